@@ -1,0 +1,140 @@
+//! The command line, as clap definitions only. Each subcommand's behaviour lives in
+//! `commands/<name>.rs`.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "wf",
+    version,
+    about = "A fast, crash-safe workflow engine: import a task plan, run and verify its tasks, resume exactly where it stopped.",
+    long_about = None,
+    after_help = "Start with `wf workflow-start PLAN.md`, then `wf workflow-execute` and `wf status`.\n\
+                  State lives in $WF_HOME (default ~/.claude/workflows)/<project-id>/.\n\
+                  Exit codes: 0 ok, 1 failed, 2 bad input, 3 blocked, 4 locked, 5 corrupt state, 6 handed off, 130 interrupted."
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Args)]
+pub struct GlobalArgs {
+    /// The project directory (default: the git top level, else the current directory).
+    #[arg(short = 'C', long = "project", global = true, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+    /// Print machine-readable JSON on stdout (errors too).
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// When to use colour; NO_COLOR in the environment means never.
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+    /// Print only errors.
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+    /// If another wf holds the workflow's lock, wait for it (default 600 s) instead of failing.
+    #[arg(long, global = true, value_name = "SECS", num_args = 0..=1, default_missing_value = "600")]
+    pub wait: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Import a plan (claude-workflow or spec-kit tasks.md) and plan the workflow.
+    #[command(visible_alias = "start")]
+    WorkflowStart(StartArgs),
+    /// Run the next tasks and their verifiers, stopping where the mode says.
+    #[command(visible_alias = "execute")]
+    WorkflowExecute(ExecuteArgs),
+    /// Lift an external blocker (api_spec, design_spec, a custom kind, or all).
+    #[command(visible_alias = "unblock")]
+    WorkflowUnblock(UnblockArgs),
+    /// Continue a paused, interrupted, blocked or failed workflow.
+    Resume(ResumeArgs),
+    /// Show where the workflow stands (read-only).
+    Status(StatusArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct StartArgs {
+    /// The plan file: a claude-workflow or spec-kit tasks.md.
+    pub plan: PathBuf,
+    /// The workflow's name (default: the plan's title or file name).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Apply a major change (a completed task changed or removed, or a different plan);
+    /// the old state is kept as backup-<ms>.json first.
+    #[arg(long)]
+    pub force: bool,
+    /// The technical design the plan refers to (counted in the context estimate).
+    #[arg(long, value_name = "FILE")]
+    pub tech_design: Option<PathBuf>,
+}
+
+#[derive(Debug, Args, Clone, Default)]
+pub struct ExecuteArgs {
+    /// Stop after every task.
+    #[arg(long, group = "mode")]
+    pub step: bool,
+    /// Stop when the next task's phase differs (the default).
+    #[arg(long, group = "mode")]
+    pub phase: bool,
+    /// Stop only before quality gates and before git_commit (when pause_before_commit).
+    #[arg(long, group = "mode")]
+    pub all: bool,
+    /// Run the whole plan in one call: gates run and must pass but do not pause, the
+    /// consecutive-task and context limits do not apply, and a task that needs an agent
+    /// fails instead of being handed off. Implied when the environment has CI=true.
+    #[arg(long)]
+    pub ci: bool,
+    /// Retry the failed task (or TASK): back to pending, retry_counts + 1.
+    #[arg(long, value_name = "TASK", num_args = 0..=1, default_missing_value = "")]
+    pub retry: Option<String>,
+    /// Skip the failed task (or TASK) and go on; needs --reason.
+    #[arg(long, value_name = "TASK", num_args = 0..=1, default_missing_value = "", requires = "reason")]
+    pub skip: Option<String>,
+    /// Why the task is skipped (kept in skipped_info).
+    #[arg(long)]
+    pub reason: Option<String>,
+    /// Run up to N ready tasks side by side.
+    #[arg(short, long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub jobs: u32,
+    /// Start even though the plan's zero-decision audit found errors.
+    #[arg(long)]
+    pub allow_audit_errors: bool,
+    /// Start even though constraints.openQuestions is not empty.
+    #[arg(long)]
+    pub allow_open_questions: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct UnblockArgs {
+    /// The blocker kind to lift: api_spec, design_spec, a custom kind from config, or all.
+    pub kind: String,
+}
+
+#[derive(Debug, Args)]
+pub struct ResumeArgs {
+    #[command(flatten)]
+    pub execute: ExecuteArgs,
+    /// Without a workflow in this project: resume the first resumable one without asking.
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    /// Also show phases, constraints, audit findings and quality gates.
+    #[arg(long)]
+    pub detail: bool,
+}

@@ -1,0 +1,28 @@
+//! The current time, pinnable for tests.
+//!
+//! `WF_NOW=2026-01-08T10:00:00Z` freezes every timestamp `wf` writes, so snapshot
+//! tests are stable. It is meant for tests only; a value that does not parse is
+//! ignored rather than trusted.
+
+use jiff::Timestamp;
+
+pub fn now() -> Timestamp {
+    std::env::var("WF_NOW")
+        .ok()
+        .and_then(|v| v.parse::<Timestamp>().ok())
+        .unwrap_or_else(Timestamp::now)
+}
+
+/// RFC 3339 in UTC with whole seconds, as the plugin writes (`2026-01-08T10:00:00Z`).
+pub fn now_rfc3339() -> String {
+    format_ts(now())
+}
+
+pub fn format_ts(ts: Timestamp) -> String {
+    ts.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
+}
+
+/// Milliseconds since the epoch, for file names such as `backup-<ms>.json`.
+pub fn now_millis() -> i64 {
+    now().as_millisecond()
+}

@@ -1,0 +1,158 @@
+//! The project config: `<project>/.claude/config/project-config.json`.
+//!
+//! The same file the plugin reads (`project.id`, `scripts.test`); `wf`'s own settings
+//! live under the `wf` key. Top-level keys belong to the plugin and are left alone;
+//! inside `wf` an unknown key or a wrong type is an error naming the file, line and
+//! column, never silently dropped.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::error::{Result, WfError};
+
+pub const CONFIG_PATH: &str = ".claude/config/project-config.json";
+
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct Config {
+    #[serde(default)]
+    pub project: ProjectSection,
+    #[serde(default)]
+    pub scripts: Scripts,
+    #[serde(default)]
+    pub wf: WfSettings,
+    /// Where it was read from, for error messages.
+    #[serde(skip)]
+    pub path: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct ProjectSection {
+    pub id: Option<String>,
+    pub name: Option<String>,
+}
+
+/// The project's own commands for the builtin verifiers.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct Scripts {
+    pub test: Option<String>,
+    pub lint: Option<String>,
+    pub build: Option<String>,
+    pub typecheck: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WfSettings {
+    /// Default per-command timeout (120 s when unset).
+    pub timeout_secs: Option<u64>,
+    /// How long an executor may take to start (30 s when unset).
+    pub dispatch_timeout_secs: Option<u64>,
+    /// Bounded retries of a failed agent task, with escalation (3 when unset).
+    pub max_retries: Option<u32>,
+    /// The context window the usage percentage is taken of (200,000 when unset).
+    pub context_window_tokens: Option<u64>,
+    /// Command prefixes a constraint's `verifyCmd` may start with.
+    pub allowed_command_prefixes: Option<Vec<String>>,
+    #[serde(default)]
+    pub executors: Vec<ExecutorConfig>,
+    /// Extra dependency kinds: `{"kind": {"name": "regex", "file": "regex"}}`.
+    #[serde(default)]
+    pub blockers: BTreeMap<String, BlockerRule>,
+    /// Overrides of the builtin verifiers' commands by name.
+    #[serde(default)]
+    pub verifiers: BTreeMap<String, String>,
+    /// Action → capability overrides.
+    #[serde(default)]
+    pub capabilities: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BlockerRule {
+    pub name: Option<String>,
+    pub file: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExecutorConfig {
+    pub name: String,
+    /// Program and arguments; never run through a shell.
+    pub command: Vec<String>,
+    #[serde(default)]
+    pub capabilities: Vec<String>,
+    #[serde(default = "one")]
+    pub level: u32,
+    #[serde(default = "one_usize")]
+    pub max_parallel: usize,
+    pub timeout_secs: Option<u64>,
+    #[serde(default = "executor_role")]
+    pub role: String,
+}
+
+fn one() -> u32 {
+    1
+}
+fn one_usize() -> usize {
+    1
+}
+fn executor_role() -> String {
+    "executor".into()
+}
+
+impl Config {
+    /// Reads the config of `project`, or the defaults when it has none.
+    pub fn load(project: &Path) -> Result<Config> {
+        let path = project.join(CONFIG_PATH);
+        let bytes = match fs_err::read(&path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
+            Err(e) => return Err(WfError::usage(e.to_string())),
+        };
+        Config::parse(&path, &bytes)
+    }
+
+    pub fn parse(path: &Path, bytes: &[u8]) -> Result<Config> {
+        let text = std::str::from_utf8(bytes).map_err(|e| {
+            WfError::usage(format!(
+                "{}: not UTF-8 (byte {}); save it as UTF-8",
+                path.display(),
+                e.valid_up_to()
+            ))
+        })?;
+        let mut config: Config = serde_json::from_str(text).map_err(|e| {
+            WfError::usage(format!(
+                "{}:{}:{}: invalid project config: {e}",
+                path.display(),
+                e.line(),
+                e.column()
+            ))
+        })?;
+        config.path = Some(path.to_path_buf());
+        for (i, ex) in config.wf.executors.iter().enumerate() {
+            if ex.command.is_empty() || ex.command[0].is_empty() {
+                return Err(WfError::usage(format!(
+                    "{}: wf.executors[{i}] ({}) has an empty command; give the program and its arguments as a list",
+                    path.display(),
+                    ex.name
+                )));
+            }
+            if !matches!(ex.role.as_str(), "executor" | "reviewer") {
+                return Err(WfError::usage(format!(
+                    "{}: wf.executors[{i}].role is {:?}; use \"executor\" or \"reviewer\"",
+                    path.display(),
+                    ex.role
+                )));
+            }
+        }
+        Ok(config)
+    }
+
+    pub fn display_path(&self) -> String {
+        self.path
+            .as_ref()
+            .map_or_else(|| CONFIG_PATH.to_string(), |p| p.display().to_string())
+    }
+}

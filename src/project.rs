@@ -1,0 +1,136 @@
+//! Which project `wf` acts on, its id, and where its workflow lives.
+//!
+//! DESIGN.md §1: the project is `-C DIR`, else the git top level, else the current
+//! directory; its id is `project.id` from the config or the first 12 hex digits of the
+//! MD5 of its canonical path (as the plugin computes it, so both find the same state);
+//! the workflow dir is `<home>/<id>/` with home `$WF_HOME` or `~/.claude/workflows`.
+
+use std::path::{Path, PathBuf};
+
+use md5::{Digest, Md5};
+
+use crate::config::Config;
+use crate::error::{Result, WfError};
+use crate::state::Store;
+
+pub struct Project {
+    pub dir: PathBuf,
+    pub id: String,
+    pub name: String,
+    pub config: Config,
+    pub home: PathBuf,
+}
+
+impl Project {
+    pub fn discover(explicit: Option<&Path>) -> Result<Project> {
+        let dir = match explicit {
+            Some(d) => d.to_path_buf(),
+            None => {
+                let cwd = std::env::current_dir().map_err(|e| {
+                    WfError::usage(format!("cannot read the current directory: {e}"))
+                })?;
+                git_top_level(&cwd).unwrap_or(cwd)
+            }
+        };
+        let dir = dir
+            .canonicalize()
+            .map_err(|e| WfError::usage(format!("project directory {}: {e}", dir.display())))?;
+        let config = Config::load(&dir)?;
+        let id = match &config.project.id {
+            Some(id) => {
+                validate_id(id).map_err(|why| {
+                    WfError::usage(format!(
+                        "{}: project.id {id:?} {why}; use 1 to 64 letters, digits, '_' or '-'",
+                        config.display_path()
+                    ))
+                })?;
+                id.clone()
+            }
+            None => path_id(&dir),
+        };
+        let name = config.project.name.clone().unwrap_or_else(|| {
+            dir.file_name()
+                .map_or_else(|| "project".into(), |n| n.to_string_lossy().into_owned())
+        });
+        Ok(Project {
+            dir,
+            id,
+            name,
+            config,
+            home: workflow_home()?,
+        })
+    }
+
+    pub fn store(&self) -> Store {
+        Store::new(self.home.join(&self.id))
+    }
+}
+
+/// The first 12 hex digits of the MD5 of the path's text.
+pub fn path_id(dir: &Path) -> String {
+    let digest = Md5::digest(dir.to_string_lossy().as_bytes());
+    digest.iter().take(6).map(|b| format!("{b:02x}")).collect()
+}
+
+/// `^[A-Za-z0-9_-]{1,64}$`: safe as one path component, whatever else it is.
+pub fn validate_id(id: &str) -> std::result::Result<(), &'static str> {
+    if id.is_empty() {
+        return Err("is empty");
+    }
+    if id.len() > 64 {
+        return Err("is longer than 64 characters");
+    }
+    if !id
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    {
+        return Err("has characters other than letters, digits, '_' and '-'");
+    }
+    Ok(())
+}
+
+pub fn workflow_home() -> Result<PathBuf> {
+    if let Some(home) = std::env::var_os("WF_HOME") {
+        let home = PathBuf::from(home);
+        if !home.is_absolute() {
+            return Err(WfError::usage(format!(
+                "WF_HOME is {:?}, a relative path; set it to an absolute directory",
+                home.display()
+            )));
+        }
+        return Ok(home);
+    }
+    let base = directories::BaseDirs::new().ok_or_else(|| {
+        WfError::usage("cannot find your home directory (HOME is unset); set HOME or WF_HOME")
+    })?;
+    Ok(base.home_dir().join(".claude").join("workflows"))
+}
+
+/// The nearest ancestor holding `.git` (a directory, or a file for worktrees).
+fn git_top_level(start: &Path) -> Option<PathBuf> {
+    start
+        .ancestors()
+        .find(|d| d.join(".git").exists())
+        .map(Path::to_path_buf)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn path_id_is_md5_prefix() {
+        // `printf /tmp/x | md5sum` = 7ae3976faedb45a92335f73e4d7bb9e5
+        assert_eq!(path_id(Path::new("/tmp/x")), "7ae3976faedb");
+    }
+
+    #[test]
+    fn ids_that_could_escape_are_refused() {
+        assert!(validate_id("../x").is_err());
+        assert!(validate_id("").is_err());
+        assert!(validate_id(&"a".repeat(65)).is_err());
+        assert!(validate_id("a/b").is_err());
+        assert!(validate_id(&"a".repeat(64)).is_ok());
+        assert!(validate_id("my-project_2").is_ok());
+    }
+}

@@ -1,0 +1,249 @@
+//! The append-only event log `events.jsonl`: one JSON object per line.
+//!
+//! It is two things at once: the event stream UIs and CI read (`wf events`), and the
+//! journal that makes progress durable between snapshots of `workflow-state.json`.
+//! Each event is written with one `write` on an `O_APPEND` file, so a killed process
+//! leaves at most a torn final line, which readers skip. `fsync` is batched (at most
+//! [`SYNC_INTERVAL`] apart, and at every snapshot), which bounds what a power loss —
+//! not a crash — can take back.
+
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::error::{ErrorKind, Result, WfError};
+
+pub const SYNC_INTERVAL: Duration = Duration::from_millis(100);
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Event {
+    pub seq: u64,
+    pub ts: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub executor: Option<String>,
+    /// Who acted, shown as `{loop}.{role}` (seed 003 §12), e.g. `wf.orchestrator`.
+    pub actor: String,
+    pub role: String,
+    #[serde(default)]
+    pub data: Value,
+}
+
+/// An event before the log gives it a sequence number and a time.
+#[derive(Debug, Clone)]
+pub struct NewEvent {
+    pub kind: &'static str,
+    pub task_id: Option<String>,
+    pub executor: Option<String>,
+    pub role: &'static str,
+    pub data: Value,
+}
+
+impl NewEvent {
+    pub fn new(kind: &'static str, data: Value) -> Self {
+        NewEvent {
+            kind,
+            task_id: None,
+            executor: None,
+            role: "orchestrator",
+            data,
+        }
+    }
+
+    pub fn task(mut self, id: &str) -> Self {
+        self.task_id = Some(id.to_string());
+        self
+    }
+
+    pub fn executor(mut self, name: &str, role: &'static str) -> Self {
+        self.executor = Some(name.to_string());
+        self.role = role;
+        self
+    }
+}
+
+/// The writer's end of the log. Only the holder of the state lock has one.
+pub struct EventLog {
+    path: PathBuf,
+    file: fs_err::File,
+    next_seq: u64,
+    offset: u64,
+    last_sync: Instant,
+    dirty: bool,
+}
+
+impl EventLog {
+    /// Opens the log for appending; `seq`/`offset` come from reading its tail.
+    pub fn open(path: &Path) -> Result<EventLog> {
+        let mut file = crate::state::store::open_no_follow(path, true)?;
+        let len = file.metadata()?.len();
+        let (last_seq, end) = last_complete_event(&mut file, len)?;
+        if end < len {
+            // A torn final line from a crash: cut it so the next event starts clean.
+            file.set_len(end)?;
+        }
+        Ok(EventLog {
+            path: path.to_path_buf(),
+            file,
+            next_seq: last_seq + 1,
+            offset: end,
+            last_sync: Instant::now(),
+            dirty: false,
+        })
+    }
+
+    pub fn append(&mut self, new: NewEvent) -> Result<Event> {
+        let event = Event {
+            seq: self.next_seq,
+            ts: crate::clock::now_rfc3339(),
+            kind: new.kind.to_string(),
+            task_id: new.task_id,
+            actor: format!("{}.{}", new.executor.as_deref().unwrap_or("wf"), new.role),
+            executor: new.executor,
+            role: new.role.to_string(),
+            data: new.data,
+        };
+        let mut line = serde_json::to_vec(&event)
+            .map_err(|e| WfError::usage(format!("cannot encode an event: {e}")))?;
+        line.push(b'\n');
+        self.file.write_all(&line).map_err(|e| {
+            WfError::usage(format!("cannot append to {}: {e}", self.path.display()))
+        })?;
+        self.next_seq += 1;
+        self.offset += line.len() as u64;
+        self.dirty = true;
+        if self.last_sync.elapsed() >= SYNC_INTERVAL {
+            self.sync()?;
+        }
+        Ok(event)
+    }
+
+    pub fn sync(&mut self) -> Result<()> {
+        if self.dirty {
+            self.file.sync_data()?;
+            self.dirty = false;
+        }
+        self.last_sync = Instant::now();
+        Ok(())
+    }
+
+    /// Sequence number of the last event written, and the offset just past it.
+    pub fn mark(&self) -> (u64, u64) {
+        (self.next_seq - 1, self.offset)
+    }
+}
+
+/// Finds the last complete line's `seq` and the offset just past it.
+fn last_complete_event(file: &mut fs_err::File, len: u64) -> Result<(u64, u64)> {
+    if len == 0 {
+        return Ok((0, 0));
+    }
+    let mut window: u64 = 4096;
+    loop {
+        let start = len.saturating_sub(window);
+        file.seek(SeekFrom::Start(start))?;
+        let mut buf = Vec::with_capacity((len - start) as usize);
+        file.read_to_end(&mut buf)?;
+        let Some(last_nl) = buf.iter().rposition(|&b| b == b'\n') else {
+            if start == 0 {
+                return Ok((0, 0));
+            }
+            window *= 4;
+            continue;
+        };
+        let end = start + last_nl as u64 + 1;
+        let line_start = buf[..last_nl]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map(|p| p + 1);
+        match line_start {
+            Some(ls) => return Ok((seq_of(&buf[ls..last_nl]), end)),
+            None if start == 0 => return Ok((seq_of(&buf[..last_nl]), end)),
+            None => window *= 4,
+        }
+    }
+}
+
+fn seq_of(line: &[u8]) -> u64 {
+    #[derive(Deserialize)]
+    struct Seq {
+        seq: u64,
+    }
+    serde_json::from_slice::<Seq>(line)
+        .map(|s| s.seq)
+        .unwrap_or(0)
+}
+
+/// Reads the events from byte `offset` on. A torn or unreadable final line is
+/// skipped; an unreadable line before the end is an error naming its line.
+pub fn read_from(path: &Path, offset: u64) -> Result<Vec<Event>> {
+    let mut file = match crate::state::store::open_no_follow(path, false) {
+        Ok(f) => f,
+        Err(e) if e.kind == ErrorKind::Usage && !path.exists() => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    let len = file.metadata()?.len();
+    if offset >= len {
+        return Ok(Vec::new());
+    }
+    file.seek(SeekFrom::Start(offset))?;
+    let mut buf = Vec::with_capacity((len - offset) as usize);
+    file.read_to_end(&mut buf)?;
+    parse_lines(path, &buf)
+}
+
+fn parse_lines(path: &Path, buf: &[u8]) -> Result<Vec<Event>> {
+    let mut events = Vec::new();
+    let mut lines = buf.split_inclusive(|&b| b == b'\n').peekable();
+    let mut n = 0;
+    while let Some(line) = lines.next() {
+        n += 1;
+        let is_last = lines.peek().is_none();
+        let complete = line.ends_with(b"\n");
+        let body = line.strip_suffix(b"\n").unwrap_or(line);
+        if body.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match serde_json::from_slice::<Event>(body) {
+            Ok(ev) if complete || !is_last => events.push(ev),
+            Ok(_) => {}
+            Err(_) if is_last => {}
+            Err(e) => {
+                return Err(WfError::new(
+                    ErrorKind::CorruptState,
+                    format!(
+                        "{}: event {n} after the snapshot is not valid JSON ({e}); move the file away to continue",
+                        path.display()
+                    ),
+                ))
+            }
+        }
+    }
+    Ok(events)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn torn_final_line_is_skipped() {
+        let buf = b"{\"seq\":1,\"ts\":\"t\",\"type\":\"a\",\"actor\":\"wf.o\",\"role\":\"o\",\"data\":{}}\n{\"seq\":2,\"ts";
+        let events = parse_lines(Path::new("e"), buf).unwrap();
+        assert_eq!(events.len(), 1);
+        assert_eq!(events[0].seq, 1);
+    }
+
+    #[test]
+    fn garbage_in_the_middle_is_an_error() {
+        let buf =
+            b"nope\n{\"seq\":2,\"ts\":\"t\",\"type\":\"a\",\"actor\":\"wf.o\",\"role\":\"o\"}\n";
+        assert!(parse_lines(Path::new("e"), buf).is_err());
+    }
+}

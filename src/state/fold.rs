@@ -1,0 +1,104 @@
+//! Replays the event-log tail onto a snapshot.
+//!
+//! Between snapshots, progress lives only in the event log; this is how every reader
+//! sees it. Only events that change state are folded — the rest are for people and
+//! UIs. Folding goes through the same transition tables as the live run.
+
+use crate::error::{ErrorKind, Result, WfError};
+use crate::state::event_log::Event;
+use crate::state::machine::{TaskStatus, WorkflowStatus};
+use crate::state::model::WorkflowState;
+
+pub const TASK_STATUS_CHANGED: &str = "task.status_changed";
+pub const WORKFLOW_STATUS_CHANGED: &str = "workflow.status_changed";
+
+pub fn apply_event(state: &mut WorkflowState, event: &Event) -> Result<()> {
+    match event.kind.as_str() {
+        TASK_STATUS_CHANGED => apply_task_status(state, event)?,
+        WORKFLOW_STATUS_CHANGED => apply_workflow_status(state, event)?,
+        _ => return Ok(()),
+    }
+    state.updated_at.clone_from(&event.ts);
+    Ok(())
+}
+
+fn status_field<T>(event: &Event, key: &str, parse: impl Fn(&str) -> Option<T>) -> Result<T> {
+    event
+        .data
+        .get(key)
+        .and_then(|v| v.as_str())
+        .and_then(parse)
+        .ok_or_else(|| bad_event(event, &format!("no valid data.{key}")))
+}
+
+fn bad_event(event: &Event, what: &str) -> WfError {
+    WfError::new(
+        ErrorKind::CorruptState,
+        format!(
+            "event log: event {} ({}) has {what}; move events.jsonl away to continue from the last snapshot",
+            event.seq, event.kind
+        ),
+    )
+}
+
+fn apply_task_status(state: &mut WorkflowState, event: &Event) -> Result<()> {
+    let id = event
+        .task_id
+        .as_deref()
+        .ok_or_else(|| bad_event(event, "no task_id"))?;
+    let to = status_field(event, "to", TaskStatus::parse)?;
+    let reason = event.data.get("reason").and_then(|v| v.as_str());
+    let retry = event.data.get("retry").and_then(|v| v.as_bool()) == Some(true);
+    let task = state
+        .task_mut(id)
+        .ok_or_else(|| bad_event(event, &format!("unknown task {id}")))?;
+    task.status = task
+        .status
+        .to(to, id)
+        .map_err(|e| bad_event(event, &e.message))?;
+    match to {
+        TaskStatus::InProgress => {
+            task.attempts += 1;
+            task.failure_reason = None;
+            if let Some(ex) = &event.executor {
+                task.executor = Some(ex.clone());
+            }
+            if let Some(log) = event.data.get("log").and_then(|v| v.as_str()) {
+                task.log = Some(log.to_string());
+            }
+        }
+        TaskStatus::Failed | TaskStatus::Blocked => {
+            task.failure_reason = reason.map(str::to_string)
+        }
+        _ => task.failure_reason = None,
+    }
+    if to == TaskStatus::InProgress {
+        state.current_task = Some(id.to_string());
+    }
+    if retry {
+        *state.retry_counts.entry(id.to_string()).or_insert(0) += 1;
+    }
+    Ok(())
+}
+
+fn apply_workflow_status(state: &mut WorkflowState, event: &Event) -> Result<()> {
+    let to = status_field(event, "to", |s| {
+        WorkflowStatus::ALL.into_iter().find(|w| w.as_str() == s)
+    })?;
+    state.status = state
+        .status
+        .to(to)
+        .map_err(|e| bad_event(event, &e.message))?;
+    state.failure_reason = match to {
+        WorkflowStatus::Failed | WorkflowStatus::Blocked | WorkflowStatus::Paused => event
+            .data
+            .get("reason")
+            .and_then(|v| v.as_str())
+            .map(str::to_string),
+        _ => None,
+    };
+    if to == WorkflowStatus::Completed {
+        state.completed_at = Some(event.ts.clone());
+    }
+    Ok(())
+}

@@ -1,0 +1,12 @@
+//! The workflow's state: its model, its two state machines, and the store that
+//! reads and writes it safely.
+
+pub mod event_log;
+pub mod fold;
+pub mod machine;
+pub mod model;
+pub mod store;
+
+pub use machine::{TaskStatus, WorkflowStatus};
+pub use model::{Task, WorkflowState};
+pub use store::{Session, Store};

@@ -1,0 +1,411 @@
+//! The typed model of `workflow-state.json`.
+//!
+//! The top level follows seed 004 and the plugin's real files: snake_case at the top,
+//! camelCase inside `contextMetrics`, `constraints` and `zeroDecisionAudit`. Every
+//! struct carries an `extra` map so fields `wf` does not know survive a load and a
+//! save; fields `wf` only passes through stay `serde_json::Value`.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::machine::{TaskStatus, WorkflowStatus};
+
+/// The newest state layout this build reads and writes. A file with a larger
+/// `wf_schema` is refused, never rewritten.
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct WorkflowState {
+    #[serde(default = "schema_version")]
+    pub wf_schema: u32,
+    #[serde(default)]
+    pub project_id: String,
+    #[serde(default)]
+    pub project_name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_name: Option<String>,
+    pub status: WorkflowStatus,
+    #[serde(default)]
+    pub current_task: Option<String>,
+    #[serde(default = "default_execution_mode")]
+    pub execution_mode: String,
+    #[serde(default = "default_mode")]
+    pub mode: String,
+    #[serde(default)]
+    pub use_subagent: bool,
+    #[serde(default = "yes")]
+    pub pause_before_commit: bool,
+    #[serde(default)]
+    pub consecutive_count: u32,
+    #[serde(default)]
+    pub tasks_file: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tech_design: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase: Option<String>,
+    #[serde(default)]
+    pub unblocked: Vec<String>,
+    #[serde(default = "default_sessions")]
+    pub sessions: Value,
+    #[serde(default)]
+    pub progress: Progress,
+    #[serde(rename = "contextMetrics", default)]
+    pub context_metrics: ContextMetrics,
+    #[serde(default, skip_serializing_if = "Value::is_null")]
+    pub collaboration: Value,
+    #[serde(default)]
+    pub constraints: Constraints,
+    #[serde(rename = "zeroDecisionAudit", default)]
+    pub zero_decision_audit: ZeroDecisionAudit,
+    #[serde(default)]
+    pub created_at: String,
+    #[serde(default)]
+    pub updated_at: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completed_at: Option<String>,
+    #[serde(default)]
+    pub failure_reason: Option<String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub retry_counts: BTreeMap<String, u32>,
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub skipped_info: Map<String, Value>,
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub quality_gates: Map<String, Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delta_tracking: Option<DeltaTracking>,
+    /// Seed 003 §11: a re-import that needs the user's decision.
+    #[serde(rename = "decisionRequired", default, skip_serializing_if = "is_false")]
+    pub decision_required: bool,
+    #[serde(
+        rename = "decisionOptions",
+        default,
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub decision_options: Vec<String>,
+    #[serde(
+        rename = "replanReason",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub replan_reason: Option<String>,
+    /// The task graph `wf` runs, in document order (absent in plugin-written files).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tasks: Vec<Task>,
+    /// How far into the event log this snapshot reaches; readers fold the rest.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event_log: Option<LogMark>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Progress {
+    #[serde(default)]
+    pub completed: Vec<String>,
+    #[serde(default)]
+    pub blocked: Vec<String>,
+    #[serde(default)]
+    pub failed: Vec<String>,
+    #[serde(default)]
+    pub skipped: Vec<String>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ContextMetrics {
+    #[serde(rename = "estimatedTokens", default)]
+    pub estimated_tokens: u64,
+    #[serde(rename = "warningThreshold", default = "warning_threshold")]
+    pub warning_threshold: u32,
+    #[serde(rename = "dangerThreshold", default = "danger_threshold")]
+    pub danger_threshold: u32,
+    #[serde(rename = "maxConsecutiveTasks", default = "max_consecutive")]
+    pub max_consecutive_tasks: u32,
+    #[serde(default)]
+    pub history: Vec<Value>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl Default for ContextMetrics {
+    fn default() -> Self {
+        ContextMetrics {
+            estimated_tokens: 0,
+            warning_threshold: warning_threshold(),
+            danger_threshold: danger_threshold(),
+            max_consecutive_tasks: max_consecutive(),
+            history: Vec::new(),
+            extra: Map::new(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Constraints {
+    #[serde(default)]
+    pub hard: Vec<Constraint>,
+    #[serde(default)]
+    pub soft: Vec<Constraint>,
+    #[serde(rename = "openQuestions", default)]
+    pub open_questions: Vec<String>,
+    #[serde(rename = "successCriteria", default)]
+    pub success_criteria: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub verifications: Vec<ConstraintVerification>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Constraint {
+    pub id: String,
+    pub description: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub category: String,
+    #[serde(rename = "sourceModel")]
+    pub source_model: String,
+    pub phase: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verified: Option<bool>,
+    #[serde(rename = "verifyCmd", default, skip_serializing_if = "Option::is_none")]
+    pub verify_cmd: Option<String>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ConstraintVerification {
+    #[serde(rename = "constraintId")]
+    pub constraint_id: String,
+    pub passed: bool,
+    pub details: String,
+    #[serde(rename = "checkedAt")]
+    pub checked_at: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ZeroDecisionAudit {
+    #[serde(default = "yes")]
+    pub passed: bool,
+    #[serde(rename = "antiPatterns", default)]
+    pub anti_patterns: Vec<AuditFinding>,
+    #[serde(rename = "remainingAmbiguities", default)]
+    pub remaining_ambiguities: Vec<Value>,
+    #[serde(rename = "auditedAt", default)]
+    pub audited_at: Option<String>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl Default for ZeroDecisionAudit {
+    fn default() -> Self {
+        ZeroDecisionAudit {
+            passed: true,
+            anti_patterns: Vec::new(),
+            remaining_ambiguities: Vec::new(),
+            audited_at: None,
+            extra: Map::new(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct AuditFinding {
+    #[serde(rename = "taskId")]
+    pub task_id: String,
+    pub pattern: String,
+    pub description: String,
+    pub severity: String,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct DeltaTracking {
+    #[serde(default)]
+    pub enabled: bool,
+    #[serde(default)]
+    pub changes_dir: String,
+    #[serde(default)]
+    pub current_change: Option<String>,
+    #[serde(default)]
+    pub applied_changes: Vec<String>,
+    #[serde(default)]
+    pub change_counter: u32,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct LogMark {
+    /// Sequence number of the last event folded into this snapshot.
+    pub seq: u64,
+    /// Byte offset in the event log just past that event.
+    pub offset: u64,
+}
+
+/// One task of the plan, with what `wf` learned about it while running.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Task {
+    pub id: String,
+    pub name: String,
+    #[serde(default)]
+    pub phase: String,
+    pub status: TaskStatus,
+    /// 1-based line of the task's heading or checkbox in the plan.
+    #[serde(default)]
+    pub line: usize,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub deps: Vec<String>,
+    /// External blocker kinds (`api_spec`, `design_spec`, custom) not yet lifted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub blocked_by: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub actions: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub creates: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub modifies: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tests: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reuse: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub design_refs: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requirement: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub acceptance: Option<String>,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub quality_gate: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threshold: Option<u32>,
+    /// Shell commands that prove the task done (验证命令).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub verify: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expect: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<Step>,
+    /// spec-kit `[P]`: may run beside the other `[P]` tasks of its phase.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub parallel: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub story: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_secs: Option<u64>,
+    /// Capabilities this task needs, when the plan names them (else derived).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub capabilities: Vec<String>,
+    /// Hash of the task's plan content, to tell changed tasks on re-import.
+    #[serde(default)]
+    pub digest: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure_reason: Option<String>,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub attempts: u32,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub dispatch_failures: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub executor: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub handed_off: Option<bool>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// A V2 step: `- A1: do → output（验证：check）`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Step {
+    pub id: String,
+    pub action: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
+    /// The check as written; prose unless it is a `backticked` command.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check: Option<String>,
+    /// The check's command when it was written in backticks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check_cmd: Option<String>,
+}
+
+impl Task {
+    /// Every shell command whose success proves this task done, in order.
+    pub fn check_commands(&self) -> impl Iterator<Item = &str> {
+        self.verify
+            .iter()
+            .map(String::as_str)
+            .chain(self.steps.iter().filter_map(|s| s.check_cmd.as_deref()))
+    }
+
+    pub fn has_action(&self, action: &str) -> bool {
+        self.actions.iter().any(|a| a == action)
+    }
+}
+
+impl WorkflowState {
+    pub fn task(&self, id: &str) -> Option<&Task> {
+        self.tasks.iter().find(|t| t.id == id)
+    }
+
+    pub fn task_mut(&mut self, id: &str) -> Option<&mut Task> {
+        self.tasks.iter_mut().find(|t| t.id == id)
+    }
+
+    /// Rebuilds the plugin's `progress` lists from the task statuses.
+    pub fn sync_progress(&mut self) {
+        if self.tasks.is_empty() {
+            return;
+        }
+        let ids = |s: TaskStatus| -> Vec<String> {
+            self.tasks
+                .iter()
+                .filter(|t| t.status == s)
+                .map(|t| t.id.clone())
+                .collect()
+        };
+        self.progress.completed = ids(TaskStatus::Completed);
+        self.progress.blocked = ids(TaskStatus::Blocked);
+        self.progress.failed = ids(TaskStatus::Failed);
+        self.progress.skipped = ids(TaskStatus::Skipped);
+    }
+}
+
+fn schema_version() -> u32 {
+    SCHEMA_VERSION
+}
+fn default_execution_mode() -> String {
+    "phase".into()
+}
+fn default_mode() -> String {
+    "normal".into()
+}
+fn default_sessions() -> Value {
+    serde_json::json!({"codex": null, "gemini": null, "claude": null})
+}
+fn yes() -> bool {
+    true
+}
+fn warning_threshold() -> u32 {
+    60
+}
+fn danger_threshold() -> u32 {
+    80
+}
+fn max_consecutive() -> u32 {
+    5
+}
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}

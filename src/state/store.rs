@@ -1,0 +1,379 @@
+//! Where a workflow lives on disk and how its state is read and written.
+//!
+//! - Readers take no lock: they read the last snapshot (`workflow-state.json`) and
+//!   fold the event-log tail written after it, so they always see current progress.
+//! - Writers hold an exclusive lock on `.lock` (never deleted) for the whole of a
+//!   read-modify-write. The lock file names the holder's pid.
+//! - A snapshot is written to a temp file in the same directory, synced, renamed over
+//!   the old one, and the directory is synced: a crash leaves the old or the new file.
+//! - A corrupt or newer-schema state is refused with its path and position, never
+//!   overwritten.
+
+use std::io::Write;
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+
+use fs_err::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use crate::error::{ErrorKind, Result, WfError};
+use crate::state::event_log::{self, Event, EventLog, NewEvent};
+use crate::state::fold::{apply_event, TASK_STATUS_CHANGED, WORKFLOW_STATUS_CHANGED};
+use crate::state::machine::{TaskStatus, WorkflowStatus};
+use crate::state::model::{LogMark, WorkflowState, SCHEMA_VERSION};
+
+pub const STATE_FILE: &str = "workflow-state.json";
+pub const EVENTS_FILE: &str = "events.jsonl";
+pub const LOCK_FILE: &str = ".lock";
+
+/// A workflow directory: `<home>/<project-id>/`.
+#[derive(Debug, Clone)]
+pub struct Store {
+    dir: PathBuf,
+}
+
+impl Store {
+    pub fn new(dir: PathBuf) -> Store {
+        Store { dir }
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    pub fn state_path(&self) -> PathBuf {
+        self.dir.join(STATE_FILE)
+    }
+
+    pub fn events_path(&self) -> PathBuf {
+        self.dir.join(EVENTS_FILE)
+    }
+
+    pub fn lock_path(&self) -> PathBuf {
+        self.dir.join(LOCK_FILE)
+    }
+
+    pub fn logs_dir(&self) -> PathBuf {
+        self.dir.join("logs")
+    }
+
+    /// The state as of now — snapshot plus event-log tail — or `None` when no
+    /// workflow was started here. Takes no lock and writes nothing.
+    pub fn load(&self) -> Result<Option<WorkflowState>> {
+        let Some(mut state) = self.load_snapshot()? else {
+            return Ok(None);
+        };
+        let offset = state.event_log.map_or(0, |m| m.offset);
+        let seq = state.event_log.map_or(0, |m| m.seq);
+        for event in event_log::read_from(&self.events_path(), offset)? {
+            if event.seq > seq {
+                apply_event(&mut state, &event)?;
+            }
+        }
+        Ok(Some(state))
+    }
+
+    /// The snapshot alone, validated.
+    pub fn load_snapshot(&self) -> Result<Option<WorkflowState>> {
+        let path = self.state_path();
+        refuse_symlink(&path)?;
+        let bytes = match fs_err::read(&path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(WfError::usage(e.to_string())),
+        };
+        parse_state(&path, &bytes).map(Some)
+    }
+
+    /// Takes the writer's lock, waiting up to `wait` for another holder.
+    pub fn lock(&self, wait: Option<Duration>, command: &str) -> Result<Session> {
+        ensure_dir(&self.dir)?;
+        let path = self.lock_path();
+        let file = open_no_follow(&path, true)?;
+        let deadline = wait.map(|w| Instant::now() + w);
+        loop {
+            match file.file().try_lock() {
+                Ok(()) => break,
+                Err(std::fs::TryLockError::WouldBlock) => {
+                    if deadline.is_some_and(|d| Instant::now() < d) {
+                        std::thread::sleep(Duration::from_millis(20));
+                        continue;
+                    }
+                    let holder = fs_err::read_to_string(&path).unwrap_or_default();
+                    let holder = holder.trim();
+                    let who = if holder.is_empty() {
+                        "another wf process".to_string()
+                    } else {
+                        format!("wf process {holder}")
+                    };
+                    let hint = if wait.is_some() {
+                        "it did not finish within --wait"
+                    } else {
+                        "wait for it, or pass --wait to queue behind it"
+                    };
+                    return Err(WfError::new(
+                        ErrorKind::Locked,
+                        format!("{} is locked by {who}; {hint}", self.dir.display()),
+                    ));
+                }
+                Err(std::fs::TryLockError::Error(e)) => {
+                    return Err(WfError::usage(format!(
+                        "cannot lock {}: {e}",
+                        path.display()
+                    )))
+                }
+            }
+        }
+        let mut lock = file;
+        // Name the holder for whoever finds the lock taken. Best effort: the lock is
+        // what guards, the text only explains.
+        let _ = lock.file().set_len(0);
+        let _ = writeln!(lock, "{} ({command})", std::process::id());
+        let state = self.load()?;
+        Ok(Session {
+            store: self.clone(),
+            _lock: lock,
+            state,
+            log: None,
+        })
+    }
+}
+
+/// A locked read-modify-write of one workflow. Dropping it releases the lock.
+pub struct Session {
+    store: Store,
+    _lock: fs_err::File,
+    /// The current state (snapshot plus folded log), `None` before the first start.
+    pub state: Option<WorkflowState>,
+    log: Option<EventLog>,
+}
+
+impl Session {
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// The state, or the error every command but `workflow-start` gives without one.
+    pub fn state(&self) -> Result<&WorkflowState> {
+        self.state.as_ref().ok_or_else(no_workflow)
+    }
+
+    pub fn state_mut(&mut self) -> Result<&mut WorkflowState> {
+        self.state.as_mut().ok_or_else(no_workflow)
+    }
+
+    /// Appends an event to the log; it is part of the state from now on, even
+    /// before the next snapshot.
+    pub fn emit(&mut self, event: NewEvent) -> Result<Event> {
+        if self.log.is_none() {
+            self.log = Some(EventLog::open(&self.store.events_path())?);
+        }
+        match self.log.as_mut() {
+            Some(log) => log.append(event),
+            None => Err(no_workflow()),
+        }
+    }
+
+    /// Moves a task through the task machine: checked, logged, applied.
+    pub fn set_task_status(
+        &mut self,
+        id: &str,
+        to: TaskStatus,
+        mut data: serde_json::Value,
+        executor: Option<(&str, &'static str)>,
+    ) -> Result<Event> {
+        let from = self
+            .state()?
+            .task(id)
+            .ok_or_else(|| WfError::usage(format!("no task {id} in this workflow")))?
+            .status;
+        from.to(to, id)?;
+        data["from"] = from.as_str().into();
+        data["to"] = to.as_str().into();
+        let mut event = NewEvent::new(TASK_STATUS_CHANGED, data).task(id);
+        if let Some((name, role)) = executor {
+            event = event.executor(name, role);
+        }
+        self.record(event)
+    }
+
+    /// Moves the workflow through the workflow machine: checked, logged, applied.
+    pub fn set_workflow_status(
+        &mut self,
+        to: WorkflowStatus,
+        reason: Option<&str>,
+    ) -> Result<Event> {
+        let from = self.state()?.status;
+        from.to(to)?;
+        let data = serde_json::json!({"from": from.as_str(), "to": to.as_str(), "reason": reason});
+        self.record(NewEvent::new(WORKFLOW_STATUS_CHANGED, data))
+    }
+
+    fn record(&mut self, event: NewEvent) -> Result<Event> {
+        let event = self.emit(event)?;
+        apply_event(self.state_mut()?, &event)?;
+        Ok(event)
+    }
+
+    /// Writes the snapshot: everything emitted so far is folded into it.
+    pub fn save(&mut self) -> Result<()> {
+        let Some(state) = self.state.as_mut() else {
+            return Err(no_workflow());
+        };
+        if let Some(log) = self.log.as_mut() {
+            log.sync()?;
+            let (seq, offset) = log.mark();
+            state.event_log = Some(LogMark { seq, offset });
+        } else if state.event_log.is_none() {
+            let log = EventLog::open(&self.store.events_path())?;
+            let (seq, offset) = log.mark();
+            state.event_log = Some(LogMark { seq, offset });
+        }
+        state.sync_progress();
+        let bytes = serde_json::to_vec_pretty(state)
+            .map_err(|e| WfError::usage(format!("cannot encode the state: {e}")))?;
+        write_atomic(&self.store.state_path(), &bytes)
+    }
+}
+
+fn no_workflow() -> WfError {
+    WfError::usage("no workflow here yet; start one with `wf workflow-start PLAN.md`")
+}
+
+/// Parses and validates a state file's bytes; errors name the path and position.
+pub fn parse_state(path: &Path, bytes: &[u8]) -> Result<WorkflowState> {
+    let corrupt = |pos: String, what: String| {
+        WfError::new(
+            ErrorKind::CorruptState,
+            format!(
+                "{}{pos}: {what}; the file was left as it was (restore a backup-*.json or start again with `wf workflow-start --force`)",
+                path.display()
+            ),
+        )
+    };
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        let (line, col) = line_col(&bytes[..e.valid_up_to()]);
+        corrupt(
+            format!(":{line}:{col}"),
+            "the state file is not UTF-8".into(),
+        )
+    })?;
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+        corrupt(
+            format!(":{}:{}", e.line(), e.column()),
+            format!("the state file is not valid JSON ({e})"),
+        )
+    })?;
+    if let Some(v) = value.get("wf_schema") {
+        match v.as_u64() {
+            Some(n) if n <= SCHEMA_VERSION as u64 => {}
+            Some(n) => {
+                return Err(corrupt(
+                    String::new(),
+                    format!("written by a newer wf (wf_schema {n}; this wf reads up to {SCHEMA_VERSION}); upgrade wf"),
+                ))
+            }
+            None => return Err(corrupt(String::new(), "wf_schema is not a number".into())),
+        }
+    }
+    serde_json::from_str::<WorkflowState>(text).map_err(|e| {
+        corrupt(
+            format!(":{}:{}", e.line(), e.column()),
+            format!("the state does not fit the workflow-state layout ({e})"),
+        )
+    })
+}
+
+fn line_col(valid: &[u8]) -> (usize, usize) {
+    let line = valid.iter().filter(|&&b| b == b'\n').count() + 1;
+    let col = valid.len() - valid.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1) + 1;
+    (line, col)
+}
+
+/// Writes `bytes` to `path` so that a crash leaves the old or the new content.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = path
+        .parent()
+        .ok_or_else(|| WfError::usage(format!("{} has no parent directory", path.display())))?;
+    refuse_symlink(path)?;
+    let fail = |e: std::io::Error| WfError::usage(format!("cannot write {}: {e}", path.display()));
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".tmp-")
+        .permissions(std::fs::Permissions::from_mode(0o644))
+        .tempfile_in(dir)
+        .map_err(fail)?;
+    tmp.write_all(bytes).map_err(fail)?;
+    tmp.as_file().sync_all().map_err(fail)?;
+    crate::testing::crash_point("before-rename");
+    tmp.persist(path).map_err(|e| fail(e.error))?;
+    sync_dir(dir)
+}
+
+fn sync_dir(dir: &Path) -> Result<()> {
+    let d = fs_err::File::open(dir)?;
+    d.sync_all()
+        .map_err(|e| WfError::usage(format!("cannot sync {}: {e}", dir.display())))
+}
+
+/// Creates the workflow directory (and its parents) if missing; refuses a symlink.
+pub fn ensure_dir(dir: &Path) -> Result<()> {
+    refuse_symlink(dir)?;
+    if !dir.exists() {
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o755)
+            .create(dir)
+            .map_err(|e| WfError::usage(format!("cannot create {}: {e}", dir.display())))?;
+    }
+    Ok(())
+}
+
+/// A symlink where `wf` keeps its own files is refused rather than followed: it could
+/// point anywhere, and `wf` would then write there.
+pub fn refuse_symlink(path: &Path) -> Result<()> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => Err(WfError::usage(format!(
+            "{} is a symbolic link; wf does not follow links in its workflow directory (replace it with a real file or directory)",
+            path.display()
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// Opens a file of the workflow dir without following a symlink at its last
+/// component; `append` creates it (mode 0644) for writing.
+pub fn open_no_follow(path: &Path, append: bool) -> Result<fs_err::File> {
+    refuse_symlink(path)?;
+    let mut opts = fs_err::OpenOptions::new();
+    opts.read(true);
+    if append {
+        opts.append(true).create(true).mode(0o644);
+    }
+    opts.custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC);
+    opts.open(path).map_err(|e| WfError::usage(format!("{e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_col_counts_from_one() {
+        assert_eq!(line_col(b""), (1, 1));
+        assert_eq!(line_col(b"ab\ncd"), (2, 3));
+    }
+
+    #[test]
+    fn truncated_state_names_position() {
+        let err = parse_state(Path::new("/w/s.json"), b"{\n  \"status\": \"run").unwrap_err();
+        assert_eq!(err.kind, ErrorKind::CorruptState);
+        assert!(err.message.starts_with("/w/s.json:2:"), "{}", err.message);
+    }
+
+    #[test]
+    fn future_schema_is_refused() {
+        let err =
+            parse_state(Path::new("s"), br#"{"wf_schema": 99, "status": "idle"}"#).unwrap_err();
+        assert!(err.message.contains("newer wf"), "{}", err.message);
+    }
+}

@@ -1,0 +1,6 @@
+//! The one end-to-end test binary: every module runs the real `wf` against real
+//! files in a temp dir through the `Test` builder.
+
+mod test;
+
+mod foundation;

@@ -1,0 +1,209 @@
+//! The `Test` builder every end-to-end test uses: a temp project and a temp
+//! `WF_HOME`, the real `wf` binary, and a pinned clock, so tests never touch the real
+//! home and their output is stable.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+
+pub const NOW: &str = "2026-01-08T10:00:00Z";
+
+pub struct Test {
+    _tmp: tempfile::TempDir,
+    pub root: PathBuf,
+    pub project: PathBuf,
+    pub home: PathBuf,
+    env: Vec<(String, String)>,
+    env_remove: Vec<String>,
+    stdin: Option<Vec<u8>>,
+}
+
+#[derive(Debug)]
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
+            panic!(
+                "stdout is not JSON ({e}):\n{}\nstderr:\n{}",
+                self.stdout, self.stderr
+            )
+        })
+    }
+
+    #[track_caller]
+    pub fn ok(self) -> Run {
+        assert_eq!(
+            self.code, 0,
+            "expected success\nstdout:\n{}\nstderr:\n{}",
+            self.stdout, self.stderr
+        );
+        self
+    }
+
+    #[track_caller]
+    pub fn code(self, code: i32) -> Run {
+        assert_eq!(
+            self.code, code,
+            "expected exit {code}\nstdout:\n{}\nstderr:\n{}",
+            self.stdout, self.stderr
+        );
+        self
+    }
+}
+
+impl Test {
+    pub fn new() -> Test {
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let root = tmp.path().canonicalize().expect("canonical temp dir");
+        let project = root.join("project");
+        let home = root.join("home");
+        std::fs::create_dir_all(project.join(".git")).expect("project dir");
+        std::fs::create_dir_all(&home).expect("home dir");
+        Test {
+            _tmp: tmp,
+            root,
+            project,
+            home,
+            env: Vec::new(),
+            env_remove: Vec::new(),
+            stdin: None,
+        }
+    }
+
+    /// Writes `content` to `rel` inside the project, creating directories.
+    pub fn write(&self, rel: &str, content: impl AsRef<[u8]>) -> &Test {
+        let path = self.project.join(rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).expect("parent dir");
+        }
+        std::fs::write(&path, content).expect("write file");
+        self
+    }
+
+    pub fn env(&mut self, key: &str, value: impl AsRef<str>) -> &mut Test {
+        self.env.push((key.into(), value.as_ref().into()));
+        self
+    }
+
+    pub fn env_remove(&mut self, key: &str) -> &mut Test {
+        self.env_remove.push(key.into());
+        self
+    }
+
+    pub fn stdin(&mut self, input: impl Into<Vec<u8>>) -> &mut Test {
+        self.stdin = Some(input.into());
+        self
+    }
+
+    /// A `wf` command with this test's environment, not yet run.
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_wf"));
+        cmd.args(args)
+            .current_dir(&self.project)
+            .env("WF_HOME", &self.home)
+            .env("HOME", self.root.join("user-home"))
+            .env("WF_NOW", NOW)
+            .env("NO_COLOR", "1")
+            .env_remove("CI")
+            .env_remove("GITHUB_ACTIONS")
+            .env_remove("GITHUB_STEP_SUMMARY")
+            .env_remove("WF_TEST_CRASH_AT");
+        for key in &self.env_remove {
+            cmd.env_remove(key);
+        }
+        for (k, v) in &self.env {
+            cmd.env(k, v);
+        }
+        cmd
+    }
+
+    /// Runs `wf ARGS` in the project and waits for it.
+    pub fn wf(&self, args: &[&str]) -> Run {
+        let mut cmd = self.command(args);
+        cmd.stdin(if self.stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+        let mut child = cmd.spawn().expect("spawn wf");
+        if let Some(input) = &self.stdin {
+            use std::io::Write;
+            let mut pipe = child.stdin.take().expect("stdin pipe");
+            let _ = pipe.write_all(input);
+        }
+        let out = child.wait_with_output().expect("wait for wf");
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
+    /// The project id `wf` derives from the project path.
+    pub fn project_id(&self) -> String {
+        wf::project::path_id(&self.project)
+    }
+
+    pub fn workflow_dir(&self) -> PathBuf {
+        self.home.join(self.project_id())
+    }
+
+    /// The state as written on disk (the snapshot, without folding the event log).
+    pub fn state_file(&self) -> Value {
+        let text = std::fs::read_to_string(self.workflow_dir().join("workflow-state.json"))
+            .expect("read workflow-state.json");
+        serde_json::from_str(&text).expect("state is JSON")
+    }
+
+    /// The state as `wf status --json` sees it (snapshot plus event log).
+    pub fn state(&self) -> Value {
+        self.wf(&["status", "--json"]).ok().json()["state"].clone()
+    }
+
+    pub fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.project.join(rel)).expect("read project file")
+    }
+}
+
+/// Every file under `dir` with its bytes, for "left byte-identical" checks.
+pub fn snapshot_dir(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                files.push((path.clone(), std::fs::read(&path).unwrap_or_default()));
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// The repository's own `fixtures/` directory.
+pub fn fixture(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(rel)
+}
+
+/// `../shared/formats/` beside the repository.
+pub fn shared_format(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/formats")
+        .join(rel)
+}
