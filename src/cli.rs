@@ -109,6 +109,13 @@ pub struct ExecuteArgs {
     /// Run up to N ready tasks side by side.
     #[arg(short, long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
     pub jobs: u32,
+    /// Rehearse with executors replaced by a policy: success, failure, or per role
+    /// (executor=failure,reviewer=success). No agent needs to be installed.
+    #[arg(long, value_name = "POLICY")]
+    pub mock: Option<String>,
+    /// Write a JUnit XML report (one testcase per task) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
     /// Start even though the plan's zero-decision audit found errors.
     #[arg(long)]
     pub allow_audit_errors: bool,

@@ -63,14 +63,28 @@ fn apply_task_status(state: &mut WorkflowState, event: &Event) -> Result<()> {
             if let Some(ex) = &event.executor {
                 task.executor = Some(ex.clone());
             }
+            task.handed_off =
+                (event.data.get("handoff").and_then(|v| v.as_bool()) == Some(true)).then_some(true);
             if let Some(log) = event.data.get("log").and_then(|v| v.as_str()) {
                 task.log = Some(log.to_string());
             }
         }
         TaskStatus::Failed | TaskStatus::Blocked => {
-            task.failure_reason = reason.map(str::to_string)
+            task.failure_reason = reason.map(str::to_string);
+            if let Some(kinds) = event.data.get("blocked_by").and_then(|v| v.as_array()) {
+                task.blocked_by = kinds
+                    .iter()
+                    .filter_map(|k| k.as_str().map(str::to_string))
+                    .collect();
+            }
         }
         _ => task.failure_reason = None,
+    }
+    if to != TaskStatus::InProgress {
+        task.handed_off = None;
+    }
+    if event.data.get("dispatch_failure").and_then(|v| v.as_bool()) == Some(true) {
+        task.dispatch_failures += 1;
     }
     if to == TaskStatus::InProgress {
         state.current_task = Some(id.to_string());

@@ -16,7 +16,7 @@ use super::machine::{TaskStatus, WorkflowStatus};
 /// `wf_schema` is refused, never rewritten.
 pub const SCHEMA_VERSION: u32 = 1;
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct WorkflowState {
     #[serde(default = "schema_version")]
     pub wf_schema: u32,
@@ -92,6 +92,9 @@ pub struct WorkflowState {
         skip_serializing_if = "Option::is_none"
     )]
     pub replan_reason: Option<String>,
+    /// `claude-workflow` or `spec-kit`: how to mirror statuses into the plan copy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan_format: Option<String>,
     /// The task graph `wf` runs, in document order (absent in plugin-written files).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tasks: Vec<Task>,
@@ -352,6 +355,18 @@ impl Task {
 }
 
 impl WorkflowState {
+    /// An `idle` state with the plugin's defaults, before any plan.
+    pub fn new() -> WorkflowState {
+        WorkflowState {
+            wf_schema: SCHEMA_VERSION,
+            execution_mode: default_execution_mode(),
+            mode: default_mode(),
+            pause_before_commit: true,
+            sessions: default_sessions(),
+            ..WorkflowState::default()
+        }
+    }
+
     pub fn task(&self, id: &str) -> Option<&Task> {
         self.tasks.iter().find(|t| t.id == id)
     }

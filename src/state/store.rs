@@ -65,10 +65,15 @@ impl Store {
         };
         let offset = state.event_log.map_or(0, |m| m.offset);
         let seq = state.event_log.map_or(0, |m| m.seq);
+        let mut folded = false;
         for event in event_log::read_from(&self.events_path(), offset)? {
             if event.seq > seq {
                 apply_event(&mut state, &event)?;
+                folded = true;
             }
+        }
+        if folded {
+            state.sync_progress();
         }
         Ok(Some(state))
     }

@@ -2,6 +2,8 @@
 //! `WF_HOME`, the real `wf` binary, and a pinned clock, so tests never touch the real
 //! home and their output is stable.
 
+#![allow(dead_code)] // each test module uses its own part of the builder
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 

@@ -1,0 +1,430 @@
+//! `wf workflow-execute`: run the next tasks until the mode's stop point.
+//!
+//! Before the engine runs, the command settles what the user asked for and what the
+//! state needs: `--retry`/`--skip`, recovery from an interrupted run (a crash left the
+//! state `running` with no process holding the lock), and the refusals (audit errors,
+//! open questions, a decision the user still owes).
+
+use std::time::Duration;
+
+use serde_json::json;
+
+use crate::cli::{ExecuteArgs, GlobalArgs};
+use crate::error::{ErrorKind, Result, WfError};
+use crate::output::Output;
+use crate::project::Project;
+use crate::run::engine::{Engine, Mode, Options, Reporter, Stop};
+use crate::run::executor::{MockPolicy, Pool};
+use crate::run::process::Children;
+use crate::run::work::{TaskOutcome, Verdict, WorkCtx};
+use crate::state::model::Task;
+use crate::state::{Session, TaskStatus, WorkflowStatus};
+
+pub fn run(
+    project: &Project,
+    global: &GlobalArgs,
+    args: &ExecuteArgs,
+    out: &Output,
+) -> Result<i32> {
+    let mut session = project
+        .store()
+        .lock(global.wait.map(Duration::from_secs), "workflow-execute")?;
+    execute_locked(project, &mut session, args, out)
+}
+
+/// The whole of an execute once the lock is held; `resume` shares it.
+pub fn execute_locked(
+    project: &Project,
+    session: &mut Session,
+    args: &ExecuteArgs,
+    out: &Output,
+) -> Result<i32> {
+    recover_interrupted(session, out)?;
+    apply_retry_or_skip(session, args, out)?;
+    let state = session.state()?;
+    match state.status {
+        WorkflowStatus::Completed => {
+            out.json_value(&json!({"stop": "completed", "reason": "already completed", "exit_code": 0}));
+            out.say("The workflow is already completed; `wf archive` puts it away.");
+            return Ok(0);
+        }
+        WorkflowStatus::Archived | WorkflowStatus::Idle => {
+            return Err(WfError::usage(format!(
+                "the workflow is {}; start one with `wf workflow-start PLAN.md`",
+                state.status
+            )))
+        }
+        WorkflowStatus::Failed => {
+            return Err(WfError::new(
+                ErrorKind::Failed,
+                format!(
+                    "the workflow failed: {}; retry with `wf workflow-execute --retry` or skip with `wf workflow-execute --skip --reason TEXT`",
+                    state.failure_reason.as_deref().unwrap_or("no reason recorded")
+                ),
+            ))
+        }
+        _ => {}
+    }
+    refuse_undecided(session, args)?;
+
+    let state = session.state()?;
+    let mode = if args.step {
+        Mode::Step
+    } else if args.all {
+        Mode::All
+    } else if args.phase {
+        Mode::Phase
+    } else {
+        Mode::from_state_name(&state.execution_mode)
+    };
+    let ci = args.ci || std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
+    let plan_chars = std::fs::read_to_string(session.store().dir().join(&state.tasks_file))
+        .map(|t| t.chars().count())
+        .unwrap_or(0);
+    let design_chars = state
+        .tech_design
+        .as_ref()
+        .and_then(|p| std::fs::read_to_string(project.dir.join(p)).ok())
+        .map_or(0, |t| t.chars().count());
+    let opts = Options {
+        mode,
+        ci,
+        jobs: args.jobs as usize,
+        context_window: project
+            .config
+            .wf
+            .context_window_tokens
+            .unwrap_or(crate::run::context::DEFAULT_WINDOW),
+        plan_chars,
+        design_chars,
+        max_retries: project
+            .config
+            .wf
+            .max_retries
+            .unwrap_or(crate::run::executor::DEFAULT_MAX_RETRIES),
+    };
+    let mock = match &args.mock {
+        Some(text) => Some(
+            MockPolicy::parse(text)
+                .map_err(|why| WfError::usage(format!("--mock {text}: {why}")))?,
+        ),
+        None => None,
+    };
+    let pool = Pool::from_config(&project.config, mock);
+    let ctx = WorkCtx {
+        project: project.dir.clone(),
+        workflow_dir: session.store().dir().to_path_buf(),
+        config: project.config.clone(),
+        children: Children::default(),
+    };
+    let mut reporter = TextReporter::new(out, ctx.workflow_dir.clone());
+    let mut engine = Engine::new(session, ctx, opts, pool, executor_brief, &mut reporter)?;
+    let stop = engine.run()?;
+    let summary = engine.summary().clone();
+    drop(engine);
+    reporter.done();
+    report_stop(session, &stop, &summary, out)?;
+    Ok(stop.exit_code())
+}
+
+/// A crash left the state `running`, and we hold the lock, so nobody is running it:
+/// tasks that were in flight go back to pending (seed 000 §7: completed tasks are
+/// skipped, in-progress ones retried), and the workflow counts as paused.
+fn recover_interrupted(session: &mut Session, out: &Output) -> Result<()> {
+    let state = session.state()?;
+    if state.status != WorkflowStatus::Running {
+        return Ok(());
+    }
+    let in_flight: Vec<String> = state
+        .tasks
+        .iter()
+        .filter(|t| t.status == TaskStatus::InProgress && t.handed_off != Some(true))
+        .map(|t| t.id.clone())
+        .collect();
+    for id in &in_flight {
+        session.set_task_status(
+            id,
+            TaskStatus::Pending,
+            json!({"reason": "interrupted: the previous run ended while it ran"}),
+            None,
+        )?;
+    }
+    session.set_workflow_status(WorkflowStatus::Paused, Some("interrupted"))?;
+    session.save()?;
+    if !in_flight.is_empty() {
+        out.warn(format!(
+            "the previous run was interrupted; {} will run again",
+            in_flight.join(", ")
+        ));
+    }
+    Ok(())
+}
+
+fn apply_retry_or_skip(session: &mut Session, args: &ExecuteArgs, out: &Output) -> Result<()> {
+    if let Some(target) = &args.retry {
+        let id = pick_target(session, target, "--retry")?;
+        session.set_task_status(&id, TaskStatus::Pending, json!({"retry": true}), None)?;
+        session.save()?;
+        out.say(format!("Retrying {id}."));
+    }
+    if let Some(target) = &args.skip {
+        let id = pick_target(session, target, "--skip")?;
+        let reason = args.reason.clone().unwrap_or_default();
+        session.set_task_status(&id, TaskStatus::Skipped, json!({"reason": reason}), None)?;
+        let now = crate::clock::now_rfc3339();
+        session
+            .state_mut()?
+            .skipped_info
+            .insert(id.clone(), json!({"reason": reason, "skippedAt": now}));
+        session.save()?;
+        out.say(format!("Skipped {id}: {reason}"));
+    }
+    Ok(())
+}
+
+/// The task a `--retry`/`--skip` names, or the failed one when it names none.
+fn pick_target(session: &Session, target: &str, flag: &str) -> Result<String> {
+    let state = session.state()?;
+    if target.is_empty() {
+        return state
+            .tasks
+            .iter()
+            .find(|t| t.status == TaskStatus::Failed)
+            .map(|t| t.id.clone())
+            .ok_or_else(|| {
+                WfError::usage(format!(
+                    "{flag}: no task has failed; name the task: {flag} TASK"
+                ))
+            });
+    }
+    match state.task(target) {
+        Some(t) => Ok(t.id.clone()),
+        None => Err(WfError::usage(format!(
+            "{flag}: there is no task {target} in this workflow"
+        ))),
+    }
+}
+
+fn refuse_undecided(session: &Session, args: &ExecuteArgs) -> Result<()> {
+    let state = session.state()?;
+    if state.decision_required {
+        return Err(WfError::usage(format!(
+            "a re-import needs your decision ({}): run `wf workflow-start PLAN.md --force` to apply it, or re-import the previous plan",
+            state.replan_reason.as_deref().unwrap_or("major change")
+        )));
+    }
+    let audit = &state.zero_decision_audit;
+    if !audit.passed && !args.allow_audit_errors {
+        let errors: Vec<String> = audit
+            .anti_patterns
+            .iter()
+            .filter(|f| f.severity == "error")
+            .take(3)
+            .map(|f| format!("{}: {}", f.task_id, f.description))
+            .collect();
+        return Err(WfError::usage(format!(
+            "the plan's zero-decision audit found undecided items ({}); settle them in the plan and run `wf workflow-start` again, or pass --allow-audit-errors",
+            errors.join("; ")
+        )));
+    }
+    let questions = &state.constraints.open_questions;
+    if !questions.is_empty() && !args.allow_open_questions {
+        return Err(WfError::usage(format!(
+            "{} open question(s) nobody has answered (first: {}); answer them and remove them with `wf constraints`, or pass --allow-open-questions",
+            questions.len(),
+            questions[0]
+        )));
+    }
+    Ok(())
+}
+
+fn report_stop(
+    session: &Session,
+    stop: &Stop,
+    summary: &crate::run::engine::RunSummary,
+    out: &Output,
+) -> Result<()> {
+    let state = session.state()?;
+    let done = state.tasks.iter().filter(|t| t.status.is_done()).count();
+    let total = state.tasks.len();
+    let (word, text) = match stop {
+        Stop::Completed => ("completed", format!("Completed: {done}/{total} tasks done.")),
+        Stop::Paused(why) => (
+            "paused",
+            format!("Paused ({why}): {done}/{total} tasks done. Run `wf workflow-execute` to continue."),
+        ),
+        Stop::Blocked { kinds, tasks } => (
+            "blocked",
+            format!(
+                "Blocked: {} task(s) wait on {}. Lift with `wf workflow-unblock {}`.",
+                tasks.len(),
+                kinds.join(", "),
+                kinds.first().map_or("all", String::as_str)
+            ),
+        ),
+        Stop::Failed { reason, .. } => (
+            "failed",
+            format!("Failed: {reason}\nRetry with `wf workflow-execute --retry`, or skip with `--skip --reason TEXT`."),
+        ),
+        Stop::HandedOff(id) => ("handed_off", handoff_text(state, id)),
+        Stop::Interrupted => (
+            "interrupted",
+            format!("Interrupted: progress saved ({done}/{total} done). `wf resume` continues."),
+        ),
+    };
+    out.json_value(&json!({
+        "stop": word,
+        "reason": match stop { Stop::Paused(r) => Some(r.clone()), Stop::Failed { reason, .. } => Some(reason.clone()), _ => None },
+        "task": match stop { Stop::HandedOff(id) => Some(id.clone()), Stop::Failed { task, .. } => task.clone(), _ => None },
+        "exit_code": stop.exit_code(),
+        "ran": summary.ran,
+        "passed": summary.passed,
+        "failed": summary.failed,
+        "progress": {"done": done, "total": total},
+        "status": state.status,
+    }));
+    if matches!(stop, Stop::Failed { .. }) {
+        if !out.json {
+            eprintln!("{text}");
+        }
+    } else {
+        out.say(text);
+    }
+    Ok(())
+}
+
+fn handoff_text(state: &crate::state::WorkflowState, id: &str) -> String {
+    let Some(task) = state.task(id) else {
+        return format!("Handed off: {id}");
+    };
+    let mut text = format!(
+        "Handed off: task {} needs an agent ({}). Do the work, then run `wf workflow-execute` to verify it.\n",
+        task.id,
+        task.actions.join(", ")
+    );
+    text.push_str(&format!("\n## {}: {}\n", task.id, task.name));
+    if let Some(r) = &task.requirement {
+        text.push_str(&format!("Requirement: {r}\n"));
+    }
+    for cmd in task.check_commands() {
+        text.push_str(&format!("Check: {cmd}\n"));
+    }
+    text
+}
+
+/// The brief an executor reads on stdin: the task and what the workflow requires.
+fn executor_brief(state: &crate::state::WorkflowState, task: &Task) -> String {
+    let brief = json!({
+        "workflow": state.task_name,
+        "task": task,
+        "hard_constraints": state.constraints.hard,
+        "success_criteria": state.constraints.success_criteria,
+    });
+    serde_json::to_string_pretty(&brief).unwrap_or_default()
+}
+
+/// Line-oriented progress for logs and pipes; a progress bar on a terminal.
+struct TextReporter<'a> {
+    out: &'a Output,
+    workflow_dir: std::path::PathBuf,
+    bar: Option<indicatif::ProgressBar>,
+}
+
+impl<'a> TextReporter<'a> {
+    fn new(out: &'a Output, workflow_dir: std::path::PathBuf) -> Self {
+        let bar = (out.stdout_tty && !out.quiet && !out.json).then(|| {
+            let bar = indicatif::ProgressBar::new(0);
+            if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} {msg}")
+            {
+                bar.set_style(style);
+            }
+            bar
+        });
+        TextReporter {
+            out,
+            workflow_dir,
+            bar,
+        }
+    }
+
+    fn line(&self, text: String) {
+        match &self.bar {
+            Some(bar) => bar.println(text),
+            None => self.out.say(text),
+        }
+    }
+
+    fn done(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+impl Reporter for TextReporter<'_> {
+    fn started(&mut self, task: &Task) {
+        if let Some(bar) = &self.bar {
+            bar.set_message(format!("{} {}", task.id, task.name));
+        }
+    }
+
+    fn finished(&mut self, task: &Task, outcome: &TaskOutcome) {
+        let secs = outcome.duration.as_secs_f64();
+        match &outcome.verdict {
+            Verdict::Passed { verified } => {
+                let note = if *verified {
+                    ""
+                } else {
+                    " (nothing checked it)"
+                };
+                let mark = self.out.paint("✓", crate::output::Color::Green);
+                self.line(format!(
+                    "{mark} {} {} ({secs:.1}s){note}",
+                    task.id, task.name
+                ));
+            }
+            Verdict::Failed { reason } => {
+                let mark = self.out.paint("✗", crate::output::Color::Red);
+                let mut text = format!("{mark} {} {}: {reason}", task.id, task.name);
+                if !outcome.log.is_empty() {
+                    let tail = crate::run::process::tail(&self.workflow_dir.join(&outcome.log), 20);
+                    if !tail.is_empty() {
+                        text.push_str(&format!("\n  --- last lines of {} ---\n", outcome.log));
+                        for l in tail.lines() {
+                            text.push_str(&format!("  | {l}\n"));
+                        }
+                    }
+                }
+                if self.out.quiet {
+                    eprintln!("{}", text.trim_end());
+                } else {
+                    self.line(text.trim_end().to_string());
+                }
+            }
+            Verdict::Interrupted => self.line(format!(
+                "- {} {}: interrupted, back to pending",
+                task.id, task.name
+            )),
+            Verdict::DispatchFailed { reason, .. } => self.line(format!(
+                "! {} {}: dispatch failed: {reason}",
+                task.id, task.name
+            )),
+        }
+    }
+
+    fn problem(&mut self, text: &str) {
+        let mark = self.out.paint("!", crate::output::Color::Yellow);
+        if self.out.json {
+            eprintln!("wf: {text}");
+        } else {
+            self.line(format!("{mark} {text}"));
+        }
+    }
+
+    fn progress(&mut self, done: usize, total: usize) {
+        if let Some(bar) = &self.bar {
+            bar.set_length(total as u64);
+            bar.set_position(done as u64);
+        }
+    }
+}

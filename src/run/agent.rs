@@ -1,0 +1,304 @@
+//! Doing a task with executors (agent CLIs), on a worker thread.
+//!
+//! Seed 003 §10 handshake: the executor process starting is the ack; a program that
+//! cannot be started is a nack (DISPATCH_FAILED), kept apart from a failure after the
+//! start (EXECUTION_FAILED). Seed 001's claim-evidence rule: whatever the executor
+//! claims, the task's own checks (验证命令, step checks, declared files) decide; a
+//! claimed success they refute is rejected. A reviewer passes when its last
+//! `TOTAL SCORE: N` reaches the task's threshold.
+
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use crate::run::executor::{self, Executor, MockOutcome, MockPolicy};
+use crate::run::process::{self, Exit, Program, Spec};
+use crate::run::work::{self, append_header, Part, TaskOutcome, Verdict, WorkCtx};
+use crate::state::event_log::NewEvent;
+use crate::state::model::Task;
+
+pub const DEFAULT_AGENT_TIMEOUT: Duration = Duration::from_secs(1800);
+
+pub struct Dispatch {
+    /// One per needed capability, executors before reviewers.
+    pub executors: Vec<Executor>,
+    pub mock: Option<MockPolicy>,
+    pub brief: Vec<u8>,
+}
+
+/// Runs the task's executors in turn, then the task's own checks as evidence.
+pub fn do_agent_task(
+    ctx: &WorkCtx,
+    task: &Task,
+    attempt: u32,
+    dispatch: Dispatch,
+    emit: &mut dyn FnMut(NewEvent),
+) -> TaskOutcome {
+    let started = Instant::now();
+    let log = ctx.log_for(task, attempt);
+    let finish = |verdict: Verdict, gate| TaskOutcome {
+        task_id: task.id.clone(),
+        verdict,
+        gate,
+        log: ctx.relative(&log),
+        duration: started.elapsed(),
+    };
+    let mut claimed = false;
+    for ex in &dispatch.executors {
+        let role: &'static str = if ex.config.role == "reviewer" {
+            "reviewer"
+        } else {
+            "executor"
+        };
+        let result = match dispatch.mock.as_ref().and_then(|m| m.for_role(role)) {
+            Some(outcome) => mock_run(task, ex, role, outcome, emit),
+            None => real_run(ctx, task, attempt, ex, role, &dispatch.brief, &log, emit),
+        };
+        match result {
+            Ok(did_claim) => claimed |= did_claim,
+            Err(verdict) => return finish(verdict, None),
+        }
+    }
+    // The evidence: everything the task itself can check, plus its tests, gate, commit.
+    let mut gate = None;
+    match work::run_parts(ctx, task, attempt, Part::Full, &log, &mut gate) {
+        Ok(verified) => {
+            if claimed {
+                emit(
+                    NewEvent::new(
+                        "task.review_result",
+                        json!({"passed": true, "evidence": verified}),
+                    )
+                    .task(&task.id)
+                    .executor("wf", "reviewer"),
+                );
+            }
+            // A mock rehearsal did no work; it is not evidence either way.
+            let verified = verified && dispatch.mock.is_none();
+            finish(Verdict::Passed { verified }, gate)
+        }
+        Err(Verdict::Failed { reason }) => {
+            let reason = if claimed {
+                emit(
+                    NewEvent::new(
+                        "task.review_result",
+                        json!({"passed": false, "reason": format!("claim without evidence: {reason}")}),
+                    )
+                    .task(&task.id)
+                    .executor("wf", "reviewer"),
+                );
+                format!("the executor claimed success but the checks disagree: {reason}")
+            } else {
+                reason
+            };
+            finish(Verdict::Failed { reason }, gate)
+        }
+        Err(other) => finish(other, gate),
+    }
+}
+
+fn mock_run(
+    task: &Task,
+    ex: &Executor,
+    role: &'static str,
+    outcome: MockOutcome,
+    emit: &mut dyn FnMut(NewEvent),
+) -> Result<bool, Verdict> {
+    let name = ex.config.name.as_str();
+    emit(
+        NewEvent::new("task.dispatch_ack", json!({"mock": true}))
+            .task(&task.id)
+            .executor(name, role),
+    );
+    emit(
+        NewEvent::new("task.execution_started", json!({"mock": true}))
+            .task(&task.id)
+            .executor(name, role),
+    );
+    let success = outcome == MockOutcome::Success;
+    let kind = if role == "reviewer" {
+        "task.review_result"
+    } else {
+        "task.execution_result"
+    };
+    emit(
+        NewEvent::new(
+            kind,
+            json!({"success": success, "passed": success, "mock": true}),
+        )
+        .task(&task.id)
+        .executor(name, role),
+    );
+    if success {
+        Ok(false)
+    } else {
+        Err(Verdict::Failed {
+            reason: format!("mock {role} `{name}` reported failure (--mock)"),
+        })
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn real_run(
+    ctx: &WorkCtx,
+    task: &Task,
+    attempt: u32,
+    ex: &Executor,
+    role: &'static str,
+    brief: &[u8],
+    log: &std::path::Path,
+    emit: &mut dyn FnMut(NewEvent),
+) -> Result<bool, Verdict> {
+    let name = ex.config.name.clone();
+    let timeout = ex
+        .config
+        .timeout_secs
+        .or(task.timeout_secs)
+        .map_or(DEFAULT_AGENT_TIMEOUT, Duration::from_secs);
+    let start_of_output = std::fs::metadata(log).map(|m| m.len()).unwrap_or(0);
+    append_header(log, &format!("[{name}] {}", ex.config.command.join(" ")));
+    let mut acked = false;
+    let mut on_start = || {
+        acked = true;
+    };
+    let mut env = ctx.env(task, attempt);
+    env.push(("WF_EXECUTOR".into(), name.clone()));
+    env.push(("WF_ROLE".into(), role.into()));
+    let exit = process::run(
+        Spec {
+            program: Program::Argv(ex.config.command.clone()),
+            cwd: &ctx.project,
+            env,
+            timeout,
+            log,
+            stdin: Some(brief.to_vec()),
+            on_start: Some(&mut on_start),
+        },
+        &ctx.children,
+    );
+    if !acked {
+        let reason = format!("executor `{name}` {}", exit.describe());
+        emit(
+            NewEvent::new("task.dispatch_nack", json!({"reason": reason}))
+                .task(&task.id)
+                .executor(&name, role),
+        );
+        let unrecoverable = matches!(&exit, Exit::SpawnFailed(e) if e.contains("not on PATH"));
+        return Err(Verdict::DispatchFailed {
+            reason,
+            unrecoverable,
+        });
+    }
+    emit(
+        NewEvent::new("task.dispatch_ack", json!({}))
+            .task(&task.id)
+            .executor(&name, role),
+    );
+    emit(
+        NewEvent::new("task.execution_started", json!({"attempt": attempt}))
+            .task(&task.id)
+            .executor(&name, role),
+    );
+    let output = read_from(log, start_of_output);
+    if exit == Exit::Interrupted {
+        return Err(Verdict::Interrupted);
+    }
+    if !exit.success() {
+        let reason = format!("executor `{name}` {}", exit.describe());
+        emit(
+            NewEvent::new(
+                "task.execution_result",
+                json!({"success": false, "reason": reason}),
+            )
+            .task(&task.id)
+            .executor(&name, role),
+        );
+        return Err(Verdict::Failed { reason });
+    }
+    if role == "reviewer" {
+        return review_verdict(task, &name, &output, emit).map(|()| false);
+    }
+    match executor::parse_claim(&output) {
+        None => {
+            emit(
+                NewEvent::new(
+                    "task.execution_result",
+                    json!({"success": true, "claim": null}),
+                )
+                .task(&task.id)
+                .executor(&name, role),
+            );
+            Ok(false)
+        }
+        Some(Err(why)) => {
+            let reason = format!("executor `{name}`: {why}");
+            emit(
+                NewEvent::new(
+                    "task.execution_result",
+                    json!({"success": false, "reason": reason}),
+                )
+                .task(&task.id)
+                .executor(&name, role),
+            );
+            Err(Verdict::Failed { reason })
+        }
+        Some(Ok(claim)) => {
+            emit(
+                NewEvent::new(
+                    "task.execution_result",
+                    json!({"success": claim.success, "changed_files": claim.changed_files, "summary": claim.summary}),
+                )
+                .task(&task.id)
+                .executor(&name, role),
+            );
+            if claim.success {
+                Ok(true)
+            } else {
+                Err(Verdict::Failed {
+                    reason: format!("executor `{name}` reported failure: {}", claim.summary),
+                })
+            }
+        }
+    }
+}
+
+fn review_verdict(
+    task: &Task,
+    name: &str,
+    output: &str,
+    emit: &mut dyn FnMut(NewEvent),
+) -> Result<(), Verdict> {
+    let threshold = task.threshold.unwrap_or(80);
+    let score = executor::parse_score(output);
+    let passed = score.is_some_and(|s| s >= threshold);
+    emit(
+        NewEvent::new(
+            "task.review_result",
+            json!({"passed": passed, "score": score, "threshold": threshold}),
+        )
+        .task(&task.id)
+        .executor(name, "reviewer"),
+    );
+    match score {
+        _ if passed => Ok(()),
+        Some(s) => Err(Verdict::Failed {
+            reason: format!("reviewer `{name}` scored {s}, below the threshold {threshold}"),
+        }),
+        None => Err(Verdict::Failed {
+            reason: format!("reviewer `{name}` gave no `TOTAL SCORE: N` line"),
+        }),
+    }
+}
+
+fn read_from(path: &std::path::Path, offset: u64) -> String {
+    use std::io::{Read, Seek, SeekFrom};
+    let Ok(mut f) = std::fs::File::open(path) else {
+        return String::new();
+    };
+    let _ = f.seek(SeekFrom::Start(offset));
+    let mut buf = Vec::new();
+    // An agent's own output is bounded by what it printed during one attempt; cap it
+    // anyway so a runaway executor cannot exhaust memory.
+    let _ = f.take(8 * 1024 * 1024).read_to_end(&mut buf);
+    String::from_utf8_lossy(&buf).into_owned()
+}

@@ -1,0 +1,876 @@
+//! The scheduler of `workflow-execute`: picks ready tasks, dispatches them to
+//! workers, records every transition, and stops where the mode says.
+//!
+//! The main thread owns the locked session: it alone changes state and writes the
+//! event log; workers only run commands and send back an outcome. Progress is durable
+//! per task through the event log; the snapshot is rewritten at most every
+//! [`SNAPSHOT_EVERY`] and at every stop, so a 10,000-task run costs O(1) per task.
+
+use std::collections::HashMap;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use std::collections::HashSet;
+
+use crate::error::Result;
+use crate::run::agent::{self, Dispatch};
+use crate::run::context;
+use crate::run::executor::{Executor, Pool};
+use crate::run::signals;
+use crate::run::work::{self, Part, TaskOutcome, Verdict, WorkCtx};
+use crate::state::event_log::NewEvent;
+use crate::state::model::Task;
+use crate::state::{Session, TaskStatus, WorkflowStatus};
+
+pub const SNAPSHOT_EVERY: Duration = Duration::from_secs(2);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Step,
+    Phase,
+    All,
+}
+
+impl Mode {
+    pub fn state_name(self) -> &'static str {
+        match self {
+            Mode::Step => "step",
+            Mode::Phase => "phase",
+            Mode::All => "quality_gate",
+        }
+    }
+
+    pub fn from_state_name(name: &str) -> Mode {
+        match name {
+            "step" => Mode::Step,
+            "quality_gate" | "all" => Mode::All,
+            _ => Mode::Phase,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub mode: Mode,
+    /// Run to the end: no pauses, no agent limits, no hand-offs.
+    pub ci: bool,
+    pub jobs: usize,
+    pub context_window: u64,
+    pub plan_chars: usize,
+    pub design_chars: usize,
+    /// Bounded retries of a failed agent task, each on the strongest executor.
+    pub max_retries: u32,
+}
+
+/// Why a run stopped.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Stop {
+    Completed,
+    Paused(String),
+    Blocked {
+        kinds: Vec<String>,
+        tasks: Vec<String>,
+    },
+    Failed {
+        task: Option<String>,
+        reason: String,
+    },
+    HandedOff(String),
+    Interrupted,
+}
+
+impl Stop {
+    pub fn exit_code(&self) -> i32 {
+        use crate::error::ErrorKind;
+        match self {
+            Stop::Completed | Stop::Paused(_) => 0,
+            Stop::Failed { .. } => ErrorKind::Failed.exit_code(),
+            Stop::Blocked { .. } => ErrorKind::Blocked.exit_code(),
+            Stop::HandedOff(_) => ErrorKind::HandedOff.exit_code(),
+            Stop::Interrupted => ErrorKind::Interrupted.exit_code(),
+        }
+    }
+}
+
+/// What the command shows while the run goes on.
+pub trait Reporter {
+    fn started(&mut self, task: &Task);
+    fn finished(&mut self, task: &Task, outcome: &TaskOutcome);
+    /// Counts after each finished task: (done, total).
+    fn progress(&mut self, done: usize, total: usize);
+    /// Something went wrong that is not a task failure: a missing capability.
+    fn problem(&mut self, text: &str);
+}
+
+/// Renders the brief an executor gets on stdin.
+pub type BriefFn = fn(&crate::state::WorkflowState, &Task) -> String;
+
+#[derive(Debug, Clone, Default)]
+pub struct RunSummary {
+    pub ran: usize,
+    pub passed: usize,
+    pub failed: usize,
+}
+
+pub struct Engine<'a> {
+    session: &'a mut Session,
+    ctx: WorkCtx,
+    opts: Options,
+    reporter: &'a mut dyn Reporter,
+    index: HashMap<String, usize>,
+    last_snapshot: Instant,
+    summary: RunSummary,
+    /// Agent tasks done in this run (the consecutive-task limit counts these).
+    agent_tasks: u32,
+    pool: Pool,
+    brief: BriefFn,
+    /// Tasks whose next attempt goes to the strongest executor (seed 000 §8.3).
+    escalate: HashSet<String>,
+    /// Executors each running task holds, to release when it ends.
+    held: HashMap<String, Vec<String>>,
+}
+
+enum Msg {
+    Event(NewEvent),
+    Done(TaskOutcome),
+}
+
+/// A task the scheduler may start next, and how.
+enum Assignment {
+    /// Commands, verifiers, gate, commit: `wf` does it itself.
+    Command,
+    /// Needs an agent and no executor is configured: hand it off.
+    HandOff,
+    /// Needs executors with these capabilities.
+    Agent(Vec<String>),
+    /// Needs a capability no configured executor offers.
+    Missing(String),
+}
+
+impl<'a> Engine<'a> {
+    pub fn new(
+        session: &'a mut Session,
+        ctx: WorkCtx,
+        opts: Options,
+        pool: Pool,
+        brief: BriefFn,
+        reporter: &'a mut dyn Reporter,
+    ) -> Result<Engine<'a>> {
+        let index = session
+            .state()?
+            .tasks
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.id.clone(), i))
+            .collect();
+        Ok(Engine {
+            session,
+            ctx,
+            opts,
+            reporter,
+            index,
+            last_snapshot: Instant::now(),
+            summary: RunSummary::default(),
+            agent_tasks: 0,
+            pool,
+            brief,
+            escalate: HashSet::new(),
+            held: HashMap::new(),
+        })
+    }
+
+    pub fn summary(&self) -> &RunSummary {
+        &self.summary
+    }
+
+    /// Runs until a stop point; the workflow's status says where it stopped.
+    pub fn run(&mut self) -> Result<Stop> {
+        signals::install();
+        self.begin()?;
+        if let Some(stop) = self.take_back_handed_off()? {
+            return self.finish(stop);
+        }
+        let stop = self.schedule()?;
+        self.finish(stop)
+    }
+
+    /// `→ running`, with the run's counters reset and the context re-estimated.
+    fn begin(&mut self) -> Result<()> {
+        let tokens = context::estimate_tokens(
+            self.opts.plan_chars,
+            self.opts.design_chars,
+            &self.ctx.project,
+        );
+        let state = self.session.state_mut()?;
+        state.consecutive_count = 0;
+        state.execution_mode = self.opts.mode.state_name().to_string();
+        state.context_metrics.estimated_tokens = tokens;
+        if state.started_at.is_none() {
+            state.started_at = Some(crate::clock::now_rfc3339());
+        }
+        if state.status != WorkflowStatus::Running {
+            self.session
+                .set_workflow_status(WorkflowStatus::Running, None)?;
+        }
+        Ok(())
+    }
+
+    /// A task handed off to an agent earlier comes back: its checks decide.
+    fn take_back_handed_off(&mut self) -> Result<Option<Stop>> {
+        let handed: Vec<Task> = self
+            .session
+            .state()?
+            .tasks
+            .iter()
+            .filter(|t| t.status == TaskStatus::InProgress && t.handed_off == Some(true))
+            .cloned()
+            .collect();
+        for task in handed {
+            self.reporter.started(&task);
+            let outcome = work::do_task(&self.ctx, &task, task.attempts.max(1), Part::Evidence);
+            if let Some(stop) = self.apply_outcome(&task, outcome)? {
+                return Ok(Some(stop));
+            }
+        }
+        Ok(None)
+    }
+
+    fn schedule(&mut self) -> Result<Stop> {
+        let (tx, rx) = mpsc::channel::<Msg>();
+        let mut running: HashMap<String, std::thread::JoinHandle<()>> = HashMap::new();
+        let mut pending_stop: Option<Stop> = None;
+        let mut run_phase: Option<String> = None;
+        let mut dispatched = 0usize;
+        loop {
+            if signals::count() > 0 && pending_stop != Some(Stop::Interrupted) {
+                let grace = if signals::count() > 1 {
+                    Duration::ZERO
+                } else {
+                    Duration::from_secs(2)
+                };
+                self.ctx.children.interrupt(grace);
+                pending_stop = Some(Stop::Interrupted);
+            }
+            if pending_stop.is_none() {
+                while running.len() < self.opts.jobs {
+                    let Some(task) = self.next_ready(&running)? else {
+                        break;
+                    };
+                    if let Some(stop) =
+                        self.stop_before(&task, dispatched, &run_phase, !running.is_empty())
+                    {
+                        if running.is_empty() {
+                            pending_stop = Some(stop);
+                        }
+                        break;
+                    }
+                    match self.assign(&task) {
+                        Assignment::HandOff if self.opts.ci => {
+                            self.start_task(&task, false)?;
+                            let outcome = TaskOutcome {
+                                task_id: task.id.clone(),
+                                verdict: Verdict::Failed {
+                                    reason: format!(
+                                        "task {} needs an agent ({}) and --ci does not hand off; configure an executor in wf.executors",
+                                        task.id,
+                                        agent_actions(&task).join(", ")
+                                    ),
+                                },
+                                gate: None,
+                                log: String::new(),
+                                duration: Duration::ZERO,
+                            };
+                            if let Some(stop) = self.apply_outcome(&task, outcome)? {
+                                pending_stop = Some(stop);
+                            }
+                            break;
+                        }
+                        Assignment::HandOff => {
+                            if !running.is_empty() {
+                                break;
+                            }
+                            self.start_task(&task, true)?;
+                            self.agent_tasks += 1;
+                            pending_stop = Some(Stop::HandedOff(task.id.clone()));
+                            break;
+                        }
+                        Assignment::Missing(capability) => {
+                            self.missing_capability(&task, &capability)?;
+                            continue;
+                        }
+                        Assignment::Agent(caps) => {
+                            let Some(executors) = self.allocate(&task, &caps)? else {
+                                break;
+                            };
+                            run_phase.get_or_insert_with(|| task.phase.clone());
+                            let attempt = self.start_task(&task, false)?;
+                            self.announce_dispatch(&task, attempt, &executors)?;
+                            self.reporter.started(&task);
+                            dispatched += 1;
+                            self.agent_tasks += 1;
+                            let dispatch = Dispatch {
+                                brief: (self.brief)(self.session.state()?, &task).into_bytes(),
+                                executors,
+                                mock: self.pool.mock().cloned(),
+                            };
+                            let ctx = self.ctx.clone();
+                            let tx = tx.clone();
+                            let id = task.id.clone();
+                            let handle = std::thread::spawn(move || {
+                                let events = tx.clone();
+                                let mut emit = |e: NewEvent| {
+                                    let _ = events.send(Msg::Event(e));
+                                };
+                                let outcome =
+                                    agent::do_agent_task(&ctx, &task, attempt, dispatch, &mut emit);
+                                let _ = tx.send(Msg::Done(outcome));
+                            });
+                            running.insert(id, handle);
+                        }
+                        Assignment::Command => {
+                            run_phase.get_or_insert_with(|| task.phase.clone());
+                            let attempt = self.start_task(&task, false)?;
+                            self.reporter.started(&task);
+                            dispatched += 1;
+                            let ctx = self.ctx.clone();
+                            let tx = tx.clone();
+                            let id = task.id.clone();
+                            let handle = std::thread::spawn(move || {
+                                let outcome = work::do_task(&ctx, &task, attempt, Part::Full);
+                                let _ = tx.send(Msg::Done(outcome));
+                            });
+                            running.insert(id, handle);
+                        }
+                    }
+                    if self.opts.mode == Mode::Step && !self.opts.ci {
+                        break;
+                    }
+                }
+            }
+            if running.is_empty() {
+                if let Some(stop) = pending_stop.take() {
+                    return Ok(stop);
+                }
+                if dispatched > 0
+                    && self.opts.mode == Mode::Step
+                    && !self.opts.ci
+                    && self.any_ready()?
+                {
+                    return Ok(Stop::Paused("step mode: one task per run".into()));
+                }
+                match self.next_ready(&running)? {
+                    Some(_) => continue,
+                    None => return self.nothing_ready(),
+                }
+            }
+            match rx.recv_timeout(Duration::from_millis(50)) {
+                Ok(Msg::Event(event)) => {
+                    self.session.emit(event)?;
+                }
+                Ok(Msg::Done(outcome)) => {
+                    if let Some(handle) = running.remove(&outcome.task_id) {
+                        let _ = handle.join();
+                    }
+                    let Some(task) = self.task(&outcome.task_id).cloned() else {
+                        continue;
+                    };
+                    if let Some(stop) = self.apply_outcome(&task, outcome)? {
+                        if pending_stop.is_none() || stop == Stop::Interrupted {
+                            pending_stop = Some(stop);
+                        }
+                    }
+                    self.maybe_snapshot()?;
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => {}
+            }
+        }
+    }
+
+    fn task(&self, id: &str) -> Option<&Task> {
+        let i = *self.index.get(id)?;
+        self.session.state().ok()?.tasks.get(i)
+    }
+
+    /// The first ready task not already running: pending, every dep done, no blocker.
+    fn next_ready(
+        &self,
+        running: &HashMap<String, std::thread::JoinHandle<()>>,
+    ) -> Result<Option<Task>> {
+        let state = self.session.state()?;
+        let done = |id: &String| {
+            self.index
+                .get(id)
+                .and_then(|&i| state.tasks.get(i))
+                .is_some_and(|t| t.status.is_done())
+        };
+        Ok(state
+            .tasks
+            .iter()
+            .find(|t| {
+                t.status == TaskStatus::Pending
+                    && t.blocked_by.is_empty()
+                    && !running.contains_key(&t.id)
+                    && t.deps.iter().all(done)
+            })
+            .cloned())
+    }
+
+    fn any_ready(&self) -> Result<bool> {
+        Ok(self.next_ready(&HashMap::new())?.is_some())
+    }
+
+    /// The mode's stop rules, checked before starting `task`.
+    fn stop_before(
+        &self,
+        task: &Task,
+        dispatched: usize,
+        run_phase: &Option<String>,
+        busy: bool,
+    ) -> Option<Stop> {
+        if self.opts.ci {
+            return None;
+        }
+        let first = dispatched == 0 && !busy;
+        match self.opts.mode {
+            Mode::Step if !first => {
+                return Some(Stop::Paused("step mode: one task per run".into()))
+            }
+            Mode::Phase => {
+                if let Some(phase) = run_phase {
+                    if &task.phase != phase {
+                        return Some(Stop::Paused(format!(
+                            "phase `{phase}` is done; next is phase `{}`",
+                            task.phase
+                        )));
+                    }
+                }
+            }
+            Mode::All if !first => {
+                if task.quality_gate {
+                    return Some(Stop::Paused(format!("before quality gate {}", task.id)));
+                }
+                let pause_commit = self
+                    .session
+                    .state()
+                    .map(|s| s.pause_before_commit)
+                    .unwrap_or(true);
+                if pause_commit && task.has_action("git_commit") {
+                    return Some(Stop::Paused(format!("before git_commit in {}", task.id)));
+                }
+            }
+            _ => {}
+        }
+        if matches!(self.assign(task), Assignment::HandOff) {
+            let state = self.session.state().ok()?;
+            let usage = context::usage_percent(&state.context_metrics, self.opts.context_window);
+            if usage >= state.context_metrics.danger_threshold {
+                return Some(Stop::Paused(format!(
+                    "context usage {usage}% is past the danger threshold {}%",
+                    state.context_metrics.danger_threshold
+                )));
+            }
+            let limit = context::max_consecutive(context::complexity(task), usage);
+            if self.agent_tasks >= limit {
+                return Some(Stop::Paused(format!(
+                    "{limit} agent tasks in a row: the consecutive-task limit"
+                )));
+            }
+        }
+        None
+    }
+
+    fn assign(&self, task: &Task) -> Assignment {
+        if !needs_agent(task) {
+            return Assignment::Command;
+        }
+        if self.pool.is_empty() {
+            return Assignment::HandOff;
+        }
+        let caps = self.pool.required(task);
+        match caps.iter().find(|c| !self.pool.offers(c)) {
+            Some(missing) => Assignment::Missing(missing.clone()),
+            None => Assignment::Agent(caps),
+        }
+    }
+
+    /// seed 002 §2: a capability nobody offers is reported, never skipped silently.
+    fn missing_capability(&mut self, task: &Task, capability: &str) -> Result<()> {
+        let reason = format!(
+            "no executor offers capability `{capability}` (needed by task {}); add one to wf.executors in the project config",
+            task.id
+        );
+        self.session.emit(
+            NewEvent::new(
+                "resource.missing",
+                json!({"capability": capability, "reason": reason}),
+            )
+            .task(&task.id),
+        )?;
+        self.session.set_task_status(
+            &task.id,
+            TaskStatus::Blocked,
+            json!({"reason": reason, "blocked_by": ["resource_missing"]}),
+            None,
+        )?;
+        self.reporter.problem(&reason);
+        Ok(())
+    }
+
+    /// Takes an executor for each capability; `None` when one is busy (try later).
+    /// Executors that can never start make the task blocked.
+    fn allocate(&mut self, task: &Task, caps: &[String]) -> Result<Option<Vec<Executor>>> {
+        let escalate = self.escalate.contains(&task.id);
+        let mut taken: Vec<Executor> = Vec::new();
+        for cap in caps {
+            match self.pool.allocate(cap, escalate) {
+                Some(ex) => taken.push(ex),
+                None => {
+                    for ex in &taken {
+                        self.pool.release(&ex.config.name);
+                    }
+                    if self.pool.all_broken(cap) {
+                        let reason = format!(
+                            "every executor offering `{cap}` is unusable (its program is not on PATH); task {} cannot be dispatched",
+                            task.id
+                        );
+                        self.session.emit(
+                            NewEvent::new(
+                                "task.dispatch_nack",
+                                json!({"reason": reason, "capability": cap}),
+                            )
+                            .task(&task.id),
+                        )?;
+                        self.session.set_task_status(
+                            &task.id,
+                            TaskStatus::Blocked,
+                            json!({"reason": reason, "blocked_by": ["resource_missing"], "dispatch_failure": true}),
+                            None,
+                        )?;
+                        self.reporter.problem(&reason);
+                    }
+                    return Ok(None);
+                }
+            }
+        }
+        // Executors before reviewers: review what was done.
+        taken.sort_by_key(|e| e.config.role == "reviewer");
+        Ok(Some(taken))
+    }
+
+    fn announce_dispatch(
+        &mut self,
+        task: &Task,
+        attempt: u32,
+        executors: &[Executor],
+    ) -> Result<()> {
+        let mut names = Vec::new();
+        for (n, ex) in executors.iter().enumerate() {
+            let role: &'static str = if ex.config.role == "reviewer" {
+                "reviewer"
+            } else {
+                "executor"
+            };
+            let dispatch_id = format!("{}-{attempt}-{}", task.id, n + 1);
+            self.session.emit(
+                NewEvent::new("resource.allocated", json!({"level": ex.config.level, "escalated": self.escalate.contains(&task.id)}))
+                    .task(&task.id)
+                    .executor(&ex.config.name, role),
+            )?;
+            self.session.emit(
+                NewEvent::new(
+                    "task.dispatch_requested",
+                    json!({"dispatchId": dispatch_id, "attempt": attempt}),
+                )
+                .task(&task.id)
+                .executor(&ex.config.name, role),
+            )?;
+            names.push(ex.config.name.clone());
+        }
+        self.held.insert(task.id.clone(), names);
+        Ok(())
+    }
+
+    fn release(&mut self, task_id: &str, reason: &str) -> Result<()> {
+        for name in self.held.remove(task_id).unwrap_or_default() {
+            self.pool.release(&name);
+            self.session.emit(
+                NewEvent::new("resource.released", json!({"reason": reason}))
+                    .task(task_id)
+                    .executor(&name, "executor"),
+            )?;
+        }
+        Ok(())
+    }
+
+    /// `pending → in_progress`; returns the attempt number.
+    fn start_task(&mut self, task: &Task, handoff: bool) -> Result<u32> {
+        let attempt = task.attempts + 1;
+        let logs = self.ctx.workflow_dir.join("logs");
+        let log = crate::run::process::log_path(&logs, &task.id, attempt);
+        let log = log
+            .strip_prefix(&self.ctx.workflow_dir)
+            .unwrap_or(&log)
+            .display()
+            .to_string();
+        let mut data = json!({"attempt": attempt, "log": log});
+        if handoff {
+            data["handoff"] = true.into();
+        }
+        self.session
+            .set_task_status(&task.id, TaskStatus::InProgress, data, None)?;
+        if !handoff {
+            self.session.emit(
+                NewEvent::new(
+                    "task.execution_started",
+                    json!({"attempt": attempt, "log": log}),
+                )
+                .task(&task.id),
+            )?;
+        }
+        Ok(attempt)
+    }
+
+    /// Records an outcome; returns a stop when it ends the run.
+    fn apply_outcome(&mut self, task: &Task, outcome: TaskOutcome) -> Result<Option<Stop>> {
+        self.summary.ran += 1;
+        self.session.emit(
+            NewEvent::new(
+                "task.execution_result",
+                json!({
+                    "success": matches!(outcome.verdict, Verdict::Passed { .. }),
+                    "verified": matches!(outcome.verdict, Verdict::Passed { verified: true }),
+                    "duration_ms": outcome.duration.as_millis() as u64,
+                    "reason": match &outcome.verdict { Verdict::Failed { reason } => Some(reason.as_str()), _ => None },
+                }),
+            )
+            .task(&task.id),
+        )?;
+        if let Some(gate) = &outcome.gate {
+            self.session
+                .state_mut()?
+                .quality_gates
+                .insert(task.id.clone(), gate.clone());
+            self.session
+                .emit(NewEvent::new("gate.result", gate.clone()).task(&task.id))?;
+        }
+        let release_reason = match &outcome.verdict {
+            Verdict::Passed { .. } => "completed",
+            Verdict::DispatchFailed { .. } => "blocked",
+            _ => "failed",
+        };
+        self.release(&task.id, release_reason)?;
+        let stop = match &outcome.verdict {
+            Verdict::DispatchFailed {
+                reason,
+                unrecoverable,
+            } => {
+                let failures = self.task(&task.id).map_or(0, |t| t.dispatch_failures) + 1;
+                if *unrecoverable || failures >= self.opts.max_retries.max(1) {
+                    self.session.set_task_status(
+                        &task.id,
+                        TaskStatus::Blocked,
+                        json!({"reason": reason, "blocked_by": ["resource_missing"], "dispatch_failure": true}),
+                        None,
+                    )?;
+                    self.reporter
+                        .problem(&format!("task {} is blocked: {reason}", task.id));
+                } else {
+                    self.session.set_task_status(
+                        &task.id,
+                        TaskStatus::Pending,
+                        json!({"reason": reason, "dispatch_failure": true}),
+                        None,
+                    )?;
+                }
+                None
+            }
+            Verdict::Failed { reason }
+                if !self.pool.is_empty()
+                    && needs_agent(task)
+                    && self
+                        .session
+                        .state()?
+                        .retry_counts
+                        .get(&task.id)
+                        .copied()
+                        .unwrap_or(0)
+                        < self.opts.max_retries =>
+            {
+                // seed 000 §8.3: try again on the strongest executor that can do it.
+                self.summary.failed += 1;
+                self.escalate.insert(task.id.clone());
+                self.session.set_task_status(
+                    &task.id,
+                    TaskStatus::Pending,
+                    json!({"reason": reason, "retry": true, "escalate": true}),
+                    None,
+                )?;
+                None
+            }
+            Verdict::Passed { verified } => {
+                self.summary.passed += 1;
+                self.session.set_task_status(
+                    &task.id,
+                    TaskStatus::Completed,
+                    json!({"verified": verified}),
+                    None,
+                )?;
+                if task.handed_off == Some(true) || needs_agent(task) {
+                    let now = crate::clock::now_rfc3339();
+                    let state = self.session.state_mut()?;
+                    state.consecutive_count += 1;
+                    context::record(&mut state.context_metrics, &task.id, &now);
+                }
+                None
+            }
+            Verdict::Failed { reason } => {
+                self.summary.failed += 1;
+                self.session.set_task_status(
+                    &task.id,
+                    TaskStatus::Failed,
+                    json!({"reason": reason}),
+                    None,
+                )?;
+                Some(Stop::Failed {
+                    task: Some(task.id.clone()),
+                    reason: format!("task {} failed: {reason}", task.id),
+                })
+            }
+            Verdict::Interrupted => {
+                self.session.set_task_status(
+                    &task.id,
+                    TaskStatus::Pending,
+                    json!({"reason": "interrupted; it will run again"}),
+                    None,
+                )?;
+                Some(Stop::Interrupted)
+            }
+        };
+        if let Some(current) = self.task(&task.id).cloned() {
+            self.reporter.finished(&current, &outcome);
+        }
+        let (done, total) = self.counts()?;
+        self.reporter.progress(done, total);
+        Ok(stop)
+    }
+
+    fn counts(&self) -> Result<(usize, usize)> {
+        let state = self.session.state()?;
+        let done = state.tasks.iter().filter(|t| t.status.is_done()).count();
+        Ok((done, state.tasks.len()))
+    }
+
+    /// Nothing ready and nothing running: done, blocked, or stuck behind a failure.
+    fn nothing_ready(&mut self) -> Result<Stop> {
+        let state = self.session.state()?;
+        if let Some(failed) = state.tasks.iter().find(|t| t.status == TaskStatus::Failed) {
+            return Ok(Stop::Failed {
+                task: Some(failed.id.clone()),
+                reason: format!(
+                    "task {} failed: {}",
+                    failed.id,
+                    failed
+                        .failure_reason
+                        .as_deref()
+                        .unwrap_or("no reason recorded")
+                ),
+            });
+        }
+        let open: Vec<&Task> = state.tasks.iter().filter(|t| !t.status.is_done()).collect();
+        if open.is_empty() {
+            return Ok(self.verify_deliverables());
+        }
+        let mut kinds: Vec<String> = open
+            .iter()
+            .flat_map(|t| t.blocked_by.iter().cloned())
+            .collect();
+        kinds.sort();
+        kinds.dedup();
+        Ok(Stop::Blocked {
+            kinds,
+            tasks: open.iter().map(|t| t.id.clone()).collect(),
+        })
+    }
+
+    /// seed 000 verifyDeliverables: every file a task said it creates exists.
+    fn verify_deliverables(&self) -> Stop {
+        let Ok(state) = self.session.state() else {
+            return Stop::Completed;
+        };
+        let missing: Vec<String> = state
+            .tasks
+            .iter()
+            .filter(|t| t.status == TaskStatus::Completed)
+            .flat_map(|t| t.creates.iter())
+            .filter(|f| !self.ctx.project.join(f).exists())
+            .cloned()
+            .collect();
+        if missing.is_empty() {
+            Stop::Completed
+        } else {
+            Stop::Failed {
+                task: None,
+                reason: format!("missing deliverables: {}", missing.join(", ")),
+            }
+        }
+    }
+
+    fn maybe_snapshot(&mut self) -> Result<()> {
+        if self.last_snapshot.elapsed() >= SNAPSHOT_EVERY {
+            crate::run::checkpoint::save(self.session)?;
+            self.last_snapshot = Instant::now();
+        }
+        Ok(())
+    }
+
+    /// Moves the workflow to where the run stopped and writes the snapshot.
+    fn finish(&mut self, stop: Stop) -> Result<Stop> {
+        let status = match &stop {
+            Stop::Completed => WorkflowStatus::Completed,
+            Stop::Paused(_) | Stop::HandedOff(_) | Stop::Interrupted => WorkflowStatus::Paused,
+            Stop::Blocked { .. } => WorkflowStatus::Blocked,
+            Stop::Failed { .. } => WorkflowStatus::Failed,
+        };
+        let reason = match &stop {
+            Stop::Completed => None,
+            Stop::Paused(why) => Some(why.clone()),
+            Stop::HandedOff(id) => Some(format!("task {id} is handed off to an agent")),
+            Stop::Interrupted => Some("interrupted".to_string()),
+            Stop::Blocked { kinds, .. } => Some(format!("waiting on {}", kinds.join(", "))),
+            Stop::Failed { reason, .. } => Some(reason.clone()),
+        };
+        if self.session.state()?.status == WorkflowStatus::Running {
+            self.session
+                .set_workflow_status(status, reason.as_deref())?;
+        }
+        if let Stop::Failed { .. } = stop {
+            let state = self.session.state_mut()?;
+            state.failure_reason = reason;
+        }
+        crate::run::checkpoint::save(self.session)?;
+        Ok(stop)
+    }
+}
+
+/// Actions `wf` does itself; any other action is an agent's work.
+const COMMAND_ACTIONS: &[&str] = &["run_tests", "git_commit"];
+
+fn agent_actions(task: &Task) -> Vec<&str> {
+    task.actions
+        .iter()
+        .map(String::as_str)
+        .filter(|a| !COMMAND_ACTIONS.contains(a))
+        .collect()
+}
+
+/// A task needs an agent when it names agent work (create_file, edit_file, a
+/// review, …), or names no work at all and has nothing to run (spec-kit tasks).
+pub fn needs_agent(task: &Task) -> bool {
+    if task.actions.is_empty() {
+        return task.check_commands().next().is_none() && !task.quality_gate;
+    }
+    !agent_actions(task).is_empty()
+}

@@ -1,0 +1,12 @@
+//! Doing the work: the scheduler, what running one task means, process control,
+//! verifiers, context metrics, and interruption.
+
+pub mod agent;
+pub mod checkpoint;
+pub mod context;
+pub mod engine;
+pub mod executor;
+pub mod process;
+pub mod signals;
+pub mod verifier;
+pub mod work;

@@ -1,0 +1,378 @@
+//! Running one command: its own process group, a deadline, output to a log file.
+//!
+//! Each command runs in a new process group so a timeout or Ctrl-C ends everything
+//! it started (`sh -c 'sleep 100 & sleep 100'` leaves no survivors). Output goes
+//! straight to the attempt's log file, so memory stays bounded however much a command
+//! prints; only the tail is read back for display. A command is text from the plan's
+//! command fields and nothing else: no other plan text reaches a shell.
+
+use std::collections::HashSet;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// What to run: through `sh -c`, or a program with its arguments (no shell).
+#[derive(Debug, Clone)]
+pub enum Program {
+    Shell(String),
+    Argv(Vec<String>),
+}
+
+impl Program {
+    pub fn display(&self) -> String {
+        match self {
+            Program::Shell(s) => s.clone(),
+            Program::Argv(a) => a.join(" "),
+        }
+    }
+
+    /// The argv to spawn. A shell line made only of plain words runs without the
+    /// shell, as make does: same meaning, one exec fewer.
+    pub fn argv(&self) -> Vec<String> {
+        match self {
+            Program::Argv(a) => a.clone(),
+            Program::Shell(line) => match plain_words(line) {
+                Some(words) => words,
+                None => vec!["/bin/sh".into(), "-c".into(), line.clone()],
+            },
+        }
+    }
+}
+
+/// Shell builtins and keywords: a line starting with one needs the shell.
+const SHELL_WORDS: &[&str] = &[
+    ".", ":", "alias", "bg", "break", "case", "cd", "command", "continue", "eval", "exec", "exit",
+    "export", "fg", "for", "getopts", "hash", "if", "jobs", "read", "readonly", "return", "set",
+    "shift", "source", "times", "trap", "type", "ulimit", "umask", "unalias", "unset", "until",
+    "wait", "while", "function", "select", "!", "{", "}",
+];
+
+fn plain_words(line: &str) -> Option<Vec<String>> {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_./=:+,@%-".contains(c);
+    if !line.chars().all(|c| plain(c) || c == ' ') {
+        return None;
+    }
+    let words: Vec<String> = line
+        .split(' ')
+        .filter(|w| !w.is_empty())
+        .map(String::from)
+        .collect();
+    let first = words.first()?;
+    if SHELL_WORDS.contains(&first.as_str()) || first.contains('=') {
+        return None;
+    }
+    Some(words)
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Exit {
+    Code(i32),
+    Signal(i32),
+    TimedOut(Duration),
+    /// Stopped because `wf` was interrupted.
+    Interrupted,
+    /// Could not be started at all (missing program, bad cwd…).
+    SpawnFailed(String),
+}
+
+impl Exit {
+    pub fn success(&self) -> bool {
+        matches!(self, Exit::Code(0))
+    }
+
+    pub fn describe(&self) -> String {
+        match self {
+            Exit::Code(c) => format!("exited with {c}"),
+            Exit::Signal(s) => format!("was killed by signal {s}"),
+            Exit::TimedOut(d) => format!(
+                "timed out after {}s (its process group was killed)",
+                d.as_secs()
+            ),
+            Exit::Interrupted => "was interrupted".into(),
+            Exit::SpawnFailed(e) => format!("could not start: {e}"),
+        }
+    }
+}
+
+pub struct Spec<'a> {
+    pub program: Program,
+    pub cwd: &'a Path,
+    pub env: Vec<(String, String)>,
+    pub timeout: Duration,
+    pub log: &'a Path,
+    pub stdin: Option<Vec<u8>>,
+    /// Called once the process has started (an executor's dispatch ack).
+    pub on_start: Option<&'a mut dyn FnMut()>,
+}
+
+/// Running children by process group, so a timeout watchdog and Ctrl-C can end them.
+#[derive(Clone, Default)]
+pub struct Children {
+    inner: Arc<ChildrenInner>,
+}
+
+#[derive(Default)]
+struct ChildrenInner {
+    groups: Mutex<HashSet<u32>>,
+    interrupted: AtomicBool,
+}
+
+impl Children {
+    /// Ends every running group (SIGTERM, then SIGKILL after `grace`), and refuses new ones.
+    pub fn interrupt(&self, grace: Duration) {
+        self.inner.interrupted.store(true, Ordering::SeqCst);
+        let pgids: Vec<u32> = self.lock().iter().copied().collect();
+        for pgid in &pgids {
+            signal_group(*pgid, libc::SIGTERM);
+        }
+        let deadline = Instant::now() + grace;
+        while Instant::now() < deadline && !self.lock().is_empty() {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        for pgid in self.lock().iter() {
+            signal_group(*pgid, libc::SIGKILL);
+        }
+    }
+
+    pub fn is_interrupted(&self) -> bool {
+        self.inner.interrupted.load(Ordering::SeqCst)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashSet<u32>> {
+        self.inner.groups.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+fn signal_group(pgid: u32, sig: i32) {
+    // SAFETY: kill(2) with a negative pid signals that process group; no memory is
+    // touched. A group that already exited gives ESRCH, which is fine.
+    unsafe {
+        libc::kill(-(pgid as i32), sig);
+    }
+}
+
+/// Runs one command to its end (or its deadline), output appended to `spec.log`.
+pub fn run(spec: Spec<'_>, children: &Children) -> Exit {
+    if children.is_interrupted() {
+        return Exit::Interrupted;
+    }
+    let log = match fs_err::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(spec.log)
+    {
+        Ok(f) => f.into_parts().0,
+        Err(e) => return Exit::SpawnFailed(format!("cannot open log {}: {e}", spec.log.display())),
+    };
+    let log_err = match log.try_clone() {
+        Ok(f) => f,
+        Err(e) => return Exit::SpawnFailed(format!("cannot open log {}: {e}", spec.log.display())),
+    };
+    let argv = spec.program.argv();
+    let Some((prog, args)) = argv.split_first() else {
+        return Exit::SpawnFailed("empty command".into());
+    };
+    let mut cmd = Command::new(prog);
+    cmd.args(args)
+        .current_dir(spec.cwd)
+        .envs(spec.env.iter().map(|(k, v)| (k, v)))
+        .stdin(if spec.stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(log)
+        .stderr(log_err);
+    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+    let mut child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => return Exit::SpawnFailed(spawn_error(prog, &e)),
+    };
+    let pgid = child.id();
+    children.lock().insert(pgid);
+    if let Some(on_start) = spec.on_start {
+        on_start();
+    }
+    if let Some(input) = spec.stdin {
+        if let Some(mut pipe) = child.stdin.take() {
+            // The brief is small; a child that does not read it just gets EPIPE.
+            std::thread::spawn(move || {
+                use std::io::Write;
+                let _ = pipe.write_all(&input);
+            });
+        }
+    }
+    let started = Instant::now();
+    let status = wait_with_deadline(&mut child, pgid, spec.timeout, children);
+    // Whatever the leader did, nothing it started may outlive it.
+    signal_group(pgid, libc::SIGKILL);
+    children.lock().remove(&pgid);
+    match status {
+        Waited::Exited(status) => {
+            if children.is_interrupted() && !status.success() {
+                return Exit::Interrupted;
+            }
+            match (
+                status.code(),
+                std::os::unix::process::ExitStatusExt::signal(&status),
+            ) {
+                (Some(c), _) => Exit::Code(c),
+                (None, Some(s)) => Exit::Signal(s),
+                (None, None) => Exit::Code(-1),
+            }
+        }
+        Waited::TimedOut => Exit::TimedOut(started.elapsed()),
+        Waited::Error(e) => Exit::SpawnFailed(e),
+    }
+}
+
+enum Waited {
+    Exited(std::process::ExitStatus),
+    TimedOut,
+    Error(String),
+}
+
+/// Waits for the child, polling with a growing sleep: a no-op command is reaped
+/// within microseconds, a long one costs a wake-up every 20 ms at most.
+fn wait_with_deadline(
+    child: &mut std::process::Child,
+    pgid: u32,
+    timeout: Duration,
+    children: &Children,
+) -> Waited {
+    let deadline = Instant::now() + timeout;
+    let mut nap = Duration::from_micros(50);
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return Waited::Exited(status),
+            Ok(None) => {}
+            Err(e) => return Waited::Error(e.to_string()),
+        }
+        if Instant::now() >= deadline {
+            signal_group(pgid, libc::SIGKILL);
+            let _ = child.wait();
+            return Waited::TimedOut;
+        }
+        if children.is_interrupted() {
+            // interrupt() signals the group; reap it.
+            return match child.wait() {
+                Ok(status) => Waited::Exited(status),
+                Err(e) => Waited::Error(e.to_string()),
+            };
+        }
+        std::thread::sleep(nap);
+        nap = (nap * 2).min(Duration::from_millis(20));
+    }
+}
+
+fn spawn_error(prog: &str, e: &std::io::Error) -> String {
+    if e.kind() == std::io::ErrorKind::NotFound {
+        format!("`{prog}` is not on PATH")
+    } else {
+        format!("`{prog}`: {e}")
+    }
+}
+
+/// The last `max_lines` lines of a log file, reading at most 64 KiB of it.
+pub fn tail(path: &Path, max_lines: usize) -> String {
+    const MAX: u64 = 64 * 1024;
+    let Ok(mut f) = std::fs::File::open(path) else {
+        return String::new();
+    };
+    let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+    let _ = f.seek(SeekFrom::Start(len.saturating_sub(MAX)));
+    let mut buf = Vec::new();
+    let _ = f.read_to_end(&mut buf);
+    let text = String::from_utf8_lossy(&buf);
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(max_lines)..].join("\n")
+}
+
+/// A log path inside `dir` for an attempt of a task; the id is reduced to safe
+/// characters so no id can name a path outside `dir`.
+pub fn log_path(dir: &Path, task_id: &str, attempt: u32) -> PathBuf {
+    let safe: String = task_id
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    dir.join(format!("{safe}.{attempt}.log"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_lines_skip_the_shell() {
+        assert_eq!(plain_words("true").unwrap(), vec!["true"]);
+        assert_eq!(
+            plain_words("cargo test --quiet").unwrap(),
+            vec!["cargo", "test", "--quiet"]
+        );
+        assert!(plain_words("echo $(touch x)").is_none());
+        assert!(plain_words("a; b").is_none());
+        assert!(plain_words("cd src").is_none());
+        assert!(plain_words("FOO=1 make").is_none());
+        assert!(plain_words("echo 'x'").is_none());
+        assert!(plain_words("").is_none());
+    }
+
+    #[test]
+    fn log_path_stays_inside_its_dir() {
+        let p = log_path(Path::new("/w/logs"), "../../etc/passwd", 1);
+        assert_eq!(p, Path::new("/w/logs/______etc_passwd.1.log"));
+    }
+
+    #[test]
+    fn timeout_kills_the_whole_group() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("t.log");
+        let marker = dir.path().join("survivor");
+        let line = format!("(sleep 1; touch {}) & sleep 100", marker.display());
+        let exit = run(
+            Spec {
+                program: Program::Shell(line),
+                cwd: dir.path(),
+                env: vec![],
+                timeout: Duration::from_millis(300),
+                log: &log,
+                stdin: None,
+                on_start: None,
+            },
+            &Children::default(),
+        );
+        assert!(matches!(exit, Exit::TimedOut(_)), "{exit:?}");
+        std::thread::sleep(Duration::from_millis(1500));
+        assert!(!marker.exists(), "a background child survived the timeout");
+    }
+
+    #[test]
+    fn missing_program_is_a_spawn_failure() {
+        let dir = tempfile::tempdir().unwrap();
+        let exit = run(
+            Spec {
+                program: Program::Argv(vec!["wf-no-such-program".into()]),
+                cwd: dir.path(),
+                env: vec![],
+                timeout: Duration::from_secs(5),
+                log: &dir.path().join("l"),
+                stdin: None,
+                on_start: None,
+            },
+            &Children::default(),
+        );
+        assert_eq!(
+            exit,
+            Exit::SpawnFailed("`wf-no-such-program` is not on PATH".into())
+        );
+    }
+}

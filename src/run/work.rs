@@ -1,0 +1,351 @@
+//! Doing one task, on a worker thread: its checks, its test verifier, its quality
+//! gate, its commit. The scheduler decides *whether* a task runs; this decides what
+//! running it means (DESIGN.md §5 "Doing a task").
+//!
+//! Order: the task's commands (验证命令, then backticked step checks) through
+//! `sh -c` in the project; `run_tests` through the project's test verifier; for a
+//! quality gate the builtin verifiers, scored against the threshold; `git_commit`
+//! last, with `git add -A` and `git commit -F <file>` (no shell, no interpolation).
+//! The first failure ends the attempt; its reason names what failed.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Map, Value};
+
+use crate::config::Config;
+use crate::run::process::{self, Children, Exit, Program, Spec};
+use crate::run::verifier::{self, Resolved};
+use crate::state::model::Task;
+
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// Everything a worker needs that is the same for every task of a run.
+#[derive(Clone)]
+pub struct WorkCtx {
+    pub project: PathBuf,
+    pub workflow_dir: PathBuf,
+    pub config: Config,
+    pub children: Children,
+}
+
+/// Which part of a task to do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    /// Everything: checks, tests, gate, commit.
+    Full,
+    /// Only the evidence: a handed-off task coming back, or an executor's claim.
+    Evidence,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    /// `verified` is false when the task had nothing that could check it.
+    Passed {
+        verified: bool,
+    },
+    Failed {
+        reason: String,
+    },
+    /// The executor never started (seed 003 DISPATCH_FAILED); `unrecoverable` when
+    /// retrying cannot help (its program is missing).
+    DispatchFailed {
+        reason: String,
+        unrecoverable: bool,
+    },
+    Interrupted,
+}
+
+#[derive(Debug, Clone)]
+pub struct TaskOutcome {
+    pub task_id: String,
+    pub verdict: Verdict,
+    /// The quality-gate record for `quality_gates[<task id>]`, for a gate task.
+    pub gate: Option<Value>,
+    /// The attempt's log, relative to the workflow dir.
+    pub log: String,
+    pub duration: Duration,
+}
+
+impl WorkCtx {
+    pub(crate) fn log_for(&self, task: &Task, attempt: u32) -> PathBuf {
+        let logs = self.workflow_dir.join("logs");
+        let _ = std::fs::create_dir_all(&logs);
+        process::log_path(&logs, &task.id, attempt)
+    }
+
+    pub(crate) fn relative(&self, path: &Path) -> String {
+        path.strip_prefix(&self.workflow_dir)
+            .unwrap_or(path)
+            .display()
+            .to_string()
+    }
+
+    fn timeout(&self, task: &Task) -> Duration {
+        task.timeout_secs
+            .or(self.config.wf.timeout_secs)
+            .map_or(DEFAULT_TIMEOUT, Duration::from_secs)
+    }
+
+    pub(crate) fn env(&self, task: &Task, attempt: u32) -> Vec<(String, String)> {
+        vec![
+            ("WF_TASK_ID".into(), task.id.clone()),
+            ("WF_PROJECT_DIR".into(), self.project.display().to_string()),
+            (
+                "WF_WORKFLOW_DIR".into(),
+                self.workflow_dir.display().to_string(),
+            ),
+            ("WF_ATTEMPT".into(), attempt.to_string()),
+        ]
+    }
+
+    /// Runs one program for `task`; `Err` is the failure reason.
+    fn run(
+        &self,
+        task: &Task,
+        attempt: u32,
+        what: &str,
+        program: Program,
+        log: &Path,
+    ) -> Result<(), Verdict> {
+        // A program that is not there fails with its name, not with a shell's 127.
+        if let Some(prog) = program.argv().first().filter(|p| !p.contains('/')) {
+            if which::which(prog).is_err() {
+                return Err(Verdict::Failed {
+                    reason: format!(
+                        "{what}: `{prog}` is not on PATH (needed by task {})",
+                        task.id
+                    ),
+                });
+            }
+        }
+        append_header(log, &program.display());
+        let exit = process::run(
+            Spec {
+                program: program.clone(),
+                cwd: &self.project,
+                env: self.env(task, attempt),
+                timeout: self.timeout(task),
+                log,
+                stdin: None,
+                on_start: None,
+            },
+            &self.children,
+        );
+        match exit {
+            Exit::Code(0) => Ok(()),
+            Exit::Interrupted => Err(Verdict::Interrupted),
+            other => Err(Verdict::Failed {
+                reason: format!("{what} `{}` {}", program.display(), other.describe()),
+            }),
+        }
+    }
+}
+
+pub(crate) fn append_header(log: &Path, line: &str) {
+    use std::io::Write;
+    if let Ok(mut f) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+    {
+        let _ = writeln!(f, "$ {line}");
+    }
+}
+
+/// Does `part` of `task` (attempt number `attempt`), logging to its own file.
+pub fn do_task(ctx: &WorkCtx, task: &Task, attempt: u32, part: Part) -> TaskOutcome {
+    let started = Instant::now();
+    let log = ctx.log_for(task, attempt);
+    let mut gate = None;
+    let verdict = match run_parts(ctx, task, attempt, part, &log, &mut gate) {
+        Ok(verified) => Verdict::Passed { verified },
+        Err(v) => v,
+    };
+    TaskOutcome {
+        task_id: task.id.clone(),
+        verdict,
+        gate,
+        log: ctx.relative(&log),
+        duration: started.elapsed(),
+    }
+}
+
+/// `Ok(verified)`: whether anything actually checked the task.
+pub(crate) fn run_parts(
+    ctx: &WorkCtx,
+    task: &Task,
+    attempt: u32,
+    part: Part,
+    log: &Path,
+    gate: &mut Option<Value>,
+) -> Result<bool, Verdict> {
+    let mut verified = false;
+    for cmd in task.check_commands() {
+        ctx.run(task, attempt, "check", Program::Shell(cmd.to_string()), log)?;
+        verified = true;
+    }
+    if part == Part::Evidence || crate::run::engine::needs_agent(task) {
+        verified |= check_declared_files(ctx, task)?;
+    }
+    if part == Part::Evidence {
+        return Ok(verified);
+    }
+    // A gate runs the test verifier itself; running it twice proves nothing more.
+    if task.has_action("run_tests") && !task.quality_gate {
+        let program = resolved_program(
+            "test",
+            &verifier::resolve("test", &ctx.project, &ctx.config),
+        )
+        .map_err(|reason| Verdict::Failed {
+            reason: format!("run_tests: {reason}"),
+        })?;
+        ctx.run(task, attempt, "run_tests", program, log)?;
+        verified = true;
+    }
+    if task.quality_gate {
+        let (record, result) = quality_gate(ctx, task, attempt, log);
+        *gate = Some(record);
+        result?;
+        verified = true;
+    }
+    if task.has_action("git_commit") {
+        git_commit(ctx, task, attempt, log)?;
+    }
+    Ok(verified)
+}
+
+fn resolved_program(name: &str, resolved: &Resolved) -> Result<Program, String> {
+    match resolved {
+        Resolved::Configured(line) => Ok(Program::Shell(line.clone())),
+        Resolved::Detected(argv) => Ok(Program::Argv(argv.clone())),
+        Resolved::Unavailable(why) => Err(format!("no `{name}` verifier: {why}")),
+    }
+}
+
+/// Every file the task declared it creates must exist: a claim needs evidence.
+fn check_declared_files(ctx: &WorkCtx, task: &Task) -> Result<bool, Verdict> {
+    let missing: Vec<&str> = task
+        .creates
+        .iter()
+        .filter(|f| !ctx.project.join(f).exists())
+        .map(String::as_str)
+        .collect();
+    if !missing.is_empty() {
+        return Err(Verdict::Failed {
+            reason: format!("declared files are missing: {}", missing.join(", ")),
+        });
+    }
+    Ok(!task.creates.is_empty())
+}
+
+/// Runs the builtin verifiers that exist for this project and scores them.
+fn quality_gate(
+    ctx: &WorkCtx,
+    task: &Task,
+    attempt: u32,
+    log: &Path,
+) -> (Value, Result<(), Verdict>) {
+    let threshold = task.threshold.unwrap_or(80);
+    let mut results = Map::new();
+    let mut considered = 0u32;
+    let mut passed = 0u32;
+    let mut first_failure = None;
+    for name in verifier::BUILTIN {
+        let resolved = verifier::resolve(name, &ctx.project, &ctx.config);
+        let program = match resolved_program(name, &resolved) {
+            Ok(p) => p,
+            Err(_) => {
+                results.insert(name.into(), json!("n/a"));
+                continue;
+            }
+        };
+        considered += 1;
+        match ctx.run(task, attempt, name, program, log) {
+            Ok(()) => {
+                passed += 1;
+                results.insert(name.into(), json!("passed"));
+            }
+            Err(Verdict::Interrupted) => {
+                return (json!({}), Err(Verdict::Interrupted));
+            }
+            Err(Verdict::Failed { reason }) => {
+                results.insert(name.into(), json!("failed"));
+                first_failure.get_or_insert(reason);
+            }
+            Err(Verdict::Passed { .. } | Verdict::DispatchFailed { .. }) => {}
+        }
+    }
+    let score = (passed * 100).checked_div(considered).unwrap_or(0);
+    let ok = considered > 0 && score >= threshold;
+    let record = json!({
+        "threshold": threshold,
+        "score": score,
+        "passed": ok,
+        "verifiers": results,
+        "checkedAt": crate::clock::now_rfc3339(),
+    });
+    let result = if ok {
+        Ok(())
+    } else if considered == 0 {
+        Err(Verdict::Failed {
+            reason: format!(
+                "quality gate {}: no verifier is available in this project (set scripts.test, scripts.lint, scripts.build or scripts.typecheck in {})",
+                task.id,
+                crate::config::CONFIG_PATH
+            ),
+        })
+    } else {
+        Err(Verdict::Failed {
+            reason: format!(
+                "quality gate {}: score {score} is below the threshold {threshold}; {}",
+                task.id,
+                first_failure.unwrap_or_default()
+            ),
+        })
+    };
+    (record, result)
+}
+
+fn git_commit(ctx: &WorkCtx, task: &Task, attempt: u32, log: &Path) -> Result<(), Verdict> {
+    let git = |args: &[&str]| {
+        Program::Argv(
+            std::iter::once("git")
+                .chain(args.iter().copied())
+                .map(String::from)
+                .collect(),
+        )
+    };
+    ctx.run(task, attempt, "git_commit", git(&["add", "-A"]), log)?;
+    if ctx
+        .run(
+            task,
+            attempt,
+            "git_commit",
+            git(&["diff", "--cached", "--quiet"]),
+            log,
+        )
+        .is_ok()
+    {
+        append_header(log, "(nothing staged: no commit made)");
+        return Ok(());
+    }
+    let message = log.with_extension("commit-msg");
+    let text = format!(
+        "{}: {}\n\nCommitted by wf for task {}.\n",
+        task.id, task.name, task.id
+    );
+    if let Err(e) = std::fs::write(&message, text) {
+        return Err(Verdict::Failed {
+            reason: format!("git_commit: cannot write the message file: {e}"),
+        });
+    }
+    let msg = message.display().to_string();
+    ctx.run(
+        task,
+        attempt,
+        "git_commit",
+        git(&["commit", "-F", &msg]),
+        log,
+    )
+}
