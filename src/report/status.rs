@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use comfy_table::{presets, Cell, Color, ContentArrangement, Table};
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::{bar, one_line, truncate, workflow_name, ContextLevel, ContextUsage, Counts};
 use crate::state::machine::{TaskStatus, WorkflowStatus};
@@ -133,26 +133,32 @@ pub fn detail(state: &WorkflowState, color: bool) -> String {
 }
 
 /// The `wf status --json` document. `state` is the loaded state, unchanged.
-pub fn json(state: &WorkflowState, paths: &Paths, window: u64) -> Value {
-    let counts = Counts::of(&state.tasks);
-    let context = ContextUsage::of(&state.context_metrics, window);
-    let next: Vec<&str> = ready(state)
-        .into_iter()
-        .map(|i| state.tasks[i].id.as_str())
-        .collect();
-    json!({
-        "schemaVersion": JSON_SCHEMA_VERSION,
-        "state": state,
-        "progress": counts,
-        "next_ready": next,
-        "paths": paths,
-        "context": {
-            "estimated_tokens": context.estimated_tokens,
-            "window": context.window,
-            "usage_percent": context.usage_percent,
-            "level": context.level,
-        },
-    })
+///
+/// Borrowed and serialized directly (not built as a `serde_json::Value` first):
+/// hooks call this many times a minute on states with a thousand tasks.
+#[derive(Debug, Serialize)]
+pub struct StatusJson<'a> {
+    #[serde(rename = "schemaVersion")]
+    pub schema_version: u32,
+    pub state: &'a WorkflowState,
+    pub progress: Counts,
+    pub next_ready: Vec<&'a str>,
+    pub paths: &'a Paths,
+    pub context: ContextUsage,
+}
+
+pub fn json<'a>(state: &'a WorkflowState, paths: &'a Paths, window: u64) -> StatusJson<'a> {
+    StatusJson {
+        schema_version: JSON_SCHEMA_VERSION,
+        state,
+        progress: Counts::of(&state.tasks),
+        next_ready: ready(state)
+            .into_iter()
+            .map(|i| state.tasks[i].id.as_str())
+            .collect(),
+        paths,
+        context: ContextUsage::of(&state.context_metrics, window),
+    }
 }
 
 fn new_table(color: bool) -> Table {
