@@ -62,7 +62,22 @@ pub enum Command {
     /// Continue a paused, interrupted, blocked or failed workflow.
     Resume(ResumeArgs),
     /// Show where the workflow stands (read-only).
+    #[command(visible_alias = "st")]
     Status(StatusArgs),
+    /// Print the brief of the task to do next: the one in progress, else the first ready.
+    Next,
+    /// Draw the task graph as Mermaid or Graphviz DOT.
+    Graph(GraphArgs),
+    /// Print the event log (events.jsonl); --follow keeps printing new events.
+    Events(EventsArgs),
+    /// Print a CI report: JUnit XML, GitHub annotations or a GitHub job summary.
+    Report(ReportArgs),
+    /// Move a completed workflow into archive/<UTC time>/ so a new one can start.
+    Archive,
+    /// Print a shell completion script (see completions/ for installed copies).
+    Completions(CompletionsArgs),
+    /// Print the man page as roff (man ./wf.1).
+    Man,
 }
 
 #[derive(Debug, Args)]
@@ -144,4 +159,53 @@ pub struct StatusArgs {
     /// Also show phases, constraints, audit findings and quality gates.
     #[arg(long)]
     pub detail: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct GraphArgs {
+    /// The picture's language.
+    #[arg(long, value_enum, default_value_t = GraphFormat::Mermaid)]
+    pub format: GraphFormat,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GraphFormat {
+    /// A Mermaid flowchart (renders in GitHub Markdown).
+    Mermaid,
+    /// Graphviz DOT (`wf graph --format dot | dot -Tsvg`).
+    Dot,
+}
+
+#[derive(Debug, Args)]
+pub struct EventsArgs {
+    /// Keep printing new events as they are written, until interrupted.
+    #[arg(short, long)]
+    pub follow: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Which report to print.
+    #[arg(value_enum)]
+    pub format: ReportFormat,
+    /// Write the report to FILE instead of stdout.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormat {
+    /// JUnit XML: one test case per task, failures with their log tail.
+    Junit,
+    /// GitHub Actions `::error`/`::warning` lines for failed and blocked tasks.
+    GithubAnnotations,
+    /// Markdown for $GITHUB_STEP_SUMMARY.
+    GithubSummary,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }

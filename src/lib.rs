@@ -12,6 +12,7 @@ pub mod config;
 pub mod error;
 pub mod output;
 pub mod project;
+pub mod report;
 pub mod run;
 pub mod state;
 pub mod testing;

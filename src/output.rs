@@ -53,9 +53,13 @@ impl Output {
     /// The command's JSON result (only under `--json`).
     pub fn json_value<T: Serialize>(&self, value: &T) {
         if self.json {
-            let mut out = std::io::stdout().lock();
-            let _ = serde_json::to_writer_pretty(&mut out, value);
-            let _ = writeln!(out);
+            // Encoded whole, then written once: stdout is line-buffered, and a large
+            // document written line by line costs a system call per line.
+            let Ok(mut bytes) = serde_json::to_vec_pretty(value) else {
+                return;
+            };
+            bytes.push(b'\n');
+            let _ = std::io::stdout().lock().write_all(&bytes);
         }
     }
 

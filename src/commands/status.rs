@@ -1,24 +1,35 @@
 //! `wf status`: where the workflow stands. Read-only: it takes no lock and writes
-//! nothing, whatever it finds.
+//! nothing, whatever it finds (a corrupt state is reported, exit 5, and left as is).
 
 use crate::cli::StatusArgs;
-use crate::error::{Result, WfError};
+use crate::error::Result;
 use crate::output::Output;
 use crate::project::Project;
+use crate::report::status::{self, Paths};
+use crate::report::DEFAULT_CONTEXT_WINDOW;
 
-pub fn run(project: &Project, _args: &StatusArgs, out: &Output) -> Result<i32> {
-    let store = project.store();
-    let state = store.load()?.ok_or_else(|| {
-        WfError::usage(format!(
-            "no workflow for {} (id {}); start one with `wf workflow-start PLAN.md`",
-            project.dir.display(),
-            project.id
-        ))
-    })?;
-    out.json_value(&serde_json::json!({
-        "schemaVersion": 1,
-        "state": state,
-    }));
-    out.say(format!("{}: {}", state.project_name, state.status));
+pub fn run(project: &Project, args: &StatusArgs, out: &Output) -> Result<i32> {
+    let (store, state) = super::load_state(project)?;
+    let window = project
+        .config
+        .wf
+        .context_window_tokens
+        .unwrap_or(DEFAULT_CONTEXT_WINDOW);
+    if out.json {
+        let paths = Paths {
+            workflow_dir: store.dir().to_path_buf(),
+            state_file: store.state_path(),
+            events_file: store.events_path(),
+            plan_copy: super::plan_copies(store.dir(), &state).into_iter().next(),
+        };
+        out.json_value(&status::json(&state, &paths, window));
+        return Ok(0);
+    }
+    let mut text = status::table(&state, window, out.color);
+    if args.detail {
+        text.push_str("\n\n");
+        text.push_str(&status::detail(&state, out.color));
+    }
+    out.say(text.trim_end());
     Ok(0)
 }

@@ -5,6 +5,7 @@ pub mod event_log;
 pub mod fold;
 pub mod machine;
 pub mod model;
+pub mod ready;
 pub mod store;
 
 pub use machine::{TaskStatus, WorkflowStatus};

@@ -4,3 +4,4 @@
 mod test;
 
 mod foundation;
+mod report;

@@ -1,0 +1,353 @@
+
+using namespace System.Management.Automation
+using namespace System.Management.Automation.Language
+
+Register-ArgumentCompleter -Native -CommandName 'wf' -ScriptBlock {
+    param($wordToComplete, $commandAst, $cursorPosition)
+
+    $commandElements = $commandAst.CommandElements
+    $command = @(
+        'wf'
+        for ($i = 1; $i -lt $commandElements.Count; $i++) {
+            $element = $commandElements[$i]
+            if ($element -isnot [StringConstantExpressionAst] -or
+                $element.StringConstantType -ne [StringConstantType]::BareWord -or
+                $element.Value.StartsWith('-') -or
+                $element.Value -eq $wordToComplete) {
+                break
+        }
+        $element.Value
+    }) -join ';'
+
+    $completions = @(switch ($command) {
+        'wf' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour; NO_COLOR in the environment means never')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout (errors too)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('workflow-start', 'workflow-start', [CompletionResultType]::ParameterValue, 'Import a plan (claude-workflow or spec-kit tasks.md) and plan the workflow')
+            [CompletionResult]::new('start', 'start', [CompletionResultType]::ParameterValue, 'Import a plan (claude-workflow or spec-kit tasks.md) and plan the workflow')
+            [CompletionResult]::new('workflow-execute', 'workflow-execute', [CompletionResultType]::ParameterValue, 'Run the next tasks and their verifiers, stopping where the mode says')
+            [CompletionResult]::new('execute', 'execute', [CompletionResultType]::ParameterValue, 'Run the next tasks and their verifiers, stopping where the mode says')
+            [CompletionResult]::new('workflow-unblock', 'workflow-unblock', [CompletionResultType]::ParameterValue, 'Lift an external blocker (api_spec, design_spec, a custom kind, or all)')
+            [CompletionResult]::new('unblock', 'unblock', [CompletionResultType]::ParameterValue, 'Lift an external blocker (api_spec, design_spec, a custom kind, or all)')
+            [CompletionResult]::new('resume', 'resume', [CompletionResultType]::ParameterValue, 'Continue a paused, interrupted, blocked or failed workflow')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show where the workflow stands (read-only)')
+            [CompletionResult]::new('st', 'st', [CompletionResultType]::ParameterValue, 'Show where the workflow stands (read-only)')
+            [CompletionResult]::new('next', 'next', [CompletionResultType]::ParameterValue, 'Print the brief of the task to do next: the one in progress, else the first ready')
+            [CompletionResult]::new('graph', 'graph', [CompletionResultType]::ParameterValue, 'Draw the task graph as Mermaid or Graphviz DOT')
+            [CompletionResult]::new('events', 'events', [CompletionResultType]::ParameterValue, 'Print the event log (events.jsonl); --follow keeps printing new events')
+            [CompletionResult]::new('report', 'report', [CompletionResultType]::ParameterValue, 'Print a CI report: JUnit XML, GitHub annotations or a GitHub job summary')
+            [CompletionResult]::new('archive', 'archive', [CompletionResultType]::ParameterValue, 'Move a completed workflow into archive/<UTC time>/ so a new one can start')
+            [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script (see completions/ for installed copies)')
+            [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page as roff (man ./wf.1)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'wf;workflow-start' {
+            [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'The workflow''s name (default: the plan''s title or file name)')
+            [CompletionResult]::new('--tech-design', '--tech-design', [CompletionResultType]::ParameterName, 'The technical design the plan refers to (counted in the context estimate)')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour; NO_COLOR in the environment means never')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Apply a major change (a completed task changed or removed, or a different plan); the old state is kept as backup-<ms>.json first')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout (errors too)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'wf;start' {
+            [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'The workflow''s name (default: the plan''s title or file name)')
+            [CompletionResult]::new('--tech-design', '--tech-design', [CompletionResultType]::ParameterName, 'The technical design the plan refers to (counted in the context estimate)')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour; NO_COLOR in the environment means never')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Apply a major change (a completed task changed or removed, or a different plan); the old state is kept as backup-<ms>.json first')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout (errors too)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'wf;workflow-execute' {
+            [CompletionResult]::new('--retry', '--retry', [CompletionResultType]::ParameterName, 'Retry the failed task (or TASK): back to pending, retry_counts + 1')
+            [CompletionResult]::new('--skip', '--skip', [CompletionResultType]::ParameterName, 'Skip the failed task (or TASK) and go on; needs --reason')
+            [CompletionResult]::new('--reason', '--reason', [CompletionResultType]::ParameterName, 'Why the task is skipped (kept in skipped_info)')
+            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Run up to N ready tasks side by side')
+            [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Run up to N ready tasks side by side')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour; NO_COLOR in the environment means never')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing')
+            [CompletionResult]::new('--step', '--step', [CompletionResultType]::ParameterName, 'Stop after every task')
+            [CompletionResult]::new('--phase', '--phase', [CompletionResultType]::ParameterName, 'Stop when the next task''s phase differs (the default)')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Stop only before quality gates and before git_commit (when pause_before_commit)')
+            [CompletionResult]::new('--ci', '--ci', [CompletionResultType]::ParameterName, 'Run the whole plan in one call: gates run and must pass but do not pause, the consecutive-task and context limits do not apply, and a task that needs an agent fails instead of being handed off. Implied when the environment has CI=true')
+            [CompletionResult]::new('--allow-audit-errors', '--allow-audit-errors', [CompletionResultType]::ParameterName, 'Start even though the plan''s zero-decision audit found errors')
+            [CompletionResult]::new('--allow-open-questions', '--allow-open-questions', [CompletionResultType]::ParameterName, 'Start even though constraints.openQuestions is not empty')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout (errors too)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'wf;execute' {
+            [CompletionResult]::new('--retry', '--retry', [CompletionResultType]::ParameterName, 'Retry the failed task (or TASK): back to pending, retry_counts + 1')
+            [CompletionResult]::new('--skip', '--skip', [CompletionResultType]::ParameterName, 'Skip the failed task (or TASK) and go on; needs --reason')
+            [CompletionResult]::new('--reason', '--reason', [CompletionResultType]::ParameterName, 'Why the task is skipped (kept in skipped_info)')
+            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Run up to N ready tasks side by side')
+            [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Run up to N ready tasks side by side')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour; NO_COLOR in the environment means never')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing')
+            [CompletionResult]::new('--step', '--step', [CompletionResultType]::ParameterName, 'Stop after every task')
+            [CompletionResult]::new('--phase', '--phase', [CompletionResultType]::ParameterName, 'Stop when the next task''s phase differs (the default)')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Stop only before quality gates and before git_commit (when pause_before_commit)')
+            [CompletionResult]::new('--ci', '--ci', [CompletionResultType]::ParameterName, 'Run the whole plan in one call: gates run and must pass but do not pause, the consecutive-task and context limits do not apply, and a task that needs an agent fails instead of being handed off. Implied when the environment has CI=true')
+            [CompletionResult]::new('--allow-audit-errors', '--allow-audit-errors', [CompletionResultType]::ParameterName, 'Start even though the plan''s zero-decision audit found errors')
+            [CompletionResult]::new('--allow-open-questions', '--allow-open-questions', [CompletionResultType]::ParameterName, 'Start even though constraints.openQuestions is not empty')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout (errors too)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'wf;workflow-unblock' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour; NO_COLOR in the environment means never')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout (errors too)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'wf;unblock' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour; NO_COLOR in the environment means never')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout (errors too)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'wf;resume' {
+            [CompletionResult]::new('--retry', '--retry', [CompletionResultType]::ParameterName, 'Retry the failed task (or TASK): back to pending, retry_counts + 1')
+            [CompletionResult]::new('--skip', '--skip', [CompletionResultType]::ParameterName, 'Skip the failed task (or TASK) and go on; needs --reason')
+            [CompletionResult]::new('--reason', '--reason', [CompletionResultType]::ParameterName, 'Why the task is skipped (kept in skipped_info)')
+            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Run up to N ready tasks side by side')
+            [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Run up to N ready tasks side by side')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour; NO_COLOR in the environment means never')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing')
+            [CompletionResult]::new('--step', '--step', [CompletionResultType]::ParameterName, 'Stop after every task')
+            [CompletionResult]::new('--phase', '--phase', [CompletionResultType]::ParameterName, 'Stop when the next task''s phase differs (the default)')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Stop only before quality gates and before git_commit (when pause_before_commit)')
+            [CompletionResult]::new('--ci', '--ci', [CompletionResultType]::ParameterName, 'Run the whole plan in one call: gates run and must pass but do not pause, the consecutive-task and context limits do not apply, and a task that needs an agent fails instead of being handed off. Implied when the environment has CI=true')
+            [CompletionResult]::new('--allow-audit-errors', '--allow-audit-errors', [CompletionResultType]::ParameterName, 'Start even though the plan''s zero-decision audit found errors')
+            [CompletionResult]::new('--allow-open-questions', '--allow-open-questions', [CompletionResultType]::ParameterName, 'Start even though constraints.openQuestions is not empty')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Without a workflow in this project: resume the first resumable one without asking')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Without a workflow in this project: resume the first resumable one without asking')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout (errors too)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'wf;status' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour; NO_COLOR in the environment means never')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing')
+            [CompletionResult]::new('--detail', '--detail', [CompletionResultType]::ParameterName, 'Also show phases, constraints, audit findings and quality gates')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout (errors too)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'wf;st' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour; NO_COLOR in the environment means never')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing')
+            [CompletionResult]::new('--detail', '--detail', [CompletionResultType]::ParameterName, 'Also show phases, constraints, audit findings and quality gates')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout (errors too)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'wf;next' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour; NO_COLOR in the environment means never')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout (errors too)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'wf;graph' {
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'The picture''s language')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour; NO_COLOR in the environment means never')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout (errors too)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'wf;events' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour; NO_COLOR in the environment means never')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Keep printing new events as they are written, until interrupted')
+            [CompletionResult]::new('--follow', '--follow', [CompletionResultType]::ParameterName, 'Keep printing new events as they are written, until interrupted')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout (errors too)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'wf;report' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the report to FILE instead of stdout')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the report to FILE instead of stdout')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour; NO_COLOR in the environment means never')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout (errors too)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'wf;archive' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour; NO_COLOR in the environment means never')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout (errors too)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'wf;completions' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour; NO_COLOR in the environment means never')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout (errors too)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'wf;man' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour; NO_COLOR in the environment means never')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout (errors too)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'wf;help' {
+            [CompletionResult]::new('workflow-start', 'workflow-start', [CompletionResultType]::ParameterValue, 'Import a plan (claude-workflow or spec-kit tasks.md) and plan the workflow')
+            [CompletionResult]::new('workflow-execute', 'workflow-execute', [CompletionResultType]::ParameterValue, 'Run the next tasks and their verifiers, stopping where the mode says')
+            [CompletionResult]::new('workflow-unblock', 'workflow-unblock', [CompletionResultType]::ParameterValue, 'Lift an external blocker (api_spec, design_spec, a custom kind, or all)')
+            [CompletionResult]::new('resume', 'resume', [CompletionResultType]::ParameterValue, 'Continue a paused, interrupted, blocked or failed workflow')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show where the workflow stands (read-only)')
+            [CompletionResult]::new('next', 'next', [CompletionResultType]::ParameterValue, 'Print the brief of the task to do next: the one in progress, else the first ready')
+            [CompletionResult]::new('graph', 'graph', [CompletionResultType]::ParameterValue, 'Draw the task graph as Mermaid or Graphviz DOT')
+            [CompletionResult]::new('events', 'events', [CompletionResultType]::ParameterValue, 'Print the event log (events.jsonl); --follow keeps printing new events')
+            [CompletionResult]::new('report', 'report', [CompletionResultType]::ParameterValue, 'Print a CI report: JUnit XML, GitHub annotations or a GitHub job summary')
+            [CompletionResult]::new('archive', 'archive', [CompletionResultType]::ParameterValue, 'Move a completed workflow into archive/<UTC time>/ so a new one can start')
+            [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script (see completions/ for installed copies)')
+            [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page as roff (man ./wf.1)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'wf;help;workflow-start' {
+            break
+        }
+        'wf;help;workflow-execute' {
+            break
+        }
+        'wf;help;workflow-unblock' {
+            break
+        }
+        'wf;help;resume' {
+            break
+        }
+        'wf;help;status' {
+            break
+        }
+        'wf;help;next' {
+            break
+        }
+        'wf;help;graph' {
+            break
+        }
+        'wf;help;events' {
+            break
+        }
+        'wf;help;report' {
+            break
+        }
+        'wf;help;archive' {
+            break
+        }
+        'wf;help;completions' {
+            break
+        }
+        'wf;help;man' {
+            break
+        }
+        'wf;help;help' {
+            break
+        }
+    })
+
+    $completions.Where{ $_.CompletionText -like "$wordToComplete*" } |
+        Sort-Object -Property ListItemText
+}

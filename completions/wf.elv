@@ -1,0 +1,317 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[wf] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'wf'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'wf'= {
+            cand -C 'The project directory (default: the git top level, else the current directory)'
+            cand --project 'The project directory (default: the git top level, else the current directory)'
+            cand --color 'When to use colour; NO_COLOR in the environment means never'
+            cand --wait 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing'
+            cand --json 'Print machine-readable JSON on stdout (errors too)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand workflow-start 'Import a plan (claude-workflow or spec-kit tasks.md) and plan the workflow'
+            cand start 'Import a plan (claude-workflow or spec-kit tasks.md) and plan the workflow'
+            cand workflow-execute 'Run the next tasks and their verifiers, stopping where the mode says'
+            cand execute 'Run the next tasks and their verifiers, stopping where the mode says'
+            cand workflow-unblock 'Lift an external blocker (api_spec, design_spec, a custom kind, or all)'
+            cand unblock 'Lift an external blocker (api_spec, design_spec, a custom kind, or all)'
+            cand resume 'Continue a paused, interrupted, blocked or failed workflow'
+            cand status 'Show where the workflow stands (read-only)'
+            cand st 'Show where the workflow stands (read-only)'
+            cand next 'Print the brief of the task to do next: the one in progress, else the first ready'
+            cand graph 'Draw the task graph as Mermaid or Graphviz DOT'
+            cand events 'Print the event log (events.jsonl); --follow keeps printing new events'
+            cand report 'Print a CI report: JUnit XML, GitHub annotations or a GitHub job summary'
+            cand archive 'Move a completed workflow into archive/<UTC time>/ so a new one can start'
+            cand completions 'Print a shell completion script (see completions/ for installed copies)'
+            cand man 'Print the man page as roff (man ./wf.1)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'wf;workflow-start'= {
+            cand --name 'The workflow''s name (default: the plan''s title or file name)'
+            cand --tech-design 'The technical design the plan refers to (counted in the context estimate)'
+            cand -C 'The project directory (default: the git top level, else the current directory)'
+            cand --project 'The project directory (default: the git top level, else the current directory)'
+            cand --color 'When to use colour; NO_COLOR in the environment means never'
+            cand --wait 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing'
+            cand --force 'Apply a major change (a completed task changed or removed, or a different plan); the old state is kept as backup-<ms>.json first'
+            cand --json 'Print machine-readable JSON on stdout (errors too)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'wf;start'= {
+            cand --name 'The workflow''s name (default: the plan''s title or file name)'
+            cand --tech-design 'The technical design the plan refers to (counted in the context estimate)'
+            cand -C 'The project directory (default: the git top level, else the current directory)'
+            cand --project 'The project directory (default: the git top level, else the current directory)'
+            cand --color 'When to use colour; NO_COLOR in the environment means never'
+            cand --wait 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing'
+            cand --force 'Apply a major change (a completed task changed or removed, or a different plan); the old state is kept as backup-<ms>.json first'
+            cand --json 'Print machine-readable JSON on stdout (errors too)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'wf;workflow-execute'= {
+            cand --retry 'Retry the failed task (or TASK): back to pending, retry_counts + 1'
+            cand --skip 'Skip the failed task (or TASK) and go on; needs --reason'
+            cand --reason 'Why the task is skipped (kept in skipped_info)'
+            cand -j 'Run up to N ready tasks side by side'
+            cand --jobs 'Run up to N ready tasks side by side'
+            cand -C 'The project directory (default: the git top level, else the current directory)'
+            cand --project 'The project directory (default: the git top level, else the current directory)'
+            cand --color 'When to use colour; NO_COLOR in the environment means never'
+            cand --wait 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing'
+            cand --step 'Stop after every task'
+            cand --phase 'Stop when the next task''s phase differs (the default)'
+            cand --all 'Stop only before quality gates and before git_commit (when pause_before_commit)'
+            cand --ci 'Run the whole plan in one call: gates run and must pass but do not pause, the consecutive-task and context limits do not apply, and a task that needs an agent fails instead of being handed off. Implied when the environment has CI=true'
+            cand --allow-audit-errors 'Start even though the plan''s zero-decision audit found errors'
+            cand --allow-open-questions 'Start even though constraints.openQuestions is not empty'
+            cand --json 'Print machine-readable JSON on stdout (errors too)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'wf;execute'= {
+            cand --retry 'Retry the failed task (or TASK): back to pending, retry_counts + 1'
+            cand --skip 'Skip the failed task (or TASK) and go on; needs --reason'
+            cand --reason 'Why the task is skipped (kept in skipped_info)'
+            cand -j 'Run up to N ready tasks side by side'
+            cand --jobs 'Run up to N ready tasks side by side'
+            cand -C 'The project directory (default: the git top level, else the current directory)'
+            cand --project 'The project directory (default: the git top level, else the current directory)'
+            cand --color 'When to use colour; NO_COLOR in the environment means never'
+            cand --wait 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing'
+            cand --step 'Stop after every task'
+            cand --phase 'Stop when the next task''s phase differs (the default)'
+            cand --all 'Stop only before quality gates and before git_commit (when pause_before_commit)'
+            cand --ci 'Run the whole plan in one call: gates run and must pass but do not pause, the consecutive-task and context limits do not apply, and a task that needs an agent fails instead of being handed off. Implied when the environment has CI=true'
+            cand --allow-audit-errors 'Start even though the plan''s zero-decision audit found errors'
+            cand --allow-open-questions 'Start even though constraints.openQuestions is not empty'
+            cand --json 'Print machine-readable JSON on stdout (errors too)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'wf;workflow-unblock'= {
+            cand -C 'The project directory (default: the git top level, else the current directory)'
+            cand --project 'The project directory (default: the git top level, else the current directory)'
+            cand --color 'When to use colour; NO_COLOR in the environment means never'
+            cand --wait 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing'
+            cand --json 'Print machine-readable JSON on stdout (errors too)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'wf;unblock'= {
+            cand -C 'The project directory (default: the git top level, else the current directory)'
+            cand --project 'The project directory (default: the git top level, else the current directory)'
+            cand --color 'When to use colour; NO_COLOR in the environment means never'
+            cand --wait 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing'
+            cand --json 'Print machine-readable JSON on stdout (errors too)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'wf;resume'= {
+            cand --retry 'Retry the failed task (or TASK): back to pending, retry_counts + 1'
+            cand --skip 'Skip the failed task (or TASK) and go on; needs --reason'
+            cand --reason 'Why the task is skipped (kept in skipped_info)'
+            cand -j 'Run up to N ready tasks side by side'
+            cand --jobs 'Run up to N ready tasks side by side'
+            cand -C 'The project directory (default: the git top level, else the current directory)'
+            cand --project 'The project directory (default: the git top level, else the current directory)'
+            cand --color 'When to use colour; NO_COLOR in the environment means never'
+            cand --wait 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing'
+            cand --step 'Stop after every task'
+            cand --phase 'Stop when the next task''s phase differs (the default)'
+            cand --all 'Stop only before quality gates and before git_commit (when pause_before_commit)'
+            cand --ci 'Run the whole plan in one call: gates run and must pass but do not pause, the consecutive-task and context limits do not apply, and a task that needs an agent fails instead of being handed off. Implied when the environment has CI=true'
+            cand --allow-audit-errors 'Start even though the plan''s zero-decision audit found errors'
+            cand --allow-open-questions 'Start even though constraints.openQuestions is not empty'
+            cand -y 'Without a workflow in this project: resume the first resumable one without asking'
+            cand --yes 'Without a workflow in this project: resume the first resumable one without asking'
+            cand --json 'Print machine-readable JSON on stdout (errors too)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'wf;status'= {
+            cand -C 'The project directory (default: the git top level, else the current directory)'
+            cand --project 'The project directory (default: the git top level, else the current directory)'
+            cand --color 'When to use colour; NO_COLOR in the environment means never'
+            cand --wait 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing'
+            cand --detail 'Also show phases, constraints, audit findings and quality gates'
+            cand --json 'Print machine-readable JSON on stdout (errors too)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'wf;st'= {
+            cand -C 'The project directory (default: the git top level, else the current directory)'
+            cand --project 'The project directory (default: the git top level, else the current directory)'
+            cand --color 'When to use colour; NO_COLOR in the environment means never'
+            cand --wait 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing'
+            cand --detail 'Also show phases, constraints, audit findings and quality gates'
+            cand --json 'Print machine-readable JSON on stdout (errors too)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'wf;next'= {
+            cand -C 'The project directory (default: the git top level, else the current directory)'
+            cand --project 'The project directory (default: the git top level, else the current directory)'
+            cand --color 'When to use colour; NO_COLOR in the environment means never'
+            cand --wait 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing'
+            cand --json 'Print machine-readable JSON on stdout (errors too)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'wf;graph'= {
+            cand --format 'The picture''s language'
+            cand -C 'The project directory (default: the git top level, else the current directory)'
+            cand --project 'The project directory (default: the git top level, else the current directory)'
+            cand --color 'When to use colour; NO_COLOR in the environment means never'
+            cand --wait 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing'
+            cand --json 'Print machine-readable JSON on stdout (errors too)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'wf;events'= {
+            cand -C 'The project directory (default: the git top level, else the current directory)'
+            cand --project 'The project directory (default: the git top level, else the current directory)'
+            cand --color 'When to use colour; NO_COLOR in the environment means never'
+            cand --wait 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing'
+            cand -f 'Keep printing new events as they are written, until interrupted'
+            cand --follow 'Keep printing new events as they are written, until interrupted'
+            cand --json 'Print machine-readable JSON on stdout (errors too)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'wf;report'= {
+            cand -o 'Write the report to FILE instead of stdout'
+            cand --output 'Write the report to FILE instead of stdout'
+            cand -C 'The project directory (default: the git top level, else the current directory)'
+            cand --project 'The project directory (default: the git top level, else the current directory)'
+            cand --color 'When to use colour; NO_COLOR in the environment means never'
+            cand --wait 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing'
+            cand --json 'Print machine-readable JSON on stdout (errors too)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'wf;archive'= {
+            cand -C 'The project directory (default: the git top level, else the current directory)'
+            cand --project 'The project directory (default: the git top level, else the current directory)'
+            cand --color 'When to use colour; NO_COLOR in the environment means never'
+            cand --wait 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing'
+            cand --json 'Print machine-readable JSON on stdout (errors too)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'wf;completions'= {
+            cand -C 'The project directory (default: the git top level, else the current directory)'
+            cand --project 'The project directory (default: the git top level, else the current directory)'
+            cand --color 'When to use colour; NO_COLOR in the environment means never'
+            cand --wait 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing'
+            cand --json 'Print machine-readable JSON on stdout (errors too)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'wf;man'= {
+            cand -C 'The project directory (default: the git top level, else the current directory)'
+            cand --project 'The project directory (default: the git top level, else the current directory)'
+            cand --color 'When to use colour; NO_COLOR in the environment means never'
+            cand --wait 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing'
+            cand --json 'Print machine-readable JSON on stdout (errors too)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'wf;help'= {
+            cand workflow-start 'Import a plan (claude-workflow or spec-kit tasks.md) and plan the workflow'
+            cand workflow-execute 'Run the next tasks and their verifiers, stopping where the mode says'
+            cand workflow-unblock 'Lift an external blocker (api_spec, design_spec, a custom kind, or all)'
+            cand resume 'Continue a paused, interrupted, blocked or failed workflow'
+            cand status 'Show where the workflow stands (read-only)'
+            cand next 'Print the brief of the task to do next: the one in progress, else the first ready'
+            cand graph 'Draw the task graph as Mermaid or Graphviz DOT'
+            cand events 'Print the event log (events.jsonl); --follow keeps printing new events'
+            cand report 'Print a CI report: JUnit XML, GitHub annotations or a GitHub job summary'
+            cand archive 'Move a completed workflow into archive/<UTC time>/ so a new one can start'
+            cand completions 'Print a shell completion script (see completions/ for installed copies)'
+            cand man 'Print the man page as roff (man ./wf.1)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'wf;help;workflow-start'= {
+        }
+        &'wf;help;workflow-execute'= {
+        }
+        &'wf;help;workflow-unblock'= {
+        }
+        &'wf;help;resume'= {
+        }
+        &'wf;help;status'= {
+        }
+        &'wf;help;next'= {
+        }
+        &'wf;help;graph'= {
+        }
+        &'wf;help;events'= {
+        }
+        &'wf;help;report'= {
+        }
+        &'wf;help;archive'= {
+        }
+        &'wf;help;completions'= {
+        }
+        &'wf;help;man'= {
+        }
+        &'wf;help;help'= {
+        }
+    ]
+    $completions[$command]
+}

@@ -1,0 +1,236 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_wf_global_optspecs
+    string join \n C/project= json color= q/quiet wait= h/help V/version
+end
+
+function __fish_wf_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_wf_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_wf_using_subcommand
+    set -l cmd (__fish_wf_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c wf -n "__fish_wf_needs_command" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
+complete -c wf -n "__fish_wf_needs_command" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c wf -n "__fish_wf_needs_command" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
+complete -c wf -n "__fish_wf_needs_command" -l json -d 'Print machine-readable JSON on stdout (errors too)'
+complete -c wf -n "__fish_wf_needs_command" -s q -l quiet -d 'Print only errors'
+complete -c wf -n "__fish_wf_needs_command" -s h -l help -d 'Print help'
+complete -c wf -n "__fish_wf_needs_command" -s V -l version -d 'Print version'
+complete -c wf -n "__fish_wf_needs_command" -f -a "workflow-start" -d 'Import a plan (claude-workflow or spec-kit tasks.md) and plan the workflow'
+complete -c wf -n "__fish_wf_needs_command" -f -a "start" -d 'Import a plan (claude-workflow or spec-kit tasks.md) and plan the workflow'
+complete -c wf -n "__fish_wf_needs_command" -f -a "workflow-execute" -d 'Run the next tasks and their verifiers, stopping where the mode says'
+complete -c wf -n "__fish_wf_needs_command" -f -a "execute" -d 'Run the next tasks and their verifiers, stopping where the mode says'
+complete -c wf -n "__fish_wf_needs_command" -f -a "workflow-unblock" -d 'Lift an external blocker (api_spec, design_spec, a custom kind, or all)'
+complete -c wf -n "__fish_wf_needs_command" -f -a "unblock" -d 'Lift an external blocker (api_spec, design_spec, a custom kind, or all)'
+complete -c wf -n "__fish_wf_needs_command" -f -a "resume" -d 'Continue a paused, interrupted, blocked or failed workflow'
+complete -c wf -n "__fish_wf_needs_command" -f -a "status" -d 'Show where the workflow stands (read-only)'
+complete -c wf -n "__fish_wf_needs_command" -f -a "st" -d 'Show where the workflow stands (read-only)'
+complete -c wf -n "__fish_wf_needs_command" -f -a "next" -d 'Print the brief of the task to do next: the one in progress, else the first ready'
+complete -c wf -n "__fish_wf_needs_command" -f -a "graph" -d 'Draw the task graph as Mermaid or Graphviz DOT'
+complete -c wf -n "__fish_wf_needs_command" -f -a "events" -d 'Print the event log (events.jsonl); --follow keeps printing new events'
+complete -c wf -n "__fish_wf_needs_command" -f -a "report" -d 'Print a CI report: JUnit XML, GitHub annotations or a GitHub job summary'
+complete -c wf -n "__fish_wf_needs_command" -f -a "archive" -d 'Move a completed workflow into archive/<UTC time>/ so a new one can start'
+complete -c wf -n "__fish_wf_needs_command" -f -a "completions" -d 'Print a shell completion script (see completions/ for installed copies)'
+complete -c wf -n "__fish_wf_needs_command" -f -a "man" -d 'Print the man page as roff (man ./wf.1)'
+complete -c wf -n "__fish_wf_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c wf -n "__fish_wf_using_subcommand workflow-start" -l name -d 'The workflow\'s name (default: the plan\'s title or file name)' -r
+complete -c wf -n "__fish_wf_using_subcommand workflow-start" -l tech-design -d 'The technical design the plan refers to (counted in the context estimate)' -r -F
+complete -c wf -n "__fish_wf_using_subcommand workflow-start" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
+complete -c wf -n "__fish_wf_using_subcommand workflow-start" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c wf -n "__fish_wf_using_subcommand workflow-start" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
+complete -c wf -n "__fish_wf_using_subcommand workflow-start" -l force -d 'Apply a major change (a completed task changed or removed, or a different plan); the old state is kept as backup-<ms>.json first'
+complete -c wf -n "__fish_wf_using_subcommand workflow-start" -l json -d 'Print machine-readable JSON on stdout (errors too)'
+complete -c wf -n "__fish_wf_using_subcommand workflow-start" -s q -l quiet -d 'Print only errors'
+complete -c wf -n "__fish_wf_using_subcommand workflow-start" -s h -l help -d 'Print help'
+complete -c wf -n "__fish_wf_using_subcommand start" -l name -d 'The workflow\'s name (default: the plan\'s title or file name)' -r
+complete -c wf -n "__fish_wf_using_subcommand start" -l tech-design -d 'The technical design the plan refers to (counted in the context estimate)' -r -F
+complete -c wf -n "__fish_wf_using_subcommand start" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
+complete -c wf -n "__fish_wf_using_subcommand start" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c wf -n "__fish_wf_using_subcommand start" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
+complete -c wf -n "__fish_wf_using_subcommand start" -l force -d 'Apply a major change (a completed task changed or removed, or a different plan); the old state is kept as backup-<ms>.json first'
+complete -c wf -n "__fish_wf_using_subcommand start" -l json -d 'Print machine-readable JSON on stdout (errors too)'
+complete -c wf -n "__fish_wf_using_subcommand start" -s q -l quiet -d 'Print only errors'
+complete -c wf -n "__fish_wf_using_subcommand start" -s h -l help -d 'Print help'
+complete -c wf -n "__fish_wf_using_subcommand workflow-execute" -l retry -d 'Retry the failed task (or TASK): back to pending, retry_counts + 1' -r
+complete -c wf -n "__fish_wf_using_subcommand workflow-execute" -l skip -d 'Skip the failed task (or TASK) and go on; needs --reason' -r
+complete -c wf -n "__fish_wf_using_subcommand workflow-execute" -l reason -d 'Why the task is skipped (kept in skipped_info)' -r
+complete -c wf -n "__fish_wf_using_subcommand workflow-execute" -s j -l jobs -d 'Run up to N ready tasks side by side' -r
+complete -c wf -n "__fish_wf_using_subcommand workflow-execute" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
+complete -c wf -n "__fish_wf_using_subcommand workflow-execute" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c wf -n "__fish_wf_using_subcommand workflow-execute" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
+complete -c wf -n "__fish_wf_using_subcommand workflow-execute" -l step -d 'Stop after every task'
+complete -c wf -n "__fish_wf_using_subcommand workflow-execute" -l phase -d 'Stop when the next task\'s phase differs (the default)'
+complete -c wf -n "__fish_wf_using_subcommand workflow-execute" -l all -d 'Stop only before quality gates and before git_commit (when pause_before_commit)'
+complete -c wf -n "__fish_wf_using_subcommand workflow-execute" -l ci -d 'Run the whole plan in one call: gates run and must pass but do not pause, the consecutive-task and context limits do not apply, and a task that needs an agent fails instead of being handed off. Implied when the environment has CI=true'
+complete -c wf -n "__fish_wf_using_subcommand workflow-execute" -l allow-audit-errors -d 'Start even though the plan\'s zero-decision audit found errors'
+complete -c wf -n "__fish_wf_using_subcommand workflow-execute" -l allow-open-questions -d 'Start even though constraints.openQuestions is not empty'
+complete -c wf -n "__fish_wf_using_subcommand workflow-execute" -l json -d 'Print machine-readable JSON on stdout (errors too)'
+complete -c wf -n "__fish_wf_using_subcommand workflow-execute" -s q -l quiet -d 'Print only errors'
+complete -c wf -n "__fish_wf_using_subcommand workflow-execute" -s h -l help -d 'Print help'
+complete -c wf -n "__fish_wf_using_subcommand execute" -l retry -d 'Retry the failed task (or TASK): back to pending, retry_counts + 1' -r
+complete -c wf -n "__fish_wf_using_subcommand execute" -l skip -d 'Skip the failed task (or TASK) and go on; needs --reason' -r
+complete -c wf -n "__fish_wf_using_subcommand execute" -l reason -d 'Why the task is skipped (kept in skipped_info)' -r
+complete -c wf -n "__fish_wf_using_subcommand execute" -s j -l jobs -d 'Run up to N ready tasks side by side' -r
+complete -c wf -n "__fish_wf_using_subcommand execute" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
+complete -c wf -n "__fish_wf_using_subcommand execute" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c wf -n "__fish_wf_using_subcommand execute" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
+complete -c wf -n "__fish_wf_using_subcommand execute" -l step -d 'Stop after every task'
+complete -c wf -n "__fish_wf_using_subcommand execute" -l phase -d 'Stop when the next task\'s phase differs (the default)'
+complete -c wf -n "__fish_wf_using_subcommand execute" -l all -d 'Stop only before quality gates and before git_commit (when pause_before_commit)'
+complete -c wf -n "__fish_wf_using_subcommand execute" -l ci -d 'Run the whole plan in one call: gates run and must pass but do not pause, the consecutive-task and context limits do not apply, and a task that needs an agent fails instead of being handed off. Implied when the environment has CI=true'
+complete -c wf -n "__fish_wf_using_subcommand execute" -l allow-audit-errors -d 'Start even though the plan\'s zero-decision audit found errors'
+complete -c wf -n "__fish_wf_using_subcommand execute" -l allow-open-questions -d 'Start even though constraints.openQuestions is not empty'
+complete -c wf -n "__fish_wf_using_subcommand execute" -l json -d 'Print machine-readable JSON on stdout (errors too)'
+complete -c wf -n "__fish_wf_using_subcommand execute" -s q -l quiet -d 'Print only errors'
+complete -c wf -n "__fish_wf_using_subcommand execute" -s h -l help -d 'Print help'
+complete -c wf -n "__fish_wf_using_subcommand workflow-unblock" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
+complete -c wf -n "__fish_wf_using_subcommand workflow-unblock" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c wf -n "__fish_wf_using_subcommand workflow-unblock" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
+complete -c wf -n "__fish_wf_using_subcommand workflow-unblock" -l json -d 'Print machine-readable JSON on stdout (errors too)'
+complete -c wf -n "__fish_wf_using_subcommand workflow-unblock" -s q -l quiet -d 'Print only errors'
+complete -c wf -n "__fish_wf_using_subcommand workflow-unblock" -s h -l help -d 'Print help'
+complete -c wf -n "__fish_wf_using_subcommand unblock" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
+complete -c wf -n "__fish_wf_using_subcommand unblock" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c wf -n "__fish_wf_using_subcommand unblock" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
+complete -c wf -n "__fish_wf_using_subcommand unblock" -l json -d 'Print machine-readable JSON on stdout (errors too)'
+complete -c wf -n "__fish_wf_using_subcommand unblock" -s q -l quiet -d 'Print only errors'
+complete -c wf -n "__fish_wf_using_subcommand unblock" -s h -l help -d 'Print help'
+complete -c wf -n "__fish_wf_using_subcommand resume" -l retry -d 'Retry the failed task (or TASK): back to pending, retry_counts + 1' -r
+complete -c wf -n "__fish_wf_using_subcommand resume" -l skip -d 'Skip the failed task (or TASK) and go on; needs --reason' -r
+complete -c wf -n "__fish_wf_using_subcommand resume" -l reason -d 'Why the task is skipped (kept in skipped_info)' -r
+complete -c wf -n "__fish_wf_using_subcommand resume" -s j -l jobs -d 'Run up to N ready tasks side by side' -r
+complete -c wf -n "__fish_wf_using_subcommand resume" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
+complete -c wf -n "__fish_wf_using_subcommand resume" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c wf -n "__fish_wf_using_subcommand resume" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
+complete -c wf -n "__fish_wf_using_subcommand resume" -l step -d 'Stop after every task'
+complete -c wf -n "__fish_wf_using_subcommand resume" -l phase -d 'Stop when the next task\'s phase differs (the default)'
+complete -c wf -n "__fish_wf_using_subcommand resume" -l all -d 'Stop only before quality gates and before git_commit (when pause_before_commit)'
+complete -c wf -n "__fish_wf_using_subcommand resume" -l ci -d 'Run the whole plan in one call: gates run and must pass but do not pause, the consecutive-task and context limits do not apply, and a task that needs an agent fails instead of being handed off. Implied when the environment has CI=true'
+complete -c wf -n "__fish_wf_using_subcommand resume" -l allow-audit-errors -d 'Start even though the plan\'s zero-decision audit found errors'
+complete -c wf -n "__fish_wf_using_subcommand resume" -l allow-open-questions -d 'Start even though constraints.openQuestions is not empty'
+complete -c wf -n "__fish_wf_using_subcommand resume" -s y -l yes -d 'Without a workflow in this project: resume the first resumable one without asking'
+complete -c wf -n "__fish_wf_using_subcommand resume" -l json -d 'Print machine-readable JSON on stdout (errors too)'
+complete -c wf -n "__fish_wf_using_subcommand resume" -s q -l quiet -d 'Print only errors'
+complete -c wf -n "__fish_wf_using_subcommand resume" -s h -l help -d 'Print help'
+complete -c wf -n "__fish_wf_using_subcommand status" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
+complete -c wf -n "__fish_wf_using_subcommand status" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c wf -n "__fish_wf_using_subcommand status" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
+complete -c wf -n "__fish_wf_using_subcommand status" -l detail -d 'Also show phases, constraints, audit findings and quality gates'
+complete -c wf -n "__fish_wf_using_subcommand status" -l json -d 'Print machine-readable JSON on stdout (errors too)'
+complete -c wf -n "__fish_wf_using_subcommand status" -s q -l quiet -d 'Print only errors'
+complete -c wf -n "__fish_wf_using_subcommand status" -s h -l help -d 'Print help'
+complete -c wf -n "__fish_wf_using_subcommand st" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
+complete -c wf -n "__fish_wf_using_subcommand st" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c wf -n "__fish_wf_using_subcommand st" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
+complete -c wf -n "__fish_wf_using_subcommand st" -l detail -d 'Also show phases, constraints, audit findings and quality gates'
+complete -c wf -n "__fish_wf_using_subcommand st" -l json -d 'Print machine-readable JSON on stdout (errors too)'
+complete -c wf -n "__fish_wf_using_subcommand st" -s q -l quiet -d 'Print only errors'
+complete -c wf -n "__fish_wf_using_subcommand st" -s h -l help -d 'Print help'
+complete -c wf -n "__fish_wf_using_subcommand next" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
+complete -c wf -n "__fish_wf_using_subcommand next" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c wf -n "__fish_wf_using_subcommand next" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
+complete -c wf -n "__fish_wf_using_subcommand next" -l json -d 'Print machine-readable JSON on stdout (errors too)'
+complete -c wf -n "__fish_wf_using_subcommand next" -s q -l quiet -d 'Print only errors'
+complete -c wf -n "__fish_wf_using_subcommand next" -s h -l help -d 'Print help'
+complete -c wf -n "__fish_wf_using_subcommand graph" -l format -d 'The picture\'s language' -r -f -a "mermaid\t'A Mermaid flowchart (renders in GitHub Markdown)'
+dot\t'Graphviz DOT (`wf graph --format dot | dot -Tsvg`)'"
+complete -c wf -n "__fish_wf_using_subcommand graph" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
+complete -c wf -n "__fish_wf_using_subcommand graph" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c wf -n "__fish_wf_using_subcommand graph" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
+complete -c wf -n "__fish_wf_using_subcommand graph" -l json -d 'Print machine-readable JSON on stdout (errors too)'
+complete -c wf -n "__fish_wf_using_subcommand graph" -s q -l quiet -d 'Print only errors'
+complete -c wf -n "__fish_wf_using_subcommand graph" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c wf -n "__fish_wf_using_subcommand events" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
+complete -c wf -n "__fish_wf_using_subcommand events" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c wf -n "__fish_wf_using_subcommand events" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
+complete -c wf -n "__fish_wf_using_subcommand events" -s f -l follow -d 'Keep printing new events as they are written, until interrupted'
+complete -c wf -n "__fish_wf_using_subcommand events" -l json -d 'Print machine-readable JSON on stdout (errors too)'
+complete -c wf -n "__fish_wf_using_subcommand events" -s q -l quiet -d 'Print only errors'
+complete -c wf -n "__fish_wf_using_subcommand events" -s h -l help -d 'Print help'
+complete -c wf -n "__fish_wf_using_subcommand report" -s o -l output -d 'Write the report to FILE instead of stdout' -r -F
+complete -c wf -n "__fish_wf_using_subcommand report" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
+complete -c wf -n "__fish_wf_using_subcommand report" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c wf -n "__fish_wf_using_subcommand report" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
+complete -c wf -n "__fish_wf_using_subcommand report" -l json -d 'Print machine-readable JSON on stdout (errors too)'
+complete -c wf -n "__fish_wf_using_subcommand report" -s q -l quiet -d 'Print only errors'
+complete -c wf -n "__fish_wf_using_subcommand report" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c wf -n "__fish_wf_using_subcommand archive" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
+complete -c wf -n "__fish_wf_using_subcommand archive" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c wf -n "__fish_wf_using_subcommand archive" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
+complete -c wf -n "__fish_wf_using_subcommand archive" -l json -d 'Print machine-readable JSON on stdout (errors too)'
+complete -c wf -n "__fish_wf_using_subcommand archive" -s q -l quiet -d 'Print only errors'
+complete -c wf -n "__fish_wf_using_subcommand archive" -s h -l help -d 'Print help'
+complete -c wf -n "__fish_wf_using_subcommand completions" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
+complete -c wf -n "__fish_wf_using_subcommand completions" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c wf -n "__fish_wf_using_subcommand completions" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
+complete -c wf -n "__fish_wf_using_subcommand completions" -l json -d 'Print machine-readable JSON on stdout (errors too)'
+complete -c wf -n "__fish_wf_using_subcommand completions" -s q -l quiet -d 'Print only errors'
+complete -c wf -n "__fish_wf_using_subcommand completions" -s h -l help -d 'Print help'
+complete -c wf -n "__fish_wf_using_subcommand man" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
+complete -c wf -n "__fish_wf_using_subcommand man" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c wf -n "__fish_wf_using_subcommand man" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
+complete -c wf -n "__fish_wf_using_subcommand man" -l json -d 'Print machine-readable JSON on stdout (errors too)'
+complete -c wf -n "__fish_wf_using_subcommand man" -s q -l quiet -d 'Print only errors'
+complete -c wf -n "__fish_wf_using_subcommand man" -s h -l help -d 'Print help'
+complete -c wf -n "__fish_wf_using_subcommand help; and not __fish_seen_subcommand_from workflow-start workflow-execute workflow-unblock resume status next graph events report archive completions man help" -f -a "workflow-start" -d 'Import a plan (claude-workflow or spec-kit tasks.md) and plan the workflow'
+complete -c wf -n "__fish_wf_using_subcommand help; and not __fish_seen_subcommand_from workflow-start workflow-execute workflow-unblock resume status next graph events report archive completions man help" -f -a "workflow-execute" -d 'Run the next tasks and their verifiers, stopping where the mode says'
+complete -c wf -n "__fish_wf_using_subcommand help; and not __fish_seen_subcommand_from workflow-start workflow-execute workflow-unblock resume status next graph events report archive completions man help" -f -a "workflow-unblock" -d 'Lift an external blocker (api_spec, design_spec, a custom kind, or all)'
+complete -c wf -n "__fish_wf_using_subcommand help; and not __fish_seen_subcommand_from workflow-start workflow-execute workflow-unblock resume status next graph events report archive completions man help" -f -a "resume" -d 'Continue a paused, interrupted, blocked or failed workflow'
+complete -c wf -n "__fish_wf_using_subcommand help; and not __fish_seen_subcommand_from workflow-start workflow-execute workflow-unblock resume status next graph events report archive completions man help" -f -a "status" -d 'Show where the workflow stands (read-only)'
+complete -c wf -n "__fish_wf_using_subcommand help; and not __fish_seen_subcommand_from workflow-start workflow-execute workflow-unblock resume status next graph events report archive completions man help" -f -a "next" -d 'Print the brief of the task to do next: the one in progress, else the first ready'
+complete -c wf -n "__fish_wf_using_subcommand help; and not __fish_seen_subcommand_from workflow-start workflow-execute workflow-unblock resume status next graph events report archive completions man help" -f -a "graph" -d 'Draw the task graph as Mermaid or Graphviz DOT'
+complete -c wf -n "__fish_wf_using_subcommand help; and not __fish_seen_subcommand_from workflow-start workflow-execute workflow-unblock resume status next graph events report archive completions man help" -f -a "events" -d 'Print the event log (events.jsonl); --follow keeps printing new events'
+complete -c wf -n "__fish_wf_using_subcommand help; and not __fish_seen_subcommand_from workflow-start workflow-execute workflow-unblock resume status next graph events report archive completions man help" -f -a "report" -d 'Print a CI report: JUnit XML, GitHub annotations or a GitHub job summary'
+complete -c wf -n "__fish_wf_using_subcommand help; and not __fish_seen_subcommand_from workflow-start workflow-execute workflow-unblock resume status next graph events report archive completions man help" -f -a "archive" -d 'Move a completed workflow into archive/<UTC time>/ so a new one can start'
+complete -c wf -n "__fish_wf_using_subcommand help; and not __fish_seen_subcommand_from workflow-start workflow-execute workflow-unblock resume status next graph events report archive completions man help" -f -a "completions" -d 'Print a shell completion script (see completions/ for installed copies)'
+complete -c wf -n "__fish_wf_using_subcommand help; and not __fish_seen_subcommand_from workflow-start workflow-execute workflow-unblock resume status next graph events report archive completions man help" -f -a "man" -d 'Print the man page as roff (man ./wf.1)'
+complete -c wf -n "__fish_wf_using_subcommand help; and not __fish_seen_subcommand_from workflow-start workflow-execute workflow-unblock resume status next graph events report archive completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -1,0 +1,90 @@
+//! `wf events`: the event log, one line per event (`--json`: the lines as stored).
+//!
+//! Read-only. Only complete lines are shown: a torn final line (a writer killed
+//! mid-append, or one still writing) is left for the next poll. `--follow` polls
+//! every 100 ms until interrupted, and starts over when the log is replaced (e.g.
+//! by `wf archive`).
+
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::Path;
+use std::time::Duration;
+
+use crate::cli::EventsArgs;
+use crate::error::{ErrorKind, Result};
+use crate::output::Output;
+use crate::project::Project;
+use crate::report::events::event_line;
+use crate::state::event_log::Event;
+
+const POLL: Duration = Duration::from_millis(100);
+
+pub fn run(project: &Project, args: &EventsArgs, out: &Output) -> Result<i32> {
+    let path = project.store().events_path();
+    let mut offset = 0u64;
+    let mut line_no = 0usize;
+    loop {
+        let (chunk, next, restarted) = complete_lines(&path, offset)?;
+        if restarted {
+            line_no = 0;
+        }
+        offset = next;
+        for line in chunk.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+            line_no += 1;
+            if !show(line, line_no, out) {
+                // stdout is gone (`wf events -f | head`): a normal end.
+                return Ok(0);
+            }
+        }
+        if !args.follow {
+            return Ok(0);
+        }
+        std::thread::sleep(POLL);
+    }
+}
+
+/// The complete lines after `offset`, the offset just past them, and whether the
+/// log was read from its start again because it shrank (it was replaced). A missing
+/// log is empty.
+fn complete_lines(path: &Path, offset: u64) -> Result<(Vec<u8>, u64, bool)> {
+    let mut file = match crate::state::store::open_no_follow(path, false) {
+        Ok(f) => f,
+        Err(e) if e.kind == ErrorKind::Usage && !path.exists() => {
+            return Ok((Vec::new(), 0, offset > 0))
+        }
+        Err(e) => return Err(e),
+    };
+    let len = file.metadata()?.len();
+    let restarted = len < offset;
+    let start = if restarted { 0 } else { offset };
+    file.seek(SeekFrom::Start(start))?;
+    let mut buf = Vec::new();
+    file.take(len - start).read_to_end(&mut buf)?;
+    let end = buf.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+    buf.truncate(end);
+    Ok((buf, start + end as u64, restarted))
+}
+
+/// Prints one stored line; `false` when stdout can no longer be written.
+fn show(line: &[u8], line_no: usize, out: &Output) -> bool {
+    let event = match serde_json::from_slice::<Event>(line) {
+        Ok(e) => e,
+        Err(e) => {
+            out.warn(format!(
+                "events.jsonl line {line_no} is not a valid event ({e}); skipped"
+            ));
+            return true;
+        }
+    };
+    if out.quiet && !out.json {
+        return true;
+    }
+    let mut stdout = std::io::stdout().lock();
+    let written = if out.json {
+        stdout
+            .write_all(line)
+            .and_then(|()| stdout.write_all(b"\n"))
+    } else {
+        writeln!(stdout, "{}", event_line(&event))
+    };
+    written.and_then(|()| stdout.flush()).is_ok()
+}

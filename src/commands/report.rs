@@ -1,0 +1,44 @@
+//! `wf report FORMAT`: CI output from the current state — JUnit XML, GitHub
+//! annotations, or a GitHub job summary — on stdout or into `--output FILE`.
+//! Read-only as far as the workflow is concerned.
+//!
+//! In GitHub Actions, after `wf workflow-execute --ci` (with `if: always()`):
+//! `wf report github-annotations; wf report github-summary >> "$GITHUB_STEP_SUMMARY";
+//! wf report junit -o wf-junit.xml`.
+
+use serde_json::json;
+
+use crate::cli::{ReportArgs, ReportFormat};
+use crate::error::{Result, WfError};
+use crate::output::Output;
+use crate::project::Project;
+use crate::report::{github, junit};
+
+pub fn run(project: &Project, args: &ReportArgs, out: &Output) -> Result<i32> {
+    let (store, state) = super::load_state(project)?;
+    let (name, text) = match args.format {
+        ReportFormat::Junit => ("junit", junit::junit(&state, store.dir())),
+        ReportFormat::GithubAnnotations => {
+            let mut lines = github::annotations(&state).join("\n");
+            if !lines.is_empty() {
+                lines.push('\n');
+            }
+            ("github-annotations", lines)
+        }
+        ReportFormat::GithubSummary => ("github-summary", github::step_summary(&state)),
+    };
+    if let Some(path) = &args.output {
+        std::fs::write(path, &text)
+            .map_err(|e| WfError::usage(format!("cannot write {}: {e}", path.display())))?;
+        out.json_value(&json!({"schemaVersion": 1, "format": name, "output": path}));
+        out.say(format!("wrote {}", path.display()));
+        return Ok(0);
+    }
+    out.json_value(&json!({"schemaVersion": 1, "format": name, "text": text}));
+    if !out.json && !out.quiet {
+        // As is, not through `say`: the text carries its own final newline, and an
+        // empty annotation list must print nothing at all.
+        print!("{text}");
+    }
+    Ok(0)
+}

@@ -1,0 +1,241 @@
+//! A task's brief: everything a person or an agent needs to do one task, as
+//! Markdown (`wf next`, and the text executors receive on stdin) or as JSON.
+//!
+//! The brief is self-contained: the requirement, the files, the steps and their
+//! checks, the commands that will verify the work, and the workflow's hard
+//! constraints, so an executor needs no other file to know what "done" means.
+
+use serde_json::{json, Value};
+
+use super::workflow_name;
+use crate::state::model::{Task, WorkflowState};
+
+/// The brief as Markdown.
+pub fn brief(state: &WorkflowState, task: &Task) -> String {
+    let mut md = String::new();
+    md.push_str(&format!(
+        "# {}: {}\n\n",
+        inline(&task.id),
+        inline(&task.name)
+    ));
+    facts(&mut md, state, task);
+    section(&mut md, "Requirement", task.requirement.as_deref());
+    section(&mut md, "Acceptance", task.acceptance.as_deref());
+    files(&mut md, task);
+    list(&mut md, "Design references", &task.design_refs);
+    section(&mut md, "Reuse", task.reuse.as_deref());
+    steps(&mut md, task);
+    verify(&mut md, task);
+    hard_constraints(&mut md, state);
+    extra_fields(&mut md, task);
+    md.truncate(md.trim_end().len());
+    md.push('\n');
+    md
+}
+
+/// The brief as JSON: the task as stored, the hard constraints, and the Markdown.
+pub fn brief_json(state: &WorkflowState, task: &Task) -> Value {
+    json!({
+        "workflow": workflow_name(state),
+        "workflow_status": state.status,
+        "task": task,
+        "check_commands": task.check_commands().collect::<Vec<_>>(),
+        "hard_constraints": state.constraints.hard,
+        "markdown": brief(state, task),
+    })
+}
+
+fn facts(md: &mut String, state: &WorkflowState, task: &Task) {
+    let mut line = |k: &str, v: &str| {
+        if !v.is_empty() {
+            md.push_str(&format!("- **{k}**: {}\n", inline(v)));
+        }
+    };
+    line("Workflow", workflow_name(state));
+    line("Phase", &task.phase);
+    line("Status", task.status.as_str());
+    line("Depends on", &task.deps.join(", "));
+    line("Blocked by", &task.blocked_by.join(", "));
+    line("Actions", &task.actions.join(", "));
+    if task.quality_gate {
+        let threshold = task.threshold.unwrap_or(80);
+        line("Quality gate", &format!("yes (threshold {threshold})"));
+    }
+    if let Some(n) = state.retry_counts.get(&task.id) {
+        line("Retries so far", &n.to_string());
+    }
+    if let Some(r) = task.failure_reason.as_deref() {
+        line("Last failure", r);
+    }
+    md.push('\n');
+}
+
+fn section(md: &mut String, title: &str, body: Option<&str>) {
+    if let Some(body) = body.map(str::trim).filter(|b| !b.is_empty()) {
+        md.push_str(&format!("## {title}\n\n{body}\n\n"));
+    }
+}
+
+fn list(md: &mut String, title: &str, items: &[String]) {
+    if items.is_empty() {
+        return;
+    }
+    md.push_str(&format!("## {title}\n\n"));
+    for item in items {
+        md.push_str(&format!("- {}\n", inline(item)));
+    }
+    md.push('\n');
+}
+
+fn files(md: &mut String, task: &Task) {
+    let groups: [(&str, Vec<&String>); 4] = [
+        ("File", task.file.iter().collect()),
+        ("Create", task.creates.iter().collect()),
+        ("Modify", task.modifies.iter().collect()),
+        ("Test", task.tests.iter().collect()),
+    ];
+    if groups.iter().all(|(_, v)| v.is_empty()) {
+        return;
+    }
+    md.push_str("## Files\n\n");
+    for (kind, paths) in groups {
+        for p in paths {
+            md.push_str(&format!("- {kind}: {}\n", code_span(p)));
+        }
+    }
+    md.push('\n');
+}
+
+fn steps(md: &mut String, task: &Task) {
+    if task.steps.is_empty() {
+        return;
+    }
+    md.push_str("## Steps\n\n");
+    for (i, s) in task.steps.iter().enumerate() {
+        md.push_str(&format!(
+            "{}. **{}**: {}",
+            i + 1,
+            inline(&s.id),
+            inline(&s.action)
+        ));
+        if let Some(out) = s.output.as_deref() {
+            md.push_str(&format!(" → {}", inline(out)));
+        }
+        md.push('\n');
+        match (s.check_cmd.as_deref(), s.check.as_deref()) {
+            (Some(cmd), _) => md.push_str(&format!("   - Check: {}\n", code_span(cmd))),
+            (None, Some(check)) => md.push_str(&format!("   - Check: {}\n", inline(check))),
+            (None, None) => {}
+        }
+    }
+    md.push('\n');
+}
+
+fn verify(md: &mut String, task: &Task) {
+    let cmds: Vec<&str> = task.check_commands().collect();
+    if cmds.is_empty() && task.expect.is_none() {
+        return;
+    }
+    md.push_str("## Verify\n\nThe task is done when these commands succeed (run with `sh -c` in the project directory):\n\n");
+    if !cmds.is_empty() {
+        let body = cmds.join("\n");
+        let fence = fence_for(&body);
+        md.push_str(&format!("{fence}sh\n{body}\n{fence}\n"));
+    }
+    if let Some(e) = task.expect.as_deref() {
+        md.push_str(&format!("\nExpected: {}\n", inline(e)));
+    }
+    md.push('\n');
+}
+
+fn hard_constraints(md: &mut String, state: &WorkflowState) {
+    let hard = &state.constraints.hard;
+    if hard.is_empty() {
+        return;
+    }
+    md.push_str("## Hard constraints (must hold)\n\n");
+    for c in hard {
+        md.push_str(&format!(
+            "- **{}** ({}): {}",
+            inline(&c.id),
+            inline(&c.category),
+            inline(&c.description)
+        ));
+        if let Some(cmd) = c.verify_cmd.as_deref() {
+            md.push_str(&format!(" — verified by {}", code_span(cmd)));
+        }
+        md.push('\n');
+    }
+    md.push('\n');
+}
+
+/// Plan fields `wf` does not know, kept so the executor still sees them.
+fn extra_fields(md: &mut String, task: &Task) {
+    if task.extra.is_empty() {
+        return;
+    }
+    md.push_str("## Other plan fields\n\n");
+    for (k, v) in &task.extra {
+        let text = match v {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        md.push_str(&format!("- **{}**: {}\n", inline(k), inline(&text)));
+    }
+    md.push('\n');
+}
+
+/// Text for a single Markdown line: line breaks folded so plan text cannot start a
+/// heading or a list of its own.
+fn inline(s: &str) -> String {
+    super::one_line(s.trim())
+}
+
+/// `s` as a code span whose delimiter is longer than any backtick run inside it.
+fn code_span(s: &str) -> String {
+    let s = inline(s);
+    let ticks = "`".repeat(longest_backtick_run(&s) + 1);
+    let pad = if s.starts_with('`') || s.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{ticks}{pad}{s}{pad}{ticks}")
+}
+
+/// A code fence longer than any backtick run in `body`, so the body cannot close it.
+fn fence_for(body: &str) -> String {
+    "`".repeat((longest_backtick_run(body) + 1).max(3))
+}
+
+fn longest_backtick_run(s: &str) -> usize {
+    s.split(|c| c != '`').map(str::len).max().unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn code_spans_and_fences_outlast_backticks() {
+        assert_eq!(code_span("a.rs"), "`a.rs`");
+        assert_eq!(code_span("a`b"), "``a`b``");
+        assert_eq!(code_span("`x`"), "`` `x` ``");
+        assert_eq!(fence_for("echo ```"), "````");
+        assert_eq!(fence_for("echo"), "```");
+    }
+
+    #[test]
+    fn hostile_names_cannot_add_headings() {
+        let state: WorkflowState =
+            serde_json::from_value(json!({"status": "running", "project_name": "p"})).unwrap();
+        let task = Task {
+            id: "T1".into(),
+            name: "x\n# injected".into(),
+            ..Task::default()
+        };
+        let md = brief(&state, &task);
+        assert!(md.starts_with("# T1: x # injected\n"), "{md}");
+        assert!(!md.contains("\n# injected"), "{md}");
+    }
+}

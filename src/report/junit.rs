@@ -1,0 +1,219 @@
+//! The workflow as a JUnit XML report, for CI systems that show test results.
+//!
+//! One `<testsuite>` per workflow, one `<testcase>` per task (classname = phase). A
+//! failed task carries its failure reason and the tail of its log. Everything is
+//! XML-escaped and stripped of characters XML 1.0 forbids (ANSI colour codes in
+//! logs included), so any plan or log text yields a well-formed file.
+
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Component, Path};
+
+use super::{workflow_name, Counts};
+use crate::state::machine::TaskStatus;
+use crate::state::model::{Task, WorkflowState};
+
+/// How many log lines a failure carries.
+pub const LOG_TAIL_LINES: usize = 40;
+/// How much of a log's end is read to find those lines; bounds the work on huge logs.
+const LOG_TAIL_BYTES: u64 = 64 * 1024;
+
+pub fn junit(state: &WorkflowState, workflow_dir: &Path) -> String {
+    let c = Counts::of(&state.tasks);
+    let not_run = c.total - c.completed - c.failed;
+    let name = xml_escape(workflow_name(state));
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    out.push_str(&format!(
+        "<testsuites name=\"wf\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{not_run}\">\n",
+        c.total, c.failed
+    ));
+    out.push_str(&format!(
+        "  <testsuite name=\"{name}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{not_run}\"{}>\n",
+        c.total,
+        c.failed,
+        timestamp_attr(state)
+    ));
+    for task in &state.tasks {
+        testcase(&mut out, task, state, workflow_dir);
+    }
+    out.push_str("  </testsuite>\n</testsuites>\n");
+    out
+}
+
+fn timestamp_attr(state: &WorkflowState) -> String {
+    let ts = state.started_at.as_deref().unwrap_or(&state.created_at);
+    if ts.is_empty() {
+        String::new()
+    } else {
+        // JUnit wants a local ISO time without zone; the plugin's times are UTC `…Z`.
+        format!(" timestamp=\"{}\"", xml_escape(ts.trim_end_matches('Z')))
+    }
+}
+
+fn testcase(out: &mut String, task: &Task, state: &WorkflowState, dir: &Path) {
+    let phase = if task.phase.is_empty() {
+        "wf"
+    } else {
+        &task.phase
+    };
+    out.push_str(&format!(
+        "    <testcase classname=\"{}\" name=\"{}\"",
+        xml_escape(phase),
+        xml_escape(&format!("{}: {}", task.id, task.name))
+    ));
+    let skipped = |why: &str| format!("      <skipped message=\"{}\"/>\n", xml_escape(why));
+    let body = match task.status {
+        TaskStatus::Completed => None,
+        TaskStatus::Failed => Some(failure(task, dir)),
+        TaskStatus::Skipped => Some(skipped(&skip_reason(task, state))),
+        TaskStatus::Blocked => Some(skipped(&if task.blocked_by.is_empty() {
+            "not run: blocked".to_string()
+        } else {
+            format!("not run: blocked by {}", task.blocked_by.join(", "))
+        })),
+        TaskStatus::InProgress => Some(skipped("not run: in progress")),
+        TaskStatus::Pending => Some(skipped("not run: pending")),
+    };
+    match body {
+        None => out.push_str("/>\n"),
+        Some(b) => {
+            out.push_str(">\n");
+            out.push_str(&b);
+            out.push_str("    </testcase>\n");
+        }
+    }
+}
+
+fn failure(task: &Task, dir: &Path) -> String {
+    let reason = task.failure_reason.as_deref().unwrap_or("failed");
+    let log = task
+        .log
+        .as_deref()
+        .and_then(|rel| log_tail(dir, rel))
+        .unwrap_or_default();
+    format!(
+        "      <failure message=\"{}\" type=\"failed\">{}</failure>\n",
+        xml_escape(reason),
+        xml_text(&log)
+    )
+}
+
+/// The reason in `skipped_info` (`{"T3": {"reason": …}}` or `{"T3": "…"}`).
+fn skip_reason(task: &Task, state: &WorkflowState) -> String {
+    let reason = match state.skipped_info.get(&task.id) {
+        Some(serde_json::Value::String(s)) => Some(s.clone()),
+        Some(v) => v.get("reason").and_then(|r| r.as_str()).map(str::to_string),
+        None => None,
+    };
+    match reason {
+        Some(r) if !r.is_empty() => format!("skipped: {r}"),
+        _ => "skipped".into(),
+    }
+}
+
+/// The last [`LOG_TAIL_LINES`] lines of `dir/rel`, or `None` when the path is not a
+/// plain relative path inside the workflow dir or cannot be read. The path comes
+/// from the state file, so it is not trusted to point anywhere else.
+pub fn log_tail(dir: &Path, rel: &str) -> Option<String> {
+    let rel = Path::new(rel);
+    if rel.as_os_str().is_empty() || !rel.components().all(|c| matches!(c, Component::Normal(_))) {
+        return None;
+    }
+    let mut file = crate::state::store::open_no_follow(&dir.join(rel), false).ok()?;
+    let len = file.metadata().ok()?.len();
+    let start = len.saturating_sub(LOG_TAIL_BYTES);
+    file.seek(SeekFrom::Start(start)).ok()?;
+    let mut buf = Vec::new();
+    file.take(LOG_TAIL_BYTES).read_to_end(&mut buf).ok()?;
+    let text = String::from_utf8_lossy(&buf);
+    let text = text.strip_suffix('\n').unwrap_or(&text);
+    let lines: Vec<&str> = text.lines().collect();
+    let from = lines.len().saturating_sub(LOG_TAIL_LINES);
+    // When the read started mid-file, its first line may be cut; drop it unless it
+    // is within the tail anyway.
+    let from = if start > 0 && from == 0 { 1 } else { from };
+    Some(lines.get(from..).unwrap_or_default().join("\n"))
+}
+
+/// XML-escaped text for an attribute value. Characters XML 1.0 forbids are dropped,
+/// and ANSI escape sequences removed whole rather than leaving `[31m`.
+pub fn xml_escape(s: &str) -> String {
+    escape(s, true)
+}
+
+/// XML-escaped text for an element body: as [`xml_escape`], but line breaks and tabs
+/// stay literal so a log reads as a log.
+pub fn xml_text(s: &str) -> String {
+    escape(s, false)
+}
+
+fn escape(s: &str, attribute: bool) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\u{1b}' => skip_ansi(&mut chars),
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\n' | '\t' if !attribute => out.push(c),
+            // Kept literally, these would be normalised to spaces in an attribute.
+            '\n' => out.push_str("&#10;"),
+            '\r' => out.push_str("&#13;"),
+            '\t' => out.push_str("&#9;"),
+            c if is_xml_char(c) => out.push(c),
+            _ => {}
+        }
+    }
+    out
+}
+
+fn skip_ansi(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
+    if chars.peek() == Some(&'[') {
+        chars.next();
+        // CSI: parameters and intermediates, then one final byte in @..~.
+        for c in chars.by_ref() {
+            if ('@'..='~').contains(&c) {
+                break;
+            }
+        }
+    }
+}
+
+/// XML 1.0 `Char`, minus the three whitespace controls handled by the caller.
+fn is_xml_char(c: char) -> bool {
+    matches!(c, '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..='\u{10FFFF}')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn xml_escape_handles_hostile_text() {
+        let e = xml_escape("a<b>&\"'\u{0}\u{b}\u{FFFE}\u{1b}[31mred\u{1b}[0m\nz");
+        assert_eq!(e, "a&lt;b&gt;&amp;&quot;&apos;red&#10;z");
+        assert_eq!(xml_text("a\n<\u{7}\tb\r"), "a\n&lt;\tb&#13;");
+    }
+
+    #[test]
+    fn log_paths_may_not_leave_the_workflow_dir() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("ok.log"), "one\ntwo\n").unwrap();
+        assert_eq!(log_tail(dir.path(), "ok.log").as_deref(), Some("one\ntwo"));
+        assert_eq!(log_tail(dir.path(), "../ok.log"), None);
+        assert_eq!(log_tail(dir.path(), "/etc/passwd"), None);
+        assert_eq!(log_tail(dir.path(), ""), None);
+    }
+
+    #[test]
+    fn log_tail_keeps_the_last_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let text: String = (1..=100).map(|i| format!("line {i}\n")).collect();
+        std::fs::write(dir.path().join("l.log"), text).unwrap();
+        let tail = log_tail(dir.path(), "l.log").unwrap();
+        assert_eq!(tail.lines().count(), LOG_TAIL_LINES);
+        assert!(tail.starts_with("line 61\n") && tail.ends_with("line 100"));
+    }
+}

@@ -1,0 +1,486 @@
+//! The `wf status` view: a summary table, the `--detail` tables, and the versioned
+//! JSON document.
+//!
+//! Every list is built in one pass over the tasks (with id → index maps built once),
+//! so a 1,000-task state renders in a few milliseconds. Lists in the table are capped
+//! so the table stays readable; `--json` always has everything.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use comfy_table::{presets, Cell, Color, ContentArrangement, Table};
+use serde::Serialize;
+use serde_json::Value;
+
+use super::{bar, one_line, truncate, workflow_name, ContextLevel, ContextUsage, Counts};
+use crate::state::machine::{TaskStatus, WorkflowStatus};
+use crate::state::model::{Constraint, Task, WorkflowState};
+use crate::state::ready::ready;
+
+/// The JSON layout version of `status --json`; bumped on an incompatible change.
+pub const JSON_SCHEMA_VERSION: u32 = 1;
+/// How many ready tasks the table shows.
+pub const NEXT_READY_SHOWN: usize = 5;
+/// How many blocked or failed tasks the table lists before "… and N more".
+const LIST_CAP: usize = 10;
+
+/// The files behind the workflow, reported so scripts need not rebuild the paths.
+#[derive(Debug, Clone, Serialize)]
+pub struct Paths {
+    pub workflow_dir: PathBuf,
+    pub state_file: PathBuf,
+    pub events_file: PathBuf,
+    pub plan_copy: Option<PathBuf>,
+}
+
+/// `T1: name`, on one line and cut to a width that fits a table cell.
+pub fn label(task: &Task) -> String {
+    one_line(&format!("{}: {}", task.id, truncate(&task.name, 60)))
+}
+
+/// The summary table of `wf status`.
+pub fn table(state: &WorkflowState, window: u64, color: bool) -> String {
+    let counts = Counts::of(&state.tasks);
+    let context = ContextUsage::of(&state.context_metrics, window);
+    let mut t = new_table(color);
+    t.set_header(vec!["Workflow", &one_line(workflow_name(state))]);
+    t.add_row(vec![
+        Cell::new("Status"),
+        colored(state.status.as_str(), workflow_color(state.status), color),
+    ]);
+    t.add_row(vec!["Execution mode", &one_line(&state.execution_mode)]);
+    t.add_row(vec!["Mode", &one_line(&state.mode)]);
+    t.add_row(vec![
+        Cell::new("Progress"),
+        Cell::new(progress_text(&counts)),
+    ]);
+    t.add_row(vec!["Current task", &current_task(state)]);
+    t.add_row(vec!["Next ready", &next_ready_text(state)]);
+    if let Some(text) = blocked_text(state) {
+        t.add_row(vec![
+            Cell::new("Blocked"),
+            colored(&text, Color::Yellow, color),
+        ]);
+    }
+    if let Some(text) = failed_text(state) {
+        t.add_row(vec![Cell::new("Failed"), colored(&text, Color::Red, color)]);
+    }
+    if let Some(reason) = state.failure_reason.as_deref().filter(|r| !r.is_empty()) {
+        t.add_row(vec![
+            Cell::new("Failure"),
+            colored(&one_line(reason), Color::Red, color),
+        ]);
+    }
+    if state.decision_required {
+        let mut text = state
+            .replan_reason
+            .as_deref()
+            .map_or_else(|| "the re-imported plan needs a decision".into(), one_line);
+        if !state.decision_options.is_empty() {
+            text.push_str(&format!(
+                " (options: {})",
+                one_line(&state.decision_options.join(", "))
+            ));
+        }
+        t.add_row(vec![
+            Cell::new("Decision required"),
+            colored(&text, Color::Yellow, color),
+        ]);
+    }
+    if !state.retry_counts.is_empty() {
+        let retries: Vec<String> = state
+            .retry_counts
+            .iter()
+            .map(|(id, n)| format!("{} ×{n}", one_line(id)))
+            .collect();
+        t.add_row(vec!["Retries", &retries.join(", ")]);
+    }
+    let level_color = match context.level {
+        ContextLevel::Ok => None,
+        ContextLevel::Warning => Some(Color::Yellow),
+        ContextLevel::Danger => Some(Color::Red),
+    };
+    let context_text = context_text(&context);
+    t.add_row(vec![
+        Cell::new("Context"),
+        match level_color {
+            Some(c) => colored(&context_text, c, color),
+            None => Cell::new(context_text),
+        },
+    ]);
+    t.to_string()
+}
+
+/// The extra tables of `wf status --detail`: phases, constraints, audit, gates.
+pub fn detail(state: &WorkflowState, color: bool) -> String {
+    let mut sections = vec![phases_table(state, color)];
+    sections.push(constraints_table(state, color));
+    if let Some(s) = string_list("Open questions", &state.constraints.open_questions, color) {
+        sections.push(s);
+    }
+    if let Some(s) = string_list(
+        "Success criteria",
+        &state.constraints.success_criteria,
+        color,
+    ) {
+        sections.push(s);
+    }
+    sections.push(audit_table(state, color));
+    if let Some(s) = gates_table(state, color) {
+        sections.push(s);
+    }
+    sections.join("\n\n")
+}
+
+/// The `wf status --json` document. `state` is the loaded state, unchanged.
+///
+/// Borrowed and serialized directly (not built as a `serde_json::Value` first):
+/// hooks call this many times a minute on states with a thousand tasks.
+#[derive(Debug, Serialize)]
+pub struct StatusJson<'a> {
+    #[serde(rename = "schemaVersion")]
+    pub schema_version: u32,
+    pub state: &'a WorkflowState,
+    pub progress: Counts,
+    pub next_ready: Vec<&'a str>,
+    pub paths: &'a Paths,
+    pub context: ContextUsage,
+}
+
+pub fn json<'a>(state: &'a WorkflowState, paths: &'a Paths, window: u64) -> StatusJson<'a> {
+    StatusJson {
+        schema_version: JSON_SCHEMA_VERSION,
+        state,
+        progress: Counts::of(&state.tasks),
+        next_ready: ready(state)
+            .into_iter()
+            .map(|i| state.tasks[i].id.as_str())
+            .collect(),
+        paths,
+        context: ContextUsage::of(&state.context_metrics, window),
+    }
+}
+
+fn new_table(color: bool) -> Table {
+    let mut t = Table::new();
+    t.load_preset(presets::UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Dynamic);
+    if color {
+        t.enforce_styling();
+    } else {
+        // No styling codes, whatever the terminal; colour is the caller's decision.
+        t.force_no_tty();
+    }
+    t
+}
+
+fn colored(text: &str, fg: Color, color: bool) -> Cell {
+    let cell = Cell::new(text);
+    if color {
+        cell.fg(fg)
+    } else {
+        cell
+    }
+}
+
+fn workflow_color(status: WorkflowStatus) -> Color {
+    match status {
+        WorkflowStatus::Completed | WorkflowStatus::Archived => Color::Green,
+        WorkflowStatus::Failed => Color::Red,
+        WorkflowStatus::Blocked | WorkflowStatus::Paused => Color::Yellow,
+        _ => Color::Blue,
+    }
+}
+
+fn progress_text(c: &Counts) -> String {
+    format!(
+        "{} {}% ({}/{} done: {} completed, {} skipped)",
+        bar(f64::from(c.percent), 20),
+        c.percent,
+        c.done(),
+        c.total,
+        c.completed,
+        c.skipped
+    )
+}
+
+fn context_text(u: &ContextUsage) -> String {
+    format!(
+        "{} {:.1}% ({} of {} tokens, {})",
+        bar(u.usage_percent, 20),
+        u.usage_percent,
+        thousands(u.estimated_tokens),
+        thousands(u.window),
+        match u.level {
+            ContextLevel::Ok => "ok",
+            ContextLevel::Warning => "warning",
+            ContextLevel::Danger => "danger",
+        }
+    )
+}
+
+/// `130000` as `130,000`.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn current_task(state: &WorkflowState) -> String {
+    match state.current_task.as_deref() {
+        Some(id) => match state.task(id) {
+            Some(t) => format!("{} ({})", label(t), t.status),
+            None => one_line(id),
+        },
+        None => "—".into(),
+    }
+}
+
+fn next_ready_text(state: &WorkflowState) -> String {
+    let ready = ready(state);
+    if ready.is_empty() {
+        return "—".into();
+    }
+    let mut lines: Vec<String> = ready
+        .iter()
+        .take(NEXT_READY_SHOWN)
+        .map(|&i| label(&state.tasks[i]))
+        .collect();
+    if ready.len() > NEXT_READY_SHOWN {
+        lines.push(format!("… and {} more", ready.len() - NEXT_READY_SHOWN));
+    }
+    lines.join("\n")
+}
+
+/// Tasks held by an external blocker, or in the blocked state: `T4: name (api_spec)`.
+fn blocked_text(state: &WorkflowState) -> Option<String> {
+    let blocked = state.tasks.iter().filter(|t| {
+        t.status == TaskStatus::Blocked || (!t.blocked_by.is_empty() && !t.status.is_done())
+    });
+    capped_lines(blocked.map(|t| {
+        let kinds = if t.blocked_by.is_empty() {
+            "blocked".to_string()
+        } else {
+            one_line(&t.blocked_by.join(", "))
+        };
+        format!("{} ({kinds})", label(t))
+    }))
+}
+
+fn failed_text(state: &WorkflowState) -> Option<String> {
+    let failed = state
+        .tasks
+        .iter()
+        .filter(|t| t.status == TaskStatus::Failed);
+    capped_lines(failed.map(|t| match t.failure_reason.as_deref() {
+        Some(r) if !r.is_empty() => format!("{} — {}", label(t), truncate(&one_line(r), 120)),
+        _ => label(t),
+    }))
+}
+
+fn capped_lines(items: impl Iterator<Item = String>) -> Option<String> {
+    let mut lines = Vec::new();
+    let mut more = 0usize;
+    for item in items {
+        if lines.len() < LIST_CAP {
+            lines.push(item);
+        } else {
+            more += 1;
+        }
+    }
+    if more > 0 {
+        lines.push(format!("… and {more} more"));
+    }
+    (!lines.is_empty()).then(|| lines.join("\n"))
+}
+
+#[derive(Default)]
+struct PhaseRow {
+    total: usize,
+    done: usize,
+    failed: usize,
+    blocked: usize,
+}
+
+fn phases_table(state: &WorkflowState, color: bool) -> String {
+    // Phases in the order they first appear, counted in one pass.
+    let mut order: Vec<&str> = Vec::new();
+    let mut rows: HashMap<&str, PhaseRow> = HashMap::new();
+    for t in &state.tasks {
+        let phase = if t.phase.is_empty() { "—" } else { &t.phase };
+        let row = rows.entry(phase).or_insert_with(|| {
+            order.push(phase);
+            PhaseRow::default()
+        });
+        row.total += 1;
+        match t.status {
+            s if s.is_done() => row.done += 1,
+            TaskStatus::Failed => row.failed += 1,
+            TaskStatus::Blocked => row.blocked += 1,
+            _ => {}
+        }
+    }
+    let mut t = new_table(color);
+    t.set_header(vec!["Phase", "Tasks", "Done", "Failed", "Blocked"]);
+    for phase in order {
+        if let Some(r) = rows.get(phase) {
+            t.add_row(vec![
+                one_line(phase),
+                r.total.to_string(),
+                r.done.to_string(),
+                r.failed.to_string(),
+                r.blocked.to_string(),
+            ]);
+        }
+    }
+    format!("Tasks per phase\n{t}")
+}
+
+fn constraints_table(state: &WorkflowState, color: bool) -> String {
+    let c = &state.constraints;
+    if c.hard.is_empty() && c.soft.is_empty() {
+        return "Constraints: none".into();
+    }
+    // The last verification of each constraint: later records win.
+    let last: HashMap<&str, _> = c
+        .verifications
+        .iter()
+        .map(|v| (v.constraint_id.as_str(), v))
+        .collect();
+    let mut t = new_table(color);
+    t.set_header(vec![
+        "Kind",
+        "Id",
+        "Category",
+        "Source",
+        "Verified",
+        "Verify command",
+        "Last check",
+        "Description",
+    ]);
+    let all = c.hard.iter().map(|k| ("hard", k));
+    for (kind, k) in all.chain(c.soft.iter().map(|k| ("soft", k))) {
+        let check = match last.get(k.id.as_str()) {
+            Some(v) => format!(
+                "{} {} {}",
+                if v.passed { "passed" } else { "FAILED" },
+                one_line(&v.checked_at),
+                truncate(&one_line(&v.details), 60)
+            ),
+            None => "—".into(),
+        };
+        t.add_row(vec![
+            Cell::new(kind),
+            Cell::new(one_line(&k.id)),
+            Cell::new(one_line(&k.category)),
+            Cell::new(one_line(&k.source_model)),
+            verified_cell(k, color),
+            Cell::new(k.verify_cmd.as_deref().map_or("—".into(), one_line)),
+            Cell::new(check),
+            Cell::new(truncate(&one_line(&k.description), 80)),
+        ]);
+    }
+    format!("Constraints\n{t}")
+}
+
+fn verified_cell(k: &Constraint, color: bool) -> Cell {
+    match k.verified {
+        Some(true) => colored("yes", Color::Green, color),
+        Some(false) => colored("no", Color::Red, color),
+        None => Cell::new("—"),
+    }
+}
+
+fn string_list(title: &str, items: &[String], color: bool) -> Option<String> {
+    if items.is_empty() {
+        return None;
+    }
+    let mut t = new_table(color);
+    t.set_header(vec!["#", title]);
+    for (i, item) in items.iter().enumerate() {
+        t.add_row(vec![(i + 1).to_string(), one_line(item)]);
+    }
+    Some(format!("{title}\n{t}"))
+}
+
+fn audit_table(state: &WorkflowState, color: bool) -> String {
+    let a = &state.zero_decision_audit;
+    let headline = format!(
+        "Zero-decision audit: {}{}",
+        if a.passed { "passed" } else { "FAILED" },
+        a.audited_at
+            .as_deref()
+            .map_or(String::new(), |at| format!(" ({})", one_line(at)))
+    );
+    if a.anti_patterns.is_empty() {
+        return format!("{headline}, no findings");
+    }
+    let mut t = new_table(color);
+    t.set_header(vec!["Task", "Severity", "Pattern", "Description"]);
+    for f in &a.anti_patterns {
+        let sev = one_line(&f.severity);
+        let sev_cell = match f.severity.as_str() {
+            "error" => colored(&sev, Color::Red, color),
+            "warning" => colored(&sev, Color::Yellow, color),
+            _ => Cell::new(sev),
+        };
+        t.add_row(vec![
+            Cell::new(one_line(&f.task_id)),
+            sev_cell,
+            Cell::new(one_line(&f.pattern)),
+            Cell::new(truncate(&one_line(&f.description), 80)),
+        ]);
+    }
+    format!("{headline}\n{t}")
+}
+
+fn gates_table(state: &WorkflowState, color: bool) -> Option<String> {
+    if state.quality_gates.is_empty() {
+        return None;
+    }
+    let mut t = new_table(color);
+    t.set_header(vec!["Quality gate", "Result"]);
+    for (name, value) in &state.quality_gates {
+        t.add_row(vec![one_line(name), truncate(&gate_summary(value), 100)]);
+    }
+    Some(format!("Quality gates\n{t}"))
+}
+
+/// A gate record on one line: `key=value` pairs for an object, the value otherwise.
+fn gate_summary(value: &Value) -> String {
+    match value {
+        Value::Object(map) => map
+            .iter()
+            .map(|(k, v)| format!("{k}={}", scalar(v)))
+            .collect::<Vec<_>>()
+            .join(" "),
+        other => scalar(other),
+    }
+}
+
+fn scalar(v: &Value) -> String {
+    match v {
+        Value::String(s) => one_line(s),
+        other => one_line(&other.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thousands_groups_digits() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(200_000), "200,000");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+    }
+}

@@ -1,0 +1,77 @@
+//! The ready queue's membership test (DESIGN.md §5, seed 000 `classifyTasks`).
+//!
+//! A task is ready when it is pending, not held by an external blocker, and every
+//! dependency is completed or skipped. Shared by `status`, `next` and the execution
+//! engine so they never disagree about what runs next.
+
+use std::collections::HashMap;
+
+use crate::state::machine::TaskStatus;
+use crate::state::model::WorkflowState;
+
+/// Indices into `state.tasks` of the ready tasks, in document order.
+///
+/// Linear in tasks + dependency edges: one id → status map is built up front rather
+/// than searching the task list per dependency. A dependency on an id the state does
+/// not know keeps its task waiting (plan validation rejects such plans; a hand-edited
+/// state must not make `wf` run a task early).
+pub fn ready(state: &WorkflowState) -> Vec<usize> {
+    let status: HashMap<&str, TaskStatus> = state
+        .tasks
+        .iter()
+        .map(|t| (t.id.as_str(), t.status))
+        .collect();
+    state
+        .tasks
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| {
+            t.status == TaskStatus::Pending
+                && t.blocked_by.is_empty()
+                && t.deps
+                    .iter()
+                    .all(|d| status.get(d.as_str()).is_some_and(|s| s.is_done()))
+        })
+        .map(|(i, _)| i)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::model::Task;
+
+    fn task(id: &str, status: TaskStatus, deps: &[&str], blocked_by: &[&str]) -> Task {
+        Task {
+            id: id.into(),
+            name: id.into(),
+            status,
+            deps: deps.iter().map(|s| s.to_string()).collect(),
+            blocked_by: blocked_by.iter().map(|s| s.to_string()).collect(),
+            ..Task::default()
+        }
+    }
+
+    fn state(tasks: Vec<Task>) -> WorkflowState {
+        let mut s: WorkflowState =
+            serde_json::from_value(serde_json::json!({"status": "running"})).unwrap();
+        s.tasks = tasks;
+        s
+    }
+
+    #[test]
+    fn ready_follows_deps_blockers_and_document_order() {
+        let s = state(vec![
+            task("T1", TaskStatus::Completed, &[], &[]),
+            task("T2", TaskStatus::Skipped, &[], &[]),
+            task("T3", TaskStatus::Pending, &["T1", "T2"], &[]),
+            task("T4", TaskStatus::Pending, &["T5"], &[]),
+            task("T5", TaskStatus::Failed, &[], &[]),
+            task("T6", TaskStatus::Pending, &[], &["api_spec"]),
+            task("T7", TaskStatus::Pending, &[], &[]),
+            task("T8", TaskStatus::InProgress, &[], &[]),
+            task("T9", TaskStatus::Pending, &["nope"], &[]),
+        ]);
+        assert_eq!(ready(&s), vec![2, 6]);
+    }
+}
