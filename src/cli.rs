@@ -78,6 +78,9 @@ pub enum Command {
     Completions(CompletionsArgs),
     /// Print the man page as roff (man ./wf.1).
     Man,
+    /// Claude Code hook: reads the hook JSON on stdin (SessionStart, UserPromptSubmit,
+    /// Stop, SubagentStop). Never blocks the editor on its own errors.
+    Hook(HookArgs),
 }
 
 #[derive(Debug, Args)]
@@ -208,4 +211,10 @@ pub struct CompletionsArgs {
     /// The shell to complete for.
     #[arg(value_enum)]
     pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Args)]
+pub struct HookArgs {
+    /// The hook event (the JSON's hook_event_name wins when present).
+    pub event: String,
 }

@@ -118,13 +118,44 @@ pub fn execute_locked(
         children: Children::default(),
     };
     let mut reporter = TextReporter::new(out, ctx.workflow_dir.clone());
-    let mut engine = Engine::new(session, ctx, opts, pool, executor_brief, &mut reporter)?;
+    let mut engine = Engine::new(session, ctx, opts, pool, crate::report::brief::brief, &mut reporter)?;
     let stop = engine.run()?;
     let summary = engine.summary().clone();
     drop(engine);
     reporter.done();
     report_stop(session, &stop, &summary, out)?;
+    report_to_ci(session, args, out)?;
     Ok(stop.exit_code())
+}
+
+/// `--junit FILE`, and under GitHub Actions the `::error` annotations and the job
+/// summary appended to `$GITHUB_STEP_SUMMARY`.
+fn report_to_ci(session: &Session, args: &ExecuteArgs, out: &Output) -> Result<()> {
+    let state = session.state()?;
+    if let Some(path) = &args.junit {
+        let xml = crate::report::junit::junit(state, session.store().dir());
+        std::fs::write(path, xml)
+            .map_err(|e| WfError::usage(format!("--junit {}: {e}", path.display())))?;
+    }
+    if std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true") {
+        if !out.json {
+            for line in crate::report::github::annotations(state) {
+                println!("{line}");
+            }
+        }
+        if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY") {
+            use std::io::Write;
+            let summary = crate::report::github::step_summary(state);
+            let mut file = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&path)
+                .map_err(|e| WfError::usage(format!("GITHUB_STEP_SUMMARY {}: {e}", std::path::Path::new(&path).display())))?;
+            file.write_all(summary.as_bytes())
+                .map_err(|e| WfError::usage(format!("GITHUB_STEP_SUMMARY: {e}")))?;
+        }
+    }
+    Ok(())
 }
 
 /// A crash left the state `running`, and we hold the lock, so nobody is running it:
@@ -310,17 +341,6 @@ fn handoff_text(state: &crate::state::WorkflowState, id: &str) -> String {
         text.push_str(&format!("Check: {cmd}\n"));
     }
     text
-}
-
-/// The brief an executor reads on stdin: the task and what the workflow requires.
-fn executor_brief(state: &crate::state::WorkflowState, task: &Task) -> String {
-    let brief = json!({
-        "workflow": state.task_name,
-        "task": task,
-        "hard_constraints": state.constraints.hard,
-        "success_criteria": state.constraints.success_criteria,
-    });
-    serde_json::to_string_pretty(&brief).unwrap_or_default()
 }
 
 /// Line-oriented progress for logs and pipes; a progress bar on a terminal.

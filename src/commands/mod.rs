@@ -6,6 +6,7 @@ mod completions;
 mod events;
 pub mod execute;
 mod graph;
+mod hook;
 mod man;
 mod next;
 mod report;
@@ -36,6 +37,7 @@ pub fn run(cli: &Cli, out: &Output) -> Result<i32> {
         Command::Archive => archive::run(&project()?, cli.global.wait, out),
         Command::Completions(args) => completions::run(args),
         Command::Man => man::run(),
+        Command::Hook(args) => Ok(hook::run(cli.global.project.as_deref(), args, out)),
     }
 }
 

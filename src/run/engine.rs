@@ -130,11 +130,23 @@ pub struct Engine<'a> {
     escalate: HashSet<String>,
     /// Executors each running task holds, to release when it ends.
     held: HashMap<String, Vec<String>>,
+    /// Every task before this index is done.
+    first_open: std::cell::Cell<usize>,
+    /// How many tasks are completed or skipped, kept as they finish.
+    done: usize,
 }
 
 enum Msg {
     Event(NewEvent),
     Done(TaskOutcome),
+}
+
+/// How a task leaves pending.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Start {
+    Command,
+    Dispatched,
+    HandOff,
 }
 
 /// A task the scheduler may start next, and how.
@@ -178,6 +190,8 @@ impl<'a> Engine<'a> {
             brief,
             escalate: HashSet::new(),
             held: HashMap::new(),
+            first_open: std::cell::Cell::new(0),
+            done: 0,
         })
     }
 
@@ -198,6 +212,13 @@ impl<'a> Engine<'a> {
 
     /// `→ running`, with the run's counters reset and the context re-estimated.
     fn begin(&mut self) -> Result<()> {
+        self.done = self
+            .session
+            .state()?
+            .tasks
+            .iter()
+            .filter(|t| t.status.is_done())
+            .count();
         let tokens = context::estimate_tokens(
             self.opts.plan_chars,
             self.opts.design_chars,
@@ -268,7 +289,7 @@ impl<'a> Engine<'a> {
                     }
                     match self.assign(&task) {
                         Assignment::HandOff if self.opts.ci => {
-                            self.start_task(&task, false)?;
+                            self.start_task(&task, Start::Command)?;
                             let outcome = TaskOutcome {
                                 task_id: task.id.clone(),
                                 verdict: Verdict::Failed {
@@ -291,7 +312,7 @@ impl<'a> Engine<'a> {
                             if !running.is_empty() {
                                 break;
                             }
-                            self.start_task(&task, true)?;
+                            self.start_task(&task, Start::HandOff)?;
                             self.agent_tasks += 1;
                             pending_stop = Some(Stop::HandedOff(task.id.clone()));
                             break;
@@ -305,8 +326,8 @@ impl<'a> Engine<'a> {
                                 break;
                             };
                             run_phase.get_or_insert_with(|| task.phase.clone());
-                            let attempt = self.start_task(&task, false)?;
-                            self.announce_dispatch(&task, attempt, &executors)?;
+                            self.announce_dispatch(&task, task.attempts + 1, &executors)?;
+                            let attempt = self.start_task(&task, Start::Dispatched)?;
                             self.reporter.started(&task);
                             dispatched += 1;
                             self.agent_tasks += 1;
@@ -331,7 +352,7 @@ impl<'a> Engine<'a> {
                         }
                         Assignment::Command => {
                             run_phase.get_or_insert_with(|| task.phase.clone());
-                            let attempt = self.start_task(&task, false)?;
+                            let attempt = self.start_task(&task, Start::Command)?;
                             self.reporter.started(&task);
                             dispatched += 1;
                             let ctx = self.ctx.clone();
@@ -406,8 +427,14 @@ impl<'a> Engine<'a> {
                 .and_then(|&i| state.tasks.get(i))
                 .is_some_and(|t| t.status.is_done())
         };
-        Ok(state
-            .tasks
+        // Done is final within a run, so the done prefix is never scanned twice:
+        // picking the next task of a 10,000-task chain stays O(1).
+        let mut first_open = self.first_open.get();
+        while state.tasks.get(first_open).is_some_and(|t| t.status.is_done()) {
+            first_open += 1;
+        }
+        self.first_open.set(first_open);
+        Ok(state.tasks[first_open.min(state.tasks.len())..]
             .iter()
             .find(|t| {
                 t.status == TaskStatus::Pending
@@ -606,7 +633,7 @@ impl<'a> Engine<'a> {
     }
 
     /// `pending → in_progress`; returns the attempt number.
-    fn start_task(&mut self, task: &Task, handoff: bool) -> Result<u32> {
+    fn start_task(&mut self, task: &Task, how: Start) -> Result<u32> {
         let attempt = task.attempts + 1;
         let logs = self.ctx.workflow_dir.join("logs");
         let log = crate::run::process::log_path(&logs, &task.id, attempt);
@@ -616,12 +643,13 @@ impl<'a> Engine<'a> {
             .display()
             .to_string();
         let mut data = json!({"attempt": attempt, "log": log});
-        if handoff {
+        if how == Start::HandOff {
             data["handoff"] = true.into();
         }
         self.session
             .set_task_status(&task.id, TaskStatus::InProgress, data, None)?;
-        if !handoff {
+        // An executor's start is its own event (after its ack); wf's own work starts now.
+        if how == Start::Command {
             self.session.emit(
                 NewEvent::new(
                     "task.execution_started",
@@ -636,7 +664,10 @@ impl<'a> Engine<'a> {
     /// Records an outcome; returns a stop when it ends the run.
     fn apply_outcome(&mut self, task: &Task, outcome: TaskOutcome) -> Result<Option<Stop>> {
         self.summary.ran += 1;
-        self.session.emit(
+        // A dispatched task's executor reported its own result; wf reports its own work.
+        let dispatched = self.held.contains_key(&task.id);
+        if !dispatched {
+            self.session.emit(
             NewEvent::new(
                 "task.execution_result",
                 json!({
@@ -647,14 +678,12 @@ impl<'a> Engine<'a> {
                 }),
             )
             .task(&task.id),
-        )?;
+            )?;
+        }
         if let Some(gate) = &outcome.gate {
-            self.session
-                .state_mut()?
-                .quality_gates
-                .insert(task.id.clone(), gate.clone());
-            self.session
-                .emit(NewEvent::new("gate.result", gate.clone()).task(&task.id))?;
+            self.session.record(
+                NewEvent::new(crate::state::fold::GATE_RESULT, gate.clone()).task(&task.id),
+            )?;
         }
         let release_reason = match &outcome.verdict {
             Verdict::Passed { .. } => "completed",
@@ -711,6 +740,7 @@ impl<'a> Engine<'a> {
                 None
             }
             Verdict::Passed { verified } => {
+                self.done += 1;
                 self.summary.passed += 1;
                 self.session.set_task_status(
                     &task.id,
@@ -758,9 +788,7 @@ impl<'a> Engine<'a> {
     }
 
     fn counts(&self) -> Result<(usize, usize)> {
-        let state = self.session.state()?;
-        let done = state.tasks.iter().filter(|t| t.status.is_done()).count();
-        Ok((done, state.tasks.len()))
+        Ok((self.done, self.session.state()?.tasks.len()))
     }
 
     /// Nothing ready and nothing running: done, blocked, or stuck behind a failure.

@@ -11,11 +11,17 @@ use crate::state::model::WorkflowState;
 
 pub const TASK_STATUS_CHANGED: &str = "task.status_changed";
 pub const WORKFLOW_STATUS_CHANGED: &str = "workflow.status_changed";
+pub const GATE_RESULT: &str = "gate.result";
 
 pub fn apply_event(state: &mut WorkflowState, event: &Event) -> Result<()> {
     match event.kind.as_str() {
         TASK_STATUS_CHANGED => apply_task_status(state, event)?,
         WORKFLOW_STATUS_CHANGED => apply_workflow_status(state, event)?,
+        GATE_RESULT => {
+            if let Some(id) = &event.task_id {
+                state.quality_gates.insert(id.clone(), event.data.clone());
+            }
+        }
         _ => return Ok(()),
     }
     state.updated_at.clone_from(&event.ts);

@@ -103,6 +103,46 @@ pub struct WorkflowState {
     pub event_log: Option<LogMark>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+    /// Id → position in `tasks`, so a 10,000-task run looks tasks up in O(1).
+    #[serde(skip)]
+    task_index: TaskIndex,
+}
+
+/// A cache of task positions. Every hit is checked against `tasks`, and a miss
+/// rebuilds it, so replacing or reordering `tasks` can never return a wrong task.
+#[derive(Default)]
+struct TaskIndex(std::sync::Mutex<std::collections::HashMap<String, usize>>);
+
+impl TaskIndex {
+    fn position(&self, tasks: &[Task], id: &str) -> Option<usize> {
+        let mut map = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(&i) = map.get(id) {
+            if tasks.get(i).is_some_and(|t| t.id == id) {
+                return Some(i);
+            }
+        }
+        map.clear();
+        map.extend(tasks.iter().enumerate().map(|(i, t)| (t.id.clone(), i)));
+        map.get(id).copied()
+    }
+}
+
+impl Clone for TaskIndex {
+    fn clone(&self) -> Self {
+        TaskIndex::default()
+    }
+}
+
+impl PartialEq for TaskIndex {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for TaskIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TaskIndex")
+    }
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
@@ -368,11 +408,13 @@ impl WorkflowState {
     }
 
     pub fn task(&self, id: &str) -> Option<&Task> {
-        self.tasks.iter().find(|t| t.id == id)
+        let i = self.task_index.position(&self.tasks, id)?;
+        self.tasks.get(i)
     }
 
     pub fn task_mut(&mut self, id: &str) -> Option<&mut Task> {
-        self.tasks.iter_mut().find(|t| t.id == id)
+        let i = self.task_index.position(&self.tasks, id)?;
+        self.tasks.get_mut(i)
     }
 
     /// Rebuilds the plugin's `progress` lists from the task statuses.

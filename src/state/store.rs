@@ -214,7 +214,8 @@ impl Session {
         self.record(NewEvent::new(WORKFLOW_STATUS_CHANGED, data))
     }
 
-    fn record(&mut self, event: NewEvent) -> Result<Event> {
+    /// Appends an event that changes state and applies it (see `fold`).
+    pub fn record(&mut self, event: NewEvent) -> Result<Event> {
         let event = self.emit(event)?;
         apply_event(self.state_mut()?, &event)?;
         Ok(event)

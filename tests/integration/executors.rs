@@ -1,0 +1,237 @@
+//! Executors as a resource pool, with small fake agents from `fixtures/agents/`.
+
+use serde_json::{json, Value};
+
+use crate::plans::{assert_invariants, plan, start, task, task_status};
+use crate::test::{fixture, Test};
+
+fn agent(name: &str) -> String {
+    fixture(&format!("agents/{name}")).display().to_string()
+}
+
+fn config(t: &Test, executors: Value) {
+    t.write(
+        ".claude/config/project-config.json",
+        json!({"wf": {"executors": executors, "max_retries": 2}}).to_string(),
+    );
+}
+
+fn hello_plan() -> String {
+    plan(&[task("T1", "impl")
+        .field("actions", "create_file")
+        .field("创建文件", "hello.txt")
+        .verify("grep -q hello hello.txt")])
+}
+
+fn events(t: &Test) -> Vec<Value> {
+    std::fs::read_to_string(t.workflow_dir().join("events.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+fn kinds(events: &[Value]) -> Vec<String> {
+    events.iter().map(|e| e["type"].as_str().unwrap_or("").to_string()).collect()
+}
+
+#[test]
+fn an_executor_that_does_the_work_completes_the_task_with_events_in_order() {
+    let t = Test::new();
+    config(&t, json!([{"name": "coder", "command": [agent("edits-and-claims.sh")], "capabilities": ["implement"]}]));
+    start(&t, &hello_plan());
+    t.wf(&["workflow-execute"]).ok();
+    assert_eq!(t.state()["status"], "completed");
+    assert!(t.read("hello.txt").contains("hello from T1"));
+    let ev = events(&t);
+    let run: Vec<String> = kinds(&ev)
+        .into_iter()
+        .skip_while(|k| k != "resource.allocated")
+        .collect();
+    assert_eq!(
+        run,
+        [
+            "resource.allocated",
+            "task.dispatch_requested",
+            "task.status_changed",
+            "task.dispatch_ack",
+            "task.execution_started",
+            "task.execution_result",
+            "task.review_result",
+            "resource.released",
+            "task.status_changed",
+            "workflow.status_changed",
+        ]
+        .map(String::from)
+        .to_vec(),
+        "{ev:#?}"
+    );
+    let ack = ev.iter().find(|e| e["type"] == "task.dispatch_ack").unwrap();
+    assert_eq!(ack["actor"], "coder.executor");
+    let released = ev.iter().find(|e| e["type"] == "resource.released").unwrap();
+    assert_eq!(released["data"]["reason"], "completed");
+    // Sequence numbers are gap-free.
+    for (i, e) in ev.iter().enumerate() {
+        assert_eq!(e["seq"], json!(i as u64 + 1));
+    }
+    assert_invariants(&t);
+}
+
+#[test]
+fn a_claim_without_evidence_is_rejected() {
+    let t = Test::new();
+    config(&t, json!([{"name": "liar", "command": [agent("claims-without-work.sh")], "capabilities": ["implement"]}]));
+    start(&t, &hello_plan());
+    let run = t.wf(&["workflow-execute"]).code(1);
+    assert!(run.stderr.contains("claimed success but the checks disagree"), "{}", run.stderr);
+    let state = t.state();
+    assert_eq!(task_status(&state, "T1"), "failed");
+    assert_eq!(state["retry_counts"]["T1"], 2, "bounded retries are counted");
+    let rejected = events(&t)
+        .into_iter()
+        .filter(|e| e["type"] == "task.review_result" && e["data"]["passed"] == false)
+        .count();
+    assert_eq!(rejected, 3, "each attempt's claim is rejected");
+}
+
+#[test]
+fn a_malformed_claim_fails_closed() {
+    let t = Test::new();
+    config(&t, json!([{"name": "odd", "command": [agent("bad-claim.sh")], "capabilities": ["implement"]}]));
+    start(&t, &hello_plan());
+    let run = t.wf(&["workflow-execute"]).code(1);
+    assert!(run.stderr.contains("the claim is not valid"), "{}", run.stderr);
+}
+
+#[test]
+fn a_failure_escalates_to_the_strongest_executor() {
+    let t = Test::new();
+    config(
+        &t,
+        json!([
+            {"name": "weak", "command": [agent("claims-without-work.sh")], "capabilities": ["implement"], "level": 1},
+            {"name": "strong", "command": [agent("edits-and-claims.sh")], "capabilities": ["implement"], "level": 3}
+        ]),
+    );
+    start(&t, &hello_plan());
+    t.wf(&["workflow-execute"]).ok();
+    let state = t.state();
+    assert_eq!(state["status"], "completed");
+    assert_eq!(state["retry_counts"]["T1"], 1);
+    let allocated: Vec<String> = events(&t)
+        .into_iter()
+        .filter(|e| e["type"] == "resource.allocated")
+        .map(|e| e["executor"].as_str().unwrap_or("").to_string())
+        .collect();
+    assert_eq!(allocated, ["weak", "strong"]);
+}
+
+#[test]
+fn a_missing_executor_program_is_a_nack_and_blocks_the_task() {
+    let t = Test::new();
+    config(&t, json!([{"name": "ghost", "command": ["wf-no-such-agent"], "capabilities": ["implement"]}]));
+    start(&t, &hello_plan());
+    let run = t.wf(&["workflow-execute"]).code(3);
+    assert!(run.stdout.contains("resource_missing") || run.stderr.contains("resource_missing"), "{}{}", run.stdout, run.stderr);
+    let state = t.state();
+    assert_eq!(task_status(&state, "T1"), "blocked");
+    let ev = kinds(&events(&t));
+    assert!(ev.contains(&"task.dispatch_nack".to_string()), "{ev:?}");
+    assert!(!ev.contains(&"task.execution_started".to_string()), "a nack is not an execution: {ev:?}");
+}
+
+#[test]
+fn a_hanging_executor_is_an_execution_failure_after_its_timeout() {
+    let t = Test::new();
+    config(
+        &t,
+        json!([{"name": "sloth", "command": [agent("hangs.sh")], "capabilities": ["implement"], "timeout_secs": 1}]),
+    );
+    t.write(
+        ".claude/config/project-config.json",
+        json!({"wf": {"executors": [{"name": "sloth", "command": [agent("hangs.sh")], "capabilities": ["implement"], "timeout_secs": 1}], "max_retries": 0}}).to_string(),
+    );
+    start(&t, &hello_plan());
+    let run = t.wf(&["workflow-execute"]).code(1);
+    assert!(run.stderr.contains("timed out"), "{}", run.stderr);
+    let ev = kinds(&events(&t));
+    assert!(ev.contains(&"task.dispatch_ack".to_string()), "it started, so it was acked: {ev:?}");
+}
+
+#[test]
+fn a_capability_nobody_offers_is_a_structured_error() {
+    let t = Test::new();
+    config(&t, json!([{"name": "coder", "command": [agent("edits-and-claims.sh")], "capabilities": ["implement"]}]));
+    start(&t, &plan(&[task("T1", "review").field("actions", "codex_review")]));
+    let run = t.wf(&["workflow-execute"]).code(3);
+    assert!(run.stdout.contains("no executor offers capability `review`"), "{}", run.stdout);
+    let missing: Vec<Value> = events(&t).into_iter().filter(|e| e["type"] == "resource.missing").collect();
+    assert_eq!(missing.len(), 1);
+    assert_eq!(missing[0]["data"]["capability"], "review");
+    assert_eq!(missing[0]["task_id"], "T1");
+}
+
+#[test]
+fn a_reviewer_must_reach_the_threshold() {
+    let t = Test::new();
+    config(
+        &t,
+        json!([
+            {"name": "coder", "command": [agent("edits-and-claims.sh")], "capabilities": ["implement"]},
+            {"name": "critic", "command": [agent("reviewer.sh")], "capabilities": ["review"], "role": "reviewer"}
+        ]),
+    );
+    start(
+        &t,
+        &plan(&[task("T1", "impl").field("actions", "create_file, quality_review").field("阈值", "90")]),
+    );
+    t.wf(&["workflow-execute"]).ok();
+    let review = events(&t)
+        .into_iter()
+        .find(|e| e["type"] == "task.review_result" && e["executor"] == "critic")
+        .expect("a review result");
+    assert_eq!(review["data"]["score"], 92);
+    assert_eq!(review["data"]["passed"], true);
+}
+
+#[test]
+fn mock_rehearsal_runs_a_failing_plan_without_agents() {
+    let t = Test::new();
+    start(
+        &t,
+        &plan(&[
+            task("T1", "impl").field("actions", "edit_file"),
+            task("T2", "impl").verify("echo T2 >> runs.log").deps("T1"),
+        ]),
+    );
+    let run = t.wf(&["workflow-execute", "--mock", "executor=failure"]).code(1);
+    assert!(run.stderr.contains("mock executor"), "{}", run.stderr);
+    assert_eq!(t.state()["retry_counts"]["T1"], 3, "retries are rehearsed too");
+    t.wf(&["workflow-execute", "--skip", "T1", "--reason", "rehearsal"]).ok();
+    assert_eq!(t.state()["status"], "completed");
+    // And a passing rehearsal.
+    let t = Test::new();
+    start(&t, &plan(&[task("T1", "impl").field("actions", "edit_file")]));
+    t.wf(&["workflow-execute", "--mock", "success"]).ok();
+    assert_eq!(t.state()["status"], "completed");
+}
+
+#[test]
+fn a_torn_final_event_line_is_tolerated() {
+    let t = Test::new();
+    start(&t, &plan(&[task("T1", "a").verify("true"), task("T2", "a").verify("true").deps("T1")]));
+    t.wf(&["workflow-execute", "--step"]).ok();
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new().append(true).open(t.workflow_dir().join("events.jsonl")).unwrap();
+    f.write_all(b"{\"seq\": 99, \"ts\": \"2026").unwrap();
+    drop(f);
+    assert_eq!(t.state()["status"], "paused");
+    t.wf(&["workflow-execute"]).ok();
+    assert_eq!(t.state()["status"], "completed");
+    let text = std::fs::read_to_string(t.workflow_dir().join("events.jsonl")).unwrap();
+    assert!(text.ends_with('\n'));
+    for (i, line) in text.lines().enumerate() {
+        let e: Value = serde_json::from_str(line).expect("every line whole");
+        assert_eq!(e["seq"], json!(i as u64 + 1));
+    }
+}
