@@ -1,6 +1,7 @@
 //! One file per subcommand. Each loads what it needs, calls the core, and hands the
 //! result to a renderer; it returns the exit code of a run that finished.
 
+mod constraints;
 pub mod execute;
 mod resume;
 mod status;
@@ -18,6 +19,7 @@ pub fn run(cli: &Cli, out: &Output) -> Result<i32> {
         Command::WorkflowExecute(args) => execute::run(&project()?, &cli.global, args, out),
         Command::WorkflowUnblock(args) => unblock::run(&project()?, &cli.global, args, out),
         Command::Resume(args) => resume::run(&cli.global, args, out),
+        Command::Constraints(args) => constraints::run(&project()?, &cli.global, args, out),
         Command::WorkflowStart(_) => Err(crate::error::WfError::usage("not built yet")),
     }
 }

@@ -210,7 +210,8 @@ fn run(
     }
     let log = process::log_path(log_dir, &format!("constraint-{}", constraint.id), 1);
     // One log per constraint, rewritten each time: its tail is this run's output.
-    let _ = std::fs::write(&log, format!("$ {}\n", program.display()));
+    let header = format!("$ {}", program.display());
+    let _ = std::fs::write(&log, format!("{header}\n"));
     let exit = process::run(
         Spec {
             program: program.clone(),
@@ -233,10 +234,13 @@ fn run(
         return (true, "passed".into());
     }
     let mut details = format!("`{}` {}", program.display(), exit.describe());
-    let tail = process::tail(&log, TAIL_LINES);
-    if !tail.is_empty() {
+    // The header line is for someone reading the log file; details already say it.
+    let tail = process::tail(&log, TAIL_LINES + 1);
+    let output: Vec<&str> = tail.lines().filter(|l| *l != header).collect();
+    let output = &output[output.len().saturating_sub(TAIL_LINES)..];
+    if !output.is_empty() {
         details.push('\n');
-        details.push_str(&tail);
+        details.push_str(&output.join("\n"));
     }
     (false, details)
 }

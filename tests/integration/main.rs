@@ -3,4 +3,5 @@
 
 mod test;
 
+mod constraints;
 mod foundation;
