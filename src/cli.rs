@@ -81,6 +81,8 @@ pub enum Command {
     /// Claude Code hook: reads the hook JSON on stdin (SessionStart, UserPromptSubmit,
     /// Stop, SubagentStop). Never blocks the editor on its own errors.
     Hook(HookArgs),
+    /// The workflow's constraints: add, list, remove, promote, merge model outputs, verify.
+    Constraints(ConstraintsArgs),
 }
 
 #[derive(Debug, Args)]
@@ -217,4 +219,88 @@ pub struct CompletionsArgs {
 pub struct HookArgs {
     /// The hook event (the JSON's hook_event_name wins when present).
     pub event: String,
+}
+
+#[derive(Debug, Args)]
+pub struct ConstraintsArgs {
+    #[command(subcommand)]
+    pub command: ConstraintsCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ConstraintsCommand {
+    /// Add a hard (default) or soft constraint; prints its new id.
+    Add(ConstraintAddArgs),
+    /// List the constraints, open questions and success criteria (read-only).
+    List,
+    /// Remove a constraint (and its verification record).
+    Remove {
+        /// The constraint's id, e.g. C003.
+        id: String,
+    },
+    /// Make a soft constraint hard: from now on it must hold.
+    Promote {
+        /// The soft constraint's id.
+        id: String,
+    },
+    /// Merge constraint-set JSON files (one model's analysis output each) into the
+    /// workflow's constraints; reports what the caps left out.
+    Merge {
+        /// Files with {"hard": [...], "soft": [...], "openQuestions": [...], "successCriteria": [...]}.
+        #[arg(required = true, value_name = "FILE")]
+        files: Vec<PathBuf>,
+    },
+    /// Run hard constraints' verifyCmd (all, or the ids given) and record the results;
+    /// exits 1 when one fails.
+    Verify {
+        /// Only these hard constraints.
+        #[arg(value_name = "ID")]
+        ids: Vec<String>,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct ConstraintAddArgs {
+    /// What must (or should) hold.
+    pub description: String,
+    /// A soft constraint: should hold, is not verified.
+    #[arg(long)]
+    pub soft: bool,
+    /// The category (default: detected from the description).
+    #[arg(long, value_enum)]
+    pub category: Option<ConstraintCategory>,
+    /// Who stated it.
+    #[arg(long, value_enum, default_value_t = ConstraintSource::User)]
+    pub source: ConstraintSource,
+    /// When it was stated.
+    #[arg(long, value_enum, default_value_t = ConstraintPhase::Analysis)]
+    pub phase: ConstraintPhase,
+    /// The command that proves it: a builtin verifier (ts_typecheck, lint, test,
+    /// build) or a command starting with an allowed prefix (wf.allowed_command_prefixes).
+    #[arg(long, value_name = "CMD")]
+    pub verify_cmd: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ConstraintCategory {
+    Requirement,
+    Interface,
+    Data,
+    Error,
+    Security,
+    Performance,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ConstraintSource {
+    Codex,
+    Gemini,
+    Claude,
+    User,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ConstraintPhase {
+    Analysis,
+    Review,
 }

@@ -9,6 +9,7 @@ pub mod cli;
 pub mod clock;
 pub mod commands;
 pub mod config;
+pub mod constraints;
 pub mod error;
 pub mod output;
 pub mod project;

@@ -116,6 +116,7 @@ pub fn execute_locked(
         workflow_dir: session.store().dir().to_path_buf(),
         config: project.config.clone(),
         children: Children::default(),
+        hard_constraints: session.state()?.constraints.hard.clone(),
     };
     let mut reporter = TextReporter::new(out, ctx.workflow_dir.clone());
     let mut engine = Engine::new(session, ctx, opts, pool, crate::report::brief::brief, &mut reporter)?;

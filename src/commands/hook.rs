@@ -83,6 +83,8 @@ fn hook(explicit_project: Option<&std::path::Path>, args: &HookArgs, _out: &Outp
                 workflow_dir: scratch.path().to_path_buf(),
                 config: project.config.clone(),
                 children: Children::default(),
+                // Evidence checks only: gates (and their constraints) are not run here.
+                hard_constraints: Vec::new(),
             };
             let outcome = work::do_task(&ctx, task, task.attempts.max(1), Part::Evidence);
             if let Verdict::Failed { reason } = outcome.verdict {

@@ -4,6 +4,7 @@
 mod archive;
 mod completions;
 mod events;
+mod constraints;
 pub mod execute;
 mod graph;
 mod hook;
@@ -29,6 +30,7 @@ pub fn run(cli: &Cli, out: &Output) -> Result<i32> {
         Command::WorkflowExecute(args) => execute::run(&project()?, &cli.global, args, out),
         Command::WorkflowUnblock(args) => unblock::run(&project()?, &cli.global, args, out),
         Command::Resume(args) => resume::run(&cli.global, args, out),
+        Command::Constraints(args) => constraints::run(&project()?, &cli.global, args, out),
         Command::WorkflowStart(_) => Err(crate::error::WfError::usage("not built yet")),
         Command::Next => next::run(&project()?, out),
         Command::Graph(args) => graph::run(&project()?, args, out),

@@ -4,7 +4,8 @@
 //!
 //! Order: the task's commands (验证命令, then backticked step checks) through
 //! `sh -c` in the project; `run_tests` through the project's test verifier; for a
-//! quality gate the builtin verifiers, scored against the threshold; `git_commit`
+//! quality gate the builtin verifiers, scored against the threshold, and every hard
+//! constraint's `verifyCmd`, each of which must pass; `git_commit`
 //! last, with `git add -A` and `git commit -F <file>` (no shell, no interpolation).
 //! The first failure ends the attempt; its reason names what failed.
 
@@ -16,7 +17,7 @@ use serde_json::{json, Map, Value};
 use crate::config::Config;
 use crate::run::process::{self, Children, Exit, Program, Spec};
 use crate::run::verifier::{self, Resolved};
-use crate::state::model::Task;
+use crate::state::model::{Constraint, Task};
 
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
 
@@ -27,6 +28,9 @@ pub struct WorkCtx {
     pub workflow_dir: PathBuf,
     pub config: Config,
     pub children: Children,
+    /// The workflow's hard constraints: each one with a `verifyCmd` must hold at
+    /// every quality gate (seed 004).
+    pub hard_constraints: Vec<Constraint>,
 }
 
 /// Which part of a task to do.
@@ -276,17 +280,26 @@ fn quality_gate(
             Err(Verdict::Passed { .. } | Verdict::DispatchFailed { .. }) => {}
         }
     }
+    let (constraints, constraint_failure) = match gate_constraints(ctx, log) {
+        Ok(checked) => checked,
+        Err(v) => return (json!({}), Err(v)),
+    };
     let score = (passed * 100).checked_div(considered).unwrap_or(0);
-    let ok = considered > 0 && score >= threshold;
+    let ok = considered > 0 && score >= threshold && constraint_failure.is_none();
     let record = json!({
         "threshold": threshold,
         "score": score,
         "passed": ok,
         "verifiers": results,
+        "constraints": constraints,
         "checkedAt": crate::clock::now_rfc3339(),
     });
     let result = if ok {
         Ok(())
+    } else if let (true, Some(why)) = (considered > 0, constraint_failure) {
+        Err(Verdict::Failed {
+            reason: format!("quality gate {}: {why}", task.id),
+        })
     } else if considered == 0 {
         Err(Verdict::Failed {
             reason: format!(
@@ -305,6 +318,31 @@ fn quality_gate(
         })
     };
     (record, result)
+}
+
+/// Verifies every hard constraint that has a `verifyCmd`: the results by id for the
+/// gate record, and the first failure with the tail of its output.
+fn gate_constraints(
+    ctx: &WorkCtx,
+    log: &Path,
+) -> Result<(Map<String, Value>, Option<String>), Verdict> {
+    use crate::constraints::{has_verify_cmd, verify};
+    let mut results = Map::new();
+    let mut failure = None;
+    for c in ctx.hard_constraints.iter().filter(|c| has_verify_cmd(c)) {
+        let logs = ctx.workflow_dir.join("logs");
+        let v = verify::verify(c, &ctx.project, &ctx.config, &ctx.children, &logs);
+        if ctx.children.is_interrupted() {
+            return Err(Verdict::Interrupted);
+        }
+        let word = if v.passed { "passed" } else { "failed" };
+        append_header(log, &format!("hard constraint {}: {}", c.id, v.details));
+        results.insert(c.id.clone(), json!(word));
+        if !v.passed {
+            failure.get_or_insert(format!("hard constraint {} failed: {}", c.id, v.details));
+        }
+    }
+    Ok((results, failure))
 }
 
 fn git_commit(ctx: &WorkCtx, task: &Task, attempt: u32, log: &Path) -> Result<(), Verdict> {
@@ -348,4 +386,86 @@ fn git_commit(ctx: &WorkCtx, task: &Task, attempt: u32, log: &Path) -> Result<()
         git(&["commit", "-F", &msg]),
         log,
     )
+}
+
+#[cfg(test)]
+mod gate_constraint_tests {
+    use super::*;
+
+    fn hard(id: &str, cmd: &str) -> Constraint {
+        Constraint {
+            id: id.into(),
+            description: format!("checked by {cmd}"),
+            kind: "hard".into(),
+            category: "requirement".into(),
+            source_model: "user".into(),
+            phase: "analysis".into(),
+            verified: None,
+            verify_cmd: Some(cmd.into()),
+            extra: Map::new(),
+        }
+    }
+
+    fn gate(hard_constraints: Vec<Constraint>) -> (Value, Result<(), Verdict>) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("hay.txt"), "straw\n").unwrap();
+        let mut config = Config::default();
+        config.scripts.test = Some("true".into());
+        let ctx = WorkCtx {
+            project: dir.path().to_path_buf(),
+            workflow_dir: dir.path().join("wf"),
+            config,
+            children: Children::default(),
+            hard_constraints,
+        };
+        let task = Task {
+            id: "T3".into(),
+            quality_gate: true,
+            ..Task::default()
+        };
+        let log = ctx.log_for(&task, 1);
+        quality_gate(&ctx, &task, 1, &log)
+    }
+
+    #[test]
+    fn passing_hard_constraints_are_recorded() {
+        let (record, result) = gate(vec![hard("C001", "test -d ."), {
+            let mut c = hard("C002", "x");
+            c.verify_cmd = None;
+            c
+        }]);
+        assert_eq!(result, Ok(()));
+        assert_eq!(record["constraints"], json!({"C001": "passed"}));
+        assert_eq!(record["passed"], true);
+    }
+
+    #[test]
+    fn a_failing_hard_constraint_fails_the_gate() {
+        let (record, result) = gate(vec![
+            hard("C001", "test -d ."),
+            hard("C002", "grep -q needle hay.txt"),
+        ]);
+        match result {
+            Err(Verdict::Failed { reason }) => assert!(
+                reason.starts_with("quality gate T3: hard constraint C002 failed: `grep -q needle hay.txt` exited with 1"),
+                "{reason}"
+            ),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(
+            record["constraints"],
+            json!({"C001": "passed", "C002": "failed"})
+        );
+        assert_eq!(record["passed"], false);
+        assert_eq!(record["score"], 100);
+    }
+
+    #[test]
+    fn a_refused_verify_command_fails_the_gate_unrun() {
+        let (_, result) = gate(vec![hard("C001", "touch made")]);
+        match result {
+            Err(Verdict::Failed { reason }) => assert!(reason.contains("refused"), "{reason}"),
+            other => panic!("{other:?}"),
+        }
+    }
 }

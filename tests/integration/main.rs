@@ -3,5 +3,6 @@
 
 mod test;
 
+mod constraints;
 mod foundation;
 mod report;

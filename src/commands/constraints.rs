@@ -1,0 +1,387 @@
+//! `wf constraints add|list|remove|promote|merge|verify`: the workflow's constraints
+//! (seed 004, DESIGN.md §7) from the shell.
+//!
+//! `list` reads without a lock. Every other subcommand is one locked
+//! read-modify-write: change `state.constraints` through `crate::constraints`, emit
+//! one event per change, save the snapshot. Input files are read and checked before
+//! the lock is taken, so a bad file leaves the workflow directory untouched.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::ValueEnum;
+use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
+use serde_json::{json, Value};
+
+use crate::cli::{ConstraintAddArgs, ConstraintsArgs, ConstraintsCommand, GlobalArgs};
+use crate::constraints::{self, merge, set, ConstraintSet, NewConstraint};
+use crate::error::{ErrorKind, Result, WfError};
+use crate::output::Output;
+use crate::project::Project;
+use crate::run::process::Children;
+use crate::state::event_log::NewEvent;
+use crate::state::model::{Constraint, Constraints};
+use crate::state::Session;
+
+pub const ADDED: &str = "constraint.added";
+pub const REMOVED: &str = "constraint.removed";
+pub const PROMOTED: &str = "constraint.promoted";
+pub const MERGED: &str = "constraints.merged";
+pub const VERIFIED: &str = "constraint.verified";
+
+pub fn run(
+    project: &Project,
+    global: &GlobalArgs,
+    args: &ConstraintsArgs,
+    out: &Output,
+) -> Result<i32> {
+    match &args.command {
+        ConstraintsCommand::List => list(project, out),
+        ConstraintsCommand::Add(add) => add_one(project, global, add, out),
+        ConstraintsCommand::Remove { id } => remove(project, global, id, out),
+        ConstraintsCommand::Promote { id } => promote(project, global, id, out),
+        ConstraintsCommand::Merge { files } => merge_files(project, global, files, out),
+        ConstraintsCommand::Verify { ids } => verify(project, global, ids, out),
+    }
+}
+
+fn lock(project: &Project, global: &GlobalArgs, what: &str) -> Result<Session> {
+    let session = project.store().lock(
+        global.wait.map(Duration::from_secs),
+        &format!("constraints {what}"),
+    )?;
+    session.state()?;
+    Ok(session)
+}
+
+fn value_name<T: ValueEnum>(v: &T) -> String {
+    v.to_possible_value()
+        .map_or_else(String::new, |p| p.get_name().to_string())
+}
+
+fn add_one(
+    project: &Project,
+    global: &GlobalArgs,
+    args: &ConstraintAddArgs,
+    out: &Output,
+) -> Result<i32> {
+    let mut session = lock(project, global, "add")?;
+    let new = NewConstraint {
+        description: args.description.clone(),
+        hard: !args.soft,
+        category: args.category.as_ref().map(value_name),
+        source: value_name(&args.source),
+        phase: value_name(&args.phase),
+        verify_cmd: args.verify_cmd.clone(),
+    };
+    let added = constraints::add(&mut session.state_mut()?.constraints, new)?;
+    session.emit(NewEvent::new(ADDED, json!({"constraint": added})))?;
+    session.save()?;
+    out.json_value(&json!({"id": added.id, "constraint": added}));
+    // Only the id, so a script can take it: `id=$(wf constraints add …)`.
+    out.say(&added.id);
+    Ok(0)
+}
+
+fn remove(project: &Project, global: &GlobalArgs, id: &str, out: &Output) -> Result<i32> {
+    let mut session = lock(project, global, "remove")?;
+    let removed = constraints::remove(&mut session.state_mut()?.constraints, id)?;
+    session.emit(NewEvent::new(REMOVED, json!({"constraint": removed})))?;
+    session.save()?;
+    out.json_value(&json!({"removed": removed}));
+    out.say(format!(
+        "Removed {} ({}): {}",
+        removed.id, removed.kind, removed.description
+    ));
+    Ok(0)
+}
+
+fn promote(project: &Project, global: &GlobalArgs, id: &str, out: &Output) -> Result<i32> {
+    let mut session = lock(project, global, "promote")?;
+    let promoted = constraints::promote(&mut session.state_mut()?.constraints, id)?;
+    session.emit(NewEvent::new(PROMOTED, json!({"constraint": promoted})))?;
+    session.save()?;
+    out.json_value(&json!({"promoted": promoted}));
+    out.say(format!(
+        "{} is now a hard constraint: {}",
+        promoted.id, promoted.description
+    ));
+    Ok(0)
+}
+
+fn list(project: &Project, out: &Output) -> Result<i32> {
+    let state = project.store().load()?.ok_or_else(|| {
+        WfError::usage("no workflow here yet; start one with `wf workflow-start PLAN.md`")
+    })?;
+    let c = &state.constraints;
+    out.json_value(&json!({"constraints": c}));
+    if out.json || out.quiet {
+        return Ok(0);
+    }
+    if c.hard.is_empty() && c.soft.is_empty() {
+        out.say("No constraints yet; add one with `wf constraints add DESCRIPTION`.");
+    } else {
+        let mut table = Table::new();
+        table.load_preset(UTF8_FULL_CONDENSED);
+        table.set_header(vec![
+            "id",
+            "type",
+            "category",
+            "source",
+            "verified",
+            "verifyCmd",
+            "description",
+        ]);
+        for k in c.hard.iter().chain(&c.soft) {
+            table.add_row(vec![
+                k.id.clone(),
+                k.kind.clone(),
+                k.category.clone(),
+                k.source_model.clone(),
+                match k.verified {
+                    Some(true) => "yes".into(),
+                    Some(false) => "no".into(),
+                    None => "-".into(),
+                },
+                k.verify_cmd.clone().unwrap_or_else(|| "-".into()),
+                k.description.clone(),
+            ]);
+        }
+        out.say(table.to_string());
+    }
+    let section = |title: &str, items: &[String]| {
+        if !items.is_empty() {
+            out.say(format!("\n{title}:"));
+            for item in items {
+                out.say(format!("  - {item}"));
+            }
+        }
+    };
+    section("Open questions", &c.open_questions);
+    section("Success criteria", &c.success_criteria);
+    Ok(0)
+}
+
+fn merge_files(
+    project: &Project,
+    global: &GlobalArgs,
+    files: &[std::path::PathBuf],
+    out: &Output,
+) -> Result<i32> {
+    // Every file is read and checked before the lock: a bad one changes nothing.
+    let mut sets = Vec::with_capacity(files.len() + 1);
+    for file in files {
+        sets.push(read_set(file)?);
+    }
+    let mut session = lock(project, global, "merge")?;
+    let state = session.state_mut()?;
+    // The current constraints go first: their hard ids win and their order leads.
+    sets.insert(0, ConstraintSet::from_state(&state.constraints));
+    let result = merge::merge(&sets);
+    let renamed = constraints::apply_merge(&mut state.constraints, result.merged.clone());
+    let report = json!({
+        "files": files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>(),
+        "counts": counts(&state.constraints),
+        "dropped": {
+            "hard": result.dropped_hard,
+            "soft": result.dropped_soft,
+            "openQuestions": result.dropped_questions,
+            "successCriteria": result.dropped_criteria,
+        },
+        "unsharedCriteria": result.unshared_criteria,
+        "idConflicts": result.id_conflicts,
+        "renamed": renamed.iter().map(|(from, to)| json!({"from": from, "to": to})).collect::<Vec<_>>(),
+    });
+    session.emit(NewEvent::new(MERGED, report.clone()))?;
+    session.save()?;
+    out.json_value(&report);
+
+    let c = &session.state()?.constraints;
+    out.say(format!(
+        "Merged {} file(s): {} hard, {} soft, {} open question(s), {} success criteria.",
+        files.len(),
+        c.hard.len(),
+        c.soft.len(),
+        c.open_questions.len(),
+        c.success_criteria.len()
+    ));
+    let say_dropped = |what: &str, cap: usize, items: Vec<String>| {
+        if !items.is_empty() {
+            out.say(format!(
+                "Dropped by the cap of {cap} {what}: {}",
+                items.join("; ")
+            ));
+        }
+    };
+    let describe = |cs: &[Constraint]| -> Vec<String> {
+        cs.iter()
+            .map(|c| format!("{} {}", c.id, c.description))
+            .collect()
+    };
+    say_dropped(
+        "hard constraints",
+        merge::MAX_HARD,
+        describe(&result.dropped_hard),
+    );
+    say_dropped(
+        "soft constraints",
+        merge::MAX_SOFT,
+        describe(&result.dropped_soft),
+    );
+    say_dropped(
+        "open questions",
+        merge::MAX_QUESTIONS,
+        result.dropped_questions.clone(),
+    );
+    say_dropped(
+        "success criteria",
+        merge::MAX_CRITERIA,
+        result.dropped_criteria.clone(),
+    );
+    if !result.unshared_criteria.is_empty() {
+        out.say(format!(
+            "Not shared by every set, so not success criteria: {}",
+            result.unshared_criteria.join("; ")
+        ));
+    }
+    for c in &result.id_conflicts {
+        out.warn(format!(
+            "{} from another set means something else (\"{}\"); the first {} was kept",
+            c.id, c.description, c.id
+        ));
+    }
+    for (from, to) in &renamed {
+        out.say(format!("Renumbered {from} to {to} (the id was taken)."));
+    }
+    Ok(0)
+}
+
+fn read_set(file: &Path) -> Result<ConstraintSet> {
+    let name = file.display().to_string();
+    let bytes = fs_err::read(file).map_err(|e| WfError::usage(format!("{name}: {e}")))?;
+    set::parse(&name, &bytes).map_err(WfError::usage)
+}
+
+fn counts(c: &Constraints) -> Value {
+    json!({
+        "hard": c.hard.len(),
+        "soft": c.soft.len(),
+        "openQuestions": c.open_questions.len(),
+        "successCriteria": c.success_criteria.len(),
+    })
+}
+
+fn verify(project: &Project, global: &GlobalArgs, ids: &[String], out: &Output) -> Result<i32> {
+    let mut session = lock(project, global, "verify")?;
+    let children = Children::default();
+    let watcher = watch_interrupts(children.clone());
+    let logs = session.store().logs_dir();
+    let state = session.state_mut()?;
+    let results = constraints::verify_hard(
+        &mut state.constraints,
+        (!ids.is_empty()).then_some(ids),
+        &project.dir,
+        &project.config,
+        &children,
+        &logs,
+    );
+    watcher.store(true, Ordering::SeqCst);
+    let results = results?;
+    let hard: Vec<Constraint> = state
+        .constraints
+        .hard
+        .iter()
+        .filter(|c| ids.is_empty() || ids.contains(&c.id))
+        .cloned()
+        .collect();
+    for r in &results {
+        session.emit(NewEvent::new(VERIFIED, json!({"verification": r})))?;
+    }
+    session.save()?;
+    if children.is_interrupted() {
+        return Err(WfError::new(
+            ErrorKind::Interrupted,
+            "interrupted; the results so far were saved",
+        ));
+    }
+
+    let failed: Vec<&str> = results
+        .iter()
+        .filter(|r| !r.passed)
+        .map(|r| r.constraint_id.as_str())
+        .collect();
+    let unchecked: Vec<&str> = hard
+        .iter()
+        .filter(|c| !constraints::has_verify_cmd(c))
+        .map(|c| c.id.as_str())
+        .collect();
+    out.json_value(&json!({
+        "passed": failed.is_empty(),
+        "results": results,
+        "failed": failed,
+        "noVerifyCommand": unchecked,
+    }));
+    if !out.json && !out.quiet && !hard.is_empty() {
+        let mut table = Table::new();
+        table.load_preset(UTF8_FULL_CONDENSED);
+        table.set_header(vec!["id", "result", "verifyCmd", "details"]);
+        for c in &hard {
+            let (result, details) = match results.iter().find(|r| r.constraint_id == c.id) {
+                Some(r) if r.passed => ("passed", String::new()),
+                Some(r) => ("FAILED", r.details.clone()),
+                None => ("no verify command", String::new()),
+            };
+            table.add_row(vec![
+                c.id.clone(),
+                result.into(),
+                c.verify_cmd.clone().unwrap_or_else(|| "-".into()),
+                details,
+            ]);
+        }
+        out.say(table.to_string());
+    }
+    if hard.is_empty() {
+        out.say("No hard constraints to verify.");
+    }
+    if failed.is_empty() {
+        out.say(format!(
+            "{} hard constraint(s) passed{}.",
+            results.len(),
+            if unchecked.is_empty() {
+                String::new()
+            } else {
+                format!("; {} have no verify command", unchecked.len())
+            }
+        ));
+        Ok(0)
+    } else {
+        if !out.json {
+            eprintln!(
+                "wf: {} hard constraint(s) failed: {}",
+                failed.len(),
+                failed.join(", ")
+            );
+        }
+        Ok(ErrorKind::Failed.exit_code())
+    }
+}
+
+/// Ends the running verify command on Ctrl-C or SIGTERM; the returned flag stops
+/// the watcher.
+fn watch_interrupts(children: Children) -> Arc<AtomicBool> {
+    crate::run::signals::install();
+    let done = Arc::new(AtomicBool::new(false));
+    let flag = done.clone();
+    std::thread::spawn(move || {
+        while !flag.load(Ordering::SeqCst) {
+            if crate::run::signals::count() > 0 {
+                children.interrupt(Duration::from_secs(2));
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    });
+    done
+}

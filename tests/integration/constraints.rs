@@ -1,0 +1,406 @@
+//! `wf constraints …` end to end: add/list/remove/promote, merging model outputs,
+//! verifying hard constraints, and refusing bad input without touching the state.
+//!
+//! `workflow-start` is not merged on this branch yet, so each test writes a minimal
+//! state file directly.
+
+use serde_json::{json, Value};
+
+use crate::test::{snapshot_dir, Test};
+
+fn with_state(constraints: Value) -> Test {
+    let t = Test::new();
+    std::fs::create_dir_all(t.workflow_dir()).unwrap();
+    let state =
+        json!({"status": "planned", "project_name": "p", "tasks": [], "constraints": constraints});
+    std::fs::write(
+        t.workflow_dir().join("workflow-state.json"),
+        serde_json::to_vec_pretty(&state).unwrap(),
+    )
+    .unwrap();
+    t
+}
+
+fn empty() -> Test {
+    with_state(json!({}))
+}
+
+fn constraints(t: &Test) -> Value {
+    t.wf(&["constraints", "list", "--json"]).ok().json()["constraints"].clone()
+}
+
+fn events(t: &Test) -> Vec<Value> {
+    std::fs::read_to_string(t.workflow_dir().join("events.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn add_list_remove_promote() {
+    let t = empty();
+    let run = t
+        .wf(&["constraints", "add", "API 响应必须包含 requestId"])
+        .ok();
+    assert_eq!(run.stdout.trim(), "C001");
+    let run = t
+        .wf(&[
+            "constraints",
+            "add",
+            "建议使用 zod 进行输入验证",
+            "--soft",
+            "--source",
+            "claude",
+        ])
+        .ok();
+    assert_eq!(run.stdout.trim(), "C002");
+    let added = t
+        .wf(&[
+            "constraints",
+            "add",
+            "--category",
+            "security",
+            "--phase",
+            "review",
+            "--verify-cmd",
+            "test -f x",
+            "--json",
+            "no secrets in logs",
+        ])
+        .ok()
+        .json();
+    assert_eq!(added["id"], "C003");
+
+    let c = constraints(&t);
+    assert_eq!(c["hard"][0]["category"], "interface");
+    assert_eq!(c["hard"][0]["sourceModel"], "user");
+    assert_eq!(c["hard"][0]["type"], "hard");
+    assert_eq!(c["soft"][0]["category"], "data");
+    assert_eq!(c["soft"][0]["sourceModel"], "claude");
+    assert_eq!(c["hard"][1]["verifyCmd"], "test -f x");
+    assert_eq!(c["hard"][1]["phase"], "review");
+
+    let table = t.wf(&["constraints", "list"]).ok().stdout;
+    for word in ["C001", "C002", "C003", "interface", "claude", "test -f x"] {
+        assert!(table.contains(word), "{word} missing from:\n{table}");
+    }
+
+    t.wf(&["constraints", "promote", "C002"]).ok();
+    let c = constraints(&t);
+    assert_eq!(c["soft"], json!([]));
+    assert_eq!(c["hard"][2]["id"], "C002");
+    assert_eq!(c["hard"][2]["type"], "hard");
+    let err = t.wf(&["constraints", "promote", "C002"]).code(2).stderr;
+    assert!(err.contains("C002 is already a hard"), "{err}");
+
+    t.wf(&["constraints", "remove", "C001"]).ok();
+    let err = t.wf(&["constraints", "remove", "C001"]).code(2).stderr;
+    assert!(err.contains("no constraint C001"), "{err}");
+    assert_eq!(constraints(&t)["hard"].as_array().unwrap().len(), 2);
+
+    // Ids are not reused after a removal.
+    let run = t.wf(&["constraints", "add", "-q", "again"]).ok();
+    assert_eq!(run.stdout, "");
+    assert_eq!(constraints(&t)["hard"][2]["id"], "C004");
+
+    let kinds: Vec<String> = events(&t)
+        .iter()
+        .map(|e| e["type"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "constraint.added",
+            "constraint.added",
+            "constraint.added",
+            "constraint.promoted",
+            "constraint.removed",
+            "constraint.added"
+        ]
+    );
+}
+
+#[test]
+fn invalid_enum_values_are_usage_errors() {
+    let t = empty();
+    let run = t
+        .wf(&["constraints", "add", "x", "--category", "speed"])
+        .code(2);
+    assert!(run.stderr.contains("speed"), "{}", run.stderr);
+    t.wf(&["constraints", "add", "x", "--source", "gpt"])
+        .code(2);
+}
+
+fn c(id: &str, desc: &str, source: &str) -> Value {
+    json!({"id": id, "description": desc, "sourceModel": source, "phase": "analysis"})
+}
+
+#[test]
+fn merge_ranks_intersects_and_reports_drops() {
+    let t = with_state(json!({
+        "hard": [{"id": "C001", "description": "existing rule", "type": "hard",
+                  "category": "requirement", "sourceModel": "user", "phase": "analysis"}]
+    }));
+    let codex = json!({
+        "hard": [c("C010", "API 响应必须包含 requestId", "codex"), c("C011", "no plaintext passwords", "codex"),
+                 c("C012", "h3", "codex"), c("C013", "h4", "codex")],
+        "soft": [c("S1", "use zod", "codex"), c("S2", "small functions", "codex")],
+        "openQuestions": ["which db?", "pagination style?"],
+        "successCriteria": ["types pass", "tests pass", "coverage > 80%"],
+    });
+    let gemini = json!({
+        "hard": [c("C010", "API 响应必须包含 requestId", "gemini"), c("C020", "h5", "gemini"),
+                 c("C021", "h6", "gemini"), c("C022", "h7", "gemini"), c("C023", "h8", "gemini")],
+        "soft": [c("S9", "prefer css modules", "gemini"), c("S3", "use zod", "gemini")],
+        "openQuestions": ["which db?"],
+        "successCriteria": ["tests pass", "types pass", "looks right"],
+    });
+    let claude = json!({
+        "soft": [c("S5", "small functions", "claude"), c("S6", "use zod", "claude")],
+        "openQuestions": ["q3", "q4", "q5", "q6"],
+        "successCriteria": [],
+    });
+    for (name, set) in [
+        ("codex.json", &codex),
+        ("gemini.json", &gemini),
+        ("claude.json", &claude),
+    ] {
+        t.write(name, serde_json::to_vec_pretty(set).unwrap());
+    }
+    let run = t
+        .wf(&[
+            "constraints",
+            "merge",
+            "codex.json",
+            "gemini.json",
+            "claude.json",
+        ])
+        .ok();
+    assert!(
+        run.stdout
+            .contains("Dropped by the cap of 7 hard constraints: C022 h7; C023 h8"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("Dropped by the cap of 5 open questions: q6"),
+        "{}",
+        run.stdout
+    );
+
+    let cs = constraints(&t);
+    let ids: Vec<&str> = cs["hard"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    // The state's own constraint leads; C010 from two models is one constraint.
+    assert_eq!(
+        ids,
+        ["C001", "C010", "C011", "C012", "C013", "C020", "C021"]
+    );
+    assert_eq!(cs["hard"][2]["category"], "security");
+    let soft: Vec<&str> = cs["soft"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["description"].as_str().unwrap())
+        .collect();
+    // "use zod": 3 sets, "small functions": 2, "prefer css modules": 1.
+    assert_eq!(soft, ["use zod", "small functions", "prefer css modules"]);
+    // Claude's empty list does not veto; codex ∩ gemini in codex's order.
+    assert_eq!(cs["successCriteria"], json!(["types pass", "tests pass"]));
+    assert_eq!(
+        cs["openQuestions"],
+        json!(["which db?", "pagination style?", "q3", "q4", "q5"])
+    );
+
+    // The same merge as JSON, again: nothing new, and the report says what was left out.
+    let report = t
+        .wf(&[
+            "constraints",
+            "merge",
+            "--json",
+            "codex.json",
+            "gemini.json",
+            "claude.json",
+        ])
+        .ok()
+        .json();
+    assert_eq!(report["dropped"]["hard"][0]["id"], "C022");
+    assert_eq!(report["dropped"]["openQuestions"], json!(["q6"]));
+    assert_eq!(
+        report["unsharedCriteria"],
+        json!(["coverage > 80%", "looks right"])
+    );
+    assert_eq!(constraints(&t)["hard"].as_array().unwrap().len(), 7);
+    let merged: Vec<Value> = events(&t)
+        .into_iter()
+        .filter(|e| e["type"] == "constraints.merged")
+        .collect();
+    assert_eq!(merged.len(), 2);
+}
+
+#[test]
+fn invalid_constraint_json_names_the_position_and_changes_nothing() {
+    let t = with_state(
+        json!({"hard": [{"id": "C001", "description": "keep", "type": "hard",
+        "category": "requirement", "sourceModel": "user", "phase": "analysis"}]}),
+    );
+    t.write("good.json", r#"{"openQuestions": ["q"]}"#);
+    t.write("bad.json", "{\n  \"hard\": [\n    {\"id\": \"C9\",, }\n");
+    t.write(
+        "shape.json",
+        "{\n  \"soft\": [{\"id\": \"S1\", \"description\": \"d\",\n    \"sourceModel\": \"gpt\"}]\n}\n",
+    );
+    let before = snapshot_dir(&t.workflow_dir());
+    let run = t
+        .wf(&["constraints", "merge", "good.json", "bad.json"])
+        .code(2);
+    assert!(run.stderr.contains("bad.json:3:"), "{}", run.stderr);
+    assert_eq!(run.stderr.trim().lines().count(), 1, "{}", run.stderr);
+    let run = t.wf(&["constraints", "merge", "shape.json"]).code(2);
+    assert!(run.stderr.contains("shape.json:3:"), "{}", run.stderr);
+    assert!(run.stderr.contains("gpt"), "{}", run.stderr);
+    let run = t.wf(&["constraints", "merge", "missing.json"]).code(2);
+    assert!(run.stderr.contains("missing.json"), "{}", run.stderr);
+    assert_eq!(snapshot_dir(&t.workflow_dir()), before);
+}
+
+fn hard_with(cmds: &[(&str, &str)]) -> Test {
+    let hard: Vec<Value> = cmds
+        .iter()
+        .map(|(id, cmd)| {
+            json!({"id": id, "description": format!("checked by {cmd}"), "type": "hard",
+                   "category": "requirement", "sourceModel": "user", "phase": "analysis",
+                   "verifyCmd": cmd})
+        })
+        .collect();
+    with_state(json!({"hard": hard}))
+}
+
+#[test]
+fn verify_passing_and_unchecked() {
+    let t = with_state(json!({"hard": [
+        {"id": "C001", "description": "x exists", "type": "hard", "category": "requirement",
+         "sourceModel": "user", "phase": "analysis", "verifyCmd": "test -f x"},
+        {"id": "C002", "description": "tests pass", "type": "hard", "category": "requirement",
+         "sourceModel": "user", "phase": "analysis", "verifyCmd": "test"},
+        {"id": "C003", "description": "prose only", "type": "hard", "category": "requirement",
+         "sourceModel": "user", "phase": "analysis"}
+    ]}));
+    t.write("x", "");
+    t.write(
+        ".claude/config/project-config.json",
+        r#"{"scripts": {"test": "true"}}"#,
+    );
+    let run = t.wf(&["constraints", "verify"]).ok();
+    assert!(run.stdout.contains("no verify command"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("2 hard constraint(s) passed"),
+        "{}",
+        run.stdout
+    );
+    let c = constraints(&t);
+    assert_eq!(c["hard"][0]["verified"], true);
+    assert_eq!(c["hard"][1]["verified"], true);
+    assert_eq!(c["hard"][2].get("verified"), None);
+    let records = c["verifications"].as_array().unwrap();
+    assert_eq!(records.len(), 2);
+    assert_eq!(records[0]["details"], "passed");
+    assert_eq!(records[0]["checkedAt"], crate::test::NOW);
+
+    // Again, one id: still one record per constraint.
+    t.wf(&["constraints", "verify", "C001"]).ok();
+    assert_eq!(
+        constraints(&t)["verifications"].as_array().unwrap().len(),
+        2
+    );
+    let verified = events(&t)
+        .iter()
+        .filter(|e| e["type"] == "constraint.verified")
+        .count();
+    assert_eq!(verified, 3);
+}
+
+#[test]
+fn verify_failing_exits_one_with_the_output() {
+    let t = hard_with(&[("C001", "test -d ."), ("C002", "grep -q needle hay.txt")]);
+    t.write("hay.txt", "straw\n");
+    let run = t.wf(&["constraints", "verify"]).code(1);
+    assert!(
+        run.stderr.contains("1 hard constraint(s) failed: C002"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stdout.contains("FAILED"), "{}", run.stdout);
+    let report = t.wf(&["constraints", "verify", "--json"]).code(1).json();
+    assert_eq!(report["passed"], false);
+    assert_eq!(report["failed"], json!(["C002"]));
+    let c = constraints(&t);
+    assert_eq!(c["hard"][0]["verified"], true);
+    assert_eq!(c["hard"][1]["verified"], false);
+    let details = c["verifications"][1]["details"].as_str().unwrap();
+    assert!(details.contains("exited with 1"), "{details}");
+}
+
+#[test]
+fn verify_refuses_commands_outside_the_allowlist_without_running_them() {
+    let t = hard_with(&[("C001", "touch pwned"), ("C002", "sh -c 'touch pwned2'")]);
+    let run = t.wf(&["constraints", "verify", "--json"]).code(1);
+    let report = run.json();
+    for r in report["results"].as_array().unwrap() {
+        let details = r["details"].as_str().unwrap();
+        assert!(details.starts_with("refused:"), "{details}");
+        assert!(details.contains("wf.allowed_command_prefixes"), "{details}");
+        assert!(
+            details.contains(".claude/config/project-config.json"),
+            "{details}"
+        );
+    }
+    assert!(!t.project.join("pwned").exists());
+    assert!(!t.project.join("pwned2").exists());
+
+    // Allowed once the project says so.
+    t.write(
+        ".claude/config/project-config.json",
+        r#"{"wf": {"allowed_command_prefixes": ["touch"]}}"#,
+    );
+    t.wf(&["constraints", "verify", "C001"]).ok();
+    assert!(t.project.join("pwned").exists());
+}
+
+#[test]
+fn verify_names_a_missing_tool() {
+    let t = hard_with(&[("C001", "wf-no-such-linter --strict")]);
+    t.write(
+        ".claude/config/project-config.json",
+        r#"{"wf": {"allowed_command_prefixes": ["wf-no-such-linter"]}}"#,
+    );
+    let report = t.wf(&["constraints", "verify", "--json"]).code(1).json();
+    assert_eq!(
+        report["results"][0]["details"],
+        "`wf-no-such-linter` is not on PATH"
+    );
+}
+
+#[test]
+fn verify_of_a_soft_or_unknown_id_is_a_usage_error() {
+    let t = empty();
+    t.wf(&["constraints", "add", "--soft", "nice to have"]).ok();
+    let err = t.wf(&["constraints", "verify", "C001"]).code(2).stderr;
+    assert!(err.contains("soft"), "{err}");
+    t.wf(&["constraints", "verify", "C404"]).code(2);
+}
+
+#[test]
+fn without_a_workflow_it_says_how_to_start() {
+    let t = Test::new();
+    let err = t.wf(&["constraints", "list"]).code(2).stderr;
+    assert!(err.contains("wf workflow-start"), "{err}");
+    let err = t.wf(&["constraints", "add", "x"]).code(2).stderr;
+    assert!(err.contains("wf workflow-start"), "{err}");
+}
