@@ -11,6 +11,7 @@ pub mod commands;
 pub mod config;
 pub mod error;
 pub mod output;
+pub mod plan;
 pub mod project;
 pub mod state;
 pub mod testing;
