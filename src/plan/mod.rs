@@ -25,6 +25,11 @@ pub mod render;
 mod speckit;
 mod status;
 
+#[cfg(test)]
+mod fixture_tests;
+#[cfg(test)]
+mod test_support;
+
 use std::path::Path;
 
 use serde::Serialize;
