@@ -12,6 +12,7 @@ pub mod config;
 pub mod constraints;
 pub mod error;
 pub mod output;
+pub mod plan;
 pub mod project;
 pub mod report;
 pub mod run;

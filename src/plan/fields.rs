@@ -1,0 +1,638 @@
+//! The claude-workflow fields: from a task block's `- **字段**: 值` lines to a [`Task`].
+//!
+//! Field names are matched ignoring case, spaces, `_` and `-`, in Chinese or English:
+//!
+//! | field | names |
+//! |---|---|
+//! | phase | 阶段, phase |
+//! | file | 文件, file (backticks stripped) |
+//! | creates / modifies / tests | 创建文件 / 修改文件 / 测试文件, creates / modifies / tests |
+//! | reuse | 复用, reuse, leverage |
+//! | design_refs | 设计参考, Spec 参考, Plan 参考, design_ref, spec_ref, plan_ref (+ the V1 id comment's `design_ref`) |
+//! | requirement | 需求, 内容, requirement, description |
+//! | acceptance | 验收, 验收项, 验收标准, acceptance |
+//! | actions | actions, action, 动作 |
+//! | deps | 依赖, depends, depends_on, deps, dependencies |
+//! | blocked_by | 阻塞依赖, blockers, blocked_by |
+//! | quality_gate | 质量关卡, quality_gate (true/是/yes/1, false/否/no/0) |
+//! | threshold | 阈值, threshold (0–100; 80 when a quality gate has none) |
+//! | verify | 验证命令, verify, verify_command |
+//! | expect | 验证期望, expect, expected |
+//! | status | 状态, status (wins over the heading emoji) |
+//! | steps | 步骤, steps |
+//! | timeout_secs | 超时, timeout, timeout_secs (`300`, `300s`, `5m`) |
+//! | capabilities | 能力, capabilities |
+//!
+//! Lists (files, refs, actions, capabilities) split on `,` `，` `、` `;` and on list
+//! items of continuation lines; deps and blocker kinds also split on spaces; `无`,
+//! `none`, `-` mean an empty list. 验证命令 takes one command per line; a line that
+//! starts with a backtick holds one or more `backticked` commands, any other line is
+//! one command as written. A step is `A1: do → output（验证：check）` (also `->`,
+//! `(验证: …)`, `(verify: …)`, `(check: …)`); a check that is one code span is a
+//! command (`check_cmd`), anything else is prose (`check` only). Other fields (需求
+//! ID, 关键约束, …) are kept as strings in `Task.extra` under their own name, except
+//! that a name the state file uses for a task field gets a `plan_` prefix.
+
+use serde_json::Value;
+
+use super::doc::{self, code_spans, is_none_word, shown, split_list, strip_ticks};
+use super::{digest, status, Draft, PlanError};
+use crate::state::machine::TaskStatus;
+use crate::state::model::{Step, Task};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Key {
+    Phase,
+    File,
+    Creates,
+    Modifies,
+    Tests,
+    Reuse,
+    DesignRefs,
+    Requirement,
+    Acceptance,
+    Actions,
+    Deps,
+    Blockers,
+    QualityGate,
+    Threshold,
+    Verify,
+    Expect,
+    Status,
+    Steps,
+    Timeout,
+    Capabilities,
+}
+
+pub(crate) fn canon(key: &str) -> Option<Key> {
+    let k: String = key
+        .chars()
+        .filter(|c| !c.is_whitespace() && *c != '_' && *c != '-')
+        .flat_map(char::to_lowercase)
+        .collect();
+    let key = match k.as_str() {
+        "阶段" | "phase" => Key::Phase,
+        "文件" | "file" => Key::File,
+        "创建文件" | "creates" | "create" | "filestocreate" => Key::Creates,
+        "修改文件" | "modifies" | "modify" | "filestomodify" => Key::Modifies,
+        "测试文件" | "tests" | "testfiles" | "filestotest" => Key::Tests,
+        "复用" | "reuse" | "leverage" => Key::Reuse,
+        "设计参考" | "spec参考" | "plan参考" | "designref" | "designrefs" | "specref"
+        | "planref" => Key::DesignRefs,
+        "需求" | "内容" | "requirement" | "description" => Key::Requirement,
+        "验收" | "验收项" | "验收标准" | "acceptance" => Key::Acceptance,
+        "actions" | "action" | "动作" => Key::Actions,
+        "依赖" | "depends" | "dependson" | "deps" | "dependencies" => Key::Deps,
+        "阻塞依赖" | "blockers" | "blockedby" => Key::Blockers,
+        "质量关卡" | "qualitygate" => Key::QualityGate,
+        "阈值" | "threshold" => Key::Threshold,
+        "验证命令" | "verify" | "verifycommand" | "verification" => Key::Verify,
+        "验证期望" | "expect" | "expected" => Key::Expect,
+        "状态" | "status" => Key::Status,
+        "步骤" | "steps" => Key::Steps,
+        "超时" | "timeout" | "timeoutsecs" => Key::Timeout,
+        "能力" | "capabilities" => Key::Capabilities,
+        _ => return None,
+    };
+    Some(key)
+}
+
+/// Names the state file uses for `Task` fields; an unknown plan field of the same
+/// name would clash with them in `Task.extra`.
+const RESERVED: &[&str] = &[
+    "id",
+    "name",
+    "phase",
+    "status",
+    "line",
+    "deps",
+    "blocked_by",
+    "actions",
+    "file",
+    "creates",
+    "modifies",
+    "tests",
+    "reuse",
+    "design_refs",
+    "requirement",
+    "acceptance",
+    "quality_gate",
+    "threshold",
+    "verify",
+    "expect",
+    "steps",
+    "parallel",
+    "story",
+    "timeout_secs",
+    "capabilities",
+    "digest",
+    "failure_reason",
+    "attempts",
+    "dispatch_failures",
+    "executor",
+    "log",
+    "handed_off",
+];
+
+/// One field of a block: its name as written, its line, and its value lines (the
+/// first is what follows the colon, possibly empty).
+#[derive(Debug, Clone)]
+pub(crate) struct Field {
+    pub key: String,
+    pub line: usize,
+    pub parts: Vec<String>,
+}
+
+/// A task block as the block reader found it.
+#[derive(Debug, Clone)]
+pub(crate) struct Block {
+    pub id: String,
+    /// The heading text after the colon, status emoji included.
+    pub heading_name: String,
+    pub line: usize,
+    /// `(line, inside)` of whole-line HTML comments in the block.
+    pub meta: Vec<(usize, String)>,
+    pub fields: Vec<Field>,
+}
+
+impl Block {
+    pub(crate) fn new(id: &str, heading_name: &str, line: usize) -> Block {
+        Block {
+            id: id.to_string(),
+            heading_name: heading_name.to_string(),
+            line,
+            meta: Vec::new(),
+            fields: Vec::new(),
+        }
+    }
+}
+
+pub(crate) fn is_valid_id(id: &str) -> bool {
+    (1..=64).contains(&id.len())
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+}
+
+pub(crate) fn bad_id(line: usize, id: &str) -> PlanError {
+    PlanError::new(
+        line,
+        format!(
+            "task id {} is not valid; use 1-64 letters, digits, '_', '.' or '-', e.g. T1",
+            shown(id)
+        ),
+    )
+}
+
+pub(crate) fn is_valid_kind(kind: &str) -> bool {
+    let mut b = kind.bytes();
+    b.next().is_some_and(|c| c.is_ascii_lowercase())
+        && kind.len() <= 32
+        && b.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_')
+}
+
+/// Turns a block into a task; errors name the line of the offending field.
+pub(crate) fn build(block: Block) -> Result<Draft, PlanError> {
+    if !is_valid_id(&block.id) {
+        return Err(bad_id(block.line, &block.id));
+    }
+    let (name, heading_status) = status::split_heading_status(&block.heading_name);
+    if name.is_empty() {
+        return Err(PlanError::new(
+            block.line,
+            format!(
+                "task {} has no name; write it after the colon, e.g. `## {}: Add the login form`",
+                block.id, block.id
+            ),
+        ));
+    }
+    let mut task = Task {
+        id: block.id.clone(),
+        name: name.to_string(),
+        line: block.line,
+        ..Task::default()
+    };
+    let id = block.id.as_str();
+    for (line, inner) in &block.meta {
+        apply_meta(&mut task, *line, inner)?;
+    }
+    let mut field_status = None;
+    let mut deps_line = block.line;
+    for f in &block.fields {
+        let Some(key) = canon(&f.key) else {
+            add_extra(&mut task, &f.key, text(&f.parts).unwrap_or_default());
+            continue;
+        };
+        match key {
+            Key::Phase => {
+                task.phase = text(&f.parts)
+                    .map(|t| t.replace('\n', " "))
+                    .unwrap_or_default()
+            }
+            Key::File => {
+                task.file = text(&f.parts)
+                    .map(|t| strip_ticks(&t).to_string())
+                    .filter(|t| !is_none_word(t))
+            }
+            Key::Creates => task.creates.extend(items(&f.parts)),
+            Key::Modifies => task.modifies.extend(items(&f.parts)),
+            Key::Tests => task.tests.extend(items(&f.parts)),
+            Key::Reuse => {
+                task.reuse = text(&f.parts)
+                    .map(|t| strip_ticks(&t).to_string())
+                    .filter(|t| !is_none_word(t))
+            }
+            Key::DesignRefs => task.design_refs.extend(items(&f.parts)),
+            Key::Requirement => task.requirement = text(&f.parts),
+            Key::Acceptance => task.acceptance = text(&f.parts),
+            Key::Actions => task.actions.extend(items(&f.parts)),
+            Key::Capabilities => task.capabilities.extend(items(&f.parts)),
+            Key::Expect => task.expect = text(&f.parts),
+            Key::Deps => {
+                deps_line = f.line;
+                for dep in words(&f.parts) {
+                    if !is_valid_id(&dep) {
+                        return Err(PlanError::new(f.line, format!(
+                            "task {id} lists {} as a dependency, which is not a task id; write task ids such as `T1, T2` (or 无 for none)",
+                            shown(&dep)
+                        )));
+                    }
+                    push_unique(&mut task.deps, dep);
+                }
+            }
+            Key::Blockers => {
+                for kind in words(&f.parts) {
+                    let kind = kind.to_ascii_lowercase();
+                    if !is_valid_kind(&kind) {
+                        return Err(PlanError::new(f.line, format!(
+                            "task {id} lists {} as a blocker, which is not a blocker kind; use api_spec, design_spec or a kind from wf.blockers (lowercase letters, digits, _)",
+                            shown(&kind)
+                        )));
+                    }
+                    push_unique(&mut task.blocked_by, kind);
+                }
+            }
+            Key::QualityGate => {
+                let v = text(&f.parts).unwrap_or_default();
+                task.quality_gate = parse_bool(&v).ok_or_else(|| {
+                    PlanError::new(
+                        f.line,
+                        format!(
+                            "task {id}: {} is {}, not a yes/no value; write true or false",
+                            f.key,
+                            shown(&v)
+                        ),
+                    )
+                })?;
+            }
+            Key::Threshold => {
+                let v = text(&f.parts).unwrap_or_default();
+                let n = v
+                    .trim()
+                    .trim_end_matches('%')
+                    .trim()
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|n| *n <= 100);
+                task.threshold = Some(n.ok_or_else(|| {
+                    PlanError::new(
+                        f.line,
+                        format!(
+                            "task {id}: {} is {}, not a number from 0 to 100; write e.g. 80",
+                            f.key,
+                            shown(&v)
+                        ),
+                    )
+                })?);
+            }
+            Key::Timeout => {
+                let v = text(&f.parts).unwrap_or_default();
+                task.timeout_secs = Some(parse_secs(&v).ok_or_else(|| {
+                    PlanError::new(f.line, format!("task {id}: {} is {}, not a duration; write seconds, e.g. 300 or 300s or 5m", f.key, shown(&v)))
+                })?);
+            }
+            Key::Verify => task.verify.extend(commands(&f.parts)),
+            Key::Status => {
+                let v = text(&f.parts).unwrap_or_default();
+                field_status = Some(status::parse_word(&v).ok_or_else(|| {
+                    PlanError::new(f.line, format!("task {id}: {} is {}, not a status; use pending, in_progress, completed, skipped or failed", f.key, shown(&v)))
+                })?);
+            }
+            Key::Steps => task.steps.extend(steps(&f.parts)),
+        }
+    }
+    if task.quality_gate && task.threshold.is_none() {
+        task.threshold = Some(80);
+    }
+    task.digest = digest::of(&task);
+    task.status = status::imported(
+        field_status
+            .or(heading_status)
+            .unwrap_or(TaskStatus::Pending),
+    );
+    Ok(Draft {
+        task,
+        deps_line,
+        group: 0,
+    })
+}
+
+/// The V1 id comment: `id: T1, design_ref: 4.1`.
+fn apply_meta(task: &mut Task, line: usize, inner: &str) -> Result<(), PlanError> {
+    if !inner.starts_with("id:") && !inner.contains("design_ref") {
+        return Ok(());
+    }
+    for pair in inner.split([',', '，']) {
+        let Some((k, v)) = pair.split_once([':', '：']) else {
+            continue;
+        };
+        let (k, v) = (k.trim(), v.trim());
+        match k {
+            "id" if v != task.id => {
+                return Err(PlanError::new(
+                    line,
+                    format!(
+                        "the id comment says {} but the heading says {}; make them the same",
+                        shown(v),
+                        task.id
+                    ),
+                ))
+            }
+            "design_ref" | "design_refs" if !is_none_word(v) => {
+                push_unique(&mut task.design_refs, v.to_string())
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn add_extra(task: &mut Task, key: &str, value: String) {
+    let key = key.trim();
+    let key = if RESERVED.contains(&key) {
+        format!("plan_{key}")
+    } else {
+        key.to_string()
+    };
+    match task.extra.get_mut(&key) {
+        Some(Value::String(old)) => {
+            old.push('\n');
+            old.push_str(&value);
+        }
+        _ => {
+            task.extra.insert(key, Value::String(value));
+        }
+    }
+}
+
+fn push_unique(list: &mut Vec<String>, item: String) {
+    if !list.contains(&item) {
+        list.push(item);
+    }
+}
+
+/// The non-empty value lines joined by newlines.
+fn text(parts: &[String]) -> Option<String> {
+    let lines: Vec<&str> = parts
+        .iter()
+        .map(|p| p.trim())
+        .filter(|p| !p.is_empty())
+        .collect();
+    (!lines.is_empty()).then(|| lines.join("\n"))
+}
+
+fn item_lines(parts: &[String]) -> impl Iterator<Item = &str> {
+    parts
+        .iter()
+        .map(|p| doc::list_item(p).unwrap_or(p).trim())
+        .filter(|p| !p.is_empty())
+}
+
+fn items(parts: &[String]) -> Vec<String> {
+    item_lines(parts)
+        .flat_map(|p| split_list(strip_ticks(p)))
+        .filter(|x| !is_none_word(x))
+        .collect()
+}
+
+/// Like [`items`] but also split on spaces: ids and kinds have none.
+fn words(parts: &[String]) -> Vec<String> {
+    items(parts)
+        .iter()
+        .flat_map(|x| x.split_whitespace())
+        .map(|w| strip_ticks(w).to_string())
+        .filter(|x| !is_none_word(x))
+        .collect()
+}
+
+fn parse_bool(v: &str) -> Option<bool> {
+    let v = strip_ticks(v).to_ascii_lowercase();
+    match v.as_str() {
+        "true" | "yes" | "y" | "1" | "on" | "是" | "需要" | "有" => Some(true),
+        "false" | "no" | "n" | "0" | "off" | "否" | "不需要" | "无" | "" => Some(false),
+        _ => None,
+    }
+}
+
+fn parse_secs(v: &str) -> Option<u64> {
+    let v = strip_ticks(v).trim().to_ascii_lowercase();
+    let digits = v.bytes().take_while(u8::is_ascii_digit).count();
+    let n: u64 = v.get(..digits)?.parse().ok()?;
+    let unit = v.get(digits..)?.trim();
+    let scale = match unit {
+        "" | "s" | "sec" | "secs" | "second" | "seconds" | "秒" => 1,
+        "m" | "min" | "mins" | "minute" | "minutes" | "分钟" | "分" => 60,
+        "h" | "hour" | "hours" | "小时" => 3600,
+        _ => return None,
+    };
+    n.checked_mul(scale)
+}
+
+/// 验证命令: one command per line; a line starting with a backtick holds code spans.
+fn commands(parts: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    for p in item_lines(parts) {
+        if p.starts_with('`') {
+            out.extend(
+                code_spans(p)
+                    .into_iter()
+                    .map(str::trim)
+                    .filter(|c| !c.is_empty())
+                    .map(str::to_string),
+            );
+        } else if !is_none_word(p) {
+            out.push(p.to_string());
+        }
+    }
+    out
+}
+
+/// 步骤: each list item of the value is a step; other lines continue the last one.
+fn steps(parts: &[String]) -> Vec<Step> {
+    let mut raw: Vec<String> = Vec::new();
+    for (i, p) in parts.iter().enumerate() {
+        let p = p.trim();
+        if p.is_empty() {
+            continue;
+        }
+        match (doc::list_item(p), raw.last_mut()) {
+            (None, Some(last)) if i > 0 => {
+                last.push(' ');
+                last.push_str(p);
+            }
+            (item, _) => raw.push(item.unwrap_or(p).to_string()),
+        }
+    }
+    raw.iter()
+        .enumerate()
+        .map(|(i, s)| step(s, i + 1))
+        .collect()
+}
+
+fn step(s: &str, n: usize) -> Step {
+    let (id, body) = match s.split_once([':', '：']) {
+        Some((id, body)) if is_step_id(id.trim()) => (id.trim().to_string(), body.trim()),
+        _ => (format!("A{n}"), s.trim()),
+    };
+    let (body, check) = split_check(body);
+    let (action, output) = match find_arrow(body) {
+        Some((a, o)) => (a.trim(), Some(o.trim()).filter(|o| !o.is_empty())),
+        None => (body.trim(), None),
+    };
+    let mut step = Step {
+        id,
+        action: action.to_string(),
+        output: output.map(str::to_string),
+        ..Step::default()
+    };
+    if let Some(c) = check.filter(|c| !c.is_empty()) {
+        step.check_cmd = doc::whole_span(c)
+            .map(str::trim)
+            .filter(|x| !x.is_empty())
+            .map(str::to_string);
+        step.check = Some(c.to_string());
+    }
+    step
+}
+
+fn is_step_id(s: &str) -> bool {
+    let letters = s.bytes().take_while(u8::is_ascii_alphabetic).count();
+    s.len() <= 16 && s.as_bytes().get(letters).is_some_and(u8::is_ascii_digit) && is_valid_id(s)
+}
+
+fn find_arrow(s: &str) -> Option<(&str, &str)> {
+    ["→", "->", "=>"]
+        .iter()
+        .filter_map(|a| s.find(a).map(|i| (i, a.len())))
+        .min()
+        .and_then(|(i, len)| Some((s.get(..i)?, s.get(i + len..)?)))
+}
+
+/// Splits off a trailing `（验证：check）` / `(verify: check)`; the last one counts.
+fn split_check(body: &str) -> (&str, Option<&str>) {
+    let opens = body
+        .char_indices()
+        .filter(|(_, c)| matches!(c, '(' | '（'))
+        .collect::<Vec<_>>();
+    for (i, c) in opens.into_iter().rev() {
+        let Some(after) = body.get(i + c.len_utf8()..) else {
+            continue;
+        };
+        let a = after.trim_start();
+        let word_len = ["验证", "校验", "verify", "check"].iter().find_map(|w| {
+            a.get(..w.len())
+                .filter(|p| p.eq_ignore_ascii_case(w))
+                .map(|_| w.len())
+        });
+        let Some(wl) = word_len else { continue };
+        let Some(rest) = a.get(wl..).map(str::trim_start) else {
+            continue;
+        };
+        let Some(check) = rest.strip_prefix([':', '：']) else {
+            continue;
+        };
+        let check = check.trim_end();
+        let check = check.strip_suffix([')', '）']).unwrap_or(check).trim();
+        return (body.get(..i).unwrap_or(body), Some(check));
+    }
+    (body, None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parts(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn steps_with_prose_and_command_checks() {
+        let s = steps(&parts(&[
+            "",
+            "- A1: 生成工件 → 输出 spec（验证：工件存在）",
+            "- A2: run -> report (verify: `cargo test -q`)",
+            "- plain step",
+            "  continued",
+        ]));
+        assert_eq!(s.len(), 3);
+        assert_eq!((s[0].id.as_str(), s[0].action.as_str()), ("A1", "生成工件"));
+        assert_eq!(s[0].output.as_deref(), Some("输出 spec"));
+        assert_eq!(s[0].check.as_deref(), Some("工件存在"));
+        assert_eq!(s[0].check_cmd, None);
+        assert_eq!(s[1].check.as_deref(), Some("`cargo test -q`"));
+        assert_eq!(s[1].check_cmd.as_deref(), Some("cargo test -q"));
+        assert_eq!(s[1].output.as_deref(), Some("report"));
+        assert_eq!(s[2].id, "A3");
+        assert_eq!(s[2].action, "plain step continued");
+    }
+
+    #[test]
+    fn verify_commands() {
+        assert_eq!(
+            commands(&parts(&[
+                "`npm test` `npm run lint`",
+                "- cargo build",
+                "无"
+            ])),
+            vec!["npm test", "npm run lint", "cargo build"]
+        );
+        assert_eq!(commands(&parts(&["echo `date`"])), vec!["echo `date`"]);
+        assert_eq!(commands(&parts(&["``echo `x` ``"])), vec!["echo `x`"]);
+    }
+
+    #[test]
+    fn lists_and_words() {
+        assert_eq!(
+            items(&parts(&["`a.ts`, b.ts", "- c.ts", "无"])),
+            vec!["a.ts", "b.ts", "c.ts"]
+        );
+        assert_eq!(words(&parts(&["T1 T2、T3"])), vec!["T1", "T2", "T3"]);
+        assert!(words(&parts(&["无"])).is_empty());
+        assert!(words(&parts(&["none"])).is_empty());
+    }
+
+    #[test]
+    fn scalars() {
+        assert_eq!(parse_bool("是"), Some(true));
+        assert_eq!(parse_bool("maybe"), None);
+        assert_eq!(parse_secs("5m"), Some(300));
+        assert_eq!(parse_secs("300 s"), Some(300));
+        assert_eq!(parse_secs("x"), None);
+        assert_eq!(parse_secs("99999999999999999999"), None);
+        assert!(is_valid_kind("api_spec"));
+        assert!(!is_valid_kind("Api"));
+        assert!(!is_valid_kind(""));
+        assert!(is_valid_id("T1.2-a_b"));
+        assert!(!is_valid_id("../x/"));
+        assert!(!is_valid_id(&"a".repeat(65)));
+    }
+
+    #[test]
+    fn canon_names() {
+        assert_eq!(canon("Spec 参考"), Some(Key::DesignRefs));
+        assert_eq!(canon("Quality Gate"), Some(Key::QualityGate));
+        assert_eq!(canon("timeout_secs"), Some(Key::Timeout));
+        assert_eq!(canon("需求 ID"), None);
+    }
+}

@@ -1,0 +1,186 @@
+//! Writes task statuses back into the plan text, touching nothing else.
+//!
+//! claude-workflow: the status emoji at the end of each task heading (✅ ⏳ ❌ ⏭️; none
+//! for pending and blocked) and the value of the task's `状态` field when it has one
+//! (written as the English status word; a value that already reads as that status,
+//! such as `已完成`, is left alone). spec-kit: the checkbox (`[x]` for completed,
+//! `[ ]` otherwise) and the ` — DEFERRED` marker (added for skipped, removed with its
+//! note otherwise; spec-kit has no way to write in-progress or failed). Every other
+//! byte, line endings and a BOM included, stays as it was. Tasks are found by id with
+//! the same block rules as the parser; a task line that also holds an inline HTML
+//! comment is left alone.
+
+use std::collections::HashMap;
+
+use super::claude::{self, Kind};
+use super::doc::{self, Line};
+use super::fields::{self, Key};
+use super::speckit;
+use super::status;
+use super::Format;
+use crate::state::machine::TaskStatus;
+use crate::state::model::Task;
+
+pub fn mirror(format: Format, text: &str, tasks: &[Task]) -> String {
+    let want: HashMap<&str, TaskStatus> = tasks.iter().map(|t| (t.id.as_str(), t.status)).collect();
+    let (bom, body) = match text.strip_prefix('\u{feff}') {
+        Some(b) => ("\u{feff}", b),
+        None => ("", text),
+    };
+    let lines = doc::lines(body);
+    let mut out = String::with_capacity(text.len() + 64);
+    out.push_str(bom);
+    // claude-workflow: the wanted status of the task block we are in.
+    let mut block: Option<TaskStatus> = None;
+    for (seg, line) in body.split_inclusive('\n').zip(lines.iter()) {
+        let new = match format {
+            Format::ClaudeWorkflow => claude_line(line, &want, &mut block),
+            Format::SpecKit => speckit_line(line, &want),
+        };
+        match new {
+            Some(content) => {
+                out.push_str(&content);
+                out.push_str(seg.get(line.raw.len()..).unwrap_or(""));
+            }
+            None => out.push_str(seg),
+        }
+    }
+    out
+}
+
+fn claude_line(
+    line: &Line<'_>,
+    want: &HashMap<&str, TaskStatus>,
+    block: &mut Option<TaskStatus>,
+) -> Option<String> {
+    if line.hidden || line.comment.is_some() {
+        return None;
+    }
+    match claude::kind(&line.text) {
+        Kind::TaskHeading(h) => {
+            *block = want.get(h.id).copied();
+            let s = (*block)?;
+            if !line.text_is_raw() {
+                return None;
+            }
+            let (kept, shown) = status::split_heading_status(line.raw);
+            if shown.and_then(status::emoji) == status::emoji(s) {
+                return None;
+            }
+            Some(match status::emoji(s) {
+                Some(e) => format!("{kept} {e}"),
+                None => kept.to_string(),
+            })
+        }
+        Kind::End => {
+            *block = None;
+            None
+        }
+        Kind::Field(f) if fields::canon(f.key) == Some(Key::Status) => {
+            let s = (*block)?;
+            if !line.text_is_raw() || status::parse_word(f.value) == Some(s) {
+                return None;
+            }
+            Some(format!("{}{}", line.raw.get(..f.value_at)?, s.as_str()))
+        }
+        _ => None,
+    }
+}
+
+fn speckit_line(line: &Line<'_>, want: &HashMap<&str, TaskStatus>) -> Option<String> {
+    if !line.text_is_raw() {
+        return None;
+    }
+    let raw = line.raw;
+    let tl = speckit::task_line(raw)?;
+    let s = *want.get(tl.id)?;
+    let span = speckit::deferred_span(tl.desc);
+    let old_box = raw.get(tl.check_at..)?.chars().next()?;
+    let new_box = match s {
+        TaskStatus::Completed if tl.checked => old_box,
+        TaskStatus::Completed => 'x',
+        TaskStatus::Skipped if span.is_some() => old_box,
+        _ => ' ',
+    };
+    let desc = match (s, span) {
+        (TaskStatus::Skipped, None) => format!("{} — DEFERRED", tl.desc),
+        (TaskStatus::Skipped, Some(_)) | (_, None) => tl.desc.to_string(),
+        (_, Some((a, b))) => {
+            let before = tl.desc.get(..a)?.trim_end();
+            let after = tl.desc.get(b..)?.trim_start();
+            if after.is_empty() {
+                before.to_string()
+            } else {
+                format!("{before} {after}")
+            }
+        }
+    };
+    let desc_end = tl.desc_at + tl.desc.len();
+    let new = format!(
+        "{}{new_box}{}{desc}{}",
+        raw.get(..tl.check_at)?,
+        raw.get(tl.check_at + old_box.len_utf8()..tl.desc_at)?,
+        raw.get(desc_end..)?
+    );
+    (new != raw).then_some(new)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with(id: &str, s: TaskStatus) -> Task {
+        Task {
+            id: id.into(),
+            status: s,
+            ..Task::default()
+        }
+    }
+
+    #[test]
+    fn claude_heading_and_field() {
+        let text =
+            "## T1: a\r\n- **状态**: pending\r\n## T2: b ✅\n- **状态**: 已完成\n## T3: c ⏭\n";
+        let out = mirror(
+            Format::ClaudeWorkflow,
+            text,
+            &[
+                with("T1", TaskStatus::Completed),
+                with("T2", TaskStatus::Completed),
+                with("T3", TaskStatus::Pending),
+            ],
+        );
+        assert_eq!(
+            out,
+            "## T1: a ✅\r\n- **状态**: completed\r\n## T2: b ✅\n- **状态**: 已完成\n## T3: c\n"
+        );
+    }
+
+    #[test]
+    fn speckit_box_and_marker() {
+        let text = "\u{feff}- [ ] T1 a\n- [X] T2 b — DEFERRED: later (depends on T1)\n- [x] T3 c\n- [ ] T4 d";
+        let out = mirror(
+            Format::SpecKit,
+            text,
+            &[
+                with("T1", TaskStatus::Skipped),
+                with("T2", TaskStatus::Completed),
+                with("T3", TaskStatus::Completed),
+                with("T4", TaskStatus::InProgress),
+            ],
+        );
+        assert_eq!(
+            out,
+            "\u{feff}- [ ] T1 a — DEFERRED\n- [X] T2 b (depends on T1)\n- [x] T3 c\n- [ ] T4 d"
+        );
+    }
+
+    #[test]
+    fn unknown_ids_and_hidden_lines_are_untouched() {
+        let text = "```\n- [ ] T1 a\n```\n- [ ] T9 z\n";
+        assert_eq!(
+            mirror(Format::SpecKit, text, &[with("T1", TaskStatus::Completed)]),
+            text
+        );
+    }
+}

@@ -1,0 +1,288 @@
+//! Reading plans: from a markdown file to a validated task graph.
+//!
+//! Two formats are accepted (DESIGN.md §3): claude-workflow `tasks.md` (`## T1: name`
+//! headings followed by `- **字段**: 值` fields, see [`claude`]) and spec-kit
+//! `tasks.md` (`- [ ] T001 [P] [US1] description` lines under `## Phase N: …`
+//! headings, see [`speckit`]). [`parse`] detects the format, builds the tasks and
+//! validates the graph ([`graph`]); nothing here writes anything, so a bad plan leaves
+//! every file as it was. Every error is one line, `<file>:<line>: <what>; <fix>`.
+//!
+//! Around the parsers: [`classify`] marks tasks that wait on an external input
+//! (seed 004 `classifyTaskDependencies`), [`audit`] runs the zero-decision audit,
+//! [`diff`] compares two imports, [`mirror`] writes task statuses back into the plan
+//! text and [`render`] writes a plan from tasks (fixtures and property tests).
+
+pub mod audit;
+pub mod classify;
+mod claude;
+pub mod diff;
+mod digest;
+mod doc;
+mod fields;
+mod graph;
+pub mod mirror;
+pub mod render;
+mod speckit;
+mod status;
+
+#[cfg(test)]
+mod fixture_tests;
+#[cfg(test)]
+mod test_support;
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::error::{Result, WfError};
+use crate::state::model::Task;
+
+/// The plan formats `wf` reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Format {
+    ClaudeWorkflow,
+    SpecKit,
+}
+
+impl Format {
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::ClaudeWorkflow => "claude-workflow",
+            Format::SpecKit => "spec-kit",
+        }
+    }
+}
+
+/// A parsed, validated plan: tasks in document order.
+#[derive(Debug, Clone, Serialize)]
+pub struct Plan {
+    pub format: Format,
+    pub title: Option<String>,
+    pub tasks: Vec<Task>,
+}
+
+/// Plans larger than this are refused before they are read into memory.
+const MAX_PLAN_BYTES: u64 = 64 * 1024 * 1024;
+
+/// An error inside the plan, before it is given the file's name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PlanError {
+    pub line: usize,
+    /// `<what>; <fix>`, one line.
+    pub message: String,
+}
+
+impl PlanError {
+    pub(crate) fn new(line: usize, message: impl Into<String>) -> Self {
+        PlanError {
+            line,
+            message: message.into(),
+        }
+    }
+}
+
+/// A task on its way into the graph.
+#[derive(Debug, Clone)]
+pub(crate) struct Draft {
+    pub task: Task,
+    /// The line that lists the task's explicit deps (its own line when none does).
+    pub deps_line: usize,
+    /// spec-kit: which `## ` section the task sits in (phase order edges).
+    pub group: usize,
+}
+
+/// Detects the format, parses and validates. `path` is used only in error messages.
+pub fn parse(path: &Path, text: &str) -> Result<Plan> {
+    let shown = path_shown(path);
+    let at = |e: PlanError| WfError::usage(format!("{shown}:{}: {}", e.line, e.message));
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let lines = doc::lines(text);
+    let format = detect(&lines).map_err(at)?;
+    let mut drafts = match format {
+        Format::ClaudeWorkflow => claude::parse(&lines),
+        Format::SpecKit => speckit::parse(&lines),
+    }
+    .map_err(at)?;
+    if drafts.is_empty() {
+        return Err(at(empty_plan(format, &lines)));
+    }
+    let index = graph::index(&drafts).map_err(at)?;
+    graph::check_known_deps(&drafts, &index, format).map_err(at)?;
+    if format == Format::SpecKit {
+        speckit::add_phase_edges(&mut drafts);
+    }
+    graph::check_acyclic(&drafts, &index, format).map_err(at)?;
+    Ok(Plan {
+        format,
+        title: doc::title(&lines),
+        tasks: drafts.into_iter().map(|d| d.task).collect(),
+    })
+}
+
+/// Reads a plan file, refusing what is not UTF-8 text, then [`parse`]s it.
+/// Returns the text as read (the caller keeps a copy) and the plan.
+pub fn read(path: &Path) -> Result<(String, Plan)> {
+    let shown = path_shown(path);
+    let meta = fs_err::metadata(path).map_err(|e| WfError::usage(format!("{e}")))?;
+    if meta.is_dir() {
+        return Err(WfError::usage(format!(
+            "{shown}: is a directory; give the path of a tasks.md plan file"
+        )));
+    }
+    if meta.len() > MAX_PLAN_BYTES {
+        return Err(WfError::usage(format!(
+            "{shown}: the plan is {} bytes, more than the {MAX_PLAN_BYTES} a plan may have; split it into smaller plans",
+            meta.len()
+        )));
+    }
+    let bytes = fs_err::read(path).map_err(|e| WfError::usage(format!("{e}")))?;
+    let text = check_text(&shown, bytes)?;
+    let plan = parse(path, &text)?;
+    Ok((text, plan))
+}
+
+/// Refuses empty, binary and non-UTF-8 files with the position of the problem.
+fn check_text(shown: &str, bytes: Vec<u8>) -> Result<String> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(WfError::usage(format!(
+            "{shown}:1: the plan file is empty; write tasks as `## T1: name` headings (claude-workflow) or `- [ ] T001 description` lines (spec-kit)"
+        )));
+    }
+    if let Some(pos) = bytes.iter().position(|b| *b == 0) {
+        let (line, col) = line_col(&bytes, pos);
+        return Err(WfError::usage(format!(
+            "{shown}:{line}:{col}: contains a NUL byte, so it is not a text file; give a UTF-8 markdown plan"
+        )));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let pos = e.utf8_error().valid_up_to();
+        let (line, col) = line_col(e.as_bytes(), pos);
+        WfError::usage(format!(
+            "{shown}:{line}:{col}: not valid UTF-8; save the plan as UTF-8"
+        ))
+    })
+}
+
+/// 1-based line and byte column of `pos`.
+fn line_col(bytes: &[u8], pos: usize) -> (usize, usize) {
+    let before = bytes.get(..pos).unwrap_or(bytes);
+    let line = before.iter().filter(|b| **b == b'\n').count() + 1;
+    let line_start = before
+        .iter()
+        .rposition(|b| *b == b'\n')
+        .map_or(0, |i| i + 1);
+    (line, pos - line_start + 1)
+}
+
+/// The path for an error message, on one line whatever its bytes.
+fn path_shown(path: &Path) -> String {
+    path.display()
+        .to_string()
+        .chars()
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect()
+}
+
+/// The format of a plan text, or `None` when it is neither.
+pub(crate) fn detect_format(text: &str) -> Option<Format> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    detect(&doc::lines(text)).ok()
+}
+
+/// Task headings make a claude-workflow plan and task checkboxes a spec-kit one
+/// (headings win: a claude-workflow board may carry a checkbox checklist). Failing
+/// both, the fields or phase headings of an empty plan or template still say which.
+fn detect(lines: &[doc::Line<'_>]) -> std::result::Result<Format, PlanError> {
+    let visible = || lines.iter().filter(|l| !l.hidden);
+    if visible().any(|l| claude::is_task_heading(&l.text)) {
+        return Ok(Format::ClaudeWorkflow);
+    }
+    if visible().any(|l| speckit::is_task_line(&l.text)) {
+        return Ok(Format::SpecKit);
+    }
+    if visible().any(|l| claude::looks_like(l)) {
+        return Ok(Format::ClaudeWorkflow);
+    }
+    if visible().any(|l| speckit::looks_like(&l.text)) {
+        return Ok(Format::SpecKit);
+    }
+    Err(PlanError::new(
+        1,
+        "not a task plan: found neither claude-workflow task headings (`## T1: name`) nor spec-kit task lines (`- [ ] T001 description`); write the plan in one of these two formats",
+    ))
+}
+
+fn empty_plan(format: Format, lines: &[doc::Line<'_>]) -> PlanError {
+    let template = lines
+        .iter()
+        .any(|l| !l.hidden && l.text.contains("{{") && l.text.contains("}}"));
+    let hint = if template {
+        " (this looks like an unfilled template: `{{…}}` placeholders are not tasks)"
+    } else {
+        ""
+    };
+    let example = match format {
+        Format::ClaudeWorkflow => "`## T1: name` headings",
+        Format::SpecKit => "`- [ ] T001 description` lines",
+    };
+    PlanError::new(
+        1,
+        format!(
+            "the {} plan has no tasks{hint}; add tasks as {example}",
+            format.name()
+        ),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn format_names_and_serde() {
+        assert_eq!(Format::ClaudeWorkflow.name(), "claude-workflow");
+        assert_eq!(
+            serde_json::to_string(&Format::SpecKit).unwrap(),
+            "\"spec-kit\""
+        );
+    }
+
+    #[test]
+    fn neither_format_is_one_line_error() {
+        let err = parse(Path::new("p.md"), "# Notes\n\nhello\n").unwrap_err();
+        assert_eq!(err.kind, crate::error::ErrorKind::Usage);
+        assert!(err.message.starts_with("p.md:1: not a task plan"));
+        assert!(!err.message.contains('\n'));
+    }
+
+    #[test]
+    fn read_refuses_bad_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, bytes: &[u8]| {
+            let p = dir.path().join(name);
+            std::fs::write(&p, bytes).unwrap();
+            p
+        };
+        let p = write("empty.md", b"\n  \n");
+        let msg = read(&p).unwrap_err().message;
+        assert!(msg.ends_with("empty.md:1: the plan file is empty; write tasks as `## T1: name` headings (claude-workflow) or `- [ ] T001 description` lines (spec-kit)"), "{msg}");
+        let p = write("nul.md", b"## T1: a\nab\0c");
+        let msg = read(&p).unwrap_err().message;
+        assert!(msg.ends_with("nul.md:2:3: contains a NUL byte, so it is not a text file; give a UTF-8 markdown plan"), "{msg}");
+        let p = write("latin1.md", b"## T1: a\n- **\xe9**: x");
+        let msg = read(&p).unwrap_err().message;
+        assert!(
+            msg.ends_with("latin1.md:2:5: not valid UTF-8; save the plan as UTF-8"),
+            "{msg}"
+        );
+        let msg = read(dir.path()).unwrap_err().message;
+        assert!(msg.contains("is a directory"), "{msg}");
+        let msg = read(&dir.path().join("missing.md")).unwrap_err().message;
+        assert!(msg.contains("missing.md"), "{msg}");
+        let p = write("ok.md", "\u{feff}## T1: a\n- **actions**: x\n".as_bytes());
+        let (text, plan) = read(&p).unwrap();
+        assert!(text.starts_with('\u{feff}'));
+        assert_eq!(plan.tasks.len(), 1);
+    }
+}
