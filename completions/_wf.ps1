@@ -48,6 +48,8 @@ Register-ArgumentCompleter -Native -CommandName 'wf' -ScriptBlock {
             [CompletionResult]::new('archive', 'archive', [CompletionResultType]::ParameterValue, 'Move a completed workflow into archive/<UTC time>/ so a new one can start')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script (see completions/ for installed copies)')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page as roff (man ./wf.1)')
+            [CompletionResult]::new('hook', 'hook', [CompletionResultType]::ParameterValue, 'Claude Code hook: reads the hook JSON on stdin (SessionStart, UserPromptSubmit, Stop, SubagentStop). Never blocks the editor on its own errors')
+            [CompletionResult]::new('constraints', 'constraints', [CompletionResultType]::ParameterValue, 'The workflow''s constraints: add, list, remove, promote, merge model outputs, verify')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -87,6 +89,8 @@ Register-ArgumentCompleter -Native -CommandName 'wf' -ScriptBlock {
             [CompletionResult]::new('--reason', '--reason', [CompletionResultType]::ParameterName, 'Why the task is skipped (kept in skipped_info)')
             [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Run up to N ready tasks side by side')
             [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Run up to N ready tasks side by side')
+            [CompletionResult]::new('--mock', '--mock', [CompletionResultType]::ParameterName, 'Rehearse with executors replaced by a policy: success, failure, or per role (executor=failure,reviewer=success). No agent needs to be installed')
+            [CompletionResult]::new('--junit', '--junit', [CompletionResultType]::ParameterName, 'Write a JUnit XML report (one testcase per task) to FILE')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour; NO_COLOR in the environment means never')
@@ -110,6 +114,8 @@ Register-ArgumentCompleter -Native -CommandName 'wf' -ScriptBlock {
             [CompletionResult]::new('--reason', '--reason', [CompletionResultType]::ParameterName, 'Why the task is skipped (kept in skipped_info)')
             [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Run up to N ready tasks side by side')
             [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Run up to N ready tasks side by side')
+            [CompletionResult]::new('--mock', '--mock', [CompletionResultType]::ParameterName, 'Rehearse with executors replaced by a policy: success, failure, or per role (executor=failure,reviewer=success). No agent needs to be installed')
+            [CompletionResult]::new('--junit', '--junit', [CompletionResultType]::ParameterName, 'Write a JUnit XML report (one testcase per task) to FILE')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour; NO_COLOR in the environment means never')
@@ -157,6 +163,8 @@ Register-ArgumentCompleter -Native -CommandName 'wf' -ScriptBlock {
             [CompletionResult]::new('--reason', '--reason', [CompletionResultType]::ParameterName, 'Why the task is skipped (kept in skipped_info)')
             [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Run up to N ready tasks side by side')
             [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Run up to N ready tasks side by side')
+            [CompletionResult]::new('--mock', '--mock', [CompletionResultType]::ParameterName, 'Rehearse with executors replaced by a policy: success, failure, or per role (executor=failure,reviewer=success). No agent needs to be installed')
+            [CompletionResult]::new('--junit', '--junit', [CompletionResultType]::ParameterName, 'Write a JUnit XML report (one testcase per task) to FILE')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour; NO_COLOR in the environment means never')
@@ -291,6 +299,145 @@ Register-ArgumentCompleter -Native -CommandName 'wf' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'wf;hook' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour; NO_COLOR in the environment means never')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout (errors too)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'wf;constraints' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour; NO_COLOR in the environment means never')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout (errors too)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('add', 'add', [CompletionResultType]::ParameterValue, 'Add a hard (default) or soft constraint; prints its new id')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the constraints, open questions and success criteria (read-only)')
+            [CompletionResult]::new('remove', 'remove', [CompletionResultType]::ParameterValue, 'Remove a constraint (and its verification record)')
+            [CompletionResult]::new('promote', 'promote', [CompletionResultType]::ParameterValue, 'Make a soft constraint hard: from now on it must hold')
+            [CompletionResult]::new('merge', 'merge', [CompletionResultType]::ParameterValue, 'Merge constraint-set JSON files (one model''s analysis output each) into the workflow''s constraints; reports what the caps left out')
+            [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Run hard constraints'' verifyCmd (all, or the ids given) and record the results; exits 1 when one fails')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'wf;constraints;add' {
+            [CompletionResult]::new('--category', '--category', [CompletionResultType]::ParameterName, 'The category (default: detected from the description)')
+            [CompletionResult]::new('--source', '--source', [CompletionResultType]::ParameterName, 'Who stated it')
+            [CompletionResult]::new('--phase', '--phase', [CompletionResultType]::ParameterName, 'When it was stated')
+            [CompletionResult]::new('--verify-cmd', '--verify-cmd', [CompletionResultType]::ParameterName, 'The command that proves it: a builtin verifier (ts_typecheck, lint, test, build) or a command starting with an allowed prefix (wf.allowed_command_prefixes)')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour; NO_COLOR in the environment means never')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing')
+            [CompletionResult]::new('--soft', '--soft', [CompletionResultType]::ParameterName, 'A soft constraint: should hold, is not verified')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout (errors too)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'wf;constraints;list' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour; NO_COLOR in the environment means never')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout (errors too)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'wf;constraints;remove' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour; NO_COLOR in the environment means never')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout (errors too)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'wf;constraints;promote' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour; NO_COLOR in the environment means never')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout (errors too)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'wf;constraints;merge' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour; NO_COLOR in the environment means never')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout (errors too)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'wf;constraints;verify' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour; NO_COLOR in the environment means never')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout (errors too)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'wf;constraints;help' {
+            [CompletionResult]::new('add', 'add', [CompletionResultType]::ParameterValue, 'Add a hard (default) or soft constraint; prints its new id')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the constraints, open questions and success criteria (read-only)')
+            [CompletionResult]::new('remove', 'remove', [CompletionResultType]::ParameterValue, 'Remove a constraint (and its verification record)')
+            [CompletionResult]::new('promote', 'promote', [CompletionResultType]::ParameterValue, 'Make a soft constraint hard: from now on it must hold')
+            [CompletionResult]::new('merge', 'merge', [CompletionResultType]::ParameterValue, 'Merge constraint-set JSON files (one model''s analysis output each) into the workflow''s constraints; reports what the caps left out')
+            [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Run hard constraints'' verifyCmd (all, or the ids given) and record the results; exits 1 when one fails')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'wf;constraints;help;add' {
+            break
+        }
+        'wf;constraints;help;list' {
+            break
+        }
+        'wf;constraints;help;remove' {
+            break
+        }
+        'wf;constraints;help;promote' {
+            break
+        }
+        'wf;constraints;help;merge' {
+            break
+        }
+        'wf;constraints;help;verify' {
+            break
+        }
+        'wf;constraints;help;help' {
+            break
+        }
         'wf;help' {
             [CompletionResult]::new('workflow-start', 'workflow-start', [CompletionResultType]::ParameterValue, 'Import a plan (claude-workflow or spec-kit tasks.md) and plan the workflow')
             [CompletionResult]::new('workflow-execute', 'workflow-execute', [CompletionResultType]::ParameterValue, 'Run the next tasks and their verifiers, stopping where the mode says')
@@ -304,6 +451,8 @@ Register-ArgumentCompleter -Native -CommandName 'wf' -ScriptBlock {
             [CompletionResult]::new('archive', 'archive', [CompletionResultType]::ParameterValue, 'Move a completed workflow into archive/<UTC time>/ so a new one can start')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script (see completions/ for installed copies)')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page as roff (man ./wf.1)')
+            [CompletionResult]::new('hook', 'hook', [CompletionResultType]::ParameterValue, 'Claude Code hook: reads the hook JSON on stdin (SessionStart, UserPromptSubmit, Stop, SubagentStop). Never blocks the editor on its own errors')
+            [CompletionResult]::new('constraints', 'constraints', [CompletionResultType]::ParameterValue, 'The workflow''s constraints: add, list, remove, promote, merge model outputs, verify')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -341,6 +490,36 @@ Register-ArgumentCompleter -Native -CommandName 'wf' -ScriptBlock {
             break
         }
         'wf;help;man' {
+            break
+        }
+        'wf;help;hook' {
+            break
+        }
+        'wf;help;constraints' {
+            [CompletionResult]::new('add', 'add', [CompletionResultType]::ParameterValue, 'Add a hard (default) or soft constraint; prints its new id')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the constraints, open questions and success criteria (read-only)')
+            [CompletionResult]::new('remove', 'remove', [CompletionResultType]::ParameterValue, 'Remove a constraint (and its verification record)')
+            [CompletionResult]::new('promote', 'promote', [CompletionResultType]::ParameterValue, 'Make a soft constraint hard: from now on it must hold')
+            [CompletionResult]::new('merge', 'merge', [CompletionResultType]::ParameterValue, 'Merge constraint-set JSON files (one model''s analysis output each) into the workflow''s constraints; reports what the caps left out')
+            [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Run hard constraints'' verifyCmd (all, or the ids given) and record the results; exits 1 when one fails')
+            break
+        }
+        'wf;help;constraints;add' {
+            break
+        }
+        'wf;help;constraints;list' {
+            break
+        }
+        'wf;help;constraints;remove' {
+            break
+        }
+        'wf;help;constraints;promote' {
+            break
+        }
+        'wf;help;constraints;merge' {
+            break
+        }
+        'wf;help;constraints;verify' {
             break
         }
         'wf;help;help' {

@@ -45,6 +45,8 @@ set edit:completion:arg-completer[wf] = {|@words|
             cand archive 'Move a completed workflow into archive/<UTC time>/ so a new one can start'
             cand completions 'Print a shell completion script (see completions/ for installed copies)'
             cand man 'Print the man page as roff (man ./wf.1)'
+            cand hook 'Claude Code hook: reads the hook JSON on stdin (SessionStart, UserPromptSubmit, Stop, SubagentStop). Never blocks the editor on its own errors'
+            cand constraints 'The workflow''s constraints: add, list, remove, promote, merge model outputs, verify'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'wf;workflow-start'= {
@@ -81,6 +83,8 @@ set edit:completion:arg-completer[wf] = {|@words|
             cand --reason 'Why the task is skipped (kept in skipped_info)'
             cand -j 'Run up to N ready tasks side by side'
             cand --jobs 'Run up to N ready tasks side by side'
+            cand --mock 'Rehearse with executors replaced by a policy: success, failure, or per role (executor=failure,reviewer=success). No agent needs to be installed'
+            cand --junit 'Write a JUnit XML report (one testcase per task) to FILE'
             cand -C 'The project directory (default: the git top level, else the current directory)'
             cand --project 'The project directory (default: the git top level, else the current directory)'
             cand --color 'When to use colour; NO_COLOR in the environment means never'
@@ -103,6 +107,8 @@ set edit:completion:arg-completer[wf] = {|@words|
             cand --reason 'Why the task is skipped (kept in skipped_info)'
             cand -j 'Run up to N ready tasks side by side'
             cand --jobs 'Run up to N ready tasks side by side'
+            cand --mock 'Rehearse with executors replaced by a policy: success, failure, or per role (executor=failure,reviewer=success). No agent needs to be installed'
+            cand --junit 'Write a JUnit XML report (one testcase per task) to FILE'
             cand -C 'The project directory (default: the git top level, else the current directory)'
             cand --project 'The project directory (default: the git top level, else the current directory)'
             cand --color 'When to use colour; NO_COLOR in the environment means never'
@@ -147,6 +153,8 @@ set edit:completion:arg-completer[wf] = {|@words|
             cand --reason 'Why the task is skipped (kept in skipped_info)'
             cand -j 'Run up to N ready tasks side by side'
             cand --jobs 'Run up to N ready tasks side by side'
+            cand --mock 'Rehearse with executors replaced by a policy: success, failure, or per role (executor=failure,reviewer=success). No agent needs to be installed'
+            cand --junit 'Write a JUnit XML report (one testcase per task) to FILE'
             cand -C 'The project directory (default: the git top level, else the current directory)'
             cand --project 'The project directory (default: the git top level, else the current directory)'
             cand --color 'When to use colour; NO_COLOR in the environment means never'
@@ -271,6 +279,129 @@ set edit:completion:arg-completer[wf] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
         }
+        &'wf;hook'= {
+            cand -C 'The project directory (default: the git top level, else the current directory)'
+            cand --project 'The project directory (default: the git top level, else the current directory)'
+            cand --color 'When to use colour; NO_COLOR in the environment means never'
+            cand --wait 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing'
+            cand --json 'Print machine-readable JSON on stdout (errors too)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'wf;constraints'= {
+            cand -C 'The project directory (default: the git top level, else the current directory)'
+            cand --project 'The project directory (default: the git top level, else the current directory)'
+            cand --color 'When to use colour; NO_COLOR in the environment means never'
+            cand --wait 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing'
+            cand --json 'Print machine-readable JSON on stdout (errors too)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand add 'Add a hard (default) or soft constraint; prints its new id'
+            cand list 'List the constraints, open questions and success criteria (read-only)'
+            cand remove 'Remove a constraint (and its verification record)'
+            cand promote 'Make a soft constraint hard: from now on it must hold'
+            cand merge 'Merge constraint-set JSON files (one model''s analysis output each) into the workflow''s constraints; reports what the caps left out'
+            cand verify 'Run hard constraints'' verifyCmd (all, or the ids given) and record the results; exits 1 when one fails'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'wf;constraints;add'= {
+            cand --category 'The category (default: detected from the description)'
+            cand --source 'Who stated it'
+            cand --phase 'When it was stated'
+            cand --verify-cmd 'The command that proves it: a builtin verifier (ts_typecheck, lint, test, build) or a command starting with an allowed prefix (wf.allowed_command_prefixes)'
+            cand -C 'The project directory (default: the git top level, else the current directory)'
+            cand --project 'The project directory (default: the git top level, else the current directory)'
+            cand --color 'When to use colour; NO_COLOR in the environment means never'
+            cand --wait 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing'
+            cand --soft 'A soft constraint: should hold, is not verified'
+            cand --json 'Print machine-readable JSON on stdout (errors too)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'wf;constraints;list'= {
+            cand -C 'The project directory (default: the git top level, else the current directory)'
+            cand --project 'The project directory (default: the git top level, else the current directory)'
+            cand --color 'When to use colour; NO_COLOR in the environment means never'
+            cand --wait 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing'
+            cand --json 'Print machine-readable JSON on stdout (errors too)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'wf;constraints;remove'= {
+            cand -C 'The project directory (default: the git top level, else the current directory)'
+            cand --project 'The project directory (default: the git top level, else the current directory)'
+            cand --color 'When to use colour; NO_COLOR in the environment means never'
+            cand --wait 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing'
+            cand --json 'Print machine-readable JSON on stdout (errors too)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'wf;constraints;promote'= {
+            cand -C 'The project directory (default: the git top level, else the current directory)'
+            cand --project 'The project directory (default: the git top level, else the current directory)'
+            cand --color 'When to use colour; NO_COLOR in the environment means never'
+            cand --wait 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing'
+            cand --json 'Print machine-readable JSON on stdout (errors too)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'wf;constraints;merge'= {
+            cand -C 'The project directory (default: the git top level, else the current directory)'
+            cand --project 'The project directory (default: the git top level, else the current directory)'
+            cand --color 'When to use colour; NO_COLOR in the environment means never'
+            cand --wait 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing'
+            cand --json 'Print machine-readable JSON on stdout (errors too)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'wf;constraints;verify'= {
+            cand -C 'The project directory (default: the git top level, else the current directory)'
+            cand --project 'The project directory (default: the git top level, else the current directory)'
+            cand --color 'When to use colour; NO_COLOR in the environment means never'
+            cand --wait 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing'
+            cand --json 'Print machine-readable JSON on stdout (errors too)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'wf;constraints;help'= {
+            cand add 'Add a hard (default) or soft constraint; prints its new id'
+            cand list 'List the constraints, open questions and success criteria (read-only)'
+            cand remove 'Remove a constraint (and its verification record)'
+            cand promote 'Make a soft constraint hard: from now on it must hold'
+            cand merge 'Merge constraint-set JSON files (one model''s analysis output each) into the workflow''s constraints; reports what the caps left out'
+            cand verify 'Run hard constraints'' verifyCmd (all, or the ids given) and record the results; exits 1 when one fails'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'wf;constraints;help;add'= {
+        }
+        &'wf;constraints;help;list'= {
+        }
+        &'wf;constraints;help;remove'= {
+        }
+        &'wf;constraints;help;promote'= {
+        }
+        &'wf;constraints;help;merge'= {
+        }
+        &'wf;constraints;help;verify'= {
+        }
+        &'wf;constraints;help;help'= {
+        }
         &'wf;help'= {
             cand workflow-start 'Import a plan (claude-workflow or spec-kit tasks.md) and plan the workflow'
             cand workflow-execute 'Run the next tasks and their verifiers, stopping where the mode says'
@@ -284,6 +415,8 @@ set edit:completion:arg-completer[wf] = {|@words|
             cand archive 'Move a completed workflow into archive/<UTC time>/ so a new one can start'
             cand completions 'Print a shell completion script (see completions/ for installed copies)'
             cand man 'Print the man page as roff (man ./wf.1)'
+            cand hook 'Claude Code hook: reads the hook JSON on stdin (SessionStart, UserPromptSubmit, Stop, SubagentStop). Never blocks the editor on its own errors'
+            cand constraints 'The workflow''s constraints: add, list, remove, promote, merge model outputs, verify'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'wf;help;workflow-start'= {
@@ -309,6 +442,28 @@ set edit:completion:arg-completer[wf] = {|@words|
         &'wf;help;completions'= {
         }
         &'wf;help;man'= {
+        }
+        &'wf;help;hook'= {
+        }
+        &'wf;help;constraints'= {
+            cand add 'Add a hard (default) or soft constraint; prints its new id'
+            cand list 'List the constraints, open questions and success criteria (read-only)'
+            cand remove 'Remove a constraint (and its verification record)'
+            cand promote 'Make a soft constraint hard: from now on it must hold'
+            cand merge 'Merge constraint-set JSON files (one model''s analysis output each) into the workflow''s constraints; reports what the caps left out'
+            cand verify 'Run hard constraints'' verifyCmd (all, or the ids given) and record the results; exits 1 when one fails'
+        }
+        &'wf;help;constraints;add'= {
+        }
+        &'wf;help;constraints;list'= {
+        }
+        &'wf;help;constraints;remove'= {
+        }
+        &'wf;help;constraints;promote'= {
+        }
+        &'wf;help;constraints;merge'= {
+        }
+        &'wf;help;constraints;verify'= {
         }
         &'wf;help;help'= {
         }

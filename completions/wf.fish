@@ -49,6 +49,8 @@ complete -c wf -n "__fish_wf_needs_command" -f -a "report" -d 'Print a CI report
 complete -c wf -n "__fish_wf_needs_command" -f -a "archive" -d 'Move a completed workflow into archive/<UTC time>/ so a new one can start'
 complete -c wf -n "__fish_wf_needs_command" -f -a "completions" -d 'Print a shell completion script (see completions/ for installed copies)'
 complete -c wf -n "__fish_wf_needs_command" -f -a "man" -d 'Print the man page as roff (man ./wf.1)'
+complete -c wf -n "__fish_wf_needs_command" -f -a "hook" -d 'Claude Code hook: reads the hook JSON on stdin (SessionStart, UserPromptSubmit, Stop, SubagentStop). Never blocks the editor on its own errors'
+complete -c wf -n "__fish_wf_needs_command" -f -a "constraints" -d 'The workflow\'s constraints: add, list, remove, promote, merge model outputs, verify'
 complete -c wf -n "__fish_wf_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c wf -n "__fish_wf_using_subcommand workflow-start" -l name -d 'The workflow\'s name (default: the plan\'s title or file name)' -r
 complete -c wf -n "__fish_wf_using_subcommand workflow-start" -l tech-design -d 'The technical design the plan refers to (counted in the context estimate)' -r -F
@@ -76,6 +78,8 @@ complete -c wf -n "__fish_wf_using_subcommand workflow-execute" -l retry -d 'Ret
 complete -c wf -n "__fish_wf_using_subcommand workflow-execute" -l skip -d 'Skip the failed task (or TASK) and go on; needs --reason' -r
 complete -c wf -n "__fish_wf_using_subcommand workflow-execute" -l reason -d 'Why the task is skipped (kept in skipped_info)' -r
 complete -c wf -n "__fish_wf_using_subcommand workflow-execute" -s j -l jobs -d 'Run up to N ready tasks side by side' -r
+complete -c wf -n "__fish_wf_using_subcommand workflow-execute" -l mock -d 'Rehearse with executors replaced by a policy: success, failure, or per role (executor=failure,reviewer=success). No agent needs to be installed' -r
+complete -c wf -n "__fish_wf_using_subcommand workflow-execute" -l junit -d 'Write a JUnit XML report (one testcase per task) to FILE' -r -F
 complete -c wf -n "__fish_wf_using_subcommand workflow-execute" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
 complete -c wf -n "__fish_wf_using_subcommand workflow-execute" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
 always\t''
@@ -94,6 +98,8 @@ complete -c wf -n "__fish_wf_using_subcommand execute" -l retry -d 'Retry the fa
 complete -c wf -n "__fish_wf_using_subcommand execute" -l skip -d 'Skip the failed task (or TASK) and go on; needs --reason' -r
 complete -c wf -n "__fish_wf_using_subcommand execute" -l reason -d 'Why the task is skipped (kept in skipped_info)' -r
 complete -c wf -n "__fish_wf_using_subcommand execute" -s j -l jobs -d 'Run up to N ready tasks side by side' -r
+complete -c wf -n "__fish_wf_using_subcommand execute" -l mock -d 'Rehearse with executors replaced by a policy: success, failure, or per role (executor=failure,reviewer=success). No agent needs to be installed' -r
+complete -c wf -n "__fish_wf_using_subcommand execute" -l junit -d 'Write a JUnit XML report (one testcase per task) to FILE' -r -F
 complete -c wf -n "__fish_wf_using_subcommand execute" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
 complete -c wf -n "__fish_wf_using_subcommand execute" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
 always\t''
@@ -128,6 +134,8 @@ complete -c wf -n "__fish_wf_using_subcommand resume" -l retry -d 'Retry the fai
 complete -c wf -n "__fish_wf_using_subcommand resume" -l skip -d 'Skip the failed task (or TASK) and go on; needs --reason' -r
 complete -c wf -n "__fish_wf_using_subcommand resume" -l reason -d 'Why the task is skipped (kept in skipped_info)' -r
 complete -c wf -n "__fish_wf_using_subcommand resume" -s j -l jobs -d 'Run up to N ready tasks side by side' -r
+complete -c wf -n "__fish_wf_using_subcommand resume" -l mock -d 'Rehearse with executors replaced by a policy: success, failure, or per role (executor=failure,reviewer=success). No agent needs to be installed' -r
+complete -c wf -n "__fish_wf_using_subcommand resume" -l junit -d 'Write a JUnit XML report (one testcase per task) to FILE' -r -F
 complete -c wf -n "__fish_wf_using_subcommand resume" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
 complete -c wf -n "__fish_wf_using_subcommand resume" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
 always\t''
@@ -221,16 +229,116 @@ complete -c wf -n "__fish_wf_using_subcommand man" -l wait -d 'If another wf hol
 complete -c wf -n "__fish_wf_using_subcommand man" -l json -d 'Print machine-readable JSON on stdout (errors too)'
 complete -c wf -n "__fish_wf_using_subcommand man" -s q -l quiet -d 'Print only errors'
 complete -c wf -n "__fish_wf_using_subcommand man" -s h -l help -d 'Print help'
-complete -c wf -n "__fish_wf_using_subcommand help; and not __fish_seen_subcommand_from workflow-start workflow-execute workflow-unblock resume status next graph events report archive completions man help" -f -a "workflow-start" -d 'Import a plan (claude-workflow or spec-kit tasks.md) and plan the workflow'
-complete -c wf -n "__fish_wf_using_subcommand help; and not __fish_seen_subcommand_from workflow-start workflow-execute workflow-unblock resume status next graph events report archive completions man help" -f -a "workflow-execute" -d 'Run the next tasks and their verifiers, stopping where the mode says'
-complete -c wf -n "__fish_wf_using_subcommand help; and not __fish_seen_subcommand_from workflow-start workflow-execute workflow-unblock resume status next graph events report archive completions man help" -f -a "workflow-unblock" -d 'Lift an external blocker (api_spec, design_spec, a custom kind, or all)'
-complete -c wf -n "__fish_wf_using_subcommand help; and not __fish_seen_subcommand_from workflow-start workflow-execute workflow-unblock resume status next graph events report archive completions man help" -f -a "resume" -d 'Continue a paused, interrupted, blocked or failed workflow'
-complete -c wf -n "__fish_wf_using_subcommand help; and not __fish_seen_subcommand_from workflow-start workflow-execute workflow-unblock resume status next graph events report archive completions man help" -f -a "status" -d 'Show where the workflow stands (read-only)'
-complete -c wf -n "__fish_wf_using_subcommand help; and not __fish_seen_subcommand_from workflow-start workflow-execute workflow-unblock resume status next graph events report archive completions man help" -f -a "next" -d 'Print the brief of the task to do next: the one in progress, else the first ready'
-complete -c wf -n "__fish_wf_using_subcommand help; and not __fish_seen_subcommand_from workflow-start workflow-execute workflow-unblock resume status next graph events report archive completions man help" -f -a "graph" -d 'Draw the task graph as Mermaid or Graphviz DOT'
-complete -c wf -n "__fish_wf_using_subcommand help; and not __fish_seen_subcommand_from workflow-start workflow-execute workflow-unblock resume status next graph events report archive completions man help" -f -a "events" -d 'Print the event log (events.jsonl); --follow keeps printing new events'
-complete -c wf -n "__fish_wf_using_subcommand help; and not __fish_seen_subcommand_from workflow-start workflow-execute workflow-unblock resume status next graph events report archive completions man help" -f -a "report" -d 'Print a CI report: JUnit XML, GitHub annotations or a GitHub job summary'
-complete -c wf -n "__fish_wf_using_subcommand help; and not __fish_seen_subcommand_from workflow-start workflow-execute workflow-unblock resume status next graph events report archive completions man help" -f -a "archive" -d 'Move a completed workflow into archive/<UTC time>/ so a new one can start'
-complete -c wf -n "__fish_wf_using_subcommand help; and not __fish_seen_subcommand_from workflow-start workflow-execute workflow-unblock resume status next graph events report archive completions man help" -f -a "completions" -d 'Print a shell completion script (see completions/ for installed copies)'
-complete -c wf -n "__fish_wf_using_subcommand help; and not __fish_seen_subcommand_from workflow-start workflow-execute workflow-unblock resume status next graph events report archive completions man help" -f -a "man" -d 'Print the man page as roff (man ./wf.1)'
-complete -c wf -n "__fish_wf_using_subcommand help; and not __fish_seen_subcommand_from workflow-start workflow-execute workflow-unblock resume status next graph events report archive completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c wf -n "__fish_wf_using_subcommand hook" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
+complete -c wf -n "__fish_wf_using_subcommand hook" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c wf -n "__fish_wf_using_subcommand hook" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
+complete -c wf -n "__fish_wf_using_subcommand hook" -l json -d 'Print machine-readable JSON on stdout (errors too)'
+complete -c wf -n "__fish_wf_using_subcommand hook" -s q -l quiet -d 'Print only errors'
+complete -c wf -n "__fish_wf_using_subcommand hook" -s h -l help -d 'Print help'
+complete -c wf -n "__fish_wf_using_subcommand constraints; and not __fish_seen_subcommand_from add list remove promote merge verify help" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
+complete -c wf -n "__fish_wf_using_subcommand constraints; and not __fish_seen_subcommand_from add list remove promote merge verify help" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c wf -n "__fish_wf_using_subcommand constraints; and not __fish_seen_subcommand_from add list remove promote merge verify help" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
+complete -c wf -n "__fish_wf_using_subcommand constraints; and not __fish_seen_subcommand_from add list remove promote merge verify help" -l json -d 'Print machine-readable JSON on stdout (errors too)'
+complete -c wf -n "__fish_wf_using_subcommand constraints; and not __fish_seen_subcommand_from add list remove promote merge verify help" -s q -l quiet -d 'Print only errors'
+complete -c wf -n "__fish_wf_using_subcommand constraints; and not __fish_seen_subcommand_from add list remove promote merge verify help" -s h -l help -d 'Print help'
+complete -c wf -n "__fish_wf_using_subcommand constraints; and not __fish_seen_subcommand_from add list remove promote merge verify help" -f -a "add" -d 'Add a hard (default) or soft constraint; prints its new id'
+complete -c wf -n "__fish_wf_using_subcommand constraints; and not __fish_seen_subcommand_from add list remove promote merge verify help" -f -a "list" -d 'List the constraints, open questions and success criteria (read-only)'
+complete -c wf -n "__fish_wf_using_subcommand constraints; and not __fish_seen_subcommand_from add list remove promote merge verify help" -f -a "remove" -d 'Remove a constraint (and its verification record)'
+complete -c wf -n "__fish_wf_using_subcommand constraints; and not __fish_seen_subcommand_from add list remove promote merge verify help" -f -a "promote" -d 'Make a soft constraint hard: from now on it must hold'
+complete -c wf -n "__fish_wf_using_subcommand constraints; and not __fish_seen_subcommand_from add list remove promote merge verify help" -f -a "merge" -d 'Merge constraint-set JSON files (one model\'s analysis output each) into the workflow\'s constraints; reports what the caps left out'
+complete -c wf -n "__fish_wf_using_subcommand constraints; and not __fish_seen_subcommand_from add list remove promote merge verify help" -f -a "verify" -d 'Run hard constraints\' verifyCmd (all, or the ids given) and record the results; exits 1 when one fails'
+complete -c wf -n "__fish_wf_using_subcommand constraints; and not __fish_seen_subcommand_from add list remove promote merge verify help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from add" -l category -d 'The category (default: detected from the description)' -r -f -a "requirement\t''
+interface\t''
+data\t''
+error\t''
+security\t''
+performance\t''"
+complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from add" -l source -d 'Who stated it' -r -f -a "codex\t''
+gemini\t''
+claude\t''
+user\t''"
+complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from add" -l phase -d 'When it was stated' -r -f -a "analysis\t''
+review\t''"
+complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from add" -l verify-cmd -d 'The command that proves it: a builtin verifier (ts_typecheck, lint, test, build) or a command starting with an allowed prefix (wf.allowed_command_prefixes)' -r
+complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from add" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
+complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from add" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from add" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
+complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from add" -l soft -d 'A soft constraint: should hold, is not verified'
+complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from add" -l json -d 'Print machine-readable JSON on stdout (errors too)'
+complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from add" -s q -l quiet -d 'Print only errors'
+complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from add" -s h -l help -d 'Print help'
+complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from list" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
+complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from list" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from list" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
+complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from list" -l json -d 'Print machine-readable JSON on stdout (errors too)'
+complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print only errors'
+complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
+complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from remove" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
+complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from remove" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from remove" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
+complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from remove" -l json -d 'Print machine-readable JSON on stdout (errors too)'
+complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from remove" -s q -l quiet -d 'Print only errors'
+complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from remove" -s h -l help -d 'Print help'
+complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from promote" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
+complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from promote" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from promote" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
+complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from promote" -l json -d 'Print machine-readable JSON on stdout (errors too)'
+complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from promote" -s q -l quiet -d 'Print only errors'
+complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from promote" -s h -l help -d 'Print help'
+complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from merge" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
+complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from merge" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from merge" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
+complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from merge" -l json -d 'Print machine-readable JSON on stdout (errors too)'
+complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from merge" -s q -l quiet -d 'Print only errors'
+complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from merge" -s h -l help -d 'Print help'
+complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from verify" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
+complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from verify" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from verify" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
+complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from verify" -l json -d 'Print machine-readable JSON on stdout (errors too)'
+complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from verify" -s q -l quiet -d 'Print only errors'
+complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from verify" -s h -l help -d 'Print help'
+complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from help" -f -a "add" -d 'Add a hard (default) or soft constraint; prints its new id'
+complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from help" -f -a "list" -d 'List the constraints, open questions and success criteria (read-only)'
+complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from help" -f -a "remove" -d 'Remove a constraint (and its verification record)'
+complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from help" -f -a "promote" -d 'Make a soft constraint hard: from now on it must hold'
+complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from help" -f -a "merge" -d 'Merge constraint-set JSON files (one model\'s analysis output each) into the workflow\'s constraints; reports what the caps left out'
+complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from help" -f -a "verify" -d 'Run hard constraints\' verifyCmd (all, or the ids given) and record the results; exits 1 when one fails'
+complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c wf -n "__fish_wf_using_subcommand help; and not __fish_seen_subcommand_from workflow-start workflow-execute workflow-unblock resume status next graph events report archive completions man hook constraints help" -f -a "workflow-start" -d 'Import a plan (claude-workflow or spec-kit tasks.md) and plan the workflow'
+complete -c wf -n "__fish_wf_using_subcommand help; and not __fish_seen_subcommand_from workflow-start workflow-execute workflow-unblock resume status next graph events report archive completions man hook constraints help" -f -a "workflow-execute" -d 'Run the next tasks and their verifiers, stopping where the mode says'
+complete -c wf -n "__fish_wf_using_subcommand help; and not __fish_seen_subcommand_from workflow-start workflow-execute workflow-unblock resume status next graph events report archive completions man hook constraints help" -f -a "workflow-unblock" -d 'Lift an external blocker (api_spec, design_spec, a custom kind, or all)'
+complete -c wf -n "__fish_wf_using_subcommand help; and not __fish_seen_subcommand_from workflow-start workflow-execute workflow-unblock resume status next graph events report archive completions man hook constraints help" -f -a "resume" -d 'Continue a paused, interrupted, blocked or failed workflow'
+complete -c wf -n "__fish_wf_using_subcommand help; and not __fish_seen_subcommand_from workflow-start workflow-execute workflow-unblock resume status next graph events report archive completions man hook constraints help" -f -a "status" -d 'Show where the workflow stands (read-only)'
+complete -c wf -n "__fish_wf_using_subcommand help; and not __fish_seen_subcommand_from workflow-start workflow-execute workflow-unblock resume status next graph events report archive completions man hook constraints help" -f -a "next" -d 'Print the brief of the task to do next: the one in progress, else the first ready'
+complete -c wf -n "__fish_wf_using_subcommand help; and not __fish_seen_subcommand_from workflow-start workflow-execute workflow-unblock resume status next graph events report archive completions man hook constraints help" -f -a "graph" -d 'Draw the task graph as Mermaid or Graphviz DOT'
+complete -c wf -n "__fish_wf_using_subcommand help; and not __fish_seen_subcommand_from workflow-start workflow-execute workflow-unblock resume status next graph events report archive completions man hook constraints help" -f -a "events" -d 'Print the event log (events.jsonl); --follow keeps printing new events'
+complete -c wf -n "__fish_wf_using_subcommand help; and not __fish_seen_subcommand_from workflow-start workflow-execute workflow-unblock resume status next graph events report archive completions man hook constraints help" -f -a "report" -d 'Print a CI report: JUnit XML, GitHub annotations or a GitHub job summary'
+complete -c wf -n "__fish_wf_using_subcommand help; and not __fish_seen_subcommand_from workflow-start workflow-execute workflow-unblock resume status next graph events report archive completions man hook constraints help" -f -a "archive" -d 'Move a completed workflow into archive/<UTC time>/ so a new one can start'
+complete -c wf -n "__fish_wf_using_subcommand help; and not __fish_seen_subcommand_from workflow-start workflow-execute workflow-unblock resume status next graph events report archive completions man hook constraints help" -f -a "completions" -d 'Print a shell completion script (see completions/ for installed copies)'
+complete -c wf -n "__fish_wf_using_subcommand help; and not __fish_seen_subcommand_from workflow-start workflow-execute workflow-unblock resume status next graph events report archive completions man hook constraints help" -f -a "man" -d 'Print the man page as roff (man ./wf.1)'
+complete -c wf -n "__fish_wf_using_subcommand help; and not __fish_seen_subcommand_from workflow-start workflow-execute workflow-unblock resume status next graph events report archive completions man hook constraints help" -f -a "hook" -d 'Claude Code hook: reads the hook JSON on stdin (SessionStart, UserPromptSubmit, Stop, SubagentStop). Never blocks the editor on its own errors'
+complete -c wf -n "__fish_wf_using_subcommand help; and not __fish_seen_subcommand_from workflow-start workflow-execute workflow-unblock resume status next graph events report archive completions man hook constraints help" -f -a "constraints" -d 'The workflow\'s constraints: add, list, remove, promote, merge model outputs, verify'
+complete -c wf -n "__fish_wf_using_subcommand help; and not __fish_seen_subcommand_from workflow-start workflow-execute workflow-unblock resume status next graph events report archive completions man hook constraints help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c wf -n "__fish_wf_using_subcommand help; and __fish_seen_subcommand_from constraints" -f -a "add" -d 'Add a hard (default) or soft constraint; prints its new id'
+complete -c wf -n "__fish_wf_using_subcommand help; and __fish_seen_subcommand_from constraints" -f -a "list" -d 'List the constraints, open questions and success criteria (read-only)'
+complete -c wf -n "__fish_wf_using_subcommand help; and __fish_seen_subcommand_from constraints" -f -a "remove" -d 'Remove a constraint (and its verification record)'
+complete -c wf -n "__fish_wf_using_subcommand help; and __fish_seen_subcommand_from constraints" -f -a "promote" -d 'Make a soft constraint hard: from now on it must hold'
+complete -c wf -n "__fish_wf_using_subcommand help; and __fish_seen_subcommand_from constraints" -f -a "merge" -d 'Merge constraint-set JSON files (one model\'s analysis output each) into the workflow\'s constraints; reports what the caps left out'
+complete -c wf -n "__fish_wf_using_subcommand help; and __fish_seen_subcommand_from constraints" -f -a "verify" -d 'Run hard constraints\' verifyCmd (all, or the ids given) and record the results; exits 1 when one fails'

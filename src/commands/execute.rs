@@ -54,7 +54,7 @@ pub fn execute_locked(
                 state.status
             )))
         }
-        WorkflowStatus::Failed => {
+        WorkflowStatus::Failed if state.tasks.iter().any(|t| t.status == TaskStatus::Failed) => {
             return Err(WfError::new(
                 ErrorKind::Failed,
                 format!(
@@ -119,7 +119,14 @@ pub fn execute_locked(
         hard_constraints: session.state()?.constraints.hard.clone(),
     };
     let mut reporter = TextReporter::new(out, ctx.workflow_dir.clone());
-    let mut engine = Engine::new(session, ctx, opts, pool, crate::report::brief::brief, &mut reporter)?;
+    let mut engine = Engine::new(
+        session,
+        ctx,
+        opts,
+        pool,
+        crate::report::brief::brief,
+        &mut reporter,
+    )?;
     let stop = engine.run()?;
     let summary = engine.summary().clone();
     drop(engine);
@@ -151,7 +158,12 @@ fn report_to_ci(session: &Session, args: &ExecuteArgs, out: &Output) -> Result<(
                 .create(true)
                 .append(true)
                 .open(&path)
-                .map_err(|e| WfError::usage(format!("GITHUB_STEP_SUMMARY {}: {e}", std::path::Path::new(&path).display())))?;
+                .map_err(|e| {
+                    WfError::usage(format!(
+                        "GITHUB_STEP_SUMMARY {}: {e}",
+                        std::path::Path::new(&path).display()
+                    ))
+                })?;
             file.write_all(summary.as_bytes())
                 .map_err(|e| WfError::usage(format!("GITHUB_STEP_SUMMARY: {e}")))?;
         }

@@ -31,7 +31,11 @@ pub fn run(explicit_project: Option<&std::path::Path>, args: &HookArgs, out: &Ou
     0
 }
 
-fn hook(explicit_project: Option<&std::path::Path>, args: &HookArgs, _out: &Output) -> Result<(), String> {
+fn hook(
+    explicit_project: Option<&std::path::Path>,
+    args: &HookArgs,
+    _out: &Output,
+) -> Result<(), String> {
     let mut input = String::new();
     std::io::stdin()
         .take(MAX_INPUT)
@@ -40,16 +44,20 @@ fn hook(explicit_project: Option<&std::path::Path>, args: &HookArgs, _out: &Outp
     let payload: Value = if input.trim().is_empty() {
         json!({})
     } else {
-        serde_json::from_str(&input).map_err(|e| format!("the hook JSON on stdin is not valid ({e}); ignoring it"))?
+        serde_json::from_str(&input)
+            .map_err(|e| format!("the hook JSON on stdin is not valid ({e}); ignoring it"))?
     };
     let event = payload
         .get("hook_event_name")
         .and_then(Value::as_str)
         .unwrap_or(&args.event)
         .to_string();
-    let dir: Option<PathBuf> = explicit_project
-        .map(PathBuf::from)
-        .or_else(|| payload.get("cwd").and_then(Value::as_str).map(PathBuf::from));
+    let dir: Option<PathBuf> = explicit_project.map(PathBuf::from).or_else(|| {
+        payload
+            .get("cwd")
+            .and_then(Value::as_str)
+            .map(PathBuf::from)
+    });
     let project = Project::discover(dir.as_deref()).map_err(|e| e.message)?;
     let Some(state) = project.store().load().map_err(|e| e.message)? else {
         return Ok(());

@@ -3,15 +3,17 @@
 
 mod archive;
 mod completions;
-mod events;
 mod constraints;
+mod events;
 pub mod execute;
+
 mod graph;
 mod hook;
 mod man;
 mod next;
 mod report;
 mod resume;
+mod start;
 mod status;
 mod unblock;
 
@@ -31,7 +33,7 @@ pub fn run(cli: &Cli, out: &Output) -> Result<i32> {
         Command::WorkflowUnblock(args) => unblock::run(&project()?, &cli.global, args, out),
         Command::Resume(args) => resume::run(&cli.global, args, out),
         Command::Constraints(args) => constraints::run(&project()?, &cli.global, args, out),
-        Command::WorkflowStart(_) => Err(crate::error::WfError::usage("not built yet")),
+        Command::WorkflowStart(args) => start::run(&project()?, &cli.global, args, out),
         Command::Next => next::run(&project()?, out),
         Command::Graph(args) => graph::run(&project()?, args, out),
         Command::Events(args) => events::run(&project()?, args, out),

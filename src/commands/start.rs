@@ -15,7 +15,8 @@ use crate::cli::{GlobalArgs, StartArgs};
 use crate::clock;
 use crate::error::{Result, WfError};
 use crate::output::Output;
-use crate::plan::{self, classify, Plan, PlanDiff};
+use crate::plan::diff::PlanDiff;
+use crate::plan::{self, classify, Plan};
 use crate::project::Project;
 use crate::state::model::{DeltaTracking, Task, WorkflowState};
 use crate::state::store::write_atomic;
@@ -36,7 +37,10 @@ pub fn run(project: &Project, global: &GlobalArgs, args: &StartArgs, out: &Outpu
     let tasks_file = format!("tasks-{}.md", sanitize_name(&name));
     let tech_design = match &args.tech_design {
         Some(p) if !p.exists() => {
-            return Err(WfError::usage(format!("--tech-design {}: no such file", p.display())))
+            return Err(WfError::usage(format!(
+                "--tech-design {}: no such file",
+                p.display()
+            )))
         }
         Some(p) => Some(relative_to(&project.dir, p)),
         None => None,
@@ -47,12 +51,24 @@ pub fn run(project: &Project, global: &GlobalArgs, args: &StartArgs, out: &Outpu
     let mut session = project
         .store()
         .lock(global.wait.map(Duration::from_secs), "workflow-start")?;
-    let unblocked = session.state.as_ref().map(|s| s.unblocked.clone()).unwrap_or_default();
+    let unblocked = session
+        .state
+        .as_ref()
+        .map(|s| s.unblocked.clone())
+        .unwrap_or_default();
     let tasks = classify_all(plan.tasks.clone(), &rules, &unblocked);
 
     let outcome = match session.state.take() {
         None => {
-            session.state = Some(fresh_state(project, &name, &tasks_file, tech_design, &plan, tasks, &now));
+            session.state = Some(fresh_state(
+                project,
+                &name,
+                &tasks_file,
+                tech_design,
+                &plan,
+                tasks,
+                &now,
+            ));
             session.set_workflow_status(WorkflowStatus::Planned, None)?;
             Outcome::Fresh
         }
@@ -63,7 +79,17 @@ pub fn run(project: &Project, global: &GlobalArgs, args: &StartArgs, out: &Outpu
             if same_text && !args.force {
                 Outcome::Unchanged
             } else {
-                reimport(&mut session, project, &name, &tasks_file, tech_design, &plan, tasks, args.force, &now)?
+                reimport(
+                    &mut session,
+                    project,
+                    &name,
+                    &tasks_file,
+                    tech_design,
+                    &plan,
+                    tasks,
+                    args.force,
+                    &now,
+                )?
             }
         }
     };
@@ -214,13 +240,17 @@ fn reimport(
     let old = session.state()?.clone();
     let diff = plan::diff::diff(&old.tasks, &tasks);
     let old_by_id: HashMap<&str, &Task> = old.tasks.iter().map(|t| (t.id.as_str(), t)).collect();
-    let touches_done = diff
-        .modified
-        .iter()
-        .chain(diff.removed.iter())
-        .any(|id| old_by_id.get(id.as_str()).is_some_and(|t| t.status == TaskStatus::Completed));
-    let different_plan = old.tasks_file != tasks_file || diff.unchanged.is_empty() && !old.tasks.is_empty();
-    let active = !matches!(old.status, WorkflowStatus::Completed | WorkflowStatus::Archived | WorkflowStatus::Idle);
+    let touches_done = diff.modified.iter().chain(diff.removed.iter()).any(|id| {
+        old_by_id
+            .get(id.as_str())
+            .is_some_and(|t| t.status == TaskStatus::Completed)
+    });
+    let different_plan =
+        old.tasks_file != tasks_file || diff.unchanged.is_empty() && !old.tasks.is_empty();
+    let active = !matches!(
+        old.status,
+        WorkflowStatus::Completed | WorkflowStatus::Archived | WorkflowStatus::Idle
+    );
     let major = touches_done || (different_plan && active);
     if major && !force {
         let why = if touches_done {
@@ -243,7 +273,10 @@ fn reimport(
         )));
     }
     if major || force {
-        let backup = session.store().dir().join(format!("backup-{}.json", clock::now_millis()));
+        let backup = session
+            .store()
+            .dir()
+            .join(format!("backup-{}.json", clock::now_millis()));
         let bytes = serde_json::to_vec_pretty(&old).map_err(|e| WfError::usage(e.to_string()))?;
         write_atomic(&backup, &bytes)?;
     }
@@ -280,7 +313,9 @@ fn reimport(
         session.set_workflow_status(WorkflowStatus::Paused, Some("interrupted"))?;
     }
     if session.state()?.status != WorkflowStatus::Planned {
-        if session.state()?.status == WorkflowStatus::Idle || session.state()?.status == WorkflowStatus::Archived {
+        if session.state()?.status == WorkflowStatus::Idle
+            || session.state()?.status == WorkflowStatus::Archived
+        {
             session.state_mut()?.status = WorkflowStatus::Idle;
         }
         session.set_workflow_status(WorkflowStatus::Planned, Some("re-imported"))?;
@@ -323,8 +358,16 @@ fn record_delta(session: &mut Session, diff: &PlanDiff, now: &str) -> Result<Str
     Ok(id)
 }
 
-fn write_meta(dir: &Path, project: &Project, plan_path: &Path, plan: &Plan, now: &str) -> Result<()> {
-    let source = plan_path.canonicalize().unwrap_or_else(|_| plan_path.to_path_buf());
+fn write_meta(
+    dir: &Path,
+    project: &Project,
+    plan_path: &Path,
+    plan: &Plan,
+    now: &str,
+) -> Result<()> {
+    let source = plan_path
+        .canonicalize()
+        .unwrap_or_else(|_| plan_path.to_path_buf());
     let meta = json!({
         "project_id": project.id,
         "project_name": project.name,
@@ -344,7 +387,9 @@ fn render_summary(state: &WorkflowState, outcome: &Outcome, out: &Output) {
     for t in &state.tasks {
         let n = order.len();
         let idx = *order.entry(t.phase.as_str()).or_insert(n);
-        let e = phases.entry(idx).or_insert_with(|| (t.phase.clone(), 0, 0, 0));
+        let e = phases
+            .entry(idx)
+            .or_insert_with(|| (t.phase.clone(), 0, 0, 0));
         e.1 += 1;
         if t.status.is_done() {
             e.2 += 1;
@@ -360,7 +405,11 @@ fn render_summary(state: &WorkflowState, outcome: &Outcome, out: &Output) {
         .map(|t| json!({"id": t.id, "blocked_by": t.blocked_by}))
         .collect();
     let audit = &state.zero_decision_audit;
-    let errors = audit.anti_patterns.iter().filter(|f| f.severity == "error").count();
+    let errors = audit
+        .anti_patterns
+        .iter()
+        .filter(|f| f.severity == "error")
+        .count();
     let warnings = audit.anti_patterns.len() - errors;
     let (change, diff) = match outcome {
         Outcome::Reimported { diff, change } => (Some(change.clone()), Some(diff)),
@@ -402,15 +451,26 @@ fn render_summary(state: &WorkflowState, outcome: &Outcome, out: &Output) {
             diff.unchanged.len()
         ));
     }
-    for t in state.tasks.iter().filter(|t| t.status == TaskStatus::Blocked) {
-        text.push_str(&format!("\nBlocked: {} waits on {}", t.id, t.blocked_by.join(", ")));
+    for t in state
+        .tasks
+        .iter()
+        .filter(|t| t.status == TaskStatus::Blocked)
+    {
+        text.push_str(&format!(
+            "\nBlocked: {} waits on {}",
+            t.id,
+            t.blocked_by.join(", ")
+        ));
     }
     text.push_str(&format!(
         "\nAudit: {} ({errors} errors, {warnings} warnings).",
         if audit.passed { "passed" } else { "FAILED" }
     ));
     for f in audit.anti_patterns.iter().take(10) {
-        text.push_str(&format!("\n  {} {}: {} ({})", f.severity, f.task_id, f.description, f.pattern));
+        text.push_str(&format!(
+            "\n  {} {}: {} ({})",
+            f.severity, f.task_id, f.description, f.pattern
+        ));
     }
     text.push_str("\nNext: `wf workflow-execute`.");
     out.say(text);

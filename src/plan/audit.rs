@@ -154,7 +154,9 @@ pub fn audit(tasks: &[Task], text: &str, audited_at: &str) -> ZeroDecisionAudit 
                 });
             }
         }
-        if format != Some(Format::SpecKit) && t.actions.is_empty() {
+        // A task whose commands say what "done" means has decided what to do.
+        let has_commands = t.check_commands().next().is_some() || t.quality_gate;
+        if format != Some(Format::SpecKit) && t.actions.is_empty() && !has_commands {
             findings.push(finding(
                 t,
                 "missing actions",

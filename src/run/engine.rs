@@ -430,7 +430,11 @@ impl<'a> Engine<'a> {
         // Done is final within a run, so the done prefix is never scanned twice:
         // picking the next task of a 10,000-task chain stays O(1).
         let mut first_open = self.first_open.get();
-        while state.tasks.get(first_open).is_some_and(|t| t.status.is_done()) {
+        while state
+            .tasks
+            .get(first_open)
+            .is_some_and(|t| t.status.is_done())
+        {
             first_open += 1;
         }
         self.first_open.set(first_open);

@@ -32,13 +32,19 @@ fn events(t: &Test) -> Vec<Value> {
 }
 
 fn kinds(events: &[Value]) -> Vec<String> {
-    events.iter().map(|e| e["type"].as_str().unwrap_or("").to_string()).collect()
+    events
+        .iter()
+        .map(|e| e["type"].as_str().unwrap_or("").to_string())
+        .collect()
 }
 
 #[test]
 fn an_executor_that_does_the_work_completes_the_task_with_events_in_order() {
     let t = Test::new();
-    config(&t, json!([{"name": "coder", "command": [agent("edits-and-claims.sh")], "capabilities": ["implement"]}]));
+    config(
+        &t,
+        json!([{"name": "coder", "command": [agent("edits-and-claims.sh")], "capabilities": ["implement"]}]),
+    );
     start(&t, &hello_plan());
     t.wf(&["workflow-execute"]).ok();
     assert_eq!(t.state()["status"], "completed");
@@ -66,9 +72,15 @@ fn an_executor_that_does_the_work_completes_the_task_with_events_in_order() {
         .to_vec(),
         "{ev:#?}"
     );
-    let ack = ev.iter().find(|e| e["type"] == "task.dispatch_ack").unwrap();
+    let ack = ev
+        .iter()
+        .find(|e| e["type"] == "task.dispatch_ack")
+        .unwrap();
     assert_eq!(ack["actor"], "coder.executor");
-    let released = ev.iter().find(|e| e["type"] == "resource.released").unwrap();
+    let released = ev
+        .iter()
+        .find(|e| e["type"] == "resource.released")
+        .unwrap();
     assert_eq!(released["data"]["reason"], "completed");
     // Sequence numbers are gap-free.
     for (i, e) in ev.iter().enumerate() {
@@ -80,13 +92,24 @@ fn an_executor_that_does_the_work_completes_the_task_with_events_in_order() {
 #[test]
 fn a_claim_without_evidence_is_rejected() {
     let t = Test::new();
-    config(&t, json!([{"name": "liar", "command": [agent("claims-without-work.sh")], "capabilities": ["implement"]}]));
+    config(
+        &t,
+        json!([{"name": "liar", "command": [agent("claims-without-work.sh")], "capabilities": ["implement"]}]),
+    );
     start(&t, &hello_plan());
     let run = t.wf(&["workflow-execute"]).code(1);
-    assert!(run.stderr.contains("claimed success but the checks disagree"), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("claimed success but the checks disagree"),
+        "{}",
+        run.stderr
+    );
     let state = t.state();
     assert_eq!(task_status(&state, "T1"), "failed");
-    assert_eq!(state["retry_counts"]["T1"], 2, "bounded retries are counted");
+    assert_eq!(
+        state["retry_counts"]["T1"], 2,
+        "bounded retries are counted"
+    );
     let rejected = events(&t)
         .into_iter()
         .filter(|e| e["type"] == "task.review_result" && e["data"]["passed"] == false)
@@ -97,10 +120,17 @@ fn a_claim_without_evidence_is_rejected() {
 #[test]
 fn a_malformed_claim_fails_closed() {
     let t = Test::new();
-    config(&t, json!([{"name": "odd", "command": [agent("bad-claim.sh")], "capabilities": ["implement"]}]));
+    config(
+        &t,
+        json!([{"name": "odd", "command": [agent("bad-claim.sh")], "capabilities": ["implement"]}]),
+    );
     start(&t, &hello_plan());
     let run = t.wf(&["workflow-execute"]).code(1);
-    assert!(run.stderr.contains("the claim is not valid"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("the claim is not valid"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
@@ -129,15 +159,26 @@ fn a_failure_escalates_to_the_strongest_executor() {
 #[test]
 fn a_missing_executor_program_is_a_nack_and_blocks_the_task() {
     let t = Test::new();
-    config(&t, json!([{"name": "ghost", "command": ["wf-no-such-agent"], "capabilities": ["implement"]}]));
+    config(
+        &t,
+        json!([{"name": "ghost", "command": ["wf-no-such-agent"], "capabilities": ["implement"]}]),
+    );
     start(&t, &hello_plan());
     let run = t.wf(&["workflow-execute"]).code(3);
-    assert!(run.stdout.contains("resource_missing") || run.stderr.contains("resource_missing"), "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains("resource_missing") || run.stderr.contains("resource_missing"),
+        "{}{}",
+        run.stdout,
+        run.stderr
+    );
     let state = t.state();
     assert_eq!(task_status(&state, "T1"), "blocked");
     let ev = kinds(&events(&t));
     assert!(ev.contains(&"task.dispatch_nack".to_string()), "{ev:?}");
-    assert!(!ev.contains(&"task.execution_started".to_string()), "a nack is not an execution: {ev:?}");
+    assert!(
+        !ev.contains(&"task.execution_started".to_string()),
+        "a nack is not an execution: {ev:?}"
+    );
 }
 
 #[test]
@@ -155,17 +196,34 @@ fn a_hanging_executor_is_an_execution_failure_after_its_timeout() {
     let run = t.wf(&["workflow-execute"]).code(1);
     assert!(run.stderr.contains("timed out"), "{}", run.stderr);
     let ev = kinds(&events(&t));
-    assert!(ev.contains(&"task.dispatch_ack".to_string()), "it started, so it was acked: {ev:?}");
+    assert!(
+        ev.contains(&"task.dispatch_ack".to_string()),
+        "it started, so it was acked: {ev:?}"
+    );
 }
 
 #[test]
 fn a_capability_nobody_offers_is_a_structured_error() {
     let t = Test::new();
-    config(&t, json!([{"name": "coder", "command": [agent("edits-and-claims.sh")], "capabilities": ["implement"]}]));
-    start(&t, &plan(&[task("T1", "review").field("actions", "codex_review")]));
+    config(
+        &t,
+        json!([{"name": "coder", "command": [agent("edits-and-claims.sh")], "capabilities": ["implement"]}]),
+    );
+    start(
+        &t,
+        &plan(&[task("T1", "review").field("actions", "codex_review")]),
+    );
     let run = t.wf(&["workflow-execute"]).code(3);
-    assert!(run.stdout.contains("no executor offers capability `review`"), "{}", run.stdout);
-    let missing: Vec<Value> = events(&t).into_iter().filter(|e| e["type"] == "resource.missing").collect();
+    assert!(
+        run.stdout
+            .contains("no executor offers capability `review`"),
+        "{}",
+        run.stdout
+    );
+    let missing: Vec<Value> = events(&t)
+        .into_iter()
+        .filter(|e| e["type"] == "resource.missing")
+        .collect();
     assert_eq!(missing.len(), 1);
     assert_eq!(missing[0]["data"]["capability"], "review");
     assert_eq!(missing[0]["task_id"], "T1");
@@ -183,7 +241,9 @@ fn a_reviewer_must_reach_the_threshold() {
     );
     start(
         &t,
-        &plan(&[task("T1", "impl").field("actions", "create_file, quality_review").field("阈值", "90")]),
+        &plan(&[task("T1", "impl")
+            .field("actions", "create_file, quality_review")
+            .field("阈值", "90")]),
     );
     t.wf(&["workflow-execute"]).ok();
     let review = events(&t)
@@ -204,14 +264,24 @@ fn mock_rehearsal_runs_a_failing_plan_without_agents() {
             task("T2", "impl").verify("echo T2 >> runs.log").deps("T1"),
         ]),
     );
-    let run = t.wf(&["workflow-execute", "--mock", "executor=failure"]).code(1);
+    let run = t
+        .wf(&["workflow-execute", "--mock", "executor=failure"])
+        .code(1);
     assert!(run.stderr.contains("mock executor"), "{}", run.stderr);
-    assert_eq!(t.state()["retry_counts"]["T1"], 3, "retries are rehearsed too");
-    t.wf(&["workflow-execute", "--skip", "T1", "--reason", "rehearsal"]).ok();
+    assert_eq!(
+        t.state()["retry_counts"]["T1"],
+        3,
+        "retries are rehearsed too"
+    );
+    t.wf(&["workflow-execute", "--skip", "T1", "--reason", "rehearsal"])
+        .ok();
     assert_eq!(t.state()["status"], "completed");
     // And a passing rehearsal.
     let t = Test::new();
-    start(&t, &plan(&[task("T1", "impl").field("actions", "edit_file")]));
+    start(
+        &t,
+        &plan(&[task("T1", "impl").field("actions", "edit_file")]),
+    );
     t.wf(&["workflow-execute", "--mock", "success"]).ok();
     assert_eq!(t.state()["status"], "completed");
 }
@@ -219,10 +289,19 @@ fn mock_rehearsal_runs_a_failing_plan_without_agents() {
 #[test]
 fn a_torn_final_event_line_is_tolerated() {
     let t = Test::new();
-    start(&t, &plan(&[task("T1", "a").verify("true"), task("T2", "a").verify("true").deps("T1")]));
+    start(
+        &t,
+        &plan(&[
+            task("T1", "a").verify("true"),
+            task("T2", "a").verify("true").deps("T1"),
+        ]),
+    );
     t.wf(&["workflow-execute", "--step"]).ok();
     use std::io::Write;
-    let mut f = std::fs::OpenOptions::new().append(true).open(t.workflow_dir().join("events.jsonl")).unwrap();
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(t.workflow_dir().join("events.jsonl"))
+        .unwrap();
     f.write_all(b"{\"seq\": 99, \"ts\": \"2026").unwrap();
     drop(f);
     assert_eq!(t.state()["status"], "paused");

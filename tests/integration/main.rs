@@ -1,8 +1,11 @@
 //! The one end-to-end test binary: every module runs the real `wf` against real
 //! files in a temp dir through the `Test` builder.
 
+mod plans;
 mod test;
 
 mod constraints;
+mod execute;
+mod executors;
 mod foundation;
 mod report;

@@ -1,0 +1,475 @@
+//! `workflow-execute`, `resume`, `workflow-unblock`, retry and skip, end to end.
+
+use std::time::{Duration, Instant};
+
+use crate::plans::{assert_invariants, plan, start, task, task_status};
+use crate::test::Test;
+
+/// Whether `pid` is a live process; a zombie (killed, not yet reaped by whoever
+/// inherited it) is dead.
+fn alive(pid: &str) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => {
+            stat.rsplit(')')
+                .next()
+                .and_then(|rest| rest.split_whitespace().next())
+                != Some("Z")
+        }
+        Err(_) => false,
+    }
+}
+
+fn three_phases() -> String {
+    plan(&[
+        task("T1", "setup").verify("echo T1 >> runs.log"),
+        task("T2", "setup").verify("echo T2 >> runs.log").deps("T1"),
+        task("T3", "build").verify("echo T3 >> runs.log").deps("T2"),
+        task("T4", "verify")
+            .verify("echo T4 >> runs.log")
+            .deps("T3"),
+    ])
+}
+
+#[test]
+fn phase_mode_stops_at_each_phase_change() {
+    let t = Test::new();
+    start(&t, &three_phases());
+    let run = t.wf(&["workflow-execute"]).ok();
+    assert!(run.stdout.contains("Paused"), "{}", run.stdout);
+    assert_eq!(t.read("runs.log"), "T1\nT2\n");
+    assert_eq!(t.state()["status"], "paused");
+    assert_invariants(&t);
+    t.wf(&["workflow-execute"]).ok();
+    assert_eq!(t.read("runs.log"), "T1\nT2\nT3\n");
+    t.wf(&["workflow-execute"]).ok();
+    assert_eq!(t.read("runs.log"), "T1\nT2\nT3\nT4\n");
+    let state = t.state();
+    assert_eq!(state["status"], "completed");
+    assert_eq!(
+        state["progress"]["completed"],
+        serde_json::json!(["T1", "T2", "T3", "T4"])
+    );
+    assert!(state["completed_at"].is_string());
+    assert_invariants(&t);
+}
+
+#[test]
+fn step_mode_runs_one_task_per_call() {
+    let t = Test::new();
+    start(&t, &three_phases());
+    for n in 1..=4 {
+        t.wf(&["workflow-execute", "--step"]).ok();
+        assert_eq!(t.read("runs.log").lines().count(), n);
+    }
+    assert_eq!(t.state()["status"], "completed");
+    assert_eq!(t.state()["execution_mode"], "step");
+}
+
+#[test]
+fn all_mode_stops_before_gates_and_commits_only() {
+    let t = Test::new();
+    t.write(
+        ".claude/config/project-config.json",
+        r#"{"scripts": {"test": "true"}}"#,
+    );
+    start(
+        &t,
+        &plan(&[
+            task("T1", "a").verify("echo T1 >> runs.log"),
+            task("T2", "b").verify("echo T2 >> runs.log").deps("T1"),
+            task("T3", "c")
+                .field("质量关卡", "true")
+                .field("actions", "run_tests")
+                .deps("T2"),
+            task("T4", "c").verify("echo T4 >> runs.log").deps("T3"),
+        ]),
+    );
+    let run = t.wf(&["workflow-execute", "--all"]).ok();
+    assert!(
+        run.stdout.contains("before quality gate T3"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(t.read("runs.log"), "T1\nT2\n");
+    t.wf(&["workflow-execute", "--all"]).ok();
+    let state = t.state();
+    assert_eq!(state["status"], "completed");
+    assert_eq!(state["quality_gates"]["T3"]["passed"], true);
+    assert_eq!(state["quality_gates"]["T3"]["score"], 100);
+    assert_invariants(&t);
+}
+
+#[test]
+fn ci_mode_runs_the_whole_plan_in_one_call_with_gates_enforced() {
+    let mut t = Test::new();
+    t.write(
+        ".claude/config/project-config.json",
+        r#"{"scripts": {"test": "test -f runs.log"}}"#,
+    );
+    start(
+        &t,
+        &plan(&[
+            task("T1", "a").verify("echo T1 >> runs.log"),
+            task("T2", "b").field("质量关卡", "true").deps("T1"),
+            task("T3", "c").verify("echo T3 >> runs.log").deps("T2"),
+        ]),
+    );
+    t.env("CI", "true");
+    t.wf(&["workflow-execute", "--all"]).ok();
+    assert_eq!(t.state()["status"], "completed");
+    assert_eq!(t.read("runs.log"), "T1\nT3\n");
+}
+
+#[test]
+fn ci_mode_fails_on_a_failing_gate() {
+    let t = Test::new();
+    t.write(
+        ".claude/config/project-config.json",
+        r#"{"scripts": {"test": "exit 3"}}"#,
+    );
+    start(
+        &t,
+        &plan(&[
+            task("T1", "a").verify("true"),
+            task("T2", "b").field("质量关卡", "true").deps("T1"),
+        ]),
+    );
+    let run = t.wf(&["workflow-execute", "--all", "--ci"]).code(1);
+    assert!(run.stderr.contains("quality gate T2"), "{}", run.stderr);
+    let state = t.state();
+    assert_eq!(state["status"], "failed");
+    assert_eq!(state["quality_gates"]["T2"]["passed"], false);
+}
+
+#[test]
+fn failing_verifier_then_retry_completes() {
+    let t = Test::new();
+    start(
+        &t,
+        &plan(&[
+            task("T1", "a").verify("test -f fixed"),
+            task("T2", "a").verify("echo T2 >> runs.log").deps("T1"),
+        ]),
+    );
+    let run = t.wf(&["workflow-execute"]).code(1);
+    assert!(run.stderr.contains("task T1 failed"), "{}", run.stderr);
+    let state = t.state();
+    assert_eq!(state["status"], "failed");
+    assert_eq!(task_status(&state, "T1"), "failed");
+    assert!(state["failure_reason"]
+        .as_str()
+        .unwrap_or("")
+        .contains("test -f fixed"));
+    assert_invariants(&t);
+    // Without --retry the workflow stays failed.
+    t.wf(&["workflow-execute"]).code(1);
+    t.write("fixed", "");
+    t.wf(&["workflow-execute", "--retry"]).ok();
+    let state = t.state();
+    assert_eq!(state["status"], "completed");
+    assert_eq!(state["retry_counts"]["T1"], 1);
+    assert!(state["failure_reason"].is_null());
+    assert_invariants(&t);
+}
+
+#[test]
+fn failing_verifier_then_skip_completes() {
+    let t = Test::new();
+    start(
+        &t,
+        &plan(&[
+            task("T1", "a").verify("false"),
+            task("T2", "a").verify("echo T2 >> runs.log").deps("T1"),
+        ]),
+    );
+    t.wf(&["workflow-execute"]).code(1);
+    let run = t
+        .wf(&["workflow-execute", "--skip", "--reason", "flaky upstream"])
+        .ok();
+    assert!(run.stdout.contains("Skipped T1"), "{}", run.stdout);
+    let state = t.state();
+    assert_eq!(state["status"], "completed");
+    assert_eq!(task_status(&state, "T1"), "skipped");
+    assert_eq!(state["skipped_info"]["T1"]["reason"], "flaky upstream");
+    assert_eq!(t.read("runs.log"), "T2\n");
+    assert_invariants(&t);
+}
+
+#[test]
+fn skip_needs_a_reason() {
+    let t = Test::new();
+    start(&t, &plan(&[task("T1", "a").verify("false")]));
+    t.wf(&["workflow-execute", "--skip"]).code(2);
+}
+
+#[test]
+fn blocked_tasks_wait_and_unblock_frees_them() {
+    let t = Test::new();
+    start(
+        &t,
+        &plan(&[
+            task("T1", "a").verify("echo T1 >> runs.log"),
+            task("T2", "a")
+                .verify("echo T2 >> runs.log")
+                .field("阻塞依赖", "api_spec"),
+            task("T3", "a").verify("echo T3 >> runs.log"),
+        ]),
+    );
+    let state = t.state();
+    assert_eq!(state["mode"], "progressive");
+    assert_eq!(task_status(&state, "T2"), "blocked");
+    assert_eq!(state["progress"]["blocked"], serde_json::json!(["T2"]));
+    let run = t.wf(&["workflow-execute"]).code(3);
+    assert!(
+        run.stdout.contains("workflow-unblock api_spec"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(t.read("runs.log"), "T1\nT3\n");
+    assert_eq!(t.state()["status"], "blocked");
+    assert_invariants(&t);
+
+    let run = t.wf(&["workflow-unblock", "nope"]).code(2);
+    assert!(
+        run.stderr.contains("known kinds: api_spec, design_spec"),
+        "{}",
+        run.stderr
+    );
+
+    t.wf(&["workflow-unblock", "api_spec"]).ok();
+    let state = t.state();
+    assert_eq!(task_status(&state, "T2"), "pending");
+    assert_eq!(state["unblocked"], serde_json::json!(["api_spec"]));
+    assert_eq!(state["status"], "paused");
+    t.wf(&["workflow-execute"]).ok();
+    assert_eq!(t.read("runs.log"), "T1\nT3\nT2\n");
+    assert_eq!(t.state()["status"], "completed");
+    assert_invariants(&t);
+}
+
+#[test]
+fn a_missing_tool_is_named_with_its_task() {
+    let t = Test::new();
+    start(
+        &t,
+        &plan(&[task("T1", "a").verify("wf-missing-tool --version")]),
+    );
+    let run = t.wf(&["workflow-execute"]).code(1);
+    assert!(
+        run.stderr
+            .contains("`wf-missing-tool` is not on PATH (needed by task T1)"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn timeout_kills_the_whole_process_group() {
+    let t = Test::new();
+    start(
+        &t,
+        &plan(&[task("T1", "a")
+            .verify("sleep 100 & echo $! > bg.pid; sleep 100")
+            .field("timeout", "1")]),
+    );
+    let began = Instant::now();
+    let run = t.wf(&["workflow-execute"]).code(1);
+    assert!(
+        began.elapsed() < Duration::from_secs(20),
+        "the timeout did not fire"
+    );
+    assert!(run.stderr.contains("timed out"), "{}", run.stderr);
+    let pid = t.read("bg.pid").trim().to_string();
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(!alive(&pid), "background sleep {pid} survived the timeout");
+}
+
+#[test]
+fn parallel_jobs_keep_output_grouped() {
+    let t = Test::new();
+    let noisy =
+        |n: &str| format!("for i in 1 2 3 4 5 6 7 8 9 10; do echo {n}-line-$i; sleep 0.01; done");
+    start(
+        &t,
+        &plan(&[
+            task("T1", "a").verify(&noisy("T1")),
+            task("T2", "a").verify(&noisy("T2")),
+            task("T3", "a").verify(&noisy("T3")),
+        ]),
+    );
+    let run = t.wf(&["workflow-execute", "--jobs", "2"]).ok();
+    // wf prints one summary line per task; the commands' own lines go to their logs.
+    assert!(!run.stdout.contains("-line-"), "{}", run.stdout);
+    for id in ["T1", "T2", "T3"] {
+        let log = std::fs::read_to_string(t.workflow_dir().join(format!("logs/{id}.1.log")))
+            .expect("log");
+        let lines: Vec<&str> = log
+            .lines()
+            .filter(|l| l.contains("-line-") && !l.starts_with("$ "))
+            .collect();
+        assert_eq!(lines.len(), 10, "{log}");
+        assert!(
+            lines.iter().all(|l| l.starts_with(&format!("{id}-"))),
+            "log of {id} mixed: {log}"
+        );
+    }
+    assert_eq!(t.state()["status"], "completed");
+}
+
+#[test]
+fn sigint_pauses_kills_children_and_resume_completes() {
+    let t = Test::new();
+    start(
+        &t,
+        &plan(&[
+            task("T1", "a").verify("echo T1 >> runs.log"),
+            task("T2", "a")
+                .verify("test -f go || { echo $$ > child.pid; sleep 100; }")
+                .deps("T1"),
+            task("T3", "a").verify("echo T3 >> runs.log").deps("T2"),
+        ]),
+    );
+    let mut child = t
+        .command(&["workflow-execute"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn");
+    let pid_file = t.project.join("child.pid");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !pid_file.exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    // SAFETY: signalling a child process we spawned.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait().expect("wait");
+    assert_eq!(status.code(), Some(130));
+    let state = t.state();
+    assert_eq!(state["status"], "paused");
+    assert_eq!(task_status(&state, "T2"), "pending");
+    let pid = t.read("child.pid").trim().to_string();
+    assert!(!alive(&pid), "child {pid} survived Ctrl-C");
+    t.write("go", "");
+    t.wf(&["resume"]).ok();
+    assert_eq!(t.state()["status"], "completed");
+    assert_eq!(t.read("runs.log"), "T1\nT3\n");
+    assert_invariants(&t);
+}
+
+#[test]
+fn sigkill_mid_run_then_resume_runs_each_task_at_most_once_more() {
+    let t = Test::new();
+    let tasks: Vec<_> = (1..=12)
+        .map(|n| {
+            let id: &'static str = Box::leak(format!("T{n}").into_boxed_str());
+            task(id, "a").verify(&format!("echo {id} >> runs.log; sleep 0.1"))
+        })
+        .collect();
+    start(&t, &plan(&tasks));
+    let mut child = t
+        .command(&["workflow-execute", "--ci"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn");
+    std::thread::sleep(Duration::from_millis(550));
+    let _ = child.kill();
+    let _ = child.wait();
+    let before = t.read("runs.log").lines().count();
+    assert!(before > 0 && before < 12, "kill landed at {before} runs");
+    let state = t.state();
+    assert_eq!(
+        state["status"], "running",
+        "a killed run leaves running behind"
+    );
+    t.wf(&["resume", "--ci"]).ok();
+    assert_eq!(t.state()["status"], "completed");
+    let log = t.read("runs.log");
+    let mut extra = 0;
+    for n in 1..=12 {
+        let runs = log.lines().filter(|l| *l == format!("T{n}")).count();
+        assert!((1..=2).contains(&runs), "T{n} ran {runs} times");
+        extra += runs - 1;
+    }
+    assert!(
+        extra <= 1,
+        "{extra} tasks ran twice; only the one in flight may"
+    );
+    assert_invariants(&t);
+}
+
+#[test]
+fn plan_text_never_reaches_a_shell() {
+    let t = Test::new();
+    let hostile = "# Tasks: $(touch PWNED1)\n\n## T1: name $(touch PWNED2) `touch PWNED3`; rm -rf x\n- **阶段**: a$(touch PWNED4)\n- **需求**: $(touch PWNED5)\n- **验证命令**: `true`\n";
+    t.write("tasks.md", hostile);
+    t.wf(&["workflow-start", "tasks.md"]).ok();
+    t.wf(&["workflow-execute"]).ok();
+    for n in 1..=5 {
+        assert!(
+            !t.project.join(format!("PWNED{n}")).exists(),
+            "PWNED{n} was created"
+        );
+    }
+}
+
+#[test]
+fn handed_off_task_completes_on_the_next_call_when_its_checks_pass() {
+    let t = Test::new();
+    start(
+        &t,
+        &plan(&[
+            task("T1", "a")
+                .field("actions", "create_file")
+                .field("创建文件", "hello.txt")
+                .verify("grep -q hello hello.txt"),
+            task("T2", "a").verify("echo T2 >> runs.log").deps("T1"),
+        ]),
+    );
+    let run = t.wf(&["workflow-execute"]).code(6);
+    assert!(run.stdout.contains("Handed off: task T1"), "{}", run.stdout);
+    let state = t.state();
+    assert_eq!(task_status(&state, "T1"), "in_progress");
+    assert_eq!(state["status"], "paused");
+    // Not done yet: the checks fail.
+    let run = t.wf(&["workflow-execute"]).code(1);
+    assert!(run.stderr.contains("T1"), "{}", run.stderr);
+    t.write("hello.txt", "hello\n");
+    t.wf(&["workflow-execute", "--retry"]).code(6);
+    t.wf(&["workflow-execute"]).ok();
+    assert_eq!(t.state()["status"], "completed");
+    assert_invariants(&t);
+}
+
+#[test]
+fn agent_tasks_fail_in_ci_mode_instead_of_waiting() {
+    let t = Test::new();
+    start(&t, &plan(&[task("T1", "a").field("actions", "edit_file")]));
+    let run = t.wf(&["workflow-execute", "--ci"]).code(1);
+    assert!(run.stderr.contains("needs an agent"), "{}", run.stderr);
+}
+
+#[test]
+fn a_second_execute_is_refused_with_the_holders_pid() {
+    let t = Test::new();
+    start(
+        &t,
+        &plan(&[task("T1", "a").verify("test -f go || sleep 5")]),
+    );
+    let mut child = t
+        .command(&["workflow-execute"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn");
+    std::thread::sleep(Duration::from_millis(400));
+    let run = t.wf(&["workflow-execute"]).code(4);
+    assert!(
+        run.stderr.contains(&child.id().to_string()),
+        "{}",
+        run.stderr
+    );
+    t.write("go", "");
+    let _ = child.wait();
+}
