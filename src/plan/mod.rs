@@ -1,10 +1,10 @@
 //! Reading plans: from a markdown file to a validated task graph.
 //!
 //! Two formats are accepted (DESIGN.md §3): claude-workflow `tasks.md` (`## T1: name`
-//! headings followed by `- **字段**: 值` fields, see [`claude`]) and spec-kit
+//! headings followed by `- **字段**: 值` fields, see `claude.rs` and `fields.rs`) and spec-kit
 //! `tasks.md` (`- [ ] T001 [P] [US1] description` lines under `## Phase N: …`
-//! headings, see [`speckit`]). [`parse`] detects the format, builds the tasks and
-//! validates the graph ([`graph`]); nothing here writes anything, so a bad plan leaves
+//! headings, see `speckit.rs`). [`parse`] detects the format, builds the tasks and
+//! validates the graph (`graph.rs`); nothing here writes anything, so a bad plan leaves
 //! every file as it was. Every error is one line, `<file>:<line>: <what>; <fix>`.
 //!
 //! Around the parsers: [`classify`] marks tasks that wait on an external input
