@@ -84,6 +84,19 @@ pub(crate) fn check_acyclic(
         .collect();
     let first = ids.first().copied().unwrap_or("");
     ids.push(first);
+    // A long loop is shown by its ends, so the message stays one readable line.
+    let size = cycle.len();
+    if ids.len() > 12 {
+        let tail = ids.split_off(ids.len() - 5);
+        ids.truncate(6);
+        ids.push("…");
+        ids.extend(tail);
+    }
+    let count = if size > 11 {
+        format!(" ({size} tasks)")
+    } else {
+        String::new()
+    };
     let line = cycle
         .get(start)
         .and_then(|n| drafts.get(*n))
@@ -95,7 +108,7 @@ pub(crate) fn check_acyclic(
     Err(PlanError::new(
         line,
         format!(
-            "dependency cycle {} (each task depends on the next){note}; remove one of these dependencies",
+            "dependency cycle {}{count} (each task depends on the next){note}; remove one of these dependencies",
             ids.join(" → ")
         ),
     ))

@@ -1,10 +1,10 @@
 //! Reading plans: from a markdown file to a validated task graph.
 //!
 //! Two formats are accepted (DESIGN.md §3): claude-workflow `tasks.md` (`## T1: name`
-//! headings followed by `- **字段**: 值` fields, see [`claude`]) and spec-kit
+//! headings followed by `- **字段**: 值` fields, see `claude.rs` and `fields.rs`) and spec-kit
 //! `tasks.md` (`- [ ] T001 [P] [US1] description` lines under `## Phase N: …`
-//! headings, see [`speckit`]). [`parse`] detects the format, builds the tasks and
-//! validates the graph ([`graph`]); nothing here writes anything, so a bad plan leaves
+//! headings, see `speckit.rs`). [`parse`] detects the format, builds the tasks and
+//! validates the graph (`graph.rs`); nothing here writes anything, so a bad plan leaves
 //! every file as it was. Every error is one line, `<file>:<line>: <what>; <fix>`.
 //!
 //! Around the parsers: [`classify`] marks tasks that wait on an external input
@@ -27,6 +27,8 @@ mod status;
 
 #[cfg(test)]
 mod fixture_tests;
+#[cfg(test)]
+mod prop_tests;
 #[cfg(test)]
 mod test_support;
 
@@ -190,16 +192,23 @@ pub(crate) fn detect_format(text: &str) -> Option<Format> {
     detect(&doc::lines(text)).ok()
 }
 
-/// Task headings make a claude-workflow plan and task checkboxes a spec-kit one
-/// (headings win: a claude-workflow board may carry a checkbox checklist). Failing
-/// both, the fields or phase headings of an empty plan or template still say which.
+/// Task headings make a claude-workflow plan and task checkboxes a spec-kit one;
+/// a file with both is what it has more of (a claude-workflow board may carry a
+/// checklist, a spec-kit plan a `## US1: …` heading; a tie goes to claude-workflow).
+/// Failing both, the fields or phase headings of an empty plan or template still
+/// say which format it is.
 fn detect(lines: &[doc::Line<'_>]) -> std::result::Result<Format, PlanError> {
     let visible = || lines.iter().filter(|l| !l.hidden);
-    if visible().any(|l| claude::is_task_heading(&l.text)) {
-        return Ok(Format::ClaudeWorkflow);
-    }
-    if visible().any(|l| speckit::is_task_line(&l.text)) {
-        return Ok(Format::SpecKit);
+    let headings = visible()
+        .filter(|l| claude::is_task_heading(&l.text))
+        .count();
+    let checkboxes = visible().filter(|l| speckit::is_task_line(&l.text)).count();
+    if headings > 0 || checkboxes > 0 {
+        return Ok(if headings >= checkboxes {
+            Format::ClaudeWorkflow
+        } else {
+            Format::SpecKit
+        });
     }
     if visible().any(|l| claude::looks_like(l)) {
         return Ok(Format::ClaudeWorkflow);
@@ -246,6 +255,17 @@ mod tests {
             serde_json::to_string(&Format::SpecKit).unwrap(),
             "\"spec-kit\""
         );
+    }
+
+    #[test]
+    fn mixed_files_go_to_the_majority() {
+        let spec = "## US1: Browse\n- [ ] T001 a\n- [ ] T002 b\n";
+        assert_eq!(parse(Path::new("p"), spec).unwrap().format, Format::SpecKit);
+        let claude =
+            "## T1: a\n- **actions**: x\n## T2: b\n- **actions**: x\n- [ ] T001 checklist\n";
+        let plan = parse(Path::new("p"), claude).unwrap();
+        assert_eq!(plan.format, Format::ClaudeWorkflow);
+        assert_eq!(plan.tasks.len(), 2);
     }
 
     #[test]
