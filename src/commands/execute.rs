@@ -40,6 +40,7 @@ pub fn execute_locked(
     out: &Output,
 ) -> Result<i32> {
     recover_interrupted(session, out)?;
+    refuse_undecided(session, args)?;
     apply_retry_or_skip(session, args, out)?;
     let state = session.state()?;
     match state.status {
@@ -65,7 +66,6 @@ pub fn execute_locked(
         }
         _ => {}
     }
-    refuse_undecided(session, args)?;
 
     let state = session.state()?;
     let mode = if args.step {

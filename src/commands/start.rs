@@ -253,10 +253,10 @@ fn reimport(
     );
     let major = touches_done || (different_plan && active);
     if major && !force {
-        let why = if touches_done {
-            "it changes or removes completed tasks"
-        } else {
+        let why = if different_plan && active {
             "it is a different plan while the current one is active"
+        } else {
+            "it changes or removes completed tasks"
         };
         let state = session.state_mut()?;
         state.decision_required = true;

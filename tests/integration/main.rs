@@ -9,3 +9,4 @@ mod execute;
 mod executors;
 mod foundation;
 mod report;
+mod start;

@@ -1,0 +1,424 @@
+//! `workflow-start`: importing real plans, validation, classification, audit, and
+//! re-import without losing progress.
+
+use serde_json::{json, Value};
+
+use crate::plans::{assert_invariants, plan, start, task, task_status};
+use crate::test::{fixture, shared_format, snapshot_dir, Test};
+
+fn import(t: &Test, path: &std::path::Path) -> Value {
+    let dest = t.project.join("plan.md");
+    std::fs::copy(path, &dest).expect("copy plan");
+    t.wf(&["--json", "workflow-start", "plan.md"]).ok().json()
+}
+
+fn ids(state: &Value) -> Vec<String> {
+    state["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn task_of<'a>(state: &'a Value, id: &str) -> &'a Value {
+    state["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["id"] == id)
+        .unwrap()
+}
+
+#[test]
+fn imports_the_real_claude_workflow_task_board() {
+    let t = Test::new();
+    let summary = import(&t, &shared_format("claude-workflow/team.team-tasks.md"));
+    assert_eq!(summary["tasks"], 3);
+    assert_eq!(summary["format"], "claude-workflow");
+    let state = t.state();
+    assert_eq!(ids(&state), ["T1", "T2", "T3"]);
+    let phases: Vec<&str> = state["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["phase"].as_str().unwrap())
+        .collect();
+    assert_eq!(phases, ["planning", "implement", "review"]);
+    assert_eq!(task_of(&state, "T3")["quality_gate"], true);
+    assert_eq!(task_of(&state, "T1")["steps"].as_array().unwrap().len(), 2);
+    assert_eq!(state["status"], "planned");
+    assert_eq!(state["phase"], "plan");
+    assert_eq!(state["execution_mode"], "phase");
+    assert_eq!(state["pause_before_commit"], true);
+    assert_eq!(state["use_subagent"], false);
+    assert_eq!(state["consecutive_count"], 0);
+    assert_eq!(state["contextMetrics"]["warningThreshold"], 60);
+    assert_eq!(state["contextMetrics"]["dangerThreshold"], 80);
+    assert_eq!(state["contextMetrics"]["maxConsecutiveTasks"], 5);
+    assert!(state["collaboration"]["mode"].is_string());
+    assert_eq!(
+        state["sessions"],
+        json!({"codex": null, "gemini": null, "claude": null})
+    );
+    // The plan copy and the project meta are written beside the state.
+    let copy = t.workflow_dir().join(state["tasks_file"].as_str().unwrap());
+    assert!(copy.exists(), "{}", copy.display());
+    let meta: Value = serde_json::from_str(
+        &std::fs::read_to_string(t.workflow_dir().join("project-meta.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(meta["project_path"], t.project.display().to_string());
+    assert_invariants(&t);
+}
+
+#[test]
+fn imports_the_real_spec_kit_template_with_phase_order() {
+    let t = Test::new();
+    let summary = import(&t, &shared_format("spec-kit/tasks-template.md"));
+    assert_eq!(summary["format"], "spec-kit");
+    let state = t.state();
+    let ids = ids(&state);
+    assert_eq!(ids.len(), 28);
+    assert_eq!(ids.first().map(String::as_str), Some("T001"));
+    assert_eq!(ids.last().map(String::as_str), Some("T028"));
+    let t14 = task_of(&state, "T014");
+    let deps: Vec<&str> = t14["deps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d.as_str().unwrap())
+        .collect();
+    assert!(deps.contains(&"T012") && deps.contains(&"T013"), "{deps:?}");
+    assert_eq!(task_of(&state, "T012")["parallel"], true);
+    assert_eq!(task_of(&state, "T012")["story"], "US1");
+    assert!(task_of(&state, "T004")["phase"]
+        .as_str()
+        .unwrap()
+        .starts_with("Phase 2"));
+    // Phase 2 starts after phase 1 ends.
+    let t4deps = task_of(&state, "T004")["deps"].as_array().unwrap().clone();
+    assert!(!t4deps.is_empty(), "phase order is an edge");
+    assert_invariants(&t);
+}
+
+#[test]
+fn the_unfilled_claude_workflow_template_is_an_empty_plan() {
+    let t = Test::new();
+    std::fs::copy(
+        shared_format("claude-workflow/tasks-template.md"),
+        t.project.join("plan.md"),
+    )
+    .unwrap();
+    let run = t.wf(&["workflow-start", "plan.md"]).code(2);
+    assert!(run.stderr.contains("plan.md"), "{}", run.stderr);
+    assert!(!t.workflow_dir().join("workflow-state.json").exists());
+}
+
+#[test]
+fn imports_every_field_of_the_full_fixtures() {
+    let t = Test::new();
+    import(&t, &fixture("plans/claude-full.md"));
+    let state = t.state();
+    assert_eq!(
+        task_status(&state, "T1"),
+        "completed",
+        "✅ and 状态 carry over"
+    );
+    assert_eq!(task_status(&state, "T4"), "skipped");
+    assert_eq!(
+        task_status(&state, "T3"),
+        "blocked",
+        "in progress in the plan is pending, and blocked by 阻塞依赖"
+    );
+    let t2 = task_of(&state, "T2");
+    assert_eq!(t2["blocked_by"], json!(["api_spec"]));
+    assert_eq!(t2["timeout_secs"], 600);
+    assert_eq!(t2["verify"].as_array().unwrap().len(), 2);
+    assert_eq!(state["mode"], "progressive");
+    assert!(state["progress"]["blocked"]
+        .as_array()
+        .unwrap()
+        .contains(&json!("T2")));
+
+    let t = Test::new();
+    import(&t, &fixture("plans/speckit-full.md"));
+    let state = t.state();
+    assert!(state["tasks"].as_array().unwrap().len() > 3);
+    assert!(
+        state["progress"]["completed"]
+            .as_array()
+            .is_some_and(|c| !c.is_empty()),
+        "[x] is imported as done"
+    );
+    assert!(
+        state["progress"]["skipped"]
+            .as_array()
+            .is_some_and(|c| !c.is_empty()),
+        "DEFERRED is imported as skipped"
+    );
+}
+
+#[test]
+fn every_validation_error_is_one_line_with_file_and_line_and_writes_nothing() {
+    let cases = [
+        ("dup-ids.md", "defined twice"),
+        ("unknown-dep.md", "unknown"),
+        ("cycle.md", "→"),
+        ("empty.md", ""),
+        ("bad-id.md", ""),
+        ("not-a-plan.md", ""),
+        ("speckit-cycle.md", "→"),
+        ("speckit-unknown-dep.md", "unknown"),
+        ("speckit-bad-id.md", ""),
+    ];
+    for (file, needle) in cases {
+        let t = Test::new();
+        std::fs::copy(fixture(&format!("plans/{file}")), t.project.join(file)).unwrap();
+        let run = t.wf(&["workflow-start", file]).code(2);
+        let line = run.stderr.trim();
+        assert_eq!(line.lines().count(), 1, "{file}: {line}");
+        assert!(line.contains(file), "{file}: names the file: {line}");
+        assert!(line.contains(needle), "{file}: {line}");
+        assert!(
+            !t.workflow_dir().exists(),
+            "{file}: wrote {}",
+            t.workflow_dir().display()
+        );
+    }
+}
+
+#[test]
+fn a_cycle_error_prints_the_cycle() {
+    let t = Test::new();
+    t.write(
+        "tasks.md",
+        plan(&[
+            task("T1", "a").verify("true").deps("T2"),
+            task("T2", "a").verify("true").deps("T1"),
+        ]),
+    );
+    let run = t.wf(&["workflow-start", "tasks.md"]).code(2);
+    assert!(run.stderr.contains("T1 → T2 → T1"), "{}", run.stderr);
+}
+
+#[test]
+fn classification_blocks_api_and_design_tasks_and_exempts_skeletons() {
+    let t = Test::new();
+    t.write(
+        "tasks.md",
+        "## T1: 用户服务层\n- **阶段**: a\n- **文件**: `src/services/user.ts`\n- **actions**: create_file\n\n\
+         ## T2: 列表卡片组件\n- **阶段**: a\n- **文件**: `src/components/Card.vue`\n- **actions**: create_file\n\n\
+         ## T3: 卡片骨架 skeleton\n- **阶段**: a\n- **文件**: `src/components/Skel.vue`\n- **actions**: create_file\n\n\
+         ## T4: 数据获取\n- **阶段**: a\n- **文件**: `src/x.ts`\n- **actions**: create_file\n\n\
+         ## T5: placeholder page\n- **阶段**: a\n- **文件**: `src/pages/P.tsx`\n- **actions**: create_file\n",
+    );
+    t.wf(&["workflow-start", "tasks.md"]).ok();
+    let state = t.state();
+    assert_eq!(task_of(&state, "T1")["blocked_by"], json!(["api_spec"]));
+    assert_eq!(task_of(&state, "T2")["blocked_by"], json!(["design_spec"]));
+    assert!(
+        task_of(&state, "T3")["blocked_by"].is_null(),
+        "skeleton tasks are exempt"
+    );
+    assert_eq!(task_of(&state, "T4")["blocked_by"], json!(["api_spec"]));
+    assert!(
+        task_of(&state, "T5")["blocked_by"].is_null(),
+        "placeholder tasks are exempt"
+    );
+    assert_eq!(state["mode"], "progressive");
+}
+
+#[test]
+fn custom_blocker_kinds_from_config_classify_and_unblock() {
+    let t = Test::new();
+    t.write(
+        ".claude/config/project-config.json",
+        r#"{"wf": {"blockers": {"legal_review": {"name": "license|合规"}}}}"#,
+    );
+    start(
+        &t,
+        &plan(&[
+            task("T1", "a").verify("true").field("需求", "x"),
+            task("T2", "a").verify("true"),
+        ])
+        .replace("task T2", "license check"),
+    );
+    let state = t.state();
+    assert_eq!(task_of(&state, "T2")["blocked_by"], json!(["legal_review"]));
+    t.wf(&["workflow-unblock", "legal_review"]).ok();
+    assert_eq!(task_status(&t.state(), "T2"), "pending");
+}
+
+#[test]
+fn an_invalid_regex_in_config_names_the_key() {
+    let t = Test::new();
+    t.write(
+        ".claude/config/project-config.json",
+        r#"{"wf": {"blockers": {"legal": {"name": "(unclosed"}}}}"#,
+    );
+    t.write("tasks.md", plan(&[task("T1", "a").verify("true")]));
+    let run = t.wf(&["workflow-start", "tasks.md"]).code(2);
+    assert!(
+        run.stderr.contains("wf.blockers.legal.name"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("project-config.json"), "{}", run.stderr);
+}
+
+#[test]
+fn audit_records_errors_and_warnings_and_execution_refuses_errors() {
+    let t = Test::new();
+    t.write(
+        "tasks.md",
+        "## T1: Decide storage\n- **阶段**: a\n- **需求**: TBD which database\n- **actions**: edit_file\n\n\
+         ## T2: Polish\n- **阶段**: a\n- **需求**: add caching if needed\n- **验证命令**: `true`\n",
+    );
+    let run = t.wf(&["--json", "workflow-start", "tasks.md"]).ok().json();
+    assert_eq!(run["audit"]["passed"], false);
+    let state = t.state();
+    let findings = state["zeroDecisionAudit"]["antiPatterns"]
+        .as_array()
+        .unwrap();
+    assert!(
+        findings
+            .iter()
+            .any(|f| f["taskId"] == "T1" && f["severity"] == "error"),
+        "{findings:?}"
+    );
+    assert!(
+        findings
+            .iter()
+            .any(|f| f["taskId"] == "T2" && f["severity"] == "warning"),
+        "{findings:?}"
+    );
+    assert!(state["zeroDecisionAudit"]["auditedAt"].is_string());
+    let run = t.wf(&["workflow-execute"]).code(2);
+    assert!(
+        run.stderr.contains("--allow-audit-errors"),
+        "{}",
+        run.stderr
+    );
+}
+
+fn two_tasks(second: &str) -> String {
+    plan(&[
+        task("T1", "a").verify("echo T1 >> runs.log"),
+        task("T2", "a").verify(second).deps("T1"),
+    ])
+}
+
+#[test]
+fn reimporting_the_same_plan_is_a_no_op_that_says_so() {
+    let t = Test::new();
+    start(&t, &two_tasks("true"));
+    let dir = t.workflow_dir();
+    let before: Vec<_> = snapshot_dir(&dir)
+        .into_iter()
+        .filter(|(p, _)| !p.ends_with(".lock"))
+        .collect();
+    let run = t.wf(&["workflow-start", "tasks.md"]).ok();
+    assert!(run.stdout.contains("unchanged"), "{}", run.stdout);
+    let after: Vec<_> = snapshot_dir(&dir)
+        .into_iter()
+        .filter(|(p, _)| !p.ends_with(".lock"))
+        .collect();
+    assert_eq!(before, after);
+}
+
+#[test]
+fn a_minor_change_keeps_progress_and_records_a_delta() {
+    let t = Test::new();
+    start(&t, &two_tasks("false"));
+    t.wf(&["workflow-execute"]).code(1);
+    assert_eq!(task_status(&t.state(), "T1"), "completed");
+    // Fix T2 and add T3: T1 keeps its status, T2 starts over, T3 is new.
+    let edited = plan(&[
+        task("T1", "a").verify("echo T1 >> runs.log"),
+        task("T2", "a").verify("true").deps("T1"),
+        task("T3", "a").verify("true").deps("T2"),
+    ]);
+    t.write("tasks.md", &edited);
+    let run = t.wf(&["--json", "workflow-start", "tasks.md"]).ok().json();
+    assert_eq!(run["diff"]["added"], json!(["T3"]));
+    assert_eq!(run["diff"]["modified"], json!(["T2"]));
+    let state = t.state();
+    assert_eq!(task_status(&state, "T1"), "completed");
+    assert_eq!(task_status(&state, "T2"), "pending");
+    assert_eq!(state["status"], "planned");
+    assert_eq!(state["delta_tracking"]["current_change"], "CHG-001");
+    let delta: Value = serde_json::from_str(
+        &std::fs::read_to_string(t.workflow_dir().join("changes/CHG-001/delta.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(delta["ADDED"], json!(["T3"]));
+    assert_eq!(delta["MODIFIED"], json!(["T2"]));
+    t.wf(&["workflow-execute"]).ok();
+    assert_eq!(t.state()["status"], "completed");
+    assert_eq!(t.read("runs.log"), "T1\n", "T1 did not run again");
+    assert_invariants(&t);
+}
+
+#[test]
+fn a_major_change_needs_force_and_leaves_a_backup() {
+    let t = Test::new();
+    start(&t, &two_tasks("false"));
+    t.wf(&["workflow-execute"]).code(1);
+    // Changing the completed T1 is major.
+    let edited = plan(&[
+        task("T1", "a").verify("echo changed >> runs.log"),
+        task("T2", "a").verify("true").deps("T1"),
+    ]);
+    t.write("tasks.md", &edited);
+    let run = t.wf(&["workflow-start", "tasks.md"]).code(2);
+    assert!(run.stderr.contains("--force"), "{}", run.stderr);
+    let state = t.state();
+    assert_eq!(state["decisionRequired"], true);
+    assert_eq!(state["replanReason"], "major_change");
+    assert_eq!(
+        task_status(&state, "T1"),
+        "completed",
+        "nothing applied yet"
+    );
+    let run = t.wf(&["workflow-execute"]).code(2);
+    assert!(run.stderr.contains("decision"), "{}", run.stderr);
+
+    t.wf(&["workflow-start", "tasks.md", "--force"]).ok();
+    let backups: Vec<_> = std::fs::read_dir(t.workflow_dir())
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("backup-"))
+        .collect();
+    assert_eq!(backups.len(), 1);
+    let state = t.state();
+    assert_eq!(task_status(&state, "T1"), "pending");
+    assert!(state["decisionRequired"].is_null() || state["decisionRequired"] == false);
+    t.wf(&["workflow-execute"]).ok();
+    assert_eq!(t.state()["status"], "completed");
+}
+
+#[test]
+fn removing_a_completed_task_is_major() {
+    let t = Test::new();
+    start(&t, &two_tasks("false"));
+    t.wf(&["workflow-execute"]).code(1);
+    t.write("tasks.md", plan(&[task("T2", "a").verify("true")]));
+    let run = t.wf(&["workflow-start", "tasks.md"]).code(2);
+    assert!(run.stderr.contains("removed: T1"), "{}", run.stderr);
+}
+
+#[test]
+fn a_different_plan_while_one_is_active_needs_force() {
+    let t = Test::new();
+    start(&t, &two_tasks("false"));
+    t.wf(&["workflow-execute"]).code(1);
+    t.write(
+        "other.md",
+        plan(&[task("X1", "a").verify("true")]).replace("test plan", "another plan"),
+    );
+    let run = t.wf(&["workflow-start", "other.md"]).code(2);
+    assert!(run.stderr.contains("different plan"), "{}", run.stderr);
+    t.wf(&["workflow-start", "other.md", "--force"]).ok();
+    assert_eq!(ids(&t.state()), ["X1"]);
+}
