@@ -8,5 +8,6 @@ mod constraints;
 mod execute;
 mod executors;
 mod foundation;
+mod hooks;
 mod report;
 mod start;
