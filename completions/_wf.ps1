@@ -47,6 +47,7 @@ Register-ArgumentCompleter -Native -CommandName 'wf' -ScriptBlock {
             [CompletionResult]::new('report', 'report', [CompletionResultType]::ParameterValue, 'Print a CI report: JUnit XML, GitHub annotations or a GitHub job summary')
             [CompletionResult]::new('archive', 'archive', [CompletionResultType]::ParameterValue, 'Move a completed workflow into archive/<UTC time>/ so a new one can start')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script (see completions/ for installed copies)')
+            [CompletionResult]::new('resources', 'resources', [CompletionResultType]::ParameterValue, 'Show the executors as a capability catalog: who can do what, and who is usable')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page as roff (man ./wf.1)')
             [CompletionResult]::new('hook', 'hook', [CompletionResultType]::ParameterValue, 'Claude Code hook: reads the hook JSON on stdin (SessionStart, UserPromptSubmit, Stop, SubagentStop). Never blocks the editor on its own errors')
             [CompletionResult]::new('constraints', 'constraints', [CompletionResultType]::ParameterValue, 'The workflow''s constraints: add, list, remove, promote, merge model outputs, verify')
@@ -287,6 +288,18 @@ Register-ArgumentCompleter -Native -CommandName 'wf' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'wf;resources' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour; NO_COLOR in the environment means never')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout (errors too)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
         'wf;man' {
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
@@ -450,6 +463,7 @@ Register-ArgumentCompleter -Native -CommandName 'wf' -ScriptBlock {
             [CompletionResult]::new('report', 'report', [CompletionResultType]::ParameterValue, 'Print a CI report: JUnit XML, GitHub annotations or a GitHub job summary')
             [CompletionResult]::new('archive', 'archive', [CompletionResultType]::ParameterValue, 'Move a completed workflow into archive/<UTC time>/ so a new one can start')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script (see completions/ for installed copies)')
+            [CompletionResult]::new('resources', 'resources', [CompletionResultType]::ParameterValue, 'Show the executors as a capability catalog: who can do what, and who is usable')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page as roff (man ./wf.1)')
             [CompletionResult]::new('hook', 'hook', [CompletionResultType]::ParameterValue, 'Claude Code hook: reads the hook JSON on stdin (SessionStart, UserPromptSubmit, Stop, SubagentStop). Never blocks the editor on its own errors')
             [CompletionResult]::new('constraints', 'constraints', [CompletionResultType]::ParameterValue, 'The workflow''s constraints: add, list, remove, promote, merge model outputs, verify')
@@ -487,6 +501,9 @@ Register-ArgumentCompleter -Native -CommandName 'wf' -ScriptBlock {
             break
         }
         'wf;help;completions' {
+            break
+        }
+        'wf;help;resources' {
             break
         }
         'wf;help;man' {

@@ -49,6 +49,9 @@ _wf() {
             wf,report)
                 cmd="wf__subcmd__report"
                 ;;
+            wf,resources)
+                cmd="wf__subcmd__resources"
+                ;;
             wf,resume)
                 cmd="wf__subcmd__resume"
                 ;;
@@ -145,6 +148,9 @@ _wf() {
             wf__subcmd__help,report)
                 cmd="wf__subcmd__help__subcmd__report"
                 ;;
+            wf__subcmd__help,resources)
+                cmd="wf__subcmd__help__subcmd__resources"
+                ;;
             wf__subcmd__help,resume)
                 cmd="wf__subcmd__help__subcmd__resume"
                 ;;
@@ -185,7 +191,7 @@ _wf() {
 
     case "${cmd}" in
         wf)
-            opts="-C -q -h -V --project --json --color --quiet --wait --help --version workflow-start start workflow-execute execute workflow-unblock unblock resume status st next graph events report archive completions man hook constraints help"
+            opts="-C -q -h -V --project --json --color --quiet --wait --help --version workflow-start start workflow-execute execute workflow-unblock unblock resume status st next graph events report archive completions resources man hook constraints help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -677,7 +683,7 @@ _wf() {
             return 0
             ;;
         wf__subcmd__help)
-            opts="workflow-start workflow-execute workflow-unblock resume status next graph events report archive completions man hook constraints help"
+            opts="workflow-start workflow-execute workflow-unblock resume status next graph events report archive completions resources man hook constraints help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -914,6 +920,20 @@ _wf() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        wf__subcmd__help__subcmd__resources)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         wf__subcmd__help__subcmd__resume)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -1089,6 +1109,36 @@ _wf() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        wf__subcmd__resources)
+            opts="-C -q -h --project --json --color --quiet --wait --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --project)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

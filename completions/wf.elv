@@ -44,6 +44,7 @@ set edit:completion:arg-completer[wf] = {|@words|
             cand report 'Print a CI report: JUnit XML, GitHub annotations or a GitHub job summary'
             cand archive 'Move a completed workflow into archive/<UTC time>/ so a new one can start'
             cand completions 'Print a shell completion script (see completions/ for installed copies)'
+            cand resources 'Show the executors as a capability catalog: who can do what, and who is usable'
             cand man 'Print the man page as roff (man ./wf.1)'
             cand hook 'Claude Code hook: reads the hook JSON on stdin (SessionStart, UserPromptSubmit, Stop, SubagentStop). Never blocks the editor on its own errors'
             cand constraints 'The workflow''s constraints: add, list, remove, promote, merge model outputs, verify'
@@ -268,6 +269,17 @@ set edit:completion:arg-completer[wf] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
         }
+        &'wf;resources'= {
+            cand -C 'The project directory (default: the git top level, else the current directory)'
+            cand --project 'The project directory (default: the git top level, else the current directory)'
+            cand --color 'When to use colour; NO_COLOR in the environment means never'
+            cand --wait 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing'
+            cand --json 'Print machine-readable JSON on stdout (errors too)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
         &'wf;man'= {
             cand -C 'The project directory (default: the git top level, else the current directory)'
             cand --project 'The project directory (default: the git top level, else the current directory)'
@@ -414,6 +426,7 @@ set edit:completion:arg-completer[wf] = {|@words|
             cand report 'Print a CI report: JUnit XML, GitHub annotations or a GitHub job summary'
             cand archive 'Move a completed workflow into archive/<UTC time>/ so a new one can start'
             cand completions 'Print a shell completion script (see completions/ for installed copies)'
+            cand resources 'Show the executors as a capability catalog: who can do what, and who is usable'
             cand man 'Print the man page as roff (man ./wf.1)'
             cand hook 'Claude Code hook: reads the hook JSON on stdin (SessionStart, UserPromptSubmit, Stop, SubagentStop). Never blocks the editor on its own errors'
             cand constraints 'The workflow''s constraints: add, list, remove, promote, merge model outputs, verify'
@@ -440,6 +453,8 @@ set edit:completion:arg-completer[wf] = {|@words|
         &'wf;help;archive'= {
         }
         &'wf;help;completions'= {
+        }
+        &'wf;help;resources'= {
         }
         &'wf;help;man'= {
         }

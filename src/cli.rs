@@ -76,6 +76,8 @@ pub enum Command {
     Archive,
     /// Print a shell completion script (see completions/ for installed copies).
     Completions(CompletionsArgs),
+    /// Show the executors as a capability catalog: who can do what, and who is usable.
+    Resources,
     /// Print the man page as roff (man ./wf.1).
     Man,
     /// Claude Code hook: reads the hook JSON on stdin (SessionStart, UserPromptSubmit,

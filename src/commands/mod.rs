@@ -12,6 +12,7 @@ mod hook;
 mod man;
 mod next;
 mod report;
+mod resources;
 mod resume;
 mod start;
 mod status;
@@ -41,6 +42,7 @@ pub fn run(cli: &Cli, out: &Output) -> Result<i32> {
         Command::Archive => archive::run(&project()?, cli.global.wait, out),
         Command::Completions(args) => completions::run(args),
         Command::Man => man::run(),
+        Command::Resources => resources::run(&project()?, out),
         Command::Hook(args) => Ok(hook::run(cli.global.project.as_deref(), args, out)),
     }
 }

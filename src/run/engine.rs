@@ -494,7 +494,7 @@ impl<'a> Engine<'a> {
             }
             _ => {}
         }
-        if matches!(self.assign(task), Assignment::HandOff) {
+        if needs_agent(task) {
             let state = self.session.state().ok()?;
             let usage = context::usage_percent(&state.context_metrics, self.opts.context_window);
             if usage >= state.context_metrics.danger_threshold {

@@ -473,3 +473,49 @@ fn a_second_execute_is_refused_with_the_holders_pid() {
     t.write("go", "");
     let _ = child.wait();
 }
+
+#[test]
+fn a_missing_deliverable_fails_the_workflow() {
+    let t = Test::new();
+    start(
+        &t,
+        &plan(&[task("T1", "a")
+            .verify("true")
+            .field("创建文件", "report.txt")]),
+    );
+    let run = t.wf(&["workflow-execute"]).code(1);
+    assert!(
+        run.stderr.contains("missing deliverables: report.txt"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(t.state()["status"], "failed");
+}
+
+#[test]
+fn resume_outside_a_project_lists_and_picks_resumable_workflows() {
+    let t = Test::new();
+    start(&t, &three_phases());
+    t.wf(&["workflow-execute"]).ok();
+    // From a directory with no workflow of its own, but the same WF_HOME.
+    let elsewhere = t.root.join("elsewhere");
+    std::fs::create_dir_all(elsewhere.join(".git")).unwrap();
+    let mut cmd = t.command(&["resume"]);
+    let out = cmd.current_dir(&elsewhere).output().expect("run");
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let listing = String::from_utf8_lossy(&out.stdout);
+    assert!(listing.contains("test plan [paused]"), "{listing}");
+    let mut cmd = t.command(&["resume", "--yes"]);
+    let out = cmd.current_dir(&elsewhere).output().expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(t.read("runs.log"), "T1\nT2\nT3\n");
+}

@@ -314,3 +314,78 @@ fn a_torn_final_event_line_is_tolerated() {
         assert_eq!(e["seq"], json!(i as u64 + 1));
     }
 }
+
+#[test]
+fn resources_shows_the_capability_catalog() {
+    let t = Test::new();
+    config(
+        &t,
+        json!([
+            {"name": "coder", "command": [agent("edits-and-claims.sh")], "capabilities": ["implement"], "level": 2},
+            {"name": "ghost", "command": ["wf-no-such-agent"], "capabilities": ["implement", "review"]}
+        ]),
+    );
+    let json = t.wf(&["--json", "resources"]).ok().json();
+    let caps = json["capabilities"].as_array().unwrap();
+    let implement = caps
+        .iter()
+        .find(|c| c["capability"] == "implement")
+        .unwrap();
+    assert_eq!(implement["resourceCount"], 2);
+    assert_eq!(implement["availableCount"], 1);
+    let review = caps.iter().find(|c| c["capability"] == "review").unwrap();
+    assert_eq!(review["availableCount"], 0);
+    assert_eq!(review["resources"][0]["status"], "error");
+    let text = t.wf(&["resources"]).ok().stdout;
+    assert!(text.contains("coder (executor, L2, available)"), "{text}");
+    assert!(text.contains("not on PATH"), "{text}");
+}
+
+#[test]
+fn agent_tasks_stop_at_the_consecutive_task_limit() {
+    let t = Test::new();
+    let tasks: Vec<_> = (1..=10)
+        .map(|n| {
+            let id: &'static str = Box::leak(format!("T{n}").into_boxed_str());
+            task(id, "impl").field("actions", "edit_file")
+        })
+        .collect();
+    start(&t, &plan(&tasks));
+    let run = t.wf(&["workflow-execute", "--mock", "success"]).ok();
+    assert!(
+        run.stdout.contains("consecutive-task limit"),
+        "{}",
+        run.stdout
+    );
+    let state = t.state();
+    assert_eq!(
+        state["progress"]["completed"].as_array().unwrap().len(),
+        8,
+        "simple tasks: 8 in a row"
+    );
+    assert_eq!(state["consecutive_count"], 8);
+    assert_eq!(
+        state["contextMetrics"]["history"].as_array().unwrap().len(),
+        8
+    );
+    // CI mode has no such limit.
+    t.wf(&["workflow-execute", "--mock", "success", "--ci"])
+        .ok();
+    assert_eq!(t.state()["status"], "completed");
+}
+
+#[test]
+fn agent_tasks_wait_when_the_context_is_past_danger() {
+    let t = Test::new();
+    t.write(
+        ".claude/config/project-config.json",
+        r#"{"wf": {"context_window_tokens": 5}}"#,
+    );
+    start(
+        &t,
+        &plan(&[task("T1", "impl").field("actions", "edit_file")]),
+    );
+    let run = t.wf(&["workflow-execute", "--mock", "success"]).ok();
+    assert!(run.stdout.contains("danger threshold"), "{}", run.stdout);
+    assert_eq!(task_status(&t.state(), "T1"), "pending");
+}

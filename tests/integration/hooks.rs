@@ -45,7 +45,12 @@ fn session_start_without_a_workflow_says_nothing() {
 #[test]
 fn session_start_prints_the_next_task_brief() {
     let mut t = Test::new();
-    start(&t, &plan(&[task("T1", "setup").verify("true").field("验收", "it builds")]));
+    start(
+        &t,
+        &plan(&[task("T1", "setup")
+            .verify("true")
+            .field("验收", "it builds")]),
+    );
     let run = hook(&mut t, "SessionStart", json!({"source": "startup"})).ok();
     assert!(run.stdout.contains("T1"), "{}", run.stdout);
     assert!(run.stdout.contains("it builds"), "{}", run.stdout);
@@ -68,8 +73,15 @@ fn stop_is_blocked_while_the_handed_off_task_fails_its_checks() {
     let run = hook(&mut t, "Stop", json!({"stop_hook_active": false})).ok();
     let decision: Value = serde_json::from_str(run.stdout.trim()).expect("JSON decision");
     assert_eq!(decision["decision"], "block");
-    assert!(decision["reason"].as_str().unwrap().contains("T1"), "{decision}");
-    assert_eq!(before, snapshot_dir(&t.workflow_dir()), "the hook wrote in the workflow dir");
+    assert!(
+        decision["reason"].as_str().unwrap().contains("T1"),
+        "{decision}"
+    );
+    assert_eq!(
+        before,
+        snapshot_dir(&t.workflow_dir()),
+        "the hook wrote in the workflow dir"
+    );
 }
 
 #[test]
