@@ -47,8 +47,6 @@ pub struct Scripts {
 pub struct WfSettings {
     /// Default per-command timeout (120 s when unset).
     pub timeout_secs: Option<u64>,
-    /// How long an executor may take to start (30 s when unset).
-    pub dispatch_timeout_secs: Option<u64>,
     /// Bounded retries of a failed agent task, with escalation (3 when unset).
     pub max_retries: Option<u32>,
     /// The context window the usage percentage is taken of (200,000 when unset).

@@ -377,7 +377,7 @@ fn watch_interrupts(children: Children) -> Arc<AtomicBool> {
     std::thread::spawn(move || {
         while !flag.load(Ordering::SeqCst) {
             if crate::run::signals::count() > 0 {
-                children.interrupt(Duration::from_secs(2));
+                children.interrupt(Duration::from_secs(2), || crate::run::signals::count() > 1);
                 return;
             }
             std::thread::sleep(Duration::from_millis(50));

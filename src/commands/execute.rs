@@ -249,7 +249,16 @@ fn pick_target(session: &Session, target: &str, flag: &str) -> Result<String> {
     }
 }
 
-fn refuse_undecided(session: &Session, args: &ExecuteArgs) -> Result<()> {
+fn refuse_undecided(session: &mut Session, args: &ExecuteArgs) -> Result<()> {
+    // --allow-audit-errors is a decision too: remembered until the plan is re-imported,
+    // so the next execute does not ask again.
+    if args.allow_audit_errors {
+        let now = crate::clock::now_rfc3339();
+        let audit = &mut session.state_mut()?.zero_decision_audit;
+        if !audit.passed && !audit.extra.contains_key("acceptedAt") {
+            audit.extra.insert("acceptedAt".into(), now.into());
+        }
+    }
     let state = session.state()?;
     if state.decision_required {
         return Err(WfError::usage(format!(
@@ -258,7 +267,7 @@ fn refuse_undecided(session: &Session, args: &ExecuteArgs) -> Result<()> {
         )));
     }
     let audit = &state.zero_decision_audit;
-    if !audit.passed && !args.allow_audit_errors {
+    if !audit.passed && !audit.extra.contains_key("acceptedAt") {
         let errors: Vec<String> = audit
             .anti_patterns
             .iter()

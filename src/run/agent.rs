@@ -2,7 +2,9 @@
 //!
 //! Seed 003 §10 handshake: the executor process starting is the ack; a program that
 //! cannot be started is a nack (DISPATCH_FAILED), kept apart from a failure after the
-//! start (EXECUTION_FAILED). Seed 001's claim-evidence rule: whatever the executor
+//! start (EXECUTION_FAILED). The seed's 30 s dispatch timeout has nothing to wait for
+//! here: a local spawn succeeds or fails at once (std waits for the `exec`), so the
+//! only deadline is the executor's own timeout, which is an execution failure. Seed 001's claim-evidence rule: whatever the executor
 //! claims, the task's own checks (验证命令, step checks, declared files) decide; a
 //! claimed success they refute is rejected. A reviewer passes when its last
 //! `TOTAL SCORE: N` reaches the task's threshold.

@@ -271,7 +271,7 @@ impl<'a> Engine<'a> {
                 } else {
                     Duration::from_secs(2)
                 };
-                self.ctx.children.interrupt(grace);
+                self.ctx.children.interrupt(grace, || signals::count() > 1);
                 pending_stop = Some(Stop::Interrupted);
             }
             if pending_stop.is_none() {

@@ -9,14 +9,12 @@
 //! needs `implement`.
 
 use std::collections::HashMap;
-use std::time::Duration;
 
 use serde::Serialize;
 
 use crate::config::{Config, ExecutorConfig};
 use crate::state::model::Task;
 
-pub const DEFAULT_DISPATCH_TIMEOUT: Duration = Duration::from_secs(30);
 pub const DEFAULT_MAX_RETRIES: u32 = 3;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

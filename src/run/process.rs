@@ -121,15 +121,16 @@ struct ChildrenInner {
 }
 
 impl Children {
-    /// Ends every running group (SIGTERM, then SIGKILL after `grace`), and refuses new ones.
-    pub fn interrupt(&self, grace: Duration) {
+    /// Ends every running group (SIGTERM, then SIGKILL after `grace` or as soon as
+    /// `hurry` says so), and refuses new ones.
+    pub fn interrupt(&self, grace: Duration, hurry: impl Fn() -> bool) {
         self.inner.interrupted.store(true, Ordering::SeqCst);
         let pgids: Vec<u32> = self.lock().iter().copied().collect();
         for pgid in &pgids {
             signal_group(*pgid, libc::SIGTERM);
         }
         let deadline = Instant::now() + grace;
-        while Instant::now() < deadline && !self.lock().is_empty() {
+        while Instant::now() < deadline && !self.lock().is_empty() && !hurry() {
             std::thread::sleep(Duration::from_millis(10));
         }
         for pgid in self.lock().iter() {

@@ -422,3 +422,15 @@ fn a_different_plan_while_one_is_active_needs_force() {
     t.wf(&["workflow-start", "other.md", "--force"]).ok();
     assert_eq!(ids(&t.state()), ["X1"]);
 }
+
+#[test]
+fn allowing_audit_errors_is_remembered_until_the_next_import() {
+    let t = Test::new();
+    t.write("tasks.md", "## T1: Decide\n- **阶段**: a\n- **需求**: TBD\n- **验证命令**: `true`\n\n## T2: Next\n- **阶段**: b\n- **验证命令**: `true`\n");
+    t.wf(&["workflow-start", "tasks.md"]).ok();
+    t.wf(&["workflow-execute"]).code(2);
+    t.wf(&["workflow-execute", "--allow-audit-errors"]).ok();
+    assert!(t.state()["zeroDecisionAudit"]["acceptedAt"].is_string());
+    t.wf(&["workflow-execute"]).ok();
+    assert_eq!(t.state()["status"], "completed");
+}
