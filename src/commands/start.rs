@@ -472,6 +472,12 @@ fn render_summary(state: &WorkflowState, outcome: &Outcome, out: &Output) {
             f.severity, f.task_id, f.description, f.pattern
         ));
     }
-    text.push_str("\nNext: `wf workflow-execute`.");
+    if audit.passed {
+        text.push_str("\nNext: `wf workflow-execute`.");
+    } else {
+        text.push_str(
+            "\nNext: settle the audit errors in the plan and import it again, or run `wf workflow-execute --allow-audit-errors`.",
+        );
+    }
     out.say(text);
 }

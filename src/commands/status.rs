@@ -7,6 +7,7 @@ use crate::output::Output;
 use crate::project::Project;
 use crate::report::status::{self, Paths};
 use crate::report::DEFAULT_CONTEXT_WINDOW;
+use crate::state::WorkflowStatus;
 
 pub fn run(project: &Project, args: &StatusArgs, out: &Output) -> Result<i32> {
     let (store, state) = super::load_state(project)?;
@@ -15,6 +16,8 @@ pub fn run(project: &Project, args: &StatusArgs, out: &Output) -> Result<i32> {
         .wf
         .context_window_tokens
         .unwrap_or(DEFAULT_CONTEXT_WINDOW);
+    // A state left `running` with nobody holding the lock is a crashed run.
+    let interrupted = state.status == WorkflowStatus::Running && !store.writer_alive();
     if out.json {
         let paths = Paths {
             workflow_dir: store.dir().to_path_buf(),
@@ -22,10 +25,13 @@ pub fn run(project: &Project, args: &StatusArgs, out: &Output) -> Result<i32> {
             events_file: store.events_path(),
             plan_copy: super::plan_copies(store.dir(), &state).into_iter().next(),
         };
-        out.json_value(&status::json(&state, &paths, window));
+        out.json_value(&status::json(&state, &paths, window, interrupted));
         return Ok(0);
     }
     let mut text = status::table(&state, window, out.color);
+    if interrupted {
+        text.push_str("\nInterrupted: the run that was executing this workflow is gone; `wf resume` continues where it stopped.");
+    }
     if args.detail {
         text.push_str("\n\n");
         text.push_str(&status::detail(&state, out.color));

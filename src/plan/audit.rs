@@ -17,7 +17,7 @@
 //! | `maybe` | warning | maybe, perhaps, possibly, 可能, 或许, 也许 |
 //! | `appropriate` | warning | appropriate(ly), 适当 |
 //! | `FIXME` | warning | the words FIXME, XXX, HACK |
-//! | `no file and no requirement` | warning | a task naming no file (file, creates, modifies, tests) and no requirement |
+//! | `no file and no requirement` | warning | a claude-workflow task naming no file (file, creates, modifies, tests) and no requirement |
 //!
 //! One finding per task and pattern. Lines under a constraints section of the plan
 //! (a heading containing 约束 or starting with "Constraints") and task fields whose
@@ -168,7 +168,8 @@ pub fn audit(tasks: &[Task], text: &str, audited_at: &str) -> ZeroDecisionAudit 
             || !t.creates.is_empty()
             || !t.modifies.is_empty()
             || !t.tests.is_empty();
-        if !names_file && t.requirement.is_none() {
+        // A spec-kit line is its own requirement: the description says what to do.
+        if !names_file && t.requirement.is_none() && format != Some(Format::SpecKit) {
             findings.push(finding(
                 t,
                 "no file and no requirement",

@@ -145,9 +145,16 @@ pub struct StatusJson<'a> {
     pub next_ready: Vec<&'a str>,
     pub paths: &'a Paths,
     pub context: ContextUsage,
+    /// The state says running but no `wf` process holds its lock: a crashed run.
+    pub interrupted: bool,
 }
 
-pub fn json<'a>(state: &'a WorkflowState, paths: &'a Paths, window: u64) -> StatusJson<'a> {
+pub fn json<'a>(
+    state: &'a WorkflowState,
+    paths: &'a Paths,
+    window: u64,
+    interrupted: bool,
+) -> StatusJson<'a> {
     StatusJson {
         schema_version: JSON_SCHEMA_VERSION,
         state,
@@ -158,6 +165,7 @@ pub fn json<'a>(state: &'a WorkflowState, paths: &'a Paths, window: u64) -> Stat
             .collect(),
         paths,
         context: ContextUsage::of(&state.context_metrics, window),
+        interrupted,
     }
 }
 

@@ -90,6 +90,21 @@ impl Store {
         parse_state(&path, &bytes).map(Some)
     }
 
+    /// Whether a `wf` process holds the writer's lock right now. Read-only: it never
+    /// creates the lock file, and only probes the lock.
+    pub fn writer_alive(&self) -> bool {
+        let Ok(file) = std::fs::File::open(self.lock_path()) else {
+            return false;
+        };
+        match file.try_lock_shared() {
+            Ok(()) => {
+                let _ = file.unlock();
+                false
+            }
+            Err(_) => true,
+        }
+    }
+
     /// Takes the writer's lock, waiting up to `wait` for another holder.
     pub fn lock(&self, wait: Option<Duration>, command: &str) -> Result<Session> {
         ensure_dir(&self.dir)?;
