@@ -8,7 +8,7 @@
 //! bad JSON, an unknown event, no workflow or any error is a warning on stderr and
 //! exit 0. It is read-only: it takes no lock and writes nothing in the workflow dir.
 
-use std::io::Read;
+use std::io::{IsTerminal, Read};
 use std::path::PathBuf;
 
 use serde_json::{json, Value};
@@ -37,10 +37,13 @@ fn hook(
     _out: &Output,
 ) -> Result<(), String> {
     let mut input = String::new();
-    std::io::stdin()
-        .take(MAX_INPUT)
-        .read_to_string(&mut input)
-        .map_err(|e| format!("cannot read the hook JSON on stdin: {e}"))?;
+    // Run by hand at a terminal there is no JSON to wait for.
+    if !std::io::stdin().is_terminal() {
+        std::io::stdin()
+            .take(MAX_INPUT)
+            .read_to_string(&mut input)
+            .map_err(|e| format!("cannot read the hook JSON on stdin: {e}"))?;
+    }
     let payload: Value = if input.trim().is_empty() {
         json!({})
     } else {
