@@ -6,6 +6,8 @@ pub mod checkpoint;
 pub mod context;
 pub mod engine;
 pub mod executor;
+pub mod lazylog;
+pub mod pidfd;
 pub mod process;
 pub mod signals;
 pub mod verifier;

@@ -157,21 +157,55 @@ fn signal_group(pgid: u32, sig: i32) {
 
 /// Runs one command to its end (or its deadline), output appended to `spec.log`.
 pub fn run(spec: Spec<'_>, children: &Children) -> Exit {
+    run_with(spec, None, children)
+}
+
+/// Like [`run`], but the log — `$ header`, then the output — is only created when the
+/// command prints something or fails (see `lazylog`): a silent success writes no file.
+pub fn run_logged(spec: Spec<'_>, header: &str, children: &Children) -> Exit {
+    run_with(spec, Some(header), children)
+}
+
+fn run_with(spec: Spec<'_>, header: Option<&str>, children: &Children) -> Exit {
     if children.is_interrupted() {
         return Exit::Interrupted;
     }
-    let log = match fs_err::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(spec.log)
-    {
-        Ok(f) => f.into_parts().0,
-        Err(e) => return Exit::SpawnFailed(format!("cannot open log {}: {e}", spec.log.display())),
-    };
-    let log_err = match log.try_clone() {
-        Ok(f) => f,
-        Err(e) => return Exit::SpawnFailed(format!("cannot open log {}: {e}", spec.log.display())),
-    };
+    let mut lazy = None;
+    let (log, log_err): (Stdio, Stdio) =
+        match header.and_then(|h| crate::run::lazylog::LazyLog::new(spec.log, h)) {
+            Some((l, out, err)) => {
+                lazy = Some(l);
+                (out.into(), err.into())
+            }
+            None => {
+                if let Some(h) = header {
+                    crate::run::work::append_header(spec.log, h);
+                }
+                let log = match fs_err::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(spec.log)
+                {
+                    Ok(f) => f.into_parts().0,
+                    Err(e) => {
+                        return Exit::SpawnFailed(format!(
+                            "cannot open log {}: {e}",
+                            spec.log.display()
+                        ))
+                    }
+                };
+                let log_err = match log.try_clone() {
+                    Ok(f) => f,
+                    Err(e) => {
+                        return Exit::SpawnFailed(format!(
+                            "cannot open log {}: {e}",
+                            spec.log.display()
+                        ))
+                    }
+                };
+                (log.into(), log_err.into())
+            }
+        };
     let argv = spec.program.argv();
     let Some((prog, args)) = argv.split_first() else {
         return Exit::SpawnFailed("empty command".into());
@@ -188,9 +222,17 @@ pub fn run(spec: Spec<'_>, children: &Children) -> Exit {
         .stdout(log)
         .stderr(log_err);
     std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
-    let mut child = match cmd.spawn() {
+    let spawned = cmd.spawn();
+    // The parent's copies of the pipe's write ends go now, or it never reaches its end.
+    drop(cmd);
+    let mut child = match spawned {
         Ok(c) => c,
-        Err(e) => return Exit::SpawnFailed(spawn_error(prog, &e)),
+        Err(e) => {
+            if let Some(l) = lazy.as_mut() {
+                l.ensure();
+            }
+            return Exit::SpawnFailed(spawn_error(prog, &e));
+        }
     };
     let pgid = child.id();
     children.lock().insert(pgid);
@@ -207,10 +249,16 @@ pub fn run(spec: Spec<'_>, children: &Children) -> Exit {
         }
     }
     let started = Instant::now();
-    let status = wait_with_deadline(&mut child, pgid, spec.timeout, children);
+    let status = wait_with_deadline(&mut child, pgid, spec.timeout, children, lazy.as_mut());
     // Whatever the leader did, nothing it started may outlive it.
     signal_group(pgid, libc::SIGKILL);
     children.lock().remove(&pgid);
+    if let Some(l) = lazy.as_mut() {
+        l.pump();
+        if !matches!(status, Waited::Exited(s) if s.success()) {
+            l.ensure();
+        }
+    }
     match status {
         Waited::Exited(status) => {
             if children.is_interrupted() && !status.success() {
@@ -236,17 +284,23 @@ enum Waited {
     Error(String),
 }
 
-/// Waits for the child, polling with a growing sleep: a no-op command is reaped
-/// within microseconds, a long one costs a wake-up every 20 ms at most.
+/// Waits for the child: woken by its exit through a pidfd, else polling with a growing
+/// sleep; a long command costs a wake-up every 20 ms at most (interrupts, deadline).
 fn wait_with_deadline(
     child: &mut std::process::Child,
     pgid: u32,
     timeout: Duration,
     children: &Children,
+    mut lazy: Option<&mut crate::run::lazylog::LazyLog<'_>>,
 ) -> Waited {
     let deadline = Instant::now() + timeout;
     let mut nap = Duration::from_micros(50);
+    // Opened before the first try_wait, while the pid cannot have been reused.
+    let exit_fd = crate::run::pidfd::ExitFd::open(pgid);
     loop {
+        if let Some(l) = lazy.as_mut() {
+            l.pump();
+        }
         match child.try_wait() {
             Ok(Some(status)) => return Waited::Exited(status),
             Ok(None) => {}
@@ -264,7 +318,21 @@ fn wait_with_deadline(
                 Err(e) => Waited::Error(e.to_string()),
             };
         }
-        std::thread::sleep(nap);
+        // Woken by the exit itself where the kernel can (pidfd), else by a nap: a
+        // no-op task used to spend most of its time here, overshooting its exit.
+        let pipe = lazy.as_ref().and_then(|l| l.fd());
+        match &exit_fd {
+            Some(fd) => {
+                fd.wait(
+                    pipe,
+                    Duration::from_millis(20)
+                        .min(deadline.saturating_duration_since(Instant::now())),
+                );
+            }
+            None => {
+                crate::run::pidfd::poll_readable(&[pipe], nap);
+            }
+        }
         nap = (nap * 2).min(Duration::from_millis(20));
     }
 }

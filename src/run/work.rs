@@ -123,8 +123,8 @@ impl WorkCtx {
                 });
             }
         }
-        append_header(log, &program.display());
-        let exit = process::run(
+        // The log is created only if the command prints or fails (see `lazylog`).
+        let exit = process::run_logged(
             Spec {
                 program: program.clone(),
                 cwd: &self.project,
@@ -134,6 +134,7 @@ impl WorkCtx {
                 stdin: None,
                 on_start: None,
             },
+            &program.display(),
             &self.children,
         );
         match exit {

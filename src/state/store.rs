@@ -279,6 +279,15 @@ pub fn parse_state(path: &Path, bytes: &[u8]) -> Result<WorkflowState> {
             "the state file is not UTF-8".into(),
         )
     })?;
+    // One typed pass in the common case: parsing into a `Value` first (to look at
+    // `wf_schema`) and then again typed cost two full parses of every read — most of
+    // `wf status` on a big workflow. The slow path below runs only when the typed
+    // parse fails, so its errors (position, newer schema, layout) are unchanged.
+    if let Ok(state) = serde_json::from_str::<WorkflowState>(text) {
+        if state.wf_schema <= SCHEMA_VERSION {
+            return Ok(state);
+        }
+    }
     let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
         corrupt(
             format!(":{}:{}", e.line(), e.column()),
