@@ -104,7 +104,7 @@ impl Store {
                         std::thread::sleep(Duration::from_millis(20));
                         continue;
                     }
-                    let holder = fs_err::read_to_string(&path).unwrap_or_default();
+                    let holder = read_holder(&path);
                     let holder = holder.trim();
                     let who = if holder.is_empty() {
                         "another wf process".to_string()
@@ -141,6 +141,20 @@ impl Store {
             state,
             log: None,
         })
+    }
+}
+
+/// The holder's text from the lock file. A holder empties the file and writes its
+/// pid just after taking the lock; a contender that reads in that window would say
+/// "another wf process" instead of naming it, so an empty file is read again briefly.
+fn read_holder(path: &Path) -> String {
+    let deadline = Instant::now() + Duration::from_millis(200);
+    loop {
+        let text = fs_err::read_to_string(path).unwrap_or_default();
+        if !text.trim().is_empty() || Instant::now() >= deadline {
+            return text;
+        }
+        std::thread::sleep(Duration::from_millis(5));
     }
 }
 
@@ -374,6 +388,26 @@ mod tests {
         let err = parse_state(Path::new("/w/s.json"), b"{\n  \"status\": \"run").unwrap_err();
         assert_eq!(err.kind, ErrorKind::CorruptState);
         assert!(err.message.starts_with("/w/s.json:2:"), "{}", err.message);
+    }
+
+    #[test]
+    fn locked_error_names_the_holder_written_just_after_the_lock() {
+        // Regression: a contender reading the lock file between the holder's
+        // truncate and its pid write said "another wf process" (seen in
+        // tests/integration/concurrency.rs).
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::new(dir.path().join("w"));
+        let _held = store.lock(None, "test").unwrap();
+        std::fs::write(store.lock_path(), "").unwrap();
+        let lock_path = store.lock_path();
+        let writer = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(30));
+            std::fs::write(lock_path, "4242 (workflow-execute)\n").unwrap();
+        });
+        let err = store.lock(None, "second").err().unwrap();
+        writer.join().unwrap();
+        assert_eq!(err.kind, ErrorKind::Locked);
+        assert!(err.message.contains("wf process 4242"), "{}", err.message);
     }
 
     #[test]

@@ -4,7 +4,9 @@
 mod plans;
 mod test;
 
+mod concurrency;
 mod constraints;
+mod crash;
 mod execute;
 mod executors;
 mod foundation;
