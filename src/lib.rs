@@ -23,7 +23,10 @@ use clap::Parser;
 
 /// Parses the command line, runs the command, and returns the process exit code.
 pub fn run_cli() -> i32 {
-    let cli = cli::Cli::parse();
+    let cli = match cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => return usage_error(&err),
+    };
     let out = output::Output::new(&cli.global);
     match commands::run(&cli, &out) {
         Ok(code) => code,
@@ -32,4 +35,33 @@ pub fn run_cli() -> i32 {
             err.kind.exit_code()
         }
     }
+}
+
+/// Prints a command-line error as every other error is printed: one line,
+/// `wf: error: …`, exit 2 — hooks and CI read stderr line by line. Help and version
+/// requests print as clap formats them.
+fn usage_error(err: &clap::Error) -> i32 {
+    use clap::error::ErrorKind as K;
+    if matches!(
+        err.kind(),
+        K::DisplayHelp | K::DisplayVersion | K::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        let _ = err.print();
+        return err.exit_code();
+    }
+    // clap renders `error: <what>\n  <details>\n\nUsage: …\n\nFor more information…`;
+    // the first paragraph is the message.
+    let rendered = err.render().to_string();
+    let what = rendered
+        .split("\n\n")
+        .next()
+        .unwrap_or_default()
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let what = what.strip_prefix("error: ").unwrap_or(&what);
+    eprintln!("wf: error: {what}; see `wf --help`");
+    error::ErrorKind::Usage.exit_code()
 }

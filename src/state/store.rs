@@ -81,6 +81,9 @@ impl Store {
     /// The snapshot alone, validated.
     pub fn load_snapshot(&self) -> Result<Option<WorkflowState>> {
         let path = self.state_path();
+        // Readers refuse a linked workflow dir as writers do: reading through it
+        // would show a state that is not this workflow's.
+        refuse_symlink(&self.dir)?;
         refuse_symlink(&path)?;
         let bytes = match fs_err::read(&path) {
             Ok(b) => b,
@@ -296,12 +299,22 @@ pub fn parse_state(path: &Path, bytes: &[u8]) -> Result<WorkflowState> {
             None => return Err(corrupt(String::new(), "wf_schema is not a number".into())),
         }
     }
-    serde_json::from_str::<WorkflowState>(text).map_err(|e| {
+    let state = serde_json::from_str::<WorkflowState>(text).map_err(|e| {
         corrupt(
             format!(":{}:{}", e.line(), e.column()),
             format!("the state does not fit the workflow-state layout ({e})"),
         )
-    })
+    })?;
+    // Tasks are found by id; with two of one id, updates would land on one and
+    // readers could see the other.
+    let mut ids = std::collections::HashSet::new();
+    if let Some(dup) = state.tasks.iter().find(|t| !ids.insert(t.id.as_str())) {
+        return Err(corrupt(
+            String::new(),
+            format!("task id {:?} appears twice in tasks", dup.id),
+        ));
+    }
+    Ok(state)
 }
 
 fn line_col(valid: &[u8]) -> (usize, usize) {

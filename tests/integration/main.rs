@@ -4,6 +4,7 @@
 mod plans;
 mod test;
 
+mod bad_input;
 mod concurrency;
 mod constraints;
 mod crash;
