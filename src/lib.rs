@@ -23,6 +23,7 @@ use clap::Parser;
 
 /// Parses the command line, runs the command, and returns the process exit code.
 pub fn run_cli() -> i32 {
+    deny_world_write();
     let cli = match cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => return usage_error(&err),
@@ -64,4 +65,15 @@ fn usage_error(err: &clap::Error) -> i32 {
     let what = what.strip_prefix("error: ").unwrap_or(&what);
     eprintln!("wf: error: {what}; see `wf --help`");
     error::ErrorKind::Usage.exit_code()
+}
+
+/// Adds world-write to the umask: every file and directory `wf` creates (state,
+/// logs, backups, archives) is then not world-writable, whatever umask it was started
+/// with. Task commands inherit it, which only takes that one bit away from them.
+fn deny_world_write() {
+    // SAFETY: umask(2) cannot fail; it runs first thing, before any thread starts.
+    unsafe {
+        let old = libc::umask(0o022);
+        libc::umask(old | 0o002);
+    }
 }

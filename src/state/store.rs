@@ -96,6 +96,11 @@ impl Store {
     /// Takes the writer's lock, waiting up to `wait` for another holder.
     pub fn lock(&self, wait: Option<Duration>, command: &str) -> Result<Session> {
         ensure_dir(&self.dir)?;
+        // Writers put logs, change records and archives in these; a link would send
+        // those writes outside the workflow dir.
+        for sub in ["logs", "changes", "archive"] {
+            refuse_symlink(&self.dir.join(sub))?;
+        }
         let path = self.lock_path();
         let file = open_no_follow(&path, true)?;
         let deadline = wait.map(|w| Instant::now() + w);

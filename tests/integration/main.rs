@@ -12,3 +12,4 @@ mod execute;
 mod executors;
 mod foundation;
 mod report;
+mod security;
