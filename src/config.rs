@@ -132,10 +132,11 @@ impl Config {
         }
         let mut config: Config = serde_json::from_str(text).map_err(|e| {
             WfError::usage(format!(
-                "{}:{}:{}: invalid project config: {e}",
+                "{}:{}:{}: invalid project config: {}",
                 path.display(),
                 e.line(),
-                e.column()
+                e.column(),
+                crate::error::one_line(&e.to_string())
             ))
         })?;
         config.path = Some(path.to_path_buf());

@@ -289,7 +289,10 @@ pub fn parse_state(path: &Path, bytes: &[u8]) -> Result<WorkflowState> {
     let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
         corrupt(
             format!(":{}:{}", e.line(), e.column()),
-            format!("the state file is not valid JSON ({e})"),
+            format!(
+                "the state file is not valid JSON ({})",
+                crate::error::one_line(&e.to_string())
+            ),
         )
     })?;
     if let Some(v) = value.get("wf_schema") {
@@ -307,7 +310,10 @@ pub fn parse_state(path: &Path, bytes: &[u8]) -> Result<WorkflowState> {
     let state = serde_json::from_str::<WorkflowState>(text).map_err(|e| {
         corrupt(
             format!(":{}:{}", e.line(), e.column()),
-            format!("the state does not fit the workflow-state layout ({e})"),
+            format!(
+                "the state does not fit the workflow-state layout ({})",
+                crate::error::one_line(&e.to_string())
+            ),
         )
     })?;
     // Tasks are found by id; with two of one id, updates would land on one and
@@ -316,7 +322,10 @@ pub fn parse_state(path: &Path, bytes: &[u8]) -> Result<WorkflowState> {
     if let Some(dup) = state.tasks.iter().find(|t| !ids.insert(t.id.as_str())) {
         return Err(corrupt(
             String::new(),
-            format!("task id {:?} appears twice in tasks", dup.id),
+            format!(
+                "task id \"{}\" appears twice in tasks",
+                crate::error::one_line(&dup.id)
+            ),
         ));
     }
     Ok(state)

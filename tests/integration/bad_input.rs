@@ -129,6 +129,20 @@ const CASES: &[Case] = &[
     case("state tasks wrong type", State("tasks-wrong-type.json"), STATUS, 5, &["workflow-state.json:", LAYOUT, "expected a sequence"]),
     case("state tasks null", State("tasks-null.json"), STATUS, 5, &["workflow-state.json:", LAYOUT, "null"]),
     case("state status unknown", State("status-unknown.json"), STATUS, 5, &["workflow-state.json:", "unknown variant `exploding`"]),
+    case(
+        "state status with a newline",
+        State("status-with-newline.json"),
+        STATUS,
+        5,
+        &["workflow-state.json:", "unknown variant `run\\nning`"],
+    ),
+    case(
+        "events task id with a newline",
+        Events("{\"seq\":{seq},\"ts\":\"t\",\"type\":\"task.status_changed\",\"task_id\":\"T9\\nx\",\"actor\":\"wf.o\",\"role\":\"o\",\"data\":{\"from\":\"pending\",\"to\":\"in_progress\"}}\n"),
+        STATUS,
+        5,
+        &["events.jsonl", "unknown task T9\\nx"],
+    ),
     case("state status null", State("status-null.json"), STATUS, 5, &["workflow-state.json:6:", LAYOUT]),
     case("state status a number", State("status-number.json"), STATUS, 5, &["workflow-state.json:6:", LAYOUT]),
     case("state missing status", State("missing-status.json"), STATUS, 5, &["workflow-state.json:", "missing field `status`"]),
@@ -155,6 +169,13 @@ const CASES: &[Case] = &[
     case("config top-level array", Config("top-level-array.json"), STATUS, 2, &[CONFIG, "must be a JSON object"]),
     case("config wf null", Config("wf-null.json"), STATUS, 2, &[CONFIG, "null"]),
     case("config unknown wf key", Config("unknown-wf-key.json"), STATUS, 2, &[CONFIG, "unknown field `bogus_key`"]),
+    case(
+        "config unknown key with a newline",
+        Config("unknown-key-with-newline.json"),
+        STATUS,
+        2,
+        &[CONFIG, "unknown field `bogus\\nkey`"],
+    ),
     case("config unknown executor key", Config("unknown-executor-key.json"), STATUS, 2, &[CONFIG, "unknown field `colour`"]),
     case("config unknown blocker key", Config("unknown-blocker-key.json"), STATUS, 2, &[CONFIG, "unknown field `regex`"]),
     case("config timeout a string", Config("timeout-string.json"), STATUS, 2, &[CONFIG, "expected u64"]),
@@ -563,4 +584,22 @@ fn regression_command_line_errors_were_multi_line_without_the_wf_prefix() {
     let t = Test::new();
     assert!(t.wf(&["--version"]).ok().stdout.starts_with("wf "));
     assert!(t.wf(&["--help"]).ok().stdout.contains("Usage:"));
+}
+
+#[test]
+fn regression_errors_quoting_input_with_newlines_were_multi_line() {
+    // Found by the `config` fuzz target: serde names an unknown key as written,
+    // newlines and all.
+    for name in [
+        "config unknown key with a newline",
+        "state status with a newline",
+        "events task id with a newline",
+    ] {
+        check_case(name);
+    }
+    let err = wf::config::Config::parse(Path::new("c.json"), b"{\"wf\": {\"a\\nb\": 1}}")
+        .err()
+        .map(|e| e.message)
+        .unwrap_or_default();
+    assert!(err.contains("a\\nb") && !err.contains('\n'), "{err}");
 }
