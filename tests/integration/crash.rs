@@ -321,3 +321,26 @@ fn xorshift_is_deterministic() {
     }
     assert!((0..1000).all(|_| a.range(3, 7) <= 7));
 }
+
+#[test]
+fn regression_plan_copy_stayed_stale_after_a_kill_at_completion() {
+    // Found by scripts/crash-soak (seed 20260108): a kill after the run recorded
+    // `completed` but before its checkpoint mirrored the plan copy left the copy
+    // showing tasks as open, and every later call stopped at "already completed".
+    let t = Test::new();
+    let text = plan(&[
+        task("T1", "a").verify("true"),
+        task("T2", "a").verify("true"),
+    ]);
+    start(&t, &text);
+    let copy = t
+        .workflow_dir()
+        .join(t.state()["tasks_file"].as_str().unwrap_or(""));
+    let stale = std::fs::read(&copy).expect("plan copy");
+    t.wf(&["workflow-execute", "--ci"]).ok();
+    assert_eq!(t.state()["status"], "completed");
+    // What the kill leaves: the state completed, the copy as before the run.
+    std::fs::write(&copy, stale).expect("write copy");
+    t.wf(&["resume", "--ci"]).ok();
+    assert_invariants(&t);
+}
