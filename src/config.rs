@@ -120,12 +120,21 @@ impl Config {
                 e.valid_up_to()
             ))
         })?;
+        // serde reads a struct from a JSON array too (`[]` would be an empty config);
+        // the file is an object, so anything else is refused before that.
+        if !text.trim_start().starts_with('{') {
+            return Err(WfError::usage(format!(
+                "{}:1:1: invalid project config: the top level must be a JSON object ({{...}})",
+                path.display()
+            )));
+        }
         let mut config: Config = serde_json::from_str(text).map_err(|e| {
             WfError::usage(format!(
-                "{}:{}:{}: invalid project config: {e}",
+                "{}:{}:{}: invalid project config: {}",
                 path.display(),
                 e.line(),
-                e.column()
+                e.column(),
+                crate::error::one_line(&e.to_string())
             ))
         })?;
         config.path = Some(path.to_path_buf());

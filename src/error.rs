@@ -95,10 +95,17 @@ impl From<anyhow::Error> for WfError {
 
 pub type Result<T, E = WfError> = std::result::Result<T, E>;
 
-/// `Err(WfError)` with a formatted message: `bail!(Usage, "…{x}…")`.
-#[macro_export]
-macro_rules! bail {
-    ($kind:ident, $($arg:tt)*) => {
-        return Err($crate::error::WfError::new($crate::error::ErrorKind::$kind, format!($($arg)*)))
-    };
+/// `text` on one line: newlines and other control characters escaped. For text
+/// quoted from input (a serde message naming an unknown key, say), so an error
+/// stays one line whatever the input held.
+pub fn one_line(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }

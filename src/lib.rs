@@ -23,7 +23,11 @@ use clap::Parser;
 
 /// Parses the command line, runs the command, and returns the process exit code.
 pub fn run_cli() -> i32 {
-    let cli = cli::Cli::parse();
+    deny_world_write();
+    let cli = match cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => return usage_error(&err),
+    };
     let out = output::Output::new(&cli.global);
     match commands::run(&cli, &out) {
         Ok(code) => code,
@@ -31,5 +35,45 @@ pub fn run_cli() -> i32 {
             out.error(&err);
             err.kind.exit_code()
         }
+    }
+}
+
+/// Prints a command-line error as every other error is printed: one line,
+/// `wf: error: …`, exit 2 — hooks and CI read stderr line by line. Help and version
+/// requests print as clap formats them.
+fn usage_error(err: &clap::Error) -> i32 {
+    use clap::error::ErrorKind as K;
+    if matches!(
+        err.kind(),
+        K::DisplayHelp | K::DisplayVersion | K::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        let _ = err.print();
+        return err.exit_code();
+    }
+    // clap renders `error: <what>\n  <details>\n\nUsage: …\n\nFor more information…`;
+    // the first paragraph is the message.
+    let rendered = err.render().to_string();
+    let what = rendered
+        .split("\n\n")
+        .next()
+        .unwrap_or_default()
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let what = what.strip_prefix("error: ").unwrap_or(&what);
+    eprintln!("wf: error: {what}; see `wf --help`");
+    error::ErrorKind::Usage.exit_code()
+}
+
+/// Adds world-write to the umask: every file and directory `wf` creates (state,
+/// logs, backups, archives) is then not world-writable, whatever umask it was started
+/// with. Task commands inherit it, which only takes that one bit away from them.
+fn deny_world_write() {
+    // SAFETY: umask(2) cannot fail; it runs first thing, before any thread starts.
+    unsafe {
+        let old = libc::umask(0o022);
+        libc::umask(old | 0o002);
     }
 }

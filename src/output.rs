@@ -73,7 +73,8 @@ impl Output {
                 }
             }));
         }
-        eprintln!("wf: error: {}", err.message);
+        // One line whatever the message quotes from input: hooks read stderr by line.
+        eprintln!("wf: error: {}", crate::error::one_line(&err.message));
     }
 
     /// `text` in the given ANSI colour when colour is on.

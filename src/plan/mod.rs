@@ -132,6 +132,12 @@ pub fn read(path: &Path) -> Result<(String, Plan)> {
             "{shown}: is a directory; give the path of a tasks.md plan file"
         )));
     }
+    // A FIFO or device would make the read below block or never end.
+    if !meta.is_file() {
+        return Err(WfError::usage(format!(
+            "{shown}: is not a regular file (a pipe, socket or device); give the path of a tasks.md plan file"
+        )));
+    }
     if meta.len() > MAX_PLAN_BYTES {
         return Err(WfError::usage(format!(
             "{shown}: the plan is {} bytes, more than the {MAX_PLAN_BYTES} a plan may have; split it into smaller plans",

@@ -16,7 +16,8 @@ pub fn save(session: &mut Session) -> Result<()> {
     mirror_plan_copy(session)
 }
 
-fn mirror_plan_copy(session: &Session) -> Result<()> {
+/// Brings the plan copy's statuses up to the state; writes only when they differ.
+pub fn mirror_plan_copy(session: &Session) -> Result<()> {
     let state = session.state()?;
     let format = match state.plan_format.as_deref() {
         Some("claude-workflow") => Format::ClaudeWorkflow,

@@ -218,8 +218,9 @@ fn parse_lines(path: &Path, buf: &[u8]) -> Result<Vec<Event>> {
                 return Err(WfError::new(
                     ErrorKind::CorruptState,
                     format!(
-                        "{}: event {n} after the snapshot is not valid JSON ({e}); move the file away to continue",
-                        path.display()
+                        "{}: event {n} after the snapshot is not valid JSON ({}); move the file away to continue",
+                        path.display(),
+                        crate::error::one_line(&e.to_string())
                     ),
                 ))
             }

@@ -38,12 +38,13 @@ fn status_field<T>(event: &Event, key: &str, parse: impl Fn(&str) -> Option<T>) 
 }
 
 fn bad_event(event: &Event, what: &str) -> WfError {
+    // Kind and task id come from the file: kept to one line.
     WfError::new(
         ErrorKind::CorruptState,
-        format!(
+        crate::error::one_line(&format!(
             "event log: event {} ({}) has {what}; move events.jsonl away to continue from the last snapshot",
             event.seq, event.kind
-        ),
+        )),
     )
 }
 

@@ -4,6 +4,8 @@
 pub mod event_log;
 pub mod fold;
 pub mod machine;
+#[cfg(test)]
+mod machine_props;
 pub mod model;
 pub mod ready;
 pub mod store;

@@ -81,6 +81,9 @@ impl Store {
     /// The snapshot alone, validated.
     pub fn load_snapshot(&self) -> Result<Option<WorkflowState>> {
         let path = self.state_path();
+        // Readers refuse a linked workflow dir as writers do: reading through it
+        // would show a state that is not this workflow's.
+        refuse_symlink(&self.dir)?;
         refuse_symlink(&path)?;
         let bytes = match fs_err::read(&path) {
             Ok(b) => b,
@@ -108,6 +111,11 @@ impl Store {
     /// Takes the writer's lock, waiting up to `wait` for another holder.
     pub fn lock(&self, wait: Option<Duration>, command: &str) -> Result<Session> {
         ensure_dir(&self.dir)?;
+        // Writers put logs, change records and archives in these; a link would send
+        // those writes outside the workflow dir.
+        for sub in ["logs", "changes", "archive"] {
+            refuse_symlink(&self.dir.join(sub))?;
+        }
         let path = self.lock_path();
         let file = open_no_follow(&path, true)?;
         let deadline = wait.map(|w| Instant::now() + w);
@@ -119,7 +127,7 @@ impl Store {
                         std::thread::sleep(Duration::from_millis(20));
                         continue;
                     }
-                    let holder = fs_err::read_to_string(&path).unwrap_or_default();
+                    let holder = read_holder(&path);
                     let holder = holder.trim();
                     let who = if holder.is_empty() {
                         "another wf process".to_string()
@@ -156,6 +164,20 @@ impl Store {
             state,
             log: None,
         })
+    }
+}
+
+/// The holder's text from the lock file. A holder empties the file and writes its
+/// pid just after taking the lock; a contender that reads in that window would say
+/// "another wf process" instead of naming it, so an empty file is read again briefly.
+fn read_holder(path: &Path) -> String {
+    let deadline = Instant::now() + Duration::from_millis(200);
+    loop {
+        let text = fs_err::read_to_string(path).unwrap_or_default();
+        if !text.trim().is_empty() || Instant::now() >= deadline {
+            return text;
+        }
+        std::thread::sleep(Duration::from_millis(5));
     }
 }
 
@@ -291,7 +313,10 @@ pub fn parse_state(path: &Path, bytes: &[u8]) -> Result<WorkflowState> {
     let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
         corrupt(
             format!(":{}:{}", e.line(), e.column()),
-            format!("the state file is not valid JSON ({e})"),
+            format!(
+                "the state file is not valid JSON ({})",
+                crate::error::one_line(&e.to_string())
+            ),
         )
     })?;
     if let Some(v) = value.get("wf_schema") {
@@ -306,12 +331,28 @@ pub fn parse_state(path: &Path, bytes: &[u8]) -> Result<WorkflowState> {
             None => return Err(corrupt(String::new(), "wf_schema is not a number".into())),
         }
     }
-    serde_json::from_str::<WorkflowState>(text).map_err(|e| {
+    let state = serde_json::from_str::<WorkflowState>(text).map_err(|e| {
         corrupt(
             format!(":{}:{}", e.line(), e.column()),
-            format!("the state does not fit the workflow-state layout ({e})"),
+            format!(
+                "the state does not fit the workflow-state layout ({})",
+                crate::error::one_line(&e.to_string())
+            ),
         )
-    })
+    })?;
+    // Tasks are found by id; with two of one id, updates would land on one and
+    // readers could see the other.
+    let mut ids = std::collections::HashSet::new();
+    if let Some(dup) = state.tasks.iter().find(|t| !ids.insert(t.id.as_str())) {
+        return Err(corrupt(
+            String::new(),
+            format!(
+                "task id \"{}\" appears twice in tasks",
+                crate::error::one_line(&dup.id)
+            ),
+        ));
+    }
+    Ok(state)
 }
 
 fn line_col(valid: &[u8]) -> (usize, usize) {
@@ -398,6 +439,26 @@ mod tests {
         let err = parse_state(Path::new("/w/s.json"), b"{\n  \"status\": \"run").unwrap_err();
         assert_eq!(err.kind, ErrorKind::CorruptState);
         assert!(err.message.starts_with("/w/s.json:2:"), "{}", err.message);
+    }
+
+    #[test]
+    fn locked_error_names_the_holder_written_just_after_the_lock() {
+        // Regression: a contender reading the lock file between the holder's
+        // truncate and its pid write said "another wf process" (seen in
+        // tests/integration/concurrency.rs).
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::new(dir.path().join("w"));
+        let _held = store.lock(None, "test").unwrap();
+        std::fs::write(store.lock_path(), "").unwrap();
+        let lock_path = store.lock_path();
+        let writer = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(30));
+            std::fs::write(lock_path, "4242 (workflow-execute)\n").unwrap();
+        });
+        let err = store.lock(None, "second").err().unwrap();
+        writer.join().unwrap();
+        assert_eq!(err.kind, ErrorKind::Locked);
+        assert!(err.message.contains("wf process 4242"), "{}", err.message);
     }
 
     #[test]

@@ -4,10 +4,14 @@
 mod plans;
 mod test;
 
+mod bad_input;
+mod concurrency;
 mod constraints;
+mod crash;
 mod execute;
 mod executors;
 mod foundation;
 mod hooks;
 mod report;
+mod security;
 mod start;
