@@ -109,3 +109,11 @@ pub fn one_line(text: &str) -> String {
     }
     out
 }
+
+/// `Err(WfError)` with a formatted message: `bail!(Usage, "…{x}…")`.
+#[macro_export]
+macro_rules! bail {
+    ($kind:ident, $($arg:tt)*) => {
+        return Err($crate::error::WfError::new($crate::error::ErrorKind::$kind, format!($($arg)*)))
+    };
+}
