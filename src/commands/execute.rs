@@ -41,6 +41,14 @@ pub fn execute_locked(
 ) -> Result<i32> {
     recover_interrupted(session, out)?;
     refuse_undecided(session, args)?;
+    let status = session.state()?.status;
+    if matches!(status, WorkflowStatus::Completed | WorkflowStatus::Archived)
+        && (args.retry.is_some() || args.skip.is_some())
+    {
+        return Err(WfError::usage(format!(
+            "the workflow is {status}; --retry and --skip apply to a workflow that is still going (re-import the plan to change it)"
+        )));
+    }
     apply_retry_or_skip(session, args, out)?;
     let state = session.state()?;
     match state.status {
@@ -97,6 +105,7 @@ pub fn execute_locked(
             .config
             .wf
             .context_window_tokens
+            .filter(|w| *w > 0)
             .unwrap_or(crate::run::context::DEFAULT_WINDOW),
         plan_chars,
         design_chars,
@@ -174,34 +183,45 @@ fn report_to_ci(session: &Session, args: &ExecuteArgs, out: &Output) -> Result<(
     Ok(())
 }
 
-/// A crash left the state `running`, and we hold the lock, so nobody is running it:
-/// tasks that were in flight go back to pending (seed 000 §7: completed tasks are
-/// skipped, in-progress ones retried), and the workflow counts as paused.
+/// We hold the lock, so no live run owns a task: any task still `in_progress` that
+/// was not handed off is left over from a crash. Its processes are ended (they live
+/// in their own process groups), it goes back to pending (seed 000 §7: completed
+/// tasks are kept, in-progress ones retried), and a `running` workflow counts as
+/// paused.
 fn recover_interrupted(session: &mut Session, out: &Output) -> Result<()> {
     let state = session.state()?;
-    if state.status != WorkflowStatus::Running {
-        return Ok(());
-    }
     let in_flight: Vec<String> = state
         .tasks
         .iter()
         .filter(|t| t.status == TaskStatus::InProgress && t.handed_off != Some(true))
         .map(|t| t.id.clone())
         .collect();
+    let was_running = state.status == WorkflowStatus::Running;
+    if in_flight.is_empty() && !was_running {
+        return Ok(());
+    }
+    let ended = crate::run::orphans::kill_orphans(session.store().dir());
     for id in &in_flight {
         session.set_task_status(
             id,
             TaskStatus::Pending,
-            json!({"reason": "interrupted: the previous run ended while it ran"}),
+            json!({"reason": "interrupted: the previous run ended while it ran", "orphans_killed": ended.len()}),
             None,
         )?;
     }
-    session.set_workflow_status(WorkflowStatus::Paused, Some("interrupted"))?;
+    if was_running {
+        session.set_workflow_status(WorkflowStatus::Paused, Some("interrupted"))?;
+    }
     session.save()?;
     if !in_flight.is_empty() {
         out.warn(format!(
-            "the previous run was interrupted; {} will run again",
-            in_flight.join(", ")
+            "the previous run was interrupted; {} will run again{}",
+            in_flight.join(", "),
+            if ended.is_empty() {
+                String::new()
+            } else {
+                format!(" (ended {} process group(s) it left running)", ended.len())
+            }
         ));
     }
     Ok(())
@@ -218,11 +238,6 @@ fn apply_retry_or_skip(session: &mut Session, args: &ExecuteArgs, out: &Output) 
         let id = pick_target(session, target, "--skip")?;
         let reason = args.reason.clone().unwrap_or_default();
         session.set_task_status(&id, TaskStatus::Skipped, json!({"reason": reason}), None)?;
-        let now = crate::clock::now_rfc3339();
-        session
-            .state_mut()?
-            .skipped_info
-            .insert(id.clone(), json!({"reason": reason, "skippedAt": now}));
         session.save()?;
         out.say(format!("Skipped {id}: {reason}"));
     }

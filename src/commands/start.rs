@@ -47,6 +47,7 @@ pub fn run(project: &Project, global: &GlobalArgs, args: &StartArgs, out: &Outpu
     };
     let now = clock::now_rfc3339();
     let audit = plan::audit::audit(&plan.tasks, &text, &now);
+    let digest = crate::plan::digest::text_digest(&text);
 
     let mut session = project
         .store()
@@ -73,10 +74,15 @@ pub fn run(project: &Project, global: &GlobalArgs, args: &StartArgs, out: &Outpu
             Outcome::Fresh
         }
         Some(old) => {
-            let same_text = std::fs::read_to_string(session.store().dir().join(&old.tasks_file))
-                .is_ok_and(|copy| copy == text);
+            let same_plan = old.tasks_file == tasks_file
+                && match &old.plan_digest {
+                    Some(d) => *d == digest,
+                    // Imported before wf kept a digest: compare with the copy.
+                    None => std::fs::read_to_string(session.store().dir().join(&old.tasks_file))
+                        .is_ok_and(|copy| copy == text),
+                };
             session.state = Some(old);
-            if same_text && !args.force {
+            if same_plan && !args.force {
                 Outcome::Unchanged
             } else {
                 reimport(
@@ -94,6 +100,12 @@ pub fn run(project: &Project, global: &GlobalArgs, args: &StartArgs, out: &Outpu
         }
     };
     if let Outcome::Unchanged = outcome {
+        // Repair a copy a crashed import left behind; a no-op when it is current.
+        let copy = session.store().dir().join(&tasks_file);
+        if std::fs::read_to_string(&copy).map_or(true, |c| c.is_empty()) {
+            write_atomic(&copy, text.as_bytes())?;
+            crate::run::checkpoint::mirror_plan_copy(&session)?;
+        }
         out.json_value(&json!({"changed": false, "tasks_file": tasks_file}));
         out.say("The plan is already imported and unchanged; nothing to do.");
         return Ok(0);
@@ -107,20 +119,25 @@ pub fn run(project: &Project, global: &GlobalArgs, args: &StartArgs, out: &Outpu
         state.zero_decision_audit = audit;
         state.phase = Some("plan".into());
         state.plan_format = Some(plan.format.name().to_string());
+        state.plan_digest = Some(digest);
         state.mode = if state.tasks.iter().any(|t| t.status == TaskStatus::Blocked) {
             "progressive".into()
         } else {
             "normal".into()
         };
     }
-    let dir = session.store().dir().to_path_buf();
-    write_atomic(&dir.join(&tasks_file), text.as_bytes())?;
-    write_meta(&dir, project, &args.plan, &plan, &now)?;
     session.emit(crate::state::event_log::NewEvent::new(
         "plan.imported",
         json!({"plan": args.plan.display().to_string(), "format": plan.format.name(), "tasks": plan.tasks.len()}),
     ))?;
-    crate::run::checkpoint::save(&mut session)?;
+    // The state first: it decides what is imported (its digest), and the copy and
+    // meta are derived from it, so a failure after this point is repaired by running
+    // the same import again.
+    session.save()?;
+    let dir = session.store().dir().to_path_buf();
+    write_atomic(&dir.join(&tasks_file), text.as_bytes())?;
+    write_meta(&dir, project, &args.plan, &plan, &now)?;
+    crate::run::checkpoint::mirror_plan_copy(&session)?;
     render_summary(session.state()?, &outcome, out);
     Ok(0)
 }
@@ -128,7 +145,12 @@ pub fn run(project: &Project, global: &GlobalArgs, args: &StartArgs, out: &Outpu
 enum Outcome {
     Fresh,
     Unchanged,
-    Reimported { diff: PlanDiff, change: String },
+    /// The plan's text changed but no task did.
+    ProseOnly,
+    Reimported {
+        diff: PlanDiff,
+        change: String,
+    },
     NeedsDecision(String),
 }
 
@@ -239,6 +261,10 @@ fn reimport(
 ) -> Result<Outcome> {
     let old = session.state()?.clone();
     let diff = plan::diff::diff(&old.tasks, &tasks);
+    if diff.is_empty() && !force && old.tasks_file == tasks_file {
+        // Only prose changed: no task to reset, no delta to record.
+        return Ok(Outcome::ProseOnly);
+    }
     let old_by_id: HashMap<&str, &Task> = old.tasks.iter().map(|t| (t.id.as_str(), t)).collect();
     let touches_done = diff.modified.iter().chain(diff.removed.iter()).any(|id| {
         old_by_id

@@ -48,7 +48,7 @@ pub fn run(
             session.set_task_status(
                 &id,
                 TaskStatus::Pending,
-                json!({"reason": format!("unblocked {}", lifting.join(", "))}),
+                json!({"reason": format!("unblocked {}", lifting.join(", ")), "blocked_by": [], "unblocked": true}),
                 None,
             )?;
             freed.push(id);

@@ -28,6 +28,11 @@ pub(crate) fn of(task: &Task) -> String {
     format!("{:x}", h.finalize())
 }
 
+/// The hash of a whole plan's text, to tell "the same plan again" on re-import.
+pub fn text_digest(text: &str) -> String {
+    format!("{:x}", Md5::digest(text.as_bytes()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

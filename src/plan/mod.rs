@@ -16,7 +16,7 @@ pub mod audit;
 pub mod classify;
 mod claude;
 pub mod diff;
-mod digest;
+pub mod digest;
 mod doc;
 mod fields;
 mod graph;

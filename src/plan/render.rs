@@ -203,6 +203,7 @@ mod tests {
                 output: Some("out".into()),
                 check: Some("`true`".into()),
                 check_cmd: Some("true".into()),
+                ..Step::default()
             }],
             ..Task::default()
         };

@@ -71,6 +71,9 @@ pub fn table(state: &WorkflowState, window: u64, color: bool) -> String {
             colored(&one_line(reason), Color::Red, color),
         ]);
     }
+    if let Some(reason) = state.status_reason.as_deref().filter(|r| !r.is_empty()) {
+        t.add_row(vec![Cell::new("Stopped"), Cell::new(one_line(reason))]);
+    }
     if state.decision_required {
         let mut text = state
             .replan_reason

@@ -142,10 +142,11 @@ enum Msg {
 }
 
 /// How a task leaves pending.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum Start {
     Command,
-    Dispatched,
+    /// To executors; the first one's name is recorded on the task.
+    Dispatched(Option<String>),
     HandOff,
 }
 
@@ -203,10 +204,11 @@ impl<'a> Engine<'a> {
     pub fn run(&mut self) -> Result<Stop> {
         signals::install();
         self.begin()?;
-        if let Some(stop) = self.take_back_handed_off()? {
-            return self.finish(stop);
-        }
-        let stop = self.schedule()?;
+        let returned = match self.take_back_handed_off()? {
+            Ok(returned) => returned,
+            Err(stop) => return self.finish(stop),
+        };
+        let stop = self.schedule(returned)?;
         self.finish(stop)
     }
 
@@ -238,8 +240,10 @@ impl<'a> Engine<'a> {
         Ok(())
     }
 
-    /// A task handed off to an agent earlier comes back: its checks decide.
-    fn take_back_handed_off(&mut self) -> Result<Option<Stop>> {
+    /// A task handed off to an agent earlier comes back: the whole task is done as
+    /// if `wf` had run it (checks, tests, gate, commit) except the agent's part.
+    /// `Ok(Ok(phase))`: the run goes on, in that task's phase when one came back.
+    fn take_back_handed_off(&mut self) -> Result<std::result::Result<Option<String>, Stop>> {
         let handed: Vec<Task> = self
             .session
             .state()?
@@ -248,22 +252,29 @@ impl<'a> Engine<'a> {
             .filter(|t| t.status == TaskStatus::InProgress && t.handed_off == Some(true))
             .cloned()
             .collect();
+        let mut phase = None;
         for task in handed {
             self.reporter.started(&task);
-            let outcome = work::do_task(&self.ctx, &task, task.attempts.max(1), Part::Evidence);
+            let outcome = {
+                // The checks run on this thread, so Ctrl-C needs its own watcher.
+                let _watch = InterruptWatch::start(self.ctx.children.clone());
+                work::do_task(&self.ctx, &task, task.attempts.max(1), Part::Full)
+            };
             if let Some(stop) = self.apply_outcome(&task, outcome)? {
-                return Ok(Some(stop));
+                return Ok(Err(stop));
             }
+            phase = Some(task.phase.clone());
         }
-        Ok(None)
+        Ok(Ok(phase))
     }
 
-    fn schedule(&mut self) -> Result<Stop> {
+    fn schedule(&mut self, returned_phase: Option<String>) -> Result<Stop> {
         let (tx, rx) = mpsc::channel::<Msg>();
         let mut running: HashMap<String, std::thread::JoinHandle<()>> = HashMap::new();
         let mut pending_stop: Option<Stop> = None;
-        let mut run_phase: Option<String> = None;
-        let mut dispatched = 0usize;
+        // A task that came back from a hand-off counts as this run's first.
+        let mut dispatched = usize::from(returned_phase.is_some());
+        let mut run_phase: Option<String> = returned_phase;
         loop {
             if signals::count() > 0 && pending_stop != Some(Stop::Interrupted) {
                 let grace = if signals::count() > 1 {
@@ -279,6 +290,14 @@ impl<'a> Engine<'a> {
                     let Some(task) = self.next_ready(&running)? else {
                         break;
                     };
+                    // git_commit runs alone: `git add -A` must not take half-written
+                    // files of tasks still running, nor race them for the index.
+                    let commit_running = running
+                        .keys()
+                        .any(|id| self.task(id).is_some_and(|t| t.has_action("git_commit")));
+                    if commit_running || (task.has_action("git_commit") && !running.is_empty()) {
+                        break;
+                    }
                     if let Some(stop) =
                         self.stop_before(&task, dispatched, &run_phase, !running.is_empty())
                     {
@@ -323,11 +342,21 @@ impl<'a> Engine<'a> {
                         }
                         Assignment::Agent(caps) => {
                             let Some(executors) = self.allocate(&task, &caps)? else {
+                                let still_pending = self.task(&task.id).map(|t| t.status)
+                                    == Some(TaskStatus::Pending);
+                                if running.is_empty() && still_pending {
+                                    // Nothing will free a slot: say so rather than spin.
+                                    self.missing_capability(&task, &caps.join(", "))?;
+                                    continue;
+                                }
                                 break;
                             };
                             run_phase.get_or_insert_with(|| task.phase.clone());
                             self.announce_dispatch(&task, task.attempts + 1, &executors)?;
-                            let attempt = self.start_task(&task, Start::Dispatched)?;
+                            let attempt = self.start_task(
+                                &task,
+                                Start::Dispatched(executors.first().map(|e| e.config.name.clone())),
+                            )?;
                             self.reporter.started(&task);
                             dispatched += 1;
                             self.agent_tasks += 1;
@@ -344,8 +373,9 @@ impl<'a> Engine<'a> {
                                 let mut emit = |e: NewEvent| {
                                     let _ = events.send(Msg::Event(e));
                                 };
-                                let outcome =
-                                    agent::do_agent_task(&ctx, &task, attempt, dispatch, &mut emit);
+                                let outcome = guarded(&task, || {
+                                    agent::do_agent_task(&ctx, &task, attempt, dispatch, &mut emit)
+                                });
                                 let _ = tx.send(Msg::Done(outcome));
                             });
                             running.insert(id, handle);
@@ -359,7 +389,9 @@ impl<'a> Engine<'a> {
                             let tx = tx.clone();
                             let id = task.id.clone();
                             let handle = std::thread::spawn(move || {
-                                let outcome = work::do_task(&ctx, &task, attempt, Part::Full);
+                                let outcome = guarded(&task, || {
+                                    work::do_task(&ctx, &task, attempt, Part::Full)
+                                });
                                 let _ = tx.send(Msg::Done(outcome));
                             });
                             running.insert(id, handle);
@@ -497,7 +529,9 @@ impl<'a> Engine<'a> {
         if needs_agent(task) {
             let state = self.session.state().ok()?;
             let usage = context::usage_percent(&state.context_metrics, self.opts.context_window);
-            if usage >= state.context_metrics.danger_threshold {
+            // The first task of a run goes ahead: a context that stays large would
+            // otherwise stop every run before it starts.
+            if usage >= state.context_metrics.danger_threshold && !first {
                 return Some(Stop::Paused(format!(
                     "context usage {usage}% is past the danger threshold {}%",
                     state.context_metrics.danger_threshold
@@ -650,8 +684,12 @@ impl<'a> Engine<'a> {
         if how == Start::HandOff {
             data["handoff"] = true.into();
         }
+        let executor = match &how {
+            Start::Dispatched(Some(name)) => Some((name.as_str(), "executor")),
+            _ => None,
+        };
         self.session
-            .set_task_status(&task.id, TaskStatus::InProgress, data, None)?;
+            .set_task_status(&task.id, TaskStatus::InProgress, data, executor)?;
         // An executor's start is its own event (after its ack); wf's own work starts now.
         if how == Start::Command {
             self.session.emit(
@@ -878,12 +916,52 @@ impl<'a> Engine<'a> {
             self.session
                 .set_workflow_status(status, reason.as_deref())?;
         }
-        if let Stop::Failed { .. } = stop {
-            let state = self.session.state_mut()?;
-            state.failure_reason = reason;
-        }
         crate::run::checkpoint::save(self.session)?;
         Ok(stop)
+    }
+}
+
+/// Runs a worker's body so that a panic becomes the task's failure: the scheduler
+/// waits for every worker's outcome, and a silent one would hang the run.
+fn guarded(task: &Task, body: impl FnOnce() -> TaskOutcome) -> TaskOutcome {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(body)).unwrap_or_else(|_| TaskOutcome {
+        task_id: task.id.clone(),
+        verdict: Verdict::Failed {
+            reason: "internal error: the worker running this task panicked".into(),
+        },
+        gate: None,
+        log: String::new(),
+        duration: Duration::ZERO,
+    })
+}
+
+/// While alive, turns Ctrl-C into ending the running children (for work done on
+/// the main thread, which does not poll the signal count itself).
+struct InterruptWatch {
+    done: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl InterruptWatch {
+    fn start(children: crate::run::process::Children) -> InterruptWatch {
+        use std::sync::atomic::Ordering;
+        let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = done.clone();
+        std::thread::spawn(move || {
+            while !flag.load(Ordering::SeqCst) {
+                if signals::count() > 0 {
+                    children.interrupt(Duration::from_secs(2), || signals::count() > 1);
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        });
+        InterruptWatch { done }
+    }
+}
+
+impl Drop for InterruptWatch {
+    fn drop(&mut self) {
+        self.done.store(true, std::sync::atomic::Ordering::SeqCst);
     }
 }
 

@@ -202,30 +202,24 @@ impl Pool {
             .any(|c| c == capability || c == "*")
     }
 
-    fn role_for(capability: &str) -> &'static str {
-        if capability == "review" {
-            "reviewer"
-        } else {
-            "executor"
-        }
+    /// Whether `e` may take work needing `capability`: it offers it, and a reviewer
+    /// does nothing but review. One rule for matching, allocating and reporting.
+    fn fits(e: &Executor, capability: &str) -> bool {
+        Self::can(e, capability) && (e.config.role != "reviewer" || capability == "review")
     }
 
-    /// Whether any configured executor (usable or not) offers `capability`.
+    /// Whether any configured executor (usable or not) can take `capability`.
     pub fn offers(&self, capability: &str) -> bool {
-        self.executors.iter().any(|e| Self::can(e, capability))
+        self.executors.iter().any(|e| Self::fits(e, capability))
     }
 
     /// Takes a slot on an executor for `capability`: the first with a free slot, or
     /// after a failure (`escalate`) the strongest. `None` when none is free.
     pub fn allocate(&mut self, capability: &str, escalate: bool) -> Option<Executor> {
-        let role = Self::role_for(capability);
         let mut fits: Vec<&Executor> = self
             .executors
             .iter()
-            .filter(|e| Self::can(e, capability) && e.error.is_none())
-            .filter(|e| {
-                e.config.role == role || (role == "executor" && e.config.role != "reviewer")
-            })
+            .filter(|e| Self::fits(e, capability) && e.error.is_none())
             .filter(|e| self.busy.get(&e.config.name).copied().unwrap_or(0) < e.config.max_parallel)
             .collect();
         if escalate {
@@ -247,7 +241,7 @@ impl Pool {
         let offering: Vec<&Executor> = self
             .executors
             .iter()
-            .filter(|e| Self::can(e, capability))
+            .filter(|e| Self::fits(e, capability))
             .collect();
         !offering.is_empty() && offering.iter().all(|e| e.error.is_some())
     }

@@ -7,6 +7,7 @@ pub mod context;
 pub mod engine;
 pub mod executor;
 pub mod lazylog;
+pub mod orphans;
 pub mod pidfd;
 pub mod process;
 pub mod signals;

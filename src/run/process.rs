@@ -273,6 +273,7 @@ fn run_with(spec: Spec<'_>, header: Option<&str>, children: &Children) -> Exit {
                 (None, None) => Exit::Code(-1),
             }
         }
+        Waited::TimedOut if children.is_interrupted() => Exit::Interrupted,
         Waited::TimedOut => Exit::TimedOut(started.elapsed()),
         Waited::Error(e) => Exit::SpawnFailed(e),
     }
@@ -293,7 +294,8 @@ fn wait_with_deadline(
     children: &Children,
     mut lazy: Option<&mut crate::run::lazylog::LazyLog<'_>>,
 ) -> Waited {
-    let deadline = Instant::now() + timeout;
+    let mut deadline = Instant::now() + timeout;
+    let mut interrupted_at: Option<Instant> = None;
     let mut nap = Duration::from_micros(50);
     // Opened before the first try_wait, while the pid cannot have been reused.
     let exit_fd = crate::run::pidfd::ExitFd::open(pgid);
@@ -311,12 +313,12 @@ fn wait_with_deadline(
             let _ = child.wait();
             return Waited::TimedOut;
         }
-        if children.is_interrupted() {
-            // interrupt() signals the group; reap it.
-            return match child.wait() {
-                Ok(status) => Waited::Exited(status),
-                Err(e) => Waited::Error(e.to_string()),
-            };
+        if children.is_interrupted() && interrupted_at.is_none() {
+            // Signal our own group too: interrupt() may have run before this group
+            // was registered. Then give it the same grace before the deadline's SIGKILL.
+            signal_group(pgid, libc::SIGTERM);
+            interrupted_at = Some(Instant::now());
+            deadline = deadline.min(Instant::now() + Duration::from_secs(2));
         }
         // Woken by the exit itself where the kernel can (pidfd), else by a nap: a
         // no-op task used to spend most of its time here, overshooting its exit.
@@ -360,19 +362,18 @@ pub fn tail(path: &Path, max_lines: usize) -> String {
     lines[lines.len().saturating_sub(max_lines)..].join("\n")
 }
 
-/// A log path inside `dir` for an attempt of a task; the id is reduced to safe
-/// characters so no id can name a path outside `dir`.
+/// A log path inside `dir` for an attempt of a task. Letters, digits and `-` stay;
+/// anything else becomes `_xx` (its bytes in hex), so no id can name a path outside
+/// `dir` and two ids never share a log (`T1.2` → `T1_2e2`, `T1_2` → `T1_5f2`).
 pub fn log_path(dir: &Path, task_id: &str, attempt: u32) -> PathBuf {
-    let safe: String = task_id
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
+    let mut safe = String::with_capacity(task_id.len());
+    for b in task_id.bytes() {
+        if b.is_ascii_alphanumeric() || b == b'-' {
+            safe.push(char::from(b));
+        } else {
+            safe.push_str(&format!("_{b:02x}"));
+        }
+    }
     dir.join(format!("{safe}.{attempt}.log"))
 }
 
@@ -398,7 +399,11 @@ mod tests {
     #[test]
     fn log_path_stays_inside_its_dir() {
         let p = log_path(Path::new("/w/logs"), "../../etc/passwd", 1);
-        assert_eq!(p, Path::new("/w/logs/______etc_passwd.1.log"));
+        assert_eq!(p, Path::new("/w/logs/_2e_2e_2f_2e_2e_2fetc_2fpasswd.1.log"));
+        assert_ne!(
+            log_path(Path::new("/w"), "T1.2", 1),
+            log_path(Path::new("/w"), "T1_2", 1)
+        );
     }
 
     #[test]

@@ -77,15 +77,22 @@ fn apply_task_status(state: &mut WorkflowState, event: &Event) -> Result<()> {
             }
         }
         TaskStatus::Failed | TaskStatus::Blocked => {
-            task.failure_reason = reason.map(str::to_string);
-            if let Some(kinds) = event.data.get("blocked_by").and_then(|v| v.as_array()) {
-                task.blocked_by = kinds
-                    .iter()
-                    .filter_map(|k| k.as_str().map(str::to_string))
-                    .collect();
-            }
+            task.failure_reason = reason.map(str::to_string)
         }
         _ => task.failure_reason = None,
+    }
+    // Blockers travel with the event (set when blocked, cleared when unblocked), so a
+    // reader folding the log sees the same task the writer saw.
+    if let Some(kinds) = event.data.get("blocked_by").and_then(|v| v.as_array()) {
+        task.blocked_by = kinds
+            .iter()
+            .filter_map(|k| k.as_str().map(str::to_string))
+            .collect();
+    }
+    if to == TaskStatus::Pending
+        && event.data.get("unblocked").and_then(|v| v.as_bool()) == Some(true)
+    {
+        task.dispatch_failures = 0;
     }
     if to != TaskStatus::InProgress {
         task.handed_off = None;
@@ -99,6 +106,12 @@ fn apply_task_status(state: &mut WorkflowState, event: &Event) -> Result<()> {
     if retry {
         *state.retry_counts.entry(id.to_string()).or_insert(0) += 1;
     }
+    if to == TaskStatus::Skipped {
+        state.skipped_info.insert(
+            id.to_string(),
+            serde_json::json!({"reason": reason.unwrap_or(""), "skippedAt": event.ts}),
+        );
+    }
     Ok(())
 }
 
@@ -110,13 +123,17 @@ fn apply_workflow_status(state: &mut WorkflowState, event: &Event) -> Result<()>
         .status
         .to(to)
         .map_err(|e| bad_event(event, &e.message))?;
-    state.failure_reason = match to {
-        WorkflowStatus::Failed | WorkflowStatus::Blocked | WorkflowStatus::Paused => event
-            .data
-            .get("reason")
-            .and_then(|v| v.as_str())
-            .map(str::to_string),
-        _ => None,
+    let reason = event
+        .data
+        .get("reason")
+        .and_then(|v| v.as_str())
+        .map(str::to_string);
+    // failure_reason is the plugin's field for a failure; why a workflow rests
+    // (paused, blocked) is not a failure and is kept apart.
+    (state.failure_reason, state.status_reason) = match to {
+        WorkflowStatus::Failed => (reason, None),
+        WorkflowStatus::Blocked | WorkflowStatus::Paused => (None, reason),
+        _ => (None, None),
     };
     if to == WorkflowStatus::Completed {
         state.completed_at = Some(event.ts.clone());

@@ -109,7 +109,8 @@ pub enum TaskStatus {
 use TaskStatus as T;
 
 /// `(from, to)`: the task moves. `in_progress → pending` is an interrupted or
-/// nacked attempt; `completed/skipped → pending` is a re-import that changed the task.
+/// nacked attempt; `in_progress → skipped` gives up on a handed-off task;
+/// `completed/skipped → pending` is a re-import that changed the task.
 const TASK_MOVES: &[(TaskStatus, TaskStatus)] = &[
     (T::Pending, T::InProgress),
     (T::Pending, T::Blocked),
@@ -120,6 +121,7 @@ const TASK_MOVES: &[(TaskStatus, TaskStatus)] = &[
     (T::InProgress, T::Failed),
     (T::InProgress, T::Pending),
     (T::InProgress, T::Blocked),
+    (T::InProgress, T::Skipped),
     (T::Failed, T::Pending),
     (T::Failed, T::Skipped),
     (T::Completed, T::Pending),

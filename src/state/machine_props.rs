@@ -198,8 +198,11 @@ proptest! {
             if from.can_move_to(to) {
                 prop_assert!(apply_event(&mut state, &event).is_ok());
                 prop_assert_eq!(state.status, to);
-                let keeps_reason = matches!(to, WorkflowStatus::Failed | WorkflowStatus::Blocked | WorkflowStatus::Paused);
-                prop_assert_eq!(state.failure_reason.is_some(), keeps_reason);
+                // A failure keeps its reason as failure_reason; a rest (paused,
+                // blocked) keeps it as status_reason; anything else clears both.
+                prop_assert_eq!(state.failure_reason.is_some(), to == WorkflowStatus::Failed);
+                let rests = matches!(to, WorkflowStatus::Blocked | WorkflowStatus::Paused);
+                prop_assert_eq!(state.status_reason.is_some(), rests);
                 if to == WorkflowStatus::Completed {
                     prop_assert!(state.completed_at.is_some());
                 }

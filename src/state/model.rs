@@ -69,6 +69,9 @@ pub struct WorkflowState {
     pub completed_at: Option<String>,
     #[serde(default)]
     pub failure_reason: Option<String>,
+    /// Why a paused or blocked workflow rests (a stop point, a blocker).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status_reason: Option<String>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub retry_counts: BTreeMap<String, u32>,
     #[serde(default, skip_serializing_if = "Map::is_empty")]
@@ -92,6 +95,9 @@ pub struct WorkflowState {
         skip_serializing_if = "Option::is_none"
     )]
     pub replan_reason: Option<String>,
+    /// MD5 of the imported plan's text: the same plan again is a no-op.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan_digest: Option<String>,
     /// `claude-workflow` or `spec-kit`: how to mirror statuses into the plan copy.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plan_format: Option<String>,
@@ -378,6 +384,8 @@ pub struct Step {
     /// The check's command when it was written in backticks.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub check_cmd: Option<String>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
 }
 
 impl Task {

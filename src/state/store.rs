@@ -307,7 +307,7 @@ pub fn parse_state(path: &Path, bytes: &[u8]) -> Result<WorkflowState> {
     // parse fails, so its errors (position, newer schema, layout) are unchanged.
     if let Ok(state) = serde_json::from_str::<WorkflowState>(text) {
         if state.wf_schema <= SCHEMA_VERSION {
-            return Ok(state);
+            return refuse_duplicate_ids(state, &corrupt);
         }
     }
     let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
@@ -340,8 +340,15 @@ pub fn parse_state(path: &Path, bytes: &[u8]) -> Result<WorkflowState> {
             ),
         )
     })?;
-    // Tasks are found by id; with two of one id, updates would land on one and
-    // readers could see the other.
+    refuse_duplicate_ids(state, &corrupt)
+}
+
+/// Tasks are found by id; with two of one id, updates would land on one and readers
+/// could see the other.
+fn refuse_duplicate_ids(
+    state: WorkflowState,
+    corrupt: &dyn Fn(String, String) -> WfError,
+) -> Result<WorkflowState> {
     let mut ids = std::collections::HashSet::new();
     if let Some(dup) = state.tasks.iter().find(|t| !ids.insert(t.id.as_str())) {
         return Err(corrupt(

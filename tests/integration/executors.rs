@@ -383,9 +383,14 @@ fn agent_tasks_wait_when_the_context_is_past_danger() {
     );
     start(
         &t,
-        &plan(&[task("T1", "impl").field("actions", "edit_file")]),
+        &plan(&[
+            task("T1", "impl").field("actions", "edit_file"),
+            task("T2", "impl").field("actions", "edit_file"),
+        ]),
     );
+    // The first agent task of a run goes ahead; the next one waits.
     let run = t.wf(&["workflow-execute", "--mock", "success"]).ok();
     assert!(run.stdout.contains("danger threshold"), "{}", run.stdout);
-    assert_eq!(task_status(&t.state(), "T1"), "pending");
+    assert_eq!(task_status(&t.state(), "T1"), "completed");
+    assert_eq!(task_status(&t.state(), "T2"), "pending");
 }

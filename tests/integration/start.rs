@@ -434,3 +434,31 @@ fn allowing_audit_errors_is_remembered_until_the_next_import() {
     t.wf(&["workflow-execute"]).ok();
     assert_eq!(t.state()["status"], "completed");
 }
+
+#[test]
+fn reimporting_the_same_plan_after_progress_is_still_a_no_op() {
+    let t = Test::new();
+    start(&t, &two_tasks("false"));
+    t.wf(&["workflow-execute"]).code(1);
+    // The copy now shows T1 as done, but the source plan is the same.
+    let run = t.wf(&["workflow-start", "tasks.md"]).ok();
+    assert!(run.stdout.contains("unchanged"), "{}", run.stdout);
+    assert_eq!(t.state()["status"], "failed");
+}
+
+#[test]
+fn a_prose_only_edit_keeps_everything() {
+    let t = Test::new();
+    start(&t, &two_tasks("false"));
+    t.wf(&["workflow-execute"]).code(1);
+    t.write(
+        "tasks.md",
+        format!("{}\nSome notes at the end.\n", two_tasks("false")),
+    );
+    t.wf(&["workflow-start", "tasks.md"]).ok();
+    let state = t.state();
+    assert_eq!(task_status(&state, "T1"), "completed");
+    assert_eq!(state["status"], "failed");
+    assert!(!t.workflow_dir().join("changes/CHG-001").exists());
+    assert_invariants(&t);
+}
