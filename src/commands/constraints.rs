@@ -7,8 +7,6 @@
 //! the lock is taken, so a bad file leaves the workflow directory untouched.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::Duration;
 
 use clap::ValueEnum;
@@ -276,7 +274,8 @@ fn counts(c: &Constraints) -> Value {
 fn verify(project: &Project, global: &GlobalArgs, ids: &[String], out: &Output) -> Result<i32> {
     let mut session = lock(project, global, "verify")?;
     let children = Children::default();
-    let watcher = watch_interrupts(children.clone());
+    crate::run::signals::install();
+    let watcher = crate::run::signals::InterruptWatch::start(children.clone());
     let logs = session.store().logs_dir();
     let state = session.state_mut()?;
     let results = constraints::verify_hard(
@@ -287,7 +286,7 @@ fn verify(project: &Project, global: &GlobalArgs, ids: &[String], out: &Output) 
         &children,
         &logs,
     );
-    watcher.store(true, Ordering::SeqCst);
+    drop(watcher);
     let results = results?;
     let hard: Vec<Constraint> = state
         .constraints
@@ -366,22 +365,4 @@ fn verify(project: &Project, global: &GlobalArgs, ids: &[String], out: &Output) 
         }
         Ok(ErrorKind::Failed.exit_code())
     }
-}
-
-/// Ends the running verify command on Ctrl-C or SIGTERM; the returned flag stops
-/// the watcher.
-fn watch_interrupts(children: Children) -> Arc<AtomicBool> {
-    crate::run::signals::install();
-    let done = Arc::new(AtomicBool::new(false));
-    let flag = done.clone();
-    std::thread::spawn(move || {
-        while !flag.load(Ordering::SeqCst) {
-            if crate::run::signals::count() > 0 {
-                children.interrupt(Duration::from_secs(2), || crate::run::signals::count() > 1);
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    });
-    done
 }

@@ -47,11 +47,7 @@ pub fn do_agent_task(
     };
     let mut claimed = false;
     for ex in &dispatch.executors {
-        let role: &'static str = if ex.config.role == "reviewer" {
-            "reviewer"
-        } else {
-            "executor"
-        };
+        let role = ex.role();
         let result = match dispatch.mock.as_ref().and_then(|m| m.for_role(role)) {
             Some(outcome) => mock_run(task, ex, role, outcome, emit),
             None => real_run(ctx, task, attempt, ex, role, &dispatch.brief, &log, emit),

@@ -129,7 +129,7 @@ pub struct Engine<'a> {
     /// Tasks whose next attempt goes to the strongest executor (seed 000 §8.3).
     escalate: HashSet<String>,
     /// Executors each running task holds, to release when it ends.
-    held: HashMap<String, Vec<String>>,
+    held: HashMap<String, Vec<(String, &'static str)>>,
     /// Every task before this index is done.
     first_open: std::cell::Cell<usize>,
     /// How many tasks are completed or skipped, kept as they finish.
@@ -257,7 +257,7 @@ impl<'a> Engine<'a> {
             self.reporter.started(&task);
             let outcome = {
                 // The checks run on this thread, so Ctrl-C needs its own watcher.
-                let _watch = InterruptWatch::start(self.ctx.children.clone());
+                let _watch = signals::InterruptWatch::start(self.ctx.children.clone());
                 work::do_task(&self.ctx, &task, task.attempts.max(1), Part::Full)
             };
             if let Some(stop) = self.apply_outcome(&task, outcome)? {
@@ -633,11 +633,7 @@ impl<'a> Engine<'a> {
     ) -> Result<()> {
         let mut names = Vec::new();
         for (n, ex) in executors.iter().enumerate() {
-            let role: &'static str = if ex.config.role == "reviewer" {
-                "reviewer"
-            } else {
-                "executor"
-            };
+            let role = ex.role();
             let dispatch_id = format!("{}-{attempt}-{}", task.id, n + 1);
             self.session.emit(
                 NewEvent::new("resource.allocated", json!({"level": ex.config.level, "escalated": self.escalate.contains(&task.id)}))
@@ -652,19 +648,19 @@ impl<'a> Engine<'a> {
                 .task(&task.id)
                 .executor(&ex.config.name, role),
             )?;
-            names.push(ex.config.name.clone());
+            names.push((ex.config.name.clone(), role));
         }
         self.held.insert(task.id.clone(), names);
         Ok(())
     }
 
     fn release(&mut self, task_id: &str, reason: &str) -> Result<()> {
-        for name in self.held.remove(task_id).unwrap_or_default() {
+        for (name, role) in self.held.remove(task_id).unwrap_or_default() {
             self.pool.release(&name);
             self.session.emit(
                 NewEvent::new("resource.released", json!({"reason": reason}))
                     .task(task_id)
-                    .executor(&name, "executor"),
+                    .executor(&name, role),
             )?;
         }
         Ok(())
@@ -865,7 +861,8 @@ impl<'a> Engine<'a> {
         })
     }
 
-    /// seed 000 verifyDeliverables: every file a task said it creates exists.
+    /// seed 000 verifyDeliverables: every file a task said it creates exists, and the
+    /// final verifiers (the hard constraints' commands) pass.
     fn verify_deliverables(&self) -> Stop {
         let Ok(state) = self.session.state() else {
             return Stop::Completed;
@@ -878,13 +875,15 @@ impl<'a> Engine<'a> {
             .filter(|f| !self.ctx.project.join(f).exists())
             .cloned()
             .collect();
-        if missing.is_empty() {
-            Stop::Completed
-        } else {
-            Stop::Failed {
+        if !missing.is_empty() {
+            return Stop::Failed {
                 task: None,
                 reason: format!("missing deliverables: {}", missing.join(", ")),
-            }
+            };
+        }
+        match work::final_verifiers(&self.ctx) {
+            Ok(()) => Stop::Completed,
+            Err(reason) => Stop::Failed { task: None, reason },
         }
     }
 
@@ -933,36 +932,6 @@ fn guarded(task: &Task, body: impl FnOnce() -> TaskOutcome) -> TaskOutcome {
         log: String::new(),
         duration: Duration::ZERO,
     })
-}
-
-/// While alive, turns Ctrl-C into ending the running children (for work done on
-/// the main thread, which does not poll the signal count itself).
-struct InterruptWatch {
-    done: std::sync::Arc<std::sync::atomic::AtomicBool>,
-}
-
-impl InterruptWatch {
-    fn start(children: crate::run::process::Children) -> InterruptWatch {
-        use std::sync::atomic::Ordering;
-        let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let flag = done.clone();
-        std::thread::spawn(move || {
-            while !flag.load(Ordering::SeqCst) {
-                if signals::count() > 0 {
-                    children.interrupt(Duration::from_secs(2), || signals::count() > 1);
-                    return;
-                }
-                std::thread::sleep(Duration::from_millis(50));
-            }
-        });
-        InterruptWatch { done }
-    }
-}
-
-impl Drop for InterruptWatch {
-    fn drop(&mut self) {
-        self.done.store(true, std::sync::atomic::Ordering::SeqCst);
-    }
 }
 
 /// Actions `wf` does itself; any other action is an agent's work.

@@ -32,6 +32,17 @@ pub struct Executor {
     pub error: Option<String>,
 }
 
+impl Executor {
+    /// `reviewer` or `executor`: the role its events are shown under.
+    pub fn role(&self) -> &'static str {
+        if self.config.role == "reviewer" {
+            "reviewer"
+        } else {
+            "executor"
+        }
+    }
+}
+
 /// The pool's view of one capability (seed 002 §2.1 `getCapabilityCatalog`).
 #[derive(Debug, Clone, Serialize)]
 pub struct CatalogEntry {

@@ -321,6 +321,19 @@ fn quality_gate(
     (record, result)
 }
 
+/// The final verifiers of a finished workflow (seed 000 verifyDeliverables): every
+/// hard constraint with a `verifyCmd`, run once more on the finished work. `Err` is
+/// the reason it cannot be called complete.
+pub fn final_verifiers(ctx: &WorkCtx) -> Result<(), String> {
+    let log = ctx.workflow_dir.join("logs").join("final-verifiers.log");
+    match gate_constraints(ctx, &log) {
+        Ok((_, None)) => Ok(()),
+        Ok((_, Some(failure))) => Err(format!("final verifiers: {failure}")),
+        Err(Verdict::Interrupted) => Err("final verifiers were interrupted".into()),
+        Err(_) => Err("final verifiers could not run".into()),
+    }
+}
+
 /// Verifies every hard constraint that has a `verifyCmd`: the results by id for the
 /// gate record, and the first failure with the tail of its output.
 fn gate_constraints(

@@ -118,7 +118,9 @@ impl Store {
         }
         let path = self.lock_path();
         let file = open_no_follow(&path, true)?;
-        let deadline = wait.map(|w| Instant::now() + w);
+        // Without --wait there is still a short grace: `wf status` probes the lock
+        // for a moment, and a writer that meets that probe must not fail for it.
+        let deadline = Some(Instant::now() + wait.unwrap_or(Duration::from_millis(150)));
         loop {
             match file.file().try_lock() {
                 Ok(()) => break,
@@ -160,7 +162,7 @@ impl Store {
         let state = self.load()?;
         Ok(Session {
             store: self.clone(),
-            _lock: lock,
+            lock,
             state,
             log: None,
         })
@@ -184,10 +186,18 @@ fn read_holder(path: &Path) -> String {
 /// A locked read-modify-write of one workflow. Dropping it releases the lock.
 pub struct Session {
     store: Store,
-    _lock: fs_err::File,
+    lock: fs_err::File,
     /// The current state (snapshot plus folded log), `None` before the first start.
     pub state: Option<WorkflowState>,
     log: Option<EventLog>,
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        // Still locked here: clear the holder's pid so a later refusal never names a
+        // process that is gone. Best effort; the lock is what guards.
+        let _ = self.lock.file().set_len(0);
+    }
 }
 
 impl Session {

@@ -519,3 +519,25 @@ fn resume_outside_a_project_lists_and_picks_resumable_workflows() {
     );
     assert_eq!(t.read("runs.log"), "T1\nT2\nT3\n");
 }
+
+#[test]
+fn a_failing_hard_constraint_fails_completion() {
+    let t = Test::new();
+    start(&t, &plan(&[task("T1", "a").verify("true")]));
+    t.wf(&[
+        "constraints",
+        "add",
+        "the report exists",
+        "--verify-cmd",
+        "test -f report.txt",
+    ])
+    .ok();
+    let run = t.wf(&["workflow-execute"]).code(1);
+    assert!(
+        run.stderr
+            .contains("final verifiers: hard constraint C001 failed"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(t.state()["status"], "failed");
+}
