@@ -229,14 +229,10 @@ pub fn verify_hard(
             // A run cut short proves nothing either way; leave the old record.
             break;
         }
-        c.verified = Some(result.passed);
         results.push(result);
     }
     for r in &results {
-        constraints
-            .verifications
-            .retain(|v| v.constraint_id != r.constraint_id);
-        constraints.verifications.push(r.clone());
+        constraints.record(r);
     }
     Ok(results)
 }

@@ -281,7 +281,7 @@ fn quality_gate(
             Err(Verdict::Passed { .. } | Verdict::DispatchFailed { .. }) => {}
         }
     }
-    let (constraints, constraint_failure) = match gate_constraints(ctx, log) {
+    let (constraints, constraint_failure, verifications) = match gate_constraints(ctx, log) {
         Ok(checked) => checked,
         Err(v) => return (json!({}), Err(v)),
     };
@@ -293,6 +293,8 @@ fn quality_gate(
         "passed": ok,
         "verifiers": results,
         "constraints": constraints,
+        // Folded into constraints.verifications like a `wf constraints verify`.
+        "verifications": verifications,
         "checkedAt": crate::clock::now_rfc3339(),
     });
     let result = if ok {
@@ -327,8 +329,8 @@ fn quality_gate(
 pub fn final_verifiers(ctx: &WorkCtx) -> Result<(), String> {
     let log = ctx.workflow_dir.join("logs").join("final-verifiers.log");
     match gate_constraints(ctx, &log) {
-        Ok((_, None)) => Ok(()),
-        Ok((_, Some(failure))) => Err(format!("final verifiers: {failure}")),
+        Ok((_, None, _)) => Ok(()),
+        Ok((_, Some(failure), _)) => Err(format!("final verifiers: {failure}")),
         Err(Verdict::Interrupted) => Err("final verifiers were interrupted".into()),
         Err(_) => Err("final verifiers could not run".into()),
     }
@@ -336,13 +338,22 @@ pub fn final_verifiers(ctx: &WorkCtx) -> Result<(), String> {
 
 /// Verifies every hard constraint that has a `verifyCmd`: the results by id for the
 /// gate record, and the first failure with the tail of its output.
+#[allow(clippy::type_complexity)]
 fn gate_constraints(
     ctx: &WorkCtx,
     log: &Path,
-) -> Result<(Map<String, Value>, Option<String>), Verdict> {
+) -> Result<
+    (
+        Map<String, Value>,
+        Option<String>,
+        Vec<crate::state::model::ConstraintVerification>,
+    ),
+    Verdict,
+> {
     use crate::constraints::{has_verify_cmd, verify};
     let mut results = Map::new();
     let mut failure = None;
+    let mut verifications = Vec::new();
     for c in ctx.hard_constraints.iter().filter(|c| has_verify_cmd(c)) {
         let logs = ctx.workflow_dir.join("logs");
         let v = verify::verify(c, &ctx.project, &ctx.config, &ctx.children, &logs);
@@ -355,8 +366,9 @@ fn gate_constraints(
         if !v.passed {
             failure.get_or_insert(format!("hard constraint {} failed: {}", c.id, v.details));
         }
+        verifications.push(v);
     }
-    Ok((results, failure))
+    Ok((results, failure, verifications))
 }
 
 fn git_commit(ctx: &WorkCtx, task: &Task, attempt: u32, log: &Path) -> Result<(), Verdict> {

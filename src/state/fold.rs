@@ -21,6 +21,13 @@ pub fn apply_event(state: &mut WorkflowState, event: &Event) -> Result<()> {
             if let Some(id) = &event.task_id {
                 state.quality_gates.insert(id.clone(), event.data.clone());
             }
+            // A gate verifies the hard constraints as `wf constraints verify` does.
+            let checked = event.data.get("verifications").and_then(|v| v.as_array());
+            for v in checked.into_iter().flatten() {
+                if let Ok(v) = serde_json::from_value(v.clone()) {
+                    state.constraints.record(&v);
+                }
+            }
         }
         _ => return Ok(()),
     }

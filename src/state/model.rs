@@ -210,6 +210,18 @@ pub struct Constraints {
     pub extra: Map<String, Value>,
 }
 
+impl Constraints {
+    /// Records a verification: the constraint's `verified` flag and its latest record.
+    pub fn record(&mut self, result: &ConstraintVerification) {
+        if let Some(c) = self.hard.iter_mut().find(|c| c.id == result.constraint_id) {
+            c.verified = Some(result.passed);
+        }
+        self.verifications
+            .retain(|v| v.constraint_id != result.constraint_id);
+        self.verifications.push(result.clone());
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Constraint {
     pub id: String,

@@ -541,3 +541,39 @@ fn a_failing_hard_constraint_fails_completion() {
     );
     assert_eq!(t.state()["status"], "failed");
 }
+
+#[test]
+fn a_gate_records_its_hard_constraint_verifications() {
+    let t = Test::new();
+    t.write(
+        ".claude/config/project-config.json",
+        r#"{"scripts": {"test": "true"}}"#,
+    );
+    start(
+        &t,
+        &plan(&[
+            task("T1", "a").verify("echo T1 >> runs.log"),
+            task("T2", "b").field("质量关卡", "true").deps("T1"),
+        ]),
+    );
+    t.wf(&[
+        "constraints",
+        "add",
+        "runs are logged",
+        "--verify-cmd",
+        "test -f runs.log",
+    ])
+    .ok();
+    t.wf(&["workflow-execute", "--ci"]).ok();
+    let state = t.state();
+    assert_eq!(
+        state["quality_gates"]["T2"]["constraints"]["C001"],
+        "passed"
+    );
+    assert_eq!(state["constraints"]["hard"][0]["verified"], true);
+    assert_eq!(
+        state["constraints"]["verifications"][0]["constraintId"],
+        "C001"
+    );
+    assert_eq!(state["constraints"]["verifications"][0]["passed"], true);
+}
