@@ -137,7 +137,11 @@ pub fn run(project: &Project, global: &GlobalArgs, args: &StartArgs, out: &Outpu
     let dir = session.store().dir().to_path_buf();
     write_atomic(&dir.join(&tasks_file), text.as_bytes())?;
     write_meta(&dir, project, &args.plan, &plan, &now)?;
-    crate::run::checkpoint::mirror_plan_copy(&session)?;
+    // A fresh import's copy already shows what the plan says; only a re-import can
+    // carry progress the new text does not show.
+    if matches!(outcome, Outcome::Reimported { .. } | Outcome::ProseOnly) {
+        crate::run::checkpoint::mirror_plan_copy(&session)?;
+    }
     render_summary(session.state()?, &outcome, out);
     Ok(0)
 }
