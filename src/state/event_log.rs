@@ -80,7 +80,10 @@ pub struct EventLog {
 
 impl EventLog {
     /// Opens the log for appending; `seq`/`offset` come from reading its tail.
-    pub fn open(path: &Path) -> Result<EventLog> {
+    /// `after_seq` is the snapshot's mark: numbering never goes back below it, even
+    /// when the log file was moved away and started afresh, so readers (which fold
+    /// only events past the mark) never skip a new event.
+    pub fn open(path: &Path, after_seq: u64) -> Result<EventLog> {
         let mut file = crate::state::store::open_no_follow(path, true)?;
         let len = file.metadata()?.len();
         let (last_seq, end) = last_complete_event(&mut file, len)?;
@@ -91,7 +94,7 @@ impl EventLog {
         Ok(EventLog {
             path: path.to_path_buf(),
             file,
-            next_seq: last_seq + 1,
+            next_seq: last_seq.max(after_seq) + 1,
             offset: end,
             last_sync: Instant::now(),
             dirty: false,
@@ -189,7 +192,10 @@ pub fn read_from(path: &Path, offset: u64) -> Result<Vec<Event>> {
         Err(e) => return Err(e),
     };
     let len = file.metadata()?.len();
-    if offset >= len {
+    // Shorter than the snapshot's mark: the log was moved away and started afresh.
+    // Read it whole; the caller's seq filter skips what the snapshot already has.
+    let offset = if offset > len { 0 } else { offset };
+    if offset == len {
         return Ok(Vec::new());
     }
     file.seek(SeekFrom::Start(offset))?;

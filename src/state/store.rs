@@ -218,7 +218,12 @@ impl Session {
     /// before the next snapshot.
     pub fn emit(&mut self, event: NewEvent) -> Result<Event> {
         if self.log.is_none() {
-            self.log = Some(EventLog::open(&self.store.events_path())?);
+            let after = self
+                .state
+                .as_ref()
+                .and_then(|s| s.event_log)
+                .map_or(0, |m| m.seq);
+            self.log = Some(EventLog::open(&self.store.events_path(), after)?);
         }
         match self.log.as_mut() {
             Some(log) => log.append(event),
@@ -278,7 +283,7 @@ impl Session {
             let (seq, offset) = log.mark();
             state.event_log = Some(LogMark { seq, offset });
         } else if state.event_log.is_none() {
-            let log = EventLog::open(&self.store.events_path())?;
+            let log = EventLog::open(&self.store.events_path(), 0)?;
             let (seq, offset) = log.mark();
             state.event_log = Some(LogMark { seq, offset });
         }

@@ -268,3 +268,36 @@ fn twenty_concurrent_writers_lose_no_update() {
     expected.sort();
     assert_eq!(unblocked, expected);
 }
+
+#[test]
+fn a_moved_away_event_log_starts_afresh_without_hiding_progress() {
+    let t = Test::new();
+    t.write(
+        "tasks.md",
+        "## T1: one\n- **阶段**: a\n- **验证命令**: `true`\n\n## T2: two\n- **阶段**: a\n- **验证命令**: `true`\n- **依赖**: T1\n",
+    );
+    t.wf(&["workflow-start", "tasks.md"]).ok();
+    t.wf(&["workflow-execute", "--step"]).ok();
+    std::fs::rename(
+        t.workflow_dir().join("events.jsonl"),
+        t.root.join("old-events.jsonl"),
+    )
+    .unwrap();
+    t.wf(&["workflow-execute", "--step"]).ok();
+    let state = t.state();
+    assert_eq!(state["status"], "completed");
+    // New events are numbered past the snapshot's mark, so readers fold them.
+    let first: serde_json::Value = serde_json::from_str(
+        std::fs::read_to_string(t.workflow_dir().join("events.jsonl"))
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    let old_last = std::fs::read_to_string(t.root.join("old-events.jsonl"))
+        .unwrap()
+        .lines()
+        .count() as u64;
+    assert!(first["seq"].as_u64().unwrap() > old_last, "{first}");
+}
