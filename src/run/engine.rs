@@ -567,17 +567,26 @@ impl<'a> Engine<'a> {
             "no executor offers capability `{capability}` (needed by task {}); add one to wf.executors in the project config",
             task.id
         );
+        self.block_for_resource(task, "resource.missing", capability, reason, false)
+    }
+
+    /// Reports why no executor can take `task` (an event of `kind`) and blocks it on
+    /// `resource_missing`, which `wf workflow-unblock` lifts once the pool is fixed.
+    fn block_for_resource(
+        &mut self,
+        task: &Task,
+        kind: &'static str,
+        capability: &str,
+        reason: String,
+        dispatch_failure: bool,
+    ) -> Result<()> {
         self.session.emit(
-            NewEvent::new(
-                "resource.missing",
-                json!({"capability": capability, "reason": reason}),
-            )
-            .task(&task.id),
+            NewEvent::new(kind, json!({"capability": capability, "reason": reason})).task(&task.id),
         )?;
         self.session.set_task_status(
             &task.id,
             TaskStatus::Blocked,
-            json!({"reason": reason, "blocked_by": ["resource_missing"]}),
+            json!({"reason": reason, "blocked_by": ["resource_missing"], "dispatch_failure": dispatch_failure}),
             None,
         )?;
         self.reporter.problem(&reason);
@@ -601,20 +610,7 @@ impl<'a> Engine<'a> {
                             "every executor offering `{cap}` is unusable (its program is not on PATH); task {} cannot be dispatched",
                             task.id
                         );
-                        self.session.emit(
-                            NewEvent::new(
-                                "task.dispatch_nack",
-                                json!({"reason": reason, "capability": cap}),
-                            )
-                            .task(&task.id),
-                        )?;
-                        self.session.set_task_status(
-                            &task.id,
-                            TaskStatus::Blocked,
-                            json!({"reason": reason, "blocked_by": ["resource_missing"], "dispatch_failure": true}),
-                            None,
-                        )?;
-                        self.reporter.problem(&reason);
+                        self.block_for_resource(task, "task.dispatch_nack", cap, reason, true)?;
                     }
                     return Ok(None);
                 }
