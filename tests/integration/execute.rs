@@ -373,7 +373,14 @@ fn sigkill_mid_run_then_resume_runs_each_task_at_most_once_more() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .expect("spawn");
-    std::thread::sleep(Duration::from_millis(550));
+    // Kill once a few tasks have run, however slow the machine is.
+    let runs = t.project.join("runs.log");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while Instant::now() < deadline
+        && std::fs::read_to_string(&runs).map_or(0, |r| r.lines().count()) < 3
+    {
+        std::thread::sleep(Duration::from_millis(10));
+    }
     let _ = child.kill();
     let _ = child.wait();
     let before = t.read("runs.log").lines().count();
@@ -463,7 +470,15 @@ fn a_second_execute_is_refused_with_the_holders_pid() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .expect("spawn");
-    std::thread::sleep(Duration::from_millis(400));
+    // Wait until the first execute holds the lock (its pid is in the lock file).
+    let lock = t.workflow_dir().join(".lock");
+    let pid = child.id().to_string();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while Instant::now() < deadline
+        && !std::fs::read_to_string(&lock).is_ok_and(|l| l.starts_with(&pid))
+    {
+        std::thread::sleep(Duration::from_millis(10));
+    }
     let run = t.wf(&["workflow-execute"]).code(4);
     assert!(
         run.stderr.contains(&child.id().to_string()),
