@@ -11,6 +11,7 @@
 use std::fs::File;
 use std::io::{Read, Write};
 use std::os::fd::{AsRawFd, RawFd};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 /// The read end of a command's output pipe and the log it fills on demand.
@@ -93,6 +94,8 @@ impl<'a> LazyLog<'a> {
             let opened = std::fs::OpenOptions::new()
                 .create(true)
                 .append(true)
+                // A link planted where the log goes must not redirect the write.
+                .custom_flags(libc::O_NOFOLLOW)
                 .open(self.path)
                 .and_then(|mut f| {
                     writeln!(f, "$ {}", self.header)?;

@@ -7,6 +7,8 @@
 //! command fields and nothing else: no other plan text reaches a shell.
 
 use std::collections::HashSet;
+
+use fs_err::os::unix::fs::OpenOptionsExt as _;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -184,6 +186,7 @@ fn run_with(spec: Spec<'_>, header: Option<&str>, children: &Children) -> Exit {
                 let log = match fs_err::OpenOptions::new()
                     .create(true)
                     .append(true)
+                    .custom_flags(libc::O_NOFOLLOW)
                     .open(spec.log)
                 {
                     Ok(f) => f.into_parts().0,

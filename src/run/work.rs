@@ -149,9 +149,11 @@ impl WorkCtx {
 
 pub(crate) fn append_header(log: &Path, line: &str) {
     use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
     if let Ok(mut f) = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
+        .custom_flags(libc::O_NOFOLLOW)
         .open(log)
     {
         let _ = writeln!(f, "$ {line}");

@@ -336,3 +336,20 @@ fn regression_a_symlinked_logs_dir_sent_task_logs_outside() {
         "a task log was written through the link"
     );
 }
+
+#[test]
+fn regression_a_symlink_planted_at_a_task_log_was_followed() {
+    let t = Test::new();
+    start(&t, &plan(&[task("T1", "a").verify("echo hi; exit 1")]));
+    let outside = t.root.join("outside.txt");
+    std::fs::write(&outside, "untouched\n").unwrap();
+    let logs = t.workflow_dir().join("logs");
+    std::fs::create_dir_all(&logs).unwrap();
+    std::os::unix::fs::symlink(&outside, logs.join("T1.1.log")).unwrap();
+    t.wf(&["workflow-execute"]).code(1);
+    assert_eq!(
+        std::fs::read_to_string(&outside).unwrap(),
+        "untouched\n",
+        "the log was written through the link"
+    );
+}
