@@ -14,6 +14,9 @@ use crate::error::{Result, WfError};
 
 pub const CONFIG_PATH: &str = ".claude/config/project-config.json";
 
+/// The context window the usage percentage is taken of, when the config sets none.
+pub const DEFAULT_CONTEXT_WINDOW: u64 = 200_000;
+
 #[derive(Debug, Clone, Default, Deserialize)]
 pub struct Config {
     #[serde(default)]
@@ -98,6 +101,16 @@ fn one_usize() -> usize {
 }
 fn executor_role() -> String {
     "executor".into()
+}
+
+impl WfSettings {
+    /// `context_window_tokens`, or the default when unset or 0 (a 0 window would
+    /// make every usage infinite).
+    pub fn context_window(&self) -> u64 {
+        self.context_window_tokens
+            .filter(|w| *w > 0)
+            .unwrap_or(DEFAULT_CONTEXT_WINDOW)
+    }
 }
 
 impl Config {

@@ -101,12 +101,7 @@ pub fn execute_locked(
         mode,
         ci,
         jobs: args.jobs as usize,
-        context_window: project
-            .config
-            .wf
-            .context_window_tokens
-            .filter(|w| *w > 0)
-            .unwrap_or(crate::run::context::DEFAULT_WINDOW),
+        context_window: project.config.wf.context_window(),
         plan_chars,
         design_chars,
         max_retries: project
@@ -365,22 +360,15 @@ fn report_stop(
 }
 
 fn handoff_text(state: &crate::state::WorkflowState, id: &str) -> String {
-    let Some(task) = state.task(id) else {
-        return format!("Handed off: {id}");
-    };
-    let mut text = format!(
-        "Handed off: task {} needs an agent ({}). Do the work, then run `wf workflow-execute` to verify it.\n",
-        task.id,
-        task.actions.join(", ")
-    );
-    text.push_str(&format!("\n## {}: {}\n", task.id, task.name));
-    if let Some(r) = &task.requirement {
-        text.push_str(&format!("Requirement: {r}\n"));
+    match state.task(id) {
+        Some(task) => format!(
+            "Handed off: task {} needs an agent ({}). Do the work, then run `wf workflow-execute` to verify it.\n\n{}",
+            task.id,
+            task.actions.join(", "),
+            crate::report::brief::brief(state, task)
+        ),
+        None => format!("Handed off: {id}"),
     }
-    for cmd in task.check_commands() {
-        text.push_str(&format!("Check: {cmd}\n"));
-    }
-    text
 }
 
 /// Line-oriented progress for logs and pipes; a progress bar on a terminal.

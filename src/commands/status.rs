@@ -6,16 +6,11 @@ use crate::error::Result;
 use crate::output::Output;
 use crate::project::Project;
 use crate::report::status::{self, Paths};
-use crate::report::DEFAULT_CONTEXT_WINDOW;
 use crate::state::WorkflowStatus;
 
 pub fn run(project: &Project, args: &StatusArgs, out: &Output) -> Result<i32> {
     let (store, state) = super::load_state(project)?;
-    let window = project
-        .config
-        .wf
-        .context_window_tokens
-        .unwrap_or(DEFAULT_CONTEXT_WINDOW);
+    let window = project.config.wf.context_window();
     // A state left `running` with nobody holding the lock is a crashed run.
     let interrupted = state.status == WorkflowStatus::Running && !store.writer_alive();
     if out.json {

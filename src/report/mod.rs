@@ -19,8 +19,7 @@ use serde::Serialize;
 use crate::state::machine::TaskStatus;
 use crate::state::model::{ContextMetrics, Task, WorkflowState};
 
-/// The context window the usage percentage is taken of when config does not say.
-pub const DEFAULT_CONTEXT_WINDOW: u64 = 200_000;
+use crate::config::DEFAULT_CONTEXT_WINDOW;
 
 /// How many tasks are in each status, and the share done.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]

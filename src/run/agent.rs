@@ -197,20 +197,21 @@ fn real_run(
             .task(&task.id)
             .executor(&name, role),
     );
+    // The executor's result, as its own event (seed 003 task_execution_result).
+    let report = |emit: &mut dyn FnMut(NewEvent), data: serde_json::Value| {
+        emit(
+            NewEvent::new("task.execution_result", data)
+                .task(&task.id)
+                .executor(&name, role),
+        )
+    };
     let output = read_from(log, start_of_output);
     if exit == Exit::Interrupted {
         return Err(Verdict::Interrupted);
     }
     if !exit.success() {
         let reason = format!("executor `{name}` {}", exit.describe());
-        emit(
-            NewEvent::new(
-                "task.execution_result",
-                json!({"success": false, "reason": reason}),
-            )
-            .task(&task.id)
-            .executor(&name, role),
-        );
+        report(emit, json!({"success": false, "reason": reason}));
         return Err(Verdict::Failed { reason });
     }
     if role == "reviewer" {
@@ -218,36 +219,18 @@ fn real_run(
     }
     match executor::parse_claim(&output) {
         None => {
-            emit(
-                NewEvent::new(
-                    "task.execution_result",
-                    json!({"success": true, "claim": null}),
-                )
-                .task(&task.id)
-                .executor(&name, role),
-            );
+            report(emit, json!({"success": true, "claim": null}));
             Ok(false)
         }
         Some(Err(why)) => {
             let reason = format!("executor `{name}`: {why}");
-            emit(
-                NewEvent::new(
-                    "task.execution_result",
-                    json!({"success": false, "reason": reason}),
-                )
-                .task(&task.id)
-                .executor(&name, role),
-            );
+            report(emit, json!({"success": false, "reason": reason}));
             Err(Verdict::Failed { reason })
         }
         Some(Ok(claim)) => {
-            emit(
-                NewEvent::new(
-                    "task.execution_result",
-                    json!({"success": claim.success, "changed_files": claim.changed_files, "summary": claim.summary}),
-                )
-                .task(&task.id)
-                .executor(&name, role),
+            report(
+                emit,
+                json!({"success": claim.success, "changed_files": claim.changed_files, "summary": claim.summary}),
             );
             if claim.success {
                 Ok(true)

@@ -12,7 +12,6 @@ use std::process::{Command, Stdio};
 
 use crate::state::model::{ContextMetrics, Task};
 
-pub const DEFAULT_WINDOW: u64 = 200_000;
 const DIFF_LIMIT: usize = 50_000;
 const HISTORY: usize = 10;
 

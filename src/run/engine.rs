@@ -447,13 +447,13 @@ impl<'a> Engine<'a> {
         self.session.state().ok()?.tasks.get(i)
     }
 
-    /// The first ready task not already running: pending, every dep done, no blocker.
+    /// The first ready task (`state::ready::is_ready`) not already running.
     fn next_ready(
         &self,
         running: &HashMap<String, std::thread::JoinHandle<()>>,
     ) -> Result<Option<Task>> {
         let state = self.session.state()?;
-        let done = |id: &String| {
+        let done = |id: &str| {
             self.index
                 .get(id)
                 .and_then(|&i| state.tasks.get(i))
@@ -472,12 +472,7 @@ impl<'a> Engine<'a> {
         self.first_open.set(first_open);
         Ok(state.tasks[first_open.min(state.tasks.len())..]
             .iter()
-            .find(|t| {
-                t.status == TaskStatus::Pending
-                    && t.blocked_by.is_empty()
-                    && !running.contains_key(&t.id)
-                    && t.deps.iter().all(done)
-            })
+            .find(|t| !running.contains_key(&t.id) && crate::state::ready::is_ready(t, done))
             .cloned())
     }
 
@@ -933,7 +928,7 @@ fn guarded(task: &Task, body: impl FnOnce() -> TaskOutcome) -> TaskOutcome {
 /// Actions `wf` does itself; any other action is an agent's work.
 const COMMAND_ACTIONS: &[&str] = &["run_tests", "git_commit"];
 
-fn agent_actions(task: &Task) -> Vec<&str> {
+pub fn agent_actions(task: &Task) -> Vec<&str> {
     task.actions
         .iter()
         .map(String::as_str)

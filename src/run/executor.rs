@@ -186,11 +186,7 @@ impl Pool {
             return task.capabilities.clone();
         }
         let mut caps: Vec<String> = Vec::new();
-        for action in task
-            .actions
-            .iter()
-            .filter(|a| !["run_tests", "git_commit"].contains(&a.as_str()))
-        {
+        for action in crate::run::engine::agent_actions(task) {
             let cap = match self.action_caps.get(action) {
                 Some(c) => c.clone(),
                 None if action.ends_with("_review") => "review".into(),

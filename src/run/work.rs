@@ -283,7 +283,11 @@ fn quality_gate(
             Err(Verdict::Passed { .. } | Verdict::DispatchFailed { .. }) => {}
         }
     }
-    let (constraints, constraint_failure, verifications) = match gate_constraints(ctx, log) {
+    let ConstraintChecks {
+        results: constraints,
+        failure: constraint_failure,
+        verifications,
+    } = match gate_constraints(ctx, log) {
         Ok(checked) => checked,
         Err(v) => return (json!({}), Err(v)),
     };
@@ -331,27 +335,28 @@ fn quality_gate(
 pub fn final_verifiers(ctx: &WorkCtx) -> Result<(), String> {
     let log = ctx.workflow_dir.join("logs").join("final-verifiers.log");
     match gate_constraints(ctx, &log) {
-        Ok((_, None, _)) => Ok(()),
-        Ok((_, Some(failure), _)) => Err(format!("final verifiers: {failure}")),
+        Ok(ConstraintChecks { failure: None, .. }) => Ok(()),
+        Ok(ConstraintChecks {
+            failure: Some(failure),
+            ..
+        }) => Err(format!("final verifiers: {failure}")),
         Err(Verdict::Interrupted) => Err("final verifiers were interrupted".into()),
         Err(_) => Err("final verifiers could not run".into()),
     }
 }
 
+/// What checking the hard constraints found.
+struct ConstraintChecks {
+    /// `passed`/`failed` by constraint id, for the gate record.
+    results: Map<String, Value>,
+    /// The first failure, with the tail of its output.
+    failure: Option<String>,
+    verifications: Vec<crate::state::model::ConstraintVerification>,
+}
+
 /// Verifies every hard constraint that has a `verifyCmd`: the results by id for the
 /// gate record, and the first failure with the tail of its output.
-#[allow(clippy::type_complexity)]
-fn gate_constraints(
-    ctx: &WorkCtx,
-    log: &Path,
-) -> Result<
-    (
-        Map<String, Value>,
-        Option<String>,
-        Vec<crate::state::model::ConstraintVerification>,
-    ),
-    Verdict,
-> {
+fn gate_constraints(ctx: &WorkCtx, log: &Path) -> Result<ConstraintChecks, Verdict> {
     use crate::constraints::{has_verify_cmd, verify};
     let mut results = Map::new();
     let mut failure = None;
@@ -370,7 +375,11 @@ fn gate_constraints(
         }
         verifications.push(v);
     }
-    Ok((results, failure, verifications))
+    Ok(ConstraintChecks {
+        results,
+        failure,
+        verifications,
+    })
 }
 
 fn git_commit(ctx: &WorkCtx, task: &Task, attempt: u32, log: &Path) -> Result<(), Verdict> {

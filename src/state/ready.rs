@@ -7,7 +7,14 @@
 use std::collections::HashMap;
 
 use crate::state::machine::TaskStatus;
-use crate::state::model::WorkflowState;
+use crate::state::model::{Task, WorkflowState};
+
+/// Whether `task` may run now, given how to tell a done dependency.
+pub fn is_ready(task: &Task, dep_done: impl Fn(&str) -> bool) -> bool {
+    task.status == TaskStatus::Pending
+        && task.blocked_by.is_empty()
+        && task.deps.iter().all(|d| dep_done(d))
+}
 
 /// Indices into `state.tasks` of the ready tasks, in document order.
 ///
@@ -25,13 +32,7 @@ pub fn ready(state: &WorkflowState) -> Vec<usize> {
         .tasks
         .iter()
         .enumerate()
-        .filter(|(_, t)| {
-            t.status == TaskStatus::Pending
-                && t.blocked_by.is_empty()
-                && t.deps
-                    .iter()
-                    .all(|d| status.get(d.as_str()).is_some_and(|s| s.is_done()))
-        })
+        .filter(|(_, t)| is_ready(t, |d| status.get(d).is_some_and(|s| s.is_done())))
         .map(|(i, _)| i)
         .collect()
 }
@@ -39,7 +40,6 @@ pub fn ready(state: &WorkflowState) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::state::model::Task;
 
     fn task(id: &str, status: TaskStatus, deps: &[&str], blocked_by: &[&str]) -> Task {
         Task {
