@@ -118,8 +118,16 @@ pub fn parse(path: &Path, text: &str) -> Result<Plan> {
     Ok(Plan {
         format,
         title: doc::title(&lines),
-        tasks: drafts.into_iter().map(|d| d.task).collect(),
+        tasks: into_tasks(drafts),
     })
+}
+
+/// The drafts' tasks, collected in the drafts' own buffer (no second copy of the
+/// plan's tasks in memory), then trimmed to their number.
+fn into_tasks(drafts: Vec<Draft>) -> Vec<Task> {
+    let mut tasks: Vec<Task> = drafts.into_iter().map(|d| d.task).collect();
+    tasks.shrink_to_fit();
+    tasks
 }
 
 /// Reads a plan file, refusing what is not UTF-8 text, then [`parse`]s it.

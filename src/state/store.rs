@@ -288,9 +288,13 @@ impl Session {
             state.event_log = Some(LogMark { seq, offset });
         }
         state.sync_progress();
-        let bytes = serde_json::to_vec_pretty(state)
-            .map_err(|e| WfError::usage(format!("cannot encode the state: {e}")))?;
-        write_atomic(&self.store.state_path(), &bytes)
+        // Streamed into the temp file: a 10,000-task snapshot is 4–5 MB of JSON that
+        // need not also sit in memory.
+        write_atomic_with(&self.store.state_path(), |file| {
+            let mut out = std::io::BufWriter::with_capacity(64 * 1024, file);
+            serde_json::to_writer_pretty(&mut out, state).map_err(std::io::Error::from)?;
+            out.flush()
+        })
     }
 }
 
@@ -385,6 +389,14 @@ fn line_col(valid: &[u8]) -> (usize, usize) {
 
 /// Writes `bytes` to `path` so that a crash leaves the old or the new content.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    write_atomic_with(path, |file| file.write_all(bytes))
+}
+
+/// [`write_atomic`] with the content written by `fill` into the temp file.
+pub fn write_atomic_with(
+    path: &Path,
+    fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+) -> Result<()> {
     let dir = path
         .parent()
         .ok_or_else(|| WfError::usage(format!("{} has no parent directory", path.display())))?;
@@ -395,7 +407,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         .permissions(std::fs::Permissions::from_mode(0o644))
         .tempfile_in(dir)
         .map_err(fail)?;
-    tmp.write_all(bytes).map_err(fail)?;
+    fill(tmp.as_file_mut()).map_err(fail)?;
     tmp.as_file().sync_all().map_err(fail)?;
     crate::testing::crash_point("before-rename");
     tmp.persist(path).map_err(|e| fail(e.error))?;
