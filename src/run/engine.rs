@@ -20,6 +20,7 @@ use crate::run::context;
 use crate::run::executor::{Executor, Pool};
 use crate::run::signals;
 use crate::run::work::{self, Part, TaskOutcome, Verdict, WorkCtx};
+use crate::run::workers::Workers;
 use crate::state::event_log::NewEvent;
 use crate::state::model::Task;
 use crate::state::{Session, TaskStatus, WorkflowStatus};
@@ -270,7 +271,8 @@ impl<'a> Engine<'a> {
 
     fn schedule(&mut self, returned_phase: Option<String>) -> Result<Stop> {
         let (tx, rx) = mpsc::channel::<Msg>();
-        let mut running: HashMap<String, std::thread::JoinHandle<()>> = HashMap::new();
+        let mut running: HashSet<String> = HashSet::new();
+        let mut workers = Workers::new(self.opts.jobs);
         let mut pending_stop: Option<Stop> = None;
         // A task that came back from a hand-off counts as this run's first.
         let mut dispatched = usize::from(returned_phase.is_some());
@@ -293,7 +295,7 @@ impl<'a> Engine<'a> {
                     // git_commit runs alone: `git add -A` must not take half-written
                     // files of tasks still running, nor race them for the index.
                     let commit_running = running
-                        .keys()
+                        .iter()
                         .any(|id| self.task(id).is_some_and(|t| t.has_action("git_commit")));
                     if commit_running || (task.has_action("git_commit") && !running.is_empty()) {
                         break;
@@ -367,8 +369,8 @@ impl<'a> Engine<'a> {
                             };
                             let ctx = self.ctx.clone();
                             let tx = tx.clone();
-                            let id = task.id.clone();
-                            let handle = std::thread::spawn(move || {
+                            running.insert(task.id.clone());
+                            workers.run(move || {
                                 let events = tx.clone();
                                 let mut emit = |e: NewEvent| {
                                     let _ = events.send(Msg::Event(e));
@@ -378,7 +380,6 @@ impl<'a> Engine<'a> {
                                 });
                                 let _ = tx.send(Msg::Done(outcome));
                             });
-                            running.insert(id, handle);
                         }
                         Assignment::Command => {
                             run_phase.get_or_insert_with(|| task.phase.clone());
@@ -387,14 +388,13 @@ impl<'a> Engine<'a> {
                             dispatched += 1;
                             let ctx = self.ctx.clone();
                             let tx = tx.clone();
-                            let id = task.id.clone();
-                            let handle = std::thread::spawn(move || {
+                            running.insert(task.id.clone());
+                            workers.run(move || {
                                 let outcome = guarded(&task, || {
                                     work::do_task(&ctx, &task, attempt, Part::Full)
                                 });
                                 let _ = tx.send(Msg::Done(outcome));
                             });
-                            running.insert(id, handle);
                         }
                     }
                     if self.opts.mode == Mode::Step && !self.opts.ci {
@@ -423,9 +423,7 @@ impl<'a> Engine<'a> {
                     self.session.emit(event)?;
                 }
                 Ok(Msg::Done(outcome)) => {
-                    if let Some(handle) = running.remove(&outcome.task_id) {
-                        let _ = handle.join();
-                    }
+                    running.remove(&outcome.task_id);
                     let Some(task) = self.task(&outcome.task_id).cloned() else {
                         continue;
                     };
@@ -448,10 +446,7 @@ impl<'a> Engine<'a> {
     }
 
     /// The first ready task (`state::ready::is_ready`) not already running.
-    fn next_ready(
-        &self,
-        running: &HashMap<String, std::thread::JoinHandle<()>>,
-    ) -> Result<Option<Task>> {
+    fn next_ready(&self, running: &HashSet<String>) -> Result<Option<Task>> {
         let state = self.session.state()?;
         let done = |id: &str| {
             self.index
@@ -472,12 +467,12 @@ impl<'a> Engine<'a> {
         self.first_open.set(first_open);
         Ok(state.tasks[first_open.min(state.tasks.len())..]
             .iter()
-            .find(|t| !running.contains_key(&t.id) && crate::state::ready::is_ready(t, done))
+            .find(|t| !running.contains(&t.id) && crate::state::ready::is_ready(t, done))
             .cloned())
     }
 
     fn any_ready(&self) -> Result<bool> {
-        Ok(self.next_ready(&HashMap::new())?.is_some())
+        Ok(self.next_ready(&HashSet::new())?.is_some())
     }
 
     /// The mode's stop rules, checked before starting `task`.

@@ -13,3 +13,4 @@ pub mod process;
 pub mod signals;
 pub mod verifier;
 pub mod work;
+pub mod workers;

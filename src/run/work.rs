@@ -114,7 +114,7 @@ impl WorkCtx {
     ) -> Result<(), Verdict> {
         // A program that is not there fails with its name, not with a shell's 127.
         if let Some(prog) = program.argv().first().filter(|p| !p.contains('/')) {
-            if which::which(prog).is_err() {
+            if !process::on_path(prog) {
                 return Err(Verdict::Failed {
                     reason: format!(
                         "{what}: `{prog}` is not on PATH (needed by task {})",

@@ -263,6 +263,40 @@ fn a_missing_tool_is_named_with_its_task() {
     );
 }
 
+/// Program lookups are remembered for the run; one that vanished mid-run must be
+/// looked up again, not fail with the old path.
+#[test]
+fn a_program_removed_mid_run_is_found_again_on_path() {
+    use std::os::unix::fs::PermissionsExt;
+    let mut t = Test::new();
+    for dir in ["bin-a", "bin-b"] {
+        let tool = format!("{dir}/wf-tool");
+        let said = dir.trim_start_matches("bin-");
+        t.write(&tool, format!("#!/bin/sh\necho {said} >> runs.log\n"));
+        let path = t.project.join(&tool);
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let path = format!(
+        "{}:{}:{}",
+        t.project.join("bin-a").display(),
+        t.project.join("bin-b").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    t.env("PATH", path);
+    let remove = format!("rm {}", t.project.join("bin-a/wf-tool").display());
+    start(
+        &t,
+        &plan(&[
+            task("T1", "a").verify("wf-tool"),
+            task("T2", "a").verify(&remove).deps("T1"),
+            task("T3", "a").verify("wf-tool").deps("T2"),
+        ]),
+    );
+    t.wf(&["workflow-execute", "--all"]).ok();
+    assert_eq!(t.read("runs.log"), "a\nb\n");
+    assert_invariants(&t);
+}
+
 #[test]
 fn timeout_kills_the_whole_process_group() {
     let t = Test::new();
