@@ -232,7 +232,7 @@ fn clip(s: &str) -> String {
 fn scan_text(text: &str, out: &mut Vec<Value>) {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut section: Option<usize> = None;
-    for line in doc::lines(text) {
+    for line in doc::iter(text) {
         if line.hidden {
             continue;
         }

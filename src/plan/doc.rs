@@ -36,79 +36,95 @@ impl Line<'_> {
 
 /// Splits `text` (without a BOM) into lines and hides what markdown hides.
 pub(crate) fn lines<'a>(text: &'a str) -> Vec<Line<'a>> {
-    let raws: Vec<&str> = text
-        .split('\n')
-        .map(|l| l.strip_suffix('\r').unwrap_or(l))
-        .collect();
-    let front_matter_end = front_matter_end(&raws);
-    let mut out = Vec::with_capacity(raws.len());
-    let mut fence: Option<(char, usize)> = None;
-    let mut in_comment = false;
-    for (i, raw) in raws.iter().copied().enumerate() {
+    let mut out = Vec::with_capacity(text.bytes().filter(|b| *b == b'\n').count() + 1);
+    out.extend(iter(text));
+    out
+}
+
+/// [`lines`] one at a time, for a single pass that need not hold them all (a
+/// 10,000-task plan has ~70,000 lines, 5 MB as `Line`s).
+pub(crate) fn iter(text: &str) -> Lines<'_> {
+    Lines {
+        raws: text.split('\n'),
+        index: 0,
+        front_matter_end: front_matter_end(text),
+        fence: None,
+        in_comment: false,
+    }
+}
+
+pub(crate) struct Lines<'a> {
+    raws: std::str::Split<'a, char>,
+    /// 0-based index of the next line.
+    index: usize,
+    front_matter_end: Option<usize>,
+    fence: Option<(char, usize)>,
+    in_comment: bool,
+}
+
+impl<'a> Iterator for Lines<'a> {
+    type Item = Line<'a>;
+
+    fn next(&mut self) -> Option<Line<'a>> {
+        let raw = self.raws.next()?;
+        let raw = raw.strip_suffix('\r').unwrap_or(raw);
+        let i = self.index;
+        self.index += 1;
         let no = i + 1;
-        let hidden_line = |out: &mut Vec<Line<'a>>| {
-            out.push(Line {
-                no,
-                raw,
-                text: Cow::Borrowed(""),
-                hidden: true,
-                comment: None,
-            })
+        let hidden_line = Line {
+            no,
+            raw,
+            text: Cow::Borrowed(""),
+            hidden: true,
+            comment: None,
         };
-        if front_matter_end.is_some_and(|end| i <= end) {
-            hidden_line(&mut out);
-            continue;
+        if self.front_matter_end.is_some_and(|end| i <= end) {
+            return Some(hidden_line);
         }
-        if let Some((ch, len)) = fence {
+        if let Some((ch, len)) = self.fence {
             if closes_fence(raw, ch, len) {
-                fence = None;
+                self.fence = None;
             }
-            hidden_line(&mut out);
-            continue;
+            return Some(hidden_line);
         }
-        if !in_comment {
+        if !self.in_comment {
             if let Some(f) = opens_fence(raw) {
-                fence = Some(f);
-                hidden_line(&mut out);
-                continue;
+                self.fence = Some(f);
+                return Some(hidden_line);
             }
             if let Some(inner) = whole_line_comment(raw) {
-                out.push(Line {
+                return Some(Line {
                     no,
                     raw,
                     text: Cow::Borrowed(""),
                     hidden: false,
                     comment: Some(inner),
                 });
-                continue;
             }
         }
-        let touched = in_comment || raw.contains("<!--");
-        let (text, still_in_comment) = strip_comments(raw, in_comment);
+        let touched = self.in_comment || raw.contains("<!--");
+        let (text, still_in_comment) = strip_comments(raw, self.in_comment);
         // A line that was all comment is as absent as a line inside a fence.
         let hidden = touched && text.trim().is_empty();
-        in_comment = still_in_comment;
-        out.push(Line {
+        self.in_comment = still_in_comment;
+        Some(Line {
             no,
             raw,
             text,
             hidden,
             comment: None,
-        });
+        })
     }
-    out
 }
 
 /// The index of the line closing a front-matter block that opens on the first line.
-fn front_matter_end(raws: &[&str]) -> Option<usize> {
-    if raws.first().map(|l| l.trim_end()) != Some("---") {
+fn front_matter_end(text: &str) -> Option<usize> {
+    let mut raws = text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l));
+    if raws.next().map(str::trim_end) != Some("---") {
         return None;
     }
-    raws.iter()
-        .enumerate()
-        .skip(1)
-        .find(|(_, l)| matches!(l.trim_end(), "---" | "..."))
-        .map(|(i, _)| i)
+    raws.position(|l| matches!(l.trim_end(), "---" | "..."))
+        .map(|i| i + 1)
 }
 
 fn opens_fence(raw: &str) -> Option<(char, usize)> {

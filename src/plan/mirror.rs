@@ -27,15 +27,14 @@ pub fn mirror(format: Format, text: &str, tasks: &[Task]) -> String {
         Some(b) => ("\u{feff}", b),
         None => ("", text),
     };
-    let lines = doc::lines(body);
     let mut out = String::with_capacity(text.len() + 64);
     out.push_str(bom);
     // claude-workflow: the wanted status of the task block we are in.
     let mut block: Option<TaskStatus> = None;
-    for (seg, line) in body.split_inclusive('\n').zip(lines.iter()) {
+    for (seg, line) in body.split_inclusive('\n').zip(doc::iter(body)) {
         let new = match format {
-            Format::ClaudeWorkflow => claude_line(line, &want, &mut block),
-            Format::SpecKit => speckit_line(line, &want),
+            Format::ClaudeWorkflow => claude_line(&line, &want, &mut block),
+            Format::SpecKit => speckit_line(&line, &want),
         };
         match new {
             Some(content) => {
