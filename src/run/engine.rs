@@ -7,7 +7,7 @@
 //! [`SNAPSHOT_EVERY`] and at every stop, so a 10,000-task run costs O(1) per task.
 
 use std::collections::HashMap;
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
@@ -117,7 +117,8 @@ pub struct RunSummary {
 
 pub struct Engine<'a> {
     session: &'a mut Session,
-    ctx: WorkCtx,
+    /// Shared with the workers: one per task would copy the config each time.
+    ctx: Arc<WorkCtx>,
     opts: Options,
     reporter: &'a mut dyn Reporter,
     index: HashMap<String, usize>,
@@ -181,7 +182,7 @@ impl<'a> Engine<'a> {
             .collect();
         Ok(Engine {
             session,
-            ctx,
+            ctx: Arc::new(ctx),
             opts,
             reporter,
             index,

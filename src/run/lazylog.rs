@@ -11,7 +11,6 @@
 use std::fs::File;
 use std::io::{Read, Write};
 use std::os::fd::{AsRawFd, RawFd};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 /// The read end of a command's output pipe and the log it fills on demand.
@@ -91,16 +90,10 @@ impl<'a> LazyLog<'a> {
             return;
         }
         if self.file.is_none() {
-            let opened = std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                // A link planted where the log goes must not redirect the write.
-                .custom_flags(libc::O_NOFOLLOW)
-                .open(self.path)
-                .and_then(|mut f| {
-                    writeln!(f, "$ {}", self.header)?;
-                    Ok(f)
-                });
+            let opened = crate::run::process::open_log(self.path).and_then(|mut f| {
+                writeln!(f, "$ {}", self.header)?;
+                Ok(f)
+            });
             match opened {
                 Ok(f) => self.file = Some(f),
                 Err(_) => {

@@ -8,8 +8,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use fs_err::os::unix::fs::OpenOptionsExt as _;
 use std::io::{Read, Seek, SeekFrom};
+use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -183,13 +183,8 @@ fn run_with(spec: Spec<'_>, header: Option<&str>, children: &Children) -> Exit {
                 if let Some(h) = header {
                     crate::run::work::append_header(spec.log, h);
                 }
-                let log = match fs_err::OpenOptions::new()
-                    .create(true)
-                    .append(true)
-                    .custom_flags(libc::O_NOFOLLOW)
-                    .open(spec.log)
-                {
-                    Ok(f) => f.into_parts().0,
+                let log = match open_log(spec.log) {
+                    Ok(f) => f,
                     Err(e) => {
                         return Exit::SpawnFailed(format!(
                             "cannot open log {}: {e}",
@@ -416,6 +411,27 @@ fn spawn_error(prog: &str, e: &std::io::Error) -> String {
         format!("`{prog}` is not on PATH")
     } else {
         format!("`{prog}`: {e}")
+    }
+}
+
+/// Opens a task log for appending, creating it — and its directory, the first time
+/// or if it was removed — but never following a link planted where the log goes.
+pub fn open_log(path: &Path) -> std::io::Result<std::fs::File> {
+    let open = || {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(path)
+    };
+    match open() {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir)?;
+            }
+            open()
+        }
+        other => other,
     }
 }
 

@@ -73,9 +73,8 @@ pub struct TaskOutcome {
 
 impl WorkCtx {
     pub(crate) fn log_for(&self, task: &Task, attempt: u32) -> PathBuf {
-        let logs = self.workflow_dir.join("logs");
-        let _ = std::fs::create_dir_all(&logs);
-        process::log_path(&logs, &task.id, attempt)
+        // The directory is made with the first log written (`process::open_log`).
+        process::log_path(&self.workflow_dir.join("logs"), &task.id, attempt)
     }
 
     pub(crate) fn relative(&self, path: &Path) -> String {
@@ -149,13 +148,7 @@ impl WorkCtx {
 
 pub(crate) fn append_header(log: &Path, line: &str) {
     use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
-    if let Ok(mut f) = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(log)
-    {
+    if let Ok(mut f) = process::open_log(log) {
         let _ = writeln!(f, "$ {line}");
     }
 }

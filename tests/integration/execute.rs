@@ -297,6 +297,38 @@ fn a_program_removed_mid_run_is_found_again_on_path() {
     assert_invariants(&t);
 }
 
+/// The logs directory is made with the first log, and made again if it goes.
+#[test]
+fn task_logs_are_written_even_after_the_logs_dir_is_removed() {
+    let t = Test::new();
+    start(
+        &t,
+        &plan(&[
+            task("T1", "a").verify("echo one"),
+            task("T2", "a").verify("true").deps("T1"),
+            task("T3", "a").verify("echo three").deps("T2"),
+        ]),
+    );
+    let logs = t.workflow_dir().join("logs");
+    assert!(!logs.exists(), "no log before any task ran");
+    t.wf(&["workflow-execute", "--step"]).ok();
+    assert!(logs.is_dir());
+    std::fs::remove_dir_all(&logs).unwrap();
+    t.wf(&["workflow-execute", "--all"]).ok();
+    let state = t.state();
+    let log = state["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|task| task["id"] == "T3")
+        .and_then(|task| task["log"].as_str())
+        .expect("T3 names its log")
+        .to_string();
+    let text = std::fs::read_to_string(t.workflow_dir().join(&log)).unwrap();
+    assert!(text.contains("three"), "{text}");
+    assert_invariants(&t);
+}
+
 #[test]
 fn timeout_kills_the_whole_process_group() {
     let t = Test::new();
