@@ -66,12 +66,13 @@ impl Store {
         let offset = state.event_log.map_or(0, |m| m.offset);
         let seq = state.event_log.map_or(0, |m| m.seq);
         let mut folded = false;
-        for event in event_log::read_from(&self.events_path(), offset)? {
+        event_log::for_each_from(&self.events_path(), offset, |event| {
             if event.seq > seq {
                 apply_event(&mut state, &event)?;
                 folded = true;
             }
-        }
+            Ok(())
+        })?;
         if folded {
             state.sync_progress();
         }
