@@ -5,6 +5,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::constraints::vocabulary::{Category, Phase, Source};
+
 #[derive(Debug, Parser)]
 #[command(
     name = "wf",
@@ -270,39 +272,15 @@ pub struct ConstraintAddArgs {
     pub soft: bool,
     /// The category (default: detected from the description).
     #[arg(long, value_enum)]
-    pub category: Option<ConstraintCategory>,
+    pub category: Option<Category>,
     /// Who stated it.
-    #[arg(long, value_enum, default_value_t = ConstraintSource::User)]
-    pub source: ConstraintSource,
+    #[arg(long, value_enum, default_value_t = Source::User)]
+    pub source: Source,
     /// When it was stated.
-    #[arg(long, value_enum, default_value_t = ConstraintPhase::Analysis)]
-    pub phase: ConstraintPhase,
+    #[arg(long, value_enum, default_value_t = Phase::Analysis)]
+    pub phase: Phase,
     /// The command that proves it: a builtin verifier (ts_typecheck, lint, test,
     /// build) or a command starting with an allowed prefix (wf.allowed_command_prefixes).
     #[arg(long, value_name = "CMD")]
     pub verify_cmd: Option<String>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ConstraintCategory {
-    Requirement,
-    Interface,
-    Data,
-    Error,
-    Security,
-    Performance,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ConstraintSource {
-    Codex,
-    Gemini,
-    Claude,
-    User,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ConstraintPhase {
-    Analysis,
-    Review,
 }

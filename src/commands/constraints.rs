@@ -9,12 +9,11 @@
 use std::path::Path;
 use std::time::Duration;
 
-use clap::ValueEnum;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
 use serde_json::{json, Value};
 
 use crate::cli::{ConstraintAddArgs, ConstraintsArgs, ConstraintsCommand, GlobalArgs};
-use crate::constraints::{self, merge, set, ConstraintSet, NewConstraint};
+use crate::constraints::{self, merge, set, vocabulary, ConstraintSet, NewConstraint};
 use crate::error::{ErrorKind, Result, WfError};
 use crate::output::Output;
 use crate::project::Project;
@@ -54,11 +53,6 @@ fn lock(project: &Project, global: &GlobalArgs, what: &str) -> Result<Session> {
     Ok(session)
 }
 
-fn value_name<T: ValueEnum>(v: &T) -> String {
-    v.to_possible_value()
-        .map_or_else(String::new, |p| p.get_name().to_string())
-}
-
 fn add_one(
     project: &Project,
     global: &GlobalArgs,
@@ -69,9 +63,9 @@ fn add_one(
     let new = NewConstraint {
         description: args.description.clone(),
         hard: !args.soft,
-        category: args.category.as_ref().map(value_name),
-        source: value_name(&args.source),
-        phase: value_name(&args.phase),
+        category: args.category.as_ref().map(vocabulary::name),
+        source: vocabulary::name(&args.source),
+        phase: vocabulary::name(&args.phase),
         verify_cmd: args.verify_cmd.clone(),
     };
     let added = constraints::add(&mut session.state_mut()?.constraints, new)?;

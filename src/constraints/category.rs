@@ -12,15 +12,6 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
-pub const CATEGORIES: [&str; 6] = [
-    "requirement",
-    "interface",
-    "data",
-    "error",
-    "security",
-    "performance",
-];
-
 /// (category, pattern), checked in this order.
 const RULES: [(&str, &str); 5] = [
     (

@@ -10,6 +10,7 @@ pub mod category;
 pub mod merge;
 pub mod set;
 pub mod verify;
+pub mod vocabulary;
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -22,9 +23,6 @@ use crate::run::process::Children;
 use crate::state::model::{Constraint, ConstraintVerification, Constraints};
 
 pub use merge::{merge, ConstraintSet, MergeResult};
-
-pub const SOURCES: [&str; 4] = ["codex", "gemini", "claude", "user"];
-pub const PHASES: [&str; 2] = ["analysis", "review"];
 
 /// A constraint as the user describes it; the id and defaults come from [`add`].
 #[derive(Debug, Clone)]

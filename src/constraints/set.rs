@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use super::category;
 use super::merge::ConstraintSet;
+use super::vocabulary::{Category, Phase, Source};
 
 /// The layout a set file must have; only parsed for its errors' positions.
 #[derive(Deserialize)]
@@ -48,33 +49,6 @@ struct ShapeConstraint {
 enum Kind {
     Hard,
     Soft,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "lowercase")]
-enum Category {
-    Requirement,
-    Interface,
-    Data,
-    Error,
-    Security,
-    Performance,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "lowercase")]
-enum Source {
-    Codex,
-    Gemini,
-    Claude,
-    User,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "lowercase")]
-enum Phase {
-    Analysis,
-    Review,
 }
 
 /// Parses a set file's bytes; `Err` is one line: `NAME:line:col: what`.
