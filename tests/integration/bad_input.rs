@@ -432,7 +432,7 @@ fn run_case(c: &Case) -> Result<(), String> {
         }
         Config(name) => {
             let bytes = std::fs::read(fixture(&format!("bad/configs/{name}"))).expect("fixture");
-            t.write(".claude/config/project-config.json", bytes);
+            t.config(bytes);
         }
         Custom(setup) => setup(&mut t),
         Nothing => {}

@@ -293,10 +293,7 @@ fn verify_passing_and_unchecked() {
          "sourceModel": "user", "phase": "analysis"}
     ]}));
     t.write("x", "");
-    t.write(
-        ".claude/config/project-config.json",
-        r#"{"scripts": {"test": "true"}}"#,
-    );
+    t.config(r#"{"scripts": {"test": "true"}}"#);
     let run = t.wf(&["constraints", "verify"]).ok();
     assert!(run.stdout.contains("no verify command"), "{}", run.stdout);
     assert!(
@@ -365,10 +362,7 @@ fn verify_refuses_commands_outside_the_allowlist_without_running_them() {
     assert!(!t.project.join("pwned2").exists());
 
     // Allowed once the project says so.
-    t.write(
-        ".claude/config/project-config.json",
-        r#"{"wf": {"allowed_command_prefixes": ["touch"]}}"#,
-    );
+    t.config(r#"{"wf": {"allowed_command_prefixes": ["touch"]}}"#);
     t.wf(&["constraints", "verify", "C001"]).ok();
     assert!(t.project.join("pwned").exists());
 }
@@ -376,10 +370,7 @@ fn verify_refuses_commands_outside_the_allowlist_without_running_them() {
 #[test]
 fn verify_names_a_missing_tool() {
     let t = hard_with(&[("C001", "wf-no-such-linter --strict")]);
-    t.write(
-        ".claude/config/project-config.json",
-        r#"{"wf": {"allowed_command_prefixes": ["wf-no-such-linter"]}}"#,
-    );
+    t.config(r#"{"wf": {"allowed_command_prefixes": ["wf-no-such-linter"]}}"#);
     let report = t.wf(&["constraints", "verify", "--json"]).code(1).json();
     assert_eq!(
         report["results"][0]["details"],

@@ -68,10 +68,7 @@ fn step_mode_runs_one_task_per_call() {
 #[test]
 fn all_mode_stops_before_gates_and_commits_only() {
     let t = Test::new();
-    t.write(
-        ".claude/config/project-config.json",
-        r#"{"scripts": {"test": "true"}}"#,
-    );
+    t.config(r#"{"scripts": {"test": "true"}}"#);
     start(
         &t,
         &plan(&[
@@ -102,10 +99,7 @@ fn all_mode_stops_before_gates_and_commits_only() {
 #[test]
 fn ci_mode_runs_the_whole_plan_in_one_call_with_gates_enforced() {
     let mut t = Test::new();
-    t.write(
-        ".claude/config/project-config.json",
-        r#"{"scripts": {"test": "test -f runs.log"}}"#,
-    );
+    t.config(r#"{"scripts": {"test": "test -f runs.log"}}"#);
     start(
         &t,
         &plan(&[
@@ -123,10 +117,7 @@ fn ci_mode_runs_the_whole_plan_in_one_call_with_gates_enforced() {
 #[test]
 fn ci_mode_fails_on_a_failing_gate() {
     let t = Test::new();
-    t.write(
-        ".claude/config/project-config.json",
-        r#"{"scripts": {"test": "exit 3"}}"#,
-    );
+    t.config(r#"{"scripts": {"test": "exit 3"}}"#);
     start(
         &t,
         &plan(&[
@@ -626,10 +617,7 @@ fn a_failing_hard_constraint_fails_completion() {
 #[test]
 fn a_gate_records_its_hard_constraint_verifications() {
     let t = Test::new();
-    t.write(
-        ".claude/config/project-config.json",
-        r#"{"scripts": {"test": "true"}}"#,
-    );
+    t.config(r#"{"scripts": {"test": "true"}}"#);
     start(
         &t,
         &plan(&[

@@ -10,10 +10,7 @@ fn agent(name: &str) -> String {
 }
 
 fn config(t: &Test, executors: Value) {
-    t.write(
-        ".claude/config/project-config.json",
-        json!({"wf": {"executors": executors, "max_retries": 2}}).to_string(),
-    );
+    t.config(json!({"wf": {"executors": executors, "max_retries": 2}}).to_string());
 }
 
 fn hello_plan() -> String {
@@ -188,10 +185,7 @@ fn a_hanging_executor_is_an_execution_failure_after_its_timeout() {
         &t,
         json!([{"name": "sloth", "command": [agent("hangs.sh")], "capabilities": ["implement"], "timeout_secs": 1}]),
     );
-    t.write(
-        ".claude/config/project-config.json",
-        json!({"wf": {"executors": [{"name": "sloth", "command": [agent("hangs.sh")], "capabilities": ["implement"], "timeout_secs": 1}], "max_retries": 0}}).to_string(),
-    );
+    t.config(json!({"wf": {"executors": [{"name": "sloth", "command": [agent("hangs.sh")], "capabilities": ["implement"], "timeout_secs": 1}], "max_retries": 0}}).to_string());
     start(&t, &hello_plan());
     let run = t.wf(&["workflow-execute"]).code(1);
     assert!(run.stderr.contains("timed out"), "{}", run.stderr);
@@ -377,10 +371,7 @@ fn agent_tasks_stop_at_the_consecutive_task_limit() {
 #[test]
 fn agent_tasks_wait_when_the_context_is_past_danger() {
     let t = Test::new();
-    t.write(
-        ".claude/config/project-config.json",
-        r#"{"wf": {"context_window_tokens": 5}}"#,
-    );
+    t.config(r#"{"wf": {"context_window_tokens": 5}}"#);
     start(
         &t,
         &plan(&[

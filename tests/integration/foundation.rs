@@ -13,10 +13,7 @@ fn status_without_a_workflow_says_how_to_start() {
 fn invalid_project_id_in_config_is_refused() {
     for bad in ["../x", "", &"a".repeat(65)] {
         let t = Test::new();
-        t.write(
-            ".claude/config/project-config.json",
-            serde_json::json!({"project": {"id": bad}}).to_string(),
-        );
+        t.config(serde_json::json!({"project": {"id": bad}}).to_string());
         let run = t.wf(&["status"]).code(2);
         assert!(run.stderr.contains("project.id"), "{}", run.stderr);
         assert!(run.stderr.contains("project-config.json"), "{}", run.stderr);
@@ -64,12 +61,7 @@ fn plugin_state_round_trips_with_unknown_fields_kept() {
 #[test]
 fn plugin_state_is_readable_by_status() {
     let t = Test::new();
-    std::fs::create_dir_all(t.workflow_dir()).unwrap();
-    std::fs::copy(
-        shared_format("claude-workflow/workflow-state.example.json"),
-        t.workflow_dir().join("workflow-state.json"),
-    )
-    .unwrap();
+    t.plugin_state();
     let state = t.state();
     assert_eq!(state["status"], "running");
     assert_eq!(state["current_task"], "T3");
@@ -78,10 +70,7 @@ fn plugin_state_is_readable_by_status() {
 #[test]
 fn project_id_comes_from_config_when_set() {
     let t = Test::new();
-    t.write(
-        ".claude/config/project-config.json",
-        r#"{"project": {"id": "my-proj_1"}}"#,
-    );
+    t.config(r#"{"project": {"id": "my-proj_1"}}"#);
     t.write(
         "tasks.md",
         "## T1: one\n- **阶段**: a\n- **验证命令**: `true`\n",
@@ -230,10 +219,7 @@ fn twenty_concurrent_writers_lose_no_update() {
             )
         })
         .collect();
-    t.write(
-        ".claude/config/project-config.json",
-        serde_json::json!({"wf": {"blockers": blockers}}).to_string(),
-    );
+    t.config(serde_json::json!({"wf": {"blockers": blockers}}).to_string());
     t.write(
         "tasks.md",
         "## T1: one\n- **阶段**: a\n- **验证命令**: `true`\n",

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::test::{fixture, shared_format, snapshot_dir, Test};
+use crate::test::{fixture, snapshot_dir, Test};
 
 /// A test whose workflow dir holds `fixtures/states/<name>` (a dir or one state file).
 fn with_state(name: &str) -> Test {
@@ -189,12 +189,7 @@ fn quiet_status_prints_nothing() {
 #[test]
 fn status_of_a_plugin_written_state() {
     let t = Test::new();
-    std::fs::create_dir_all(t.workflow_dir()).unwrap();
-    std::fs::copy(
-        shared_format("claude-workflow/workflow-state.example.json"),
-        t.workflow_dir().join("workflow-state.json"),
-    )
-    .unwrap();
+    t.plugin_state();
     let run = t.wf(&["status"]).ok();
     assert!(run.stdout.contains("my-project"), "{}", run.stdout);
     let v = t.wf(&["status", "--json"]).ok().json();

@@ -232,10 +232,7 @@ fn classification_blocks_api_and_design_tasks_and_exempts_skeletons() {
 #[test]
 fn custom_blocker_kinds_from_config_classify_and_unblock() {
     let t = Test::new();
-    t.write(
-        ".claude/config/project-config.json",
-        r#"{"wf": {"blockers": {"legal_review": {"name": "license|合规"}}}}"#,
-    );
+    t.config(r#"{"wf": {"blockers": {"legal_review": {"name": "license|合规"}}}}"#);
     start(
         &t,
         &plan(&[
@@ -253,10 +250,7 @@ fn custom_blocker_kinds_from_config_classify_and_unblock() {
 #[test]
 fn an_invalid_regex_in_config_names_the_key() {
     let t = Test::new();
-    t.write(
-        ".claude/config/project-config.json",
-        r#"{"wf": {"blockers": {"legal": {"name": "(unclosed"}}}}"#,
-    );
+    t.config(r#"{"wf": {"blockers": {"legal": {"name": "(unclosed"}}}}"#);
     t.write("tasks.md", plan(&[task("T1", "a").verify("true")]));
     let run = t.wf(&["workflow-start", "tasks.md"]).code(2);
     assert!(

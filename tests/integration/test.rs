@@ -88,6 +88,22 @@ impl Test {
         self
     }
 
+    /// Writes the project's `.claude/config/project-config.json`.
+    pub fn config(&self, content: impl AsRef<[u8]>) -> &Test {
+        self.write(".claude/config/project-config.json", content)
+    }
+
+    /// Puts the claude-workflow plugin's example state where this project's state goes.
+    pub fn plugin_state(&self) -> &Test {
+        std::fs::create_dir_all(self.workflow_dir()).expect("workflow dir");
+        std::fs::copy(
+            shared_format("claude-workflow/workflow-state.example.json"),
+            self.workflow_dir().join("workflow-state.json"),
+        )
+        .expect("copy the plugin's state");
+        self
+    }
+
     pub fn env(&mut self, key: &str, value: impl AsRef<str>) -> &mut Test {
         self.env.push((key.into(), value.as_ref().into()));
         self
