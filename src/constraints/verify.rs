@@ -198,7 +198,7 @@ fn run(
 ) -> (bool, String) {
     // A missing tool says so by name, not as a spawn error or a shell's 127.
     if let Some(prog) = program.argv().first().filter(|p| !p.contains('/')) {
-        if which::which(prog).is_err() {
+        if !process::on_path(prog) {
             return (false, format!("`{prog}` is not on PATH"));
         }
     }
