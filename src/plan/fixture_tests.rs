@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use super::test_support::{assert_speckit_order, fixture, read, shared_format, Reach};
+use super::test_support::{assert_speckit_order, fixture, read, Reach};
 use super::{audit::audit, classify, diff::diff, mirror::mirror, parse, Format, Plan};
 use crate::state::machine::TaskStatus;
 use crate::state::model::Task;
@@ -34,24 +34,6 @@ fn ids(plan: &Plan) -> Vec<&str> {
 
 fn strings(v: &[&str]) -> Vec<String> {
     v.iter().map(|s| s.to_string()).collect()
-}
-
-#[test]
-fn fixture_copies_match_the_shared_formats() {
-    for rel in [
-        "claude-workflow/tasks-template.md",
-        "claude-workflow/team.team-tasks.md",
-        "spec-kit/tasks-template.md",
-        "spec-kit/tasks-command.md",
-    ] {
-        if let Some(shared) = shared_format(rel) {
-            assert_eq!(
-                read(&shared),
-                read(&fixture(&format!("formats/{rel}"))),
-                "{rel}"
-            );
-        }
-    }
 }
 
 fn check_team_board(plan: &Plan) {
@@ -106,9 +88,6 @@ fn check_team_board(plan: &Plan) {
 #[test]
 fn real_team_board() {
     check_team_board(&parse_fixture("formats/claude-workflow/team.team-tasks.md"));
-    if let Some(p) = shared_format("claude-workflow/team.team-tasks.md") {
-        check_team_board(&parse(&p, &read(&p)).unwrap());
-    }
 }
 
 fn check_speckit_template(plan: &Plan) {
@@ -175,9 +154,6 @@ fn check_speckit_template(plan: &Plan) {
 #[test]
 fn real_speckit_template() {
     check_speckit_template(&parse_fixture("formats/spec-kit/tasks-template.md"));
-    if let Some(p) = shared_format("spec-kit/tasks-template.md") {
-        check_speckit_template(&parse(&p, &read(&p)).unwrap());
-    }
 }
 
 #[test]

@@ -12,14 +12,6 @@ pub(crate) fn fixture(rel: &str) -> PathBuf {
         .join(rel)
 }
 
-/// A file under `../shared/formats/`, when that checkout exists beside the crate.
-pub(crate) fn shared_format(rel: &str) -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/formats")
-        .join(rel);
-    p.exists().then_some(p)
-}
-
 pub(crate) fn read(p: &Path) -> String {
     std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }

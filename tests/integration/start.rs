@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 
 use crate::plans::{assert_invariants, plan, start, task, task_status};
-use crate::test::{fixture, shared_format, snapshot_dir, Test};
+use crate::test::{fixture, format_file, snapshot_dir, Test};
 
 fn import(t: &Test, path: &std::path::Path) -> Value {
     let dest = t.project.join("plan.md");
@@ -33,7 +33,7 @@ fn task_of<'a>(state: &'a Value, id: &str) -> &'a Value {
 #[test]
 fn imports_the_real_claude_workflow_task_board() {
     let t = Test::new();
-    let summary = import(&t, &shared_format("claude-workflow/team.team-tasks.md"));
+    let summary = import(&t, &format_file("claude-workflow/team.team-tasks.md"));
     assert_eq!(summary["tasks"], 3);
     assert_eq!(summary["format"], "claude-workflow");
     let state = t.state();
@@ -75,7 +75,7 @@ fn imports_the_real_claude_workflow_task_board() {
 #[test]
 fn imports_the_real_spec_kit_template_with_phase_order() {
     let t = Test::new();
-    let summary = import(&t, &shared_format("spec-kit/tasks-template.md"));
+    let summary = import(&t, &format_file("spec-kit/tasks-template.md"));
     assert_eq!(summary["format"], "spec-kit");
     let state = t.state();
     let ids = ids(&state);
@@ -106,7 +106,7 @@ fn imports_the_real_spec_kit_template_with_phase_order() {
 fn the_unfilled_claude_workflow_template_is_an_empty_plan() {
     let t = Test::new();
     std::fs::copy(
-        shared_format("claude-workflow/tasks-template.md"),
+        format_file("claude-workflow/tasks-template.md"),
         t.project.join("plan.md"),
     )
     .unwrap();

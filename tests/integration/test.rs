@@ -97,7 +97,7 @@ impl Test {
     pub fn plugin_state(&self) -> &Test {
         std::fs::create_dir_all(self.workflow_dir()).expect("workflow dir");
         std::fs::copy(
-            shared_format("claude-workflow/workflow-state.example.json"),
+            format_file("claude-workflow/workflow-state.example.json"),
             self.workflow_dir().join("workflow-state.json"),
         )
         .expect("copy the plugin's state");
@@ -219,9 +219,8 @@ pub fn fixture(rel: &str) -> PathBuf {
         .join(rel)
 }
 
-/// `../shared/formats/` beside the repository.
-pub fn shared_format(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/formats")
-        .join(rel)
+/// A real file of a tool `wf` interoperates with: `fixtures/formats/` (where each
+/// comes from is in `fixtures/formats/SOURCES.md`).
+pub fn format_file(rel: &str) -> PathBuf {
+    fixture("formats").join(rel)
 }
