@@ -24,6 +24,9 @@ use crate::state::{Session, TaskStatus, WorkflowStatus};
 
 pub fn run(project: &Project, global: &GlobalArgs, args: &StartArgs, out: &Output) -> Result<i32> {
     let (text, mut plan) = plan::read(&args.plan)?;
+    for w in &plan.warnings {
+        out.warn(format!("{}:{}: {}", args.plan.display(), w.line, w.message));
+    }
     let rules = classify::Rules::from_config(&project.config)?;
     let name = args
         .name

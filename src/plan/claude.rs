@@ -20,7 +20,7 @@
 
 use super::doc::{self, Line};
 use super::fields::{self, Block, Field};
-use super::{Draft, PlanError};
+use super::{Draft, PlanError, PlanWarning};
 
 /// The id and the rest (name, maybe with a status emoji) of a task heading.
 #[derive(Debug, PartialEq, Eq)]
@@ -135,7 +135,10 @@ pub(crate) fn kind(text: &str) -> Kind<'_> {
     }
 }
 
-pub(crate) fn parse(lines: &[Line<'_>]) -> Result<Vec<Draft>, PlanError> {
+pub(crate) fn parse(
+    lines: &[Line<'_>],
+    _warnings: &mut Vec<PlanWarning>,
+) -> Result<Vec<Draft>, PlanError> {
     let mut drafts = Vec::new();
     let mut block: Option<Block> = None;
     // Whether the current field may take more lines, and whether a blank line came.
@@ -240,7 +243,7 @@ mod tests {
         let text =
             "## T1: a\n- **actions**: x\n\n---\n\n- **状态**: completed\n## Notes\n- **阶段**: z\n";
         let ls = doc::lines(text);
-        let d = parse(&ls).unwrap();
+        let d = parse(&ls, &mut Vec::new()).unwrap();
         assert_eq!(d.len(), 1);
         assert_eq!(d[0].task.status, crate::state::machine::TaskStatus::Pending);
         assert_eq!(d[0].task.phase, "");
@@ -250,7 +253,7 @@ mod tests {
     fn continuation_lines() {
         let text =
             "## T1: a\n- **需求**: first\n  second\nthird\n\nprose after blank\n- **验收**: ok\n";
-        let d = parse(&doc::lines(text)).unwrap();
+        let d = parse(&doc::lines(text), &mut Vec::new()).unwrap();
         assert_eq!(
             d[0].task.requirement.as_deref(),
             Some("first\nsecond\nthird")

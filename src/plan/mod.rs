@@ -62,6 +62,27 @@ pub struct Plan {
     pub format: Format,
     pub title: Option<String>,
     pub tasks: Vec<Task>,
+    /// What was read but may not be what the author meant, in line order.
+    pub warnings: Vec<PlanWarning>,
+}
+
+/// A line of the plan that looks like part of a task but was not read as one (or was
+/// read with a guess): never an error, always shown with its line so nothing is
+/// dropped without a word.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PlanWarning {
+    pub line: usize,
+    /// `<what>; <fix>`, one line.
+    pub message: String,
+}
+
+impl PlanWarning {
+    pub(crate) fn new(line: usize, message: impl Into<String>) -> Self {
+        PlanWarning {
+            line,
+            message: message.into(),
+        }
+    }
 }
 
 /// Plans larger than this are refused before they are read into memory.
@@ -101,11 +122,13 @@ pub fn parse(path: &Path, text: &str) -> Result<Plan> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let lines = doc::lines(text);
     let format = detect(&lines).map_err(at)?;
+    let mut warnings = Vec::new();
     let mut drafts = match format {
-        Format::ClaudeWorkflow => claude::parse(&lines),
-        Format::SpecKit => speckit::parse(&lines),
+        Format::ClaudeWorkflow => claude::parse(&lines, &mut warnings),
+        Format::SpecKit => speckit::parse(&lines, &mut warnings),
     }
     .map_err(at)?;
+    warnings.sort_by_key(|w| w.line);
     if drafts.is_empty() {
         return Err(at(empty_plan(format, &lines)));
     }
@@ -119,6 +142,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Plan> {
         format,
         title: doc::title(&lines),
         tasks: into_tasks(drafts),
+        warnings,
     })
 }
 

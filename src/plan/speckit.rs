@@ -36,7 +36,7 @@ use regex::Regex;
 
 use super::doc::{self, is_none_word, shown, strip_ticks, Line};
 use super::fields::{bad_id, is_valid_id};
-use super::{digest, Draft, PlanError};
+use super::{digest, Draft, PlanError, PlanWarning};
 use crate::state::machine::TaskStatus;
 use crate::state::model::Task;
 
@@ -144,7 +144,10 @@ pub(crate) fn deferred_span(desc: &str) -> Option<(usize, usize)> {
     Some((m.start(), end))
 }
 
-pub(crate) fn parse(lines: &[Line<'_>]) -> Result<Vec<Draft>, PlanError> {
+pub(crate) fn parse(
+    lines: &[Line<'_>],
+    _warnings: &mut Vec<PlanWarning>,
+) -> Result<Vec<Draft>, PlanError> {
     let mut drafts: Vec<Draft> = Vec::new();
     let mut phase = String::new();
     let mut group = 0;
@@ -376,7 +379,7 @@ mod tests {
     use super::*;
 
     fn parse_text(text: &str) -> Vec<Task> {
-        let mut d = parse(&doc::lines(text)).unwrap();
+        let mut d = parse(&doc::lines(text), &mut Vec::new()).unwrap();
         add_phase_edges(&mut d);
         d.into_iter().map(|d| d.task).collect()
     }
