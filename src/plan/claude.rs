@@ -137,7 +137,7 @@ pub(crate) fn kind(text: &str) -> Kind<'_> {
 
 pub(crate) fn parse(
     lines: &[Line<'_>],
-    _warnings: &mut Vec<PlanWarning>,
+    warnings: &mut Vec<PlanWarning>,
 ) -> Result<Vec<Draft>, PlanError> {
     let mut drafts = Vec::new();
     let mut block: Option<Block> = None;
@@ -176,6 +176,14 @@ pub(crate) fn parse(
                         parts: vec![f.value.to_string()],
                     });
                     open_field = true;
+                } else if fields::canon(f.key).is_some() {
+                    warnings.push(PlanWarning::new(
+                        line.no,
+                        format!(
+                            "the task field `{}` is outside any task, so it is ignored; put it under a `## T1: name` heading",
+                            super::doc::shown(f.key)
+                        ),
+                    ));
                 }
             }
             Kind::Blank => {

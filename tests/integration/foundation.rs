@@ -23,9 +23,8 @@ fn invalid_project_id_in_config_is_refused() {
 use crate::test::{format_file, snapshot_dir};
 
 fn example_state_with_unknowns() -> serde_json::Value {
-    let text =
-        std::fs::read_to_string(format_file("claude-workflow/workflow-state.example.json"))
-            .expect("the plugin's example state");
+    let text = std::fs::read_to_string(format_file("claude-workflow/workflow-state.example.json"))
+        .expect("the plugin's example state");
     let mut value: serde_json::Value = serde_json::from_str(&text).expect("example is JSON");
     value["future_plugin_field"] =
         serde_json::json!({"nested": {"list": [1, 2.5, "x", null], "flag": true}});
