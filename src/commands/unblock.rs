@@ -22,6 +22,7 @@ pub fn run(
         .store()
         .lock(global.wait.map(Duration::from_secs), "workflow-unblock")?;
     let state = session.state()?;
+    state.require_tasks()?;
     let known = known_kinds(project, state);
     let lifting: Vec<String> = if args.kind == "all" {
         known.iter().cloned().collect()

@@ -4,6 +4,14 @@
 //! The brief is self-contained: the requirement, the files, the steps and their
 //! checks, the commands that will verify the work, and the workflow's hard
 //! constraints, so an executor needs no other file to know what "done" means.
+//!
+//! It also carries the plan's context around the task, read from the plan the
+//! workflow was imported from (`plan_file`): for a spec-kit plan, the task's user
+//! story, its phase's `**Goal**` / `**Independent Test**` / `**Checkpoint**` lines,
+//! and the spec folder (the plan's directory, with the spec-kit documents present
+//! in it); for a claude-workflow plan, its design document and the task's design
+//! references. That is one read of one file per brief, and nothing when the plan is
+//! gone.
 
 use serde_json::{json, Value};
 
@@ -23,6 +31,7 @@ pub fn brief(state: &WorkflowState, task: &Task) -> String {
     section(&mut md, "Acceptance", task.acceptance.as_deref());
     files(&mut md, task);
     list(&mut md, "Design references", &task.design_refs);
+    plan_context(&mut md, state, task);
     section(&mut md, "Reuse", task.reuse.as_deref());
     steps(&mut md, task);
     verify(&mut md, task);
@@ -68,6 +77,100 @@ fn facts(md: &mut String, state: &WorkflowState, task: &Task) {
         line("Last failure", r);
     }
     md.push('\n');
+}
+
+/// The documents a spec-kit feature folder may hold beside its `tasks.md`.
+const SPEC_DOCS: [&str; 6] = [
+    "spec.md",
+    "plan.md",
+    "data-model.md",
+    "contracts/",
+    "research.md",
+    "quickstart.md",
+];
+
+/// The phase lines spec-kit writes under a phase heading, in the order shown.
+const PHASE_LINES: [&str; 4] = ["Purpose", "Goal", "Independent Test", "Checkpoint"];
+
+fn plan_context(md: &mut String, state: &WorkflowState, task: &Task) {
+    let mut lines = Vec::new();
+    if let Some(story) = task.story.as_deref() {
+        lines.push(format!("- **User story**: {}", inline(story)));
+    }
+    let plan = state
+        .plan_file
+        .as_deref()
+        .map(std::path::Path::new)
+        .filter(|p| p.is_absolute());
+    if state.plan_format.as_deref() == Some("spec-kit") {
+        if let Some(text) = plan.and_then(|p| std::fs::read_to_string(p).ok()) {
+            for (key, value) in phase_lines(&text, task.line) {
+                lines.push(format!("- **{key}**: {}", inline(&value)));
+            }
+        }
+        if let Some(dir) = plan.and_then(std::path::Path::parent) {
+            let present: Vec<&str> = SPEC_DOCS
+                .into_iter()
+                .filter(|d| dir.join(d.trim_end_matches('/')).exists())
+                .collect();
+            let mut line = format!(
+                "- **Spec folder**: {}",
+                code_span(&dir.display().to_string())
+            );
+            if !present.is_empty() {
+                line.push_str(&format!(" — {}", present.join(", ")));
+            }
+            lines.push(line);
+        }
+    }
+    if let Some(design) = state.tech_design.as_deref() {
+        lines.push(format!("- **Design document**: {}", code_span(design)));
+    }
+    if lines.is_empty() {
+        return;
+    }
+    md.push_str("## Plan context\n\n");
+    for line in lines {
+        md.push_str(&line);
+        md.push('\n');
+    }
+    md.push('\n');
+}
+
+/// The `**Goal**: …`-style lines of the `## ` section holding 1-based line `line`.
+fn phase_lines(text: &str, line: usize) -> Vec<(&'static str, String)> {
+    let all: Vec<&str> = text.lines().collect();
+    let Some(at) = line.checked_sub(1).filter(|&i| i < all.len()) else {
+        return Vec::new();
+    };
+    let heading = |l: &&str| l.starts_with("## ");
+    let start = all[..at].iter().rposition(heading).map_or(0, |i| i + 1);
+    let end = all[at..]
+        .iter()
+        .position(heading)
+        .map_or(all.len(), |i| at + i);
+    let mut found: Vec<(&'static str, String)> = Vec::new();
+    for l in &all[start..end] {
+        for key in PHASE_LINES {
+            let value = l
+                .trim()
+                .strip_prefix("**")
+                .and_then(|r| r.strip_prefix(key))
+                .and_then(|r| r.strip_prefix("**"))
+                .and_then(|r| {
+                    r.trim_start()
+                        .strip_prefix(':')
+                        .or_else(|| r.strip_prefix("："))
+                });
+            if let Some(v) = value.map(str::trim).filter(|v| !v.is_empty()) {
+                if !found.iter().any(|(k, _)| *k == key) {
+                    found.push((key, v.to_string()));
+                }
+            }
+        }
+    }
+    found.sort_by_key(|(k, _)| PHASE_LINES.iter().position(|p| p == k));
+    found
 }
 
 fn section(md: &mut String, title: &str, body: Option<&str>) {
@@ -223,6 +326,21 @@ mod tests {
         assert_eq!(code_span("`x`"), "`` `x` ``");
         assert_eq!(fence_for("echo ```"), "````");
         assert_eq!(fence_for("echo"), "```");
+    }
+
+    #[test]
+    fn phase_lines_come_from_the_tasks_section() {
+        let text = "# Tasks\n\n## Phase 3: User Story 1\n\n**Goal**: sign in\n\n**Independent Test**: log in works\n\n- [ ] T010 [US1] do it\n\n**Checkpoint**: US1 works\n\n## Phase 4\n\n**Goal**: other\n";
+        let got = phase_lines(text, 9);
+        assert_eq!(
+            got,
+            [
+                ("Goal", "sign in".to_string()),
+                ("Independent Test", "log in works".to_string()),
+                ("Checkpoint", "US1 works".to_string())
+            ]
+        );
+        assert!(phase_lines(text, 99).is_empty());
     }
 
     #[test]
