@@ -782,12 +782,14 @@ impl<'a> Engine<'a> {
                 self.session
                     .set_task_status(&task.id, TaskStatus::Completed, data, None)?;
                 if unchecked {
+                    let reason = if dispatched && self.pool.mock().is_some() {
+                        "accepted unchecked: a --mock rehearsal did no work to check"
+                    } else {
+                        "accepted unchecked: no verify command, step check, declared file or gate checked this task"
+                    };
                     self.session.emit(
-                        NewEvent::new(
-                            "task.accepted_unchecked",
-                            json!({"reason": "accepted unchecked: no verify command, step check, declared file or gate checked this task"}),
-                        )
-                        .task(&task.id),
+                        NewEvent::new("task.accepted_unchecked", json!({ "reason": reason }))
+                            .task(&task.id),
                     )?;
                 }
                 if task.handed_off == Some(true) || needs_agent(task) {

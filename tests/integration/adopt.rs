@@ -298,3 +298,22 @@ fn a_running_state_without_a_hand_off_is_still_an_interrupted_run() {
     assert!(text.contains("Interrupted"), "{text}");
     assert_eq!(t.wf(&["status", "--json"]).ok().json()["interrupted"], true);
 }
+
+#[test]
+fn an_executors_claim_that_nothing_checks_is_accepted_unchecked() {
+    let t = Test::new();
+    let agent = fixture("agents/edits-and-claims.sh").display().to_string();
+    t.config(
+        serde_json::json!({"wf": {"executors": [
+            {"name": "coder", "command": [agent], "capabilities": ["implement"]}
+        ]}})
+        .to_string(),
+    );
+    start(&t, &plan(&[task("T1", "a").field("actions", "edit_file")]));
+    let run = t.wf(&["workflow-execute"]).ok();
+    assert!(run.stdout.contains("accepted unchecked"), "{}", run.stdout);
+    let status = t.wf(&["status", "--json"]).ok().json();
+    assert_eq!(status["accepted_unchecked"], serde_json::json!(["T1"]));
+    let events = t.wf(&["events"]).ok().stdout;
+    assert!(events.contains("task.accepted_unchecked T1"), "{events}");
+}
