@@ -26,9 +26,9 @@ pub fn run(
     args: &ExecuteArgs,
     out: &Output,
 ) -> Result<i32> {
-    let mut session = project
-        .store()
-        .lock(global.wait.map(Duration::from_secs), "workflow-execute")?;
+    let store = project.store();
+    store.refuse_untouched_without_tasks()?;
+    let mut session = store.lock(global.wait.map(Duration::from_secs), "workflow-execute")?;
     execute_locked(project, &mut session, args, out)
 }
 

@@ -165,6 +165,9 @@ pub struct StatusJson<'a> {
     pub interrupted: bool,
     /// Tasks completed with nothing that checked them ("accepted unchecked").
     pub accepted_unchecked: Vec<&'a str>,
+    /// Why a plugin-written state has no tasks (its task source is missing).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unadopted: Option<&'a str>,
 }
 
 pub fn json<'a>(
@@ -185,6 +188,7 @@ pub fn json<'a>(
         context: ContextUsage::of(&state.context_metrics, window),
         interrupted,
         accepted_unchecked: unchecked(state).map(|t| t.id.as_str()).collect(),
+        unadopted: state.unadopted.as_deref(),
     }
 }
 

@@ -107,6 +107,20 @@ impl Store {
         Ok(Some(state))
     }
 
+    /// Refuses a state without tasks in a workflow dir no `wf` writer has touched
+    /// yet (no lock file: a plugin's dir), before the lock is taken, so the refusal
+    /// leaves that dir exactly as it was — not even a lock file. Once `wf` has
+    /// written here, the check under the lock is the one that counts.
+    pub fn refuse_untouched_without_tasks(&self) -> Result<()> {
+        if std::fs::symlink_metadata(self.lock_path()).is_ok() {
+            return Ok(());
+        }
+        match self.load_snapshot()? {
+            Some(state) => state.require_tasks(),
+            None => Ok(()),
+        }
+    }
+
     /// Whether a `wf` process holds the writer's lock right now. Read-only: it never
     /// creates the lock file, and only probes the lock.
     pub fn writer_alive(&self) -> bool {

@@ -40,6 +40,15 @@ fn plugin_state_with_its_tasks_file_is_adopted_and_runs_the_next_pending_task() 
         assert_eq!(task_status(state, id), want, "{id}");
     }
     assert_eq!(status["next_ready"], serde_json::json!(["T3"]));
+    // The brief carries the plugin plan's design context.
+    let brief = t.wf(&["next"]).ok().stdout;
+    for want in [
+        "# T3: 用户列表状态管理",
+        "tech-design.md § 5.1",
+        "**Design document**: `.claude/docs/tech-design.md`",
+    ] {
+        assert!(brief.contains(want), "missing {want:?} in:\n{brief}");
+    }
 
     // Phase mode: T3 (phase implement) runs, T4 (phase validate) waits.
     t.wf(&["workflow-execute"]).ok();
@@ -102,12 +111,8 @@ fn plugin_state_without_a_task_source_is_refused_and_left_byte_identical() {
             run.stderr
         );
     }
-    // Writers take the workflow's lock file; nothing else appears, nothing changes.
-    let after: Vec<_> = snapshot_dir(&t.home)
-        .into_iter()
-        .filter(|(p, _)| !p.ends_with(".lock"))
-        .collect();
-    assert_eq!(after, before);
+    // Nothing appears (not even a lock file), nothing changes.
+    assert_eq!(snapshot_dir(&t.home), before);
     // Read-only status still shows it, and says what is missing.
     let run = t.wf(&["status"]).ok();
     assert!(
@@ -115,6 +120,9 @@ fn plugin_state_without_a_task_source_is_refused_and_left_byte_identical() {
         "{}",
         run.stdout
     );
+    let json = t.wf(&["status", "--json"]).ok().json();
+    let why = json["unadopted"].as_str().unwrap_or_default();
+    assert!(why.contains("tasks.md does not exist"), "{json}");
 }
 
 #[test]
