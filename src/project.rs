@@ -62,7 +62,7 @@ impl Project {
     }
 
     pub fn store(&self) -> Store {
-        Store::new(self.home.join(&self.id))
+        Store::for_project(self.home.join(&self.id), &self.dir)
     }
 }
 

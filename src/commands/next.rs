@@ -8,6 +8,7 @@ use crate::report::next;
 
 pub fn run(project: &Project, out: &Output) -> Result<i32> {
     let (_, state) = super::load_state(project)?;
+    state.require_tasks()?;
     let answer = next::next(&state);
     out.json_value(&next::json(&state, &answer));
     out.say(next::text(&state, &answer).trim_end());

@@ -28,9 +28,9 @@ pub fn run(global: &GlobalArgs, args: &ResumeArgs, out: &Output) -> Result<i32> 
             None => return Ok(0),
         }
     };
-    let mut session = project
-        .store()
-        .lock(global.wait.map(Duration::from_secs), "resume")?;
+    let store = project.store();
+    store.refuse_untouched_without_tasks()?;
+    let mut session = store.lock(global.wait.map(Duration::from_secs), "resume")?;
     execute_locked(&project, &mut session, &args.execute, out)
 }
 

@@ -121,6 +121,14 @@ pub fn run(project: &Project, global: &GlobalArgs, args: &StartArgs, out: &Outpu
         let state = session.state_mut()?;
         state.zero_decision_audit = audit;
         state.phase = Some("plan".into());
+        // Absolute, as the plugin writes it; the brief reads the plan's folder from it.
+        state.plan_file = Some(
+            args.plan
+                .canonicalize()
+                .unwrap_or_else(|_| args.plan.clone())
+                .display()
+                .to_string(),
+        );
         state.plan_format = Some(plan.format.name().to_string());
         state.plan_digest = Some(digest);
         state.mode = if state.tasks.iter().any(|t| t.status == TaskStatus::Blocked) {

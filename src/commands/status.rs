@@ -11,8 +11,11 @@ use crate::state::WorkflowStatus;
 pub fn run(project: &Project, args: &StatusArgs, out: &Output) -> Result<i32> {
     let (store, state) = super::load_state(project)?;
     let window = project.config.wf.context_window();
-    // A state left `running` with nobody holding the lock is a crashed run.
-    let interrupted = state.status == WorkflowStatus::Running && !store.writer_alive();
+    // A state left `running` with nobody holding the lock is a crashed run, unless
+    // it rests with a task handed off to an agent.
+    let interrupted = state.status == WorkflowStatus::Running
+        && state.handed_off_task().is_none()
+        && !store.writer_alive();
     if out.json {
         let paths = Paths {
             workflow_dir: store.dir().to_path_buf(),

@@ -18,10 +18,11 @@ pub fn run(
     args: &UnblockArgs,
     out: &Output,
 ) -> Result<i32> {
-    let mut session = project
-        .store()
-        .lock(global.wait.map(Duration::from_secs), "workflow-unblock")?;
+    let store = project.store();
+    store.refuse_untouched_without_tasks()?;
+    let mut session = store.lock(global.wait.map(Duration::from_secs), "workflow-unblock")?;
     let state = session.state()?;
+    state.require_tasks()?;
     let known = known_kinds(project, state);
     let lifting: Vec<String> = if args.kind == "all" {
         known.iter().cloned().collect()

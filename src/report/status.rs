@@ -54,6 +54,12 @@ pub fn table(state: &WorkflowState, window: u64, color: bool) -> String {
         Cell::new("Progress"),
         Cell::new(progress_text(&counts)),
     ]);
+    if let Some(why) = state.unadopted.as_deref() {
+        t.add_row(vec![
+            Cell::new("Tasks"),
+            colored(&one_line(why), Color::Red, color),
+        ]);
+    }
     t.add_row(vec!["Current task", &current_task(state)]);
     t.add_row(vec!["Next ready", &next_ready_text(state)]);
     if let Some(text) = blocked_text(state) {
@@ -64,6 +70,13 @@ pub fn table(state: &WorkflowState, window: u64, color: bool) -> String {
     }
     if let Some(text) = failed_text(state) {
         t.add_row(vec![Cell::new("Failed"), colored(&text, Color::Red, color)]);
+    }
+    // Completed on an agent's word with nothing that checked it: not verified work.
+    if let Some(text) = capped_lines(unchecked(state).map(label)) {
+        t.add_row(vec![
+            Cell::new("Accepted unchecked"),
+            colored(&text, Color::Yellow, color),
+        ]);
     }
     if let Some(reason) = state.failure_reason.as_deref().filter(|r| !r.is_empty()) {
         t.add_row(vec![
@@ -150,6 +163,11 @@ pub struct StatusJson<'a> {
     pub context: ContextUsage,
     /// The state says running but no `wf` process holds its lock: a crashed run.
     pub interrupted: bool,
+    /// Tasks completed with nothing that checked them ("accepted unchecked").
+    pub accepted_unchecked: Vec<&'a str>,
+    /// Why a plugin-written state has no tasks (its task source is missing).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unadopted: Option<&'a str>,
 }
 
 pub fn json<'a>(
@@ -169,7 +187,16 @@ pub fn json<'a>(
         paths,
         context: ContextUsage::of(&state.context_metrics, window),
         interrupted,
+        accepted_unchecked: unchecked(state).map(|t| t.id.as_str()).collect(),
+        unadopted: state.unadopted.as_deref(),
     }
+}
+
+fn unchecked(state: &WorkflowState) -> impl Iterator<Item = &Task> {
+    state
+        .tasks
+        .iter()
+        .filter(|t| t.accepted_unchecked && t.status == TaskStatus::Completed)
 }
 
 fn new_table(color: bool) -> Table {

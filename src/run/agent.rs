@@ -62,10 +62,11 @@ pub fn do_agent_task(
     match work::run_parts(ctx, task, attempt, Part::Full, &log, &mut gate) {
         Ok(verified) => {
             if claimed {
+                // A claim nothing could check is accepted unchecked, not confirmed.
                 emit(
                     NewEvent::new(
                         "task.review_result",
-                        json!({"passed": true, "evidence": verified}),
+                        json!({"passed": true, "evidence": verified, "accepted_unchecked": !verified}),
                     )
                     .task(&task.id)
                     .executor("wf", "reviewer"),

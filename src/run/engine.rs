@@ -204,6 +204,8 @@ impl<'a> Engine<'a> {
 
     /// Runs until a stop point; the workflow's status says where it stopped.
     pub fn run(&mut self) -> Result<Stop> {
+        // Nothing to run is not "all done": a workflow is never completed with 0 tasks.
+        self.session.state()?.require_tasks()?;
         signals::install();
         self.begin()?;
         let returned = match self.take_back_handed_off()? {
@@ -230,6 +232,8 @@ impl<'a> Engine<'a> {
         );
         let state = self.session.state_mut()?;
         state.consecutive_count = 0;
+        // The plugin's execute step moves `phase` from `plan` to `execute` likewise.
+        state.phase = Some("execute".into());
         state.execution_mode = self.opts.mode.state_name().to_string();
         state.context_metrics.estimated_tokens = tokens;
         if state.started_at.is_none() {
@@ -767,12 +771,27 @@ impl<'a> Engine<'a> {
             Verdict::Passed { verified } => {
                 self.done += 1;
                 self.summary.passed += 1;
-                self.session.set_task_status(
-                    &task.id,
-                    TaskStatus::Completed,
-                    json!({"verified": verified}),
-                    None,
-                )?;
+                // An agent's work that nothing could check is taken on its word;
+                // the status says so, so nobody reads it as verified work.
+                let unchecked =
+                    !verified && (dispatched || task.handed_off == Some(true) || needs_agent(task));
+                let mut data = json!({"verified": verified});
+                if unchecked {
+                    data["accepted_unchecked"] = true.into();
+                }
+                self.session
+                    .set_task_status(&task.id, TaskStatus::Completed, data, None)?;
+                if unchecked {
+                    let reason = if dispatched && self.pool.mock().is_some() {
+                        "accepted unchecked: a --mock rehearsal did no work to check"
+                    } else {
+                        "accepted unchecked: no verify command, step check, declared file or gate checked this task"
+                    };
+                    self.session.emit(
+                        NewEvent::new("task.accepted_unchecked", json!({ "reason": reason }))
+                            .task(&task.id),
+                    )?;
+                }
                 if task.handed_off == Some(true) || needs_agent(task) {
                     let now = crate::clock::now_rfc3339();
                     let state = self.session.state_mut()?;
@@ -884,11 +903,28 @@ impl<'a> Engine<'a> {
 
     /// Moves the workflow to where the run stopped and writes the snapshot.
     fn finish(&mut self, stop: Stop) -> Result<Stop> {
+        let stop = match stop {
+            Stop::Completed if self.session.state()?.tasks.is_empty() => Stop::Failed {
+                task: None,
+                reason: format!(
+                    "the workflow has no tasks, so nothing was done; {}",
+                    crate::state::model::IMPORT_HINT
+                ),
+            },
+            stop => stop,
+        };
+        // A hand-off leaves the workflow `running` with the task current (`None`
+        // here): the claude-workflow plugin's hooks act on a running workflow only —
+        // its PreToolUse hook refuses to dispatch an agent's Task unless the status is
+        // `running`, and its Stop hook checks `current_tasks[0]` only then — so
+        // `paused` would block the very agent the task went to. wf tells this apart
+        // from a crashed run by the handed-off task.
         let status = match &stop {
-            Stop::Completed => WorkflowStatus::Completed,
-            Stop::Paused(_) | Stop::HandedOff(_) | Stop::Interrupted => WorkflowStatus::Paused,
-            Stop::Blocked { .. } => WorkflowStatus::Blocked,
-            Stop::Failed { .. } => WorkflowStatus::Failed,
+            Stop::Completed => Some(WorkflowStatus::Completed),
+            Stop::HandedOff(_) => None,
+            Stop::Paused(_) | Stop::Interrupted => Some(WorkflowStatus::Paused),
+            Stop::Blocked { .. } => Some(WorkflowStatus::Blocked),
+            Stop::Failed { .. } => Some(WorkflowStatus::Failed),
         };
         let reason = match &stop {
             Stop::Completed => None,
@@ -898,9 +934,13 @@ impl<'a> Engine<'a> {
             Stop::Blocked { kinds, .. } => Some(format!("waiting on {}", kinds.join(", "))),
             Stop::Failed { reason, .. } => Some(reason.clone()),
         };
-        if self.session.state()?.status == WorkflowStatus::Running {
-            self.session
-                .set_workflow_status(status, reason.as_deref())?;
+        match status {
+            Some(status) if self.session.state()?.status == WorkflowStatus::Running => {
+                self.session
+                    .set_workflow_status(status, reason.as_deref())?;
+            }
+            Some(_) => {}
+            None => self.session.state_mut()?.status_reason = reason,
         }
         crate::run::checkpoint::save(self.session)?;
         Ok(stop)
@@ -939,4 +979,62 @@ pub fn needs_agent(task: &Task) -> bool {
         return task.check_commands().next().is_none() && !task.quality_gate;
     }
     !agent_actions(task).is_empty()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::process::Children;
+
+    struct Quiet;
+    impl Reporter for Quiet {
+        fn started(&mut self, _: &Task) {}
+        fn finished(&mut self, _: &Task, _: &TaskOutcome) {}
+        fn progress(&mut self, _: usize, _: usize) {}
+        fn problem(&mut self, _: &str) {}
+    }
+
+    #[test]
+    fn a_workflow_with_no_tasks_is_never_completed() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = crate::state::Store::new(dir.path().join("w"));
+        crate::state::store::ensure_dir(store.dir()).unwrap();
+        std::fs::write(store.state_path(), r#"{"status": "planned"}"#).unwrap();
+        let mut session = store.lock(None, "test").unwrap();
+        let ctx = WorkCtx {
+            project: dir.path().to_path_buf(),
+            workflow_dir: store.dir().to_path_buf(),
+            config: crate::config::Config::default(),
+            children: Children::default(),
+            hard_constraints: Vec::new(),
+        };
+        let pool = Pool::from_config(&ctx.config, None);
+        let opts = Options {
+            mode: Mode::All,
+            ci: true,
+            jobs: 1,
+            context_window: 200_000,
+            plan_chars: 0,
+            design_chars: 0,
+            max_retries: 1,
+        };
+        let mut quiet = Quiet;
+        let brief: BriefFn = crate::report::brief::brief;
+        let mut engine = Engine::new(&mut session, ctx, opts, pool, brief, &mut quiet).unwrap();
+        // Refused before anything moves.
+        let err = engine.run().unwrap_err();
+        assert!(err.message.contains("no tasks"), "{}", err.message);
+        assert_eq!(
+            engine.session.state().unwrap().status,
+            WorkflowStatus::Planned
+        );
+        // And the completion path turns "nothing left" into a failure, not completed.
+        engine.session.state_mut().unwrap().status = WorkflowStatus::Running;
+        let stop = engine.finish(Stop::Completed).unwrap();
+        assert!(matches!(stop, Stop::Failed { .. }), "{stop:?}");
+        assert_eq!(
+            engine.session.state().unwrap().status,
+            WorkflowStatus::Failed
+        );
+    }
 }

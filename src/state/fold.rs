@@ -104,6 +104,12 @@ fn apply_task_status(state: &mut WorkflowState, event: &Event) -> Result<()> {
     if to != TaskStatus::InProgress {
         task.handed_off = None;
     }
+    task.accepted_unchecked = to == TaskStatus::Completed
+        && event
+            .data
+            .get("accepted_unchecked")
+            .and_then(|v| v.as_bool())
+            == Some(true);
     if event.data.get("dispatch_failure").and_then(|v| v.as_bool()) == Some(true) {
         task.dispatch_failures += 1;
     }

@@ -1,6 +1,7 @@
 //! The workflow's state: its model, its two state machines, and the store that
 //! reads and writes it safely.
 
+pub mod adopt;
 pub mod event_log;
 pub mod fold;
 pub mod machine;

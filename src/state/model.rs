@@ -16,6 +16,11 @@ use super::machine::{TaskStatus, WorkflowStatus};
 /// `wf_schema` is refused, never rewritten.
 pub const SCHEMA_VERSION: u32 = 1;
 
+/// How to give a workflow without tasks its tasks: a re-import over a state that
+/// has some progress needs `--force`, which keeps a backup of the state.
+pub const IMPORT_HINT: &str =
+    "import the plan with `wf workflow-start --force PLAN.md` (the current state is kept as a backup)";
+
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct WorkflowState {
     #[serde(default = "schema_version")]
@@ -29,6 +34,11 @@ pub struct WorkflowState {
     pub status: WorkflowStatus,
     #[serde(default)]
     pub current_task: Option<String>,
+    /// The plugin's newer spelling of `current_task`: every task in progress (several
+    /// in a parallel run), else the one task that is next; `current_task` is its
+    /// first entry. Kept in step with `current_task` on every save.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub current_tasks: Vec<String>,
     #[serde(default = "default_execution_mode")]
     pub execution_mode: String,
     #[serde(default = "default_mode")]
@@ -43,8 +53,14 @@ pub struct WorkflowState {
     pub tasks_file: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tech_design: Option<String>,
+    /// The plugin's lifecycle phase: `plan` after an import, `execute` once a run
+    /// started (its execute step moves it the same way).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub phase: Option<String>,
+    /// The plan the workflow was imported from (absolute), or the plugin's plan
+    /// document (absolute or relative to the project).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan_file: Option<String>,
     #[serde(default)]
     pub unblocked: Vec<String>,
     #[serde(default = "default_sessions")]
@@ -112,6 +128,10 @@ pub struct WorkflowState {
     /// Id → position in `tasks`, so a 10,000-task run looks tasks up in O(1).
     #[serde(skip)]
     task_index: TaskIndex,
+    /// Why a state written without a `tasks` array could not be adopted (see
+    /// `state::adopt`); commands that run tasks refuse with it.
+    #[serde(skip)]
+    pub unadopted: Option<String>,
 }
 
 /// A cache of task positions. Every hit is checked against `tasks`, and a miss
@@ -379,6 +399,10 @@ pub struct Task {
     pub log: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub handed_off: Option<bool>,
+    /// Completed on an agent's word alone: nothing (verify command, step check,
+    /// declared file, gate) checked it.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub accepted_unchecked: bool,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -437,11 +461,32 @@ impl WorkflowState {
         self.tasks.get_mut(i)
     }
 
-    /// Rebuilds the plugin's `progress` lists from the task statuses.
+    /// The task handed off to an agent and not yet taken back, if any.
+    pub fn handed_off_task(&self) -> Option<&Task> {
+        self.tasks
+            .iter()
+            .find(|t| t.status == TaskStatus::InProgress && t.handed_off == Some(true))
+    }
+
+    /// The error every command that runs tasks gives for a workflow without any:
+    /// no workflow is run, let alone completed, with 0 tasks.
+    pub fn require_tasks(&self) -> crate::error::Result<()> {
+        if !self.tasks.is_empty() {
+            return Ok(());
+        }
+        Err(crate::error::WfError::usage(
+            self.unadopted
+                .clone()
+                .unwrap_or_else(|| format!("the workflow has no tasks; {IMPORT_HINT}")),
+        ))
+    }
+
+    /// Rebuilds the plugin's `progress` lists and current task from the task statuses.
     pub fn sync_progress(&mut self) {
         if self.tasks.is_empty() {
             return;
         }
+        self.sync_current();
         let ids = |s: TaskStatus| -> Vec<String> {
             self.tasks
                 .iter()
@@ -453,6 +498,25 @@ impl WorkflowState {
         self.progress.blocked = ids(TaskStatus::Blocked);
         self.progress.failed = ids(TaskStatus::Failed);
         self.progress.skipped = ids(TaskStatus::Skipped);
+    }
+
+    /// `current_task`/`current_tasks` as the plugin reads them: the tasks in
+    /// progress, else the failed task (the plugin keeps a failed task current for
+    /// its retry), else the first pending task in document order (what the plugin's
+    /// start and its next-task lookup pick), else none.
+    fn sync_current(&mut self) {
+        let of = |s: TaskStatus| self.tasks.iter().filter(move |t| t.status == s);
+        let mut current: Vec<String> = of(TaskStatus::InProgress).map(|t| t.id.clone()).collect();
+        if current.is_empty() {
+            current.extend(
+                of(TaskStatus::Failed)
+                    .chain(of(TaskStatus::Pending))
+                    .take(1)
+                    .map(|t| t.id.clone()),
+            );
+        }
+        self.current_task = current.first().cloned();
+        self.current_tasks = current;
     }
 }
 

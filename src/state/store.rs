@@ -30,11 +30,22 @@ pub const LOCK_FILE: &str = ".lock";
 #[derive(Debug, Clone)]
 pub struct Store {
     dir: PathBuf,
+    /// The project the workflow belongs to: a plugin state's `plan_file` may be
+    /// relative to it (see `state::adopt`).
+    project: Option<PathBuf>,
 }
 
 impl Store {
     pub fn new(dir: PathBuf) -> Store {
-        Store { dir }
+        Store { dir, project: None }
+    }
+
+    /// The store of `project`'s workflow dir.
+    pub fn for_project(dir: PathBuf, project: &Path) -> Store {
+        Store {
+            dir,
+            project: Some(project.to_path_buf()),
+        }
     }
 
     pub fn dir(&self) -> &Path {
@@ -79,7 +90,7 @@ impl Store {
         Ok(Some(state))
     }
 
-    /// The snapshot alone, validated.
+    /// The snapshot alone, validated; a plugin-written one with its tasks adopted.
     pub fn load_snapshot(&self) -> Result<Option<WorkflowState>> {
         let path = self.state_path();
         // Readers refuse a linked workflow dir as writers do: reading through it
@@ -91,7 +102,23 @@ impl Store {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(WfError::usage(e.to_string())),
         };
-        parse_state(&path, &bytes).map(Some)
+        let mut state = parse_state(&path, &bytes)?;
+        crate::state::adopt::adopt(&mut state, &self.dir, self.project.as_deref());
+        Ok(Some(state))
+    }
+
+    /// Refuses a state without tasks in a workflow dir no `wf` writer has touched
+    /// yet (no lock file: a plugin's dir), before the lock is taken, so the refusal
+    /// leaves that dir exactly as it was — not even a lock file. Once `wf` has
+    /// written here, the check under the lock is the one that counts.
+    pub fn refuse_untouched_without_tasks(&self) -> Result<()> {
+        if std::fs::symlink_metadata(self.lock_path()).is_ok() {
+            return Ok(());
+        }
+        match self.load_snapshot()? {
+            Some(state) => state.require_tasks(),
+            None => Ok(()),
+        }
     }
 
     /// Whether a `wf` process holds the writer's lock right now. Read-only: it never

@@ -4,6 +4,7 @@
 mod plans;
 mod test;
 
+mod adopt;
 mod bad_input;
 mod concurrency;
 mod constraints;
