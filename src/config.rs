@@ -117,10 +117,10 @@ impl Config {
     /// Reads the config of `project`, or the defaults when it has none.
     pub fn load(project: &Path) -> Result<Config> {
         let path = project.join(CONFIG_PATH);
-        let bytes = match fs_err::read(&path) {
+        let bytes = match crate::state::fsutil::read_regular(&path) {
             Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
-            Err(e) => return Err(WfError::usage(e.to_string())),
+            Err(e) if e.io == Some(std::io::ErrorKind::NotFound) => return Ok(Config::default()),
+            Err(e) => return Err(e),
         };
         Config::parse(&path, &bytes)
     }

@@ -158,7 +158,7 @@ fn into_tasks(drafts: Vec<Draft>) -> Vec<Task> {
 /// Returns the text as read (the caller keeps a copy) and the plan.
 pub fn read(path: &Path) -> Result<(String, Plan)> {
     let shown = path_shown(path);
-    let meta = fs_err::metadata(path).map_err(|e| WfError::usage(format!("{e}")))?;
+    let meta = fs_err::metadata(path).map_err(|e| WfError::io(&e, format!("{e}")))?;
     if meta.is_dir() {
         return Err(WfError::usage(format!(
             "{shown}: is a directory; give the path of a tasks.md plan file"
@@ -176,7 +176,7 @@ pub fn read(path: &Path) -> Result<(String, Plan)> {
             meta.len()
         )));
     }
-    let bytes = fs_err::read(path).map_err(|e| WfError::usage(format!("{e}")))?;
+    let bytes = fs_err::read(path).map_err(|e| WfError::io(&e, format!("{e}")))?;
     let text = check_text(&shown, bytes)?;
     let plan = parse(path, &text)?;
     Ok((text, plan))

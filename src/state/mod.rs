@@ -3,6 +3,7 @@
 
 pub mod event_log;
 pub mod fold;
+pub mod fsutil;
 pub mod machine;
 #[cfg(test)]
 mod machine_props;
