@@ -121,7 +121,9 @@ impl Store {
         let file = fsutil::open_regular(&path, true)?;
         // Without --wait there is still a short grace: `wf status` probes the lock
         // for a moment, and a writer that meets that probe must not fail for it.
-        let deadline = Some(Instant::now() + wait.unwrap_or(Duration::from_millis(150)));
+        let deadline = Some(crate::clock::deadline_after(
+            wait.unwrap_or(Duration::from_millis(150)),
+        ));
         loop {
             match file.file().try_lock() {
                 Ok(()) => break,
