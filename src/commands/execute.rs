@@ -444,7 +444,7 @@ impl Reporter for TextReporter<'_> {
                     let tail = crate::run::process::tail(&self.workflow_dir.join(&outcome.log), 20);
                     if !tail.is_empty() {
                         text.push_str(&format!("\n  --- last lines of {} ---\n", outcome.log));
-                        for l in tail.lines() {
+                        for l in crate::output::strip_controls(&tail).lines() {
                             text.push_str(&format!("  | {l}\n"));
                         }
                     }

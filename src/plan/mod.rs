@@ -20,6 +20,7 @@ pub mod digest;
 mod doc;
 mod fields;
 mod graph;
+mod limits;
 pub mod mirror;
 pub mod render;
 mod speckit;
@@ -128,6 +129,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Plan> {
         Format::SpecKit => speckit::parse(&lines, &mut warnings),
     }
     .map_err(at)?;
+    limits::check(&drafts, &lines).map_err(at)?;
     warnings.sort_by_key(|w| w.line);
     if drafts.is_empty() {
         return Err(at(empty_plan(format, &lines)));
