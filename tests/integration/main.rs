@@ -11,6 +11,7 @@ mod crash;
 mod execute;
 mod executors;
 mod foundation;
+mod hardening;
 mod hooks;
 mod report;
 mod security;
