@@ -37,3 +37,16 @@ pub fn deadline_after(d: std::time::Duration) -> std::time::Instant {
         .or_else(|| now.checked_add(CENTURY))
         .unwrap_or(now)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn a_deadline_too_far_for_the_clock_is_in_effect_never() {
+        let far = super::deadline_after(Duration::from_secs(u64::MAX));
+        assert!(far > Instant::now() + Duration::from_secs(50 * 365 * 24 * 3600));
+        let near = super::deadline_after(Duration::from_secs(1));
+        assert!(near <= Instant::now() + Duration::from_secs(1));
+    }
+}

@@ -220,3 +220,33 @@ impl Config {
             .map_or_else(|| CONFIG_PATH.to_string(), |p| p.display().to_string())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_outside_their_range_are_refused_with_file_key_and_range() {
+        let parse = |text: &str| Config::parse(Path::new("c.json"), text.as_bytes());
+        let err = parse(r#"{"wf": {"timeout_secs": 0}}"#).unwrap_err();
+        assert_eq!(
+            err.message,
+            "c.json: wf.timeout_secs is 0, outside 1..=604800; set it within that range or remove it"
+        );
+        let err =
+            parse(r#"{"wf": {"executors": [{"name": "a", "command": ["a"], "level": 101}]}}"#)
+                .unwrap_err();
+        assert!(err
+            .message
+            .contains("wf.executors[0].level is 101, outside 1..=100"));
+        let ok = parse(
+            r#"{"wf": {"timeout_secs": 604800, "max_retries": 0, "context_window_tokens": 1}}"#,
+        )
+        .unwrap();
+        assert_eq!(ok.wf.context_window(), 1);
+        assert_eq!(
+            Config::default().wf.context_window(),
+            DEFAULT_CONTEXT_WINDOW
+        );
+    }
+}

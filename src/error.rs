@@ -146,3 +146,30 @@ macro_rules! bail {
         return Err($crate::error::WfError::new($crate::error::ErrorKind::$kind, format!($($arg)*)))
     };
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Error, ErrorKind as K};
+
+    #[test]
+    fn io_errors_exit_7_and_keep_what_the_system_said() {
+        for kind in [
+            K::StorageFull,
+            K::ReadOnlyFilesystem,
+            K::PermissionDenied,
+            K::Other,
+        ] {
+            let err = WfError::from(Error::from(kind));
+            assert_eq!((err.kind, err.io), (ErrorKind::Io, Some(kind)));
+            assert_eq!((err.kind.exit_code(), err.kind.name()), (7, "io"));
+        }
+        // A path that is not there, or is a directory, is bad input.
+        for kind in [K::NotFound, K::IsADirectory, K::NotADirectory] {
+            let err = WfError::io(&Error::from(kind), "x");
+            assert_eq!((err.kind, err.io), (ErrorKind::Usage, Some(kind)));
+        }
+        assert!(WfError::from(Error::from(K::BrokenPipe)).is_broken_pipe());
+        assert!(!WfError::usage("x").is_broken_pipe());
+    }
+}
