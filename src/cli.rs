@@ -15,7 +15,7 @@ use crate::constraints::vocabulary::{Category, Phase, Source};
     long_about = None,
     after_help = "Start with `wf workflow-start PLAN.md`, then `wf workflow-execute` and `wf status`.\n\
                   State lives in $WF_HOME (default ~/.claude/workflows)/<project-id>/.\n\
-                  Exit codes: 0 ok, 1 failed, 2 bad input, 3 blocked, 4 locked, 5 corrupt state, 6 handed off, 130 interrupted."
+                  Exit codes: 0 ok, 1 failed, 2 bad input, 3 blocked, 4 locked, 5 corrupt state, 6 handed off, 7 I/O error, 130 interrupted."
 )]
 pub struct Cli {
     #[command(flatten)]

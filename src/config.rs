@@ -104,23 +104,66 @@ fn executor_role() -> String {
 }
 
 impl WfSettings {
-    /// `context_window_tokens`, or the default when unset or 0 (a 0 window would
-    /// make every usage infinite).
+    /// `context_window_tokens`, or the default when unset.
     pub fn context_window(&self) -> u64 {
-        self.context_window_tokens
-            .filter(|w| *w > 0)
-            .unwrap_or(DEFAULT_CONTEXT_WINDOW)
+        self.context_window_tokens.unwrap_or(DEFAULT_CONTEXT_WINDOW)
     }
+}
+
+/// The longest timeout a config may set: a week. Far beyond any task, and far
+/// inside what `Instant` arithmetic can add.
+pub const MAX_TIMEOUT_SECS: u64 = 7 * 24 * 3600;
+
+/// Refuses a numeric setting outside what it can mean: a timeout of 0 would time out
+/// every command, one of 2^64 s would overflow the deadline, a 0 window would make
+/// every usage infinite, an executor with no slots would never run anything.
+fn check_ranges(path: &Path, wf: &WfSettings) -> Result<()> {
+    let check = |key: String, value: Option<u64>, range: std::ops::RangeInclusive<u64>| match value
+    {
+        Some(v) if !range.contains(&v) => Err(WfError::usage(format!(
+            "{}: {key} is {v}, outside {}..={}; set it within that range or remove it",
+            path.display(),
+            range.start(),
+            range.end()
+        ))),
+        _ => Ok(()),
+    };
+    check(
+        "wf.timeout_secs".into(),
+        wf.timeout_secs,
+        1..=MAX_TIMEOUT_SECS,
+    )?;
+    check(
+        "wf.max_retries".into(),
+        wf.max_retries.map(u64::from),
+        0..=100,
+    )?;
+    check(
+        "wf.context_window_tokens".into(),
+        wf.context_window_tokens,
+        1..=1_000_000_000,
+    )?;
+    for (i, ex) in wf.executors.iter().enumerate() {
+        let key = |name: &str| format!("wf.executors[{i}].{name}");
+        check(key("timeout_secs"), ex.timeout_secs, 1..=MAX_TIMEOUT_SECS)?;
+        check(key("level"), Some(u64::from(ex.level)), 1..=100)?;
+        check(
+            key("max_parallel"),
+            Some(u64::try_from(ex.max_parallel).unwrap_or(u64::MAX)),
+            1..=64,
+        )?;
+    }
+    Ok(())
 }
 
 impl Config {
     /// Reads the config of `project`, or the defaults when it has none.
     pub fn load(project: &Path) -> Result<Config> {
         let path = project.join(CONFIG_PATH);
-        let bytes = match fs_err::read(&path) {
+        let bytes = match crate::state::fsutil::read_regular(&path) {
             Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
-            Err(e) => return Err(WfError::usage(e.to_string())),
+            Err(e) if e.io == Some(std::io::ErrorKind::NotFound) => return Ok(Config::default()),
+            Err(e) => return Err(e),
         };
         Config::parse(&path, &bytes)
     }
@@ -151,6 +194,7 @@ impl Config {
             ))
         })?;
         config.path = Some(path.to_path_buf());
+        check_ranges(path, &config.wf)?;
         for (i, ex) in config.wf.executors.iter().enumerate() {
             if ex.command.is_empty() || ex.command[0].is_empty() {
                 return Err(WfError::usage(format!(
@@ -174,5 +218,35 @@ impl Config {
         self.path
             .as_ref()
             .map_or_else(|| CONFIG_PATH.to_string(), |p| p.display().to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_outside_their_range_are_refused_with_file_key_and_range() {
+        let parse = |text: &str| Config::parse(Path::new("c.json"), text.as_bytes());
+        let err = parse(r#"{"wf": {"timeout_secs": 0}}"#).unwrap_err();
+        assert_eq!(
+            err.message,
+            "c.json: wf.timeout_secs is 0, outside 1..=604800; set it within that range or remove it"
+        );
+        let err =
+            parse(r#"{"wf": {"executors": [{"name": "a", "command": ["a"], "level": 101}]}}"#)
+                .unwrap_err();
+        assert!(err
+            .message
+            .contains("wf.executors[0].level is 101, outside 1..=100"));
+        let ok = parse(
+            r#"{"wf": {"timeout_secs": 604800, "max_retries": 0, "context_window_tokens": 1}}"#,
+        )
+        .unwrap();
+        assert_eq!(ok.wf.context_window(), 1);
+        assert_eq!(
+            Config::default().wf.context_window(),
+            DEFAULT_CONTEXT_WINDOW
+        );
     }
 }

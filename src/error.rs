@@ -22,6 +22,9 @@ pub enum ErrorKind {
     HandedOff,
     /// Interrupted by Ctrl-C or SIGTERM; progress was saved.
     Interrupted,
+    /// Reading or writing a file failed for a reason of the system, not of the input:
+    /// a full disk, a read-only file system, denied permission, a device error.
+    Io,
 }
 
 impl ErrorKind {
@@ -33,6 +36,7 @@ impl ErrorKind {
             ErrorKind::Locked => 4,
             ErrorKind::CorruptState => 5,
             ErrorKind::HandedOff => 6,
+            ErrorKind::Io => 7,
             ErrorKind::Interrupted => 130,
         }
     }
@@ -46,6 +50,7 @@ impl ErrorKind {
             ErrorKind::CorruptState => "corrupt_state",
             ErrorKind::HandedOff => "handed_off",
             ErrorKind::Interrupted => "interrupted",
+            ErrorKind::Io => "io",
         }
     }
 }
@@ -55,6 +60,8 @@ impl ErrorKind {
 pub struct WfError {
     pub kind: ErrorKind,
     pub message: String,
+    /// What the system said, when a file operation failed.
+    pub io: Option<std::io::ErrorKind>,
 }
 
 impl WfError {
@@ -62,11 +69,33 @@ impl WfError {
         WfError {
             kind,
             message: message.into(),
+            io: None,
         }
     }
 
     pub fn usage(message: impl Into<String>) -> Self {
         WfError::new(ErrorKind::Usage, message)
+    }
+
+    /// A failed file operation, `message` saying which (it should quote `err`). A path
+    /// that does not exist, or is a directory where a file belongs (or the reverse),
+    /// is bad input; anything else the system refused is [`ErrorKind::Io`].
+    pub fn io(err: &std::io::Error, message: impl Into<String>) -> Self {
+        use std::io::ErrorKind as K;
+        let kind = match err.kind() {
+            K::NotFound | K::IsADirectory | K::NotADirectory | K::InvalidInput => ErrorKind::Usage,
+            _ => ErrorKind::Io,
+        };
+        WfError {
+            kind,
+            message: message.into(),
+            io: Some(err.kind()),
+        }
+    }
+
+    /// Whether this is a write to a stdout whose reader has gone (`wf … | head`).
+    pub fn is_broken_pipe(&self) -> bool {
+        self.io == Some(std::io::ErrorKind::BrokenPipe)
     }
 }
 
@@ -80,7 +109,7 @@ impl std::error::Error for WfError {}
 
 impl From<std::io::Error> for WfError {
     fn from(err: std::io::Error) -> Self {
-        WfError::usage(err.to_string())
+        WfError::io(&err, err.to_string())
     }
 }
 
@@ -116,4 +145,31 @@ macro_rules! bail {
     ($kind:ident, $($arg:tt)*) => {
         return Err($crate::error::WfError::new($crate::error::ErrorKind::$kind, format!($($arg)*)))
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Error, ErrorKind as K};
+
+    #[test]
+    fn io_errors_exit_7_and_keep_what_the_system_said() {
+        for kind in [
+            K::StorageFull,
+            K::ReadOnlyFilesystem,
+            K::PermissionDenied,
+            K::Other,
+        ] {
+            let err = WfError::from(Error::from(kind));
+            assert_eq!((err.kind, err.io), (ErrorKind::Io, Some(kind)));
+            assert_eq!((err.kind.exit_code(), err.kind.name()), (7, "io"));
+        }
+        // A path that is not there, or is a directory, is bad input.
+        for kind in [K::NotFound, K::IsADirectory, K::NotADirectory] {
+            let err = WfError::io(&Error::from(kind), "x");
+            assert_eq!((err.kind, err.io), (ErrorKind::Usage, Some(kind)));
+        }
+        assert!(WfError::from(Error::from(K::BrokenPipe)).is_broken_pipe());
+        assert!(!WfError::usage("x").is_broken_pipe());
+    }
 }

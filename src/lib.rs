@@ -5,6 +5,9 @@
 //! directly. Layout (DESIGN.md §9): `commands` → `run` → `state`/`plan`; `report`
 //! turns results into text; nothing below `commands` prints or knows clap.
 
+// Every write to stdout and stderr goes through `output`, which never panics.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
 pub mod cli;
 pub mod clock;
 pub mod commands;
@@ -29,13 +32,8 @@ pub fn run_cli() -> i32 {
         Err(err) => return usage_error(&err),
     };
     let out = output::Output::new(&cli.global);
-    match commands::run(&cli, &out) {
-        Ok(code) => code,
-        Err(err) => {
-            out.error(&err);
-            err.kind.exit_code()
-        }
-    }
+    let result = commands::run(&cli, &out);
+    out.exit_code(out.settle(result))
 }
 
 /// Prints a command-line error as every other error is printed: one line,
@@ -63,7 +61,7 @@ fn usage_error(err: &clap::Error) -> i32 {
         .collect::<Vec<_>>()
         .join(" ");
     let what = what.strip_prefix("error: ").unwrap_or(&what);
-    eprintln!("wf: error: {what}; see `wf --help`");
+    output::stderr_line(format_args!("wf: error: {what}; see `wf --help`"));
     error::ErrorKind::Usage.exit_code()
 }
 

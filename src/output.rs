@@ -2,19 +2,28 @@
 //!
 //! Results go to stdout, diagnostics to stderr. With `--json`, stdout carries one JSON
 //! document — the result or `{"error": …}` — and nothing else.
+//!
+//! Every write to stdout or stderr goes through here, and none of them panics (as
+//! `println!` does when the reader is gone). A stdout that cannot be written is
+//! remembered: later writes are skipped, and [`Output::settle`] turns it into the
+//! command's result — nothing at all for a closed pipe (`wf report junit | head -1`
+//! ends quietly, as `head` asked), an I/O error for anything else (a full disk).
 
 use std::io::{IsTerminal, Write};
+use std::sync::OnceLock;
 
 use serde::Serialize;
 
 use crate::cli::{ColorChoice, GlobalArgs};
-use crate::error::WfError;
+use crate::error::{Result, WfError};
 
 pub struct Output {
     pub json: bool,
     pub quiet: bool,
     pub color: bool,
     pub stdout_tty: bool,
+    /// The first failed write to stdout: its kind and message.
+    stdout_failed: OnceLock<(std::io::ErrorKind, String)>,
 }
 
 impl Output {
@@ -32,21 +41,39 @@ impl Output {
             quiet: args.quiet,
             color,
             stdout_tty,
+            stdout_failed: OnceLock::new(),
         }
     }
 
-    /// Human text for stdout; silent under `--quiet` and `--json`.
+    /// Human text for stdout; silent under `--quiet` and `--json`. A failed write
+    /// does not stop the command (a workflow run goes on when its reader is gone);
+    /// [`Output::settle`] reports it at the end.
     pub fn say(&self, text: impl AsRef<str>) {
         if !self.quiet && !self.json {
-            let mut out = std::io::stdout().lock();
-            let _ = writeln!(out, "{}", text.as_ref());
+            let text = text.as_ref();
+            let mut line = String::with_capacity(text.len() + 1);
+            line.push_str(text);
+            line.push('\n');
+            let _ = self.print(line);
         }
+    }
+
+    /// `bytes` on stdout as they are, for output that is the command's product (a
+    /// report, a completion script): its caller stops at the first failure.
+    pub fn print(&self, bytes: impl AsRef<[u8]>) -> Result<()> {
+        if let Some((kind, message)) = self.stdout_failed.get() {
+            return Err(stdout_error(*kind, message));
+        }
+        write_stdout(bytes.as_ref()).map_err(|e| {
+            let (kind, message) = self.stdout_failed.get_or_init(|| (e.kind(), e.to_string()));
+            stdout_error(*kind, message)
+        })
     }
 
     /// A warning on stderr; silent under `--quiet`.
     pub fn warn(&self, text: impl AsRef<str>) {
         if !self.quiet {
-            eprintln!("wf: warning: {}", text.as_ref());
+            stderr_line(format_args!("wf: warning: {}", text.as_ref()));
         }
     }
 
@@ -59,7 +86,30 @@ impl Output {
                 return;
             };
             bytes.push(b'\n');
-            let _ = std::io::stdout().lock().write_all(&bytes);
+            let _ = self.print(bytes);
+        }
+    }
+
+    /// The command's result with a failed stdout folded in: a command that failed
+    /// keeps its own error or code; one that succeeded but could not write its
+    /// output fails with an I/O error — except when the reader closed the pipe, which
+    /// [`exit_code`] ends quietly.
+    pub fn settle(&self, result: Result<i32>) -> Result<i32> {
+        match (result, self.stdout_failed.get()) {
+            (Ok(0), Some((kind, message))) => Err(stdout_error(*kind, message)),
+            (result, _) => result,
+        }
+    }
+
+    /// The exit code of a settled result, printing its error (none for a closed pipe).
+    pub fn exit_code(&self, result: Result<i32>) -> i32 {
+        match result {
+            Ok(code) => code,
+            Err(err) if err.is_broken_pipe() => 0,
+            Err(err) => {
+                self.error(&err);
+                err.kind.exit_code()
+            }
         }
     }
 
@@ -74,7 +124,10 @@ impl Output {
             }));
         }
         // One line whatever the message quotes from input: hooks read stderr by line.
-        eprintln!("wf: error: {}", crate::error::one_line(&err.message));
+        stderr_line(format_args!(
+            "wf: error: {}",
+            crate::error::one_line(&err.message)
+        ));
     }
 
     /// `text` in the given ANSI colour when colour is on.
@@ -94,6 +147,77 @@ impl Output {
     }
 }
 
+/// Writes `bytes` to stdout and flushes. No panic, whatever stdout is.
+pub fn write_stdout(bytes: &[u8]) -> std::io::Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(bytes).and_then(|()| out.flush())
+}
+
+/// One line on stderr. A stderr that cannot be written leaves nobody to tell, so the
+/// failure is dropped rather than panicking as `eprintln!` does.
+pub fn stderr_line(text: std::fmt::Arguments<'_>) {
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "{text}");
+}
+
+/// `text` without terminal control sequences: ANSI CSI (`ESC [ … m`), OSC
+/// (`ESC ] … BEL`, which can set a window title or write a hyperlink), other escapes,
+/// and every other control character but tab and newline. For a task's own output
+/// replayed to the user, which must not be able to drive their terminal.
+pub fn strip_controls(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\t' | '\n' => out.push(c),
+            '\x1b' => match chars.next() {
+                // CSI: parameters and intermediates up to a final byte in @..~.
+                Some('[') => {
+                    for c in chars.by_ref() {
+                        if ('@'..='~').contains(&c) {
+                            break;
+                        }
+                    }
+                }
+                // OSC, DCS, SOS, PM, APC: a string up to BEL or ESC \.
+                Some(']' | 'P' | 'X' | '^' | '_') => {
+                    while let Some(c) = chars.next() {
+                        if c == '\x07' {
+                            break;
+                        }
+                        if c == '\x1b' {
+                            if chars.peek() == Some(&'\\') {
+                                chars.next();
+                            }
+                            break;
+                        }
+                    }
+                }
+                // A two-character escape (`ESC c`, `ESC 7`): both go.
+                _ => {}
+            },
+            // C1 CSI: the same as `ESC [`.
+            '\u{9b}' => {
+                for c in chars.by_ref() {
+                    if ('@'..='~').contains(&c) {
+                        break;
+                    }
+                }
+            }
+            c if c.is_control() => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn stdout_error(kind: std::io::ErrorKind, message: &str) -> WfError {
+    WfError::io(
+        &std::io::Error::from(kind),
+        format!("cannot write to stdout: {message}"),
+    )
+}
+
 #[derive(Debug, Clone, Copy)]
 pub enum Color {
     Red,
@@ -102,4 +226,25 @@ pub enum Color {
     Blue,
     Dim,
     Bold,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::strip_controls;
+
+    #[test]
+    fn task_output_replayed_in_a_failure_tail_is_stripped_of_control_sequences() {
+        assert_eq!(strip_controls("\x1b[31mred\x1b[0m\tok"), "red\tok");
+        assert_eq!(
+            strip_controls("a\x1b]0;pwned title\x07b\x1b]8;;http://x\x1b\\c"),
+            "abc"
+        );
+        assert_eq!(
+            strip_controls("bell\x07 cr\r bs\x08 del\x7f"),
+            "bell cr bs del"
+        );
+        assert_eq!(strip_controls("\u{9b}2Jclear \x1bcreset"), "clear reset");
+        assert_eq!(strip_controls("日本語 ✓"), "日本語 ✓");
+        assert_eq!(strip_controls("cut \x1b[3"), "cut ");
+    }
 }

@@ -27,14 +27,14 @@ impl Project {
             Some(d) => d.to_path_buf(),
             None => {
                 let cwd = std::env::current_dir().map_err(|e| {
-                    WfError::usage(format!("cannot read the current directory: {e}"))
+                    WfError::io(&e, format!("cannot read the current directory: {e}"))
                 })?;
                 git_top_level(&cwd).unwrap_or(cwd)
             }
         };
         let dir = dir
             .canonicalize()
-            .map_err(|e| WfError::usage(format!("project directory {}: {e}", dir.display())))?;
+            .map_err(|e| WfError::io(&e, format!("project directory {}: {e}", dir.display())))?;
         let config = Config::load(&dir)?;
         let id = match &config.project.id {
             Some(id) => {

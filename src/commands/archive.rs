@@ -67,11 +67,14 @@ pub fn run(project: &Project, wait: Option<u64>, out: &Output) -> Result<i32> {
             continue;
         }
         std::fs::rename(&from, dest.join(file_name)).map_err(|e| {
-            WfError::usage(format!(
-                "cannot move {} into {}: {e}; run `wf archive` again to finish",
-                from.display(),
-                dest.display()
-            ))
+            WfError::io(
+                &e,
+                format!(
+                    "cannot move {} into {}: {e}; run `wf archive` again to finish",
+                    from.display(),
+                    dest.display()
+                ),
+            )
         })?;
         moved.push(file_name.to_string_lossy().into_owned());
     }
@@ -108,10 +111,10 @@ fn new_archive_dir(dir: &Path) -> Result<PathBuf> {
             Ok(()) => return Ok(path),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
             Err(e) => {
-                return Err(WfError::usage(format!(
-                    "cannot create {}: {e}",
-                    path.display()
-                )))
+                return Err(WfError::io(
+                    &e,
+                    format!("cannot create {}: {e}", path.display()),
+                ))
             }
         }
     }

@@ -6,9 +6,13 @@ use clap::CommandFactory;
 
 use crate::cli::{Cli, CompletionsArgs};
 use crate::error::Result;
+use crate::output::Output;
 
-pub fn run(args: &CompletionsArgs) -> Result<i32> {
+pub fn run(args: &CompletionsArgs, out: &Output) -> Result<i32> {
     let mut cmd = Cli::command();
-    clap_complete::generate(args.shell, &mut cmd, "wf", &mut std::io::stdout());
+    // Into a buffer, then written once: `generate` panics when its writer fails.
+    let mut script = Vec::new();
+    clap_complete::generate(args.shell, &mut cmd, "wf", &mut script);
+    out.print(script)?;
     Ok(0)
 }

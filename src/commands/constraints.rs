@@ -252,7 +252,7 @@ fn merge_files(
 
 fn read_set(file: &Path) -> Result<ConstraintSet> {
     let name = file.display().to_string();
-    let bytes = fs_err::read(file).map_err(|e| WfError::usage(format!("{name}: {e}")))?;
+    let bytes = fs_err::read(file).map_err(|e| WfError::io(&e, format!("{name}: {e}")))?;
     set::parse(&name, &bytes).map_err(WfError::usage)
 }
 
@@ -351,11 +351,11 @@ fn verify(project: &Project, global: &GlobalArgs, ids: &[String], out: &Output) 
         Ok(0)
     } else {
         if !out.json {
-            eprintln!(
+            crate::output::stderr_line(format_args!(
                 "wf: {} hard constraint(s) failed: {}",
                 failed.len(),
                 failed.join(", ")
-            );
+            ));
         }
         Ok(ErrorKind::Failed.exit_code())
     }

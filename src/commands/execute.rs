@@ -153,12 +153,15 @@ fn report_to_ci(session: &Session, args: &ExecuteArgs, out: &Output) -> Result<(
     if let Some(path) = &args.junit {
         let xml = crate::report::junit::junit(state, session.store().dir());
         std::fs::write(path, xml)
-            .map_err(|e| WfError::usage(format!("--junit {}: {e}", path.display())))?;
+            .map_err(|e| WfError::io(&e, format!("--junit {}: {e}", path.display())))?;
     }
     if std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true") {
         if !out.json {
             for line in crate::report::github::annotations(state) {
-                println!("{line}");
+                // A reader that is gone ends the annotations; `settle` says how.
+                if out.print(format!("{line}\n")).is_err() {
+                    break;
+                }
             }
         }
         if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY") {
@@ -169,13 +172,16 @@ fn report_to_ci(session: &Session, args: &ExecuteArgs, out: &Output) -> Result<(
                 .append(true)
                 .open(&path)
                 .map_err(|e| {
-                    WfError::usage(format!(
-                        "GITHUB_STEP_SUMMARY {}: {e}",
-                        std::path::Path::new(&path).display()
-                    ))
+                    WfError::io(
+                        &e,
+                        format!(
+                            "GITHUB_STEP_SUMMARY {}: {e}",
+                            std::path::Path::new(&path).display()
+                        ),
+                    )
                 })?;
             file.write_all(summary.as_bytes())
-                .map_err(|e| WfError::usage(format!("GITHUB_STEP_SUMMARY: {e}")))?;
+                .map_err(|e| WfError::io(&e, format!("GITHUB_STEP_SUMMARY: {e}")))?;
         }
     }
     Ok(())
@@ -356,7 +362,7 @@ fn report_stop(
     }));
     if matches!(stop, Stop::Failed { .. }) {
         if !out.json {
-            eprintln!("{text}");
+            crate::output::stderr_line(format_args!("{text}"));
         }
     } else {
         out.say(text);
@@ -445,13 +451,13 @@ impl Reporter for TextReporter<'_> {
                     let tail = crate::run::process::tail(&self.workflow_dir.join(&outcome.log), 20);
                     if !tail.is_empty() {
                         text.push_str(&format!("\n  --- last lines of {} ---\n", outcome.log));
-                        for l in tail.lines() {
+                        for l in crate::output::strip_controls(&tail).lines() {
                             text.push_str(&format!("  | {l}\n"));
                         }
                     }
                 }
                 if self.out.quiet {
-                    eprintln!("{}", text.trim_end());
+                    crate::output::stderr_line(format_args!("{}", text.trim_end()));
                 } else {
                     self.line(text.trim_end().to_string());
                 }
@@ -470,7 +476,7 @@ impl Reporter for TextReporter<'_> {
     fn problem(&mut self, text: &str) {
         let mark = self.out.paint("!", crate::output::Color::Yellow);
         if self.out.json {
-            eprintln!("wf: {text}");
+            crate::output::stderr_line(format_args!("wf: {text}"));
         } else {
             self.line(format!("{mark} {text}"));
         }

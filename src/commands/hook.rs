@@ -6,7 +6,9 @@
 //! `SubagentStop` keep the agent working while a handed-off task's checks fail, by
 //! printing `{"decision": "block", "reason": …}`. A hook must never break the editor:
 //! bad JSON, an unknown event, no workflow or any error is a warning on stderr and
-//! exit 0. It is read-only: it takes no lock and writes nothing in the workflow dir.
+//! exit 0 — a stdout the editor stopped reading too, and even a panic, which is caught
+//! here as the last line of defence. It is read-only: it takes no lock and writes
+//! nothing in the workflow dir.
 
 use std::io::{IsTerminal, Read};
 use std::path::PathBuf;
@@ -14,7 +16,7 @@ use std::path::PathBuf;
 use serde_json::{json, Value};
 
 use crate::cli::HookArgs;
-use crate::output::Output;
+use crate::output::{self, Output};
 use crate::project::Project;
 use crate::report::next::{next, Reason};
 use crate::run::process::Children;
@@ -25,10 +27,27 @@ use crate::state::TaskStatus;
 const MAX_INPUT: u64 = 1024 * 1024;
 
 pub fn run(explicit_project: Option<&std::path::Path>, args: &HookArgs, out: &Output) -> i32 {
-    if let Err(why) = hook(explicit_project, args, out) {
-        eprintln!("wf hook {}: {why}", args.event);
-    }
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        hook(explicit_project, args, out)
+    }));
+    let why = match outcome {
+        Ok(Ok(())) => return 0,
+        Ok(Err(why)) => why,
+        // The panic message is already on stderr.
+        Err(_) => "internal error; ignoring this event".to_string(),
+    };
+    output::stderr_line(format_args!("wf hook {}: {why}", args.event));
     0
+}
+
+/// Prints the hook's answer. The editor closing its end is its choice, not an error.
+fn answer(text: &str) -> Result<(), String> {
+    match output::write_stdout(format!("{text}\n").as_bytes()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(format!("cannot write the answer to stdout: {e}"))
+        }
+        _ => Ok(()),
+    }
 }
 
 fn hook(
@@ -74,8 +93,7 @@ fn hook(
                 }
                 _ => format!("wf: {}", n.message),
             };
-            println!("{text}");
-            Ok(())
+            answer(&text)
         }
         "Stop" | "SubagentStop" => {
             if payload.get("stop_hook_active").and_then(Value::as_bool) == Some(true) {
@@ -103,7 +121,7 @@ fn hook(
                     "wf: task {} is not done yet: {reason}. Keep working until its checks pass; then stop again.",
                     task.id
                 );
-                println!("{}", json!({"decision": "block", "reason": reason}));
+                return answer(&json!({"decision": "block", "reason": reason}).to_string());
             }
             Ok(())
         }

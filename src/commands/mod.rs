@@ -40,8 +40,8 @@ pub fn run(cli: &Cli, out: &Output) -> Result<i32> {
         Command::Events(args) => events::run(&project()?, args, out),
         Command::Report(args) => report::run(&project()?, args, out),
         Command::Archive => archive::run(&project()?, cli.global.wait, out),
-        Command::Completions(args) => completions::run(args),
-        Command::Man => man::run(),
+        Command::Completions(args) => completions::run(args, out),
+        Command::Man => man::run(out),
         Command::Resources => resources::run(&project()?, out),
         Command::Hook(args) => Ok(hook::run(cli.global.project.as_deref(), args, out)),
     }

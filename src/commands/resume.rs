@@ -118,9 +118,11 @@ fn pick(home: &std::path::Path, yes: bool, out: &Output) -> Result<Option<Projec
     let choice = if yes {
         0
     } else if std::io::stdin().is_terminal() && !out.json {
-        eprintln!("Resumable workflows:\n{}", list.join("\n"));
-        eprint!("Resume which? [1] ");
-        let _ = std::io::stderr().flush();
+        let _ = write!(
+            std::io::stderr().lock(),
+            "Resumable workflows:\n{}\nResume which? [1] ",
+            list.join("\n")
+        );
         let mut line = String::new();
         let _ = std::io::stdin().lock().read_line(&mut line);
         match line.trim() {

@@ -36,17 +36,31 @@ pub struct NewConstraint {
     pub verify_cmd: Option<String>,
 }
 
-/// The id after the highest `C<n>` in use. Ids are never reused, so a verification
-/// record or a log line naming a removed constraint cannot be mistaken for a new one.
+/// The id after the highest `C<n>` ever handed out. Ids are never reused, so a
+/// verification record or a log line naming a removed constraint cannot be mistaken
+/// for a new one: the state keeps the highest number given (`lastId`), and an id in
+/// use above it (a state from before the counter, or edited by hand) counts too.
 pub fn next_id(constraints: &Constraints) -> String {
-    let highest = constraints
+    format!("C{:03}", highest(constraints).saturating_add(1))
+}
+
+/// The highest number handed out: the counter, or a higher `C<n>` in use.
+fn highest(constraints: &Constraints) -> u32 {
+    constraints
         .hard
         .iter()
         .chain(&constraints.soft)
-        .filter_map(|c| c.id.strip_prefix('C')?.parse::<u32>().ok())
-        .max()
-        .unwrap_or(0);
-    format!("C{:03}", highest.saturating_add(1))
+        .filter_map(|c| number(&c.id))
+        .fold(constraints.last_id, u32::max)
+}
+
+/// The number of a `C<n>` id (`C007` → 7); `None` for any other id.
+fn number(id: &str) -> Option<u32> {
+    let digits = id.strip_prefix('C')?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
 }
 
 pub fn add(constraints: &mut Constraints, new: NewConstraint) -> Result<Constraint> {
@@ -72,8 +86,14 @@ pub fn add(constraints: &mut Constraints, new: NewConstraint) -> Result<Constrai
             dup.id
         )));
     }
+    let n = highest(constraints).checked_add(1).ok_or_else(|| {
+        WfError::usage(format!(
+            "constraint ids are used up (the last was C{}); start a new workflow",
+            u32::MAX
+        ))
+    })?;
     let constraint = Constraint {
-        id: next_id(constraints),
+        id: format!("C{n:03}"),
         description: description.to_string(),
         kind: kind.into(),
         category: new
@@ -90,6 +110,7 @@ pub fn add(constraints: &mut Constraints, new: NewConstraint) -> Result<Constrai
     } else {
         constraints.soft.push(constraint.clone());
     }
+    constraints.last_id = n;
     Ok(constraint)
 }
 
@@ -145,9 +166,11 @@ fn unknown(constraints: &Constraints, id: &str) -> WfError {
 
 /// Replaces the four lists with a merge result, keeping the state consistent:
 /// `type` matches the list, an id used twice (a model's C001 beside the state's
-/// C001) is renumbered, a constraint new to the state starts unverified (a model's
-/// `verified: true` is a claim, not evidence), and verification records of
-/// constraints that left are dropped. Returns the renumbered ids (old, new).
+/// C001) or once used by another constraint (a model's C002 after the state's C002
+/// was removed) is renumbered past every id handed out, a constraint new to the state
+/// starts unverified (a model's `verified: true` is a claim, not evidence), and
+/// verification records of constraints that left are dropped. The id counter only
+/// moves up. Returns the renumbered ids (old, new).
 pub fn apply_merge(constraints: &mut Constraints, merged: ConstraintSet) -> Vec<(String, String)> {
     let before: Vec<(String, String)> = constraints
         .hard
@@ -155,22 +178,22 @@ pub fn apply_merge(constraints: &mut Constraints, merged: ConstraintSet) -> Vec<
         .chain(&constraints.soft)
         .map(|c| (c.id.clone(), c.description.clone()))
         .collect();
-    let mut highest = Constraints {
-        hard: merged.hard.clone(),
-        soft: merged.soft.clone(),
-        ..Constraints::default()
-    };
+    let handed_out = highest(constraints);
+    let mut last = merged
+        .hard
+        .iter()
+        .chain(&merged.soft)
+        .filter_map(|c| number(&c.id))
+        .fold(handed_out, u32::max);
     let mut seen = HashSet::new();
     let mut renamed = Vec::new();
     let mut fix = |c: &mut Constraint, kind: &str| {
         c.kind = kind.into();
-        if !seen.insert(c.id.clone()) {
-            let id = next_id(&highest);
-            // Reserve the new id so the next collision gets another.
-            highest.soft.push(Constraint {
-                id: id.clone(),
-                ..c.clone()
-            });
+        let reused = number(&c.id).is_some_and(|n| n <= handed_out)
+            && !before.contains(&(c.id.clone(), c.description.clone()));
+        if !seen.insert(c.id.clone()) || reused {
+            last = last.saturating_add(1);
+            let id = format!("C{last:03}");
             renamed.push((c.id.clone(), id.clone()));
             c.id = id.clone();
             seen.insert(id);
@@ -187,6 +210,7 @@ pub fn apply_merge(constraints: &mut Constraints, merged: ConstraintSet) -> Vec<
     constraints.soft = soft;
     constraints.open_questions = merged.open_questions;
     constraints.success_criteria = merged.success_criteria;
+    constraints.last_id = last;
     constraints
         .verifications
         .retain(|v| seen.contains(&v.constraint_id));
@@ -265,6 +289,63 @@ mod tests {
         assert_eq!(next_id(&c), "C003");
         remove(&mut c, "C001").unwrap();
         assert_eq!(next_id(&c), "C003");
+    }
+
+    #[test]
+    fn constraint_ids_are_not_reused_after_removing_the_newest() {
+        let mut c = Constraints::default();
+        add(&mut c, new("a", true)).unwrap();
+        add(&mut c, new("b", true)).unwrap();
+        remove(&mut c, "C002").unwrap();
+        assert_eq!(add(&mut c, new("c", true)).unwrap().id, "C003");
+        remove(&mut c, "C003").unwrap();
+        remove(&mut c, "C001").unwrap();
+        // The counter survives a save and a load, and only counts up.
+        let text = serde_json::to_string(&c).unwrap();
+        assert!(text.contains("\"lastId\":3"), "{text}");
+        let mut c: Constraints = serde_json::from_str(&text).unwrap();
+        assert_eq!(add(&mut c, new("d", false)).unwrap().id, "C004");
+    }
+
+    #[test]
+    fn a_state_without_the_counter_counts_from_its_highest_id() {
+        let mut c: Constraints = serde_json::from_str(
+            r#"{"hard": [{"id": "C007", "description": "x", "type": "hard", "category": "other", "sourceModel": "user", "phase": "analysis"}]}"#,
+        )
+        .unwrap();
+        assert_eq!(c.last_id, 0);
+        assert_eq!(add(&mut c, new("y", true)).unwrap().id, "C008");
+        assert_eq!(number("C+5"), None);
+        assert_eq!(number("C"), None);
+        assert_eq!(number("C010"), Some(10));
+    }
+
+    #[test]
+    fn merge_never_reuses_a_removed_id_nor_moves_the_counter_back() {
+        let mut state = Constraints::default();
+        add(&mut state, new("kept", true)).unwrap();
+        add(&mut state, new("gone", false)).unwrap();
+        remove(&mut state, "C002").unwrap();
+        let mut theirs = state.hard[0].clone();
+        theirs.id = "C002".into();
+        theirs.description = "a model's own C002".into();
+        theirs.kind = "soft".into();
+        let merged = ConstraintSet {
+            hard: state.hard.clone(),
+            soft: vec![theirs],
+            ..ConstraintSet::default()
+        };
+        let renamed = apply_merge(&mut state, merged);
+        assert_eq!(renamed, [("C002".to_string(), "C003".to_string())]);
+        assert_eq!(state.last_id, 3);
+        // A merge that keeps only low ids leaves the counter where it was.
+        let only_first = ConstraintSet {
+            hard: state.hard.clone(),
+            ..ConstraintSet::default()
+        };
+        apply_merge(&mut state, only_first);
+        assert_eq!(state.last_id, 3);
+        assert_eq!(next_id(&state), "C004");
     }
 
     #[test]

@@ -20,6 +20,7 @@ pub mod digest;
 mod doc;
 mod fields;
 mod graph;
+mod limits;
 pub mod mirror;
 pub mod render;
 mod speckit;
@@ -128,6 +129,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Plan> {
         Format::SpecKit => speckit::parse(&lines, &mut warnings),
     }
     .map_err(at)?;
+    limits::check(&drafts, &lines).map_err(at)?;
     warnings.sort_by_key(|w| w.line);
     if drafts.is_empty() {
         return Err(at(empty_plan(format, &lines)));
@@ -158,7 +160,7 @@ fn into_tasks(drafts: Vec<Draft>) -> Vec<Task> {
 /// Returns the text as read (the caller keeps a copy) and the plan.
 pub fn read(path: &Path) -> Result<(String, Plan)> {
     let shown = path_shown(path);
-    let meta = fs_err::metadata(path).map_err(|e| WfError::usage(format!("{e}")))?;
+    let meta = fs_err::metadata(path).map_err(|e| WfError::io(&e, format!("{e}")))?;
     if meta.is_dir() {
         return Err(WfError::usage(format!(
             "{shown}: is a directory; give the path of a tasks.md plan file"
@@ -176,7 +178,7 @@ pub fn read(path: &Path) -> Result<(String, Plan)> {
             meta.len()
         )));
     }
-    let bytes = fs_err::read(path).map_err(|e| WfError::usage(format!("{e}")))?;
+    let bytes = fs_err::read(path).map_err(|e| WfError::io(&e, format!("{e}")))?;
     let text = check_text(&shown, bytes)?;
     let plan = parse(path, &text)?;
     Ok((text, plan))

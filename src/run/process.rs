@@ -361,7 +361,7 @@ fn wait_with_deadline(
     children: &Children,
     mut lazy: Option<&mut crate::run::lazylog::LazyLog<'_>>,
 ) -> Waited {
-    let mut deadline = Instant::now() + timeout;
+    let mut deadline = crate::clock::deadline_after(timeout);
     let mut interrupted_at: Option<Instant> = None;
     let mut nap = Duration::from_micros(50);
     // Opened before the first try_wait, while the pid cannot have been reused.

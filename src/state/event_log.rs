@@ -84,7 +84,7 @@ impl EventLog {
     /// when the log file was moved away and started afresh, so readers (which fold
     /// only events past the mark) never skip a new event.
     pub fn open(path: &Path, after_seq: u64) -> Result<EventLog> {
-        let mut file = crate::state::store::open_no_follow(path, true)?;
+        let mut file = crate::state::fsutil::open_regular(path, true)?;
         let len = file.metadata()?.len();
         let (last_seq, end) = last_complete_event(&mut file, len)?;
         if end < len {
@@ -116,7 +116,7 @@ impl EventLog {
             .map_err(|e| WfError::usage(format!("cannot encode an event: {e}")))?;
         line.push(b'\n');
         self.file.write_all(&line).map_err(|e| {
-            WfError::usage(format!("cannot append to {}: {e}", self.path.display()))
+            WfError::io(&e, format!("cannot append to {}: {e}", self.path.display()))
         })?;
         self.next_seq += 1;
         self.offset += line.len() as u64;
@@ -192,7 +192,7 @@ pub fn for_each_from(
     offset: u64,
     apply: impl FnMut(Event) -> Result<()>,
 ) -> Result<()> {
-    let mut file = match crate::state::store::open_no_follow(path, false) {
+    let mut file = match crate::state::fsutil::open_regular(path, false) {
         Ok(f) => f,
         Err(e) if e.kind == ErrorKind::Usage && !path.exists() => return Ok(()),
         Err(e) => return Err(e),
@@ -218,7 +218,7 @@ fn for_each_line(
     mut apply: impl FnMut(Event) -> Result<()>,
 ) -> Result<()> {
     let read_error =
-        |e: std::io::Error| WfError::usage(format!("cannot read {}: {e}", path.display()));
+        |e: std::io::Error| WfError::io(&e, format!("cannot read {}: {e}", path.display()));
     let mut line = Vec::new();
     let mut n = 0;
     loop {

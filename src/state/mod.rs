@@ -4,6 +4,7 @@
 pub mod adopt;
 pub mod event_log;
 pub mod fold;
+pub mod fsutil;
 pub mod machine;
 #[cfg(test)]
 mod machine_props;

@@ -226,6 +226,10 @@ pub struct Constraints {
     pub success_criteria: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub verifications: Vec<ConstraintVerification>,
+    /// The highest `C<n>` ever handed out, removed ones included, so no id is reused
+    /// (`crate::constraints::next_id`). Absent in states written before it existed.
+    #[serde(rename = "lastId", default, skip_serializing_if = "is_zero")]
+    pub last_id: u32,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }

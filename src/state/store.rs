@@ -12,13 +12,13 @@
 use std::io::Write;
 use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 
-use fs_err::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::error::{ErrorKind, Result, WfError};
 use crate::state::event_log::{self, Event, EventLog, NewEvent};
 use crate::state::fold::{apply_event, TASK_STATUS_CHANGED, WORKFLOW_STATUS_CHANGED};
+use crate::state::fsutil;
 use crate::state::machine::{TaskStatus, WorkflowStatus};
 use crate::state::model::{LogMark, WorkflowState, SCHEMA_VERSION};
 
@@ -97,10 +97,10 @@ impl Store {
         // would show a state that is not this workflow's.
         refuse_symlink(&self.dir)?;
         refuse_symlink(&path)?;
-        let bytes = match fs_err::read(&path) {
+        let bytes = match fsutil::read_regular(&path) {
             Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(WfError::usage(e.to_string())),
+            Err(e) if e.io == Some(std::io::ErrorKind::NotFound) => return Ok(None),
+            Err(e) => return Err(e),
         };
         let mut state = parse_state(&path, &bytes)?;
         crate::state::adopt::adopt(&mut state, &self.dir, self.project.as_deref());
@@ -124,10 +124,10 @@ impl Store {
     /// Whether a `wf` process holds the writer's lock right now. Read-only: it never
     /// creates the lock file, and only probes the lock.
     pub fn writer_alive(&self) -> bool {
-        let Ok(file) = std::fs::File::open(self.lock_path()) else {
+        let Ok(file) = fsutil::open_regular(&self.lock_path(), false) else {
             return false;
         };
-        match file.try_lock_shared() {
+        match file.file().try_lock_shared() {
             Ok(()) => {
                 let _ = file.unlock();
                 false
@@ -145,10 +145,12 @@ impl Store {
             refuse_symlink(&self.dir.join(sub))?;
         }
         let path = self.lock_path();
-        let file = open_no_follow(&path, true)?;
+        let file = fsutil::open_regular(&path, true)?;
         // Without --wait there is still a short grace: `wf status` probes the lock
         // for a moment, and a writer that meets that probe must not fail for it.
-        let deadline = Some(Instant::now() + wait.unwrap_or(Duration::from_millis(150)));
+        let deadline = Some(crate::clock::deadline_after(
+            wait.unwrap_or(Duration::from_millis(150)),
+        ));
         loop {
             match file.file().try_lock() {
                 Ok(()) => break,
@@ -175,10 +177,10 @@ impl Store {
                     ));
                 }
                 Err(std::fs::TryLockError::Error(e)) => {
-                    return Err(WfError::usage(format!(
-                        "cannot lock {}: {e}",
-                        path.display()
-                    )))
+                    return Err(WfError::io(
+                        &e,
+                        format!("cannot lock {}: {e}", path.display()),
+                    ))
                 }
             }
         }
@@ -429,7 +431,7 @@ pub fn write_atomic_with(
         .parent()
         .ok_or_else(|| WfError::usage(format!("{} has no parent directory", path.display())))?;
     refuse_symlink(path)?;
-    let fail = |e: std::io::Error| WfError::usage(format!("cannot write {}: {e}", path.display()));
+    let fail = |e: std::io::Error| WfError::io(&e, format!("cannot write {}: {e}", path.display()));
     let mut tmp = tempfile::Builder::new()
         .prefix(".tmp-")
         .permissions(std::fs::Permissions::from_mode(0o644))
@@ -445,7 +447,7 @@ pub fn write_atomic_with(
 fn sync_dir(dir: &Path) -> Result<()> {
     let d = fs_err::File::open(dir)?;
     d.sync_all()
-        .map_err(|e| WfError::usage(format!("cannot sync {}: {e}", dir.display())))
+        .map_err(|e| WfError::io(&e, format!("cannot sync {}: {e}", dir.display())))
 }
 
 /// Creates the workflow directory (and its parents) if missing; refuses a symlink.
@@ -456,7 +458,7 @@ pub fn ensure_dir(dir: &Path) -> Result<()> {
             .recursive(true)
             .mode(0o755)
             .create(dir)
-            .map_err(|e| WfError::usage(format!("cannot create {}: {e}", dir.display())))?;
+            .map_err(|e| WfError::io(&e, format!("cannot create {}: {e}", dir.display())))?;
     }
     Ok(())
 }
@@ -471,19 +473,6 @@ pub fn refuse_symlink(path: &Path) -> Result<()> {
         ))),
         _ => Ok(()),
     }
-}
-
-/// Opens a file of the workflow dir without following a symlink at its last
-/// component; `append` creates it (mode 0644) for writing.
-pub fn open_no_follow(path: &Path, append: bool) -> Result<fs_err::File> {
-    refuse_symlink(path)?;
-    let mut opts = fs_err::OpenOptions::new();
-    opts.read(true);
-    if append {
-        opts.append(true).create(true).mode(0o644);
-    }
-    opts.custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC);
-    opts.open(path).map_err(|e| WfError::usage(format!("{e}")))
 }
 
 #[cfg(test)]

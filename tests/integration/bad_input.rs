@@ -108,6 +108,7 @@ const CASES: &[Case] = &[
     case("plan deep list nesting", PlanBytes("plan.md", deep_list), START, 2, &["plan.md:1:", "not a task plan"]),
     case("plan deep quote nesting", PlanBytes("plan.md", deep_quote), START, 2, &["plan.md:1:", "not a task plan"]),
     case("plan deep nesting then unknown dep", PlanBytes("plan.md", deep_then_unknown), START, 2, &["plan.md:", "depends on T9"]),
+    case("plan verify command over 128 KiB", PlanBytes("plan.md", huge_verify), START, 2, &["plan.md:4:", "task T1's verify command is 131080 bytes"]),
     case("plan missing", Nothing, &["workflow-start", "--force", "missing.md"], 2, &["missing.md", "No such file"]),
     case("plan is a directory", Custom(plan_dir), START, 2, &["plan.md: is a directory"]),
     case("plan is a FIFO", Custom(plan_fifo), START, 2, &["plan.md: is not a regular file"]),
@@ -181,6 +182,9 @@ const CASES: &[Case] = &[
     case("config timeout a string", Config("timeout-string.json"), STATUS, 2, &[CONFIG, "expected u64"]),
     case("config timeout negative", Config("timeout-negative.json"), STATUS, 2, &[CONFIG, "-5"]),
     case("config max_retries a float", Config("max-retries-float.json"), STATUS, 2, &[CONFIG, "expected u32"]),
+    case("config timeout zero", Config("timeout-zero.json"), STATUS, 2, &[CONFIG, "wf.timeout_secs is 0, outside 1..=604800"]),
+    case("config timeout overflows a deadline", Config("timeout-huge.json"), EXECUTE, 2, &[CONFIG, "wf.timeout_secs is 18446744073709551615, outside 1..=604800"]),
+    case("config executor with no slots", Config("executor-no-slots.json"), STATUS, 2, &[CONFIG, "wf.executors[0].max_parallel is 0, outside 1..=64"]),
     case("config executors not a list", Config("executors-not-list.json"), STATUS, 2, &[CONFIG, "expected a sequence"]),
     case("config prefixes not a list", Config("prefixes-not-list.json"), STATUS, 2, &[CONFIG, "expected a sequence"]),
     case("config executor empty command", Config("executor-empty-command.json"), STATUS, 2, &[CONFIG, "has an empty command"]),
@@ -234,6 +238,11 @@ fn binary() -> Vec<u8> {
     }
     bytes[100] = 0;
     bytes
+}
+
+fn huge_verify() -> Vec<u8> {
+    let cmd = format!("test -n {}", "x".repeat(128 * 1024));
+    format!("## T1: one\n- **阶段**: a\n- **需求**: do one\n- **验证命令**: `{cmd}`\n").into_bytes()
 }
 
 fn utf16() -> Vec<u8> {

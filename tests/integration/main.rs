@@ -12,6 +12,7 @@ mod crash;
 mod execute;
 mod executors;
 mod foundation;
+mod hardening;
 mod hooks;
 mod report;
 mod security;

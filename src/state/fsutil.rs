@@ -1,0 +1,93 @@
+//! Opening the files `wf` keeps (state, event log, lock, logs, config): never through a
+//! symlink at the last component, and never anything but a regular file. A FIFO in
+//! place of the state would block its reader forever — every `status`, and every
+//! editor hook — and a device could be anything; so the file is opened without
+//! blocking and checked on the open descriptor (no window between a check and the
+//! open), then refused with its path and what it is.
+
+use std::os::unix::fs::FileTypeExt;
+
+use fs_err::os::unix::fs::OpenOptionsExt;
+use std::path::Path;
+
+use crate::error::{Result, WfError};
+use crate::state::store::refuse_symlink;
+
+/// Opens `path` for reading; `append` also opens it for appending, creating it (mode
+/// 0644) when missing. A missing file is an error whose `io` is `NotFound`.
+pub fn open_regular(path: &Path, append: bool) -> Result<fs_err::File> {
+    refuse_symlink(path)?;
+    let mut opts = fs_err::OpenOptions::new();
+    opts.read(true);
+    if append {
+        opts.append(true).create(true).mode(0o644);
+    }
+    // O_NONBLOCK makes opening a FIFO return at once; it changes nothing for a
+    // regular file, the only kind kept open.
+    opts.custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_NONBLOCK);
+    let file = opts
+        .open(path)
+        .map_err(|e| WfError::io(&e, e.to_string()))?;
+    let kind = file
+        .metadata()
+        .map_err(|e| WfError::io(&e, e.to_string()))?
+        .file_type();
+    let what = if kind.is_file() {
+        return Ok(file);
+    } else if kind.is_dir() {
+        "a directory"
+    } else if kind.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if kind.is_socket() {
+        "a socket"
+    } else if kind.is_block_device() || kind.is_char_device() {
+        "a device"
+    } else {
+        "not a regular file"
+    };
+    Err(WfError::usage(format!(
+        "{} is {what}, not a regular file; wf keeps its own data there — move it away",
+        path.display()
+    )))
+}
+
+/// The whole of a regular file, as [`open_regular`] opens it.
+pub fn read_regular(path: &Path) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let mut file = open_regular(path, false)?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)
+        .map_err(|e| WfError::io(&e, e.to_string()))?;
+    Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fifo_is_refused_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("workflow-state.json");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        for append in [false, true] {
+            let err = open_regular(&fifo, append).unwrap_err();
+            assert!(err.message.contains("is a FIFO"), "{}", err.message);
+        }
+        assert!(read_regular(&fifo).is_err());
+    }
+
+    #[test]
+    fn a_regular_file_reads_and_a_missing_one_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, "x").unwrap();
+        assert_eq!(read_regular(&path).unwrap(), b"x");
+        let err = read_regular(&dir.path().join("nope")).unwrap_err();
+        assert_eq!(err.io, Some(std::io::ErrorKind::NotFound));
+        let err = open_regular(dir.path(), false).unwrap_err();
+        assert!(err.message.contains("is a directory"), "{}", err.message);
+    }
+}

@@ -1,0 +1,440 @@
+//! Hostile surroundings: a stdout whose reader is gone, a FIFO where a file belongs,
+//! absurd numbers in the config, a full disk, escape sequences in a task's output,
+//! and constraint ids that must never come back.
+//!
+//! Every run here has a deadline, so a hang fails the test instead of the suite.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use crate::plans::{plan, start, task};
+use crate::test::{Run, Test};
+
+/// Runs `cmd` to completion, or kills it after `secs` and fails the test.
+#[track_caller]
+fn within(mut cmd: Command, secs: u64) -> Run {
+    cmd.stdin(Stdio::null()).stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("spawn wf");
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    while child.try_wait().expect("wait for wf").is_none() {
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("wf hung: still running after {secs} s");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let out = child.wait_with_output().expect("collect wf's output");
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// `wf ARGS` with stdout a pipe whose reader has already gone, as after
+/// `wf … | head -1` once `head` has its line: every write to it fails with EPIPE.
+#[track_caller]
+fn with_closed_stdout(t: &Test, args: &[&str]) -> Run {
+    let (reader, writer) = std::io::pipe().expect("pipe");
+    drop(reader);
+    let mut cmd = t.command(args);
+    cmd.stdout(writer);
+    within(cmd, 30)
+}
+
+#[track_caller]
+fn assert_quiet(run: &Run, code: i32, what: &str) {
+    assert_eq!(run.code, code, "{what}: exit code\nstderr:\n{}", run.stderr);
+    for noise in ["panicked", "Broken pipe", "cannot write to stdout"] {
+        assert!(
+            !run.stderr.contains(noise),
+            "{what}: {noise:?} on stderr:\n{}",
+            run.stderr
+        );
+    }
+}
+
+fn mkfifo(path: &Path) {
+    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).expect("path");
+    // SAFETY: mkfifo with a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0, "mkfifo");
+}
+
+/// A workflow of `n` passing tasks and one that fails, imported.
+fn workflow(t: &Test, n: usize) {
+    let ids: Vec<String> = (1..=n).map(|i| format!("T{i}")).collect();
+    let mut tasks: Vec<_> = ids
+        .iter()
+        .map(|id| task(id, "build").verify("true"))
+        .collect();
+    tasks.push(task("T999", "build").verify("false"));
+    start(t, &plan(&tasks));
+}
+
+// ---- issue 14 item 5: constraint ids ----
+
+#[test]
+fn constraint_ids_are_not_reused_after_removing_the_newest() {
+    let t = Test::new();
+    start(&t, &plan(&[task("T1", "a").verify("true")]));
+    assert_eq!(
+        t.wf(&["constraints", "add", "a"]).ok().stdout.trim(),
+        "C001"
+    );
+    assert_eq!(
+        t.wf(&["constraints", "add", "b"]).ok().stdout.trim(),
+        "C002"
+    );
+    t.wf(&["constraints", "remove", "C002"]).ok();
+    assert_eq!(
+        t.wf(&["constraints", "add", "c"]).ok().stdout.trim(),
+        "C003"
+    );
+    // Kept in the state file, so it survives the save and the next load.
+    assert_eq!(t.state_file()["constraints"]["lastId"], 3);
+    t.wf(&["constraints", "remove", "C003"]).ok();
+    t.wf(&["constraints", "remove", "C001"]).ok();
+    assert_eq!(
+        t.wf(&["constraints", "add", "d", "--soft"])
+            .ok()
+            .stdout
+            .trim(),
+        "C004"
+    );
+    // A merged set's C002 is not the removed C002: it gets a fresh id.
+    t.write(
+        "model.json",
+        json!({"soft": [{"id": "C002", "description": "a model's own", "sourceModel": "codex"}]})
+            .to_string(),
+    );
+    t.wf(&["constraints", "merge", "model.json"]).ok();
+    let c = &t.state_file()["constraints"];
+    let ids: Vec<&str> = c["soft"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["C004", "C005"]);
+    assert_eq!(c["lastId"], 5);
+}
+
+// ---- issue 14 item 6: a closed stdout ----
+
+#[test]
+fn a_closed_pipe_ends_report_junit_quietly() {
+    let t = Test::new();
+    workflow(&t, 300);
+    t.wf(&["workflow-execute"]).code(1);
+    for format in ["junit", "github-annotations", "github-summary"] {
+        let run = with_closed_stdout(&t, &["report", format]);
+        assert_quiet(&run, 0, format);
+    }
+    let run = with_closed_stdout(&t, &["--json", "report", "junit"]);
+    assert_quiet(&run, 0, "--json report junit");
+}
+
+#[test]
+fn a_closed_pipe_ends_completions_and_man_quietly() {
+    let t = Test::new();
+    for args in [
+        &["completions", "bash"][..],
+        &["completions", "zsh"],
+        &["man"],
+    ] {
+        let run = with_closed_stdout(&t, args);
+        assert_quiet(&run, 0, &args.join(" "));
+    }
+}
+
+#[test]
+fn a_closed_pipe_ends_every_read_command_quietly() {
+    let t = Test::new();
+    workflow(&t, 20);
+    t.wf(&["constraints", "add", "x"]).ok();
+    for args in [
+        &["status"][..],
+        &["--json", "status"],
+        &["next"],
+        &["graph"],
+        &["events"],
+        &["constraints", "list"],
+        &["resources"],
+    ] {
+        let run = with_closed_stdout(&t, args);
+        assert_quiet(&run, 0, &args.join(" "));
+    }
+}
+
+#[test]
+fn a_closed_pipe_in_github_mode_execute_keeps_the_failure_code() {
+    let mut t = Test::new();
+    workflow(&t, 5);
+    t.env("GITHUB_ACTIONS", "true");
+    let run = with_closed_stdout(&t, &["workflow-execute"]);
+    // The run went on to the end and failed on T999, as it would with a reader.
+    assert_quiet(&run, 1, "GitHub-mode execute");
+    assert!(run.stderr.contains("Failed:"), "{}", run.stderr);
+    assert_eq!(t.state()["status"], "failed");
+}
+
+#[test]
+fn a_closed_pipe_never_breaks_a_hook() {
+    let t = Test::new();
+    workflow(&t, 3);
+    for event in ["SessionStart", "UserPromptSubmit"] {
+        let run = with_closed_stdout(&t, &["hook", event]);
+        assert_quiet(&run, 0, event);
+        assert!(run.stderr.is_empty(), "{event}: {}", run.stderr);
+    }
+}
+
+// ---- issue 14 item 7: a FIFO where a file belongs ----
+
+#[test]
+fn a_fifo_as_the_state_is_refused_at_once() {
+    let t = Test::new();
+    workflow(&t, 2);
+    let state = t.workflow_dir().join("workflow-state.json");
+    std::fs::remove_file(&state).unwrap();
+    mkfifo(&state);
+    for args in [
+        &["status"][..],
+        &["next"],
+        &["graph"],
+        &["constraints", "list"],
+        &["report", "junit"],
+        &["workflow-execute"],
+    ] {
+        let run = within(t.command(args), 5);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("workflow-state.json is a FIFO")
+                && run.stderr.contains("not a regular file"),
+            "{args:?}: {}",
+            run.stderr
+        );
+    }
+}
+
+#[test]
+fn a_fifo_as_the_state_does_not_hang_the_stop_hook() {
+    let t = Test::new();
+    workflow(&t, 2);
+    let state = t.workflow_dir().join("workflow-state.json");
+    std::fs::remove_file(&state).unwrap();
+    mkfifo(&state);
+    for event in ["Stop", "SubagentStop", "SessionStart", "UserPromptSubmit"] {
+        let started = Instant::now();
+        let run = within(t.command(&["hook", event]), 2);
+        assert!(started.elapsed() < Duration::from_secs(2), "{event}");
+        assert_eq!(run.code, 0, "{event}: {}", run.stderr);
+        assert!(
+            run.stderr.contains(&format!("wf hook {event}:")) && run.stderr.contains("FIFO"),
+            "{event}: {}",
+            run.stderr
+        );
+        assert!(run.stdout.is_empty(), "{event}: {}", run.stdout);
+    }
+}
+
+#[test]
+fn a_fifo_as_the_event_log_the_lock_or_the_config_is_refused_at_once() {
+    let t = Test::new();
+    workflow(&t, 2);
+    let events = t.workflow_dir().join("events.jsonl");
+    std::fs::remove_file(&events).unwrap();
+    mkfifo(&events);
+    for args in [&["status"][..], &["events"], &["workflow-execute"]] {
+        let run = within(t.command(args), 5);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("events.jsonl is a FIFO"),
+            "{}",
+            run.stderr
+        );
+    }
+    std::fs::remove_file(&events).unwrap();
+
+    let lock = t.workflow_dir().join(".lock");
+    let _ = std::fs::remove_file(&lock);
+    mkfifo(&lock);
+    within(t.command(&["status"]), 5).ok();
+    let run = within(t.command(&["workflow-execute"]), 5).code(2);
+    assert!(run.stderr.contains(".lock is a FIFO"), "{}", run.stderr);
+    std::fs::remove_file(&lock).unwrap();
+
+    let config = t.project.join(".claude/config/project-config.json");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    mkfifo(&config);
+    let run = within(t.command(&["status"]), 5).code(2);
+    assert!(
+        run.stderr.contains("project-config.json is a FIFO"),
+        "{}",
+        run.stderr
+    );
+    let run = within(t.command(&["hook", "Stop"]), 2).ok();
+    assert!(run.stderr.contains("FIFO"), "{}", run.stderr);
+}
+
+// ---- issue 14 item 8: absurd numbers ----
+
+#[test]
+fn absurd_config_timeout_is_a_config_error_not_a_panic() {
+    let t = Test::new();
+    workflow(&t, 1);
+    t.wf(&[
+        "constraints",
+        "add",
+        "dir exists",
+        "--verify-cmd",
+        "test -d .",
+    ])
+    .ok();
+    for (config, key, range) in [
+        (
+            json!({"wf": {"timeout_secs": u64::MAX}}),
+            "wf.timeout_secs is 18446744073709551615",
+            "1..=604800",
+        ),
+        (
+            json!({"wf": {"timeout_secs": 0}}),
+            "wf.timeout_secs is 0",
+            "1..=604800",
+        ),
+        (
+            json!({"wf": {"context_window_tokens": 0}}),
+            "wf.context_window_tokens is 0",
+            "1..=1000000000",
+        ),
+        (
+            json!({"wf": {"max_retries": 1000}}),
+            "wf.max_retries is 1000",
+            "0..=100",
+        ),
+        (
+            json!({"wf": {"executors": [{"name": "x", "command": ["x"], "timeout_secs": u64::MAX}]}}),
+            "wf.executors[0].timeout_secs is 18446744073709551615",
+            "1..=604800",
+        ),
+        (
+            json!({"wf": {"executors": [{"name": "x", "command": ["x"], "max_parallel": 0}]}}),
+            "wf.executors[0].max_parallel is 0",
+            "1..=64",
+        ),
+        (
+            json!({"wf": {"executors": [{"name": "x", "command": ["x"], "level": 0}]}}),
+            "wf.executors[0].level is 0",
+            "1..=100",
+        ),
+    ] {
+        t.config(config.to_string());
+        for args in [&["constraints", "verify"][..], &["workflow-execute"]] {
+            let run = within(t.command(args), 30);
+            assert_eq!(run.code, 2, "{config} {args:?}: {}", run.stderr);
+            assert!(
+                run.stderr.contains("project-config.json: ")
+                    && run.stderr.contains(key)
+                    && run.stderr.contains(range),
+                "{config}: {}",
+                run.stderr
+            );
+        }
+    }
+}
+
+#[test]
+fn a_huge_wait_or_plan_timeout_does_not_overflow_the_deadline() {
+    let t = Test::new();
+    start(
+        &t,
+        &plan(&[task("T1", "a")
+            .verify("true")
+            .field("timeout", "18446744073709551615")]),
+    );
+    within(
+        t.command(&["--wait", "18446744073709551615", "constraints", "add", "x"]),
+        30,
+    )
+    .ok();
+    within(t.command(&["workflow-execute"]), 30).ok();
+}
+
+// ---- issue 14 item 12: I/O errors, escapes, oversized commands ----
+
+#[test]
+fn io_errors_exit_7_not_2() {
+    let t = Test::new();
+    workflow(&t, 1);
+    let run = t.wf(&["report", "junit", "-o", "/dev/full"]).code(7);
+    assert!(
+        run.stderr.contains("cannot write /dev/full: No space left"),
+        "{}",
+        run.stderr
+    );
+    let run = t.wf(&["--json", "report", "junit", "-o", "/dev/full"]);
+    assert_eq!(run.json()["error"]["kind"], "io");
+    assert_eq!(run.json()["error"]["exit_code"], 7);
+    let full = std::fs::File::options()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let mut cmd = t.command(&["status"]);
+    cmd.stdout(full);
+    let run = within(cmd, 10);
+    assert_eq!(run.code, 7, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("wf: error: cannot write to stdout: No space left"),
+        "{}",
+        run.stderr
+    );
+    // A path that is not there is still bad input.
+    t.wf(&["report", "junit", "-o", "/nonexistent-wf-dir/x.xml"])
+        .code(2);
+}
+
+#[test]
+fn task_output_replayed_in_a_failure_tail_is_stripped_of_control_sequences() {
+    let t = Test::new();
+    t.write(
+        "noisy.sh",
+        "printf 'plain line\\n\\033[31mred\\033[0m\\n\\033]0;pwned\\007title\\n\\033[2J\\033cwiped\\n'\nexit 1\n",
+    );
+    start(&t, &plan(&[task("T1", "a").verify("sh noisy.sh")]));
+    let run = t.wf(&["workflow-execute"]).code(1);
+    let all = format!("{}{}", run.stdout, run.stderr);
+    assert!(all.contains("--- last lines of"), "{all}");
+    assert!(all.contains("| plain line"), "{all}");
+    assert!(all.contains("| red"), "{all}");
+    assert!(all.contains("| title"), "{all}");
+    assert!(all.contains("| wiped"), "{all}");
+    assert!(
+        !all.contains('\x1b'),
+        "an escape reached the terminal: {all:?}"
+    );
+    assert!(!all.contains('\x07'), "a BEL reached the terminal: {all:?}");
+}
+
+#[test]
+fn a_verify_command_over_128_kib_is_refused_at_import() {
+    let t = Test::new();
+    let big = format!("echo {}", "x".repeat(128 * 1024));
+    t.write(
+        "tasks.md",
+        plan(&[task("T1", "a").verify("true"), task("T2", "a").verify(&big)]),
+    );
+    let run = t.wf(&["workflow-start", "tasks.md"]).code(2);
+    assert!(
+        run.stderr.contains(
+            "tasks.md:11: task T2's verify command is 131077 bytes, more than the 131072"
+        ),
+        "{}",
+        &run.stderr[..run.stderr.len().min(300)]
+    );
+    assert!(!t.workflow_dir().join("workflow-state.json").exists());
+}
