@@ -278,9 +278,7 @@ fn placeholder(prose: &str) -> Option<String> {
     while let Some(i) = prose.get(from..).and_then(|r| r.find('[')) {
         let open = from + i;
         let after_open = prose.get(open + 1..)?;
-        let Some(close) = after_open.find([']', '[']) else {
-            return None;
-        };
+        let close = after_open.find([']', '['])?;
         if after_open.get(close..).is_some_and(|r| r.starts_with(']')) {
             let inner = after_open.get(..close).unwrap_or("");
             let before = prose.get(..open).and_then(|b| b.chars().next_back());
@@ -309,7 +307,7 @@ pub(crate) fn bracket_is_placeholder(inner: &str, before: Option<char>, rest: &s
         return true;
     }
     let chars = t.chars().count();
-    if chars < 2 || chars > 80 || !t.chars().any(char::is_alphabetic) {
+    if !(2..=80).contains(&chars) || !t.chars().any(char::is_alphabetic) {
         return false; // `[x]`, `[ ]`, `[P]`, `[1]`, `[1, 2]`
     }
     // Links, references and syntax written against the brackets.
