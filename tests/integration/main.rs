@@ -4,6 +4,7 @@
 mod plans;
 mod test;
 
+mod audit_patterns;
 mod bad_input;
 mod concurrency;
 mod constraints;
