@@ -135,7 +135,9 @@ fn ellipsis(prose: &str) -> Option<String> {
         let before = prose.get(..at).and_then(|b| b.chars().next_back());
         let after = prose.get(at + 3..).and_then(|a| a.chars().next());
         let opens = matches!(before, Some('[' | '(' | '{'));
-        let spread = after.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.');
+        // `...rest`, `.../x` and `"files..."` (a quoted string) are not lists.
+        let spread =
+            after.is_some_and(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '/' | '"' | '\''));
         if !opens && !spread {
             return Some("...".into());
         }
@@ -205,7 +207,7 @@ fn closing_run(body: &str, run: usize) -> Option<usize> {
 /// Runs of ASCII non-space characters that are URLs, paths or file names, replaced
 /// by a space. Other characters (CJK, `…`) end a run, so a path written against
 /// Chinese text takes none of it along.
-fn without_paths(text: &str) -> String {
+pub(crate) fn without_paths(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut token_start: Option<usize> = None;
     let flush = |out: &mut String, token: &str| {
@@ -269,10 +271,17 @@ fn is_path_token(token: &str) -> bool {
 
 /// The first unfilled placeholder: `{{…}}` or a `[…]` that is not syntax.
 fn placeholder(prose: &str) -> Option<String> {
-    if let Some(start) = prose.find("{{") {
+    // `${{ … }}` is a GitHub Actions expression, not a template slot.
+    let mut from = 0;
+    while let Some(i) = prose.get(from..).and_then(|r| r.find("{{")) {
+        let start = from + i;
+        let dollar = prose.get(..start).is_some_and(|b| b.ends_with('$'));
         if let Some(len) = prose.get(start..).and_then(|r| r.find("}}")) {
-            return prose.get(start..start + len + 2).map(str::to_string);
+            if !dollar {
+                return prose.get(start..start + len + 2).map(str::to_string);
+            }
         }
+        from = start + 2;
     }
     let mut from = 0;
     while let Some(i) = prose.get(from..).and_then(|r| r.find('[')) {
@@ -688,6 +697,27 @@ mod tests {
             "Build T004 (depends on T002, T003)",
             "Build T004 (Depends on: T002 and T003)",
             "Build 用户页 (depends on T003、T004)",
+            // From real plans (the corpus of issue 13).
+            "[US2/US3] Create the release workflow",
+            "[SEC] Add .gitignore patterns",
+            "[P4] Security Center",
+            "Return `SettingsResponse` (settings: dict[str, str])",
+            "Return tuple[bool, str | None] from run",
+            "Pin crewai[litellm]>=0.100.0",
+            "Set collectionBehavior [.canJoinAllSpaces, .stationary]",
+            "Widen the regex to [0-9A-Za-z.-]",
+            "Write PLAN_[TASK_ID].md files",
+            "writes to /Plans/PLAN_[TASK_ID].md",
+            "`ok()` prints `[OK]     `, `info()` prints `[INFO]   `",
+            "quickstart S6) — depends on T011, T012.",
+            "Verify https://drowl.test (requires /etc/hosts entry)",
+            "Configure log rotation in /etc/logrotate.d/caddy",
+            "PROGRESS (corrected), `docs-app/.../guides/data.md`",
+            "Push with --api-key ${{ secrets.GITHUB_TOKEN }}",
+            "Push `dotnet nuget push --source\nhttps://x/index.json --api-key ${{ s.T }}\n--skip-duplicate` then",
+            "print \"Watching {path} for new files...\"",
+            "Use `docker inspect --format '{{.State.Health.Status}}'`",
+            "Add `test-runner` (docker `depends_on: web`)",
         ] {
             assert!(hits(text).is_empty(), "{text:?} gave {:?}", hits(text));
         }

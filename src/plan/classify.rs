@@ -14,7 +14,9 @@
 //! An English term matches a whole word, a plural too, and a word inside an
 //! identifier (`userApi`, `api_client`, `fetch-users`, `UserService`, `HTTPClient`),
 //! never part of another word: `build` and `quickstart` have no `ui`, `rapid` has
-//! no `api`. Chinese terms match anywhere in the name (Chinese has no spaces).
+//! no `api`. URLs and paths in the name are not read (`https://x.dev` is no HTTP
+//! work; the file rule reads the task's file). Chinese terms match anywhere in the
+//! name (Chinese has no spaces).
 //!
 //! The rules are the plugin's, so only claude-workflow plans are classified unless
 //! the project config says otherwise; a task whose `阻塞依赖` (blocked_by) field says
@@ -312,7 +314,9 @@ fn terms_hit(t: &Terms, name: &str) -> Option<String> {
     if let Some(c) = t.cjk.iter().find(|c| name.contains(**c)) {
         return Some(format!("name contains {c}"));
     }
-    let ws = words(name);
+    // A URL or a path in the name is not what the task is about: `https://x.dev`
+    // names no HTTP API, `src/UI/Controller.php` no UI work (the file rule reads files).
+    let ws = words(&super::audit::without_paths(name));
     t.words
         .iter()
         .find(|term| {
@@ -462,6 +466,11 @@ mod tests {
             ("Add unit tests for the fetcher", &[]),
             ("Requirements review", &[]),
             ("Mock UI for tests", &[]),
+            ("Verify https://drowl.dev in a browser", &[]),
+            ("Extend src/UI/Controller/Catalog.php", &[]),
+            ("Performance profiling (requires manual Instruments)", &[]),
+            ("Confirm the build/test toolchain", &[]),
+            ("Add a section to README.md on quickstart.md", &[]),
         ] {
             assert_eq!(kinds_of(name, None), kinds.to_vec(), "{name:?}");
         }
