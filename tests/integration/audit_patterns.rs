@@ -255,8 +255,18 @@ fn config_classifies_spec_kit_or_turns_classification_off_or_replaces_the_rules(
     assert_eq!(
         check(&t, 0),
         [
-            note(5, "T001", "api_spec", "name has the word \"api\""),
-            note(6, "T002", "api_spec", "name has the word \"api\""),
+            note(
+                5,
+                "T001",
+                "api_spec",
+                "file src/app/api/venues/[id]/route.ts is under api/"
+            ),
+            note(
+                6,
+                "T002",
+                "api_spec",
+                "file app/api/auth/[...nextauth]/route.ts is under api/"
+            ),
             note(
                 7,
                 "T003",
