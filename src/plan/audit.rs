@@ -98,6 +98,10 @@ static DEPENDS_MARKER: LazyLock<Option<Regex>> = LazyLock::new(|| {
     .ok()
 });
 
+/// spec-kit's open-question marker with the bracketed question it may carry.
+static NEEDS_CLARIFICATION: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r"\[NEEDS CLARIFICATION[^\]\n]*\]|NEEDS CLARIFICATION").ok());
+
 /// A regex character class range such as `a-z`, `A-Z` or `0-9`.
 static CLASS_RANGE: LazyLock<Option<Regex>> =
     LazyLock::new(|| Regex::new(r"a-z|A-Z|0-9|a-f|A-F").ok());
@@ -271,6 +275,12 @@ fn is_path_token(token: &str) -> bool {
 
 /// The first unfilled placeholder: `{{…}}` or a `[…]` that is not syntax.
 fn placeholder(prose: &str) -> Option<String> {
+    // spec-kit's marker for an open question, in brackets or not.
+    if prose.contains("NEEDS CLARIFICATION") {
+        if let Some(m) = NEEDS_CLARIFICATION.as_ref().and_then(|re| re.find(prose)) {
+            return Some(m.as_str().to_string());
+        }
+    }
     // `${{ … }}` is a GitHub Actions expression, not a template slot.
     let mut from = 0;
     while let Some(i) = prose.get(from..).and_then(|r| r.find("{{")) {
@@ -622,6 +632,7 @@ mod tests {
     fn every_pattern_compiles() {
         assert_eq!(PATTERNS.len(), SOURCES.len());
         assert!(DEPENDS_MARKER.is_some() && CLASS_RANGE.is_some() && TAG.is_some());
+        assert!(NEEDS_CLARIFICATION.is_some());
     }
 
     fn names(text: &str) -> Vec<&'static str> {

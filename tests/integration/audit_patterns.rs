@@ -112,13 +112,14 @@ fn template_placeholders_still_fail_the_audit() {
          tasks.md:8: error: T004: name contains \"{{user_name}}\": an unfilled template placeholder\n\
          tasks.md:9: error: T005: name contains \"[Entity1]\": an unfilled template placeholder\n\
          tasks.md:10: error: T006: name contains \"[FEATURE NAME]\": an unfilled template placeholder\n\
-         tasks.md: 6 tasks (spec-kit): 6 errors, 0 warnings, 0 blocked\n"
+         tasks.md:11: error: T007: name contains \"NEEDS CLARIFICATION\": an unfilled template placeholder\n\
+         tasks.md: 7 tasks (spec-kit): 7 errors, 0 warnings, 0 blocked\n"
     );
     let run = start(&t);
     assert_eq!(run["audit"]["passed"], false);
     assert_eq!(
         findings(&run),
-        (1..=6)
+        (1..=7)
             .map(|i| f(&format!("T00{i}"), "placeholder", "error", 4 + i))
             .collect::<Vec<_>>()
     );
