@@ -745,6 +745,7 @@ mod tests {
                 "Auth [NEEDS CLARIFICATION: OAuth?]",
                 "[NEEDS CLARIFICATION: OAuth?]",
             ),
+            ("Store sessions: NEEDS CLARIFICATION", "NEEDS CLARIFICATION"),
             ("Render {{title}} here", "{{title}}"),
             ("Create [Entity1] model", "[Entity1]"),
             ("Test for [user journey]", "[user journey]"),
