@@ -20,7 +20,7 @@
 //! | `maybe` | warning | maybe, perhaps, possibly, 可能, 或许, 也许 |
 //! | `appropriate` | warning | appropriate(ly), 适当 |
 //! | `FIXME` | warning | the words FIXME, XXX, HACK |
-//! | `no file and no requirement` | warning | a claude-workflow task naming no file (file, creates, modifies, tests) and no requirement |
+//! | `no file and no requirement` | warning | a claude-workflow task naming no file (file, creates, modifies, tests), no requirement and no steps |
 //!
 //! A `[…]` is a placeholder when it reads like one (`[FEATURE NAME]`,
 //! `[###-feature-name]`, `[e.g., Python 3.11]`, `[NEEDS CLARIFICATION: …]`,
@@ -460,8 +460,9 @@ pub fn audit(tasks: &[Task], text: &str, audited_at: &str) -> ZeroDecisionAudit 
             || !t.creates.is_empty()
             || !t.modifies.is_empty()
             || !t.tests.is_empty();
-        // A spec-kit line is its own requirement: the description says what to do.
-        if claude && !names_file && t.requirement.is_none() {
+        // A spec-kit line is its own requirement: the description says what to do;
+        // so are a task's steps.
+        if claude && !names_file && t.requirement.is_none() && t.steps.is_empty() {
             findings.push(finding(
                 t,
                 "no file and no requirement",
@@ -853,7 +854,6 @@ mod tests {
             got,
             vec![
                 ("T1", "missing actions", "warning"),
-                ("T1", "no file and no requirement", "warning"),
                 ("T2", "missing actions", "error"),
             ]
         );

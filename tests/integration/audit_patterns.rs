@@ -157,17 +157,15 @@ fn agent_work_without_actions_is_a_warning_not_a_refusal() {
     assert_eq!(
         check(&t, 2),
         "tasks.md:3: warning: T1: no actions field: its steps or requirement say what to do, so an agent does it\n\
-         tasks.md:3: warning: T1: the task names no file and states no requirement\n\
          tasks.md:10: warning: T2: no actions field: its steps or requirement say what to do, so an agent does it\n\
          tasks.md:15: error: T3: no actions, commands, steps or requirement: what to do is left to the executor\n\
-         tasks.md: 3 tasks (claude-workflow): 1 error, 3 warnings, 0 blocked\n"
+         tasks.md: 3 tasks (claude-workflow): 1 error, 2 warnings, 0 blocked\n"
     );
     let run = start(&t);
     assert_eq!(
         findings(&run),
         vec![
             f("T1", "missing actions", "warning", 3),
-            f("T1", "no file and no requirement", "warning", 3),
             f("T2", "missing actions", "warning", 10),
             f("T3", "missing actions", "error", 15),
         ]
