@@ -261,8 +261,11 @@ fn is_path_token(token: &str) -> bool {
     };
     let slashes = t.matches('/').count();
     if slashes == 0 {
-        // `e.g.` and `i.e.` are words; `etc.` has no stem before its dot.
-        return has_ext(t) && !t.contains(' ') && t.len() > 4;
+        // `e.g.`, `i.e.` and `etc.` have nothing after their last dot.
+        let name_chars = t
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
+        return name_chars && has_ext(t);
     }
     let last = t.rsplit('/').next().unwrap_or("");
     t.starts_with(['/', '.', '~', '@'])
@@ -331,8 +334,9 @@ pub(crate) fn bracket_is_placeholder(inner: &str, before: Option<char>, rest: &s
     }
     // Links, references and syntax written against the brackets.
     let after = rest.chars().next();
-    if matches!(after, Some('(' | '[' | ':')) {
-        return false;
+    let reference = after == Some(':') && rest.get(1..).is_some_and(|r| r.trim().is_empty());
+    if matches!(after, Some('(' | '[')) || reference {
+        return false; // [text](url), [text][ref], [ref]: url (the URL already set aside)
     }
     let glued = |c: char| c.is_alphanumeric() || matches!(c, '_' | '-' | '/' | '.' | '$' | '@');
     if before.is_some_and(glued)
@@ -705,6 +709,7 @@ mod tests {
             "Footnote[^1] and [^2]",
             "Array [1, 2, 3]",
             "Checkbox [ ] and [x]",
+            "[docs]: https://example.com/docs",
             "Build T004 (depends on T003)",
             "Build T004 (depends on T002, T003)",
             "Build T004 (Depends on: T002 and T003)",
@@ -747,6 +752,7 @@ mod tests {
                 "[NEEDS CLARIFICATION: OAuth?]",
             ),
             ("Store sessions: NEEDS CLARIFICATION", "NEEDS CLARIFICATION"),
+            ("[Entity1]: add the model", "[Entity1]"),
             ("Render {{title}} here", "{{title}}"),
             ("Create [Entity1] model", "[Entity1]"),
             ("Test for [user journey]", "[user journey]"),
