@@ -319,6 +319,14 @@ fn blocked_text(state: &crate::state::WorkflowState, kinds: &[String], tasks: &[
         }
         s
     };
+    if own.is_empty() {
+        return format!(
+            "Blocked: {} task(s) wait on {}. Lift with `wf workflow-unblock {}`.",
+            tasks.len(),
+            kinds.join(", "),
+            kinds.first().map_or("all", String::as_str)
+        );
+    }
     let behind = tasks.len().saturating_sub(own.len());
     let mut text = format!(
         "Blocked: {} {} on {}",
