@@ -34,6 +34,7 @@ Register-ArgumentCompleter -Native -CommandName 'wf' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('workflow-start', 'workflow-start', [CompletionResultType]::ParameterValue, 'Import a plan (claude-workflow or spec-kit tasks.md) and plan the workflow')
             [CompletionResult]::new('start', 'start', [CompletionResultType]::ParameterValue, 'Import a plan (claude-workflow or spec-kit tasks.md) and plan the workflow')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Lint a plan without importing it: parse errors, plan warnings, audit findings and the tasks that would start blocked, as file:line: severity: message. Writes nothing')
             [CompletionResult]::new('workflow-execute', 'workflow-execute', [CompletionResultType]::ParameterValue, 'Run the next tasks and their verifiers, stopping where the mode says')
             [CompletionResult]::new('execute', 'execute', [CompletionResultType]::ParameterValue, 'Run the next tasks and their verifiers, stopping where the mode says')
             [CompletionResult]::new('workflow-unblock', 'workflow-unblock', [CompletionResultType]::ParameterValue, 'Lift an external blocker (api_spec, design_spec, a custom kind, or all)')
@@ -77,6 +78,19 @@ Register-ArgumentCompleter -Native -CommandName 'wf' -ScriptBlock {
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour; NO_COLOR in the environment means never')
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Apply a major change (a completed task changed or removed, or a different plan); the old state is kept as backup-<ms>.json first')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout (errors too)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'wf;check' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour; NO_COLOR in the environment means never')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing')
+            [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Exit 1 when there are warnings (errors always exit 2)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout (errors too)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
@@ -453,6 +467,7 @@ Register-ArgumentCompleter -Native -CommandName 'wf' -ScriptBlock {
         }
         'wf;help' {
             [CompletionResult]::new('workflow-start', 'workflow-start', [CompletionResultType]::ParameterValue, 'Import a plan (claude-workflow or spec-kit tasks.md) and plan the workflow')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Lint a plan without importing it: parse errors, plan warnings, audit findings and the tasks that would start blocked, as file:line: severity: message. Writes nothing')
             [CompletionResult]::new('workflow-execute', 'workflow-execute', [CompletionResultType]::ParameterValue, 'Run the next tasks and their verifiers, stopping where the mode says')
             [CompletionResult]::new('workflow-unblock', 'workflow-unblock', [CompletionResultType]::ParameterValue, 'Lift an external blocker (api_spec, design_spec, a custom kind, or all)')
             [CompletionResult]::new('resume', 'resume', [CompletionResultType]::ParameterValue, 'Continue a paused, interrupted, blocked or failed workflow')
@@ -471,6 +486,9 @@ Register-ArgumentCompleter -Native -CommandName 'wf' -ScriptBlock {
             break
         }
         'wf;help;workflow-start' {
+            break
+        }
+        'wf;help;check' {
             break
         }
         'wf;help;workflow-execute' {

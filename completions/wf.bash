@@ -19,6 +19,9 @@ _wf() {
             wf,archive)
                 cmd="wf__subcmd__archive"
                 ;;
+            wf,check)
+                cmd="wf__subcmd__check"
+                ;;
             wf,completions)
                 cmd="wf__subcmd__completions"
                 ;;
@@ -121,6 +124,9 @@ _wf() {
             wf__subcmd__help,archive)
                 cmd="wf__subcmd__help__subcmd__archive"
                 ;;
+            wf__subcmd__help,check)
+                cmd="wf__subcmd__help__subcmd__check"
+                ;;
             wf__subcmd__help,completions)
                 cmd="wf__subcmd__help__subcmd__completions"
                 ;;
@@ -191,7 +197,7 @@ _wf() {
 
     case "${cmd}" in
         wf)
-            opts="-C -q -h -V --project --json --color --quiet --wait --help --version workflow-start start workflow-execute execute workflow-unblock unblock resume status st next graph events report archive completions resources man hook constraints help"
+            opts="-C -q -h -V --project --json --color --quiet --wait --help --version workflow-start start check workflow-execute execute workflow-unblock unblock resume status st next graph events report archive completions resources man hook constraints help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -222,6 +228,36 @@ _wf() {
             ;;
         wf__subcmd__archive)
             opts="-C -q -h --project --json --color --quiet --wait --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        wf__subcmd__check)
+            opts="-C -q -h --strict --project --json --color --quiet --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -683,7 +719,7 @@ _wf() {
             return 0
             ;;
         wf__subcmd__help)
-            opts="workflow-start workflow-execute workflow-unblock resume status next graph events report archive completions resources man hook constraints help"
+            opts="workflow-start check workflow-execute workflow-unblock resume status next graph events report archive completions resources man hook constraints help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -697,6 +733,20 @@ _wf() {
             return 0
             ;;
         wf__subcmd__help__subcmd__archive)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        wf__subcmd__help__subcmd__check)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -31,6 +31,7 @@ set edit:completion:arg-completer[wf] = {|@words|
             cand --version 'Print version'
             cand workflow-start 'Import a plan (claude-workflow or spec-kit tasks.md) and plan the workflow'
             cand start 'Import a plan (claude-workflow or spec-kit tasks.md) and plan the workflow'
+            cand check 'Lint a plan without importing it: parse errors, plan warnings, audit findings and the tasks that would start blocked, as file:line: severity: message. Writes nothing'
             cand workflow-execute 'Run the next tasks and their verifiers, stopping where the mode says'
             cand execute 'Run the next tasks and their verifiers, stopping where the mode says'
             cand workflow-unblock 'Lift an external blocker (api_spec, design_spec, a custom kind, or all)'
@@ -72,6 +73,18 @@ set edit:completion:arg-completer[wf] = {|@words|
             cand --color 'When to use colour; NO_COLOR in the environment means never'
             cand --wait 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing'
             cand --force 'Apply a major change (a completed task changed or removed, or a different plan); the old state is kept as backup-<ms>.json first'
+            cand --json 'Print machine-readable JSON on stdout (errors too)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'wf;check'= {
+            cand -C 'The project directory (default: the git top level, else the current directory)'
+            cand --project 'The project directory (default: the git top level, else the current directory)'
+            cand --color 'When to use colour; NO_COLOR in the environment means never'
+            cand --wait 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing'
+            cand --strict 'Exit 1 when there are warnings (errors always exit 2)'
             cand --json 'Print machine-readable JSON on stdout (errors too)'
             cand -q 'Print only errors'
             cand --quiet 'Print only errors'
@@ -416,6 +429,7 @@ set edit:completion:arg-completer[wf] = {|@words|
         }
         &'wf;help'= {
             cand workflow-start 'Import a plan (claude-workflow or spec-kit tasks.md) and plan the workflow'
+            cand check 'Lint a plan without importing it: parse errors, plan warnings, audit findings and the tasks that would start blocked, as file:line: severity: message. Writes nothing'
             cand workflow-execute 'Run the next tasks and their verifiers, stopping where the mode says'
             cand workflow-unblock 'Lift an external blocker (api_spec, design_spec, a custom kind, or all)'
             cand resume 'Continue a paused, interrupted, blocked or failed workflow'
@@ -433,6 +447,8 @@ set edit:completion:arg-completer[wf] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'wf;help;workflow-start'= {
+        }
+        &'wf;help;check'= {
         }
         &'wf;help;workflow-execute'= {
         }

@@ -55,6 +55,9 @@ pub enum Command {
     /// Import a plan (claude-workflow or spec-kit tasks.md) and plan the workflow.
     #[command(visible_alias = "start")]
     WorkflowStart(StartArgs),
+    /// Lint a plan without importing it: parse errors, plan warnings, audit findings and
+    /// the tasks that would start blocked, as file:line: severity: message. Writes nothing.
+    Check(CheckArgs),
     /// Run the next tasks and their verifiers, stopping where the mode says.
     #[command(visible_alias = "execute")]
     WorkflowExecute(ExecuteArgs),
@@ -103,6 +106,15 @@ pub struct StartArgs {
     /// The technical design the plan refers to (counted in the context estimate).
     #[arg(long, value_name = "FILE")]
     pub tech_design: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The plan file: a claude-workflow or spec-kit tasks.md.
+    pub plan: PathBuf,
+    /// Exit 1 when there are warnings (errors always exit 2).
+    #[arg(long)]
+    pub strict: bool,
 }
 
 #[derive(Debug, Args, Clone, Default)]

@@ -58,6 +58,9 @@ pub struct WfSettings {
     pub allowed_command_prefixes: Option<Vec<String>>,
     #[serde(default)]
     pub executors: Vec<ExecutorConfig>,
+    /// Which plans are classified and whether the builtin rules apply.
+    #[serde(default)]
+    pub classify: ClassifySettings,
     /// Extra dependency kinds: `{"kind": {"name": "regex", "file": "regex"}}`.
     #[serde(default)]
     pub blockers: BTreeMap<String, BlockerRule>,
@@ -67,6 +70,18 @@ pub struct WfSettings {
     /// Action → capability overrides.
     #[serde(default)]
     pub capabilities: BTreeMap<String, String>,
+}
+
+/// `wf.classify`: see `plan::classify`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClassifySettings {
+    /// The plan formats classified (`claude-workflow`, `spec-kit`); `[]` is off.
+    /// Default: claude-workflow only (the rules are that plugin's).
+    pub formats: Option<Vec<String>>,
+    /// Whether the builtin api_spec/design_spec rules apply (default true); false
+    /// leaves only `wf.blockers`.
+    pub builtin: Option<bool>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -195,6 +210,15 @@ impl Config {
         })?;
         config.path = Some(path.to_path_buf());
         check_ranges(path, &config.wf)?;
+        for name in config.wf.classify.formats.iter().flatten() {
+            if !crate::plan::classify::FORMAT_NAMES.contains(&name.as_str()) {
+                return Err(WfError::usage(format!(
+                    "{}: wf.classify.formats lists {:?}, which is not a plan format; use \"claude-workflow\" and/or \"spec-kit\" ([] turns classification off)",
+                    path.display(),
+                    name.chars().take(64).collect::<String>()
+                )));
+            }
+        }
         for (i, ex) in config.wf.executors.iter().enumerate() {
             if ex.command.is_empty() || ex.command[0].is_empty() {
                 return Err(WfError::usage(format!(

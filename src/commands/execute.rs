@@ -315,6 +315,46 @@ fn refuse_undecided(session: &mut Session, args: &ExecuteArgs) -> Result<()> {
     Ok(())
 }
 
+/// Which tasks wait on an external input themselves and how many wait on them.
+fn blocked_text(state: &crate::state::WorkflowState, kinds: &[String], tasks: &[String]) -> String {
+    let own: Vec<&str> = state
+        .tasks
+        .iter()
+        .filter(|t| !t.status.is_done() && !t.blocked_by.is_empty())
+        .map(|t| t.id.as_str())
+        .collect();
+    let shown = |ids: &[&str]| -> String {
+        let mut s = ids.iter().take(10).copied().collect::<Vec<_>>().join(", ");
+        if ids.len() > 10 {
+            s.push_str(&format!(" and {} more", ids.len() - 10));
+        }
+        s
+    };
+    if own.is_empty() {
+        return format!(
+            "Blocked: {} task(s) wait on {}. Lift with `wf workflow-unblock {}`.",
+            tasks.len(),
+            kinds.join(", "),
+            kinds.first().map_or("all", String::as_str)
+        );
+    }
+    let behind = tasks.len().saturating_sub(own.len());
+    let mut text = format!(
+        "Blocked: {} {} on {}",
+        shown(&own),
+        if own.len() == 1 { "waits" } else { "wait" },
+        kinds.join(", ")
+    );
+    if behind > 0 {
+        text.push_str(&format!("; {behind} more task(s) wait on them"));
+    }
+    text.push_str(&format!(
+        ". Lift with `wf workflow-unblock {}`.",
+        kinds.first().map_or("all", String::as_str)
+    ));
+    text
+}
+
 fn report_stop(
     session: &Session,
     stop: &Stop,
@@ -330,15 +370,7 @@ fn report_stop(
             "paused",
             format!("Paused ({why}): {done}/{total} tasks done. Run `wf workflow-execute` to continue."),
         ),
-        Stop::Blocked { kinds, tasks } => (
-            "blocked",
-            format!(
-                "Blocked: {} task(s) wait on {}. Lift with `wf workflow-unblock {}`.",
-                tasks.len(),
-                kinds.join(", "),
-                kinds.first().map_or("all", String::as_str)
-            ),
-        ),
+        Stop::Blocked { kinds, tasks } => ("blocked", blocked_text(state, kinds, tasks)),
         Stop::Failed { reason, .. } => (
             "failed",
             format!("Failed: {reason}\nRetry with `wf workflow-execute --retry`, or skip with `--skip --reason TEXT`."),

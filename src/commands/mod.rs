@@ -2,6 +2,7 @@
 //! result to a renderer; it returns the exit code of a run that finished.
 
 mod archive;
+mod check;
 mod completions;
 mod constraints;
 mod events;
@@ -35,6 +36,7 @@ pub fn run(cli: &Cli, out: &Output) -> Result<i32> {
         Command::Resume(args) => resume::run(&cli.global, args, out),
         Command::Constraints(args) => constraints::run(&project()?, &cli.global, args, out),
         Command::WorkflowStart(args) => start::run(&project()?, &cli.global, args, out),
+        Command::Check(args) => check::run(&project()?, args, out),
         Command::Next => next::run(&project()?, out),
         Command::Graph(args) => graph::run(&project()?, args, out),
         Command::Events(args) => events::run(&project()?, args, out),

@@ -27,7 +27,7 @@ pub fn run(project: &Project, global: &GlobalArgs, args: &StartArgs, out: &Outpu
     for w in &plan.warnings {
         out.warn(format!("{}:{}: {}", args.plan.display(), w.line, w.message));
     }
-    let rules = classify::Rules::from_config(&project.config)?;
+    let rules = classify::Rules::from_config(&project.config)?.for_plan(plan.format, &text);
     let name = args
         .name
         .clone()
@@ -153,7 +153,7 @@ pub fn run(project: &Project, global: &GlobalArgs, args: &StartArgs, out: &Outpu
     if matches!(outcome, Outcome::Reimported { .. } | Outcome::ProseOnly) {
         crate::run::checkpoint::mirror_plan_copy(&session)?;
     }
-    render_summary(session.state()?, &outcome, out);
+    render_summary(session.state()?, &outcome, &args.plan, out);
     Ok(0)
 }
 
@@ -435,7 +435,7 @@ fn write_meta(
     write_atomic(&dir.join("project-meta.json"), &bytes)
 }
 
-fn render_summary(state: &WorkflowState, outcome: &Outcome, out: &Output) {
+fn render_summary(state: &WorkflowState, outcome: &Outcome, plan_path: &Path, out: &Output) {
     let mut phases: BTreeMap<usize, (String, usize, usize, usize)> = BTreeMap::new();
     let mut order: HashMap<&str, usize> = HashMap::new();
     for t in &state.tasks {
@@ -520,15 +520,18 @@ fn render_summary(state: &WorkflowState, outcome: &Outcome, out: &Output) {
         "\nAudit: {} ({errors} errors, {warnings} warnings).",
         if audit.passed { "passed" } else { "FAILED" }
     ));
-    for f in audit.anti_patterns.iter().take(10) {
-        text.push_str(&format!(
-            "\n  {} {}: {} ({})",
-            f.severity, f.task_id, f.description, f.pattern
-        ));
-    }
     if audit.passed {
+        for line in super::check::finding_lines(plan_path, audit) {
+            text.push_str(&format!("\n  {line}"));
+        }
         text.push_str("\nNext: `wf workflow-execute`.");
     } else {
+        // Said on stderr, where it is not lost in the summary: execute will refuse.
+        let lines = super::check::audit_failure_lines(plan_path, audit);
+        for (i, line) in lines.iter().enumerate() {
+            // The findings start with their file:line, as a compiler's do.
+            eprintln!("{}{line}", if i == 0 { "wf: " } else { "" });
+        }
         text.push_str(
             "\nNext: settle the audit errors in the plan and import it again, or run `wf workflow-execute --allow-audit-errors`.",
         );

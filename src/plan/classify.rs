@@ -1,22 +1,38 @@
-//! Which external inputs a task waits for: seed 004 `classifyTaskDependencies`.
+//! Which external inputs a task waits for: the claude-workflow plugin's
+//! `classifyTaskDependencies`, read as words.
 //!
-//! Builtin rules, matched against the task's name and file lowercased:
-//! - `api_spec`: name matches `api|接口|服务层|service|fetch|request|http|数据获取|后端`
-//!   or file matches `services/|api/|http/`;
-//! - `design_spec`: name matches `ui|样式|组件|还原|视觉|布局|卡片|弹窗|表单` or file
-//!   matches `\.vue$|\.tsx$|\.jsx$|\.css$|\.scss$|components/|pages/|views/`, unless
-//!   the name matches `骨架|skeleton|mock|stub|placeholder` (scaffolding is exempt).
+//! Builtin rules, matched against the task's name and its file:
+//! - `api_spec`: the name has a word `api`, `service`, `fetch`, `request` or `http`,
+//!   or contains 接口, 服务层, 数据获取 or 后端; or the file sits under a `services/`,
+//!   `api/` or `http/` directory;
+//! - `design_spec`: the name has the word `ui` or contains 样式, 组件, 还原, 视觉, 布局,
+//!   卡片, 弹窗 or 表单; or the file ends in `.vue`, `.tsx`, `.jsx`, `.css` or `.scss`
+//!   or sits under `components/`, `pages/` or `views/` — unless the name has the
+//!   word `skeleton`, `mock`, `stub` or `placeholder` or contains 骨架 (scaffolding
+//!   is exempt).
 //!
-//! As in the plugin these are unanchored substring matches: "ui" also matches
-//! "build" and "guide", "api" matches "rapid". That over-matching is the plugin's
-//! behaviour, kept so both tools block the same tasks; a user lifts a wrong block
-//! with `workflow-unblock`.
+//! An English term matches a whole word, a plural too, and a word inside an
+//! identifier (`userApi`, `api_client`, `fetch-users`, `UserService`, `HTTPClient`),
+//! never part of another word: `build` and `quickstart` have no `ui`, `rapid` has
+//! no `api`. URLs and paths in the name are not read (`https://x.dev` is no HTTP
+//! work; the file rule reads the task's file). Chinese terms match anywhere in the
+//! name (Chinese has no spaces).
 //!
-//! Custom kinds come from the project config, `wf.blockers: {"kind": {"name": "regex",
-//! "file": "regex"}}`: a task is of that kind when either regex matches (case
-//! insensitive). A custom rule for `api_spec` or `design_spec` adds to the builtin
-//! one. Kinds must match `^[a-z][a-z0-9_]{0,31}$` and may not be `all` (that word
-//! means every kind to `workflow-unblock`). Regexes are compiled once per [`Rules`].
+//! The rules are the plugin's, so only claude-workflow plans are classified unless
+//! the project config says otherwise; a task whose `阻塞依赖` (blocked_by) field says
+//! `none` (无, -, n/a) is never classified. The project config's `wf` section:
+//!
+//! - `"classify": {"formats": ["claude-workflow", "spec-kit"]}` — the plan formats
+//!   classified (`[]` turns classification off; default `["claude-workflow"]`);
+//! - `"classify": {"builtin": false}` — drop the builtin rules, so `wf.blockers`
+//!   replaces them instead of adding to them;
+//! - `"blockers": {"kind": {"name": "regex", "file": "regex"}}` — custom kinds: a
+//!   task is of that kind when either regex matches (case insensitive). A custom rule
+//!   for `api_spec` or `design_spec` adds to the builtin one. Kinds must match
+//!   `^[a-z][a-z0-9_]{0,31}$` and may not be `all` (that word means every kind to
+//!   `workflow-unblock`). Regexes are compiled once per [`Rules`].
+
+use std::collections::HashSet;
 
 use regex::{Regex, RegexBuilder};
 
@@ -24,57 +40,96 @@ use crate::config::Config;
 use crate::error::{Result, WfError};
 use crate::state::model::Task;
 
-use super::fields::is_valid_kind;
+use super::claude::{self, Kind};
+use super::doc::{self, is_none_word};
+use super::fields::{self, is_valid_kind, Key};
+use super::Format;
 
 pub const API_SPEC: &str = "api_spec";
 pub const DESIGN_SPEC: &str = "design_spec";
 
-/// Compiled classification rules: the builtins, then the project's.
+/// Compiled classification rules: the builtins, then the project's; and which
+/// tasks of which plan they apply to.
 #[derive(Debug, Clone)]
 pub struct Rules {
     rules: Vec<Rule>,
+    /// The plan formats classified; `None` means any (rules not yet bound to a plan).
+    formats: Option<Vec<Format>>,
+    /// Whether the bound plan's format is among `formats`.
+    enabled: bool,
+    /// Tasks whose `阻塞依赖` says none.
+    opted_out: HashSet<String>,
 }
 
 #[derive(Debug, Clone)]
 struct Rule {
     kind: String,
-    name: Option<Regex>,
-    file: Option<Regex>,
+    name: Matcher,
+    file: FileMatcher,
     /// A name matching this is never of the kind.
-    exempt: Option<Regex>,
+    exempt: Option<Terms>,
+}
+
+/// English words and Chinese substrings.
+#[derive(Debug, Clone)]
+struct Terms {
+    words: &'static [&'static str],
+    cjk: &'static [&'static str],
+}
+
+#[derive(Debug, Clone)]
+enum Matcher {
+    None,
+    Terms(Terms),
+    Regex(Regex),
+}
+
+#[derive(Debug, Clone)]
+enum FileMatcher {
+    None,
+    Builtin {
+        dirs: &'static [&'static str],
+        exts: &'static [&'static str],
+    },
+    Regex(Regex),
+}
+
+/// Why a task is of a kind.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Match {
+    pub kind: String,
+    /// `name has the word "api"`, `file is under "services/"`, …
+    pub reason: String,
 }
 
 impl Rules {
     /// The builtin rules only.
     pub fn builtin() -> Result<Rules> {
-        let re = |p: &str| {
-            Regex::new(p).map_err(|e| WfError::usage(format!("builtin rule {p}: {}", one_line(&e))))
-        };
         Ok(Rules {
-            rules: vec![
-                Rule {
-                    kind: API_SPEC.into(),
-                    name: Some(re(
-                        "api|接口|服务层|service|fetch|request|http|数据获取|后端",
-                    )?),
-                    file: Some(re(r"services/|api/|http/")?),
-                    exempt: None,
-                },
-                Rule {
-                    kind: DESIGN_SPEC.into(),
-                    name: Some(re("ui|样式|组件|还原|视觉|布局|卡片|弹窗|表单")?),
-                    file: Some(re(
-                        r"\.vue$|\.tsx$|\.jsx$|\.css$|\.scss$|components/|pages/|views/",
-                    )?),
-                    exempt: Some(re("骨架|skeleton|mock|stub|placeholder")?),
-                },
-            ],
+            rules: builtin_rules(),
+            formats: None,
+            enabled: true,
+            opted_out: HashSet::new(),
         })
     }
 
-    /// The builtin rules plus the project's `wf.blockers`.
+    /// The builtin rules (unless `wf.classify.builtin` is false) plus the project's
+    /// `wf.blockers`.
     pub fn from_config(cfg: &Config) -> Result<Rules> {
-        let mut rules = Rules::builtin()?;
+        let classify = &cfg.wf.classify;
+        let mut rules = Rules {
+            rules: if classify.builtin.unwrap_or(true) {
+                builtin_rules()
+            } else {
+                Vec::new()
+            },
+            formats: Some(match &classify.formats {
+                Some(names) => names.iter().filter_map(|n| format_named(n)).collect(),
+                None => vec![Format::ClaudeWorkflow],
+            }),
+            enabled: true,
+            opted_out: HashSet::new(),
+        };
         let path = cfg.display_path();
         for (kind, rule) in &cfg.wf.blockers {
             if !is_valid_kind(kind) || kind == "all" {
@@ -107,12 +162,29 @@ impl Rules {
             };
             rules.rules.push(Rule {
                 kind: kind.clone(),
-                name: compile("name", &rule.name)?,
-                file: compile("file", &rule.file)?,
+                name: compile("name", &rule.name)?.map_or(Matcher::None, Matcher::Regex),
+                file: compile("file", &rule.file)?.map_or(FileMatcher::None, FileMatcher::Regex),
                 exempt: None,
             });
         }
         Ok(rules)
+    }
+
+    /// These rules bound to one plan: off unless its format is classified, and never
+    /// for a task whose `阻塞依赖` says none.
+    pub fn for_plan(mut self, format: Format, text: &str) -> Rules {
+        self.enabled = self.formats.as_ref().is_none_or(|f| f.contains(&format));
+        self.opted_out = if format == Format::ClaudeWorkflow {
+            opted_out(text)
+        } else {
+            HashSet::new()
+        };
+        self
+    }
+
+    /// Whether the bound plan is classified at all.
+    pub fn enabled(&self) -> bool {
+        self.enabled && !self.rules.is_empty()
     }
 
     /// Every kind: `api_spec`, `design_spec`, then the custom ones.
@@ -127,20 +199,192 @@ impl Rules {
     }
 }
 
+fn builtin_rules() -> Vec<Rule> {
+    vec![
+        Rule {
+            kind: API_SPEC.into(),
+            name: Matcher::Terms(Terms {
+                words: &["api", "service", "fetch", "request", "http"],
+                cjk: &["接口", "服务层", "数据获取", "后端"],
+            }),
+            file: FileMatcher::Builtin {
+                dirs: &["services", "api", "http"],
+                exts: &[],
+            },
+            exempt: None,
+        },
+        Rule {
+            kind: DESIGN_SPEC.into(),
+            name: Matcher::Terms(Terms {
+                words: &["ui"],
+                cjk: &[
+                    "样式", "组件", "还原", "视觉", "布局", "卡片", "弹窗", "表单",
+                ],
+            }),
+            file: FileMatcher::Builtin {
+                dirs: &["components", "pages", "views"],
+                exts: &["vue", "tsx", "jsx", "css", "scss"],
+            },
+            exempt: Some(Terms {
+                words: &["skeleton", "mock", "stub", "placeholder"],
+                cjk: &["骨架"],
+            }),
+        },
+    ]
+}
+
+fn format_named(name: &str) -> Option<Format> {
+    match name {
+        "claude-workflow" => Some(Format::ClaudeWorkflow),
+        "spec-kit" => Some(Format::SpecKit),
+        _ => None,
+    }
+}
+
+/// The format names `wf.classify.formats` accepts.
+pub const FORMAT_NAMES: &[&str] = &["claude-workflow", "spec-kit"];
+
 /// The blocker kinds whose rules match `task`, in [`Rules::kinds`] order.
 pub fn classify(task: &Task, rules: &Rules) -> Vec<String> {
-    let name = task.name.to_lowercase();
-    let file = task.file.as_deref().unwrap_or("").to_lowercase();
-    let mut out: Vec<String> = Vec::new();
+    matches(task, rules).into_iter().map(|m| m.kind).collect()
+}
+
+/// [`classify`] with the reason for each kind.
+pub fn matches(task: &Task, rules: &Rules) -> Vec<Match> {
+    if !rules.enabled || rules.opted_out.contains(&task.id) {
+        return Vec::new();
+    }
+    let file = task.file.as_deref().unwrap_or("");
+    let mut out: Vec<Match> = Vec::new();
     for r in &rules.rules {
-        if out.contains(&r.kind) {
+        if out.iter().any(|m| m.kind == r.kind) {
             continue;
         }
-        let hit = r.name.as_ref().is_some_and(|re| re.is_match(&name))
-            || r.file.as_ref().is_some_and(|re| re.is_match(&file));
-        let exempt = r.exempt.as_ref().is_some_and(|re| re.is_match(&name));
-        if hit && !exempt {
-            out.push(r.kind.clone());
+        let hit = name_reason(&r.name, &r.kind, &task.name)
+            .or_else(|| file_reason(&r.file, &r.kind, file));
+        let exempt = r
+            .exempt
+            .as_ref()
+            .is_some_and(|t| terms_hit(t, &task.name).is_some());
+        if let (Some(reason), false) = (hit, exempt) {
+            out.push(Match {
+                kind: r.kind.clone(),
+                reason,
+            });
+        }
+    }
+    out
+}
+
+fn name_reason(m: &Matcher, kind: &str, name: &str) -> Option<String> {
+    match m {
+        Matcher::None => None,
+        Matcher::Terms(t) => terms_hit(t, name),
+        Matcher::Regex(re) => re
+            .find(name)
+            .map(|x| format!("name matches wf.blockers.{kind}.name at {:?}", x.as_str())),
+    }
+}
+
+fn file_reason(m: &FileMatcher, kind: &str, file: &str) -> Option<String> {
+    if file.is_empty() {
+        return None;
+    }
+    match m {
+        FileMatcher::None => None,
+        FileMatcher::Builtin { dirs, exts } => {
+            let lower = file.to_lowercase();
+            let mut segments: Vec<&str> = lower.split(['/', '\\']).collect();
+            let last = segments.pop().unwrap_or("");
+            if let Some(d) = segments.iter().find(|s| dirs.contains(s)) {
+                return Some(format!("file {file} is under {d}/"));
+            }
+            let ext = last.rsplit_once('.').map(|(_, e)| e)?;
+            exts.contains(&ext)
+                .then(|| format!("file {file} is a .{ext} file"))
+        }
+        FileMatcher::Regex(re) => re
+            .find(file)
+            .map(|x| format!("file matches wf.blockers.{kind}.file at {:?}", x.as_str())),
+    }
+}
+
+/// The first term of `t` in `name`, as a reason.
+fn terms_hit(t: &Terms, name: &str) -> Option<String> {
+    if let Some(c) = t.cjk.iter().find(|c| name.contains(**c)) {
+        return Some(format!("name contains {c}"));
+    }
+    // A URL or a path in the name is not what the task is about: `https://x.dev`
+    // names no HTTP API, `src/UI/Controller.php` no UI work (the file rule reads files).
+    let ws = words(&super::audit::without_paths(name));
+    t.words
+        .iter()
+        .find(|term| {
+            ws.iter()
+                .any(|w| w == *term || w.strip_suffix('s') == Some(**term))
+        })
+        .map(|term| format!("name has the word {term:?}"))
+}
+
+/// The lower-case ASCII words of `s`, identifiers split too: `userApi` → user, api;
+/// `HTTPClient` → http, client; `api_client2` → api, client, 2.
+pub(crate) fn words(s: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    let mut prev: Option<char> = None;
+    let chars: Vec<char> = s.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        if !c.is_ascii_alphanumeric() {
+            if !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+            prev = None;
+            continue;
+        }
+        if let Some(p) = prev {
+            let next = chars.get(i + 1).copied();
+            let after = chars.get(i + 2).copied();
+            // `HTTPClient` is http + client, but `APIs` is the plural of api.
+            let plural = next == Some('s') && !after.is_some_and(|a| a.is_ascii_lowercase());
+            let split = (p.is_ascii_lowercase() && c.is_ascii_uppercase())
+                || (p.is_ascii_uppercase()
+                    && c.is_ascii_uppercase()
+                    && next.is_some_and(|n| n.is_ascii_lowercase())
+                    && !plural)
+                || (p.is_ascii_alphabetic() != c.is_ascii_alphabetic());
+            if split {
+                out.push(std::mem::take(&mut cur));
+            }
+        }
+        cur.push(c.to_ascii_lowercase());
+        prev = Some(c);
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// Ids of the claude-workflow tasks whose `阻塞依赖` field says none.
+fn opted_out(text: &str) -> HashSet<String> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut out = HashSet::new();
+    let mut current: Option<String> = None;
+    for line in doc::iter(text) {
+        if line.hidden {
+            continue;
+        }
+        match claude::kind(&line.text) {
+            Kind::TaskHeading(h) => current = Some(h.id.to_string()),
+            Kind::End => current = None,
+            Kind::Field(f) => {
+                if let Some(id) = &current {
+                    if fields::canon(f.key) == Some(Key::Blockers) && is_none_word(f.value) {
+                        out.insert(id.clone());
+                    }
+                }
+            }
+            Kind::Blank | Kind::Other => {}
         }
     }
     out
@@ -172,28 +416,101 @@ mod tests {
         }
     }
 
+    fn kinds_of(name: &str, file: Option<&str>) -> Vec<String> {
+        classify(&task(name, file), &Rules::builtin().unwrap())
+    }
+
     #[test]
-    fn seed_rules() {
+    fn builtin_rules() {
         let r = Rules::builtin().unwrap();
         assert_eq!(r.kinds(), vec!["api_spec", "design_spec"]);
-        assert_eq!(classify(&task("实现用户接口", None), &r), vec!["api_spec"]);
+        assert_eq!(kinds_of("实现用户接口", None), vec!["api_spec"]);
         assert_eq!(
-            classify(&task("x", Some("src/Services/user.ts")), &r),
+            kinds_of("x", Some("src/Services/user.ts")),
             vec!["api_spec"]
         );
         assert_eq!(
-            classify(&task("Login form", Some("src/pages/Login.vue")), &r),
+            kinds_of("Login form", Some("src/pages/Login.vue")),
             vec!["design_spec"]
         );
         assert_eq!(
-            classify(&task("Fetch UI data", None), &r),
+            kinds_of("Fetch UI data", None),
             vec!["api_spec", "design_spec"]
         );
-        // Seed semantics: unanchored, so "build" contains "ui".
-        assert_eq!(classify(&task("Build", None), &r), vec!["design_spec"]);
-        assert!(classify(&task("页面骨架", Some("src/views/a.vue")), &r).is_empty());
-        assert!(classify(&task("UI placeholder", None), &r).is_empty());
-        assert!(classify(&task("Write docs", Some("README.md")), &r).is_empty());
+        assert!(kinds_of("页面骨架", Some("src/views/a.vue")).is_empty());
+        assert!(kinds_of("UI placeholder", None).is_empty());
+        assert!(kinds_of("Write docs", Some("README.md")).is_empty());
+    }
+
+    /// ASCII terms are words, found inside identifiers but never inside other words.
+    #[test]
+    fn terms_match_as_words() {
+        for (name, kinds) in [
+            ("Add userApi wrapper", &["api_spec"][..]),
+            ("Create api_client module", &["api_spec"]),
+            ("Write fetch-users hook", &["api_spec"]),
+            ("Implement UserService", &["api_spec"]),
+            ("Wrap HTTPClient", &["api_spec"]),
+            ("Document the REST APIs", &["api_spec"]),
+            ("Retry failed requests", &["api_spec"]),
+            ("Polish the UI", &["design_spec"]),
+            ("Settings UI", &["design_spec"]),
+            ("renderUI helper", &["design_spec"]),
+            ("登录表单", &["design_spec"]),
+            ("对接后端", &["api_spec"]),
+            ("Build the release", &[]),
+            ("Write the quickstart", &[]),
+            ("Rapid prototyping", &[]),
+            ("Update the style guide", &[]),
+            ("Fix the build", &[]),
+            ("Add unit tests for the fetcher", &[]),
+            ("Requirements review", &[]),
+            ("Mock UI for tests", &[]),
+            ("Verify https://drowl.dev in a browser", &[]),
+            ("Extend src/UI/Controller/Catalog.php", &[]),
+            ("Performance profiling (requires manual Instruments)", &[]),
+            ("Confirm the build/test toolchain", &[]),
+            ("Add a section to README.md on quickstart.md", &[]),
+        ] {
+            assert_eq!(kinds_of(name, None), kinds.to_vec(), "{name:?}");
+        }
+        for (file, kinds) in [
+            ("src/app/api/venues/[id]/route.ts", &["api_spec"][..]),
+            ("src/myapi/x.ts", &[]),
+            ("src/rapid/build.ts", &[]),
+            ("src/components/Card.tsx", &["design_spec"]),
+            ("src/guide.md", &[]),
+            ("styles/main.css", &["design_spec"]),
+        ] {
+            assert_eq!(kinds_of("x", Some(file)), kinds.to_vec(), "{file:?}");
+        }
+    }
+
+    #[test]
+    fn words_split_identifiers() {
+        assert_eq!(words("userApi"), vec!["user", "api"]);
+        assert_eq!(words("HTTPClient v2"), vec!["http", "client", "v", "2"]);
+        assert_eq!(words("api_client-x"), vec!["api", "client", "x"]);
+        assert_eq!(words("quickstart 用户UI"), vec!["quickstart", "ui"]);
+        assert_eq!(words("APIs and URLs"), vec!["apis", "and", "urls"]);
+    }
+
+    #[test]
+    fn reasons_name_the_term() {
+        let r = Rules::builtin().unwrap();
+        assert_eq!(
+            matches(&task("Add userApi", Some("src/components/A.tsx")), &r),
+            vec![
+                Match {
+                    kind: "api_spec".into(),
+                    reason: "name has the word \"api\"".into()
+                },
+                Match {
+                    kind: "design_spec".into(),
+                    reason: "file src/components/A.tsx is under components/".into()
+                },
+            ]
+        );
     }
 
     fn config(blockers: &[(&str, Option<&str>, Option<&str>)]) -> Config {
@@ -225,6 +542,53 @@ mod tests {
         assert_eq!(
             classify(&task("x", Some("proto/a.proto")), &r),
             vec!["api_spec"]
+        );
+    }
+
+    #[test]
+    fn config_turns_rules_off_or_replaces_them() {
+        let mut cfg = config(&[("legal", Some("contract"), None)]);
+        cfg.wf.classify.builtin = Some(false);
+        let r = Rules::from_config(&cfg).unwrap();
+        assert_eq!(r.kinds(), vec!["legal"]);
+        assert!(classify(&task("Fetch UI", None), &r).is_empty());
+        assert_eq!(classify(&task("Sign contract", None), &r), vec!["legal"]);
+
+        let spec = "- [ ] T001 Fetch UI\n";
+        let claude = "## T1: Fetch UI\n- **actions**: x\n";
+        let default = Rules::from_config(&config(&[])).unwrap();
+        assert!(!default.clone().for_plan(Format::SpecKit, spec).enabled());
+        assert!(default
+            .clone()
+            .for_plan(Format::ClaudeWorkflow, claude)
+            .enabled());
+        let mut cfg = config(&[]);
+        cfg.wf.classify.formats = Some(vec!["spec-kit".into()]);
+        let r = Rules::from_config(&cfg).unwrap();
+        assert!(r.clone().for_plan(Format::SpecKit, spec).enabled());
+        assert!(!r.for_plan(Format::ClaudeWorkflow, claude).enabled());
+        cfg.wf.classify.formats = Some(vec![]);
+        let off = Rules::from_config(&cfg)
+            .unwrap()
+            .for_plan(Format::ClaudeWorkflow, claude);
+        assert!(classify(&task("Fetch UI", None), &off).is_empty());
+    }
+
+    #[test]
+    fn a_task_opts_out_with_blockers_none() {
+        let text = "## T1: Fetch UI\n- **阻塞依赖**: none\n\n## T2: Fetch UI\n- **阻塞依赖**: 无\n\n## T3: Fetch UI\n- **blocked_by**: api_spec\n";
+        let r = Rules::from_config(&config(&[]))
+            .unwrap()
+            .for_plan(Format::ClaudeWorkflow, text);
+        let with_id = |id: &str| Task {
+            id: id.into(),
+            ..task("Fetch UI", None)
+        };
+        assert!(classify(&with_id("T1"), &r).is_empty());
+        assert!(classify(&with_id("T2"), &r).is_empty());
+        assert_eq!(
+            classify(&with_id("T3"), &r),
+            vec!["api_spec", "design_spec"]
         );
     }
 

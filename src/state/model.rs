@@ -307,6 +307,10 @@ pub struct AuditFinding {
     pub pattern: String,
     pub description: String,
     pub severity: String,
+    /// 1-based line of the task or field where it was found (absent in states
+    /// written before findings had lines).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
