@@ -530,7 +530,7 @@ fn render_summary(state: &WorkflowState, outcome: &Outcome, plan_path: &Path, ou
         let lines = super::check::audit_failure_lines(plan_path, audit);
         for (i, line) in lines.iter().enumerate() {
             // The findings start with their file:line, as a compiler's do.
-            eprintln!("{}{line}", if i == 0 { "wf: " } else { "" });
+            crate::output::stderr_line(format_args!("{}{line}", if i == 0 { "wf: " } else { "" }));
         }
         text.push_str(
             "\nNext: settle the audit errors in the plan and import it again, or run `wf workflow-execute --allow-audit-errors`.",
