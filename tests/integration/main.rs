@@ -12,6 +12,7 @@ mod execute;
 mod executors;
 mod foundation;
 mod hooks;
+mod plan_patterns;
 mod report;
 mod security;
 mod start;
