@@ -12,12 +12,25 @@
 //! they follow it directly without a blank line and do not start a list item, table
 //! or quote; a blank line followed by unindented prose ends it.
 //!
-//! A task heading is a level-2 or level-3 heading whose text up to its first colon
-//! (`:` or `：`) starts with letters and a digit (`T1`, `T1.2`, `B12-fix`). That text is
-//! the task id; when it is not a valid id (`^[A-Za-z0-9_.-]{1,64}$`) the plan is
-//! refused rather than the task silently dropped. `## {{this.id}}: …` template
-//! headings are not task headings.
-
+//! A task heading is a level-2 or level-3 heading. Decided per form:
+//!
+//! - `## T1: name`, `## T1.2: name`, `## B12-fix: name`, `## T-2: name` (letters, at
+//!   most one `-_.`, a digit, then anything up to the colon `:`/`：`): always a task
+//!   heading, fields or not; the text before the colon is the id.
+//! - The same with the id in bold or backticks (`## **T2**: x`, `## **T2: x**`) or
+//!   without the space after the hashes (`##T2: x`, which markdown shows as text):
+//!   read as the task it plainly is.
+//! - `## T2 name` (no colon) and any other one-word id with a digit (`## 2024: x`):
+//!   a task when known task fields follow before the next heading or rule, else a
+//!   section title.
+//! - An id that is not valid (`^[A-Za-z0-9_.-]{1,64}$`): a look-alike letter (`Т2`
+//!   with a Cyrillic Т), an invisible character (`T\u{200b}2`), an emoji (`T2🚀`),
+//!   or a numbered title (`### Task 1.1: x`): the plan is refused, naming the line,
+//!   the character and the fixed heading, when fields follow (or when the heading has
+//!   the strict form above); without fields it is a warning (and the "no tasks"
+//!   error when the plan has no other task). Never a silently skipped task.
+//!
+//! `## {{this.id}}: …` template headings are not task headings.
 use super::doc::{self, strip_ticks, Line};
 use super::fields::{self, Block, Field};
 use super::{Draft, PlanError, PlanWarning};
@@ -114,6 +127,12 @@ fn loose_shape(id: &str) -> bool {
     !id.contains(char::is_whitespace) && id.chars().any(char::is_numeric)
 }
 
+/// `Task 1.1`, `Step 3`: a numbered title before a colon, a task heading with a
+/// malformed id when task fields follow it.
+fn numbered_title(id: &str) -> bool {
+    (2..=3).contains(&id.split_whitespace().count()) && id.chars().any(|c| c.is_ascii_digit())
+}
+
 /// A heading that is a task heading whatever follows it: `## T1: name` (see
 /// [`strict_shape`]).
 pub(crate) fn task_heading(text: &str) -> Option<TaskHeading<'_>> {
@@ -143,7 +162,13 @@ pub(crate) fn field_line(text: &str) -> Option<FieldLine<'_>> {
     if !after.starts_with([' ', '\t']) {
         return None;
     }
-    let s = after.trim_start().strip_prefix("**")?;
+    let s = after.trim_start();
+    // `- [x] **Description**: …`: a checkbox before the key says nothing the key does not.
+    let s = match s.get(..3) {
+        Some("[ ]" | "[x]" | "[X]") => s.get(3..)?.trim_start(),
+        _ => s,
+    };
+    let s = s.strip_prefix("**")?;
     let close = s.find("**")?;
     let raw_key = s.get(..close)?.trim();
     let mut rest = s.get(close + 2..)?;
@@ -222,7 +247,7 @@ pub(crate) fn kinds<'a>(lines: &'a [Line<'_>]) -> Vec<Kind<'a>> {
         }
         if let Some(c) = heading_content(text)
             .and_then(candidate)
-            .filter(|c| loose_shape(c.id))
+            .filter(|c| loose_shape(c.id) || (c.colon && numbered_title(c.id)))
         {
             pending.push((out.len(), c));
             out.push(Kind::End);
@@ -264,7 +289,7 @@ pub(crate) fn kinds<'a>(lines: &'a [Line<'_>]) -> Vec<Kind<'a>> {
                 name: c.name,
             }),
             (true, false) => Kind::BadHeading(c.id),
-            (false, false) if c.colon => Kind::Suspect(c.id),
+            (false, false) if c.colon && loose_shape(c.id) => Kind::Suspect(c.id),
             (false, _) => Kind::End,
         };
         if let Some(slot) = out.get_mut(i) {
@@ -306,7 +331,7 @@ pub(crate) fn parse(
                     line.no,
                     format!(
                         "this heading has task fields, but {}; {}",
-                        fields::id_problem(id),
+                        heading_problem(id),
                         heading_fix(id)
                     ),
                 ));
@@ -376,8 +401,31 @@ pub(crate) fn parse(
     Ok(drafts)
 }
 
+fn heading_problem(id: &str) -> String {
+    if id.contains(char::is_whitespace) {
+        format!(
+            "{} is not a task id (an id is one word of letters, digits, '_', '.' or '-')",
+            doc::shown(id)
+        )
+    } else {
+        fields::id_problem(id)
+    }
+}
+
 fn heading_fix(id: &str) -> String {
-    match fields::id_suggestion(id) {
+    // `Task 1.1` → `T1.1`, `Step T3` → `T3`.
+    let suggestion = match id.split_whitespace().last() {
+        Some(last) if id.contains(char::is_whitespace) => {
+            let t = if last.starts_with(|c: char| c.is_ascii_digit()) {
+                format!("T{last}")
+            } else {
+                last.to_string()
+            };
+            fields::is_valid_id(&t).then_some(t)
+        }
+        _ => fields::id_suggestion(id),
+    };
+    match suggestion {
         Some(good) => format!("write it as `## {good}: name`"),
         None => "write the id with ASCII letters, digits, '_', '.' or '-', e.g. `## T2: name`"
             .to_string(),
@@ -439,5 +487,75 @@ mod tests {
             Some("first\nsecond\nthird")
         );
         assert_eq!(d[0].task.acceptance.as_deref(), Some("ok"));
+    }
+
+    fn heading_kinds(text: &str) -> Vec<String> {
+        let ls = doc::lines(text);
+        kinds(&ls)
+            .iter()
+            .filter_map(|k| match k {
+                Kind::TaskHeading(h) => Some(format!("task {} / {}", h.id, h.name)),
+                Kind::BadHeading(id) => Some(format!("bad {id}")),
+                Kind::Suspect(id) => Some(format!("suspect {id}")),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn heading_forms() {
+        let f = "- **actions**: x\n";
+        let text = format!(
+            "## T-2: a\n{f}## **T3**: b\n{f}##T4: c\n{f}## T5 d\n{f}## **T6: e ✅**\n{f}## `T7`: g\n{f}"
+        );
+        assert_eq!(
+            heading_kinds(&text),
+            [
+                "task T-2 / a",
+                "task T3 / b",
+                "task T4 / c",
+                "task T5 / d",
+                "task T6 / e ✅",
+                "task T7 / g"
+            ]
+        );
+        // Without fields, only the strict forms are tasks; a broken id is a suspect.
+        assert_eq!(
+            heading_kinds("## T-2: a\n## T5 d\n## \u{422}2: x\n## Phase 2: y\n##hashtag\n"),
+            ["task T-2 / a", "suspect \u{422}2"]
+        );
+        // With fields, a broken id or a numbered title is an error.
+        assert_eq!(
+            heading_kinds(&format!(
+                "## \u{422}2: x\n{f}## T\u{200b}2: y\n{f}### Task 1.1: z\n{f}## Notes\n{f}"
+            )),
+            ["bad \u{422}2", "bad T\u{200b}2", "bad Task 1.1"]
+        );
+    }
+
+    #[test]
+    fn bad_headings_are_errors_with_the_fix() {
+        let err = parse(
+            &doc::lines("## T1: a\n- **actions**: x\n\n### Task 1.1: z\n- **File**: a.rs\n"),
+            &mut Vec::new(),
+        )
+        .unwrap_err();
+        assert_eq!(err.line, 4);
+        assert!(
+            err.message.ends_with("write it as `## T1.1: name`"),
+            "{}",
+            err.message
+        );
+        let mut w = Vec::new();
+        let d = parse(&doc::lines("## T1: a\n\n## \u{422}2: b\nprose\n"), &mut w).unwrap();
+        assert_eq!(d.len(), 1);
+        assert_eq!(w.len(), 1);
+        assert!(w[0].unread_task && w[0].line == 3);
+    }
+
+    #[test]
+    fn checkbox_before_a_field_key() {
+        let f = field_line("- [x] **Description**: add it").unwrap();
+        assert_eq!((f.key, f.value), ("Description", "add it"));
     }
 }

@@ -6,6 +6,7 @@
 //! |---|---|
 //! | phase | 阶段, phase |
 //! | file | 文件, file (backticks stripped) |
+//! | file + modifies | files (a list: the first is the file, the others go to modifies) |
 //! | creates / modifies / tests | 创建文件 / 修改文件 / 测试文件, creates / modifies / tests |
 //! | reuse | 复用, reuse, leverage |
 //! | design_refs | 设计参考, Spec 参考, Plan 参考, design_ref, spec_ref, plan_ref (+ the V1 id comment's `design_ref`) |
@@ -47,6 +48,8 @@ use crate::state::model::{Step, Task};
 pub(crate) enum Key {
     Phase,
     File,
+    /// `Files: a, b`: the first is the task's file, the others it modifies.
+    Files,
     Creates,
     Modifies,
     Tests,
@@ -73,6 +76,7 @@ const NAMES: &[(&str, Key)] = &[
     ("phase", Key::Phase),
     ("文件", Key::File),
     ("file", Key::File),
+    ("files", Key::Files),
     ("创建文件", Key::Creates),
     ("creates", Key::Creates),
     ("create", Key::Creates),
@@ -421,6 +425,15 @@ pub(crate) fn build(block: Block, warnings: &mut Vec<PlanWarning>) -> Result<Dra
                 task.file = text(&f.parts)
                     .map(|t| strip_ticks(&t).to_string())
                     .filter(|t| !is_none_word(t))
+            }
+            Key::Files => {
+                for item in items(&f.parts) {
+                    if task.file.is_none() {
+                        task.file = Some(item);
+                    } else if task.file.as_ref() != Some(&item) {
+                        push_unique(&mut task.modifies, item);
+                    }
+                }
             }
             Key::Creates => task.creates.extend(items(&f.parts)),
             Key::Modifies => task.modifies.extend(items(&f.parts)),
@@ -823,5 +836,44 @@ mod tests {
         assert_eq!(canon("Quality Gate"), Some(Key::QualityGate));
         assert_eq!(canon("timeout_secs"), Some(Key::Timeout));
         assert_eq!(canon("需求 ID"), None);
+    }
+
+    #[test]
+    fn suggestions_for_misspelled_fields() {
+        assert_eq!(suggest("Verfy"), Some("verify"));
+        assert_eq!(suggest("验证命名"), Some("验证命令"));
+        assert_eq!(suggest("Dependancies"), Some("dependencies"));
+        assert_eq!(suggest("Acceptence"), Some("acceptance"));
+        assert_eq!(suggest("需求 ID"), None);
+        assert_eq!(suggest("Notes"), None);
+        assert_eq!(suggest("Priority"), None);
+        assert_eq!(canon("Files"), Some(Key::Files));
+    }
+
+    #[test]
+    fn id_problems_and_suggestions() {
+        assert!(
+            id_problem("\u{422}2").contains("'\u{422}' (U+0422), which looks like a Latin letter")
+        );
+        assert!(id_problem("T\u{200b}2").contains("an invisible character, U+200B"));
+        assert!(id_problem("T2🚀").contains("'🚀' (U+1F680)"));
+        assert_eq!(id_suggestion("\u{422}2").as_deref(), Some("T2"));
+        assert_eq!(id_suggestion("T\u{200b}2").as_deref(), Some("T2"));
+        assert_eq!(id_suggestion("🚀"), None);
+        let e = bad_id(3, "T1$(x)");
+        assert!(e.message.ends_with("e.g. T1"), "{}", e.message);
+    }
+
+    #[test]
+    fn a_files_list_fills_file_then_modifies() {
+        let mut b = Block::new("T1", "a", 1);
+        b.fields.push(Field {
+            key: "Files".into(),
+            line: 2,
+            parts: vec!["`a.go`, `b.go`".into()],
+        });
+        let d = build(b, &mut Vec::new()).unwrap();
+        assert_eq!(d.task.file.as_deref(), Some("a.go"));
+        assert_eq!(d.task.modifies, ["b.go"]);
     }
 }

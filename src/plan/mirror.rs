@@ -190,4 +190,36 @@ mod tests {
             text
         );
     }
+
+    #[test]
+    fn a_skip_box_is_kept_as_written() {
+        let text = "- [~] T1 a\n- [-] T2 b\n- [~] T3 c\n";
+        let out = mirror(
+            Format::SpecKit,
+            text,
+            &[
+                with("T1", TaskStatus::Skipped),
+                with("T2", TaskStatus::Completed),
+                with("T3", TaskStatus::Pending),
+            ],
+        );
+        assert_eq!(out, "- [~] T1 a\n- [x] T2 b\n- [ ] T3 c\n");
+    }
+
+    #[test]
+    fn claude_heading_forms_get_their_emoji() {
+        let text = "## **T2**: b\n- **actions**: x\n## T3 c\n- **actions**: x\n";
+        let out = mirror(
+            Format::ClaudeWorkflow,
+            text,
+            &[
+                with("T2", TaskStatus::Completed),
+                with("T3", TaskStatus::Completed),
+            ],
+        );
+        assert_eq!(
+            out,
+            "## **T2**: b ✅\n- **actions**: x\n## T3 c ✅\n- **actions**: x\n"
+        );
+    }
 }

@@ -1,22 +1,56 @@
 //! The spec-kit `tasks.md` format: checkbox task lines grouped under phase headings.
 //!
 //! A task is a list item `- [ ] T001 [P] [US1] Description with path`: the id is the
-//! first word after the checkbox and must start with `T` and a digit (the template's
-//! `TXXX` placeholder lines and checkboxes without an id — `## Format`, `## Notes`,
-//! checklists — are not tasks; the audit reports `TXXX` lines). `[x]`/`[X]` means
-//! completed; a ` — DEFERRED` marker (also `–`, `-`, `--`; any case; an optional
-//! note may follow it) means skipped and wins over the checkbox. `(depends on T012,
-//! T013)` lists explicit deps. Both are removed from the name. Indented lines under a
-//! task line (not themselves tasks) become its requirement.
+//! first word after the checkbox (after up to two status marks such as `✅`; bold and
+//! a trailing colon removed: `**T-001**:` is `T-001`) and must be `T`, an optional
+//! `-`/`_`, and a digit. The template's `TXXX` placeholder lines and checkboxes
+//! without an id — `## Format`, `## Notes`, checklists — are not tasks (the audit
+//! reports `TXXX` lines); a checkbox whose first word is a broken id (`Т001` with a
+//! Cyrillic Т, `T.001`, `TASK-001`, an invisible character) is a warning with its
+//! line, and the "no tasks" error when the plan has no other task.
+//!
+//! **Status**: `[x]`/`[X]` means completed; any other one-character mark (`[-]`,
+//! `[~]`, `[/]`) means skipped, and the mirror keeps it as written; a ` — DEFERRED`
+//! marker (also `–`, `-`, `--`; any case; an optional note may follow it) means
+//! skipped and wins over the checkbox.
+//!
+//! **Tags**: `[P]` (parallel) and a story label (`[US1]`, `[US5a]`, `[US1+US5]`,
+//! `[Story 2]`) are read from the run of bracket tags right after the id and from the
+//! run at the end of the line, and removed from the name.
+//!
+//! **Deps**: `(depends on T012, T013)` lists explicit deps and is removed from the
+//! name; its words that are ids are taken (ranges `T001-T005`, `–`, `..` stand for the
+//! tasks between in document order) and the others (`same file`, `for the schema`)
+//! are prose and ignored. An id-shaped word that is not a task of the plan refuses
+//! the plan with the line that lists it (running without a dependency the plan asks
+//! for is worse than stopping). Indented lines under a task line (not themselves
+//! tasks) continue it: their text is its requirement (without `(depends on …)`), their
+//! `(depends on …)` adds deps and their paths add files.
+//!
+//! **Dependencies section**: under a heading that says `Dependencies` or `Execution
+//! Order` (until a heading of the same or a higher level), each clause of a line
+//! (split at `;` and at sentence ends) that relates ids — `T010 depends on T008 +
+//! T009` (also `depend on`, `requires`, `needs`, `waits for`, `blocked by`, `after`),
+//! `T008 blocks T009, T015` (also `unblocks`, `enables`, `before`), `T012 → T013 →
+//! T014` (also `->`, `=>`, `-->`) — adds edges when every part between the relation
+//! words names ids; a clause naming an id that is not a task is a warning and adds
+//! nothing. These edges are added after the graph is checked, one by one, and one
+//! that would close a cycle (with phase order or other deps) is dropped with a
+//! warning naming its line: the section restates or refines the order, it must not
+//! be able to refuse an otherwise valid plan.
 //!
 //! **Phase**: the text of the nearest `## ` heading above the task, as written
 //! (`Phase 1: Setup (Shared Infrastructure)`); `###` subsections belong to the
 //! enclosing phase; tasks above every `## ` heading have phase `""`.
 //!
-//! **File**: the first word of the name that looks like a path: it ends with a known
-//! source/doc extension, or contains `/` and either ends with `/`, has an extension in
-//! its last segment, or has two or more `/` (so `authentication/authorization` is not
-//! a path but `src/models/user.py` and `docs/` are).
+//! **Files**: every path the task line and its continuation lines name, backticked
+//! ones first: `file` is the first, `modifies` holds the others (spec-kit does not say
+//! which files a task creates; `creates` is checked for existence after a run,
+//! `modifies` is not). Punctuation around a word (`(`, trailing `,.;:)`, backticks)
+//! is not part of it. A path ends with a known extension, is a directory (`docs/`), or
+//! has a `/` and a known top directory (`src/…`) or is backticked; never a URL, a route
+//! (`/api/users/:id`, a word after `GET`/`POST`/…, `/x` without an extension), a word
+//! list like `authentication/authorization/audit`, or a product name like `Node.js`.
 //!
 //! **Implicit order** ([`add_phase_edges`]): phases run in order and, within one, an
 //! unmarked task waits for everything before it while `[P]` tasks only wait for the
@@ -87,6 +121,7 @@ pub(crate) fn task_line(text: &str) -> Option<TaskLine<'_>> {
     if r.len() == rest.len() {
         return None;
     }
+    let r = skip_marks(r);
     let (id, len) = id_token(r)?;
     if !t_shape(id) {
         return None;
@@ -100,6 +135,19 @@ pub(crate) fn task_line(text: &str) -> Option<TaskLine<'_>> {
         desc,
         desc_at: text.len() - after.len(),
     })
+}
+
+/// `r` without up to two leading status marks (`✅ T001 …`, `⬜ T002 …`): words of
+/// symbols only, none of them ASCII.
+fn skip_marks(mut r: &str) -> &str {
+    for _ in 0..2 {
+        let word = r.split_whitespace().next().unwrap_or("");
+        if word.is_empty() || !word.chars().all(|c| !c.is_ascii() && !c.is_alphanumeric()) {
+            break;
+        }
+        r = r.get(word.len()..).unwrap_or("").trim_start();
+    }
+    r
 }
 
 /// The first word of `r` as an id — `T001`, `**T001**`, `**T-001**:`, `T001:` give
@@ -178,7 +226,7 @@ fn near_task(text: &str) -> Option<&str> {
     if r.len() == rest.len() || placeholder_task(text) {
         return None;
     }
-    let (id, _) = id_token(r)?;
+    let (id, _) = id_token(skip_marks(r))?;
     let first = id.chars().next()?;
     let t_like = matches!(first, 'T' | 'Т' | 'Τ' | 'Ｔ');
     (t_like && id.chars().any(char::is_numeric) && id.chars().count() <= 64).then_some(id)
@@ -401,23 +449,24 @@ fn expand(
     index: &HashMap<String, usize>,
     ids: &[String],
 ) -> Result<Vec<String>, String> {
+    // A full stop ends the sentence, not the id, unless the id has one.
+    let find = |id: &str| {
+        let bare = id.trim_end_matches('.');
+        index
+            .get(id)
+            .or_else(|| index.get(bare))
+            .copied()
+            .ok_or_else(|| bare.to_string())
+    };
     match r {
-        DepRef::One(id) if index.contains_key(id) => Ok(vec![id.clone()]),
-        // A full stop ends the sentence, not the id, unless the id has one.
-        DepRef::One(id) => {
-            let bare = id.trim_end_matches('.');
-            match index.contains_key(bare) {
-                true => Ok(vec![bare.to_string()]),
-                false => Err(bare.to_string()),
-            }
-        }
+        DepRef::One(id) => find(id).map(|i| ids.get(i..=i).unwrap_or(&[]).to_vec()),
         DepRef::Range(a, b) => {
             let whole = format!("{a}-{b}");
             if index.contains_key(&whole) {
                 return Ok(vec![whole]);
             }
-            let from = *index.get(a).ok_or_else(|| a.clone())?;
-            let to = *index.get(b).ok_or_else(|| b.clone())?;
+            let from = find(a)?;
+            let to = find(b)?;
             let (lo, hi) = (from.min(to), from.max(to));
             Ok(ids.get(lo..=hi).unwrap_or(&[]).to_vec())
         }
@@ -488,6 +537,26 @@ fn depends_on(
 /// `T008 blocks T009, T015`, `T012 → T013 → T014`, `T005 after T004`. Every part
 /// between the relation words must name a task id, or the line is prose.
 fn section_edges_of(text: &str, line: usize) -> Vec<SectionEdge> {
+    clauses(text).flat_map(|c| clause_edges(c, line)).collect()
+}
+
+/// The clauses of a line: split at `;` and at a full stop that ends a sentence.
+fn clauses(text: &str) -> impl Iterator<Item = &str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let next_blank = chars.peek().is_none_or(|(_, n)| n.is_whitespace());
+        if matches!(c, ';' | '；' | '。') || (c == '.' && next_blank) {
+            out.push(text.get(start..i).unwrap_or(""));
+            start = i + c.len_utf8();
+        }
+    }
+    out.push(text.get(start..).unwrap_or(""));
+    out.into_iter()
+}
+
+fn clause_edges(text: &str, line: usize) -> Vec<SectionEdge> {
     // ASCII lowercase keeps every byte offset (the relation words are ASCII or arrows).
     let lower = text.to_ascii_lowercase();
     // (byte offset, length, whether the ids on the left wait for those on the right)
@@ -1041,5 +1110,154 @@ mod tests {
         assert!(edges < 300, "{edges}");
         assert_eq!(deps(&t, "T2_0").len(), 100);
         assert_eq!(deps(&t, "T2_1"), vec!["T2_0"]);
+    }
+
+    #[test]
+    fn boxes_bold_hyphenated_and_marked_ids() {
+        let tl = task_line("- [-] **T-001**: Do it").unwrap();
+        assert_eq!((tl.id, tl.desc, tl.mark), ("T-001", "Do it", '-'));
+        assert!(tl.skip_box() && !tl.checked());
+        assert_eq!(task_line("- [~] **T002** x").unwrap().id, "T002");
+        assert_eq!(task_line("- [ ] **T003:** x").unwrap().id, "T003");
+        assert_eq!(task_line("- [x] ✅ T004 x").unwrap().id, "T004");
+        assert_eq!(task_line("- [ ] T_5 x").unwrap().id, "T_5");
+        assert!(task_line("- [a] T001 x").is_none());
+        assert!(task_line("- [ ] **T001 x").is_none());
+        assert!(task_line("- [ ] Team sync").is_none());
+        let t = parse_text("- [~] T1 a\n- [-] T2 b\n- [/] T3 c\n- [X] T4 d\n");
+        let st: Vec<TaskStatus> = t.iter().map(|x| x.status).collect();
+        use TaskStatus::*;
+        assert_eq!(st, [Skipped, Skipped, Skipped, Completed]);
+    }
+
+    #[test]
+    fn broken_ids_are_warnings() {
+        let mut w = Vec::new();
+        let d = parse(
+            &doc::lines(
+                "- [ ] T001 ok\n- [ ] \u{422}002 x\n- [ ] T.3 y\n- [ ] TXXX z\n- [ ] Team sync\n",
+            ),
+            &mut w,
+        )
+        .unwrap();
+        assert_eq!(d.len(), 1);
+        let lines: Vec<usize> = w.iter().map(|x| x.line).collect();
+        assert_eq!(lines, [2, 3]);
+        assert!(
+            w[0].message
+                .contains("write it as `- [ ] T002 description`"),
+            "{}",
+            w[0].message
+        );
+        assert!(w.iter().all(|x| x.unread_task));
+    }
+
+    #[test]
+    fn trailing_and_story_tags() {
+        let t = parse_text("- [ ] T1 [US5a] a in src/a.py [P]\n- [ ] T2 [Story 2] b [NEEDS CLARIFICATION]\n- [ ] T3 c [US1+US5]\n");
+        assert_eq!((t[0].story.as_deref(), t[0].parallel), (Some("US5a"), true));
+        assert_eq!(t[0].name, "a in src/a.py");
+        assert_eq!(t[1].story.as_deref(), Some("Story 2"));
+        assert_eq!(t[1].name, "b [NEEDS CLARIFICATION]");
+        assert_eq!(t[2].story.as_deref(), Some("US1+US5"));
+        assert!(!is_story("P") && !is_story("id") && !is_story("T001"));
+    }
+
+    #[test]
+    fn prose_and_ranges_in_depends_on() {
+        let t = parse_text(
+            "- [ ] T001 a\n- [ ] T002 b\n- [ ] T003 c\n- [ ] T004 d (depends on T001–T003, same file)\n- [ ] T005 e (depends on T004's schema.)\n- [ ] T006 f (Depends on T002..T003 for the schema)\n",
+        );
+        assert_eq!(deps(&t, "T004"), ["T001", "T002", "T003"]);
+        assert_eq!(deps(&t, "T005"), ["T004"]);
+        assert_eq!(deps(&t, "T006"), ["T002", "T003", "T005"]);
+        assert_eq!(t[3].name, "d");
+        let err = parse(
+            &doc::lines("- [ ] T1 a\n- [ ] T2 b\n  (depends on T9)\n"),
+            &mut Vec::new(),
+        )
+        .unwrap_err();
+        assert_eq!(err.line, 3);
+        assert!(
+            err.message.contains("task T2 depends on T9"),
+            "{}",
+            err.message
+        );
+    }
+
+    #[test]
+    fn continuation_lines_add_deps_and_files() {
+        let t = parse_text("- [ ] T1 a\n- [ ] T2 [P] b in `src/b.py`\n  - also `src/c.py`, src/d.py\n  - (depends on T1)\n");
+        assert_eq!(t[1].file.as_deref(), Some("src/b.py"));
+        assert_eq!(t[1].modifies, ["src/c.py", "src/d.py"]);
+        assert_eq!(t[1].deps, ["T1"]);
+        assert_eq!(
+            t[1].requirement.as_deref(),
+            Some("- also `src/c.py`, src/d.py")
+        );
+    }
+
+    #[test]
+    fn files_of_a_line() {
+        assert_eq!(
+            paths_in("Implement GET /venues/[id] and POST /api/x.json in `src/routes.ts`, see docs/api.md."),
+            ["src/routes.ts", "docs/api.md"]
+        );
+        assert_eq!(
+            paths_in("Use authentication/authorization/audit from (src/auth/mod.rs); not Node.js"),
+            ["src/auth/mod.rs"]
+        );
+        assert_eq!(paths_in("Run `npm test` then fix lib/x.py`"), ["lib/x.py"]);
+        assert_eq!(paths_in("Add `config/settings` dir"), ["config/settings"]);
+    }
+
+    #[test]
+    fn dependency_section_lines() {
+        let edges = |s: &str| -> Vec<(Vec<DepRef>, Vec<DepRef>)> {
+            section_edges_of(s, 1)
+                .into_iter()
+                .map(|e| (e.dependents, e.deps))
+                .collect()
+        };
+        let one = |s: &str| DepRef::One(s.into());
+        assert_eq!(
+            edges("- T010 depends on T008 + T009"),
+            [(vec![one("T010")], vec![one("T008"), one("T009")])]
+        );
+        assert_eq!(
+            edges("**T008** blocks T009, T015."),
+            [(vec![one("T009"), one("T015")], vec![one("T008")])]
+        );
+        assert_eq!(
+            edges("T1 → T2 -> T3"),
+            [
+                (vec![one("T2")], vec![one("T1")]),
+                (vec![one("T3")], vec![one("T2")])
+            ]
+        );
+        assert_eq!(
+            edges("T010 depends on T006; T011 after T010."),
+            [
+                (vec![one("T010")], vec![one("T006")]),
+                (vec![one("T011")], vec![one("T010")])
+            ]
+        );
+        assert!(edges("Phase 2 depends on Phase 1").is_empty());
+        assert!(edges("T008 after both").is_empty());
+        assert!(edges("T004 and T005 are independent").is_empty());
+        assert!(edges("T004 afterwards T005").is_empty());
+        let plan = crate::plan::parse(
+            std::path::Path::new("p"),
+            "## P\n- [ ] T1 [P] a\n- [ ] T2 [P] b\n- [ ] T3 [P] c\n## Dependencies\n- T3 depends on T1\n- T1 depends on T9\n- T2 → T3 → T2\n",
+        )
+        .unwrap();
+        assert_eq!(plan.tasks[2].deps, ["T1"]);
+        assert_eq!(plan.tasks[1].deps, ["T3"]);
+        let w: Vec<(usize, bool)> = plan
+            .warnings
+            .iter()
+            .map(|w| (w.line, w.message.contains("cycle")))
+            .collect();
+        assert_eq!(w, [(7, false), (8, true)]);
     }
 }
