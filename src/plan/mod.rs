@@ -297,6 +297,15 @@ fn empty_plan(format: Format, lines: &[doc::Line<'_>]) -> PlanError {
         Format::ClaudeWorkflow => "`## T1: name` headings",
         Format::SpecKit => "`- [ ] T001 description` lines",
     };
+    if let Some(line) = (format == Format::SpecKit && !template)
+        .then(|| speckit::first_idless(lines))
+        .flatten()
+    {
+        return PlanError::new(
+            line,
+            "the spec-kit plan has no tasks: this checkbox has no task id; give each task an id, e.g. `- [ ] T001 description`",
+        );
+    }
     PlanError::new(
         1,
         format!(

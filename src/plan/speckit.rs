@@ -68,7 +68,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::doc::{self, shown, Line};
+use super::doc::{self, is_none_word, shown, Line};
 use super::fields::{bad_id, id_problem, id_suggestion, is_valid_id};
 use super::{digest, Draft, PlanError, PlanWarning};
 use crate::state::machine::TaskStatus;
@@ -80,7 +80,12 @@ const BARRIER_AT: usize = 256;
 static DEPS_RE: LazyLock<Option<Regex>> =
     LazyLock::new(|| Regex::new(r"(?i)\(\s*depends\s+on\s*:?\s*([^)]*)\)").ok());
 static DEFERRED_RE: LazyLock<Option<Regex>> =
-    LazyLock::new(|| Regex::new(r"(?i)(?:^|\s)(?:—|–|--|-)\s*deferred\b").ok());
+    LazyLock::new(|| Regex::new(r"(?i)(?:^|\s)(?:—|–|--|-|→|->|=>)\s*(?:\*\*)?deferred\b").ok());
+/// `— depends on T011, T012.` written without parentheses (continuation lines only).
+static BARE_DEPS_RE: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r"(?i)\bdepends\s+on\s*:?\s*((?:`?T[-_]?\d[A-Za-z0-9_.\-–]*`?(?:\s*(?:,|\band\b|&|\+|/)\s*)?)+)")
+        .ok()
+});
 
 const EXTENSIONS: &[&str] = &[
     "py", "pyi", "ts", "tsx", "js", "jsx", "mjs", "cjs", "vue", "svelte", "css", "scss", "sass",
@@ -232,6 +237,20 @@ fn near_task(text: &str) -> Option<&str> {
     (t_like && id.chars().any(char::is_numeric) && id.chars().count() <= 64).then_some(id)
 }
 
+/// The first visible checkbox with a description but no task id (`- [ ] [P] Create
+/// the app`), for the "no tasks" error.
+pub(crate) fn first_idless(lines: &[Line<'_>]) -> Option<usize> {
+    lines
+        .iter()
+        .filter(|l| !l.hidden && l.comment.is_none())
+        .find(|l| {
+            checkbox(&l.text).is_some_and(|(_, _, rest)| {
+                rest.starts_with([' ', '\t']) && !rest.trim().is_empty()
+            }) && !placeholder_task(&l.text)
+        })
+        .map(|l| l.no)
+}
+
 /// Signs of a spec-kit plan without tasks: phase headings, placeholder task lines.
 pub(crate) fn looks_like(text: &str) -> bool {
     let phase = doc::heading(text).is_some_and(|(lvl, h)| {
@@ -319,7 +338,7 @@ pub(crate) fn parse(
         if open && doc::starts_indented(text) && !text.trim().is_empty() {
             let i = drafts.len().saturating_sub(1);
             if let Some(d) = drafts.get_mut(i) {
-                let (deps, spans) = depends_on(text, &d.task.id, line.no)?;
+                let (deps, spans) = depends_on_in_text(text, &d.task.id, line.no)?;
                 explicit.extend(deps.into_iter().map(|dep| Explicit {
                     task: i,
                     dep,
@@ -506,17 +525,51 @@ fn depends_on(
     task_id: &str,
     line: usize,
 ) -> Result<(Vec<DepRef>, Vec<(usize, usize)>), PlanError> {
+    dep_groups(&DEPS_RE, s, task_id, line)
+}
+
+/// [`depends_on`] for a continuation line, which may also say `depends on T011.`
+/// without parentheses.
+fn depends_on_in_text(
+    s: &str,
+    task_id: &str,
+    line: usize,
+) -> Result<(Vec<DepRef>, Vec<(usize, usize)>), PlanError> {
+    let (mut deps, mut spans) = depends_on(s, task_id, line)?;
+    let (more, more_spans) = dep_groups(&BARE_DEPS_RE, s, task_id, line)?;
+    for dep in more {
+        if !deps.contains(&dep) {
+            deps.push(dep);
+        }
+    }
+    for sp in more_spans {
+        if !spans.iter().any(|(a, b)| sp.0 < *b && *a < sp.1) {
+            spans.push(sp);
+        }
+    }
+    Ok((deps, spans))
+}
+
+/// The matches of `re` in `s`: the ids their first group names and the spans to cut
+/// from the text. A group of prose only (`(depends on web: service_healthy)`) is
+/// neither read nor cut.
+fn dep_groups(
+    re: &Option<Regex>,
+    s: &str,
+    task_id: &str,
+    line: usize,
+) -> Result<(Vec<DepRef>, Vec<(usize, usize)>), PlanError> {
     let mut deps: Vec<DepRef> = Vec::new();
     let mut spans = Vec::new();
-    let Some(re) = DEPS_RE.as_ref() else {
+    let Some(re) = re.as_ref() else {
         return Ok((deps, spans));
     };
     for caps in re.captures_iter(s) {
-        if let Some(m) = caps.get(0) {
-            spans.push((m.start(), m.end()));
-        }
-        for w in dep_words(caps.get(1).map_or("", |m| m.as_str())) {
+        let words: Vec<&str> = dep_words(caps.get(1).map_or("", |m| m.as_str())).collect();
+        let mut any = false;
+        for w in &words {
             let Some(dep) = dep_word(w) else { continue };
+            any = true;
             if let DepRef::One(id) = &dep {
                 if !is_valid_id(id) {
                     return Err(PlanError::new(line, format!(
@@ -528,6 +581,13 @@ fn depends_on(
             if !deps.contains(&dep) {
                 deps.push(dep);
             }
+        }
+        let nothing = words.iter().all(|w| {
+            let w = w.trim_matches(|c: char| !c.is_alphanumeric() && c != '/');
+            is_none_word(w) || w.eq_ignore_ascii_case("and")
+        });
+        if let Some(m) = caps.get(0).filter(|_| any || nothing) {
+            spans.push((m.start(), m.end()));
         }
     }
     Ok((deps, spans))
@@ -1259,5 +1319,21 @@ mod tests {
             .map(|w| (w.line, w.message.contains("cycle")))
             .collect();
         assert_eq!(w, [(7, false), (8, true)]);
+    }
+
+    #[test]
+    fn hand_written_deferred_and_prose_depends_on() {
+        let t = parse_text(
+            "- [ ] T1 a → DEFERRED (docs update)\n- [ ] T2 b **DEFERRED to later**\n- [ ] T3 c (depends on web: service_healthy)\n- [ ] T4 d\n  quickstart S6) — depends on T1, T2.\n- [ ] T5 e (depends on none)\n",
+        );
+        assert_eq!(t[0].status, TaskStatus::Skipped);
+        assert_eq!(t[0].name, "a");
+        assert_eq!(t[1].status, TaskStatus::Pending);
+        assert_eq!(t[2].name, "c (depends on web: service_healthy)");
+        assert!(t[2].deps.iter().all(|d| d == "T2"), "{:?}", t[2].deps);
+        assert!(deps(&t, "T4").contains(&"T1".to_string()));
+        assert!(deps(&t, "T4").contains(&"T2".to_string()));
+        assert_eq!(t[3].requirement.as_deref(), Some("quickstart S6) —"));
+        assert_eq!(t[4].name, "e");
     }
 }

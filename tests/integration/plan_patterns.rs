@@ -295,3 +295,77 @@ fn a_dependencies_section_adds_edges_and_a_cycle_it_would_close_is_a_warning() {
     assert!(strs(&get(&t, "T007")["deps"]).contains(&"T004".to_string()));
     assert!(!strs(&get(&t, "T002")["deps"]).contains(&"T003".to_string()));
 }
+
+#[test]
+fn a_status_mark_before_the_id_and_an_arrow_deferred_are_read() {
+    let t = Test::new();
+    let run = import(&t, "p-speckit-status-marks.md").ok();
+    assert!(warnings(&run).is_empty(), "{}", run.stderr);
+    assert_eq!(ids(&t), ["T001", "T002", "T003", "T004"]);
+    let status: Vec<String> = tasks(&t)
+        .iter()
+        .map(|x| x["status"].as_str().unwrap_or("").to_string())
+        .collect();
+    assert_eq!(status[0], "completed");
+    assert_ne!(status[1], "completed");
+    assert_eq!(status[2..], ["skipped", "skipped"]);
+    assert_eq!(
+        get(&t, "T004")["name"],
+        "Add the PDF endpoint to contracts/api.md"
+    );
+    assert_eq!(
+        get(&t, "T003")["file"],
+        "tests/fixtures/agents/manifest.yml"
+    );
+}
+
+#[test]
+fn checkboxes_without_ids_are_named_in_the_no_tasks_error() {
+    let t = Test::new();
+    let run = import(&t, "p-speckit-no-ids.md");
+    refused(
+        &t,
+        run,
+        &["tasks.md:5: the spec-kit plan has no tasks: this checkbox has no task id; give each task an id, e.g. `- [ ] T001 description`"],
+    );
+}
+
+#[test]
+fn story_ids_ranges_and_prose_in_depends_on_do_not_refuse_the_plan() {
+    let t = Test::new();
+    let run = import(&t, "p-speckit-depends-prose.md").ok();
+    assert!(warnings(&run).is_empty(), "{}", run.stderr);
+    assert_eq!(strs(&get(&t, "T004")["deps"]), ["T001"]);
+    assert_eq!(get(&t, "T004")["name"], "Bind the provider");
+    assert_eq!(strs(&get(&t, "T005")["deps"]), ["T001", "T002", "T003"]);
+    // Prose only: neither read nor cut from the name.
+    assert!(get(&t, "T006")["deps"].is_null());
+    assert_eq!(
+        get(&t, "T006")["name"],
+        "Add a `test-runner` compose service (depends on web: service_healthy, api: service_healthy)"
+    );
+    // A continuation line's bare `depends on T005, T006.`
+    assert_eq!(strs(&get(&t, "T007")["deps"]), ["T005", "T006"]);
+}
+
+#[test]
+fn a_numbered_task_title_heading_with_fields_is_refused_with_the_fix() {
+    let t = Test::new();
+    let run = import(&t, "p-claude-numbered-title.md");
+    refused(
+        &t,
+        run,
+        &["tasks.md:5: this heading has task fields, but \"Task 1.1\" is not a task id (an id is one word of letters, digits, '_', '.' or '-'); write it as `## T1.1: name`"],
+    );
+}
+
+#[test]
+fn a_files_list_and_a_checkbox_before_a_field_are_read() {
+    let t = Test::new();
+    let run = import(&t, "p-claude-files-field.md").ok();
+    assert!(warnings(&run).is_empty(), "{}", run.stderr);
+    let t1 = get(&t, "T001");
+    assert_eq!(t1["file"], "go.mod");
+    assert_eq!(strs(&t1["modifies"]), ["go.sum"]);
+    assert_eq!(t1["requirement"], "Add paho.mqtt.golang to go.mod");
+}
