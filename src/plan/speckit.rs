@@ -277,6 +277,9 @@ enum DepRef {
     Range(String, String),
 }
 
+/// The deps a text names and the byte spans that name them (cut from the text).
+type DepsFound = (Vec<DepRef>, Vec<(usize, usize)>);
+
 /// An explicit dependency of the task at `task` (a draft index), with its line.
 struct Explicit {
     task: usize,
@@ -524,7 +527,7 @@ fn depends_on(
     s: &str,
     task_id: &str,
     line: usize,
-) -> Result<(Vec<DepRef>, Vec<(usize, usize)>), PlanError> {
+) -> Result<DepsFound, PlanError> {
     dep_groups(&DEPS_RE, s, task_id, line)
 }
 
@@ -534,7 +537,7 @@ fn depends_on_in_text(
     s: &str,
     task_id: &str,
     line: usize,
-) -> Result<(Vec<DepRef>, Vec<(usize, usize)>), PlanError> {
+) -> Result<DepsFound, PlanError> {
     let (mut deps, mut spans) = depends_on(s, task_id, line)?;
     let (more, more_spans) = dep_groups(&BARE_DEPS_RE, s, task_id, line)?;
     for dep in more {
@@ -558,7 +561,7 @@ fn dep_groups(
     s: &str,
     task_id: &str,
     line: usize,
-) -> Result<(Vec<DepRef>, Vec<(usize, usize)>), PlanError> {
+) -> Result<DepsFound, PlanError> {
     let mut deps: Vec<DepRef> = Vec::new();
     let mut spans = Vec::new();
     let Some(re) = re.as_ref() else {
