@@ -523,21 +523,13 @@ fn dep_words(s: &str) -> impl Iterator<Item = &str> {
 /// The `(depends on …)` groups in `s`: the ids they name, and their byte spans.
 /// Words that are not ids are prose and ignored; a word shaped like an id that is not
 /// a valid one (`T1$(x)`) refuses the plan.
-fn depends_on(
-    s: &str,
-    task_id: &str,
-    line: usize,
-) -> Result<DepsFound, PlanError> {
+fn depends_on(s: &str, task_id: &str, line: usize) -> Result<DepsFound, PlanError> {
     dep_groups(&DEPS_RE, s, task_id, line)
 }
 
 /// [`depends_on`] for a continuation line, which may also say `depends on T011.`
 /// without parentheses.
-fn depends_on_in_text(
-    s: &str,
-    task_id: &str,
-    line: usize,
-) -> Result<DepsFound, PlanError> {
+fn depends_on_in_text(s: &str, task_id: &str, line: usize) -> Result<DepsFound, PlanError> {
     let (mut deps, mut spans) = depends_on(s, task_id, line)?;
     let (more, more_spans) = dep_groups(&BARE_DEPS_RE, s, task_id, line)?;
     for dep in more {
@@ -720,14 +712,17 @@ fn task(
         line,
         ..Task::default()
     };
+    // Leading tags: `[P]` and a story label anywhere in the run; other tags
+    // (`[EXECUTOR: MAIN]`, `[SEC]`) stay in the name.
     let mut rest = tl.desc;
+    let mut kept: Vec<&str> = Vec::new();
     while let Some(inner_and_more) = rest.strip_prefix('[') {
         let Some(close) = inner_and_more.find(']') else {
             break;
         };
         let inner = inner_and_more.get(..close).unwrap_or("").trim();
         if !tag(&mut task, inner) {
-            break;
+            kept.push(rest.get(..close + 2).unwrap_or(""));
         }
         rest = inner_and_more.get(close + 1..).unwrap_or("").trim_start();
     }
@@ -742,17 +737,24 @@ fn task(
     }
     let name = cut_spans(rest, cut);
     let mut words: Vec<&str> = name.split_whitespace().collect();
-    // Trailing tags: `… in src/a.py [P]`, `… [US1]`.
-    while let Some(last) = words.last() {
-        let Some(inner) = last.strip_prefix('[').and_then(|l| l.strip_suffix(']')) else {
-            break;
-        };
-        if !tag(&mut task, inner.trim()) {
-            break;
+    // Trailing tags: `… in src/a.py [P]`, `… [US1] [SEC]`.
+    let mut k = words.len();
+    while let Some(inner) = k
+        .checked_sub(1)
+        .and_then(|i| words.get(i))
+        .and_then(|w| w.strip_prefix('[')?.strip_suffix(']'))
+    {
+        k -= 1;
+        if tag(&mut task, inner.trim()) {
+            words.remove(k);
         }
-        words.pop();
     }
-    task.name = words.join(" ");
+    task.name = kept
+        .into_iter()
+        .flat_map(str::split_whitespace)
+        .chain(words)
+        .collect::<Vec<_>>()
+        .join(" ");
     if task.name.is_empty() {
         return Err(PlanError::new(
             line,
@@ -804,14 +806,16 @@ fn tag(task: &mut Task, inner: &str) -> bool {
     }
 }
 
-/// A story label: `US1`, `US5a`, `US1+US5`, `Story 2`, `US1, US2`.
+/// A story label: `US1`, `US5a`, `US1+US5`, `US2/US3`, `Story 2`, `US1, US2`, and
+/// labels written the same way (`FR-001`).
 fn is_story(s: &str) -> bool {
     let letters = s.chars().take_while(char::is_ascii_alphabetic).count();
     letters > 0
         && s.len() <= 24
         && s.bytes().any(|b| b.is_ascii_digit())
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '_' | ',' | ' ' | '&'))
+        && s.chars().all(|c| {
+            c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '_' | ',' | ' ' | '&' | '/')
+        })
         && !t_shape(s)
 }
 
@@ -1217,7 +1221,12 @@ mod tests {
 
     #[test]
     fn trailing_and_story_tags() {
-        let t = parse_text("- [ ] T1 [US5a] a in src/a.py [P]\n- [ ] T2 [Story 2] b [NEEDS CLARIFICATION]\n- [ ] T3 c [US1+US5]\n");
+        let t = parse_text("- [ ] T1 [US5a] a in src/a.py [P]\n- [ ] T2 [Story 2] b [NEEDS CLARIFICATION]\n- [ ] T3 c [US1+US5]\n- [ ] T4 [EXECUTOR: db] [P] [SEC] d [WIP] [US2/US3]\n");
+        assert_eq!(
+            (t[3].story.as_deref(), t[3].parallel),
+            (Some("US2/US3"), true)
+        );
+        assert_eq!(t[3].name, "[EXECUTOR: db] [SEC] d [WIP]");
         assert_eq!((t[0].story.as_deref(), t[0].parallel), (Some("US5a"), true));
         assert_eq!(t[0].name, "a in src/a.py");
         assert_eq!(t[1].story.as_deref(), Some("Story 2"));

@@ -225,6 +225,11 @@ fn a_trailing_p_marks_parallel_and_story_labels_are_not_names() {
         ("US1+US5", "Add the service in src/services/venue.py", true),
         ("Story 2", "Add the endpoint in src/api/venue.py", true),
         ("US1", "Wire it up in src/app.py", true),
+        (
+            "US2/US3",
+            "[EXECUTOR: database-architect] [SEC] Add the index in src/db/index.sql",
+            true,
+        ),
     ];
     let want: Vec<(String, String, bool)> = want
         .iter()
