@@ -12,13 +12,26 @@
 //! they follow it directly without a blank line and do not start a list item, table
 //! or quote; a blank line followed by unindented prose ends it.
 //!
-//! A task heading is a level-2 or level-3 heading whose text up to its first colon
-//! (`:` or `：`) starts with letters and a digit (`T1`, `T1.2`, `B12-fix`). That text is
-//! the task id; when it is not a valid id (`^[A-Za-z0-9_.-]{1,64}$`) the plan is
-//! refused rather than the task silently dropped. `## {{this.id}}: …` template
-//! headings are not task headings.
-
-use super::doc::{self, Line};
+//! A task heading is a level-2 or level-3 heading. Decided per form:
+//!
+//! - `## T1: name`, `## T1.2: name`, `## B12-fix: name`, `## T-2: name` (letters, at
+//!   most one `-_.`, a digit, then anything up to the colon `:`/`：`): always a task
+//!   heading, fields or not; the text before the colon is the id.
+//! - The same with the id in bold or backticks (`## **T2**: x`, `## **T2: x**`) or
+//!   without the space after the hashes (`##T2: x`, which markdown shows as text):
+//!   read as the task it plainly is.
+//! - `## T2 name` (no colon) and any other one-word id with a digit (`## 2024: x`):
+//!   a task when known task fields follow before the next heading or rule, else a
+//!   section title.
+//! - An id that is not valid (`^[A-Za-z0-9_.-]{1,64}$`): a look-alike letter (`Т2`
+//!   with a Cyrillic Т), an invisible character (`T\u{200b}2`), an emoji (`T2🚀`),
+//!   or a numbered title (`### Task 1.1: x`): the plan is refused, naming the line,
+//!   the character and the fixed heading, when fields follow (or when the heading has
+//!   the strict form above); without fields it is a warning (and the "no tasks"
+//!   error when the plan has no other task). Never a silently skipped task.
+//!
+//! `## {{this.id}}: …` template headings are not task headings.
+use super::doc::{self, strip_ticks, Line};
 use super::fields::{self, Block, Field};
 use super::{Draft, PlanError, PlanWarning};
 
@@ -26,29 +39,107 @@ use super::{Draft, PlanError, PlanWarning};
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) struct TaskHeading<'a> {
     pub id: &'a str,
-    pub name: &'a str,
+    pub name: String,
 }
 
+/// The content of a level-2 or level-3 heading, also when the space after the hashes
+/// is missing (`##T2: x`, which markdown shows as text but the author meant as a
+/// heading) — then only if an id follows directly, so `##hashtag` stays text.
+fn heading_content(text: &str) -> Option<&str> {
+    if let Some((level, content)) = doc::heading(text) {
+        return (2..=3).contains(&level).then_some(content);
+    }
+    let t = text.trim_start_matches(' ');
+    if text.len() - t.len() > 3 {
+        return None;
+    }
+    let hashes = t.bytes().take_while(|b| *b == b'#').count();
+    if !(2..=3).contains(&hashes) {
+        return None;
+    }
+    let content = t.get(hashes..)?.trim();
+    candidate(content)
+        .filter(|c| c.colon && strict_shape(c.id))
+        .map(|_| content)
+}
+
+/// A heading split where a task heading splits: the id (bold and backticks removed)
+/// and the name, and whether a colon separated them.
+#[derive(Debug, PartialEq, Eq)]
+struct Candidate<'a> {
+    id: &'a str,
+    name: String,
+    colon: bool,
+}
+
+fn split_colon(s: &str) -> Option<(&str, &str)> {
+    let (at, ch) = s.char_indices().find(|(_, c)| matches!(c, ':' | '：'))?;
+    Some((s.get(..at)?, s.get(at + ch.len_utf8()..)?))
+}
+
+fn candidate(content: &str) -> Option<Candidate<'_>> {
+    let content = content.trim();
+    let bold = ["**", "__"].into_iter().find(|m| content.starts_with(m));
+    let (id, name, colon) = match bold {
+        // `**T2**: x`, `**T2:** x`, `**T2: x**`
+        Some(m) => {
+            let inner = content.get(m.len()..)?;
+            let close = inner.find(m)?;
+            let head = inner.get(..close)?;
+            let tail = inner.get(close + m.len()..)?.trim();
+            match split_colon(head) {
+                Some((id, rest)) => (id, format!("{} {tail}", rest.trim()), true),
+                None => match tail.strip_prefix([':', '：']) {
+                    Some(rest) => (head, rest.to_string(), true),
+                    None => (head, tail.to_string(), false),
+                },
+            }
+        }
+        None => match split_colon(content) {
+            Some((id, rest)) => (id, rest.to_string(), true),
+            None => {
+                let word = content.split_whitespace().next()?;
+                (word, content.get(word.len()..)?.to_string(), false)
+            }
+        },
+    };
+    let id = strip_ticks(id);
+    (!id.is_empty()).then(|| Candidate {
+        id,
+        name: name.trim().to_string(),
+        colon,
+    })
+}
+
+/// `T1`, `T1.2`, `B12-fix`, `T-2`, `T_2`: ASCII letters, at most one of `-_.`, a digit.
+fn strict_shape(id: &str) -> bool {
+    let b = id.as_bytes();
+    let letters = b.iter().take_while(|c| c.is_ascii_alphabetic()).count();
+    let sep = usize::from(
+        b.get(letters)
+            .is_some_and(|c| matches!(c, b'-' | b'_' | b'.')),
+    );
+    letters > 0 && b.get(letters + sep).is_some_and(u8::is_ascii_digit)
+}
+
+/// One word with a digit in it: an id, or a botched one, when task fields follow.
+fn loose_shape(id: &str) -> bool {
+    !id.contains(char::is_whitespace) && id.chars().any(char::is_numeric)
+}
+
+/// `Task 1.1`, `Step 3`: a numbered title before a colon, a task heading with a
+/// malformed id when task fields follow it.
+fn numbered_title(id: &str) -> bool {
+    (2..=3).contains(&id.split_whitespace().count()) && id.chars().any(|c| c.is_ascii_digit())
+}
+
+/// A heading that is a task heading whatever follows it: `## T1: name` (see
+/// [`strict_shape`]).
 pub(crate) fn task_heading(text: &str) -> Option<TaskHeading<'_>> {
-    let (level, content) = doc::heading(text)?;
-    if !(2..=3).contains(&level) {
-        return None;
-    }
-    let letters = content.bytes().take_while(u8::is_ascii_alphabetic).count();
-    if letters == 0
-        || !content
-            .as_bytes()
-            .get(letters)
-            .is_some_and(u8::is_ascii_digit)
-    {
-        return None;
-    }
-    let (colon, ch) = content
-        .char_indices()
-        .find(|(_, c)| matches!(c, ':' | '：'))?;
-    Some(TaskHeading {
-        id: content.get(..colon)?.trim(),
-        name: content.get(colon + ch.len_utf8()..)?.trim(),
+    let c = candidate(heading_content(text)?)?;
+    (c.colon && strict_shape(c.id)).then_some(TaskHeading {
+        id: c.id,
+        name: c.name,
     })
 }
 
@@ -71,7 +162,13 @@ pub(crate) fn field_line(text: &str) -> Option<FieldLine<'_>> {
     if !after.starts_with([' ', '\t']) {
         return None;
     }
-    let s = after.trim_start().strip_prefix("**")?;
+    let s = after.trim_start();
+    // `- [x] **Description**: …`: a checkbox before the key says nothing the key does not.
+    let s = match s.get(..3) {
+        Some("[ ]" | "[x]" | "[X]") => s.get(3..)?.trim_start(),
+        _ => s,
+    };
+    let s = s.strip_prefix("**")?;
     let close = s.find("**")?;
     let raw_key = s.get(..close)?.trim();
     let mut rest = s.get(close + 2..)?;
@@ -94,13 +191,16 @@ pub(crate) fn field_line(text: &str) -> Option<FieldLine<'_>> {
 }
 
 /// Signs of a claude-workflow plan without tasks: known fields, id comments,
-/// template task headings.
+/// template task headings, task headings with a broken id (`## Т1: x`).
 pub(crate) fn looks_like(line: &Line<'_>) -> bool {
     if line.comment.is_some_and(|c| c.starts_with("id:")) {
         return true;
     }
-    if let Some((2..=3, content)) = doc::heading(&line.text) {
-        if content.starts_with("{{") {
+    if let Some(content) = heading_content(&line.text) {
+        if content.starts_with("{{")
+            || candidate(content)
+                .is_some_and(|c| c.colon && loose_shape(c.id) && !fields::is_valid_id(c.id))
+        {
             return true;
         }
     }
@@ -111,28 +211,92 @@ pub(crate) fn looks_like(line: &Line<'_>) -> bool {
 /// the same blocks.
 pub(crate) enum Kind<'a> {
     TaskHeading(TaskHeading<'a>),
+    /// A heading task fields follow whose id is not a valid id (`## Т2: x` with a
+    /// Cyrillic Т): an error, never a silently skipped task.
+    BadHeading(&'a str),
+    /// A heading without task fields that looks like a task heading with a broken id:
+    /// read as prose, with a warning.
+    Suspect(&'a str),
     /// Any other heading or a thematic break: ends the current block.
     End,
     Field(FieldLine<'a>),
     Blank,
+    /// Hidden lines and whole-line comments.
+    Hidden,
     Other,
 }
 
-pub(crate) fn kind(text: &str) -> Kind<'_> {
-    if let Some(h) = task_heading(text) {
-        return Kind::TaskHeading(h);
+/// The kind of every line. A heading that is not a strict task heading
+/// ([`task_heading`]) but whose first word (or text before the colon) holds a digit
+/// is a task heading when known task fields follow it before the next heading or rule
+/// — `## T2 name`, or any such heading whose id is valid — and a [`Kind::BadHeading`]
+/// when its id is not valid.
+pub(crate) fn kinds<'a>(lines: &'a [Line<'_>]) -> Vec<Kind<'a>> {
+    let mut out: Vec<Kind<'a>> = Vec::with_capacity(lines.len());
+    // Headings to decide once we know whether fields follow them.
+    let mut pending: Vec<(usize, Candidate<'a>)> = Vec::new();
+    for line in lines {
+        if line.hidden || line.comment.is_some() {
+            out.push(Kind::Hidden);
+            continue;
+        }
+        let text: &'a str = &line.text;
+        if let Some(h) = task_heading(text) {
+            out.push(Kind::TaskHeading(h));
+            continue;
+        }
+        if let Some(c) = heading_content(text)
+            .and_then(candidate)
+            .filter(|c| loose_shape(c.id) || (c.colon && numbered_title(c.id)))
+        {
+            pending.push((out.len(), c));
+            out.push(Kind::End);
+            continue;
+        }
+        out.push(if doc::heading(text).is_some() || doc::is_rule(text) {
+            Kind::End
+        } else if let Some(f) = field_line(text) {
+            Kind::Field(f)
+        } else if text.trim().is_empty() {
+            Kind::Blank
+        } else {
+            Kind::Other
+        });
     }
-    if doc::heading(text).is_some() || doc::is_rule(text) {
-        return Kind::End;
+    if pending.is_empty() {
+        return out;
     }
-    if let Some(f) = field_line(text) {
-        return Kind::Field(f);
+    // Whether a known field comes before the next heading or rule, for each line.
+    let mut fields_ahead = vec![false; out.len()];
+    let mut ahead = false;
+    for (i, k) in out.iter().enumerate().rev() {
+        match k {
+            Kind::Field(f) if fields::canon(f.key).is_some() => ahead = true,
+            Kind::TaskHeading(_) | Kind::End => {
+                if let Some(slot) = fields_ahead.get_mut(i) {
+                    *slot = ahead;
+                }
+                ahead = false;
+            }
+            _ => {}
+        }
     }
-    if text.trim().is_empty() {
-        Kind::Blank
-    } else {
-        Kind::Other
+    for (i, c) in pending {
+        let with_fields = fields_ahead.get(i).copied().unwrap_or(false);
+        let kind = match (with_fields, fields::is_valid_id(c.id)) {
+            (true, true) => Kind::TaskHeading(TaskHeading {
+                id: c.id,
+                name: c.name,
+            }),
+            (true, false) => Kind::BadHeading(c.id),
+            (false, false) if c.colon && loose_shape(c.id) => Kind::Suspect(c.id),
+            (false, _) => Kind::End,
+        };
+        if let Some(slot) = out.get_mut(i) {
+            *slot = kind;
+        }
     }
+    out
 }
 
 pub(crate) fn parse(
@@ -144,7 +308,7 @@ pub(crate) fn parse(
     // Whether the current field may take more lines, and whether a blank line came.
     let mut open_field = false;
     let mut after_blank = false;
-    for line in lines {
+    for (line, kind) in lines.iter().zip(kinds(lines)) {
         if line.hidden {
             continue;
         }
@@ -154,17 +318,41 @@ pub(crate) fn parse(
             }
             continue;
         }
-        match kind(&line.text) {
+        match kind {
             Kind::TaskHeading(h) => {
                 if let Some(b) = block.take() {
-                    drafts.push(fields::build(b)?);
+                    drafts.push(fields::build(b, warnings)?);
                 }
-                block = Some(Block::new(h.id, h.name, line.no));
+                block = Some(Block::new(h.id, &h.name, line.no));
+                open_field = false;
+            }
+            Kind::BadHeading(id) => {
+                return Err(PlanError::new(
+                    line.no,
+                    format!(
+                        "this heading has task fields, but {}; {}",
+                        heading_problem(id),
+                        heading_fix(id)
+                    ),
+                ));
+            }
+            Kind::Suspect(id) => {
+                warnings.push(PlanWarning::unread_task(
+                    line.no,
+                    format!(
+                        "this heading looks like a task heading, but {}, so it is read as a section title; {}",
+                        fields::id_problem(id),
+                        heading_fix(id)
+                    ),
+                ));
+                if let Some(b) = block.take() {
+                    drafts.push(fields::build(b, warnings)?);
+                }
                 open_field = false;
             }
             Kind::End => {
                 if let Some(b) = block.take() {
-                    drafts.push(fields::build(b)?);
+                    drafts.push(fields::build(b, warnings)?);
                 }
                 open_field = false;
             }
@@ -180,7 +368,7 @@ pub(crate) fn parse(
                     warnings.push(PlanWarning::new(
                         line.no,
                         format!(
-                            "the task field `{}` is outside any task, so it is ignored; put it under a `## T1: name` heading",
+                            "the task field {} is outside any task, so it is ignored; put it under a `## T1: name` heading",
                             super::doc::shown(f.key)
                         ),
                     ));
@@ -190,6 +378,7 @@ pub(crate) fn parse(
                 after_blank = true;
                 continue;
             }
+            Kind::Hidden => continue,
             Kind::Other => {
                 let text: &str = &line.text;
                 let lazy = !after_blank
@@ -207,9 +396,40 @@ pub(crate) fn parse(
         after_blank = false;
     }
     if let Some(b) = block.take() {
-        drafts.push(fields::build(b)?);
+        drafts.push(fields::build(b, warnings)?);
     }
     Ok(drafts)
+}
+
+fn heading_problem(id: &str) -> String {
+    if id.contains(char::is_whitespace) {
+        format!(
+            "{} is not a task id (an id is one word of letters, digits, '_', '.' or '-')",
+            doc::shown(id)
+        )
+    } else {
+        fields::id_problem(id)
+    }
+}
+
+fn heading_fix(id: &str) -> String {
+    // `Task 1.1` → `T1.1`, `Step T3` → `T3`.
+    let suggestion = match id.split_whitespace().last() {
+        Some(last) if id.contains(char::is_whitespace) => {
+            let t = if last.starts_with(|c: char| c.is_ascii_digit()) {
+                format!("T{last}")
+            } else {
+                last.to_string()
+            };
+            fields::is_valid_id(&t).then_some(t)
+        }
+        _ => fields::id_suggestion(id),
+    };
+    match suggestion {
+        Some(good) => format!("write it as `## {good}: name`"),
+        None => "write the id with ASCII letters, digits, '_', '.' or '-', e.g. `## T2: name`"
+            .to_string(),
+    }
 }
 
 #[cfg(test)]
@@ -219,9 +439,9 @@ mod tests {
     #[test]
     fn task_headings() {
         let h = task_heading("## T1: Build the API ✅").unwrap();
-        assert_eq!((h.id, h.name), ("T1", "Build the API ✅"));
+        assert_eq!((h.id, h.name.as_str()), ("T1", "Build the API ✅"));
         let h = task_heading("### T1.2：中文").unwrap();
-        assert_eq!((h.id, h.name), ("T1.2", "中文"));
+        assert_eq!((h.id, h.name.as_str()), ("T1.2", "中文"));
         assert!(task_heading("## {{this.id}}: {{this.name}}").is_none());
         assert!(task_heading("## Self-Review Checklist").is_none());
         assert!(task_heading("## Phase 1: Setup").is_none());
@@ -267,5 +487,75 @@ mod tests {
             Some("first\nsecond\nthird")
         );
         assert_eq!(d[0].task.acceptance.as_deref(), Some("ok"));
+    }
+
+    fn heading_kinds(text: &str) -> Vec<String> {
+        let ls = doc::lines(text);
+        kinds(&ls)
+            .iter()
+            .filter_map(|k| match k {
+                Kind::TaskHeading(h) => Some(format!("task {} / {}", h.id, h.name)),
+                Kind::BadHeading(id) => Some(format!("bad {id}")),
+                Kind::Suspect(id) => Some(format!("suspect {id}")),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn heading_forms() {
+        let f = "- **actions**: x\n";
+        let text = format!(
+            "## T-2: a\n{f}## **T3**: b\n{f}##T4: c\n{f}## T5 d\n{f}## **T6: e ✅**\n{f}## `T7`: g\n{f}"
+        );
+        assert_eq!(
+            heading_kinds(&text),
+            [
+                "task T-2 / a",
+                "task T3 / b",
+                "task T4 / c",
+                "task T5 / d",
+                "task T6 / e ✅",
+                "task T7 / g"
+            ]
+        );
+        // Without fields, only the strict forms are tasks; a broken id is a suspect.
+        assert_eq!(
+            heading_kinds("## T-2: a\n## T5 d\n## \u{422}2: x\n## Phase 2: y\n##hashtag\n"),
+            ["task T-2 / a", "suspect \u{422}2"]
+        );
+        // With fields, a broken id or a numbered title is an error.
+        assert_eq!(
+            heading_kinds(&format!(
+                "## \u{422}2: x\n{f}## T\u{200b}2: y\n{f}### Task 1.1: z\n{f}## Notes\n{f}"
+            )),
+            ["bad \u{422}2", "bad T\u{200b}2", "bad Task 1.1"]
+        );
+    }
+
+    #[test]
+    fn bad_headings_are_errors_with_the_fix() {
+        let err = parse(
+            &doc::lines("## T1: a\n- **actions**: x\n\n### Task 1.1: z\n- **File**: a.rs\n"),
+            &mut Vec::new(),
+        )
+        .unwrap_err();
+        assert_eq!(err.line, 4);
+        assert!(
+            err.message.ends_with("write it as `## T1.1: name`"),
+            "{}",
+            err.message
+        );
+        let mut w = Vec::new();
+        let d = parse(&doc::lines("## T1: a\n\n## \u{422}2: b\nprose\n"), &mut w).unwrap();
+        assert_eq!(d.len(), 1);
+        assert_eq!(w.len(), 1);
+        assert!(w[0].unread_task && w[0].line == 3);
+    }
+
+    #[test]
+    fn checkbox_before_a_field_key() {
+        let f = field_line("- [x] **Description**: add it").unwrap();
+        assert_eq!((f.key, f.value), ("Description", "add it"));
     }
 }

@@ -6,6 +6,7 @@
 //! |---|---|
 //! | phase | 阶段, phase |
 //! | file | 文件, file (backticks stripped) |
+//! | file + modifies | files (a list: the first is the file, the others go to modifies) |
 //! | creates / modifies / tests | 创建文件 / 修改文件 / 测试文件, creates / modifies / tests |
 //! | reuse | 复用, reuse, leverage |
 //! | design_refs | 设计参考, Spec 参考, Plan 参考, design_ref, spec_ref, plan_ref (+ the V1 id comment's `design_ref`) |
@@ -31,12 +32,15 @@
 //! `(验证: …)`, `(verify: …)`, `(check: …)`); a check that is one code span is a
 //! command (`check_cmd`), anything else is prose (`check` only). Other fields (需求
 //! ID, 关键约束, …) are kept as strings in `Task.extra` under their own name, except
-//! that a name the state file uses for a task field gets a `plan_` prefix.
+//! that a name the state file uses for a task field gets a `plan_` prefix. An unknown
+//! name within one edit (two for names longer than five characters) of a known one —
+//! `Verfy`, `验证命名` — is still kept, with a warning naming the field it is probably
+//! meant to be ("did you mean `verify`?").
 
 use serde_json::Value;
 
 use super::doc::{self, code_spans, is_none_word, shown, split_list, strip_ticks};
-use super::{digest, status, Draft, PlanError};
+use super::{digest, status, Draft, PlanError, PlanWarning};
 use crate::state::machine::TaskStatus;
 use crate::state::model::{Step, Task};
 
@@ -44,6 +48,8 @@ use crate::state::model::{Step, Task};
 pub(crate) enum Key {
     Phase,
     File,
+    /// `Files: a, b`: the first is the task's file, the others it modifies.
+    Files,
     Creates,
     Modifies,
     Tests,
@@ -64,37 +70,124 @@ pub(crate) enum Key {
     Capabilities,
 }
 
-pub(crate) fn canon(key: &str) -> Option<Key> {
-    let k: String = key
-        .chars()
+/// Every field name a plan may use, as shown in suggestions; matched through [`norm`].
+const NAMES: &[(&str, Key)] = &[
+    ("阶段", Key::Phase),
+    ("phase", Key::Phase),
+    ("文件", Key::File),
+    ("file", Key::File),
+    ("files", Key::Files),
+    ("创建文件", Key::Creates),
+    ("creates", Key::Creates),
+    ("create", Key::Creates),
+    ("files_to_create", Key::Creates),
+    ("修改文件", Key::Modifies),
+    ("modifies", Key::Modifies),
+    ("modify", Key::Modifies),
+    ("files_to_modify", Key::Modifies),
+    ("测试文件", Key::Tests),
+    ("tests", Key::Tests),
+    ("test_files", Key::Tests),
+    ("files_to_test", Key::Tests),
+    ("复用", Key::Reuse),
+    ("reuse", Key::Reuse),
+    ("leverage", Key::Reuse),
+    ("设计参考", Key::DesignRefs),
+    ("Spec 参考", Key::DesignRefs),
+    ("Plan 参考", Key::DesignRefs),
+    ("design_ref", Key::DesignRefs),
+    ("design_refs", Key::DesignRefs),
+    ("spec_ref", Key::DesignRefs),
+    ("plan_ref", Key::DesignRefs),
+    ("需求", Key::Requirement),
+    ("内容", Key::Requirement),
+    ("requirement", Key::Requirement),
+    ("description", Key::Requirement),
+    ("验收", Key::Acceptance),
+    ("验收项", Key::Acceptance),
+    ("验收标准", Key::Acceptance),
+    ("acceptance", Key::Acceptance),
+    ("actions", Key::Actions),
+    ("action", Key::Actions),
+    ("动作", Key::Actions),
+    ("依赖", Key::Deps),
+    ("depends", Key::Deps),
+    ("depends_on", Key::Deps),
+    ("deps", Key::Deps),
+    ("dependencies", Key::Deps),
+    ("阻塞依赖", Key::Blockers),
+    ("blockers", Key::Blockers),
+    ("blocked_by", Key::Blockers),
+    ("质量关卡", Key::QualityGate),
+    ("quality_gate", Key::QualityGate),
+    ("阈值", Key::Threshold),
+    ("threshold", Key::Threshold),
+    ("验证命令", Key::Verify),
+    ("verify", Key::Verify),
+    ("verify_command", Key::Verify),
+    ("verification", Key::Verify),
+    ("验证期望", Key::Expect),
+    ("expect", Key::Expect),
+    ("expected", Key::Expect),
+    ("状态", Key::Status),
+    ("status", Key::Status),
+    ("步骤", Key::Steps),
+    ("steps", Key::Steps),
+    ("超时", Key::Timeout),
+    ("timeout", Key::Timeout),
+    ("timeout_secs", Key::Timeout),
+    ("能力", Key::Capabilities),
+    ("capabilities", Key::Capabilities),
+];
+
+/// A field name compared: lowercase, without spaces, `_` and `-`.
+fn norm(key: &str) -> String {
+    key.chars()
         .filter(|c| !c.is_whitespace() && *c != '_' && *c != '-')
         .flat_map(char::to_lowercase)
-        .collect();
-    let key = match k.as_str() {
-        "阶段" | "phase" => Key::Phase,
-        "文件" | "file" => Key::File,
-        "创建文件" | "creates" | "create" | "filestocreate" => Key::Creates,
-        "修改文件" | "modifies" | "modify" | "filestomodify" => Key::Modifies,
-        "测试文件" | "tests" | "testfiles" | "filestotest" => Key::Tests,
-        "复用" | "reuse" | "leverage" => Key::Reuse,
-        "设计参考" | "spec参考" | "plan参考" | "designref" | "designrefs" | "specref"
-        | "planref" => Key::DesignRefs,
-        "需求" | "内容" | "requirement" | "description" => Key::Requirement,
-        "验收" | "验收项" | "验收标准" | "acceptance" => Key::Acceptance,
-        "actions" | "action" | "动作" => Key::Actions,
-        "依赖" | "depends" | "dependson" | "deps" | "dependencies" => Key::Deps,
-        "阻塞依赖" | "blockers" | "blockedby" => Key::Blockers,
-        "质量关卡" | "qualitygate" => Key::QualityGate,
-        "阈值" | "threshold" => Key::Threshold,
-        "验证命令" | "verify" | "verifycommand" | "verification" => Key::Verify,
-        "验证期望" | "expect" | "expected" => Key::Expect,
-        "状态" | "status" => Key::Status,
-        "步骤" | "steps" => Key::Steps,
-        "超时" | "timeout" | "timeoutsecs" => Key::Timeout,
-        "能力" | "capabilities" => Key::Capabilities,
-        _ => return None,
-    };
-    Some(key)
+        .collect()
+}
+
+pub(crate) fn canon(key: &str) -> Option<Key> {
+    let k = norm(key);
+    NAMES
+        .iter()
+        .find(|(n, _)| norm(n) == k)
+        .map(|(_, key)| *key)
+}
+
+/// The known field name closest to an unknown `key`, when it is close enough to be a
+/// slip of the keyboard: one edit for names of up to five characters, two beyond.
+pub(crate) fn suggest(key: &str) -> Option<&'static str> {
+    let k: Vec<char> = norm(key).chars().collect();
+    let most = if k.len() <= 5 { 1 } else { 2 };
+    NAMES
+        .iter()
+        .map(|(n, _)| (distance(&k, &norm(n).chars().collect::<Vec<_>>()), *n))
+        .filter(|(d, _)| (1..=most).contains(d))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, n)| n)
+}
+
+/// Levenshtein distance, in characters.
+fn distance(a: &[char], b: &[char]) -> usize {
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut diag = row.first().copied().unwrap_or(0);
+        if let Some(first) = row.first_mut() {
+            *first = i + 1;
+        }
+        for (j, cb) in b.iter().enumerate() {
+            let up = row.get(j + 1).copied().unwrap_or(0);
+            let left = row.get(j).copied().unwrap_or(0);
+            let best = (diag + usize::from(ca != cb)).min(up + 1).min(left + 1);
+            diag = up;
+            if let Some(cell) = row.get_mut(j + 1) {
+                *cell = best;
+            }
+        }
+    }
+    row.last().copied().unwrap_or(0)
 }
 
 /// Names the state file uses for `Task` fields; an unknown plan field of the same
@@ -175,13 +268,103 @@ pub(crate) fn is_valid_id(id: &str) -> bool {
 }
 
 pub(crate) fn bad_id(line: usize, id: &str) -> PlanError {
+    let (why, example) = match bad_char(id) {
+        Some(c) if !c.is_ascii() => (
+            format!(" ({})", char_problem(c)),
+            id_suggestion(id).unwrap_or_else(|| "T1".into()),
+        ),
+        _ => (String::new(), "T1".into()),
+    };
     PlanError::new(
         line,
         format!(
-            "task id {} is not valid; use 1-64 letters, digits, '_', '.' or '-', e.g. T1",
-            shown(id)
+            "task id {}{why} is not valid; use 1-64 letters, digits, '_', '.' or '-', e.g. {example}",
+            shown(id),
         ),
     )
+}
+
+/// The first character an id may not hold.
+fn bad_char(id: &str) -> Option<char> {
+    id.chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-')))
+}
+
+/// Zero-width and other format characters a reader does not see.
+fn is_invisible(c: char) -> bool {
+    matches!(c, '\u{200b}'..='\u{200f}' | '\u{2060}'..='\u{2064}' | '\u{feff}' | '\u{00ad}' | '\u{180e}')
+}
+
+/// Cyrillic and Greek capitals (and a few small letters) that look like ASCII ones.
+const LOOKALIKES: &[(char, char)] = &[
+    ('А', 'A'),
+    ('В', 'B'),
+    ('Е', 'E'),
+    ('К', 'K'),
+    ('М', 'M'),
+    ('Н', 'H'),
+    ('О', 'O'),
+    ('Р', 'P'),
+    ('С', 'C'),
+    ('Т', 'T'),
+    ('Х', 'X'),
+    ('а', 'a'),
+    ('е', 'e'),
+    ('о', 'o'),
+    ('р', 'p'),
+    ('с', 'c'),
+    ('у', 'y'),
+    ('х', 'x'),
+    ('Α', 'A'),
+    ('Β', 'B'),
+    ('Ε', 'E'),
+    ('Ζ', 'Z'),
+    ('Η', 'H'),
+    ('Ι', 'I'),
+    ('Κ', 'K'),
+    ('Μ', 'M'),
+    ('Ν', 'N'),
+    ('Ο', 'O'),
+    ('Ρ', 'P'),
+    ('Τ', 'T'),
+    ('Υ', 'Y'),
+    ('Χ', 'X'),
+];
+
+fn char_problem(c: char) -> String {
+    let code = format!("U+{:04X}", u32::from(c));
+    if is_invisible(c) {
+        format!("it holds an invisible character, {code}")
+    } else if LOOKALIKES.iter().any(|(l, _)| *l == c) {
+        format!("it holds '{c}' ({code}), which looks like a Latin letter but is not one")
+    } else if c.is_control() || c.is_whitespace() {
+        format!("it holds {code}")
+    } else {
+        format!("it holds '{c}' ({code})")
+    }
+}
+
+/// Why `id` (not a valid id) is not one, as a clause: `the id "Т2" holds …`.
+pub(crate) fn id_problem(id: &str) -> String {
+    let what = match bad_char(id) {
+        Some(c) => char_problem(c),
+        None if id.len() > 64 => "it is longer than 64 bytes".to_string(),
+        None => "it is empty".to_string(),
+    };
+    format!("the id {} is not valid: {what}", shown(id))
+}
+
+/// `id` with look-alike letters made ASCII and other bad characters dropped, when
+/// that leaves a valid id.
+pub(crate) fn id_suggestion(id: &str) -> Option<String> {
+    let fixed: String = id
+        .chars()
+        .filter_map(|c| match LOOKALIKES.iter().find(|(l, _)| *l == c) {
+            Some((_, ascii)) => Some(*ascii),
+            None => (c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-')).then_some(c),
+        })
+        .collect();
+    (is_valid_id(&fixed) && fixed.bytes().any(|b| b.is_ascii_digit())).then_some(fixed)
 }
 
 pub(crate) fn is_valid_kind(kind: &str) -> bool {
@@ -192,7 +375,7 @@ pub(crate) fn is_valid_kind(kind: &str) -> bool {
 }
 
 /// Turns a block into a task; errors name the line of the offending field.
-pub(crate) fn build(block: Block) -> Result<Draft, PlanError> {
+pub(crate) fn build(block: Block, warnings: &mut Vec<PlanWarning>) -> Result<Draft, PlanError> {
     if !is_valid_id(&block.id) {
         return Err(bad_id(block.line, &block.id));
     }
@@ -220,6 +403,15 @@ pub(crate) fn build(block: Block) -> Result<Draft, PlanError> {
     let mut deps_line = block.line;
     for f in &block.fields {
         let Some(key) = canon(&f.key) else {
+            if let Some(name) = suggest(&f.key) {
+                warnings.push(PlanWarning::new(
+                    f.line,
+                    format!(
+                        "task {id}: unknown field `{}`; did you mean `{name}`? (kept as a plain note, not used)",
+                        f.key
+                    ),
+                ));
+            }
             add_extra(&mut task, &f.key, text(&f.parts).unwrap_or_default());
             continue;
         };
@@ -233,6 +425,15 @@ pub(crate) fn build(block: Block) -> Result<Draft, PlanError> {
                 task.file = text(&f.parts)
                     .map(|t| strip_ticks(&t).to_string())
                     .filter(|t| !is_none_word(t))
+            }
+            Key::Files => {
+                for item in items(&f.parts) {
+                    if task.file.is_none() {
+                        task.file = Some(item);
+                    } else if task.file.as_ref() != Some(&item) {
+                        push_unique(&mut task.modifies, item);
+                    }
+                }
             }
             Key::Creates => task.creates.extend(items(&f.parts)),
             Key::Modifies => task.modifies.extend(items(&f.parts)),
@@ -334,6 +535,7 @@ pub(crate) fn build(block: Block) -> Result<Draft, PlanError> {
         task,
         deps_line,
         group: 0,
+        section_deps: Vec::new(),
     })
 }
 
@@ -634,5 +836,44 @@ mod tests {
         assert_eq!(canon("Quality Gate"), Some(Key::QualityGate));
         assert_eq!(canon("timeout_secs"), Some(Key::Timeout));
         assert_eq!(canon("需求 ID"), None);
+    }
+
+    #[test]
+    fn suggestions_for_misspelled_fields() {
+        assert_eq!(suggest("Verfy"), Some("verify"));
+        assert_eq!(suggest("验证命名"), Some("验证命令"));
+        assert_eq!(suggest("Dependancies"), Some("dependencies"));
+        assert_eq!(suggest("Acceptence"), Some("acceptance"));
+        assert_eq!(suggest("需求 ID"), None);
+        assert_eq!(suggest("Notes"), None);
+        assert_eq!(suggest("Priority"), None);
+        assert_eq!(canon("Files"), Some(Key::Files));
+    }
+
+    #[test]
+    fn id_problems_and_suggestions() {
+        assert!(
+            id_problem("\u{422}2").contains("'\u{422}' (U+0422), which looks like a Latin letter")
+        );
+        assert!(id_problem("T\u{200b}2").contains("an invisible character, U+200B"));
+        assert!(id_problem("T2🚀").contains("'🚀' (U+1F680)"));
+        assert_eq!(id_suggestion("\u{422}2").as_deref(), Some("T2"));
+        assert_eq!(id_suggestion("T\u{200b}2").as_deref(), Some("T2"));
+        assert_eq!(id_suggestion("🚀"), None);
+        let e = bad_id(3, "T1$(x)");
+        assert!(e.message.ends_with("e.g. T1"), "{}", e.message);
+    }
+
+    #[test]
+    fn a_files_list_fills_file_then_modifies() {
+        let mut b = Block::new("T1", "a", 1);
+        b.fields.push(Field {
+            key: "Files".into(),
+            line: 2,
+            parts: vec!["`a.go`, `b.go`".into()],
+        });
+        let d = build(b, &mut Vec::new()).unwrap();
+        assert_eq!(d.task.file.as_deref(), Some("a.go"));
+        assert_eq!(d.task.modifies, ["b.go"]);
     }
 }

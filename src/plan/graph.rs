@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 
-use super::{Draft, Format, PlanError};
+use super::{Draft, Format, PlanError, PlanWarning};
 
 /// Maps each id to its position; refuses duplicate ids.
 pub(crate) fn index(drafts: &[Draft]) -> Result<HashMap<String, usize>, PlanError> {
@@ -112,6 +112,64 @@ pub(crate) fn check_acyclic(
             ids.join(" → ")
         ),
     ))
+}
+
+/// Adds each Dependencies-section edge (in line order) unless it would close a
+/// cycle — the dependency already waits, through any path, for the dependent — in
+/// which case the edge is dropped with a warning naming its line.
+pub(crate) fn add_section_deps(
+    drafts: &mut [Draft],
+    index: &HashMap<String, usize>,
+    warnings: &mut Vec<PlanWarning>,
+) {
+    let mut edges: Vec<(usize, usize, String)> = Vec::new();
+    for (i, d) in drafts.iter_mut().enumerate() {
+        for (dep, line) in std::mem::take(&mut d.section_deps) {
+            edges.push((line, i, dep));
+        }
+    }
+    edges.sort();
+    for (line, i, dep) in edges {
+        let Some(&j) = index.get(&dep) else { continue };
+        let (id, known) = match drafts.get(i) {
+            Some(d) => (d.task.id.clone(), d.task.deps.contains(&dep)),
+            None => continue,
+        };
+        if known {
+            continue;
+        }
+        if reaches(drafts, index, j, i) {
+            warnings.push(PlanWarning::new(
+                line,
+                format!(
+                    "this line makes {id} wait for {dep}, but {dep} already waits for {id} (directly, through other dependencies or phase order), so the edge would close a cycle and is ignored; fix the line or the task order"
+                ),
+            ));
+            continue;
+        }
+        if let Some(d) = drafts.get_mut(i) {
+            d.task.deps.push(dep);
+        }
+    }
+}
+
+/// Whether `from` depends on `to`, directly or through other tasks.
+fn reaches(drafts: &[Draft], index: &HashMap<String, usize>, from: usize, to: usize) -> bool {
+    let mut seen = vec![false; drafts.len()];
+    let mut stack = vec![from];
+    while let Some(n) = stack.pop() {
+        if n == to {
+            return true;
+        }
+        match seen.get_mut(n) {
+            Some(s) if !*s => *s = true,
+            _ => continue,
+        }
+        if let Some(d) = drafts.get(n) {
+            stack.extend(d.task.deps.iter().filter_map(|x| index.get(x).copied()));
+        }
+    }
+    false
 }
 
 /// A cycle as node indices, each depending on the next and the last on the first.

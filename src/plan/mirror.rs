@@ -5,7 +5,9 @@
 //! (written as the English status word; a value that already reads as that status,
 //! such as `已完成`, is left alone). spec-kit: the checkbox (`[x]` for completed,
 //! `[ ]` otherwise) and the ` — DEFERRED` marker (added for skipped, removed with its
-//! note otherwise; spec-kit has no way to write in-progress or failed). Every other
+//! note otherwise; spec-kit has no way to write in-progress or failed). A skipped
+//! task whose box already says so (`[-]`, `[~]`, any mark but ` `/`x`/`X`) keeps
+//! its box as written and gets no marker. Every other
 //! byte, line endings and a BOM included, stays as it was. Tasks are found by id with
 //! the same block rules as the parser; a task line that also holds an inline HTML
 //! comment is left alone.
@@ -29,12 +31,19 @@ pub fn mirror(format: Format, text: &str, tasks: &[Task]) -> String {
     };
     let mut out = String::with_capacity(text.len() + 64);
     out.push_str(bom);
+    let lines = doc::lines(body);
+    let kinds = match format {
+        Format::ClaudeWorkflow => claude::kinds(&lines),
+        Format::SpecKit => Vec::new(),
+    };
     // claude-workflow: the wanted status of the task block we are in.
     let mut block: Option<TaskStatus> = None;
-    for (seg, line) in body.split_inclusive('\n').zip(doc::iter(body)) {
+    for (i, (seg, line)) in body.split_inclusive('\n').zip(&lines).enumerate() {
         let new = match format {
-            Format::ClaudeWorkflow => claude_line(&line, &want, &mut block),
-            Format::SpecKit => speckit_line(&line, &want),
+            Format::ClaudeWorkflow => kinds
+                .get(i)
+                .and_then(|k| claude_line(line, k, &want, &mut block)),
+            Format::SpecKit => speckit_line(line, &want),
         };
         match new {
             Some(content) => {
@@ -49,13 +58,11 @@ pub fn mirror(format: Format, text: &str, tasks: &[Task]) -> String {
 
 fn claude_line(
     line: &Line<'_>,
+    kind: &Kind<'_>,
     want: &HashMap<&str, TaskStatus>,
     block: &mut Option<TaskStatus>,
 ) -> Option<String> {
-    if line.hidden || line.comment.is_some() {
-        return None;
-    }
-    match claude::kind(&line.text) {
+    match kind {
         Kind::TaskHeading(h) => {
             *block = want.get(h.id).copied();
             let s = (*block)?;
@@ -71,7 +78,7 @@ fn claude_line(
                 None => kept.to_string(),
             })
         }
-        Kind::End => {
+        Kind::End | Kind::BadHeading(_) | Kind::Suspect(_) => {
             *block = None;
             None
         }
@@ -96,12 +103,13 @@ fn speckit_line(line: &Line<'_>, want: &HashMap<&str, TaskStatus>) -> Option<Str
     let span = speckit::deferred_span(tl.desc);
     let old_box = raw.get(tl.check_at..)?.chars().next()?;
     let new_box = match s {
-        TaskStatus::Completed if tl.checked => old_box,
+        TaskStatus::Completed if tl.checked() => old_box,
         TaskStatus::Completed => 'x',
-        TaskStatus::Skipped if span.is_some() => old_box,
+        TaskStatus::Skipped if span.is_some() || tl.skip_box() => old_box,
         _ => ' ',
     };
     let desc = match (s, span) {
+        (TaskStatus::Skipped, None) if tl.skip_box() => tl.desc.to_string(),
         (TaskStatus::Skipped, None) => format!("{} — DEFERRED", tl.desc),
         (TaskStatus::Skipped, Some(_)) | (_, None) => tl.desc.to_string(),
         (_, Some((a, b))) => {
@@ -180,6 +188,38 @@ mod tests {
         assert_eq!(
             mirror(Format::SpecKit, text, &[with("T1", TaskStatus::Completed)]),
             text
+        );
+    }
+
+    #[test]
+    fn a_skip_box_is_kept_as_written() {
+        let text = "- [~] T1 a\n- [-] T2 b\n- [~] T3 c\n";
+        let out = mirror(
+            Format::SpecKit,
+            text,
+            &[
+                with("T1", TaskStatus::Skipped),
+                with("T2", TaskStatus::Completed),
+                with("T3", TaskStatus::Pending),
+            ],
+        );
+        assert_eq!(out, "- [~] T1 a\n- [x] T2 b\n- [ ] T3 c\n");
+    }
+
+    #[test]
+    fn claude_heading_forms_get_their_emoji() {
+        let text = "## **T2**: b\n- **actions**: x\n## T3 c\n- **actions**: x\n";
+        let out = mirror(
+            Format::ClaudeWorkflow,
+            text,
+            &[
+                with("T2", TaskStatus::Completed),
+                with("T3", TaskStatus::Completed),
+            ],
+        );
+        assert_eq!(
+            out,
+            "## **T2**: b ✅\n- **actions**: x\n## T3 c ✅\n- **actions**: x\n"
         );
     }
 }

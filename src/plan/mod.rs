@@ -75,6 +75,10 @@ pub struct PlanWarning {
     pub line: usize,
     /// `<what>; <fix>`, one line.
     pub message: String,
+    /// The line looks like a task of its own that could not be read: when a plan has
+    /// no tasks, the first such line is the error instead of "no tasks".
+    #[serde(skip)]
+    pub(crate) unread_task: bool,
 }
 
 impl PlanWarning {
@@ -82,6 +86,15 @@ impl PlanWarning {
         PlanWarning {
             line,
             message: message.into(),
+            unread_task: false,
+        }
+    }
+
+    /// A warning for a line that looks like a task but could not be read as one.
+    pub(crate) fn unread_task(line: usize, message: impl Into<String>) -> Self {
+        PlanWarning {
+            unread_task: true,
+            ..PlanWarning::new(line, message)
         }
     }
 }
@@ -114,6 +127,9 @@ pub(crate) struct Draft {
     pub deps_line: usize,
     /// spec-kit: which `## ` section the task sits in (phase order edges).
     pub group: usize,
+    /// spec-kit: deps from a Dependencies section, with their lines; added after the
+    /// graph is checked, each only if it closes no cycle ([`graph::add_section_deps`]).
+    pub section_deps: Vec<(String, usize)>,
 }
 
 /// Detects the format, parses and validates. `path` is used only in error messages.
@@ -132,7 +148,13 @@ pub fn parse(path: &Path, text: &str) -> Result<Plan> {
     limits::check(&drafts, &lines).map_err(at)?;
     warnings.sort_by_key(|w| w.line);
     if drafts.is_empty() {
-        return Err(at(empty_plan(format, &lines)));
+        return Err(at(match warnings.iter().find(|w| w.unread_task) {
+            Some(w) => PlanError::new(
+                w.line,
+                format!("the {} plan has no tasks: {}", format.name(), w.message),
+            ),
+            None => empty_plan(format, &lines),
+        }));
     }
     let index = graph::index(&drafts).map_err(at)?;
     graph::check_known_deps(&drafts, &index, format).map_err(at)?;
@@ -140,6 +162,8 @@ pub fn parse(path: &Path, text: &str) -> Result<Plan> {
         speckit::add_phase_edges(&mut drafts);
     }
     graph::check_acyclic(&drafts, &index, format).map_err(at)?;
+    graph::add_section_deps(&mut drafts, &index, &mut warnings);
+    warnings.sort_by_key(|w| w.line);
     Ok(Plan {
         format,
         title: doc::title(&lines),
@@ -275,6 +299,15 @@ fn empty_plan(format: Format, lines: &[doc::Line<'_>]) -> PlanError {
         Format::ClaudeWorkflow => "`## T1: name` headings",
         Format::SpecKit => "`- [ ] T001 description` lines",
     };
+    if let Some(line) = (format == Format::SpecKit && !template)
+        .then(|| speckit::first_idless(lines))
+        .flatten()
+    {
+        return PlanError::new(
+            line,
+            "the spec-kit plan has no tasks: this checkbox has no task id; give each task an id, e.g. `- [ ] T001 description`",
+        );
+    }
     PlanError::new(
         1,
         format!(

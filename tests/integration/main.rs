@@ -15,6 +15,7 @@ mod executors;
 mod foundation;
 mod hardening;
 mod hooks;
+mod plan_patterns;
 mod report;
 mod security;
 mod start;

@@ -1,0 +1,376 @@
+//! Plan patterns found in real plans that an import once dropped or misread without a
+//! word: each fixture `fixtures/plans/p-*.md` is imported by the real binary, and the
+//! tasks, their statuses, deps and files, and the warnings on stderr (with
+//! `file:line`) are checked.
+
+use serde_json::Value;
+
+use crate::plans::assert_invariants;
+use crate::test::{fixture, Run, Test};
+
+/// Copies `fixtures/plans/<name>` to the project's tasks.md and imports it.
+fn import(t: &Test, name: &str) -> Run {
+    let text = std::fs::read(fixture(&format!("plans/{name}"))).expect("fixture");
+    t.write("tasks.md", text);
+    t.wf(&["workflow-start", "tasks.md"])
+}
+
+fn tasks(t: &Test) -> Vec<Value> {
+    t.state()["tasks"].as_array().cloned().unwrap_or_default()
+}
+
+fn ids(t: &Test) -> Vec<String> {
+    tasks(t)
+        .iter()
+        .map(|x| x["id"].as_str().unwrap_or("").to_string())
+        .collect()
+}
+
+fn get(t: &Test, id: &str) -> Value {
+    tasks(t)
+        .into_iter()
+        .find(|x| x["id"] == id)
+        .unwrap_or_else(|| panic!("no task {id}"))
+}
+
+fn strs(v: &Value) -> Vec<String> {
+    v.as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| x.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The `wf: warning:` lines of a run, without the prefix.
+fn warnings(run: &Run) -> Vec<&str> {
+    run.stderr
+        .lines()
+        .filter_map(|l| l.strip_prefix("wf: warning: "))
+        .collect()
+}
+
+#[track_caller]
+fn refused(t: &Test, run: Run, needles: &[&str]) {
+    let run = run.code(2);
+    for n in needles {
+        assert!(run.stderr.contains(n), "missing {n:?} in:\n{}", run.stderr);
+    }
+    assert_eq!(run.stderr.trim().lines().count(), 1, "{}", run.stderr);
+    assert!(!t.workflow_dir().exists(), "a refused import wrote state");
+}
+
+// ---- claude-workflow headings ----
+
+/// Issue 14.1: `## T-2:`, `## **T3**:`, `##T4:` and `## T5 name` headings were read as
+/// prose, so the import said "1 tasks" and the run ended "Completed 1/1" with five
+/// tasks never run.
+#[test]
+fn a_hyphenated_bold_spaceless_or_colonless_heading_is_read_not_dropped() {
+    let t = Test::new();
+    let run = import(&t, "p-claude-heading-forms.md").ok();
+    assert!(run.stdout.contains(": 6 tasks"), "{}", run.stdout);
+    assert!(warnings(&run).is_empty(), "{}", run.stderr);
+    assert_eq!(ids(&t), ["T1", "T-2", "T3", "T4", "T5", "T6"]);
+    assert_eq!(strs(&get(&t, "T-2")["deps"]), ["T1"]);
+    assert_eq!(get(&t, "T5")["name"], "no colon after the id");
+    assert_eq!(get(&t, "T6")["name"], "bold over id and name");
+    let run = t.wf(&["workflow-execute", "--all"]).ok();
+    assert!(run.stdout.contains("6/6"), "{}", run.stdout);
+    assert_eq!(t.read("runs.log"), "T1\nT-2\nT3\nT4\nT5\nT6\n");
+    let state = t.state();
+    assert_eq!(state["status"], "completed");
+    assert!(tasks(&t).iter().all(|x| x["status"] == "completed"));
+    assert_invariants(&t);
+}
+
+#[test]
+fn a_look_alike_letter_in_a_heading_id_refuses_the_import_with_its_line() {
+    let t = Test::new();
+    let run = import(&t, "p-claude-cyrillic-id.md");
+    refused(
+        &t,
+        run,
+        &[
+            "tasks.md:6: this heading has task fields, but the id \"Т2\" is not valid",
+            "'Т' (U+0422), which looks like a Latin letter",
+            "write it as `## T2: name`",
+        ],
+    );
+}
+
+#[test]
+fn a_zero_width_character_in_a_heading_id_refuses_the_import_with_its_line() {
+    let t = Test::new();
+    let run = import(&t, "p-claude-zero-width-id.md");
+    refused(
+        &t,
+        run,
+        &[
+            "tasks.md:6: this heading has task fields",
+            "an invisible character, U+200B",
+            "write it as `## T2: name`",
+        ],
+    );
+}
+
+#[test]
+fn an_emoji_in_a_heading_id_refuses_the_import_with_its_line() {
+    let t = Test::new();
+    let run = import(&t, "p-claude-emoji-id.md");
+    refused(
+        &t,
+        run,
+        &[
+            "tasks.md:6: task id \"T2🚀\" (it holds '🚀' (U+1F680)) is not valid",
+            "e.g. T2",
+        ],
+    );
+}
+
+#[test]
+fn a_plan_whose_only_heading_has_a_bad_id_names_that_heading_not_no_tasks() {
+    let t = Test::new();
+    let run = import(&t, "p-claude-only-bad-heading.md");
+    refused(
+        &t,
+        run,
+        &[
+            "tasks.md:5: the claude-workflow plan has no tasks: this heading looks like a task heading, but the id \"Т1\" is not valid",
+            "write it as `## T1: name`",
+        ],
+    );
+}
+
+#[test]
+fn a_misspelled_field_is_a_warning_with_a_suggestion() {
+    let t = Test::new();
+    let run = import(&t, "p-claude-misspelled-field.md").ok();
+    assert_eq!(
+        warnings(&run),
+        [
+            "tasks.md:4: task T1: unknown field `Verfy`; did you mean `verify`? (kept as a plain note, not used)",
+            "tasks.md:8: task T2: unknown field `验证命名`; did you mean `验证命令`? (kept as a plain note, not used)",
+            "tasks.md:9: task T2: unknown field `Dependancies`; did you mean `dependencies`? (kept as a plain note, not used)",
+        ]
+    );
+    // A custom field far from every known name (需求 ID) is kept without a word.
+    assert_eq!(get(&t, "T1")["需求 ID"], "R-1");
+}
+
+// ---- spec-kit task lines ----
+
+#[test]
+fn a_dash_or_tilde_box_imports_as_skipped_and_keeps_its_box() {
+    let t = Test::new();
+    let run = import(&t, "p-speckit-boxes.md").ok();
+    assert!(warnings(&run).is_empty(), "{}", run.stderr);
+    assert_eq!(ids(&t), ["T001", "T002", "T003", "T004"]);
+    let status: Vec<String> = tasks(&t)
+        .iter()
+        .map(|x| x["status"].as_str().unwrap_or("").to_string())
+        .collect();
+    assert_eq!(status, ["completed", "skipped", "skipped", "pending"]);
+    // The plan copy is rewritten at every checkpoint; the marks stay as written.
+    t.wf(&["workflow-execute"]);
+    let state = t.state();
+    let copy = std::fs::read_to_string(
+        t.workflow_dir()
+            .join(state["tasks_file"].as_str().unwrap_or("")),
+    )
+    .expect("plan copy");
+    assert!(
+        copy.contains("- [-] T002 Configure linting in .eslintrc.json\n"),
+        "{copy}"
+    );
+    assert!(copy.contains("- [~] T003 Add the CI workflow"), "{copy}");
+    assert!(!copy.contains("DEFERRED"), "{copy}");
+    assert_invariants(&t);
+}
+
+#[test]
+fn a_bold_or_hyphenated_spec_kit_id_is_a_task_and_a_broken_one_is_a_warning() {
+    let t = Test::new();
+    let run = import(&t, "p-speckit-bold-ids.md").ok();
+    assert_eq!(ids(&t), ["T-001", "T002", "T-003"]);
+    assert_eq!(get(&t, "T-001")["status"], "completed");
+    assert_eq!(get(&t, "T002")["file"], "src/config/loader.py");
+    assert_eq!(strs(&get(&t, "T-003")["deps"]), ["T002"]);
+    assert_eq!(
+        warnings(&run),
+        [
+            "tasks.md:8: this line looks like a task, but the id \"Т004\" is not valid: it holds 'Т' (U+0422), which looks like a Latin letter but is not one, so it is not read as one; write it as `- [ ] T004 description`",
+            "tasks.md:9: this line looks like a task, but \"TASK-005\" is not a spec-kit task id (those are T and a digit, e.g. T001), so it is not read as one; write it as `- [ ] T001 description`",
+        ]
+    );
+}
+
+#[test]
+fn a_trailing_p_marks_parallel_and_story_labels_are_not_names() {
+    let t = Test::new();
+    import(&t, "p-speckit-tags.md").ok();
+    let got: Vec<(String, String, bool)> = tasks(&t)
+        .iter()
+        .map(|x| {
+            (
+                x["story"].as_str().unwrap_or("").to_string(),
+                x["name"].as_str().unwrap_or("").to_string(),
+                x["parallel"] == true,
+            )
+        })
+        .collect();
+    let want = [
+        ("US5a", "Create the model in src/models/venue.py", false),
+        ("US1+US5", "Add the service in src/services/venue.py", true),
+        ("Story 2", "Add the endpoint in src/api/venue.py", true),
+        ("US1", "Wire it up in src/app.py", true),
+        (
+            "US2/US3",
+            "[EXECUTOR: database-architect] [SEC] Add the index in src/db/index.sql",
+            true,
+        ),
+    ];
+    let want: Vec<(String, String, bool)> = want
+        .iter()
+        .map(|(s, n, p)| (s.to_string(), n.to_string(), *p))
+        .collect();
+    assert_eq!(got, want);
+    // [P] tasks wait for the last unmarked one only.
+    assert_eq!(strs(&get(&t, "T013")["deps"]), ["T010"]);
+}
+
+#[test]
+fn continuation_lines_add_deps_and_files_and_prose_in_depends_on_is_ignored() {
+    let t = Test::new();
+    let run = import(&t, "p-speckit-continuation.md").ok();
+    assert!(warnings(&run).is_empty(), "{}", run.stderr);
+    let t2 = get(&t, "T002");
+    assert_eq!(strs(&t2["deps"]), ["T001"]);
+    assert_eq!(t2["file"], "src/services/user.py");
+    assert_eq!(strs(&t2["modifies"]), ["src/services/auth.py"]);
+    assert_eq!(
+        t2["requirement"],
+        "- Files: `src/services/user.py`, `src/services/auth.py`"
+    );
+    assert_eq!(strs(&get(&t, "T003")["deps"]), ["T001"]);
+    assert_eq!(get(&t, "T003")["name"], "Add the schema");
+    assert_eq!(strs(&get(&t, "T004")["deps"]), ["T002", "T003"]);
+    assert_eq!(get(&t, "T004")["name"], "Document the API");
+}
+
+#[test]
+fn files_are_real_paths_not_routes_word_lists_or_punctuation() {
+    let t = Test::new();
+    import(&t, "p-speckit-files.md").ok();
+    let files = |id: &str| {
+        let x = get(&t, id);
+        let mut v: Vec<String> = x["file"].as_str().map(str::to_string).into_iter().collect();
+        v.extend(strs(&x["modifies"]));
+        v
+    };
+    assert_eq!(files("T001"), ["src/routes/venues.ts"]);
+    assert_eq!(
+        files("T002"),
+        [
+            "src/api/users.py",
+            "src/api/router.py",
+            "tests/test_users.py"
+        ]
+    );
+    assert_eq!(files("T003"), ["docs/security.md"]);
+    assert_eq!(files("T004"), ["src/lib/parse.rs", "src/lib/doc.rs"]);
+}
+
+#[test]
+fn a_dependencies_section_adds_edges_and_a_cycle_it_would_close_is_a_warning() {
+    let t = Test::new();
+    let run = import(&t, "p-speckit-dependency-section.md").ok();
+    assert_eq!(
+        warnings(&run),
+        [
+            "tasks.md:25: this line makes T002 wait for T003, but T003 already waits for T002 (directly, through other dependencies or phase order), so the edge would close a cycle and is ignored; fix the line or the task order",
+            "tasks.md:26: this dependency line names T009, which is not a task in this plan, so the whole line is ignored; fix the id",
+        ]
+    );
+    // Phase order alone makes T004-T007 wait for T001-T003; the section adds the rest.
+    assert_eq!(strs(&get(&t, "T003")["deps"]), ["T001", "T002"]);
+    assert!(strs(&get(&t, "T005")["deps"]).contains(&"T004".to_string()));
+    assert!(strs(&get(&t, "T006")["deps"]).contains(&"T004".to_string()));
+    assert!(strs(&get(&t, "T007")["deps"]).contains(&"T004".to_string()));
+    assert!(!strs(&get(&t, "T002")["deps"]).contains(&"T003".to_string()));
+}
+
+#[test]
+fn a_status_mark_before_the_id_and_an_arrow_deferred_are_read() {
+    let t = Test::new();
+    let run = import(&t, "p-speckit-status-marks.md").ok();
+    assert!(warnings(&run).is_empty(), "{}", run.stderr);
+    assert_eq!(ids(&t), ["T001", "T002", "T003", "T004"]);
+    let status: Vec<String> = tasks(&t)
+        .iter()
+        .map(|x| x["status"].as_str().unwrap_or("").to_string())
+        .collect();
+    assert_eq!(status[0], "completed");
+    assert_ne!(status[1], "completed");
+    assert_eq!(status[2..], ["skipped", "skipped"]);
+    assert_eq!(
+        get(&t, "T004")["name"],
+        "Add the PDF endpoint to contracts/api.md"
+    );
+    assert_eq!(
+        get(&t, "T003")["file"],
+        "tests/fixtures/agents/manifest.yml"
+    );
+}
+
+#[test]
+fn checkboxes_without_ids_are_named_in_the_no_tasks_error() {
+    let t = Test::new();
+    let run = import(&t, "p-speckit-no-ids.md");
+    refused(
+        &t,
+        run,
+        &["tasks.md:5: the spec-kit plan has no tasks: this checkbox has no task id; give each task an id, e.g. `- [ ] T001 description`"],
+    );
+}
+
+#[test]
+fn story_ids_ranges_and_prose_in_depends_on_do_not_refuse_the_plan() {
+    let t = Test::new();
+    let run = import(&t, "p-speckit-depends-prose.md").ok();
+    assert!(warnings(&run).is_empty(), "{}", run.stderr);
+    assert_eq!(strs(&get(&t, "T004")["deps"]), ["T001"]);
+    assert_eq!(get(&t, "T004")["name"], "Bind the provider");
+    assert_eq!(strs(&get(&t, "T005")["deps"]), ["T001", "T002", "T003"]);
+    // Prose only: neither read nor cut from the name.
+    assert!(get(&t, "T006")["deps"].is_null());
+    assert_eq!(
+        get(&t, "T006")["name"],
+        "Add a `test-runner` compose service (depends on web: service_healthy, api: service_healthy)"
+    );
+    // A continuation line's bare `depends on T005, T006.`
+    assert_eq!(strs(&get(&t, "T007")["deps"]), ["T005", "T006"]);
+}
+
+#[test]
+fn a_numbered_task_title_heading_with_fields_is_refused_with_the_fix() {
+    let t = Test::new();
+    let run = import(&t, "p-claude-numbered-title.md");
+    refused(
+        &t,
+        run,
+        &["tasks.md:5: this heading has task fields, but \"Task 1.1\" is not a task id (an id is one word of letters, digits, '_', '.' or '-'); write it as `## T1.1: name`"],
+    );
+}
+
+#[test]
+fn a_files_list_and_a_checkbox_before_a_field_are_read() {
+    let t = Test::new();
+    let run = import(&t, "p-claude-files-field.md").ok();
+    assert!(warnings(&run).is_empty(), "{}", run.stderr);
+    let t1 = get(&t, "T001");
+    assert_eq!(t1["file"], "go.mod");
+    assert_eq!(strs(&t1["modifies"]), ["go.sum"]);
+    assert_eq!(t1["requirement"], "Add paho.mqtt.golang to go.mod");
+}
