@@ -46,7 +46,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde_json::{json, Value};
 
-use super::claude::{self, Kind};
+use super::claude;
 use super::doc::{self, Line};
 use super::fields::{self, Key};
 use super::{speckit, Format};
@@ -557,17 +557,17 @@ fn field_lines<'a>(
     };
     let mut inside = false;
     for l in block {
-        match claude::kind(&l.text) {
-            Kind::TaskHeading(_) | Kind::End => break,
-            Kind::Field(f) => {
-                inside = fields::canon(f.key) == Some(want);
-                if inside {
-                    out.push((l.no, f.value));
-                }
+        let text: &str = &l.text;
+        if doc::heading(text).is_some() || doc::is_rule(text) {
+            break;
+        }
+        if let Some(f) = claude::field_line(text) {
+            inside = fields::canon(f.key) == Some(want);
+            if inside {
+                out.push((l.no, f.value));
             }
-            Kind::Blank => {}
-            Kind::Other if inside => out.push((l.no, l.text.as_ref())),
-            Kind::Other => {}
+        } else if inside && !text.trim().is_empty() {
+            out.push((l.no, text));
         }
     }
     out

@@ -370,11 +370,9 @@ fn opted_out(text: &str) -> HashSet<String> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut out = HashSet::new();
     let mut current: Option<String> = None;
-    for line in doc::iter(text) {
-        if line.hidden {
-            continue;
-        }
-        match claude::kind(&line.text) {
+    let lines = doc::lines(text);
+    for kind in claude::kinds(&lines) {
+        match kind {
             Kind::TaskHeading(h) => current = Some(h.id.to_string()),
             Kind::End => current = None,
             Kind::Field(f) => {
@@ -384,7 +382,8 @@ fn opted_out(text: &str) -> HashSet<String> {
                     }
                 }
             }
-            Kind::Blank | Kind::Other => {}
+            Kind::BadHeading(_) | Kind::Suspect(_) => current = None,
+            Kind::Blank | Kind::Hidden | Kind::Other => {}
         }
     }
     out
