@@ -17,6 +17,13 @@ pub const CONFIG_PATH: &str = ".claude/config/project-config.json";
 /// The context window the usage percentage is taken of, when the config sets none.
 pub const DEFAULT_CONTEXT_WINDOW: u64 = 200_000;
 
+/// Most bytes of one command's output a task log keeps, when the config sets none.
+pub const DEFAULT_LOG_CAP: u64 = 8 << 20;
+
+/// The `wf.log_cap_bytes` a config may set: enough for a screenful, and no more than
+/// half of it is ever held in memory (the tail waits there until the command ends).
+pub const LOG_CAP_RANGE: std::ops::RangeInclusive<u64> = 4096..=(256 << 20);
+
 #[derive(Debug, Clone, Default, Deserialize)]
 pub struct Config {
     #[serde(default)]
@@ -54,6 +61,9 @@ pub struct WfSettings {
     pub max_retries: Option<u32>,
     /// The context window the usage percentage is taken of (200,000 when unset).
     pub context_window_tokens: Option<u64>,
+    /// Most bytes of one command's output kept in its task log: the first and last
+    /// halves, the middle elided with a marker line (8 MiB when unset).
+    pub log_cap_bytes: Option<u64>,
     /// Command prefixes a constraint's `verifyCmd` may start with.
     pub allowed_command_prefixes: Option<Vec<String>>,
     #[serde(default)]
@@ -104,6 +114,11 @@ fn executor_role() -> String {
 }
 
 impl WfSettings {
+    /// `log_cap_bytes`, or the default when unset.
+    pub fn log_cap(&self) -> u64 {
+        self.log_cap_bytes.unwrap_or(DEFAULT_LOG_CAP)
+    }
+
     /// `context_window_tokens`, or the default when unset or 0 (a 0 window would
     /// make every usage infinite).
     pub fn context_window(&self) -> u64 {
@@ -151,6 +166,21 @@ impl Config {
             ))
         })?;
         config.path = Some(path.to_path_buf());
+        if let Some(cap) = config
+            .wf
+            .log_cap_bytes
+            .filter(|c| !LOG_CAP_RANGE.contains(c))
+        {
+            let at = text.find("\"log_cap_bytes\"").unwrap_or(0);
+            let line = text[..at].matches('\n').count() + 1;
+            let column = at - text[..at].rfind('\n').map_or(0, |n| n + 1) + 1;
+            return Err(WfError::usage(format!(
+                "{}:{line}:{column}: wf.log_cap_bytes is {cap}; use a number of bytes from {} to {}",
+                path.display(),
+                LOG_CAP_RANGE.start(),
+                LOG_CAP_RANGE.end()
+            )));
+        }
         for (i, ex) in config.wf.executors.iter().enumerate() {
             if ex.command.is_empty() || ex.command[0].is_empty() {
                 return Err(WfError::usage(format!(
@@ -174,5 +204,35 @@ impl Config {
         self.path
             .as_ref()
             .map_or_else(|| CONFIG_PATH.to_string(), |p| p.display().to_string())
+    }
+}
+
+#[cfg(test)]
+mod log_cap_tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Config> {
+        Config::parse(Path::new("c.json"), text.as_bytes())
+    }
+
+    #[test]
+    fn log_cap_defaults_and_reads_within_its_range() {
+        assert_eq!(parse("{}").unwrap().wf.log_cap(), DEFAULT_LOG_CAP);
+        let config = parse(r#"{"wf": {"log_cap_bytes": 100000}}"#).unwrap();
+        assert_eq!(config.wf.log_cap(), 100_000);
+    }
+
+    #[test]
+    fn log_cap_out_of_range_names_file_line_and_range() {
+        for bad in ["10", "1000000000000", "-1", "\"8M\""] {
+            let text = format!("{{\n  \"wf\": {{\n    \"log_cap_bytes\": {bad}\n  }}\n}}");
+            let err = parse(&text).unwrap_err().to_string();
+            assert!(err.starts_with("c.json:3:"), "{bad}: {err}");
+            assert!(!err.contains('\n'), "{err}");
+        }
+        let err = parse(r#"{"wf": {"log_cap_bytes": 10}}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("from 4096 to 268435456"), "{err}");
     }
 }

@@ -12,6 +12,7 @@ mod execute;
 mod executors;
 mod foundation;
 mod hooks;
+mod processes;
 mod report;
 mod security;
 mod start;
