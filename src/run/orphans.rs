@@ -34,28 +34,21 @@ pub fn become_subreaper() {
     });
 }
 
-/// The pids of this process's children, read from each thread's
-/// `/proc/self/task/<tid>/children` (a child belongs to the thread that forked it,
-/// or the one the kernel picked for an orphan); without that file, by scanning
-/// every `/proc/<pid>/stat` for this parent.
+/// The pids of the main thread's children: every orphan a subreaper adopts goes to
+/// its first live thread (the main one, alive all run), as do the commands the main
+/// thread starts; workers' own commands are their threads' children and need no
+/// sweep of their own (`process::Children` knows them). One small file, so the
+/// common case — nothing escaped — costs a read. Where the kernel has no `children`
+/// file (CONFIG_PROC_CHILDREN), every `/proc/<pid>/stat` is scanned for this parent.
 pub fn children() -> Vec<i32> {
-    let mut pids = Vec::new();
-    let mut found_any_file = false;
-    if let Ok(tasks) = std::fs::read_dir("/proc/self/task") {
-        for task in tasks.flatten() {
-            if let Ok(text) = std::fs::read_to_string(task.path().join("children")) {
-                found_any_file = true;
-                pids.extend(
-                    text.split_whitespace()
-                        .filter_map(|p| p.parse::<i32>().ok()),
-                );
-            }
-        }
-    }
-    if found_any_file {
-        return pids;
-    }
     let me = std::process::id() as i32;
+    if let Ok(text) = std::fs::read_to_string(format!("/proc/self/task/{me}/children")) {
+        return text
+            .split_whitespace()
+            .filter_map(|p| p.parse::<i32>().ok())
+            .collect();
+    }
+    let mut pids = Vec::new();
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return pids;
     };
@@ -76,6 +69,8 @@ pub fn children() -> Vec<i32> {
 
 /// What the sweep needs to know of one child of `wf`.
 pub struct Stray {
+    /// Gone already (reaped by its own waiter): nothing to do.
+    pub gone: bool,
     /// Exited, waiting to be reaped.
     pub zombie: bool,
     /// The command number in its `WF_SPAWN`, if that names this `wf`.
@@ -90,8 +85,8 @@ impl Stray {
         // SAFETY: getpgrp takes nothing and cannot fail.
         let wf_group = unsafe { libc::getpgrp() };
         Stray {
-            // Gone already (reaped by its own waiter): nothing to end.
-            zombie: stat.as_ref().is_none_or(|s| s.state == 'Z'),
+            gone: stat.is_none(),
+            zombie: stat.as_ref().is_some_and(|s| s.state == 'Z'),
             spawn: spawn_of(pid),
             in_wf_group: stat.is_some_and(|s| s.pgrp == wf_group),
         }
@@ -101,7 +96,13 @@ impl Stray {
 /// The command number in `pid`'s `WF_SPAWN`, when it names this process.
 fn spawn_of(pid: i32) -> Option<u64> {
     let environ = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
-    let prefix = format!("{SPAWN_VAR}={}.", std::process::id());
+    spawn_in(&environ, std::process::id())
+}
+
+/// The command number in a NUL-separated environment's `WF_SPAWN`, when it names
+/// `wf_pid`.
+fn spawn_in(environ: &[u8], wf_pid: u32) -> Option<u64> {
+    let prefix = format!("{SPAWN_VAR}={wf_pid}.");
     environ.split(|&b| b == 0).find_map(|var| {
         std::str::from_utf8(var.strip_prefix(prefix.as_bytes())?)
             .ok()?
@@ -189,4 +190,47 @@ pub fn kill_orphans(workflow_dir: &Path) -> Vec<i32> {
         }
     }
     groups
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spawn_is_read_only_from_this_wf() {
+        let env = b"A=1\0WF_SPAWN=41.7\0B=2\0";
+        assert_eq!(spawn_in(env, 41), Some(7));
+        assert_eq!(spawn_in(env, 4), None);
+        assert_eq!(spawn_in(b"WF_SPAWN=41.x\0", 41), None);
+        assert_eq!(spawn_in(b"", 41), None);
+    }
+
+    #[test]
+    fn an_orphan_is_adopted_and_listed_with_its_state_and_group() {
+        // A name with spaces and parentheses must not shift the stat fields. The
+        // orphan carries no WF_SPAWN of this process and stays in its group, so no
+        // sweep of a test running alongside takes it for a stray.
+        become_subreaper();
+        let dir = tempfile::tempdir().unwrap();
+        let odd = dir.path().join("a b) (c");
+        std::os::unix::fs::symlink("/bin/sleep", &odd).unwrap();
+        let out = std::process::Command::new("/bin/sh")
+            .args(["-c", "\"$0\" 5 > /dev/null 2>&1 & echo $!"])
+            .arg(&odd)
+            .output()
+            .unwrap();
+        let pid: i32 = String::from_utf8_lossy(&out.stdout).trim().parse().unwrap();
+        assert!(children().contains(&pid), "orphan {pid} not adopted");
+        let stray = Stray::read(pid);
+        assert!(!stray.gone && !stray.zombie);
+        assert_eq!(stray.spawn, None);
+        assert!(stray.in_wf_group);
+        signal(pid, libc::SIGKILL);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while !Stray::read(pid).gone && std::time::Instant::now() < deadline {
+            reap(pid);
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        assert!(Stray::read(pid).gone);
+    }
 }

@@ -256,6 +256,9 @@ impl Children {
                         continue;
                     }
                     let stray = crate::run::orphans::Stray::read(pid);
+                    if stray.gone {
+                        continue;
+                    }
                     if stray.zombie {
                         crate::run::orphans::reap(pid);
                         continue;
