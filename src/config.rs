@@ -17,6 +17,13 @@ pub const CONFIG_PATH: &str = ".claude/config/project-config.json";
 /// The context window the usage percentage is taken of, when the config sets none.
 pub const DEFAULT_CONTEXT_WINDOW: u64 = 200_000;
 
+/// Most bytes of one command's output a task log keeps, when the config sets none.
+pub const DEFAULT_LOG_CAP: u64 = 8 << 20;
+
+/// The `wf.log_cap_bytes` a config may set: enough for a screenful, and no more than
+/// half of it is ever held in memory (the tail waits there until the command ends).
+pub const LOG_CAP_RANGE: std::ops::RangeInclusive<u64> = 4096..=(256 << 20);
+
 #[derive(Debug, Clone, Default, Deserialize)]
 pub struct Config {
     #[serde(default)]
@@ -54,6 +61,9 @@ pub struct WfSettings {
     pub max_retries: Option<u32>,
     /// The context window the usage percentage is taken of (200,000 when unset).
     pub context_window_tokens: Option<u64>,
+    /// Most bytes of one command's output kept in its task log: the first and last
+    /// halves, the middle elided with a marker line (8 MiB when unset).
+    pub log_cap_bytes: Option<u64>,
     /// Command prefixes a constraint's `verifyCmd` may start with.
     pub allowed_command_prefixes: Option<Vec<String>>,
     #[serde(default)]
@@ -119,6 +129,11 @@ fn executor_role() -> String {
 }
 
 impl WfSettings {
+    /// `log_cap_bytes`, or the default when unset.
+    pub fn log_cap(&self) -> u64 {
+        self.log_cap_bytes.unwrap_or(DEFAULT_LOG_CAP)
+    }
+
     /// `context_window_tokens`, or the default when unset.
     pub fn context_window(&self) -> u64 {
         self.context_window_tokens.unwrap_or(DEFAULT_CONTEXT_WINDOW)
@@ -129,20 +144,39 @@ impl WfSettings {
 /// inside what `Instant` arithmetic can add.
 pub const MAX_TIMEOUT_SECS: u64 = 7 * 24 * 3600;
 
+/// Where `"name": value` stands in the config text (1-based line and column of the
+/// key), `name` being the last part of `key`: the first such pair with that very
+/// value, so a namesake with a good value earlier in the file is passed over.
+fn key_position(text: &str, key: &str, value: u64) -> Option<(usize, usize)> {
+    let name = key.rsplit('.').next()?;
+    let pattern = format!(r#""{}"\s*:\s*{value}\b"#, regex::escape(name));
+    let at = regex::Regex::new(&pattern).ok()?.find(text)?.start();
+    let before = text.get(..at)?;
+    let line = before.matches('\n').count() + 1;
+    let col = at - before.rfind('\n').map_or(0, |n| n + 1) + 1;
+    Some((line, col))
+}
+
 /// Refuses a numeric setting outside what it can mean: a timeout of 0 would time out
 /// every command, one of 2^64 s would overflow the deadline, a 0 window would make
 /// every usage infinite, an executor with no slots would never run anything.
-fn check_ranges(path: &Path, wf: &WfSettings) -> Result<()> {
+fn check_ranges(path: &Path, text: &str, wf: &WfSettings) -> Result<()> {
     let check = |key: String, value: Option<u64>, range: std::ops::RangeInclusive<u64>| match value
     {
-        Some(v) if !range.contains(&v) => Err(WfError::usage(format!(
-            "{}: {key} is {v}, outside {}..={}; set it within that range or remove it",
-            path.display(),
-            range.start(),
-            range.end()
-        ))),
+        Some(v) if !range.contains(&v) => {
+            let at = key_position(text, &key, v)
+                .map(|(line, col)| format!(":{line}:{col}"))
+                .unwrap_or_default();
+            Err(WfError::usage(format!(
+                "{}{at}: {key} is {v}, outside {}..={}; set it within that range or remove it",
+                path.display(),
+                range.start(),
+                range.end()
+            )))
+        }
         _ => Ok(()),
     };
+    check("wf.log_cap_bytes".into(), wf.log_cap_bytes, LOG_CAP_RANGE)?;
     check(
         "wf.timeout_secs".into(),
         wf.timeout_secs,
@@ -209,7 +243,7 @@ impl Config {
             ))
         })?;
         config.path = Some(path.to_path_buf());
-        check_ranges(path, &config.wf)?;
+        check_ranges(path, text, &config.wf)?;
         for name in config.wf.classify.formats.iter().flatten() {
             if !crate::plan::classify::FORMAT_NAMES.contains(&name.as_str()) {
                 return Err(WfError::usage(format!(
@@ -249,13 +283,16 @@ impl Config {
 mod tests {
     use super::*;
 
+    fn parse(text: &str) -> Result<Config> {
+        Config::parse(Path::new("c.json"), text.as_bytes())
+    }
+
     #[test]
-    fn numbers_outside_their_range_are_refused_with_file_key_and_range() {
-        let parse = |text: &str| Config::parse(Path::new("c.json"), text.as_bytes());
+    fn numbers_outside_their_range_are_refused_with_file_line_key_and_range() {
         let err = parse(r#"{"wf": {"timeout_secs": 0}}"#).unwrap_err();
         assert_eq!(
             err.message,
-            "c.json: wf.timeout_secs is 0, outside 1..=604800; set it within that range or remove it"
+            "c.json:1:9: wf.timeout_secs is 0, outside 1..=604800; set it within that range or remove it"
         );
         let err =
             parse(r#"{"wf": {"executors": [{"name": "a", "command": ["a"], "level": 101}]}}"#)
@@ -263,6 +300,14 @@ mod tests {
         assert!(err
             .message
             .contains("wf.executors[0].level is 101, outside 1..=100"));
+        // The line is that of the key holding the bad value, not of an earlier namesake.
+        let err = parse("{\"wf\": {\"timeout_secs\": 5,\n \"executors\": [{\"name\": \"a\", \"command\": [\"a\"],\n \"timeout_secs\": 0}]}}").unwrap_err();
+        assert!(
+            err.message
+                .starts_with("c.json:3:2: wf.executors[0].timeout_secs is 0"),
+            "{}",
+            err.message
+        );
         let ok = parse(
             r#"{"wf": {"timeout_secs": 604800, "max_retries": 0, "context_window_tokens": 1}}"#,
         )
@@ -271,6 +316,30 @@ mod tests {
         assert_eq!(
             Config::default().wf.context_window(),
             DEFAULT_CONTEXT_WINDOW
+        );
+    }
+
+    #[test]
+    fn log_cap_defaults_and_reads_within_its_range() {
+        assert_eq!(parse("{}").unwrap().wf.log_cap(), DEFAULT_LOG_CAP);
+        let config = parse(r#"{"wf": {"log_cap_bytes": 100000}}"#).unwrap();
+        assert_eq!(config.wf.log_cap(), 100_000);
+    }
+
+    #[test]
+    fn log_cap_out_of_range_names_file_line_and_range() {
+        for bad in ["10", "1000000000000", "-1", "\"8M\""] {
+            let text = format!("{{\n  \"wf\": {{\n    \"log_cap_bytes\": {bad}\n  }}\n}}");
+            let err = parse(&text).unwrap_err().to_string();
+            assert!(err.starts_with("c.json:3:"), "{bad}: {err}");
+            assert!(!err.contains('\n'), "{err}");
+        }
+        let err = parse(r#"{"wf": {"log_cap_bytes": 10}}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("wf.log_cap_bytes is 10, outside 4096..=268435456"),
+            "{err}"
         );
     }
 }

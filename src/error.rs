@@ -20,7 +20,7 @@ pub enum ErrorKind {
     CorruptState,
     /// A task was handed to an agent and waits for its work.
     HandedOff,
-    /// Interrupted by Ctrl-C or SIGTERM; progress was saved.
+    /// Interrupted by SIGINT, SIGTERM, SIGHUP or SIGQUIT; progress was saved.
     Interrupted,
     /// Reading or writing a file failed for a reason of the system, not of the input:
     /// a full disk, a read-only file system, denied permission, a device error.

@@ -227,6 +227,7 @@ fn run(
             log: &log,
             stdin: None,
             on_start: None,
+            log_cap: config.wf.log_cap(),
         },
         children,
     );

@@ -172,6 +172,7 @@ fn real_run(
             log,
             stdin: Some(brief.to_vec()),
             on_start: Some(&mut on_start),
+            log_cap: ctx.config.wf.log_cap(),
         },
         &ctx.children,
     );

@@ -814,12 +814,18 @@ impl<'a> Engine<'a> {
                 })
             }
             Verdict::Interrupted => {
+                // Half-written declared outputs are named, so a later "completed"
+                // never rests on one unseen.
+                let partial = work::partial_outputs(&self.ctx.project, task);
                 self.session.set_task_status(
                     &task.id,
                     TaskStatus::Pending,
-                    json!({"reason": "interrupted; it will run again"}),
+                    json!({"reason": "interrupted; it will run again", "partial_outputs": partial}),
                     None,
                 )?;
+                if let Some(note) = work::interrupted_note(&task.id, &partial) {
+                    self.reporter.problem(&note);
+                }
                 Some(Stop::Interrupted)
             }
         };

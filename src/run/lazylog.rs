@@ -1,13 +1,20 @@
-//! A task log that exists only once there is something to put in it.
+//! A command's log: created only once there is something to put in it, and capped.
 //!
 //! Creating a file is the dearest thing a no-op task does: on ext4 an inode
 //! allocation costs ~0.5 ms of system time (more right after many deletions, when the
 //! allocator steps over recently freed inodes), about what `make` spends on a whole
-//! `true` recipe. So a task command's output goes through a pipe, and its log file —
-//! header line first — is created at the first byte of output, or when the command
-//! fails. A silent command that succeeds leaves no log; everything else is logged as
-//! before, and streamed while it runs (`tail -f` still works).
+//! `true` recipe. So a command's output goes through a pipe, and its log file —
+//! header line first, when there is one — is created at the first byte of output, or
+//! when the command fails. A silent command that succeeds leaves no log.
+//!
+//! A command that prints a gigabyte must not write a gigabyte: on a small disk the
+//! log would take the state with it. The first half of the cap streams to the file as
+//! it comes (`tail -f` works); past it, only the last half is kept, in memory, and
+//! written at the end after a one-line marker saying how many bytes were dropped. A
+//! log that cannot be written (full disk, a link where it goes) costs the output, not
+//! the run: the error is kept for the task's failure text.
 
+use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{Read, Write};
 use std::os::fd::{AsRawFd, RawFd};
@@ -16,25 +23,36 @@ use std::path::Path;
 /// The read end of a command's output pipe and the log it fills on demand.
 pub struct LazyLog<'a> {
     path: &'a Path,
-    header: &'a str,
+    /// The `$ command` line the log starts with, if the caller did not write its own.
+    header: Option<&'a str>,
     pipe: std::io::PipeReader,
     file: Option<File>,
     /// Every writer closed the pipe: nothing more to wait for on it.
     eof: bool,
-    /// The log could not be created: output is read and dropped, never blocking the
-    /// child on a full pipe.
-    failed: bool,
+    /// Why the log could not be written; output is then read and dropped, never
+    /// blocking the child on a full pipe.
+    error: Option<String>,
+    /// Bytes of output still written straight to the file.
+    head_left: u64,
+    /// The last bytes of output past the head, at most `tail_cap` of them.
+    tail: VecDeque<u8>,
+    tail_cap: usize,
+    /// Output bytes that are in neither the head nor the tail.
+    dropped: u64,
+    /// The last byte written to the file, to start the marker on a line of its own.
+    last: Option<u8>,
 }
 
 impl<'a> LazyLog<'a> {
     /// A pipe for the child's stdout and stderr (two ends of one writer) and the log
-    /// it will fill. `None` if no pipe can be made: the caller logs the old way.
+    /// it will fill, keeping at most `cap` bytes of output.
     pub fn new(
         path: &'a Path,
-        header: &'a str,
-    ) -> Option<(LazyLog<'a>, std::io::PipeWriter, std::io::PipeWriter)> {
-        let (pipe, writer) = std::io::pipe().ok()?;
-        let writer_err = writer.try_clone().ok()?;
+        header: Option<&'a str>,
+        cap: u64,
+    ) -> std::io::Result<(LazyLog<'a>, std::io::PipeWriter, std::io::PipeWriter)> {
+        let (pipe, writer) = std::io::pipe()?;
+        let writer_err = writer.try_clone()?;
         // SAFETY: fcntl on an fd we own; F_SETFL with O_NONBLOCK touches no memory.
         let ok = unsafe {
             let fd = pipe.as_raw_fd();
@@ -42,16 +60,22 @@ impl<'a> LazyLog<'a> {
             flags >= 0 && libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) == 0
         };
         if !ok {
-            return None;
+            return Err(std::io::Error::last_os_error());
         }
-        Some((
+        let head = cap / 2;
+        Ok((
             LazyLog {
                 path,
                 header,
                 pipe,
                 file: None,
                 eof: false,
-                failed: false,
+                error: None,
+                head_left: head,
+                tail: VecDeque::new(),
+                tail_cap: usize::try_from(cap - head).unwrap_or(usize::MAX),
+                dropped: 0,
+                last: None,
             },
             writer,
             writer_err,
@@ -66,14 +90,14 @@ impl<'a> LazyLog<'a> {
 
     /// Moves whatever output is waiting into the log, without blocking.
     pub fn pump(&mut self) {
-        let mut buf = [0u8; 16 * 1024];
+        let mut buf = [0u8; 64 * 1024];
         loop {
             match self.pipe.read(&mut buf) {
                 Ok(0) => {
                     self.eof = true;
                     return;
                 }
-                Ok(n) => self.write(&buf[..n]),
+                Ok(n) => self.take(&buf[..n]),
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
                 Err(_) => return, // WouldBlock: nothing more for now
             }
@@ -85,26 +109,80 @@ impl<'a> LazyLog<'a> {
         self.write(&[]);
     }
 
+    /// Writes what was held back: the marker and the tail. Returns why the log could
+    /// not be written, if it could not.
+    pub fn finish(&mut self) -> Option<String> {
+        self.pump();
+        if self.dropped > 0 {
+            let newline = if self.last == Some(b'\n') { "" } else { "\n" };
+            let marker = format!(
+                "{newline}[wf: {} bytes elided here: wf.log_cap_bytes caps a command's output]\n",
+                self.dropped
+            );
+            self.write(marker.as_bytes());
+        }
+        let tail = std::mem::take(&mut self.tail);
+        for part in <[&[u8]; 2]>::from(tail.as_slices()) {
+            if !part.is_empty() {
+                self.write(part);
+            }
+        }
+        self.error.clone()
+    }
+
+    /// Output from the pipe: into the head while it lasts, then into the tail.
+    fn take(&mut self, data: &[u8]) {
+        let n = data
+            .len()
+            .min(usize::try_from(self.head_left).unwrap_or(usize::MAX));
+        if n > 0 {
+            self.head_left -= n as u64;
+            self.write(&data[..n]);
+        }
+        let rest = &data[n..];
+        if rest.is_empty() {
+            return;
+        }
+        if rest.len() >= self.tail_cap {
+            self.dropped += (self.tail.len() + rest.len() - self.tail_cap) as u64;
+            self.tail.clear();
+            self.tail.extend(&rest[rest.len() - self.tail_cap..]);
+        } else {
+            self.tail.extend(rest);
+            let over = self.tail.len().saturating_sub(self.tail_cap);
+            self.dropped += over as u64;
+            self.tail.drain(..over);
+        }
+    }
+
     fn write(&mut self, data: &[u8]) {
-        if self.failed {
+        if self.error.is_some() {
             return;
         }
         if self.file.is_none() {
             let opened = crate::run::process::open_log(self.path).and_then(|mut f| {
-                writeln!(f, "$ {}", self.header)?;
+                if let Some(header) = self.header {
+                    writeln!(f, "$ {header}")?;
+                }
                 Ok(f)
             });
             match opened {
                 Ok(f) => self.file = Some(f),
-                Err(_) => {
-                    self.failed = true;
+                Err(e) => {
+                    self.error = Some(format!("cannot write the log {}: {e}", self.path.display()));
                     return;
                 }
             }
         }
         if let Some(f) = self.file.as_mut() {
-            if !data.is_empty() && f.write_all(data).is_err() {
-                self.failed = true;
+            if data.is_empty() {
+                return;
+            }
+            match f.write_all(data) {
+                Ok(()) => self.last = data.last().copied(),
+                Err(e) => {
+                    self.error = Some(format!("cannot write the log {}: {e}", self.path.display()));
+                }
             }
         }
     }
@@ -118,7 +196,7 @@ mod tests {
     fn no_output_no_file_until_ensured() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.log");
-        let (mut log, w, w2) = LazyLog::new(&path, "true").unwrap();
+        let (mut log, w, w2) = LazyLog::new(&path, Some("true"), 1 << 20).unwrap();
         drop((w, w2));
         log.pump();
         assert!(!path.exists());
@@ -130,11 +208,10 @@ mod tests {
     fn output_creates_the_log_with_its_header() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.log");
-        let (mut log, mut w, w2) = LazyLog::new(&path, "echo hi").unwrap();
+        let (mut log, mut w, w2) = LazyLog::new(&path, Some("echo hi"), 1 << 20).unwrap();
         w.write_all(b"hi\n").unwrap();
         drop((w, w2));
-        log.pump();
-        log.ensure();
+        assert_eq!(log.finish(), None);
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "$ echo hi\nhi\n");
     }
 
@@ -152,10 +229,12 @@ mod tests {
                     log,
                     stdin: None,
                     on_start: None,
+                    log_cap: crate::config::DEFAULT_LOG_CAP,
                 },
                 line,
                 &Children::default(),
             )
+            .0
         };
         let quiet = dir.path().join("quiet.log");
         assert!(run("true", &quiet).success());
@@ -168,6 +247,59 @@ mod tests {
         assert_eq!(
             std::fs::read_to_string(&noisy).unwrap(),
             "$ echo out; echo err >&2\nout\nerr\n"
+        );
+    }
+}
+
+#[cfg(test)]
+mod cap_tests {
+    use super::*;
+
+    /// Feeds `chunks` through a log capped at `cap` and returns the file.
+    fn logged(cap: u64, chunks: &[&[u8]]) -> String {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.log");
+        let (mut log, mut w, w2) = LazyLog::new(&path, None, cap).unwrap();
+        for chunk in chunks {
+            w.write_all(chunk).unwrap();
+            log.pump();
+        }
+        drop((w, w2));
+        assert_eq!(log.finish(), None);
+        std::fs::read_to_string(&path).unwrap()
+    }
+
+    #[test]
+    fn output_within_the_cap_is_kept_whole() {
+        assert_eq!(logged(10, &[b"12345", b"67890"]), "1234567890");
+    }
+
+    #[test]
+    fn unbounded_output_keeps_head_and_tail_with_a_marker() {
+        let text = logged(10, &[b"abc", b"defghij", b"klmnopqrstuvwxyz"]);
+        assert_eq!(
+            text,
+            "abcde\n[wf: 16 bytes elided here: wf.log_cap_bytes caps a command's output]\nvwxyz"
+        );
+        // One big write and many small ones keep the same bytes.
+        let small: Vec<&[u8]> = b"abcdefghijklmnopqrstuvwxyz".chunks(1).collect();
+        assert_eq!(logged(10, &small), text);
+        assert_eq!(logged(10, &[b"abcdefghijklmnopqrstuvwxyz"]), text);
+    }
+
+    #[test]
+    fn a_full_disk_is_an_error_not_a_crash() {
+        let path = Path::new("/dev/full");
+        if !path.exists() {
+            return;
+        }
+        let (mut log, mut w, w2) = LazyLog::new(path, Some("cmd"), 1 << 20).unwrap();
+        w.write_all(b"output\n").unwrap();
+        drop((w, w2));
+        let error = log.finish().expect("an error");
+        assert!(
+            error.starts_with("cannot write the log /dev/full: "),
+            "{error}"
         );
     }
 }

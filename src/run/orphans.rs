@@ -1,12 +1,155 @@
-//! Ending what a crashed run left running.
+//! Ending what a command left running: in this run, and after a crashed one.
 //!
-//! Task commands run in their own process groups, so when `wf` is killed they live
+//! In a run, `wf` is a child subreaper: a descendant of a command whose parent dies
+//! (a `setsid` daemon, a double fork) becomes a child of `wf` instead of `init`, and
+//! carries the command's `WF_SPAWN` in its environment. `process::Children` decides
+//! from these which stray processes to end; this module reads and signals them.
+//!
+//! After a crash, task commands run in their own process groups, so when `wf` is killed they live
 //! on. Before a resumed run starts a task again, the processes of the crashed run must
 //! go, or the task would run twice at once. They are found by the environment every
 //! task and executor gets: `WF_WORKFLOW_DIR` names this workflow. Only the holder of
 //! the workflow's lock calls this, so no live run can own such a process.
 
 use std::path::Path;
+use std::sync::OnceLock;
+
+/// The environment variable that tells which command of which `wf` a process
+/// descends from: `<wf pid>.<command number>`.
+pub const SPAWN_VAR: &str = "WF_SPAWN";
+
+/// The `WF_SPAWN` value of this process's command number `n`.
+pub fn token(n: u64) -> String {
+    format!("{}.{n}", std::process::id())
+}
+
+/// Makes orphaned descendants children of `wf` (once per process). Where the kernel
+/// refuses (before Linux 3.4), they go to `init` as before and escape the sweep.
+pub fn become_subreaper() {
+    static DONE: OnceLock<bool> = OnceLock::new();
+    DONE.get_or_init(|| {
+        // SAFETY: prctl(PR_SET_CHILD_SUBREAPER, 1) takes integers only and changes
+        // nothing but this process's subreaper flag.
+        unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0 }
+    });
+}
+
+/// The pids of the main thread's children: every orphan a subreaper adopts goes to
+/// its first live thread (the main one, alive all run), as do the commands the main
+/// thread starts; workers' own commands are their threads' children and need no
+/// sweep of their own (`process::Children` knows them). One small file, so the
+/// common case — nothing escaped — costs a read. Where the kernel has no `children`
+/// file (CONFIG_PROC_CHILDREN), every `/proc/<pid>/stat` is scanned for this parent.
+pub fn children() -> Vec<i32> {
+    let me = std::process::id() as i32;
+    if let Ok(text) = std::fs::read_to_string(format!("/proc/self/task/{me}/children")) {
+        return text
+            .split_whitespace()
+            .filter_map(|p| p.parse::<i32>().ok())
+            .collect();
+    }
+    let mut pids = Vec::new();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return pids;
+    };
+    for entry in entries.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        if stat_fields(pid).is_some_and(|f| f.ppid == me) {
+            pids.push(pid);
+        }
+    }
+    pids
+}
+
+/// What the sweep needs to know of one child of `wf`.
+pub struct Stray {
+    /// Gone already (reaped by its own waiter): nothing to do.
+    pub gone: bool,
+    /// Exited, waiting to be reaped.
+    pub zombie: bool,
+    /// The command number in its `WF_SPAWN`, if that names this `wf`.
+    pub spawn: Option<u64>,
+    /// In `wf`'s own process group: started by `wf` without a group of its own.
+    pub in_wf_group: bool,
+}
+
+impl Stray {
+    pub fn read(pid: i32) -> Stray {
+        let stat = stat_fields(pid);
+        // SAFETY: getpgrp takes nothing and cannot fail.
+        let wf_group = unsafe { libc::getpgrp() };
+        Stray {
+            gone: stat.is_none(),
+            zombie: stat.as_ref().is_some_and(|s| s.state == 'Z'),
+            spawn: spawn_of(pid),
+            in_wf_group: stat.is_some_and(|s| s.pgrp == wf_group),
+        }
+    }
+}
+
+/// The command number in `pid`'s `WF_SPAWN`, when it names this process.
+fn spawn_of(pid: i32) -> Option<u64> {
+    let environ = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
+    spawn_in(&environ, std::process::id())
+}
+
+/// The command number in a NUL-separated environment's `WF_SPAWN`, when it names
+/// `wf_pid`.
+fn spawn_in(environ: &[u8], wf_pid: u32) -> Option<u64> {
+    let prefix = format!("{SPAWN_VAR}={wf_pid}.");
+    environ.split(|&b| b == 0).find_map(|var| {
+        std::str::from_utf8(var.strip_prefix(prefix.as_bytes())?)
+            .ok()?
+            .parse()
+            .ok()
+    })
+}
+
+struct StatFields {
+    state: char,
+    ppid: i32,
+    pgrp: i32,
+}
+
+/// State, parent and process group from `/proc/<pid>/stat` (after the command name,
+/// which may itself hold spaces and parentheses).
+fn stat_fields(pid: i32) -> Option<StatFields> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let mut rest = stat.get(stat.rfind(')')? + 1..)?.split_whitespace();
+    let state = rest.next()?.chars().next()?;
+    let ppid = rest.next()?.parse().ok()?;
+    let pgrp = rest.next()?.parse().ok()?;
+    Some(StatFields { state, ppid, pgrp })
+}
+
+/// Sends `sig` to `pid`, a child of this process, and to its process group when it
+/// leads one (a `setsid` daemon's own children are there).
+pub fn signal(pid: i32, sig: i32) {
+    // SAFETY: getpgid and kill take integers and touch no memory. `pid` is an
+    // unreaped child of this process, so neither it nor its group id can have been
+    // reused.
+    unsafe {
+        if libc::getpgid(pid) == pid {
+            libc::kill(-pid, sig);
+        }
+        libc::kill(pid, sig);
+    }
+}
+
+/// Reaps `pid`, a zombie child of this process that no one else waits for.
+pub fn reap(pid: i32) {
+    let mut status = 0;
+    // SAFETY: waitpid writes the status into a local int; WNOHANG never blocks.
+    unsafe {
+        libc::waitpid(pid, &mut status, libc::WNOHANG);
+    }
+}
 
 /// Kills (SIGKILL) the process group of every process whose environment says it
 /// belongs to `workflow_dir`; returns the groups it ended.
@@ -47,4 +190,47 @@ pub fn kill_orphans(workflow_dir: &Path) -> Vec<i32> {
         }
     }
     groups
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spawn_is_read_only_from_this_wf() {
+        let env = b"A=1\0WF_SPAWN=41.7\0B=2\0";
+        assert_eq!(spawn_in(env, 41), Some(7));
+        assert_eq!(spawn_in(env, 4), None);
+        assert_eq!(spawn_in(b"WF_SPAWN=41.x\0", 41), None);
+        assert_eq!(spawn_in(b"", 41), None);
+    }
+
+    #[test]
+    fn an_orphan_is_adopted_and_listed_with_its_state_and_group() {
+        // A name with spaces and parentheses must not shift the stat fields. The
+        // orphan carries no WF_SPAWN of this process and stays in its group, so no
+        // sweep of a test running alongside takes it for a stray.
+        become_subreaper();
+        let dir = tempfile::tempdir().unwrap();
+        let odd = dir.path().join("a b) (c");
+        std::os::unix::fs::symlink("/bin/sleep", &odd).unwrap();
+        let out = std::process::Command::new("/bin/sh")
+            .args(["-c", "\"$0\" 5 > /dev/null 2>&1 & echo $!"])
+            .arg(&odd)
+            .output()
+            .unwrap();
+        let pid: i32 = String::from_utf8_lossy(&out.stdout).trim().parse().unwrap();
+        assert!(children().contains(&pid), "orphan {pid} not adopted");
+        let stray = Stray::read(pid);
+        assert!(!stray.gone && !stray.zombie);
+        assert_eq!(stray.spawn, None);
+        assert!(stray.in_wf_group);
+        signal(pid, libc::SIGKILL);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while !Stray::read(pid).gone && std::time::Instant::now() < deadline {
+            reap(pid);
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        assert!(Stray::read(pid).gone);
+    }
 }

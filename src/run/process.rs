@@ -1,10 +1,15 @@
-//! Running one command: its own process group, a deadline, output to a log file.
+//! Running one command: its own process group, a deadline, output to a capped log,
+//! and nothing it started left running when it ends.
 //!
 //! Each command runs in a new process group so a timeout or Ctrl-C ends everything
-//! it started (`sh -c 'sleep 100 & sleep 100'` leaves no survivors). Output goes
-//! straight to the attempt's log file, so memory stays bounded however much a command
-//! prints; only the tail is read back for display. A command is text from the plan's
-//! command fields and nothing else: no other plan text reaches a shell.
+//! it started (`sh -c 'sleep 100 & sleep 100'` leaves no survivors). A descendant
+//! that leaves the group (`setsid`, a daemon's double fork) is caught another way:
+//! `wf` is a child subreaper, so when its parent dies it becomes a child of `wf`; when
+//! the command ends, every such process that belongs to it is ended and reaped (see
+//! [`Children`] for which ones do). Output goes through a pipe to
+//! the attempt's log file (see `lazylog`), so memory and disk stay bounded however
+//! much a command prints. A command is text from the plan's command fields and
+//! nothing else: no other plan text reaches a shell.
 
 use std::collections::{HashMap, HashSet};
 
@@ -12,9 +17,11 @@ use std::io::{Read, Seek, SeekFrom};
 use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
+
+use crate::run::lazylog::LazyLog;
 
 /// What to run: through `sh -c`, or a program with its arguments (no shell).
 #[derive(Debug, Clone)]
@@ -108,35 +115,87 @@ pub struct Spec<'a> {
     pub stdin: Option<Vec<u8>>,
     /// Called once the process has started (an executor's dispatch ack).
     pub on_start: Option<&'a mut dyn FnMut()>,
+    /// Most bytes of output the log keeps (`wf.log_cap_bytes`).
+    pub log_cap: u64,
 }
 
-/// Running children by process group, so a timeout watchdog and Ctrl-C can end them.
-#[derive(Clone, Default)]
+/// The commands running in this run, so a timeout watchdog and Ctrl-C can end them.
+///
+/// Which stray process belongs to which command: every command gets
+/// `WF_SPAWN=<wf pid>.<n>` in its environment, and its descendants inherit it. When
+/// a command ends, each child of `wf` that is not a running command's leader is
+/// looked at: a zombie is reaped; a live one is ended if its `WF_SPAWN` names this
+/// command or one that already ended; one with no `WF_SPAWN` of this `wf` (its
+/// environment was cleared, or cannot be read) only when no other command is running
+/// and it is not in `wf`'s own process group (every command's leader starts a group
+/// of its own, so a process there was started by `wf` some other way). A process
+/// whose `WF_SPAWN` names another running command is left to that command's sweep,
+/// so `--jobs N` tasks never end each other's processes.
+#[derive(Clone)]
 pub struct Children {
     inner: Arc<ChildrenInner>,
 }
 
-#[derive(Default)]
 struct ChildrenInner {
-    groups: Mutex<HashSet<u32>>,
+    /// Tells this set's commands from those of another set in the same process.
+    id: u64,
     interrupted: AtomicBool,
 }
+
+impl Default for Children {
+    fn default() -> Children {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        Children {
+            inner: Arc::new(ChildrenInner {
+                id: NEXT.fetch_add(1, Ordering::Relaxed),
+                interrupted: AtomicBool::new(false),
+            }),
+        }
+    }
+}
+
+/// Every command running in this process, whichever [`Children`] started it: the
+/// subreaper's orphans are the process's, so one register decides whose they are.
+#[derive(Default)]
+struct Running {
+    /// Commands started so far; a command's number is in its `WF_SPAWN`.
+    spawned: u64,
+    /// Running commands by number.
+    leaders: HashMap<u64, Leader>,
+}
+
+struct Leader {
+    /// The leader's pid, which is also its process group.
+    pid: u32,
+    /// The [`Children`] that started it.
+    set: u64,
+}
+
+fn running() -> std::sync::MutexGuard<'static, Running> {
+    static RUNNING: OnceLock<Mutex<Running>> = OnceLock::new();
+    RUNNING
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+}
+
+/// How long a stray process has between SIGTERM and SIGKILL.
+const SWEEP_GRACE: Duration = Duration::from_secs(1);
 
 impl Children {
     /// Ends every running group (SIGTERM, then SIGKILL after `grace` or as soon as
     /// `hurry` says so), and refuses new ones.
     pub fn interrupt(&self, grace: Duration, hurry: impl Fn() -> bool) {
         self.inner.interrupted.store(true, Ordering::SeqCst);
-        let pgids: Vec<u32> = self.lock().iter().copied().collect();
-        for pgid in &pgids {
-            signal_group(*pgid, libc::SIGTERM);
+        for pgid in self.groups() {
+            signal_group(pgid, libc::SIGTERM);
         }
         let deadline = Instant::now() + grace;
-        while Instant::now() < deadline && !self.lock().is_empty() && !hurry() {
+        while Instant::now() < deadline && !self.groups().is_empty() && !hurry() {
             std::thread::sleep(Duration::from_millis(10));
         }
-        for pgid in self.lock().iter() {
-            signal_group(*pgid, libc::SIGKILL);
+        for pgid in self.groups() {
+            signal_group(pgid, libc::SIGKILL);
         }
     }
 
@@ -144,8 +203,90 @@ impl Children {
         self.inner.interrupted.load(Ordering::SeqCst)
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashSet<u32>> {
-        self.inner.groups.lock().unwrap_or_else(|p| p.into_inner())
+    /// The process groups of this set's running commands.
+    fn groups(&self) -> Vec<u32> {
+        running()
+            .leaders
+            .values()
+            .filter(|l| l.set == self.inner.id)
+            .map(|l| l.pid)
+            .collect()
+    }
+
+    /// Spawns `cmd` as command number n, registered before any sweep can see it.
+    fn spawn(&self, cmd: &mut Command) -> std::io::Result<(u64, std::process::Child)> {
+        crate::run::orphans::become_subreaper();
+        // Held across the spawn: a sweep never sees a leader it does not know yet.
+        let mut running = running();
+        let number = running.spawned + 1;
+        cmd.env(
+            crate::run::orphans::SPAWN_VAR,
+            crate::run::orphans::token(number),
+        );
+        let child = cmd.spawn()?;
+        running.spawned = number;
+        running.leaders.insert(
+            number,
+            Leader {
+                pid: child.id(),
+                set: self.inner.id,
+            },
+        );
+        Ok((number, child))
+    }
+
+    /// After command `number`'s leader was reaped: kills what is left of its group,
+    /// ends every stray process that is its (SIGTERM, SIGKILL after [`SWEEP_GRACE`]),
+    /// reaps them, and forgets the command.
+    fn end(&self, number: u64, pgid: u32) {
+        signal_group(pgid, libc::SIGKILL);
+        let give_up = Instant::now() + SWEEP_GRACE + Duration::from_secs(2);
+        let mut termed: HashMap<i32, Instant> = HashMap::new();
+        loop {
+            // One pass under the register's lock: nothing is spawned or reaped
+            // meanwhile, so a pid seen alive here is still the same process.
+            let left = {
+                let running = running();
+                let alone = running.leaders.keys().all(|&n| n == number);
+                let leaders: HashSet<i32> =
+                    running.leaders.values().map(|l| l.pid as i32).collect();
+                let mut left = 0;
+                for pid in crate::run::orphans::children() {
+                    if leaders.contains(&pid) {
+                        continue;
+                    }
+                    let stray = crate::run::orphans::Stray::read(pid);
+                    if stray.gone {
+                        continue;
+                    }
+                    if stray.zombie {
+                        crate::run::orphans::reap(pid);
+                        continue;
+                    }
+                    let ours = match stray.spawn {
+                        Some(n) => n == number || !running.leaders.contains_key(&n),
+                        None => alone && !stray.in_wf_group,
+                    };
+                    if !ours {
+                        continue;
+                    }
+                    left += 1;
+                    let since = *termed.entry(pid).or_insert_with(|| {
+                        crate::run::orphans::signal(pid, libc::SIGTERM);
+                        Instant::now()
+                    });
+                    if since.elapsed() >= SWEEP_GRACE {
+                        crate::run::orphans::signal(pid, libc::SIGKILL);
+                    }
+                }
+                left
+            };
+            if left == 0 || Instant::now() >= give_up {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        running().leaders.remove(&number);
     }
 }
 
@@ -159,54 +300,33 @@ fn signal_group(pgid: u32, sig: i32) {
 
 /// Runs one command to its end (or its deadline), output appended to `spec.log`.
 pub fn run(spec: Spec<'_>, children: &Children) -> Exit {
-    run_with(spec, None, children)
+    run_with(spec, None, children).0
 }
 
 /// Like [`run`], but the log — `$ header`, then the output — is only created when the
 /// command prints something or fails (see `lazylog`): a silent success writes no file.
-pub fn run_logged(spec: Spec<'_>, header: &str, children: &Children) -> Exit {
+/// Also returns why the log could not be written, if it could not: the command's
+/// result stands, and the reason belongs in its failure text.
+pub fn run_logged(spec: Spec<'_>, header: &str, children: &Children) -> (Exit, Option<String>) {
     run_with(spec, Some(header), children)
 }
 
-fn run_with(spec: Spec<'_>, header: Option<&str>, children: &Children) -> Exit {
+fn run_with(spec: Spec<'_>, header: Option<&str>, children: &Children) -> (Exit, Option<String>) {
     if children.is_interrupted() {
-        return Exit::Interrupted;
+        return (Exit::Interrupted, None);
     }
-    let mut lazy = None;
-    let (log, log_err): (Stdio, Stdio) =
-        match header.and_then(|h| crate::run::lazylog::LazyLog::new(spec.log, h)) {
-            Some((l, out, err)) => {
-                lazy = Some(l);
-                (out.into(), err.into())
-            }
-            None => {
-                if let Some(h) = header {
-                    crate::run::work::append_header(spec.log, h);
-                }
-                let log = match open_log(spec.log) {
-                    Ok(f) => f,
-                    Err(e) => {
-                        return Exit::SpawnFailed(format!(
-                            "cannot open log {}: {e}",
-                            spec.log.display()
-                        ))
-                    }
-                };
-                let log_err = match log.try_clone() {
-                    Ok(f) => f,
-                    Err(e) => {
-                        return Exit::SpawnFailed(format!(
-                            "cannot open log {}: {e}",
-                            spec.log.display()
-                        ))
-                    }
-                };
-                (log.into(), log_err.into())
-            }
-        };
+    let (mut log, out, err) = match LazyLog::new(spec.log, header, spec.log_cap) {
+        Ok(pipe) => pipe,
+        Err(e) => {
+            return (
+                Exit::SpawnFailed(format!("cannot make a pipe for its output: {e}")),
+                None,
+            )
+        }
+    };
     let argv = spec.program.argv();
     let Some((prog, args)) = argv.split_first() else {
-        return Exit::SpawnFailed("empty command".into());
+        return (Exit::SpawnFailed("empty command".into()), None);
     };
     let mut cmd = match program_path(prog, &spec.env) {
         Some(path) => {
@@ -224,23 +344,20 @@ fn run_with(spec: Spec<'_>, header: Option<&str>, children: &Children) -> Exit {
         } else {
             Stdio::null()
         })
-        .stdout(log)
-        .stderr(log_err);
+        .stdout(out)
+        .stderr(err);
     std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
-    let spawned = cmd.spawn();
+    let spawned = children.spawn(&mut cmd);
     // The parent's copies of the pipe's write ends go now, or it never reaches its end.
     drop(cmd);
-    let mut child = match spawned {
+    let (number, mut child) = match spawned {
         Ok(c) => c,
         Err(e) => {
-            if let Some(l) = lazy.as_mut() {
-                l.ensure();
-            }
-            return Exit::SpawnFailed(spawn_error(prog, &e));
+            log.ensure();
+            return (Exit::SpawnFailed(spawn_error(prog, &e)), log.finish());
         }
     };
     let pgid = child.id();
-    children.lock().insert(pgid);
     if let Some(on_start) = spec.on_start {
         on_start();
     }
@@ -254,34 +371,33 @@ fn run_with(spec: Spec<'_>, header: Option<&str>, children: &Children) -> Exit {
         }
     }
     let started = Instant::now();
-    let status = wait_with_deadline(&mut child, pgid, spec.timeout, children, lazy.as_mut());
+    let status = wait_with_deadline(&mut child, pgid, spec.timeout, children, &mut log);
     // Whatever the leader did, nothing it started may outlive it.
-    signal_group(pgid, libc::SIGKILL);
-    children.lock().remove(&pgid);
-    if let Some(l) = lazy.as_mut() {
-        l.pump();
-        if !matches!(status, Waited::Exited(s) if s.success()) {
-            l.ensure();
-        }
+    children.end(number, pgid);
+    if !matches!(status, Waited::Exited(s) if s.success()) {
+        log.ensure();
     }
-    match status {
+    let log_error = log.finish();
+    let exit = match status {
         Waited::Exited(status) => {
             if children.is_interrupted() && !status.success() {
-                return Exit::Interrupted;
-            }
-            match (
-                status.code(),
-                std::os::unix::process::ExitStatusExt::signal(&status),
-            ) {
-                (Some(c), _) => Exit::Code(c),
-                (None, Some(s)) => Exit::Signal(s),
-                (None, None) => Exit::Code(-1),
+                Exit::Interrupted
+            } else {
+                match (
+                    status.code(),
+                    std::os::unix::process::ExitStatusExt::signal(&status),
+                ) {
+                    (Some(c), _) => Exit::Code(c),
+                    (None, Some(s)) => Exit::Signal(s),
+                    (None, None) => Exit::Code(-1),
+                }
             }
         }
         Waited::TimedOut if children.is_interrupted() => Exit::Interrupted,
         Waited::TimedOut => Exit::TimedOut(started.elapsed()),
         Waited::Error(e) => Exit::SpawnFailed(e),
-    }
+    };
+    (exit, log_error)
 }
 
 /// Where `prog` is on PATH, looked up once per run. Without it every task pays a
@@ -359,7 +475,7 @@ fn wait_with_deadline(
     pgid: u32,
     timeout: Duration,
     children: &Children,
-    mut lazy: Option<&mut crate::run::lazylog::LazyLog<'_>>,
+    log: &mut LazyLog<'_>,
 ) -> Waited {
     let mut deadline = crate::clock::deadline_after(timeout);
     let mut interrupted_at: Option<Instant> = None;
@@ -367,9 +483,7 @@ fn wait_with_deadline(
     // Opened before the first try_wait, while the pid cannot have been reused.
     let exit_fd = crate::run::pidfd::ExitFd::open(pgid);
     loop {
-        if let Some(l) = lazy.as_mut() {
-            l.pump();
-        }
+        log.pump();
         match child.try_wait() {
             Ok(Some(status)) => return Waited::Exited(status),
             Ok(None) => {}
@@ -389,7 +503,7 @@ fn wait_with_deadline(
         }
         // Woken by the exit itself where the kernel can (pidfd), else by a nap: a
         // no-op task used to spend most of its time here, overshooting its exit.
-        let pipe = lazy.as_ref().and_then(|l| l.fd());
+        let pipe = log.fd();
         match &exit_fd {
             Some(fd) => {
                 fd.wait(
@@ -509,6 +623,7 @@ mod tests {
                 log: &log,
                 stdin: None,
                 on_start: None,
+                log_cap: crate::config::DEFAULT_LOG_CAP,
             },
             &Children::default(),
         );
@@ -529,6 +644,7 @@ mod tests {
                 log: &dir.path().join("l"),
                 stdin: None,
                 on_start: None,
+                log_cap: crate::config::DEFAULT_LOG_CAP,
             },
             &Children::default(),
         );

@@ -1,8 +1,15 @@
-//! Ctrl-C and SIGTERM during a run.
+//! Ctrl-C, SIGTERM, SIGHUP and SIGQUIT during a run: all four mean "stop now".
 //!
 //! The first signal stops dispatching and ends the running children (their tasks go
 //! back to pending and a paused checkpoint is saved). A second one skips the grace
 //! period: children are killed at once, the state is still saved, then `wf` exits.
+//! Whichever signal it was, `wf` exits with 130, the code of an interrupted run: a
+//! closed terminal (SIGHUP) or Ctrl-\ (SIGQUIT, whose default would dump core and
+//! leave the state `running` and the tasks' processes alive) is no different from
+//! Ctrl-C to the run.
+//!
+//! The handler only counts: an atomic add is all that is safe in a signal handler.
+//! The scheduler and [`InterruptWatch`] poll the count.
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::OnceLock;
@@ -11,13 +18,28 @@ use std::time::Duration;
 static SIGNALS: AtomicU32 = AtomicU32::new(0);
 static INSTALLED: OnceLock<bool> = OnceLock::new();
 
+/// The signals that interrupt a run.
+pub const HANDLED: [libc::c_int; 4] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT];
+
+extern "C" fn on_signal(_: libc::c_int) {
+    SIGNALS.fetch_add(1, Ordering::SeqCst);
+}
+
 /// Installs the handler once per process; later calls are no-ops.
 pub fn install() {
     INSTALLED.get_or_init(|| {
-        ctrlc::set_handler(|| {
-            SIGNALS.fetch_add(1, Ordering::SeqCst);
+        HANDLED.iter().all(|&sig| {
+            // SAFETY: a zeroed sigaction is a valid empty one; the handler only does
+            // an atomic add, which is async-signal-safe; sigaction reads `action`
+            // during the call only.
+            unsafe {
+                let mut action: libc::sigaction = std::mem::zeroed();
+                action.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
+                action.sa_flags = libc::SA_RESTART;
+                libc::sigemptyset(&mut action.sa_mask);
+                libc::sigaction(sig, &action, std::ptr::null_mut()) == 0
+            }
         })
-        .is_ok()
     });
 }
 

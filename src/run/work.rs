@@ -123,7 +123,7 @@ impl WorkCtx {
             }
         }
         // The log is created only if the command prints or fails (see `lazylog`).
-        let exit = process::run_logged(
+        let (exit, log_error) = process::run_logged(
             Spec {
                 program: program.clone(),
                 cwd: &self.project,
@@ -132,6 +132,7 @@ impl WorkCtx {
                 log,
                 stdin: None,
                 on_start: None,
+                log_cap: self.config.wf.log_cap(),
             },
             &program.display(),
             &self.children,
@@ -139,9 +140,14 @@ impl WorkCtx {
         match exit {
             Exit::Code(0) => Ok(()),
             Exit::Interrupted => Err(Verdict::Interrupted),
-            other => Err(Verdict::Failed {
-                reason: format!("{what} `{}` {}", program.display(), other.describe()),
-            }),
+            other => {
+                let mut reason = format!("{what} `{}` {}", program.display(), other.describe());
+                // The result stands without its log; say why there is none.
+                if let Some(e) = log_error {
+                    reason.push_str(&format!(" ({e})"));
+                }
+                Err(Verdict::Failed { reason })
+            }
         }
     }
 }
@@ -237,6 +243,28 @@ fn check_declared_files(ctx: &WorkCtx, task: &Task) -> Result<bool, Verdict> {
         });
     }
     Ok(!task.creates.is_empty())
+}
+
+/// The files `task` declares it makes (`file`, `creates`) that exist now: after an
+/// interrupted attempt, each may be half-written. They are named, never deleted.
+pub fn partial_outputs(project: &Path, task: &Task) -> Vec<String> {
+    let mut named: Vec<String> = Vec::new();
+    for f in task.file.iter().chain(&task.creates) {
+        if !named.contains(f) && project.join(f).symlink_metadata().is_ok() {
+            named.push(f.clone());
+        }
+    }
+    named
+}
+
+/// "T3 was interrupted; it may have left a partial src/x.py", or nothing to say.
+pub fn interrupted_note(task_id: &str, partial: &[String]) -> Option<String> {
+    (!partial.is_empty()).then(|| {
+        format!(
+            "{task_id} was interrupted; it may have left a partial {} (check before trusting it)",
+            partial.join(", ")
+        )
+    })
 }
 
 /// Runs the builtin verifiers that exist for this project and scores them.

@@ -337,7 +337,7 @@ fn absurd_config_timeout_is_a_config_error_not_a_panic() {
             let run = within(t.command(args), 30);
             assert_eq!(run.code, 2, "{config} {args:?}: {}", run.stderr);
             assert!(
-                run.stderr.contains("project-config.json: ")
+                run.stderr.contains("project-config.json:")
                     && run.stderr.contains(key)
                     && run.stderr.contains(range),
                 "{config}: {}",

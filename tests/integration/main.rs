@@ -16,6 +16,7 @@ mod foundation;
 mod hardening;
 mod hooks;
 mod plan_patterns;
+mod processes;
 mod report;
 mod security;
 mod start;
