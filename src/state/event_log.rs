@@ -7,7 +7,7 @@
 //! [`SYNC_INTERVAL`] apart, and at every snapshot), which bounds what a power loss —
 //! not a crash — can take back.
 
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -33,6 +33,10 @@ pub struct Event {
     pub role: String,
     #[serde(default)]
     pub data: Value,
+    /// Part of a transaction that the next snapshot commits: never folded by
+    /// readers (see `fold`), cut off the log if that snapshot never comes.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub txn: bool,
 }
 
 /// An event before the log gives it a sequence number and a time.
@@ -43,6 +47,7 @@ pub struct NewEvent {
     pub executor: Option<String>,
     pub role: &'static str,
     pub data: Value,
+    pub txn: bool,
 }
 
 impl NewEvent {
@@ -53,6 +58,7 @@ impl NewEvent {
             executor: None,
             role: "orchestrator",
             data,
+            txn: false,
         }
     }
 
@@ -111,13 +117,20 @@ impl EventLog {
             executor: new.executor,
             role: new.role.to_string(),
             data: new.data,
+            txn: new.txn,
         };
         let mut line = serde_json::to_vec(&event)
             .map_err(|e| WfError::usage(format!("cannot encode an event: {e}")))?;
         line.push(b'\n');
-        self.file.write_all(&line).map_err(|e| {
-            WfError::usage(format!("cannot append to {}: {e}", self.path.display()))
-        })?;
+        if let Err(e) = crate::state::durable::write_all(self.file.file_mut(), &line) {
+            // Part of the line may be on disk: cut it, so the next event does not
+            // follow a torn one (which would make the log unreadable from there).
+            let _ = self.file.set_len(self.offset);
+            return Err(WfError::usage(format!(
+                "cannot append to {}: {e}",
+                self.path.display()
+            )));
+        }
         self.next_seq += 1;
         self.offset += line.len() as u64;
         self.dirty = true;
@@ -129,7 +142,9 @@ impl EventLog {
 
     pub fn sync(&mut self) -> Result<()> {
         if self.dirty {
-            self.file.sync_data()?;
+            crate::state::durable::sync_data(self.file.file()).map_err(|e| {
+                WfError::usage(format!("cannot sync {}: {e}", self.path.display()))
+            })?;
             self.dirty = false;
         }
         self.last_sync = Instant::now();
@@ -140,6 +155,43 @@ impl EventLog {
     pub fn mark(&self) -> (u64, u64) {
         (self.next_seq - 1, self.offset)
     }
+}
+
+/// Cuts off the log the events of a transaction that never committed: the run of
+/// `txn` events at its end past the snapshot's mark (`mark_seq`, `mark_offset`). Only
+/// the holder of the writer's lock calls it, before opening the log for appending.
+/// Returns how many events were cut.
+pub fn cut_uncommitted(path: &Path, mark_seq: u64, mark_offset: u64) -> Result<usize> {
+    let mut file = crate::state::store::open_no_follow(path, true)?;
+    let len = file.metadata()?.len();
+    let start = if mark_offset > len { 0 } else { mark_offset };
+    file.seek(SeekFrom::Start(start))?;
+    let mut tail = Vec::new();
+    file.read_to_end(&mut tail)?;
+    let mut cut: Option<(u64, usize)> = None;
+    let mut at = start;
+    for line in tail.split_inclusive(|&b| b == b'\n') {
+        let line_start = at;
+        at += line.len() as u64;
+        if !line.ends_with(b"\n") {
+            break; // a torn final line goes with whatever precedes it
+        }
+        match serde_json::from_slice::<Event>(line) {
+            Ok(ev) if ev.txn && ev.seq > mark_seq => {
+                let (from, n) = cut.unwrap_or((line_start, 0));
+                cut = Some((from, n + 1));
+            }
+            _ if line.iter().all(u8::is_ascii_whitespace) => {}
+            _ => cut = None,
+        }
+    }
+    let Some((from, n)) = cut else {
+        return Ok(0);
+    };
+    file.set_len(from)?;
+    crate::state::durable::sync_data(file.file())
+        .map_err(|e| WfError::usage(format!("cannot sync {}: {e}", path.display())))?;
+    Ok(n)
 }
 
 /// Finds the last complete line's `seq` and the offset just past it.

@@ -1,6 +1,7 @@
 //! The workflow's state: its model, its two state machines, and the store that
 //! reads and writes it safely.
 
+pub mod durable;
 pub mod event_log;
 pub mod fold;
 pub mod machine;
@@ -8,6 +9,7 @@ pub mod machine;
 mod machine_props;
 pub mod model;
 pub mod ready;
+pub mod recover;
 pub mod store;
 
 pub use machine::{TaskStatus, WorkflowStatus};
