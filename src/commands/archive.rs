@@ -55,6 +55,7 @@ pub fn run(project: &Project, wait: Option<u64>, out: &Output) -> Result<i32> {
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
+            session.stage_side_files();
             write_atomic(&store.dir().join(ARCHIVE_JOURNAL), file_name.as_bytes())?;
             session.begin_txn();
             session.set_workflow_status(WorkflowStatus::Archived, Some("archived"))?;

@@ -145,9 +145,18 @@ pub fn run(project: &Project, global: &GlobalArgs, args: &StartArgs, out: &Outpu
         };
     }
     let dir = session.store().dir().to_path_buf();
+    session.stage_side_files();
     write_atomic(&staged(&dir, &tasks_file), text.as_bytes())?;
     let digest = session.state()?.plan_digest.clone();
-    write_meta(&dir, project, &args.plan, plan.format, task_count, digest, &now)?;
+    write_meta(
+        &dir,
+        project,
+        &args.plan,
+        plan.format,
+        task_count,
+        digest,
+        &now,
+    )?;
     session.emit(crate::state::event_log::NewEvent::new(
         "plan.imported",
         json!({"plan": args.plan.display().to_string(), "format": plan.format.name(), "tasks": task_count}),
@@ -158,6 +167,7 @@ pub fn run(project: &Project, global: &GlobalArgs, args: &StartArgs, out: &Outpu
     // carry progress the new text does not show.
     let mirror = matches!(outcome, Outcome::Reimported { .. } | Outcome::ProseOnly);
     promote_staged(&session, mirror)?;
+    session.side_files_placed();
     render_summary(session.state()?, &outcome, out);
     Ok(0)
 }
@@ -324,6 +334,7 @@ fn reimport(
     }
     // The old state as it is, kept before anything changes; written after the change
     // record that names it, so an uncommitted attempt's backup is found and swept.
+    session.stage_side_files();
     let backup = if major || force {
         let bytes = serde_json::to_vec_pretty(session.state()?)
             .map_err(|e| WfError::usage(e.to_string()))?;

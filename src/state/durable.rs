@@ -164,10 +164,7 @@ fn new_tmp(dir: &Path) -> Result<(PathBuf, std::fs::File)> {
         .map_or(0, |d| d.subsec_nanos());
     loop {
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let path = dir.join(format!(
-            "{TMP_PREFIX}{}-{nanos:x}-{n}",
-            std::process::id()
-        ));
+        let path = dir.join(format!("{TMP_PREFIX}{}-{nanos:x}-{n}", std::process::id()));
         match create_new(&path) {
             Ok(file) => return Ok((path, file)),
             // A stale temp file of an earlier process with this pid: next name.
@@ -188,7 +185,11 @@ pub fn sweep_tmp(dir: &Path) {
             .file_name()
             .to_str()
             .is_some_and(|n| n.starts_with(TMP_PREFIX));
-        if is_tmp && entry.file_type().is_ok_and(|t| t.is_file() || t.is_symlink()) {
+        if is_tmp
+            && entry
+                .file_type()
+                .is_ok_and(|t| t.is_file() || t.is_symlink())
+        {
             let _ = std::fs::remove_file(entry.path());
         }
     }

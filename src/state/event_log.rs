@@ -142,9 +142,8 @@ impl EventLog {
 
     pub fn sync(&mut self) -> Result<()> {
         if self.dirty {
-            crate::state::durable::sync_data(self.file.file()).map_err(|e| {
-                WfError::usage(format!("cannot sync {}: {e}", self.path.display()))
-            })?;
+            crate::state::durable::sync_data(self.file.file())
+                .map_err(|e| WfError::usage(format!("cannot sync {}: {e}", self.path.display())))?;
             self.dirty = false;
         }
         self.last_sync = Instant::now();

@@ -74,7 +74,11 @@ fn staged_files(dir: &Path) -> Vec<(String, PathBuf)> {
     let mut out: Vec<(String, PathBuf)> = entries
         .flatten()
         .filter_map(|e| {
-            let name = e.file_name().to_str()?.strip_prefix(STAGED_PREFIX)?.to_string();
+            let name = e
+                .file_name()
+                .to_str()?
+                .strip_prefix(STAGED_PREFIX)?
+                .to_string();
             Some((name, e.path()))
         })
         .collect();
@@ -154,7 +158,10 @@ fn sweep_uncommitted_changes(session: &Session) {
     let Some(state) = session.state.as_ref() else {
         return;
     };
-    let counter = state.delta_tracking.as_ref().map_or(0, |d| d.change_counter);
+    let counter = state
+        .delta_tracking
+        .as_ref()
+        .map_or(0, |d| d.change_counter);
     let dir = session.store().dir();
     for (n, change) in change_dirs(dir) {
         if n <= counter {

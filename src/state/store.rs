@@ -168,13 +168,17 @@ impl Store {
         let _ = lock.file().set_len(0);
         let _ = writeln!(lock, "{} ({command})", std::process::id());
         let state = self.load()?;
-        let saved_seq = state.as_ref().and_then(|s| s.event_log).map_or(0, |m| m.seq);
+        let saved_seq = state
+            .as_ref()
+            .and_then(|s| s.event_log)
+            .map_or(0, |m| m.seq);
         let mut session = Session {
             store: self.clone(),
             lock,
             state,
             log: None,
             in_txn: false,
+            staged: false,
             saved_seq,
         };
         crate::state::recover::recover(&mut session)?;
@@ -205,6 +209,8 @@ pub struct Session {
     log: Option<EventLog>,
     /// Events emitted now belong to a transaction that the next `save` commits.
     in_txn: bool,
+    /// Side files of a change are written but not yet all in place.
+    staged: bool,
     /// The last event the snapshot on disk covers.
     saved_seq: u64,
 }
@@ -215,7 +221,11 @@ impl Drop for Session {
         // leaves the snapshot behind the log or side files of an attempt: settle them
         // now, while still holding the lock, as the next writer would. Best effort: if
         // the disk refuses again, the next writer does it.
-        if self.in_txn || self.log.as_ref().is_some_and(|l| l.mark().0 > self.saved_seq) {
+        let behind = self
+            .log
+            .as_ref()
+            .is_some_and(|l| l.mark().0 > self.saved_seq);
+        if self.in_txn || self.staged || behind {
             let _ = self.settle();
         }
         // Still locked here: clear the holder's pid so a later refusal never names a
@@ -254,6 +264,16 @@ impl Session {
         self.in_txn = true;
     }
 
+    /// Side files of this change (staged copies, a journal) are about to be written:
+    /// until [`Session::side_files_placed`], dropping the session settles them.
+    pub fn stage_side_files(&mut self) {
+        self.staged = true;
+    }
+
+    pub fn side_files_placed(&mut self) {
+        self.staged = false;
+    }
+
     /// The writer's end of the event log, opened on first use.
     pub(crate) fn log(&mut self) -> Result<&mut EventLog> {
         if self.log.is_none() {
@@ -272,8 +292,13 @@ impl Session {
     fn settle(&mut self) -> Result<()> {
         self.log = None;
         self.in_txn = false;
+        self.staged = false;
         self.state = self.store.load()?;
-        self.saved_seq = self.state.as_ref().and_then(|s| s.event_log).map_or(0, |m| m.seq);
+        self.saved_seq = self
+            .state
+            .as_ref()
+            .and_then(|s| s.event_log)
+            .map_or(0, |m| m.seq);
         crate::state::recover::recover(self)
     }
 
@@ -282,6 +307,7 @@ impl Session {
         self.state = None;
         self.log = None;
         self.in_txn = false;
+        self.staged = false;
     }
 
     /// Moves a task through the task machine: checked, logged, applied.

@@ -10,6 +10,7 @@ mod constraints;
 mod crash;
 mod execute;
 mod executors;
+mod faults;
 mod foundation;
 mod hooks;
 mod report;
