@@ -3,11 +3,17 @@
 //! A 200-task plan whose commands append their id to `runs.log` runs with
 //! `--ci --all --jobs 2`; `wf` is killed with SIGKILL after a random delay (a seeded
 //! xorshift, so a failure is reproducible with its printed seed), then `resume --ci
-//! --jobs 2` runs and is killed again, N rounds in all. After every kill the snapshot
-//! must parse, `wf status` must read the state, and the event log must be gap-free
-//! (only a torn final line may be unreadable). After the last round a plain resume
-//! finishes the workflow, and every task must have run once, plus at most once per
-//! kill that caught it in flight (at-least-once, never lost, never run for nothing).
+//! --jobs 2` runs and is killed again, N rounds in all. After every kill the raw
+//! snapshot must parse, hold every task and show none completed that the log does
+//! not, `wf status` must read the state, and the event log must be gap-free (only a
+//! torn final line may be unreadable). After the last round a plain resume finishes
+//! the workflow — in the raw `workflow-state.json` too, every task completed — and
+//! every task must have run once, plus at most once per kill that caught it in flight
+//! (at-least-once, never lost, never run for nothing).
+//!
+//! The `regression_*` tests below stop `wf` at the worst moments on purpose: with
+//! SIGXFSZ (a file-size limit: a full disk and a kill at once) while it writes a new
+//! state, or by putting back the snapshot a kill before the final save leaves.
 //!
 //! `cargo test` runs 20 rounds. `scripts/crash-soak` runs the same test in release
 //! with `WF_CRASH_ROUNDS=200` (and `WF_CRASH_SEED` to replay a failure).
@@ -196,6 +202,25 @@ impl Workflow {
             "seed {seed} round {round}: status after SIGKILL: {}",
             status.stderr
         );
+        // The raw file may lag the log (the next writer brings it up), never lead
+        // it: a task it shows completed is completed for `wf status` too.
+        let raw: Value = serde_json::from_slice(&bytes).expect("state is JSON");
+        let seen = status.json()["state"].clone();
+        let folded: HashMap<String, String> = statuses(&seen).into_iter().collect();
+        for (id, s) in statuses(&raw) {
+            if s == "completed" {
+                assert_eq!(
+                    folded.get(&id).map(String::as_str),
+                    Some("completed"),
+                    "seed {seed} round {round}: {id} is completed in the raw file only"
+                );
+            }
+        }
+        assert_eq!(
+            raw["tasks"].as_array().map(Vec::len),
+            Some(TASKS),
+            "seed {seed} round {round}: the raw file lost tasks"
+        );
         let events = check_event_log(&dir.join("events.jsonl"));
         let flying = in_flight(&events);
         assert!(
@@ -222,6 +247,15 @@ impl Workflow {
             run.stderr
         );
         assert_eq!(self.t.state()["status"], "completed", "seed {seed}");
+        // What tools that read the file itself (the plugin, `jq`) see.
+        let raw = self.t.state_file();
+        assert_eq!(raw["status"], "completed", "seed {seed}: the raw file");
+        let open: Vec<String> = statuses(&raw)
+            .into_iter()
+            .filter(|(_, s)| s != "completed")
+            .map(|(id, _)| id)
+            .collect();
+        assert!(open.is_empty(), "seed {seed}: not completed in the raw file: {open:?}");
         // Commands of a killed wf live on in their own process group; give any
         // straggler a moment to append before counting.
         std::thread::sleep(Duration::from_millis(100));
