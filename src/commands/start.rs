@@ -118,7 +118,8 @@ pub fn run(project: &Project, global: &GlobalArgs, args: &StartArgs, out: &Outpu
         }
     };
     if let Outcome::Unchanged = outcome {
-        // Repair a copy a crashed import left behind; a no-op when it is current.
+        // Restore a plan copy removed by hand (or left empty by a wf that wrote the
+        // copy after the state); a no-op when it is there.
         let copy = session.store().dir().join(&tasks_file);
         if std::fs::read_to_string(&copy).map_or(true, |c| c.is_empty()) {
             write_atomic(&copy, text.as_bytes())?;

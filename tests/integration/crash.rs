@@ -255,7 +255,10 @@ impl Workflow {
             .filter(|(_, s)| s != "completed")
             .map(|(id, _)| id)
             .collect();
-        assert!(open.is_empty(), "seed {seed}: not completed in the raw file: {open:?}");
+        assert!(
+            open.is_empty(),
+            "seed {seed}: not completed in the raw file: {open:?}"
+        );
         // Commands of a killed wf live on in their own process group; give any
         // straggler a moment to append before counting.
         std::thread::sleep(Duration::from_millis(100));
