@@ -6,6 +6,10 @@
 //! leaves at most a torn final line, which readers skip. `fsync` is batched (at most
 //! [`SYNC_INTERVAL`] apart, and at every snapshot), which bounds what a power loss —
 //! not a crash — can take back.
+//!
+//! Events of a transaction (`"txn": true`: an import, a constraint change, an
+//! archive) are appended before the snapshot that commits them; readers never fold
+//! them, and [`cut_uncommitted`] removes them if that snapshot never came.
 
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -346,6 +350,32 @@ mod tests {
             err.to_string().contains("event 1 after the snapshot"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn cut_uncommitted_removes_only_a_trailing_run_of_txn_events_past_the_mark() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("events.jsonl");
+        let ev = |seq: u64, txn: bool| {
+            let t = if txn { r#","txn":true"# } else { "" };
+            format!(
+                r#"{{"seq":{seq},"ts":"t","type":"a","actor":"wf.o","role":"o","data":{{}}{t}}}"#
+            ) + "\n"
+        };
+        let committed = ev(1, true) + &ev(2, false);
+        std::fs::write(
+            &path,
+            committed.clone() + &ev(3, true) + &ev(4, true) + "{\"seq\":5",
+        )
+        .unwrap();
+        let mark = committed.len() as u64;
+        assert_eq!(cut_uncommitted(&path, 2, mark).unwrap(), 2);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), committed);
+        // A txn event followed by a plain one is not a trailing run: left alone.
+        let mixed = committed.clone() + &ev(3, true) + &ev(4, false);
+        std::fs::write(&path, &mixed).unwrap();
+        assert_eq!(cut_uncommitted(&path, 2, mark).unwrap(), 0);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), mixed);
     }
 
     #[test]
