@@ -45,11 +45,14 @@ pub fn run(
 }
 
 fn lock(project: &Project, global: &GlobalArgs, what: &str) -> Result<Session> {
-    let session = project.store().lock(
+    let mut session = project.store().lock(
         global.wait.map(Duration::from_secs),
         &format!("constraints {what}"),
     )?;
     session.state()?;
+    // Constraint events are not folded: the change lives in the snapshot only, so
+    // they are a transaction the save commits (no event for a change not made).
+    session.begin_txn();
     Ok(session)
 }
 

@@ -1,7 +1,7 @@
 //! One file per subcommand. Each loads what it needs, calls the core, and hands the
 //! result to a renderer; it returns the exit code of a run that finished.
 
-mod archive;
+pub(crate) mod archive;
 mod check;
 mod completions;
 mod constraints;

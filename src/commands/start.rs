@@ -3,6 +3,14 @@
 //!
 //! Everything that can fail on the plan (reading, parsing, validation, config rules)
 //! happens before the lock is taken and before any file is written.
+//!
+//! An import is one transaction (see `state::recover`): the change record and the
+//! backup go under names the current state does not refer to, the plan copy and
+//! `project-meta.json` are staged as `.staged-*`, the events are appended as a
+//! transaction, and the rename of the new state commits it all; only then are the
+//! staged files moved into place. A failure or a kill anywhere before that rename
+//! leaves the old workflow (or none) for every reader, and the next writer sweeps
+//! what the attempt left; after it, the next writer finishes the moves.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
@@ -19,6 +27,7 @@ use crate::plan::diff::PlanDiff;
 use crate::plan::{self, classify};
 use crate::project::Project;
 use crate::state::model::{DeltaTracking, Task, WorkflowState};
+use crate::state::recover::{promote_staged, staged};
 use crate::state::store::write_atomic;
 use crate::state::{Session, TaskStatus, WorkflowStatus};
 
@@ -55,6 +64,11 @@ pub fn run(project: &Project, global: &GlobalArgs, args: &StartArgs, out: &Outpu
     let mut session = project
         .store()
         .lock(global.wait.map(Duration::from_secs), "workflow-start")?;
+    // Refused before anything is written, not replaced at the commit: a link where
+    // wf keeps its files is an error to show, whatever it points at.
+    for name in [tasks_file.as_str(), "project-meta.json"] {
+        crate::state::store::refuse_symlink(&session.store().dir().join(name))?;
+    }
     let unblocked = session
         .state
         .as_ref()
@@ -63,6 +77,7 @@ pub fn run(project: &Project, global: &GlobalArgs, args: &StartArgs, out: &Outpu
     let task_count = plan.tasks.len();
     // Moved, not cloned: at 10,000 tasks a copy is ~7 MB of peak memory.
     let tasks = classify_all(std::mem::take(&mut plan.tasks), &rules, &unblocked);
+    session.begin_txn();
 
     let outcome = match session.state.take() {
         None => {
@@ -103,7 +118,8 @@ pub fn run(project: &Project, global: &GlobalArgs, args: &StartArgs, out: &Outpu
         }
     };
     if let Outcome::Unchanged = outcome {
-        // Repair a copy a crashed import left behind; a no-op when it is current.
+        // Restore a plan copy removed by hand (or left empty by a wf that wrote the
+        // copy after the state); a no-op when it is there.
         let copy = session.store().dir().join(&tasks_file);
         if std::fs::read_to_string(&copy).map_or(true, |c| c.is_empty()) {
             write_atomic(&copy, text.as_bytes())?;
@@ -137,22 +153,30 @@ pub fn run(project: &Project, global: &GlobalArgs, args: &StartArgs, out: &Outpu
             "normal".into()
         };
     }
+    let dir = session.store().dir().to_path_buf();
+    session.stage_side_files();
+    write_atomic(&staged(&dir, &tasks_file), text.as_bytes())?;
+    let digest = session.state()?.plan_digest.clone();
+    write_meta(
+        &dir,
+        project,
+        &args.plan,
+        plan.format,
+        task_count,
+        digest,
+        &now,
+    )?;
     session.emit(crate::state::event_log::NewEvent::new(
         "plan.imported",
         json!({"plan": args.plan.display().to_string(), "format": plan.format.name(), "tasks": task_count}),
     ))?;
-    // The state first: it decides what is imported (its digest), and the copy and
-    // meta are derived from it, so a failure after this point is repaired by running
-    // the same import again.
+    // The commit point: the new state, naming the new plan's digest.
     session.save()?;
-    let dir = session.store().dir().to_path_buf();
-    write_atomic(&dir.join(&tasks_file), text.as_bytes())?;
-    write_meta(&dir, project, &args.plan, plan.format, task_count, &now)?;
     // A fresh import's copy already shows what the plan says; only a re-import can
     // carry progress the new text does not show.
-    if matches!(outcome, Outcome::Reimported { .. } | Outcome::ProseOnly) {
-        crate::run::checkpoint::mirror_plan_copy(&session)?;
-    }
+    let mirror = matches!(outcome, Outcome::Reimported { .. } | Outcome::ProseOnly);
+    promote_staged(&session, mirror)?;
+    session.side_files_placed();
     render_summary(session.state()?, &outcome, &args.plan, out);
     Ok(0)
 }
@@ -317,15 +341,16 @@ fn reimport(
             list_or_none(&diff.removed)
         )));
     }
-    if major || force {
-        let backup = session
-            .store()
-            .dir()
-            .join(format!("backup-{}.json", clock::now_millis()));
+    // The old state as it is, kept before anything changes; written after the change
+    // record that names it, so an uncommitted attempt's backup is found and swept.
+    session.stage_side_files();
+    let backup = if major || force {
         let bytes = serde_json::to_vec_pretty(session.state()?)
             .map_err(|e| WfError::usage(e.to_string()))?;
-        write_atomic(&backup, &bytes)?;
-    }
+        Some((format!("backup-{}.json", clock::now_millis()), bytes))
+    } else {
+        None
+    };
     // Unchanged tasks keep what happened to them (moved over from the old state);
     // changed and new ones start over.
     let mut old_tasks = std::mem::take(&mut session.state_mut()?.tasks);
@@ -346,7 +371,10 @@ fn reimport(
             task.blocked_by = blocked_by;
         }
     }
-    let change = record_delta(session, &diff, now)?;
+    let change = record_delta(session, &diff, backup.as_ref().map(|b| b.0.as_str()), now)?;
+    if let Some((name, bytes)) = &backup {
+        write_atomic(&session.store().dir().join(name), bytes)?;
+    }
     let state = session.state_mut()?;
     state.use_subagent = tasks.len() > 5;
     state.tasks = tasks;
@@ -384,8 +412,15 @@ fn list_or_none(ids: &[String]) -> String {
     }
 }
 
-/// `changes/CHG-NNN/delta.json` and `delta_tracking`.
-fn record_delta(session: &mut Session, diff: &PlanDiff, now: &str) -> Result<String> {
+/// `changes/CHG-NNN/delta.json` (naming the backup taken for it) and
+/// `delta_tracking`. The number is one past the committed state's counter: a record
+/// of a re-import that never commits is swept by the next writer.
+fn record_delta(
+    session: &mut Session,
+    diff: &PlanDiff,
+    backup: Option<&str>,
+    now: &str,
+) -> Result<String> {
     let dir = session.store().dir().to_path_buf();
     let state = session.state_mut()?;
     let tracking = state.delta_tracking.get_or_insert_with(|| DeltaTracking {
@@ -403,6 +438,7 @@ fn record_delta(session: &mut Session, diff: &PlanDiff, now: &str) -> Result<Str
         "ADDED": diff.added,
         "MODIFIED": diff.modified,
         "REMOVED": diff.removed,
+        "backup": backup,
     });
     let change_dir = dir.join("changes").join(&id);
     crate::state::store::ensure_dir(&change_dir)?;
@@ -417,6 +453,7 @@ fn write_meta(
     plan_path: &Path,
     format: plan::Format,
     task_count: usize,
+    plan_digest: Option<String>,
     now: &str,
 ) -> Result<()> {
     let source = plan_path
@@ -429,10 +466,11 @@ fn write_meta(
         "plan_source": source,
         "plan_format": format.name(),
         "task_count": task_count,
+        "plan_digest": plan_digest,
         "imported_at": now,
     });
     let bytes = serde_json::to_vec_pretty(&meta).map_err(|e| WfError::usage(e.to_string()))?;
-    write_atomic(&dir.join("project-meta.json"), &bytes)
+    write_atomic(&staged(dir, "project-meta.json"), &bytes)
 }
 
 fn render_summary(state: &WorkflowState, outcome: &Outcome, plan_path: &Path, out: &Output) {

@@ -211,7 +211,9 @@ fn run(
     let log = process::log_path(log_dir, &format!("constraint-{}", constraint.id), 1);
     // One log per constraint, rewritten each time: its tail is this run's output.
     let header = format!("$ {}", program.display());
-    let _ = std::fs::write(&log, format!("{header}\n"));
+    // Created anew, never through a link planted where it goes.
+    let _ = crate::state::durable::replace_new(&log)
+        .map(|mut f| std::io::Write::write_all(&mut f, format!("{header}\n").as_bytes()));
     let exit = process::run(
         Spec {
             program: program.clone(),

@@ -59,6 +59,7 @@ mod tests {
             actor: "wf.orchestrator".into(),
             role: "orchestrator".into(),
             data: json!({"from": "pending", "to": "in_progress", "reason": null, "msg": "a\n\u{1b}[2Jb"}),
+            txn: false,
         };
         assert_eq!(
             event_line(&e),

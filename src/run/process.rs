@@ -535,7 +535,8 @@ pub fn open_log(path: &Path) -> std::io::Result<std::fs::File> {
         std::fs::OpenOptions::new()
             .create(true)
             .append(true)
-            .custom_flags(libc::O_NOFOLLOW)
+            .mode(0o644)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
             .open(path)
     };
     match open() {

@@ -431,7 +431,12 @@ fn git_commit(ctx: &WorkCtx, task: &Task, attempt: u32, log: &Path) -> Result<()
         "{}: {}\n\nCommitted by wf for task {}.\n",
         task.id, task.name, task.id
     );
-    if let Err(e) = std::fs::write(&message, text) {
+    // Created anew, never through a link planted where it goes.
+    let written = crate::state::durable::replace_new(&message).and_then(|mut f| {
+        std::io::Write::write_all(&mut f, text.as_bytes())
+            .map_err(|e| crate::error::WfError::usage(e.to_string()))
+    });
+    if let Err(e) = written {
         return Err(Verdict::Failed {
             reason: format!("git_commit: cannot write the message file: {e}"),
         });

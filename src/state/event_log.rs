@@ -6,8 +6,12 @@
 //! leaves at most a torn final line, which readers skip. `fsync` is batched (at most
 //! [`SYNC_INTERVAL`] apart, and at every snapshot), which bounds what a power loss —
 //! not a crash — can take back.
+//!
+//! Events of a transaction (`"txn": true`: an import, a constraint change, an
+//! archive) are appended before the snapshot that commits them; readers never fold
+//! them, and [`cut_uncommitted`] removes them if that snapshot never came.
 
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -33,6 +37,10 @@ pub struct Event {
     pub role: String,
     #[serde(default)]
     pub data: Value,
+    /// Part of a transaction that the next snapshot commits: never folded by
+    /// readers (see `fold`), cut off the log if that snapshot never comes.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub txn: bool,
 }
 
 /// An event before the log gives it a sequence number and a time.
@@ -43,6 +51,7 @@ pub struct NewEvent {
     pub executor: Option<String>,
     pub role: &'static str,
     pub data: Value,
+    pub txn: bool,
 }
 
 impl NewEvent {
@@ -53,6 +62,7 @@ impl NewEvent {
             executor: None,
             role: "orchestrator",
             data,
+            txn: false,
         }
     }
 
@@ -84,7 +94,7 @@ impl EventLog {
     /// when the log file was moved away and started afresh, so readers (which fold
     /// only events past the mark) never skip a new event.
     pub fn open(path: &Path, after_seq: u64) -> Result<EventLog> {
-        let mut file = crate::state::fsutil::open_regular(path, true)?;
+        let mut file = crate::state::durable::open_append(path)?;
         let len = file.metadata()?.len();
         let (last_seq, end) = last_complete_event(&mut file, len)?;
         if end < len {
@@ -111,13 +121,20 @@ impl EventLog {
             executor: new.executor,
             role: new.role.to_string(),
             data: new.data,
+            txn: new.txn,
         };
         let mut line = serde_json::to_vec(&event)
             .map_err(|e| WfError::usage(format!("cannot encode an event: {e}")))?;
         line.push(b'\n');
-        self.file.write_all(&line).map_err(|e| {
-            WfError::io(&e, format!("cannot append to {}: {e}", self.path.display()))
-        })?;
+        if let Err(e) = crate::state::durable::write_all(self.file.file_mut(), &line) {
+            // Part of the line may be on disk: cut it, so the next event does not
+            // follow a torn one (which would make the log unreadable from there).
+            let _ = self.file.set_len(self.offset);
+            return Err(WfError::io(
+                &e,
+                format!("cannot append to {}: {e}", self.path.display()),
+            ));
+        }
         self.next_seq += 1;
         self.offset += line.len() as u64;
         self.dirty = true;
@@ -129,7 +146,9 @@ impl EventLog {
 
     pub fn sync(&mut self) -> Result<()> {
         if self.dirty {
-            self.file.sync_data()?;
+            crate::state::durable::sync_data(self.file.file()).map_err(|e| {
+                WfError::io(&e, format!("cannot sync {}: {e}", self.path.display()))
+            })?;
             self.dirty = false;
         }
         self.last_sync = Instant::now();
@@ -140,6 +159,43 @@ impl EventLog {
     pub fn mark(&self) -> (u64, u64) {
         (self.next_seq - 1, self.offset)
     }
+}
+
+/// Cuts off the log the events of a transaction that never committed: the run of
+/// `txn` events at its end past the snapshot's mark (`mark_seq`, `mark_offset`). Only
+/// the holder of the writer's lock calls it, before opening the log for appending.
+/// Returns how many events were cut.
+pub fn cut_uncommitted(path: &Path, mark_seq: u64, mark_offset: u64) -> Result<usize> {
+    let mut file = crate::state::durable::open_append(path)?;
+    let len = file.metadata()?.len();
+    let start = if mark_offset > len { 0 } else { mark_offset };
+    file.seek(SeekFrom::Start(start))?;
+    let mut tail = Vec::new();
+    file.read_to_end(&mut tail)?;
+    let mut cut: Option<(u64, usize)> = None;
+    let mut at = start;
+    for line in tail.split_inclusive(|&b| b == b'\n') {
+        let line_start = at;
+        at += line.len() as u64;
+        if !line.ends_with(b"\n") {
+            break; // a torn final line goes with whatever precedes it
+        }
+        match serde_json::from_slice::<Event>(line) {
+            Ok(ev) if ev.txn && ev.seq > mark_seq => {
+                let (from, n) = cut.unwrap_or((line_start, 0));
+                cut = Some((from, n + 1));
+            }
+            _ if line.iter().all(u8::is_ascii_whitespace) => {}
+            _ => cut = None,
+        }
+    }
+    let Some((from, n)) = cut else {
+        return Ok(0);
+    };
+    file.set_len(from)?;
+    crate::state::durable::sync_data(file.file())
+        .map_err(|e| WfError::io(&e, format!("cannot sync {}: {e}", path.display())))?;
+    Ok(n)
 }
 
 /// Finds the last complete line's `seq` and the offset just past it.
@@ -295,6 +351,32 @@ mod tests {
             err.to_string().contains("event 1 after the snapshot"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn cut_uncommitted_removes_only_a_trailing_run_of_txn_events_past_the_mark() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("events.jsonl");
+        let ev = |seq: u64, txn: bool| {
+            let t = if txn { r#","txn":true"# } else { "" };
+            format!(
+                r#"{{"seq":{seq},"ts":"t","type":"a","actor":"wf.o","role":"o","data":{{}}{t}}}"#
+            ) + "\n"
+        };
+        let committed = ev(1, true) + &ev(2, false);
+        std::fs::write(
+            &path,
+            committed.clone() + &ev(3, true) + &ev(4, true) + "{\"seq\":5",
+        )
+        .unwrap();
+        let mark = committed.len() as u64;
+        assert_eq!(cut_uncommitted(&path, 2, mark).unwrap(), 2);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), committed);
+        // A txn event followed by a plain one is not a trailing run: left alone.
+        let mixed = committed.clone() + &ev(3, true) + &ev(4, false);
+        std::fs::write(&path, &mixed).unwrap();
+        assert_eq!(cut_uncommitted(&path, 2, mark).unwrap(), 0);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), mixed);
     }
 
     #[test]

@@ -3,6 +3,12 @@
 //! Between snapshots, progress lives only in the event log; this is how every reader
 //! sees it. Only events that change state are folded — the rest are for people and
 //! UIs. Folding goes through the same transition tables as the live run.
+//!
+//! Events of a transaction (`txn`: an import, a re-import, an archive) are never
+//! folded: they describe a change that also wrote other files, and they take effect
+//! only through the snapshot whose rename commits them. A reader that meets them past
+//! the snapshot's mark is looking at an attempt that has not committed (yet, or ever),
+//! and sees the workflow as it was before it.
 
 use crate::error::{ErrorKind, Result, WfError};
 use crate::state::event_log::Event;
@@ -13,7 +19,16 @@ pub const TASK_STATUS_CHANGED: &str = "task.status_changed";
 pub const WORKFLOW_STATUS_CHANGED: &str = "workflow.status_changed";
 pub const GATE_RESULT: &str = "gate.result";
 
+/// A reader's fold of one event past the snapshot's mark.
 pub fn apply_event(state: &mut WorkflowState, event: &Event) -> Result<()> {
+    if event.txn {
+        return Ok(());
+    }
+    apply_live(state, event)
+}
+
+/// The writer's application of an event it just appended, transaction or not.
+pub fn apply_live(state: &mut WorkflowState, event: &Event) -> Result<()> {
     match event.kind.as_str() {
         TASK_STATUS_CHANGED => apply_task_status(state, event)?,
         WORKFLOW_STATUS_CHANGED => apply_workflow_status(state, event)?,

@@ -49,6 +49,7 @@ fn task_event(seq: u64, id: &str, from: TaskStatus, to: TaskStatus, flags: u8) -
         actor: "wf.orchestrator".into(),
         role: "orchestrator".into(),
         data,
+        txn: false,
     }
 }
 
@@ -62,6 +63,7 @@ fn workflow_event(seq: u64, from: WorkflowStatus, to: WorkflowStatus) -> Event {
         actor: "wf.orchestrator".into(),
         role: "orchestrator".into(),
         data: json!({"from": from.as_str(), "to": to.as_str(), "reason": "r"}),
+        txn: false,
     }
 }
 

@@ -2,6 +2,7 @@
 //! reads and writes it safely.
 
 pub mod adopt;
+pub mod durable;
 pub mod event_log;
 pub mod fold;
 pub mod fsutil;
@@ -10,6 +11,7 @@ pub mod machine;
 mod machine_props;
 pub mod model;
 pub mod ready;
+pub mod recover;
 pub mod store;
 
 pub use machine::{TaskStatus, WorkflowStatus};

@@ -6,18 +6,25 @@
 //!   read-modify-write. The lock file names the holder's pid.
 //! - A snapshot is written to a temp file in the same directory, synced, renamed over
 //!   the old one, and the directory is synced: a crash leaves the old or the new file.
+//!   That rename is the commit point of every change a writer makes: the events that
+//!   describe a multi-file change (an import, a re-import, an archive) are appended
+//!   as a transaction (`txn`) that readers never fold, so until the rename they see
+//!   the old workflow, after it the new one (see `recover` for what the next writer
+//!   does with an attempt that never reached its rename).
+//! - Taking the lock runs `recover::recover` before anything else: it sweeps what a
+//!   killed or failed writer left, and brings the snapshot up to the event log.
 //! - A corrupt or newer-schema state is refused with its path and position, never
 //!   overwritten.
 
 use std::io::Write;
-use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+use std::os::unix::fs::DirBuilderExt;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::error::{ErrorKind, Result, WfError};
 use crate::state::event_log::{self, Event, EventLog, NewEvent};
-use crate::state::fold::{apply_event, TASK_STATUS_CHANGED, WORKFLOW_STATUS_CHANGED};
+use crate::state::fold::{apply_event, apply_live, TASK_STATUS_CHANGED, WORKFLOW_STATUS_CHANGED};
 use crate::state::fsutil;
 use crate::state::machine::{TaskStatus, WorkflowStatus};
 use crate::state::model::{LogMark, WorkflowState, SCHEMA_VERSION};
@@ -145,7 +152,7 @@ impl Store {
             refuse_symlink(&self.dir.join(sub))?;
         }
         let path = self.lock_path();
-        let file = fsutil::open_regular(&path, true)?;
+        let file = crate::state::durable::open_append(&path)?;
         // Without --wait there is still a short grace: `wf status` probes the lock
         // for a moment, and a writer that meets that probe must not fail for it.
         let deadline = Some(crate::clock::deadline_after(
@@ -190,12 +197,21 @@ impl Store {
         let _ = lock.file().set_len(0);
         let _ = writeln!(lock, "{} ({command})", std::process::id());
         let state = self.load()?;
-        Ok(Session {
+        let saved_seq = state
+            .as_ref()
+            .and_then(|s| s.event_log)
+            .map_or(0, |m| m.seq);
+        let mut session = Session {
             store: self.clone(),
             lock,
             state,
             log: None,
-        })
+            in_txn: false,
+            staged: false,
+            saved_seq,
+        };
+        crate::state::recover::recover(&mut session)?;
+        Ok(session)
     }
 }
 
@@ -220,10 +236,27 @@ pub struct Session {
     /// The current state (snapshot plus folded log), `None` before the first start.
     pub state: Option<WorkflowState>,
     log: Option<EventLog>,
+    /// Events emitted now belong to a transaction that the next `save` commits.
+    in_txn: bool,
+    /// Side files of a change are written but not yet all in place.
+    staged: bool,
+    /// The last event the snapshot on disk covers.
+    saved_seq: u64,
 }
 
 impl Drop for Session {
     fn drop(&mut self) {
+        // A command that failed after appending events, or inside a transaction,
+        // leaves the snapshot behind the log or side files of an attempt: settle them
+        // now, while still holding the lock, as the next writer would. Best effort: if
+        // the disk refuses again, the next writer does it.
+        let behind = self
+            .log
+            .as_ref()
+            .is_some_and(|l| l.mark().0 > self.saved_seq);
+        if self.in_txn || self.staged || behind {
+            let _ = self.settle();
+        }
         // Still locked here: clear the holder's pid so a later refusal never names a
         // process that is gone. Best effort; the lock is what guards.
         let _ = self.lock.file().set_len(0);
@@ -245,8 +278,33 @@ impl Session {
     }
 
     /// Appends an event to the log; it is part of the state from now on, even
-    /// before the next snapshot.
-    pub fn emit(&mut self, event: NewEvent) -> Result<Event> {
+    /// before the next snapshot — unless a transaction is open (see `begin_txn`).
+    pub fn emit(&mut self, mut event: NewEvent) -> Result<Event> {
+        event.txn = self.in_txn;
+        self.log()?.append(event)
+    }
+
+    /// Opens a transaction: events emitted from now until the next `save` are marked
+    /// `txn`, which readers never fold; they take effect only through the snapshot
+    /// that `save` renames into place, all at once. For changes that touch more than
+    /// the state (an import writes a plan copy and a change record; an archive moves
+    /// files), so a reader never sees events of a change whose files are not there.
+    pub fn begin_txn(&mut self) {
+        self.in_txn = true;
+    }
+
+    /// Side files of this change (staged copies, a journal) are about to be written:
+    /// until [`Session::side_files_placed`], dropping the session settles them.
+    pub fn stage_side_files(&mut self) {
+        self.staged = true;
+    }
+
+    pub fn side_files_placed(&mut self) {
+        self.staged = false;
+    }
+
+    /// The writer's end of the event log, opened on first use.
+    pub(crate) fn log(&mut self) -> Result<&mut EventLog> {
         if self.log.is_none() {
             let after = self
                 .state
@@ -255,10 +313,30 @@ impl Session {
                 .map_or(0, |m| m.seq);
             self.log = Some(EventLog::open(&self.store.events_path(), after)?);
         }
-        match self.log.as_mut() {
-            Some(log) => log.append(event),
-            None => Err(no_workflow()),
-        }
+        self.log.as_mut().ok_or_else(no_workflow)
+    }
+
+    /// Drops what this session holds in memory and recovers from the files alone:
+    /// an open transaction is rolled back, and the snapshot catches up with the log.
+    fn settle(&mut self) -> Result<()> {
+        self.log = None;
+        self.in_txn = false;
+        self.staged = false;
+        self.state = self.store.load()?;
+        self.saved_seq = self
+            .state
+            .as_ref()
+            .and_then(|s| s.event_log)
+            .map_or(0, |m| m.seq);
+        crate::state::recover::recover(self)
+    }
+
+    /// Forgets the state and the log after their files were moved away (an archive).
+    pub(crate) fn clear(&mut self) {
+        self.state = None;
+        self.log = None;
+        self.in_txn = false;
+        self.staged = false;
     }
 
     /// Moves a task through the task machine: checked, logged, applied.
@@ -299,11 +377,13 @@ impl Session {
     /// Appends an event that changes state and applies it (see `fold`).
     pub fn record(&mut self, event: NewEvent) -> Result<Event> {
         let event = self.emit(event)?;
-        apply_event(self.state_mut()?, &event)?;
+        apply_live(self.state_mut()?, &event)?;
         Ok(event)
     }
 
-    /// Writes the snapshot: everything emitted so far is folded into it.
+    /// Writes the snapshot: everything emitted so far is folded into it. The log is
+    /// synced first, so the snapshot never marks events a power loss could take back.
+    /// The rename of the snapshot commits an open transaction.
     pub fn save(&mut self) -> Result<()> {
         let Some(state) = self.state.as_mut() else {
             return Err(no_workflow());
@@ -324,7 +404,10 @@ impl Session {
             let mut out = std::io::BufWriter::with_capacity(64 * 1024, file);
             serde_json::to_writer_pretty(&mut out, state).map_err(std::io::Error::from)?;
             out.flush()
-        })
+        })?;
+        self.saved_seq = state.event_log.map_or(0, |m| m.seq);
+        self.in_txn = false;
+        Ok(())
     }
 }
 
@@ -417,43 +500,14 @@ fn line_col(valid: &[u8]) -> (usize, usize) {
     (line, col)
 }
 
-/// Writes `bytes` to `path` so that a crash leaves the old or the new content.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    write_atomic_with(path, |file| file.write_all(bytes))
-}
-
-/// [`write_atomic`] with the content written by `fill` into the temp file.
-pub fn write_atomic_with(
-    path: &Path,
-    fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
-) -> Result<()> {
-    let dir = path
-        .parent()
-        .ok_or_else(|| WfError::usage(format!("{} has no parent directory", path.display())))?;
-    refuse_symlink(path)?;
-    let fail = |e: std::io::Error| WfError::io(&e, format!("cannot write {}: {e}", path.display()));
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".tmp-")
-        .permissions(std::fs::Permissions::from_mode(0o644))
-        .tempfile_in(dir)
-        .map_err(fail)?;
-    fill(tmp.as_file_mut()).map_err(fail)?;
-    tmp.as_file().sync_all().map_err(fail)?;
-    crate::testing::crash_point("before-rename");
-    tmp.persist(path).map_err(|e| fail(e.error))?;
-    sync_dir(dir)
-}
-
-fn sync_dir(dir: &Path) -> Result<()> {
-    let d = fs_err::File::open(dir)?;
-    d.sync_all()
-        .map_err(|e| WfError::io(&e, format!("cannot sync {}: {e}", dir.display())))
-}
+pub use crate::state::durable::{write_atomic, write_atomic_with};
 
 /// Creates the workflow directory (and its parents) if missing; refuses a symlink.
 pub fn ensure_dir(dir: &Path) -> Result<()> {
     refuse_symlink(dir)?;
     if !dir.exists() {
+        crate::testing::fault(crate::testing::Op::Create)
+            .map_err(|e| WfError::io(&e, format!("cannot create {}: {e}", dir.display())))?;
         std::fs::DirBuilder::new()
             .recursive(true)
             .mode(0o755)

@@ -3,11 +3,17 @@
 //! A 200-task plan whose commands append their id to `runs.log` runs with
 //! `--ci --all --jobs 2`; `wf` is killed with SIGKILL after a random delay (a seeded
 //! xorshift, so a failure is reproducible with its printed seed), then `resume --ci
-//! --jobs 2` runs and is killed again, N rounds in all. After every kill the snapshot
-//! must parse, `wf status` must read the state, and the event log must be gap-free
-//! (only a torn final line may be unreadable). After the last round a plain resume
-//! finishes the workflow, and every task must have run once, plus at most once per
-//! kill that caught it in flight (at-least-once, never lost, never run for nothing).
+//! --jobs 2` runs and is killed again, N rounds in all. After every kill the raw
+//! snapshot must parse, hold every task and show none completed that the log does
+//! not, `wf status` must read the state, and the event log must be gap-free (only a
+//! torn final line may be unreadable). After the last round a plain resume finishes
+//! the workflow — in the raw `workflow-state.json` too, every task completed — and
+//! every task must have run once, plus at most once per kill that caught it in flight
+//! (at-least-once, never lost, never run for nothing).
+//!
+//! The `regression_*` tests below stop `wf` at the worst moments on purpose: with
+//! SIGXFSZ (a file-size limit: a full disk and a kill at once) while it writes a new
+//! state, or by putting back the snapshot a kill before the final save leaves.
 //!
 //! `cargo test` runs 20 rounds. `scripts/crash-soak` runs the same test in release
 //! with `WF_CRASH_ROUNDS=200` (and `WF_CRASH_SEED` to replay a failure).
@@ -196,6 +202,25 @@ impl Workflow {
             "seed {seed} round {round}: status after SIGKILL: {}",
             status.stderr
         );
+        // The raw file may lag the log (the next writer brings it up), never lead
+        // it: a task it shows completed is completed for `wf status` too.
+        let raw: Value = serde_json::from_slice(&bytes).expect("state is JSON");
+        let seen = status.json()["state"].clone();
+        let folded: HashMap<String, String> = statuses(&seen).into_iter().collect();
+        for (id, s) in statuses(&raw) {
+            if s == "completed" {
+                assert_eq!(
+                    folded.get(&id).map(String::as_str),
+                    Some("completed"),
+                    "seed {seed} round {round}: {id} is completed in the raw file only"
+                );
+            }
+        }
+        assert_eq!(
+            raw["tasks"].as_array().map(Vec::len),
+            Some(TASKS),
+            "seed {seed} round {round}: the raw file lost tasks"
+        );
         let events = check_event_log(&dir.join("events.jsonl"));
         let flying = in_flight(&events);
         assert!(
@@ -222,6 +247,18 @@ impl Workflow {
             run.stderr
         );
         assert_eq!(self.t.state()["status"], "completed", "seed {seed}");
+        // What tools that read the file itself (the plugin, `jq`) see.
+        let raw = self.t.state_file();
+        assert_eq!(raw["status"], "completed", "seed {seed}: the raw file");
+        let open: Vec<String> = statuses(&raw)
+            .into_iter()
+            .filter(|(_, s)| s != "completed")
+            .map(|(id, _)| id)
+            .collect();
+        assert!(
+            open.is_empty(),
+            "seed {seed}: not completed in the raw file: {open:?}"
+        );
         // Commands of a killed wf live on in their own process group; give any
         // straggler a moment to append before counting.
         std::thread::sleep(Duration::from_millis(100));
@@ -343,4 +380,193 @@ fn regression_plan_copy_stayed_stale_after_a_kill_at_completion() {
     std::fs::write(&copy, stale).expect("write copy");
     t.wf(&["resume", "--ci"]).ok();
     assert_invariants(&t);
+}
+
+/// Runs `wf ARGS` with its largest writable file size at `bytes` (RLIMIT_FSIZE): the
+/// first write past it kills `wf` with SIGXFSZ, as a full disk and a kill at once
+/// would stop it. Returns whether it was killed.
+fn run_with_file_limit(t: &Test, args: &[&str], bytes: u64) -> bool {
+    use std::os::unix::process::CommandExt;
+    let mut cmd = t.command(args);
+    cmd.stdout(Stdio::null()).stderr(Stdio::null());
+    // SAFETY: setrlimit is async-signal-safe and touches only this child.
+    unsafe {
+        cmd.pre_exec(move || {
+            let limit = libc::rlimit {
+                rlim_cur: bytes,
+                rlim_max: bytes,
+            };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let status = cmd.status().expect("run wf");
+    use std::os::unix::process::ExitStatusExt;
+    status.signal() == Some(libc::SIGXFSZ)
+}
+
+fn file_len(path: &Path) -> u64 {
+    std::fs::metadata(path).map_or(0, |m| m.len())
+}
+
+/// Task ids and statuses, in order.
+fn statuses(state: &Value) -> Vec<(String, String)> {
+    state["tasks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|t| {
+            (
+                t["id"].as_str().unwrap_or("").to_string(),
+                t["status"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect()
+}
+
+fn events_of(t: &Test, kind: &str) -> usize {
+    check_event_log(&t.workflow_dir().join("events.jsonl"))
+        .iter()
+        .filter(|e| e["type"] == kind)
+        .count()
+}
+
+/// A plan of `n` tasks with long texts: its state is many times the size of a
+/// two-task one.
+fn big_plan(n: usize) -> String {
+    let tasks: Vec<T<'_>> = (1..=n)
+        .map(|i| {
+            let id: &'static str = Box::leak(format!("T{i}").into_boxed_str());
+            task(id, "a").verify("true").field("说明", "x".repeat(300))
+        })
+        .collect();
+    plan(&tasks)
+}
+
+#[test]
+fn regression_a_reimport_stopped_before_its_save_left_a_mixed_view() {
+    // `workflow-start --force` appended its status and plan.imported events, then
+    // was stopped writing the new state: readers folded those events onto the old
+    // snapshot and saw the old tasks in a `planned` workflow.
+    let t = Test::new();
+    let small = plan(&[
+        task("T1", "a").verify("true"),
+        task("T2", "a").verify("true"),
+    ]);
+    start(&t, &small);
+    t.wf(&["workflow-execute", "--ci", "--all"]).ok();
+    let dir = t.workflow_dir();
+    let before = t.state_file();
+    assert_eq!(before["status"], "completed");
+    let limit = [
+        file_len(&dir.join("workflow-state.json")),
+        file_len(&dir.join("events.jsonl")),
+    ]
+    .into_iter()
+    .max()
+    .unwrap_or(0)
+        + 4096;
+    let mut edited = small.clone();
+    edited.push_str(
+        &big_plan(40)
+            .replace("# Tasks: test plan\n\n", "")
+            .replace("## T1:", "## T101:")
+            .replace("## T2:", "## T102:"),
+    );
+    t.write("tasks.md", &edited);
+    assert!(
+        run_with_file_limit(&t, &["workflow-start", "--force", "tasks.md"], limit),
+        "the re-import was not stopped by the file-size limit"
+    );
+    let raw = t.state_file();
+    let seen = t.state();
+    assert_eq!(
+        seen["status"], raw["status"],
+        "status and the raw file disagree"
+    );
+    assert_eq!(statuses(&seen), statuses(&raw));
+    assert_eq!(seen["status"], "completed", "the old workflow, whole");
+    assert_eq!(statuses(&seen), statuses(&before));
+    // Run again, it imports once: one change record, one backup, one re-import event.
+    t.wf(&["workflow-start", "--force", "tasks.md"]).ok();
+    let raw = t.state_file();
+    assert_eq!(raw["tasks"].as_array().map(Vec::len), Some(42));
+    assert_eq!(raw["delta_tracking"]["change_counter"], 1);
+    assert_eq!(
+        events_of(&t, "plan.imported"),
+        2,
+        "one per import that happened"
+    );
+    let backups = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("backup-"))
+        .count();
+    assert_eq!(backups, 1);
+    assert_eq!(statuses(&t.state()), statuses(&raw));
+}
+
+#[test]
+fn regression_a_first_start_stopped_before_its_save_left_phantom_events() {
+    // The first `workflow-start` appended `idle → planned` and `plan.imported`, then
+    // was stopped writing the state: the log described a workflow that never was,
+    // and the next start appended the same events again.
+    let t = Test::new();
+    let text = big_plan(40);
+    t.write("tasks.md", &text);
+    assert!(
+        run_with_file_limit(
+            &t,
+            &["workflow-start", "tasks.md"],
+            text.len() as u64 + 2048
+        ),
+        "the start was not stopped by the file-size limit"
+    );
+    assert!(!t.workflow_dir().join("workflow-state.json").exists());
+    assert_ne!(t.wf(&["status", "--json"]).code, 0, "no workflow yet");
+    t.wf(&["workflow-start", "tasks.md"]).ok();
+    assert_eq!(events_of(&t, "plan.imported"), 1);
+    assert_eq!(events_of(&t, "workflow.status_changed"), 1);
+    let stray: Vec<String> = std::fs::read_dir(t.workflow_dir())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".tmp-") || n.starts_with(".staged-"))
+        .collect();
+    assert!(stray.is_empty(), "left behind: {stray:?}");
+    assert_eq!(statuses(&t.state()), statuses(&t.state_file()));
+}
+
+#[test]
+fn regression_the_snapshot_never_caught_up_after_a_kill_before_the_final_save() {
+    // Killed just before its final snapshot rename, a run left `workflow-state.json`
+    // at `planned` with every task pending while `wf status` (which folds the log)
+    // said completed, and neither `resume` nor `workflow-execute` rewrote it.
+    let t = Test::new();
+    start(
+        &t,
+        &plan(&[
+            task("T1", "a").verify("true"),
+            task("T2", "a").verify("true"),
+        ]),
+    );
+    let path = t.workflow_dir().join("workflow-state.json");
+    let planned = std::fs::read(&path).unwrap();
+    t.wf(&["workflow-execute", "--ci", "--all"]).ok();
+    // What the kill leaves: the log holds the whole run, the snapshot is older; and a
+    // temp file of the write that was under way.
+    std::fs::write(&path, &planned).unwrap();
+    std::fs::write(t.workflow_dir().join(".tmp-4242-0-0"), "{\"half\":").unwrap();
+    assert_eq!(t.state()["status"], "completed");
+    assert_eq!(t.state_file()["status"], "planned");
+    t.wf(&["resume", "--ci"]);
+    let raw = t.state_file();
+    assert_eq!(raw["status"], "completed", "the raw file did not catch up");
+    assert!(statuses(&raw).iter().all(|(_, s)| s == "completed"));
+    assert!(
+        !t.workflow_dir().join(".tmp-4242-0-0").exists(),
+        "a killed write's temp file was not swept"
+    );
 }

@@ -12,6 +12,7 @@ mod constraints;
 mod crash;
 mod execute;
 mod executors;
+mod faults;
 mod foundation;
 mod hardening;
 mod hooks;

@@ -1,0 +1,229 @@
+//! The file helpers every durable write of `wf` goes through.
+//!
+//! - A file `wf` creates is opened with `O_NOFOLLOW|O_CREAT|O_EXCL` and mode 0644
+//!   ([`create_new`]): a link or file planted where it goes is never written through.
+//!   A file rewritten in place of an old one is either written to a new temp file and
+//!   renamed over it ([`write_atomic`]: a crash leaves the old or the new content,
+//!   never a torn one, and the rename replaces a planted link instead of following
+//!   it), or the old entry is unlinked first and the file created anew
+//!   ([`replace_new`]).
+//! - Files opened for appending (the event log, the lock file) are opened with
+//!   `O_NOFOLLOW` ([`open_append`]).
+//! - Temp files are `.tmp-*` in the target's directory; those a killed writer leaves
+//!   are removed by the next writer, under the lock ([`sweep_tmp`]).
+//! - Each create, write, fsync and rename here is a fault point for the
+//!   `WF_TEST_FAULT` hook (see `testing`), so the test suite can fail any of them.
+
+use std::io::Write;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::error::{Result, WfError};
+use crate::testing::{fault, Op};
+
+/// Prefix of the temp files of [`write_atomic`].
+pub const TMP_PREFIX: &str = ".tmp-";
+
+fn io_error(what: &str, path: &Path, e: std::io::Error) -> WfError {
+    WfError::io(&e, format!("cannot {what} {}: {e}", path.display()))
+}
+
+/// Creates a new file for writing, mode 0644: `O_NOFOLLOW|O_CREAT|O_EXCL`, so it
+/// fails on anything already there, a symbolic link included.
+pub fn create_new(path: &Path) -> Result<std::fs::File> {
+    fault(Op::Create)
+        .and_then(|()| {
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o644)
+                .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+                .open(path)
+        })
+        .map_err(|e| io_error("create", path, e))
+}
+
+/// [`create_new`] in place of whatever is at `path`: an old file — or a link planted
+/// there — is unlinked first (unlinking a link removes the link, not its target).
+pub fn replace_new(path: &Path) -> Result<std::fs::File> {
+    match std::fs::remove_file(path) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(io_error("replace", path, e)),
+    }
+    create_new(path)
+}
+
+/// Opens a file of the workflow dir for appending, creating it (mode 0644) if
+/// missing: a regular file only, never through a link ([`fsutil::open_regular`]).
+///
+/// [`fsutil::open_regular`]: crate::state::fsutil::open_regular
+pub fn open_append(path: &Path) -> Result<fs_err::File> {
+    fault(Op::Create).map_err(|e| io_error("open", path, e))?;
+    crate::state::fsutil::open_regular(path, true)
+}
+
+/// Writes all of `bytes`. A failed write may have written part of them.
+pub fn write_all(file: &mut std::fs::File, bytes: &[u8]) -> std::io::Result<()> {
+    if let Err(e) = fault(Op::Write) {
+        // What a full disk does to an append: part of the line is on disk.
+        let _ = file.write_all(&bytes[..bytes.len() / 2]);
+        return Err(e);
+    }
+    file.write_all(bytes)
+}
+
+/// `fsync` of a file's data (and of its size when it grew).
+pub fn sync_data(file: &std::fs::File) -> std::io::Result<()> {
+    fault(Op::Fsync)?;
+    file.sync_data()
+}
+
+/// `rename(2)`, atomic within one file system.
+pub fn rename(from: &Path, to: &Path) -> Result<()> {
+    fault(Op::Rename)
+        .and_then(|()| std::fs::rename(from, to))
+        .map_err(|e| {
+            WfError::io(
+                &e,
+                format!("cannot rename {} to {}: {e}", from.display(), to.display()),
+            )
+        })
+}
+
+/// Makes the entries of `dir` (creations, renames) durable.
+pub fn sync_dir(dir: &Path) -> Result<()> {
+    fault(Op::Fsync)
+        .and_then(|()| std::fs::File::open(dir))
+        .and_then(|d| d.sync_all())
+        .map_err(|e| io_error("sync", dir, e))
+}
+
+/// Creates one directory, mode 0755; `Ok(false)` when it already exists.
+pub fn create_dir(path: &Path) -> Result<bool> {
+    let made = fault(Op::Create).and_then(|()| {
+        std::fs::DirBuilder::new()
+            .mode(0o755)
+            .recursive(false)
+            .create(path)
+    });
+    match made {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
+        Err(e) => Err(io_error("create", path, e)),
+    }
+}
+
+/// Writes `bytes` to `path` so that a crash leaves the old or the new content.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    write_atomic_with(path, |file| file.write_all(bytes))
+}
+
+/// [`write_atomic`] with the content written by `fill` into the temp file: a new
+/// `.tmp-*` file beside `path`, filled, synced, renamed over `path`; then the
+/// directory is synced. A failure removes the temp file.
+pub fn write_atomic_with(
+    path: &Path,
+    fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+) -> Result<()> {
+    let dir = path
+        .parent()
+        .ok_or_else(|| WfError::usage(format!("{} has no parent directory", path.display())))?;
+    crate::state::store::refuse_symlink(path)?;
+    let (tmp, mut file) = new_tmp(dir)?;
+    let filled = fault(Op::Write)
+        .and_then(|()| fill(&mut file))
+        .and_then(|()| sync_data(&file));
+    drop(file);
+    if let Err(e) = filled {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(io_error("write", path, e));
+    }
+    crate::testing::crash_point("before-rename");
+    if let Err(e) = rename(&tmp, path) {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
+    }
+    sync_dir(dir)
+}
+
+/// A new temp file in `dir`, named so that no two writers (or attempts) collide.
+fn new_tmp(dir: &Path) -> Result<(PathBuf, std::fs::File)> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    loop {
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let path = dir.join(format!("{TMP_PREFIX}{}-{nanos:x}-{n}", std::process::id()));
+        match create_new(&path) {
+            Ok(file) => return Ok((path, file)),
+            // A stale temp file of an earlier process with this pid: next name.
+            Err(_) if n < 64 && path.symlink_metadata().is_ok() => continue,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Removes the `.tmp-*` files killed writers left in `dir`. Only the holder of the
+/// writer's lock may call it: every temp file is written under that lock.
+pub fn sweep_tmp(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let is_tmp = entry
+            .file_name()
+            .to_str()
+            .is_some_and(|n| n.starts_with(TMP_PREFIX));
+        if is_tmp
+            && entry
+                .file_type()
+                .is_ok_and(|t| t.is_file() || t.is_symlink())
+        {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn create_new_refuses_a_planted_link_and_an_existing_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("target");
+        std::fs::write(&target, "keep").unwrap();
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        assert!(create_new(&link).is_err());
+        assert!(create_new(&target).is_err());
+        // replace_new removes the link and creates a file in its place.
+        let mut f = replace_new(&link).unwrap();
+        f.write_all(b"new").unwrap();
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep");
+        assert_eq!(std::fs::read_to_string(&link).unwrap(), "new");
+        assert!(!std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+    }
+
+    #[test]
+    fn write_atomic_leaves_no_temp_file_and_sweep_removes_stale_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.json");
+        write_atomic(&path, b"one").unwrap();
+        write_atomic(&path, b"two").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "two");
+        std::fs::write(dir.path().join(".tmp-1-2-3"), "stale").unwrap();
+        sweep_tmp(dir.path());
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("f.json")]);
+    }
+}
