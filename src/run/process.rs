@@ -532,12 +532,22 @@ fn spawn_error(prog: &str, e: &std::io::Error) -> String {
 /// or if it was removed — but never following a link planted where the log goes.
 pub fn open_log(path: &Path) -> std::io::Result<std::fs::File> {
     let open = || {
-        std::fs::OpenOptions::new()
+        // O_NONBLOCK: opening a FIFO planted here returns at once instead of waiting
+        // for a reader; it is then refused below. It changes nothing for a file.
+        let file = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
             .mode(0o644)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-            .open(path)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_NONBLOCK)
+            .open(path)?;
+        if file.metadata()?.is_file() {
+            Ok(file)
+        } else {
+            Err(std::io::Error::other(format!(
+                "{} is not a regular file",
+                path.display()
+            )))
+        }
     };
     match open() {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -553,7 +563,7 @@ pub fn open_log(path: &Path) -> std::io::Result<std::fs::File> {
 /// The last `max_lines` lines of a log file, reading at most 64 KiB of it.
 pub fn tail(path: &Path, max_lines: usize) -> String {
     const MAX: u64 = 64 * 1024;
-    let Ok(mut f) = std::fs::File::open(path) else {
+    let Ok(mut f) = crate::state::fsutil::open_regular(path, false) else {
         return String::new();
     };
     let len = f.metadata().map(|m| m.len()).unwrap_or(0);

@@ -438,3 +438,20 @@ fn a_verify_command_over_128_kib_is_refused_at_import() {
     );
     assert!(!t.workflow_dir().join("workflow-state.json").exists());
 }
+
+#[test]
+fn a_fifo_at_a_task_log_does_not_hang_execute() {
+    let t = Test::new();
+    start(&t, &plan(&[task("T1", "a").verify("echo output; false")]));
+    let logs = t.workflow_dir().join("logs");
+    std::fs::create_dir_all(&logs).unwrap();
+    mkfifo(&logs.join("T1.1.log"));
+    let run = within(t.command(&["workflow-execute"]), 10).code(1);
+    let state = t.state();
+    let reason = state["tasks"][0]["failure_reason"].as_str().unwrap_or("");
+    assert!(
+        reason.contains("exited with 1") && reason.contains("cannot write the log"),
+        "{reason} / {}",
+        run.stderr
+    );
+}
