@@ -2,7 +2,7 @@
 //!
 //! The binary (`main.rs`) is a thin shell around [`run_cli`]. The library exists so
 //! fuzz targets, benchmarks and property tests reach the parsers and the store
-//! directly. Layout (DESIGN.md §9): `commands` → `run` → `state`/`plan`; `report`
+//! directly. Layout (docs/ARCHITECTURE.md): `commands` → `run` → `state`/`plan`; `report`
 //! turns results into text; nothing below `commands` prints or knows clap.
 
 // Every write to stdout and stderr goes through `output`, which never panics.

@@ -1,6 +1,6 @@
 //! Which project `wf` acts on, its id, and where its workflow lives.
 //!
-//! DESIGN.md §1: the project is `-C DIR`, else the git top level, else the current
+//! docs/state-file.md "Where it lives": the project is `-C DIR`, else the git top level, else the current
 //! directory; its id is `project.id` from the config or the first 12 hex digits of the
 //! MD5 of its canonical path (as the plugin computes it, so both find the same state);
 //! the workflow dir is `<home>/<id>/` with home `$WF_HOME` or `~/.claude/workflows`.

@@ -1,5 +1,5 @@
 //! `wf constraints add|list|remove|promote|merge|verify`: the workflow's constraints
-//! (seed 004, DESIGN.md §7) from the shell.
+//! (docs/constraints.md) from the shell.
 //!
 //! `list` reads without a lock. Every other subcommand is one locked
 //! read-modify-write: change `state.constraints` through `crate::constraints`, emit

@@ -189,7 +189,7 @@ fn report_to_ci(session: &Session, args: &ExecuteArgs, out: &Output) -> Result<(
 
 /// We hold the lock, so no live run owns a task: any task still `in_progress` that
 /// was not handed off is left over from a crash. Its processes are ended (they live
-/// in their own process groups), it goes back to pending (seed 000 §7: completed
+/// in their own process groups), it goes back to pending (docs/execution.md "Crash recovery": completed
 /// tasks are kept, in-progress ones retried), and a `running` workflow counts as
 /// paused.
 fn recover_interrupted(session: &mut Session, out: &Output) -> Result<()> {

@@ -1,4 +1,4 @@
-//! `wf resources`: the executor pool as a capability catalog (seed 002 §2.1): for
+//! `wf resources`: the executor pool as a capability catalog (docs/executors.md): for
 //! each capability, how many executors offer it, how many are usable, and each one's
 //! level and status. Read-only; it needs no workflow, only the project config.
 

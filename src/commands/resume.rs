@@ -1,8 +1,8 @@
 //! `wf resume`: continue a paused, interrupted, blocked or failed workflow.
 //!
 //! In a project with a workflow it is `workflow-execute` with recovery. Outside one it
-//! lists the resumable workflows under the home, most promising first (seed 001 §5:
-//! runnable > priority > most recently updated), and resumes the one picked.
+//! lists the resumable workflows under the home, most promising first
+//! (docs/execution.md "Resume": runnable > priority > most recently updated), and resumes the one picked.
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;

@@ -262,7 +262,7 @@ fn fresh_state(
     state
 }
 
-/// seed 004 `collaboration`, from the agent CLIs on PATH.
+/// The state's `collaboration` (docs/state-file.md), from the agent CLIs on PATH.
 fn collaboration() -> Value {
     let found: Vec<&str> = ["codex", "gemini", "claude"]
         .into_iter()

@@ -62,7 +62,7 @@ pub fn run(
         }
     }
     if state.status == WorkflowStatus::Blocked {
-        // seed 004: blocked → running on unblock. Nothing runs until the next
+        // blocked → running on unblock (docs/state-machines.md). Nothing runs until the next
         // execute, so the workflow rests as paused rather than claim to be running.
         session.set_workflow_status(WorkflowStatus::Running, None)?;
         session.set_workflow_status(

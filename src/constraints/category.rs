@@ -65,7 +65,7 @@ mod tests {
     }
 
     #[test]
-    fn seed_examples() {
+    fn the_documented_examples() {
         assert_eq!(detect("API 响应必须包含 requestId"), "interface");
         assert_eq!(detect("建议使用 zod 进行输入验证"), "data");
     }

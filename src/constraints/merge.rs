@@ -1,5 +1,5 @@
-//! Merging the constraint sets several models produced in parallel (seed 004
-//! `mergeConstraints`), with every item a cap or the intersection left out reported.
+//! Merging the constraint sets several models produced in parallel (docs/constraints.md
+//! "Merge"), with every item a cap or the intersection left out reported.
 //!
 //! - hard: union, deduplicated by id (the first occurrence wins), at most 7;
 //! - soft: union deduplicated by description, ranked by how many *sets* contain that
@@ -8,7 +8,7 @@
 //! - successCriteria: intersection of the sets that list any (an empty list does not
 //!   veto), in the first such set's order, at most 7.
 //!
-//! Pure: no I/O, no ids invented. The seed silently `slice`s; here whatever does not
+//! Pure: no I/O, no ids invented. A silent cut would lose work; here whatever does not
 //! make it is returned beside the result so the caller can say so.
 
 use std::collections::{HashMap, HashSet};

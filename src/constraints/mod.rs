@@ -1,4 +1,4 @@
-//! The workflow's constraints (seed 004, DESIGN.md §7): adding, removing, promoting,
+//! The workflow's constraints (docs/constraints.md): adding, removing, promoting,
 //! merging model outputs and verifying hard constraints, as edits of
 //! `state.constraints`.
 //!
@@ -73,11 +73,11 @@ pub fn add(constraints: &mut Constraints, new: NewConstraint) -> Result<Constrai
     } else {
         (&constraints.soft, merge::MAX_SOFT, "soft")
     };
-    // The seed caps each list; refusing here keeps a later merge from dropping what
+    // Each list is capped (docs/constraints.md "The record"); refusing here keeps a later merge from dropping what
     // the user added by hand.
     if list.len() >= cap {
         return Err(WfError::usage(format!(
-            "there are already {cap} {kind} constraints, the most seed 004 allows; remove one first (`wf constraints remove ID`)"
+            "there are already {cap} {kind} constraints, the most a workflow keeps; remove one first (`wf constraints remove ID`)"
         )));
     }
     if let Some(dup) = list.iter().find(|c| c.description == description) {
@@ -132,7 +132,7 @@ pub fn promote(constraints: &mut Constraints, id: &str) -> Result<Constraint> {
     }
     if constraints.hard.len() >= merge::MAX_HARD {
         return Err(WfError::usage(format!(
-            "cannot promote {id}: there are already {} hard constraints, the most seed 004 allows; remove one first",
+            "cannot promote {id}: there are already {} hard constraints, the most a workflow keeps; remove one first",
             merge::MAX_HARD
         )));
     }

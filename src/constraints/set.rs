@@ -1,5 +1,4 @@
-//! Reading a constraint-set file: one model's analysis output (seed 004
-//! `ConstraintSet`), as `wf constraints merge` takes it.
+//! Reading a constraint-set file: one model's analysis output, as `wf constraints merge` takes it.
 //!
 //! Errors name the file, line and column of the offending value, including a wrong
 //! enum value (`"category": "speed"`), because the file is checked against a strict

@@ -1,4 +1,4 @@
-//! The words a constraint's fields may hold (seed 004 `Constraint`): one definition
+//! The words a constraint's fields may hold (docs/constraints.md): one definition
 //! for `wf constraints add`'s flags (clap) and for checking a set file (serde).
 
 use clap::ValueEnum;

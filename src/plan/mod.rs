@@ -1,6 +1,6 @@
 //! Reading plans: from a markdown file to a validated task graph.
 //!
-//! Two formats are accepted (DESIGN.md §3): claude-workflow `tasks.md` (`## T1: name`
+//! Two formats are accepted (docs/plans.md): claude-workflow `tasks.md` (`## T1: name`
 //! headings followed by `- **字段**: 值` fields, see `claude.rs` and `fields.rs`) and spec-kit
 //! `tasks.md` (`- [ ] T001 [P] [US1] description` lines under `## Phase N: …`
 //! headings, see `speckit.rs`). [`parse`] detects the format, builds the tasks and
@@ -8,7 +8,7 @@
 //! every file as it was. Every error is one line, `<file>:<line>: <what>; <fix>`.
 //!
 //! Around the parsers: [`classify`] marks tasks that wait on an external input
-//! (seed 004 `classifyTaskDependencies`), [`audit`] runs the zero-decision audit,
+//! (docs/plans.md "Classification"), [`audit`] runs the zero-decision audit,
 //! [`diff`] compares two imports, [`mirror`] writes task statuses back into the plan
 //! text and [`render`] writes a plan from tasks (fixtures and property tests).
 

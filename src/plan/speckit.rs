@@ -274,7 +274,8 @@ pub(crate) fn deferred_span(desc: &str) -> Option<(usize, usize)> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum DepRef {
     One(String),
-    Range(String, String),
+    /// The word as written, and the ids at its two ends.
+    Range(String, String, String),
 }
 
 /// The deps a text names and the byte spans that name them (cut from the text).
@@ -464,8 +465,8 @@ fn resolve(
 }
 
 /// The ids a dependency stands for, or the first id that is not a task. A range
-/// `A-B` is every task from A to B in document order (a task literally named `A-B`
-/// wins).
+/// `A-B` is every task from A to B in document order (a task literally named `A-B`,
+/// or `A..B`, wins).
 fn expand(
     r: &DepRef,
     index: &HashMap<String, usize>,
@@ -482,10 +483,9 @@ fn expand(
     };
     match r {
         DepRef::One(id) => find(id).map(|i| ids.get(i..=i).unwrap_or(&[]).to_vec()),
-        DepRef::Range(a, b) => {
-            let whole = format!("{a}-{b}");
-            if index.contains_key(&whole) {
-                return Ok(vec![whole]);
+        DepRef::Range(whole, a, b) => {
+            if index.contains_key(whole) {
+                return Ok(vec![whole.clone()]);
             }
             let from = find(a)?;
             let to = find(b)?;
@@ -505,7 +505,7 @@ fn dep_word(w: &str) -> Option<DepRef> {
     for sep in ["..", "–", "—", "-"] {
         if let Some((a, b)) = w.split_once(sep) {
             if t_shape(a) && t_shape(b) && !b.contains(sep) {
-                return Some(DepRef::Range(a.to_string(), b.to_string()));
+                return Some(DepRef::Range(w.to_string(), a.to_string(), b.to_string()));
             }
         }
     }
@@ -1233,6 +1233,13 @@ mod tests {
         assert_eq!(t[1].name, "b [NEEDS CLARIFICATION]");
         assert_eq!(t[2].story.as_deref(), Some("US1+US5"));
         assert!(!is_story("P") && !is_story("id") && !is_story("T001"));
+    }
+
+    #[test]
+    fn an_id_with_dots_in_depends_on_is_that_task_not_a_range() {
+        // Found by the round-trip property test: `T0..T0` read as the range T0 to T0.
+        let t = parse_text("- [ ] T0..T0 a\n- [ ] T1 b (depends on T0..T0)\n");
+        assert_eq!(deps(&t, "T1"), ["T0..T0"]);
     }
 
     #[test]

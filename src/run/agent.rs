@@ -2,7 +2,7 @@
 //!
 //! Seed 003 §10 handshake: the executor process starting is the ack; a program that
 //! cannot be started is a nack (DISPATCH_FAILED), kept apart from a failure after the
-//! start (EXECUTION_FAILED). The seed's 30 s dispatch timeout has nothing to wait for
+//! start (EXECUTION_FAILED). A dispatch timeout (docs/executors.md) has nothing to wait for
 //! here: a local spawn succeeds or fails at once (std waits for the `exec`), so the
 //! only deadline is the executor's own timeout, which is an execution failure. Seed 001's claim-evidence rule: whatever the executor
 //! claims, the task's own checks (验证命令, step checks, declared files) decide; a
@@ -199,7 +199,7 @@ fn real_run(
             .task(&task.id)
             .executor(&name, role),
     );
-    // The executor's result, as its own event (seed 003 task_execution_result).
+    // The executor's result, as its own event (docs/events.md).
     let report = |emit: &mut dyn FnMut(NewEvent), data: serde_json::Value| {
         emit(
             NewEvent::new("task.execution_result", data)

@@ -1,4 +1,4 @@
-//! Context metrics, as the original plugin keeps them (seed 004 `contextMetrics`).
+//! Context metrics, as the original plugin keeps them (docs/state-file.md `contextMetrics`).
 //!
 //! They protect an agent's context window, so only tasks done by an agent (handed
 //! off or dispatched to an executor) count towards the consecutive-task limit; a shell

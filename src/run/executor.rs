@@ -1,4 +1,4 @@
-//! Executors as a resource pool (seeds 000–003): agent CLIs from the project config,
+//! Executors as a resource pool (docs/executors.md): agent CLIs from the project config,
 //! matched to tasks by capability, allocated and released, with escalation to the
 //! strongest available one after a failure.
 //!
@@ -43,7 +43,7 @@ impl Executor {
     }
 }
 
-/// The pool's view of one capability (seed 002 §2.1 `getCapabilityCatalog`).
+/// The pool's view of one capability (docs/executors.md "Capabilities").
 #[derive(Debug, Clone, Serialize)]
 pub struct CatalogEntry {
     pub capability: String,
@@ -65,7 +65,7 @@ pub struct CatalogResource {
     pub error: Option<String>,
 }
 
-/// How mock rehearsal answers for a role (seed 001 §7).
+/// How mock rehearsal answers for a role (docs/executors.md, `--mock`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MockOutcome {
     Success,

@@ -1,6 +1,6 @@
 //! Doing one task, on a worker thread: its checks, its test verifier, its quality
 //! gate, its commit. The scheduler decides *whether* a task runs; this decides what
-//! running it means (DESIGN.md §5 "Doing a task").
+//! running it means (docs/execution.md "Doing a task").
 //!
 //! Order: the task's commands (验证命令, then backticked step checks) through
 //! `sh -c` in the project; `run_tests` through the project's test verifier; for a
@@ -29,7 +29,7 @@ pub struct WorkCtx {
     pub config: Config,
     pub children: Children,
     /// The workflow's hard constraints: each one with a `verifyCmd` must hold at
-    /// every quality gate (seed 004).
+    /// every quality gate (docs/constraints.md).
     pub hard_constraints: Vec<Constraint>,
 }
 
@@ -51,7 +51,7 @@ pub enum Verdict {
     Failed {
         reason: String,
     },
-    /// The executor never started (seed 003 DISPATCH_FAILED); `unrecoverable` when
+    /// The executor never started (a dispatch failure, docs/executors.md); `unrecoverable` when
     /// retrying cannot help (its program is missing).
     DispatchFailed {
         reason: String,
@@ -350,7 +350,7 @@ fn quality_gate(
     (record, result)
 }
 
-/// The final verifiers of a finished workflow (seed 000 verifyDeliverables): every
+/// The final verifiers of a finished workflow (docs/execution.md "Completion"): every
 /// hard constraint with a `verifyCmd`, run once more on the finished work. `Err` is
 /// the reason it cannot be called complete.
 pub fn final_verifiers(ctx: &WorkCtx) -> Result<(), String> {

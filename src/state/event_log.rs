@@ -32,7 +32,7 @@ pub struct Event {
     pub task_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub executor: Option<String>,
-    /// Who acted, shown as `{loop}.{role}` (seed 003 §12), e.g. `wf.orchestrator`.
+    /// Who acted, shown as `{loop}.{role}` (docs/events.md "Envelope"), e.g. `wf.orchestrator`.
     pub actor: String,
     pub role: String,
     #[serde(default)]

@@ -2,7 +2,7 @@
 //!
 //! Every status change in `wf` goes through [`WorkflowStatus::to`] or
 //! [`TaskStatus::to`]; a move that is not in the table is an error naming both
-//! states, never a silent overwrite (DESIGN.md §4, seed 004).
+//! states, never a silent overwrite (docs/state-machines.md).
 
 use std::fmt;
 
@@ -27,7 +27,7 @@ pub enum WorkflowStatus {
 use WorkflowStatus as W;
 
 /// `(from, to)`: the workflow moves `wf` makes. Seed 004's table, plus `→ planned`
-/// for a re-import of an edited plan (seed 003 minor/full replan).
+/// for a re-import of an edited plan (docs/plans.md "Re-import").
 const WORKFLOW_MOVES: &[(WorkflowStatus, WorkflowStatus)] = &[
     (W::Idle, W::Planned),
     (W::Planned, W::Running),
@@ -186,7 +186,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn seed_004_workflow_moves_are_allowed() {
+    fn the_documented_workflow_moves_are_allowed() {
         for (from, to) in [
             (W::Idle, W::Planned),
             (W::Planned, W::Running),

@@ -1,6 +1,6 @@
 //! The typed model of `workflow-state.json`.
 //!
-//! The top level follows seed 004 and the plugin's real files: snake_case at the top,
+//! The top level follows the plugin's real files (docs/state-file.md): snake_case at the top,
 //! camelCase inside `contextMetrics`, `constraints` and `zeroDecisionAudit`. Every
 //! struct carries an `extra` map so fields `wf` does not know survive a load and a
 //! save; fields `wf` only passes through stay `serde_json::Value`.

@@ -1,4 +1,4 @@
-//! The ready queue's membership test (DESIGN.md §5, seed 000 `classifyTasks`).
+//! The ready queue's membership test (docs/execution.md "The ready queue").
 //!
 //! A task is ready when it is pending, not held by an external blocker, and every
 //! dependency is completed or skipped. Shared by `status`, `next` and the execution
