@@ -139,14 +139,6 @@ pub fn one_line(text: &str) -> String {
     out
 }
 
-/// `Err(WfError)` with a formatted message: `bail!(Usage, "…{x}…")`.
-#[macro_export]
-macro_rules! bail {
-    ($kind:ident, $($arg:tt)*) => {
-        return Err($crate::error::WfError::new($crate::error::ErrorKind::$kind, format!($($arg)*)))
-    };
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
