@@ -171,7 +171,7 @@ fn without_code_spans(text: &str) -> String {
         let from = rest.get(start..).unwrap_or("");
         let run = from.bytes().take_while(|b| *b == b'`').count();
         let body = from.get(run..).unwrap_or("");
-        match closing_run(body, run) {
+        match doc::find_closing_run(body, run) {
             Some(end) => {
                 out.push(' ');
                 rest = body.get(end + run..).unwrap_or("");
@@ -184,28 +184,6 @@ fn without_code_spans(text: &str) -> String {
     }
     out.push_str(rest);
     out
-}
-
-fn closing_run(body: &str, run: usize) -> Option<usize> {
-    let bytes = body.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes.get(i) == Some(&b'`') {
-            let n = bytes
-                .get(i..)
-                .unwrap_or(&[])
-                .iter()
-                .take_while(|b| **b == b'`')
-                .count();
-            if n == run {
-                return Some(i);
-            }
-            i += n;
-        } else {
-            i += 1;
-        }
-    }
-    None
 }
 
 /// Runs of ASCII non-space characters that are URLs, paths or file names, replaced

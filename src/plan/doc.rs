@@ -254,7 +254,8 @@ pub(crate) fn code_spans(s: &str) -> Vec<&str> {
     out
 }
 
-fn find_closing_run(body: &str, run: usize) -> Option<usize> {
+/// Where the run of exactly `run` backticks that closes a code span starts in `body`.
+pub(crate) fn find_closing_run(body: &str, run: usize) -> Option<usize> {
     let bytes = body.as_bytes();
     let mut i = 0;
     while i < bytes.len() {

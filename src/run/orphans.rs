@@ -48,23 +48,17 @@ pub fn children() -> Vec<i32> {
             .filter_map(|p| p.parse::<i32>().ok())
             .collect();
     }
-    let mut pids = Vec::new();
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return pids;
-    };
-    for entry in entries.flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<i32>().ok())
-        else {
-            continue;
-        };
-        if stat_fields(pid).is_some_and(|f| f.ppid == me) {
-            pids.push(pid);
-        }
-    }
-    pids
+    all_pids()
+        .filter(|pid| stat_fields(*pid).is_some_and(|f| f.ppid == me))
+        .collect()
+}
+
+/// Every process id in `/proc` (none when it cannot be read).
+fn all_pids() -> impl Iterator<Item = i32> {
+    std::fs::read_dir("/proc")
+        .into_iter()
+        .flat_map(|entries| entries.flatten())
+        .filter_map(|entry| entry.file_name().to_str()?.parse::<i32>().ok())
 }
 
 /// What the sweep needs to know of one child of `wf`.
@@ -155,23 +149,13 @@ pub fn reap(pid: i32) {
 /// belongs to `workflow_dir`; returns the groups it ended.
 pub fn kill_orphans(workflow_dir: &Path) -> Vec<i32> {
     let needle = format!("WF_WORKFLOW_DIR={}", workflow_dir.display());
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
     let me = std::process::id() as i32;
     let mut groups = Vec::new();
-    for entry in entries.flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<i32>().ok())
-        else {
-            continue;
-        };
+    for pid in all_pids() {
         if pid == me {
             continue;
         }
-        let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
+        let Ok(environ) = std::fs::read(format!("/proc/{pid}/environ")) else {
             continue;
         };
         if !environ
