@@ -18,6 +18,8 @@ use crate::error::Result;
 use crate::run::agent::{self, Dispatch};
 use crate::run::context;
 use crate::run::executor::{Executor, Pool};
+use crate::run::policy::{self, Assignment, Next, OutcomeFacts, StopCheck};
+pub use crate::run::policy::{agent_actions, needs_agent, Mode, Stop};
 use crate::run::signals;
 use crate::run::work::{self, Part, TaskOutcome, Verdict, WorkCtx};
 use crate::run::workers::Workers;
@@ -26,31 +28,6 @@ use crate::state::model::Task;
 use crate::state::{Session, TaskStatus, WorkflowStatus};
 
 pub const SNAPSHOT_EVERY: Duration = Duration::from_secs(2);
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
-    Step,
-    Phase,
-    All,
-}
-
-impl Mode {
-    pub fn state_name(self) -> &'static str {
-        match self {
-            Mode::Step => "step",
-            Mode::Phase => "phase",
-            Mode::All => "quality_gate",
-        }
-    }
-
-    pub fn from_state_name(name: &str) -> Mode {
-        match name {
-            "step" => Mode::Step,
-            "quality_gate" | "all" => Mode::All,
-            _ => Mode::Phase,
-        }
-    }
-}
 
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -63,36 +40,6 @@ pub struct Options {
     pub design_chars: usize,
     /// Bounded retries of a failed agent task, each on the strongest executor.
     pub max_retries: u32,
-}
-
-/// Why a run stopped.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Stop {
-    Completed,
-    Paused(String),
-    Blocked {
-        kinds: Vec<String>,
-        tasks: Vec<String>,
-    },
-    Failed {
-        task: Option<String>,
-        reason: String,
-    },
-    HandedOff(String),
-    Interrupted,
-}
-
-impl Stop {
-    pub fn exit_code(&self) -> i32 {
-        use crate::error::ErrorKind;
-        match self {
-            Stop::Completed | Stop::Paused(_) => 0,
-            Stop::Failed { .. } => ErrorKind::Failed.exit_code(),
-            Stop::Blocked { .. } => ErrorKind::Blocked.exit_code(),
-            Stop::HandedOff(_) => ErrorKind::HandedOff.exit_code(),
-            Stop::Interrupted => ErrorKind::Interrupted.exit_code(),
-        }
-    }
 }
 
 /// What the command shows while the run goes on.
@@ -150,18 +97,6 @@ enum Start {
     /// To executors; the first one's name is recorded on the task.
     Dispatched(Option<String>),
     HandOff,
-}
-
-/// A task the scheduler may start next, and how.
-enum Assignment {
-    /// Commands, verifiers, gate, commit: `wf` does it itself.
-    Command,
-    /// Needs an agent and no executor is configured: hand it off.
-    HandOff,
-    /// Needs executors with these capabilities.
-    Agent(Vec<String>),
-    /// Needs a capability no configured executor offers.
-    Missing(String),
 }
 
 impl<'a> Engine<'a> {
@@ -284,11 +219,7 @@ impl<'a> Engine<'a> {
         let mut run_phase: Option<String> = returned_phase;
         loop {
             if signals::count() > 0 && pending_stop != Some(Stop::Interrupted) {
-                let grace = if signals::count() > 1 {
-                    Duration::ZERO
-                } else {
-                    Duration::from_secs(2)
-                };
+                let grace = policy::interrupt_grace(signals::count());
                 self.ctx.children.interrupt(grace, || signals::count() > 1);
                 pending_stop = Some(Stop::Interrupted);
             }
@@ -297,16 +228,13 @@ impl<'a> Engine<'a> {
                     let Some(task) = self.next_ready(&running)? else {
                         break;
                     };
-                    // git_commit runs alone: `git add -A` must not take half-written
-                    // files of tasks still running, nor race them for the index.
-                    let commit_running = running
-                        .iter()
-                        .any(|id| self.task(id).is_some_and(|t| t.has_action("git_commit")));
-                    if commit_running || (task.has_action("git_commit") && !running.is_empty()) {
+                    let running_tasks: Vec<&Task> =
+                        running.iter().filter_map(|id| self.task(id)).collect();
+                    if policy::waits_for_commit(&task, &running_tasks) {
                         break;
                     }
                     if let Some(stop) =
-                        self.stop_before(&task, dispatched, &run_phase, !running.is_empty())
+                        self.stop_before(&task, dispatched, &run_phase, !running.is_empty())?
                     {
                         if running.is_empty() {
                             pending_stop = Some(stop);
@@ -319,11 +247,7 @@ impl<'a> Engine<'a> {
                             let outcome = TaskOutcome {
                                 task_id: task.id.clone(),
                                 verdict: Verdict::Failed {
-                                    reason: format!(
-                                        "task {} needs an agent ({}) and --ci does not hand off; configure an executor in wf.executors",
-                                        task.id,
-                                        agent_actions(&task).join(", ")
-                                    ),
+                                    reason: policy::ci_handoff_reason(&task),
                                 },
                                 gate: None,
                                 log: String::new(),
@@ -402,7 +326,7 @@ impl<'a> Engine<'a> {
                             });
                         }
                     }
-                    if self.opts.mode == Mode::Step && !self.opts.ci {
+                    if policy::one_at_a_time(self.opts.mode, self.opts.ci) {
                         break;
                     }
                 }
@@ -411,12 +335,10 @@ impl<'a> Engine<'a> {
                 if let Some(stop) = pending_stop.take() {
                     return Ok(stop);
                 }
-                if dispatched > 0
-                    && self.opts.mode == Mode::Step
-                    && !self.opts.ci
-                    && self.any_ready()?
+                if let Some(stop) =
+                    policy::step_done(self.opts.mode, self.opts.ci, dispatched, self.any_ready()?)
                 {
-                    return Ok(Stop::Paused("step mode: one task per run".into()));
+                    return Ok(stop);
                 }
                 match self.next_ready(&running)? {
                     Some(_) => continue,
@@ -433,7 +355,7 @@ impl<'a> Engine<'a> {
                         continue;
                     };
                     if let Some(stop) = self.apply_outcome(&task, outcome)? {
-                        if pending_stop.is_none() || stop == Stop::Interrupted {
+                        if policy::replaces(&pending_stop, &stop) {
                             pending_stop = Some(stop);
                         }
                     }
@@ -450,110 +372,51 @@ impl<'a> Engine<'a> {
         self.session.state().ok()?.tasks.get(i)
     }
 
-    /// The first ready task (`state::ready::is_ready`) not already running.
+    /// The first ready task (`policy::next_ready`) not already running.
     fn next_ready(&self, running: &HashSet<String>) -> Result<Option<Task>> {
         let state = self.session.state()?;
-        let done = |id: &str| {
-            self.index
-                .get(id)
-                .and_then(|&i| state.tasks.get(i))
-                .is_some_and(|t| t.status.is_done())
-        };
-        // Done is final within a run, so the done prefix is never scanned twice:
-        // picking the next task of a 10,000-task chain stays O(1).
-        let mut first_open = self.first_open.get();
-        while state
-            .tasks
-            .get(first_open)
-            .is_some_and(|t| t.status.is_done())
-        {
-            first_open += 1;
-        }
+        let (next, first_open) =
+            policy::next_ready(&state.tasks, &self.index, self.first_open.get(), running);
         self.first_open.set(first_open);
-        Ok(state.tasks[first_open.min(state.tasks.len())..]
-            .iter()
-            .find(|t| !running.contains(&t.id) && crate::state::ready::is_ready(t, done))
-            .cloned())
+        Ok(next.cloned())
     }
 
     fn any_ready(&self) -> Result<bool> {
         Ok(self.next_ready(&HashSet::new())?.is_some())
     }
 
-    /// The mode's stop rules, checked before starting `task`.
+    /// The mode's stop rules (`policy::stop_before`), checked before starting `task`.
     fn stop_before(
         &self,
         task: &Task,
         dispatched: usize,
         run_phase: &Option<String>,
         busy: bool,
-    ) -> Option<Stop> {
-        if self.opts.ci {
-            return None;
-        }
-        let first = dispatched == 0 && !busy;
-        match self.opts.mode {
-            Mode::Step if !first => {
-                return Some(Stop::Paused("step mode: one task per run".into()))
-            }
-            Mode::Phase => {
-                if let Some(phase) = run_phase {
-                    if &task.phase != phase {
-                        return Some(Stop::Paused(format!(
-                            "phase `{phase}` is done; next is phase `{}`",
-                            task.phase
-                        )));
-                    }
-                }
-            }
-            Mode::All if !first => {
-                if task.quality_gate {
-                    return Some(Stop::Paused(format!("before quality gate {}", task.id)));
-                }
-                let pause_commit = self
-                    .session
-                    .state()
-                    .map(|s| s.pause_before_commit)
-                    .unwrap_or(true);
-                if pause_commit && task.has_action("git_commit") {
-                    return Some(Stop::Paused(format!("before git_commit in {}", task.id)));
-                }
-            }
-            _ => {}
-        }
-        if needs_agent(task) {
-            let state = self.session.state().ok()?;
-            let usage = context::usage_percent(&state.context_metrics, self.opts.context_window);
-            // The first task of a run goes ahead: a context that stays large would
-            // otherwise stop every run before it starts.
-            if usage >= state.context_metrics.danger_threshold && !first {
-                return Some(Stop::Paused(format!(
-                    "context usage {usage}% is past the danger threshold {}%",
-                    state.context_metrics.danger_threshold
-                )));
-            }
-            let limit = context::max_consecutive(context::complexity(task), usage);
-            if self.agent_tasks >= limit {
-                return Some(Stop::Paused(format!(
-                    "{limit} agent tasks in a row: the consecutive-task limit"
-                )));
-            }
-        }
-        None
+    ) -> Result<Option<Stop>> {
+        let state = self.session.state()?;
+        Ok(policy::stop_before(
+            task,
+            &StopCheck {
+                mode: self.opts.mode,
+                ci: self.opts.ci,
+                dispatched,
+                run_phase: run_phase.as_deref(),
+                busy,
+                pause_before_commit: state.pause_before_commit,
+                agent_tasks: self.agent_tasks,
+                usage: context::usage_percent(&state.context_metrics, self.opts.context_window),
+                danger_threshold: state.context_metrics.danger_threshold,
+            },
+        ))
     }
 
     fn assign(&self, task: &Task) -> Assignment {
-        if !needs_agent(task) {
-            return Assignment::Command;
-        }
-        if self.pool.is_empty() {
-            return Assignment::HandOff;
-        }
-        let caps = self.pool.required(task);
-        match caps.iter().find(|c| !self.pool.offers(c)) {
-            Some(missing) => Assignment::Missing(missing.clone()),
-            None => Assignment::Agent(caps),
-        }
+        policy::assign(
+            task,
+            self.pool.is_empty(),
+            || self.pool.required(task),
+            |c| self.pool.offers(c),
+        )
     }
 
     /// seed 002 §2: a capability nobody offers is reported, never skipped silently.
@@ -714,50 +577,46 @@ impl<'a> Engine<'a> {
                 NewEvent::new(crate::state::fold::GATE_RESULT, gate.clone()).task(&task.id),
             )?;
         }
-        let release_reason = match &outcome.verdict {
-            Verdict::Passed { .. } => "completed",
-            Verdict::DispatchFailed { .. } => "blocked",
-            _ => "failed",
+        self.release(&task.id, policy::release_reason(&outcome.verdict))?;
+        let facts = OutcomeFacts {
+            dispatched,
+            handed_off: task.handed_off == Some(true),
+            needs_agent: needs_agent(task),
+            pool_empty: self.pool.is_empty(),
+            mock: self.pool.mock().is_some(),
+            dispatch_failures: self.task(&task.id).map_or(0, |t| t.dispatch_failures),
+            retries: (self.session.state()?.retry_counts)
+                .get(&task.id)
+                .copied()
+                .unwrap_or(0),
+            max_retries: self.opts.max_retries,
         };
-        self.release(&task.id, release_reason)?;
-        let stop = match &outcome.verdict {
-            Verdict::DispatchFailed {
-                reason,
-                unrecoverable,
-            } => {
-                let failures = self.task(&task.id).map_or(0, |t| t.dispatch_failures) + 1;
-                if *unrecoverable || failures >= self.opts.max_retries.max(1) {
-                    self.session.set_task_status(
-                        &task.id,
-                        TaskStatus::Blocked,
-                        json!({"reason": reason, "blocked_by": ["resource_missing"], "dispatch_failure": true}),
-                        None,
-                    )?;
-                    self.reporter
-                        .problem(&format!("task {} is blocked: {reason}", task.id));
-                } else {
-                    self.session.set_task_status(
-                        &task.id,
-                        TaskStatus::Pending,
-                        json!({"reason": reason, "dispatch_failure": true}),
-                        None,
-                    )?;
-                }
+        let reason = match &outcome.verdict {
+            Verdict::Failed { reason } | Verdict::DispatchFailed { reason, .. } => reason.as_str(),
+            _ => "",
+        };
+        let stop = match policy::after_outcome(&outcome.verdict, &facts) {
+            Next::Block => {
+                self.session.set_task_status(
+                    &task.id,
+                    TaskStatus::Blocked,
+                    json!({"reason": reason, "blocked_by": ["resource_missing"], "dispatch_failure": true}),
+                    None,
+                )?;
+                self.reporter
+                    .problem(&format!("task {} is blocked: {reason}", task.id));
                 None
             }
-            Verdict::Failed { reason }
-                if !self.pool.is_empty()
-                    && needs_agent(task)
-                    && self
-                        .session
-                        .state()?
-                        .retry_counts
-                        .get(&task.id)
-                        .copied()
-                        .unwrap_or(0)
-                        < self.opts.max_retries =>
-            {
-                // seed 000 §8.3: try again on the strongest executor that can do it.
+            Next::Redispatch => {
+                self.session.set_task_status(
+                    &task.id,
+                    TaskStatus::Pending,
+                    json!({"reason": reason, "dispatch_failure": true}),
+                    None,
+                )?;
+                None
+            }
+            Next::Escalate => {
                 self.summary.failed += 1;
                 self.escalate.insert(task.id.clone());
                 self.session.set_task_status(
@@ -768,31 +627,26 @@ impl<'a> Engine<'a> {
                 )?;
                 None
             }
-            Verdict::Passed { verified } => {
+            Next::Complete {
+                unchecked,
+                agent_work,
+            } => {
                 self.done += 1;
                 self.summary.passed += 1;
-                // An agent's work that nothing could check is taken on its word;
-                // the status says so, so nobody reads it as verified work.
-                let unchecked =
-                    !verified && (dispatched || task.handed_off == Some(true) || needs_agent(task));
+                let verified = matches!(outcome.verdict, Verdict::Passed { verified: true });
                 let mut data = json!({"verified": verified});
-                if unchecked {
+                if unchecked.is_some() {
                     data["accepted_unchecked"] = true.into();
                 }
                 self.session
                     .set_task_status(&task.id, TaskStatus::Completed, data, None)?;
-                if unchecked {
-                    let reason = if dispatched && self.pool.mock().is_some() {
-                        "accepted unchecked: a --mock rehearsal did no work to check"
-                    } else {
-                        "accepted unchecked: no verify command, step check, declared file or gate checked this task"
-                    };
+                if let Some(reason) = unchecked {
                     self.session.emit(
                         NewEvent::new("task.accepted_unchecked", json!({ "reason": reason }))
                             .task(&task.id),
                     )?;
                 }
-                if task.handed_off == Some(true) || needs_agent(task) {
+                if agent_work {
                     let now = crate::clock::now_rfc3339();
                     let state = self.session.state_mut()?;
                     state.consecutive_count += 1;
@@ -800,7 +654,7 @@ impl<'a> Engine<'a> {
                 }
                 None
             }
-            Verdict::Failed { reason } => {
+            Next::Fail => {
                 self.summary.failed += 1;
                 self.session.set_task_status(
                     &task.id,
@@ -813,7 +667,7 @@ impl<'a> Engine<'a> {
                     reason: format!("task {} failed: {reason}", task.id),
                 })
             }
-            Verdict::Interrupted => {
+            Next::Requeue => {
                 self.session.set_task_status(
                     &task.id,
                     TaskStatus::Pending,
@@ -837,34 +691,10 @@ impl<'a> Engine<'a> {
 
     /// Nothing ready and nothing running: done, blocked, or stuck behind a failure.
     fn nothing_ready(&mut self) -> Result<Stop> {
-        let state = self.session.state()?;
-        if let Some(failed) = state.tasks.iter().find(|t| t.status == TaskStatus::Failed) {
-            return Ok(Stop::Failed {
-                task: Some(failed.id.clone()),
-                reason: format!(
-                    "task {} failed: {}",
-                    failed.id,
-                    failed
-                        .failure_reason
-                        .as_deref()
-                        .unwrap_or("no reason recorded")
-                ),
-            });
+        match policy::nothing_ready(&self.session.state()?.tasks) {
+            Some(stop) => Ok(stop),
+            None => Ok(self.verify_deliverables()),
         }
-        let open: Vec<&Task> = state.tasks.iter().filter(|t| !t.status.is_done()).collect();
-        if open.is_empty() {
-            return Ok(self.verify_deliverables());
-        }
-        let mut kinds: Vec<String> = open
-            .iter()
-            .flat_map(|t| t.blocked_by.iter().cloned())
-            .collect();
-        kinds.sort();
-        kinds.dedup();
-        Ok(Stop::Blocked {
-            kinds,
-            tasks: open.iter().map(|t| t.id.clone()).collect(),
-        })
     }
 
     /// seed 000 verifyDeliverables: every file a task said it creates exists, and the
@@ -873,14 +703,8 @@ impl<'a> Engine<'a> {
         let Ok(state) = self.session.state() else {
             return Stop::Completed;
         };
-        let missing: Vec<String> = state
-            .tasks
-            .iter()
-            .filter(|t| t.status == TaskStatus::Completed)
-            .flat_map(|t| t.creates.iter())
-            .filter(|f| !self.ctx.project.join(f).exists())
-            .cloned()
-            .collect();
+        let missing =
+            policy::missing_deliverables(&state.tasks, |f| self.ctx.project.join(f).exists());
         if !missing.is_empty() {
             return Stop::Failed {
                 task: None,
@@ -903,37 +727,9 @@ impl<'a> Engine<'a> {
 
     /// Moves the workflow to where the run stopped and writes the snapshot.
     fn finish(&mut self, stop: Stop) -> Result<Stop> {
-        let stop = match stop {
-            Stop::Completed if self.session.state()?.tasks.is_empty() => Stop::Failed {
-                task: None,
-                reason: format!(
-                    "the workflow has no tasks, so nothing was done; {}",
-                    crate::state::model::IMPORT_HINT
-                ),
-            },
-            stop => stop,
-        };
-        // A hand-off leaves the workflow `running` with the task current (`None`
-        // here): the claude-workflow plugin's hooks act on a running workflow only —
-        // its PreToolUse hook refuses to dispatch an agent's Task unless the status is
-        // `running`, and its Stop hook checks `current_tasks[0]` only then — so
-        // `paused` would block the very agent the task went to. wf tells this apart
-        // from a crashed run by the handed-off task.
-        let status = match &stop {
-            Stop::Completed => Some(WorkflowStatus::Completed),
-            Stop::HandedOff(_) => None,
-            Stop::Paused(_) | Stop::Interrupted => Some(WorkflowStatus::Paused),
-            Stop::Blocked { .. } => Some(WorkflowStatus::Blocked),
-            Stop::Failed { .. } => Some(WorkflowStatus::Failed),
-        };
-        let reason = match &stop {
-            Stop::Completed => None,
-            Stop::Paused(why) => Some(why.clone()),
-            Stop::HandedOff(id) => Some(format!("task {id} is handed off to an agent")),
-            Stop::Interrupted => Some("interrupted".to_string()),
-            Stop::Blocked { kinds, .. } => Some(format!("waiting on {}", kinds.join(", "))),
-            Stop::Failed { reason, .. } => Some(reason.clone()),
-        };
+        let stop = policy::final_stop(stop, self.session.state()?.tasks.is_empty());
+        // A hand-off leaves the workflow `running` (`policy::stop_status`).
+        let (status, reason) = policy::stop_status(&stop);
         match status {
             Some(status) if self.session.state()?.status == WorkflowStatus::Running => {
                 self.session
@@ -959,26 +755,6 @@ fn guarded(task: &Task, body: impl FnOnce() -> TaskOutcome) -> TaskOutcome {
         log: String::new(),
         duration: Duration::ZERO,
     })
-}
-
-/// Actions `wf` does itself; any other action is an agent's work.
-const COMMAND_ACTIONS: &[&str] = &["run_tests", "git_commit"];
-
-pub fn agent_actions(task: &Task) -> Vec<&str> {
-    task.actions
-        .iter()
-        .map(String::as_str)
-        .filter(|a| !COMMAND_ACTIONS.contains(a))
-        .collect()
-}
-
-/// A task needs an agent when it names agent work (create_file, edit_file, a
-/// review, …), or names no work at all and has nothing to run (spec-kit tasks).
-pub fn needs_agent(task: &Task) -> bool {
-    if task.actions.is_empty() {
-        return task.check_commands().next().is_none() && !task.quality_gate;
-    }
-    !agent_actions(task).is_empty()
 }
 
 #[cfg(test)]

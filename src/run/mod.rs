@@ -9,6 +9,7 @@ pub mod executor;
 pub mod lazylog;
 pub mod orphans;
 pub mod pidfd;
+pub mod policy;
 pub mod process;
 pub mod signals;
 pub mod verifier;
