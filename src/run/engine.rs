@@ -7,7 +7,7 @@
 //! [`SNAPSHOT_EVERY`] and at every stop, so a 10,000-task run costs O(1) per task.
 
 use std::collections::HashMap;
-use std::sync::{mpsc, Arc};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
@@ -15,14 +15,13 @@ use serde_json::json;
 use std::collections::HashSet;
 
 use crate::error::Result;
-use crate::run::agent::{self, Dispatch};
 use crate::run::context;
-use crate::run::executor::{Executor, Pool};
+use crate::run::dispatch::{Floor, Msg};
+use crate::run::executor::Pool;
 use crate::run::policy::{self, Assignment, Next, OutcomeFacts, StopCheck};
 pub use crate::run::policy::{agent_actions, needs_agent, Mode, Stop};
 use crate::run::signals;
 use crate::run::work::{self, Part, TaskOutcome, Verdict, WorkCtx};
-use crate::run::workers::Workers;
 use crate::state::event_log::NewEvent;
 use crate::state::model::Task;
 use crate::state::{Session, TaskStatus, WorkflowStatus};
@@ -52,6 +51,15 @@ pub trait Reporter {
     fn problem(&mut self, text: &str);
 }
 
+/// Where a run stands between slots being filled.
+struct RunState {
+    pending_stop: Option<Stop>,
+    /// Tasks started in this run.
+    dispatched: usize,
+    /// The phase this run works in, once it started a task.
+    run_phase: Option<String>,
+}
+
 /// Renders the brief an executor gets on stdin.
 pub type BriefFn = fn(&crate::state::WorkflowState, &Task) -> String;
 
@@ -63,40 +71,26 @@ pub struct RunSummary {
 }
 
 pub struct Engine<'a> {
-    session: &'a mut Session,
+    pub(super) session: &'a mut Session,
     /// Shared with the workers: one per task would copy the config each time.
-    ctx: Arc<WorkCtx>,
-    opts: Options,
-    reporter: &'a mut dyn Reporter,
-    index: HashMap<String, usize>,
-    last_snapshot: Instant,
-    summary: RunSummary,
+    pub(super) ctx: Arc<WorkCtx>,
+    pub(super) opts: Options,
+    pub(super) reporter: &'a mut dyn Reporter,
+    pub(super) index: HashMap<String, usize>,
+    pub(super) last_snapshot: Instant,
+    pub(super) summary: RunSummary,
     /// Agent tasks done in this run (the consecutive-task limit counts these).
-    agent_tasks: u32,
-    pool: Pool,
-    brief: BriefFn,
+    pub(super) agent_tasks: u32,
+    pub(super) pool: Pool,
+    pub(super) brief: BriefFn,
     /// Tasks whose next attempt goes to the strongest executor (seed 000 §8.3).
-    escalate: HashSet<String>,
+    pub(super) escalate: HashSet<String>,
     /// Executors each running task holds, to release when it ends.
-    held: HashMap<String, Vec<(String, &'static str)>>,
+    pub(super) held: HashMap<String, Vec<(String, &'static str)>>,
     /// Every task before this index is done.
-    first_open: std::cell::Cell<usize>,
+    pub(super) first_open: std::cell::Cell<usize>,
     /// How many tasks are completed or skipped, kept as they finish.
-    done: usize,
-}
-
-enum Msg {
-    Event(NewEvent),
-    Done(TaskOutcome),
-}
-
-/// How a task leaves pending.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Start {
-    Command,
-    /// To executors; the first one's name is recorded on the task.
-    Dispatched(Option<String>),
-    HandOff,
+    pub(super) done: usize,
 }
 
 impl<'a> Engine<'a> {
@@ -209,165 +203,131 @@ impl<'a> Engine<'a> {
         Ok(Ok(phase))
     }
 
+    /// Fills free slots with ready tasks and records outcomes as they come back,
+    /// until nothing runs and a stop is due.
     fn schedule(&mut self, returned_phase: Option<String>) -> Result<Stop> {
-        let (tx, rx) = mpsc::channel::<Msg>();
-        let mut running: HashSet<String> = HashSet::new();
-        let mut workers = Workers::new(self.opts.jobs);
-        let mut pending_stop: Option<Stop> = None;
-        // A task that came back from a hand-off counts as this run's first.
-        let mut dispatched = usize::from(returned_phase.is_some());
-        let mut run_phase: Option<String> = returned_phase;
+        let mut floor = Floor::new(self.opts.jobs);
+        let mut run = RunState {
+            pending_stop: None,
+            // A task that came back from a hand-off counts as this run's first.
+            dispatched: usize::from(returned_phase.is_some()),
+            run_phase: returned_phase,
+        };
         loop {
-            if signals::count() > 0 && pending_stop != Some(Stop::Interrupted) {
+            if signals::count() > 0 && run.pending_stop != Some(Stop::Interrupted) {
                 let grace = policy::interrupt_grace(signals::count());
                 self.ctx.children.interrupt(grace, || signals::count() > 1);
-                pending_stop = Some(Stop::Interrupted);
+                run.pending_stop = Some(Stop::Interrupted);
             }
-            if pending_stop.is_none() {
-                while running.len() < self.opts.jobs {
-                    let Some(task) = self.next_ready(&running)? else {
-                        break;
-                    };
-                    let running_tasks: Vec<&Task> =
-                        running.iter().filter_map(|id| self.task(id)).collect();
-                    if policy::waits_for_commit(&task, &running_tasks) {
-                        break;
-                    }
-                    if let Some(stop) =
-                        self.stop_before(&task, dispatched, &run_phase, !running.is_empty())?
-                    {
-                        if running.is_empty() {
-                            pending_stop = Some(stop);
-                        }
-                        break;
-                    }
-                    match self.assign(&task) {
-                        Assignment::HandOff if self.opts.ci => {
-                            self.start_task(&task, Start::Command)?;
-                            let outcome = TaskOutcome {
-                                task_id: task.id.clone(),
-                                verdict: Verdict::Failed {
-                                    reason: policy::ci_handoff_reason(&task),
-                                },
-                                gate: None,
-                                log: String::new(),
-                                duration: Duration::ZERO,
-                            };
-                            if let Some(stop) = self.apply_outcome(&task, outcome)? {
-                                pending_stop = Some(stop);
-                            }
-                            break;
-                        }
-                        Assignment::HandOff => {
-                            if !running.is_empty() {
-                                break;
-                            }
-                            self.start_task(&task, Start::HandOff)?;
-                            self.agent_tasks += 1;
-                            pending_stop = Some(Stop::HandedOff(task.id.clone()));
-                            break;
-                        }
-                        Assignment::Missing(capability) => {
-                            self.missing_capability(&task, &capability)?;
-                            continue;
-                        }
-                        Assignment::Agent(caps) => {
-                            let Some(executors) = self.allocate(&task, &caps)? else {
-                                let still_pending = self.task(&task.id).map(|t| t.status)
-                                    == Some(TaskStatus::Pending);
-                                if running.is_empty() && still_pending {
-                                    // Nothing will free a slot: say so rather than spin.
-                                    self.missing_capability(&task, &caps.join(", "))?;
-                                    continue;
-                                }
-                                break;
-                            };
-                            run_phase.get_or_insert_with(|| task.phase.clone());
-                            self.announce_dispatch(&task, task.attempts + 1, &executors)?;
-                            let attempt = self.start_task(
-                                &task,
-                                Start::Dispatched(executors.first().map(|e| e.config.name.clone())),
-                            )?;
-                            self.reporter.started(&task);
-                            dispatched += 1;
-                            self.agent_tasks += 1;
-                            let dispatch = Dispatch {
-                                brief: (self.brief)(self.session.state()?, &task).into_bytes(),
-                                executors,
-                                mock: self.pool.mock().cloned(),
-                            };
-                            let ctx = self.ctx.clone();
-                            let tx = tx.clone();
-                            running.insert(task.id.clone());
-                            workers.run(move || {
-                                let events = tx.clone();
-                                let mut emit = |e: NewEvent| {
-                                    let _ = events.send(Msg::Event(e));
-                                };
-                                let outcome = guarded(&task, || {
-                                    agent::do_agent_task(&ctx, &task, attempt, dispatch, &mut emit)
-                                });
-                                let _ = tx.send(Msg::Done(outcome));
-                            });
-                        }
-                        Assignment::Command => {
-                            run_phase.get_or_insert_with(|| task.phase.clone());
-                            let attempt = self.start_task(&task, Start::Command)?;
-                            self.reporter.started(&task);
-                            dispatched += 1;
-                            let ctx = self.ctx.clone();
-                            let tx = tx.clone();
-                            running.insert(task.id.clone());
-                            workers.run(move || {
-                                let outcome = guarded(&task, || {
-                                    work::do_task(&ctx, &task, attempt, Part::Full)
-                                });
-                                let _ = tx.send(Msg::Done(outcome));
-                            });
-                        }
-                    }
-                    if policy::one_at_a_time(self.opts.mode, self.opts.ci) {
-                        break;
-                    }
-                }
+            if run.pending_stop.is_none() {
+                self.fill_slots(&mut floor, &mut run)?;
             }
-            if running.is_empty() {
-                if let Some(stop) = pending_stop.take() {
+            if floor.running().is_empty() {
+                if let Some(stop) = run.pending_stop.take() {
                     return Ok(stop);
                 }
-                if let Some(stop) =
-                    policy::step_done(self.opts.mode, self.opts.ci, dispatched, self.any_ready()?)
-                {
+                if let Some(stop) = policy::step_done(
+                    self.opts.mode,
+                    self.opts.ci,
+                    run.dispatched,
+                    self.any_ready()?,
+                ) {
                     return Ok(stop);
                 }
-                match self.next_ready(&running)? {
+                match self.next_ready(floor.running())? {
                     Some(_) => continue,
                     None => return self.nothing_ready(),
                 }
             }
-            match rx.recv_timeout(Duration::from_millis(50)) {
-                Ok(Msg::Event(event)) => {
+            match floor.next() {
+                Some(Msg::Event(event)) => {
                     self.session.emit(event)?;
                 }
-                Ok(Msg::Done(outcome)) => {
-                    running.remove(&outcome.task_id);
+                Some(Msg::Done(outcome)) => {
+                    floor.finished(&outcome.task_id);
                     let Some(task) = self.task(&outcome.task_id).cloned() else {
                         continue;
                     };
                     if let Some(stop) = self.apply_outcome(&task, outcome)? {
-                        if policy::replaces(&pending_stop, &stop) {
-                            pending_stop = Some(stop);
+                        if policy::replaces(&run.pending_stop, &stop) {
+                            run.pending_stop = Some(stop);
                         }
                     }
                     self.maybe_snapshot()?;
                 }
-                Err(mpsc::RecvTimeoutError::Timeout) => {}
-                Err(mpsc::RecvTimeoutError::Disconnected) => {}
+                None => {}
             }
         }
     }
 
-    fn task(&self, id: &str) -> Option<&Task> {
+    /// Starts ready tasks while a slot is free and no stop rule says otherwise.
+    fn fill_slots(&mut self, floor: &mut Floor, run: &mut RunState) -> Result<()> {
+        while floor.running().len() < self.opts.jobs {
+            let Some(task) = self.next_ready(floor.running())? else {
+                break;
+            };
+            let busy = !floor.running().is_empty();
+            let running_tasks: Vec<&Task> = floor
+                .running()
+                .iter()
+                .filter_map(|id| self.task(id))
+                .collect();
+            if policy::waits_for_commit(&task, &running_tasks) {
+                break;
+            }
+            if let Some(stop) = self.stop_before(&task, run.dispatched, &run.run_phase, busy)? {
+                if !busy {
+                    run.pending_stop = Some(stop);
+                }
+                break;
+            }
+            match self.assign(&task) {
+                Assignment::HandOff if self.opts.ci => {
+                    if let Some(stop) = self.refuse_hand_off(&task)? {
+                        run.pending_stop = Some(stop);
+                    }
+                    break;
+                }
+                Assignment::HandOff => {
+                    if busy {
+                        break;
+                    }
+                    run.pending_stop = Some(self.hand_off(&task)?);
+                    break;
+                }
+                Assignment::Missing(capability) => {
+                    self.missing_capability(&task, &capability)?;
+                    continue;
+                }
+                Assignment::Agent(caps) => {
+                    let Some(executors) = self.allocate(&task, &caps)? else {
+                        let still_pending =
+                            self.task(&task.id).map(|t| t.status) == Some(TaskStatus::Pending);
+                        if !busy && still_pending {
+                            // Nothing will free a slot: say so rather than spin.
+                            self.missing_capability(&task, &caps.join(", "))?;
+                            continue;
+                        }
+                        break;
+                    };
+                    run.run_phase.get_or_insert_with(|| task.phase.clone());
+                    run.dispatched += 1;
+                    self.dispatch_agent(task, executors, floor)?;
+                }
+                Assignment::Command => {
+                    run.run_phase.get_or_insert_with(|| task.phase.clone());
+                    run.dispatched += 1;
+                    self.run_command(task, floor)?;
+                }
+            }
+            if policy::one_at_a_time(self.opts.mode, self.opts.ci) {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn task(&self, id: &str) -> Option<&Task> {
         let i = *self.index.get(id)?;
         self.session.state().ok()?.tasks.get(i)
     }
@@ -419,142 +379,12 @@ impl<'a> Engine<'a> {
         )
     }
 
-    /// seed 002 §2: a capability nobody offers is reported, never skipped silently.
-    fn missing_capability(&mut self, task: &Task, capability: &str) -> Result<()> {
-        let reason = format!(
-            "no executor offers capability `{capability}` (needed by task {}); add one to wf.executors in the project config",
-            task.id
-        );
-        self.block_for_resource(task, "resource.missing", capability, reason, false)
-    }
-
-    /// Reports why no executor can take `task` (an event of `kind`) and blocks it on
-    /// `resource_missing`, which `wf workflow-unblock` lifts once the pool is fixed.
-    fn block_for_resource(
-        &mut self,
-        task: &Task,
-        kind: &'static str,
-        capability: &str,
-        reason: String,
-        dispatch_failure: bool,
-    ) -> Result<()> {
-        self.session.emit(
-            NewEvent::new(kind, json!({"capability": capability, "reason": reason})).task(&task.id),
-        )?;
-        self.session.set_task_status(
-            &task.id,
-            TaskStatus::Blocked,
-            json!({"reason": reason, "blocked_by": ["resource_missing"], "dispatch_failure": dispatch_failure}),
-            None,
-        )?;
-        self.reporter.problem(&reason);
-        Ok(())
-    }
-
-    /// Takes an executor for each capability; `None` when one is busy (try later).
-    /// Executors that can never start make the task blocked.
-    fn allocate(&mut self, task: &Task, caps: &[String]) -> Result<Option<Vec<Executor>>> {
-        let escalate = self.escalate.contains(&task.id);
-        let mut taken: Vec<Executor> = Vec::new();
-        for cap in caps {
-            match self.pool.allocate(cap, escalate) {
-                Some(ex) => taken.push(ex),
-                None => {
-                    for ex in &taken {
-                        self.pool.release(&ex.config.name);
-                    }
-                    if self.pool.all_broken(cap) {
-                        let reason = format!(
-                            "every executor offering `{cap}` is unusable (its program is not on PATH); task {} cannot be dispatched",
-                            task.id
-                        );
-                        self.block_for_resource(task, "task.dispatch_nack", cap, reason, true)?;
-                    }
-                    return Ok(None);
-                }
-            }
-        }
-        // Executors before reviewers: review what was done.
-        taken.sort_by_key(|e| e.config.role == "reviewer");
-        Ok(Some(taken))
-    }
-
-    fn announce_dispatch(
-        &mut self,
-        task: &Task,
-        attempt: u32,
-        executors: &[Executor],
-    ) -> Result<()> {
-        let mut names = Vec::new();
-        for (n, ex) in executors.iter().enumerate() {
-            let role = ex.role();
-            let dispatch_id = format!("{}-{attempt}-{}", task.id, n + 1);
-            self.session.emit(
-                NewEvent::new("resource.allocated", json!({"level": ex.config.level, "escalated": self.escalate.contains(&task.id)}))
-                    .task(&task.id)
-                    .executor(&ex.config.name, role),
-            )?;
-            self.session.emit(
-                NewEvent::new(
-                    "task.dispatch_requested",
-                    json!({"dispatchId": dispatch_id, "attempt": attempt}),
-                )
-                .task(&task.id)
-                .executor(&ex.config.name, role),
-            )?;
-            names.push((ex.config.name.clone(), role));
-        }
-        self.held.insert(task.id.clone(), names);
-        Ok(())
-    }
-
-    fn release(&mut self, task_id: &str, reason: &str) -> Result<()> {
-        for (name, role) in self.held.remove(task_id).unwrap_or_default() {
-            self.pool.release(&name);
-            self.session.emit(
-                NewEvent::new("resource.released", json!({"reason": reason}))
-                    .task(task_id)
-                    .executor(&name, role),
-            )?;
-        }
-        Ok(())
-    }
-
-    /// `pending → in_progress`; returns the attempt number.
-    fn start_task(&mut self, task: &Task, how: Start) -> Result<u32> {
-        let attempt = task.attempts + 1;
-        let logs = self.ctx.workflow_dir.join("logs");
-        let log = crate::run::process::log_path(&logs, &task.id, attempt);
-        let log = log
-            .strip_prefix(&self.ctx.workflow_dir)
-            .unwrap_or(&log)
-            .display()
-            .to_string();
-        let mut data = json!({"attempt": attempt, "log": log});
-        if how == Start::HandOff {
-            data["handoff"] = true.into();
-        }
-        let executor = match &how {
-            Start::Dispatched(Some(name)) => Some((name.as_str(), "executor")),
-            _ => None,
-        };
-        self.session
-            .set_task_status(&task.id, TaskStatus::InProgress, data, executor)?;
-        // An executor's start is its own event (after its ack); wf's own work starts now.
-        if how == Start::Command {
-            self.session.emit(
-                NewEvent::new(
-                    "task.execution_started",
-                    json!({"attempt": attempt, "log": log}),
-                )
-                .task(&task.id),
-            )?;
-        }
-        Ok(attempt)
-    }
-
     /// Records an outcome; returns a stop when it ends the run.
-    fn apply_outcome(&mut self, task: &Task, outcome: TaskOutcome) -> Result<Option<Stop>> {
+    pub(super) fn apply_outcome(
+        &mut self,
+        task: &Task,
+        outcome: TaskOutcome,
+    ) -> Result<Option<Stop>> {
         self.summary.ran += 1;
         // A dispatched task's executor reported its own result; wf reports its own work.
         let dispatched = self.held.contains_key(&task.id);
@@ -741,20 +571,6 @@ impl<'a> Engine<'a> {
         crate::run::checkpoint::save(self.session)?;
         Ok(stop)
     }
-}
-
-/// Runs a worker's body so that a panic becomes the task's failure: the scheduler
-/// waits for every worker's outcome, and a silent one would hang the run.
-fn guarded(task: &Task, body: impl FnOnce() -> TaskOutcome) -> TaskOutcome {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(body)).unwrap_or_else(|_| TaskOutcome {
-        task_id: task.id.clone(),
-        verdict: Verdict::Failed {
-            reason: "internal error: the worker running this task panicked".into(),
-        },
-        gate: None,
-        log: String::new(),
-        duration: Duration::ZERO,
-    })
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 pub mod agent;
 pub mod checkpoint;
 pub mod context;
+mod dispatch;
 pub mod engine;
 pub mod executor;
 pub mod lazylog;
