@@ -151,7 +151,7 @@ impl<'a> Engine<'a> {
         self.apply_outcome(task, outcome)
     }
 
-    /// seed 002 §2: a capability nobody offers is reported, never skipped silently.
+    /// A capability nobody offers is reported, never skipped silently.
     pub(super) fn missing_capability(&mut self, task: &Task, capability: &str) -> Result<()> {
         let reason = format!(
             "no executor offers capability `{capability}` (needed by task {}); add one to wf.executors in the project config",

@@ -5,24 +5,23 @@
 //! event log; workers only run commands and send back an outcome. Progress is durable
 //! per task through the event log; the snapshot is rewritten at most every
 //! [`SNAPSHOT_EVERY`] and at every stop, so a 10,000-task run costs O(1) per task.
+//!
+//! This file is the loop and the run's begin and end; it asks `policy` what to do
+//! (pure rules, tested on plain data), has `dispatch` start the work, and `outcome`
+//! record what came back, so the order of events in a run reads in one place.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-use serde_json::json;
-
-use std::collections::HashSet;
 
 use crate::error::Result;
 use crate::run::context;
 use crate::run::dispatch::{Floor, Msg};
 use crate::run::executor::Pool;
-use crate::run::policy::{self, Assignment, Next, OutcomeFacts, StopCheck};
+use crate::run::policy::{self, Assignment, StopCheck};
 pub use crate::run::policy::{agent_actions, needs_agent, Mode, Stop};
 use crate::run::signals;
-use crate::run::work::{self, Part, TaskOutcome, Verdict, WorkCtx};
-use crate::state::event_log::NewEvent;
+use crate::run::work::{self, Part, TaskOutcome, WorkCtx};
 use crate::state::model::Task;
 use crate::state::{Session, TaskStatus, WorkflowStatus};
 
@@ -83,7 +82,7 @@ pub struct Engine<'a> {
     pub(super) agent_tasks: u32,
     pub(super) pool: Pool,
     pub(super) brief: BriefFn,
-    /// Tasks whose next attempt goes to the strongest executor (seed 000 §8.3).
+    /// Tasks whose next attempt goes to the strongest executor (`policy::Next::Escalate`).
     pub(super) escalate: HashSet<String>,
     /// Executors each running task holds, to release when it ends.
     pub(super) held: HashMap<String, Vec<(String, &'static str)>>,
@@ -379,146 +378,6 @@ impl<'a> Engine<'a> {
         )
     }
 
-    /// Records an outcome; returns a stop when it ends the run.
-    pub(super) fn apply_outcome(
-        &mut self,
-        task: &Task,
-        outcome: TaskOutcome,
-    ) -> Result<Option<Stop>> {
-        self.summary.ran += 1;
-        // A dispatched task's executor reported its own result; wf reports its own work.
-        let dispatched = self.held.contains_key(&task.id);
-        if !dispatched {
-            self.session.emit(
-            NewEvent::new(
-                "task.execution_result",
-                json!({
-                    "success": matches!(outcome.verdict, Verdict::Passed { .. }),
-                    "verified": matches!(outcome.verdict, Verdict::Passed { verified: true }),
-                    "duration_ms": outcome.duration.as_millis() as u64,
-                    "reason": match &outcome.verdict { Verdict::Failed { reason } => Some(reason.as_str()), _ => None },
-                }),
-            )
-            .task(&task.id),
-            )?;
-        }
-        if let Some(gate) = &outcome.gate {
-            self.session.record(
-                NewEvent::new(crate::state::fold::GATE_RESULT, gate.clone()).task(&task.id),
-            )?;
-        }
-        self.release(&task.id, policy::release_reason(&outcome.verdict))?;
-        let facts = OutcomeFacts {
-            dispatched,
-            handed_off: task.handed_off == Some(true),
-            needs_agent: needs_agent(task),
-            pool_empty: self.pool.is_empty(),
-            mock: self.pool.mock().is_some(),
-            dispatch_failures: self.task(&task.id).map_or(0, |t| t.dispatch_failures),
-            retries: (self.session.state()?.retry_counts)
-                .get(&task.id)
-                .copied()
-                .unwrap_or(0),
-            max_retries: self.opts.max_retries,
-        };
-        let reason = match &outcome.verdict {
-            Verdict::Failed { reason } | Verdict::DispatchFailed { reason, .. } => reason.as_str(),
-            _ => "",
-        };
-        let stop = match policy::after_outcome(&outcome.verdict, &facts) {
-            Next::Block => {
-                self.session.set_task_status(
-                    &task.id,
-                    TaskStatus::Blocked,
-                    json!({"reason": reason, "blocked_by": ["resource_missing"], "dispatch_failure": true}),
-                    None,
-                )?;
-                self.reporter
-                    .problem(&format!("task {} is blocked: {reason}", task.id));
-                None
-            }
-            Next::Redispatch => {
-                self.session.set_task_status(
-                    &task.id,
-                    TaskStatus::Pending,
-                    json!({"reason": reason, "dispatch_failure": true}),
-                    None,
-                )?;
-                None
-            }
-            Next::Escalate => {
-                self.summary.failed += 1;
-                self.escalate.insert(task.id.clone());
-                self.session.set_task_status(
-                    &task.id,
-                    TaskStatus::Pending,
-                    json!({"reason": reason, "retry": true, "escalate": true}),
-                    None,
-                )?;
-                None
-            }
-            Next::Complete {
-                unchecked,
-                agent_work,
-            } => {
-                self.done += 1;
-                self.summary.passed += 1;
-                let verified = matches!(outcome.verdict, Verdict::Passed { verified: true });
-                let mut data = json!({"verified": verified});
-                if unchecked.is_some() {
-                    data["accepted_unchecked"] = true.into();
-                }
-                self.session
-                    .set_task_status(&task.id, TaskStatus::Completed, data, None)?;
-                if let Some(reason) = unchecked {
-                    self.session.emit(
-                        NewEvent::new("task.accepted_unchecked", json!({ "reason": reason }))
-                            .task(&task.id),
-                    )?;
-                }
-                if agent_work {
-                    let now = crate::clock::now_rfc3339();
-                    let state = self.session.state_mut()?;
-                    state.consecutive_count += 1;
-                    context::record(&mut state.context_metrics, &task.id, &now);
-                }
-                None
-            }
-            Next::Fail => {
-                self.summary.failed += 1;
-                self.session.set_task_status(
-                    &task.id,
-                    TaskStatus::Failed,
-                    json!({"reason": reason}),
-                    None,
-                )?;
-                Some(Stop::Failed {
-                    task: Some(task.id.clone()),
-                    reason: format!("task {} failed: {reason}", task.id),
-                })
-            }
-            Next::Requeue => {
-                self.session.set_task_status(
-                    &task.id,
-                    TaskStatus::Pending,
-                    json!({"reason": "interrupted; it will run again"}),
-                    None,
-                )?;
-                Some(Stop::Interrupted)
-            }
-        };
-        if let Some(current) = self.task(&task.id).cloned() {
-            self.reporter.finished(&current, &outcome);
-        }
-        let (done, total) = self.counts()?;
-        self.reporter.progress(done, total);
-        Ok(stop)
-    }
-
-    fn counts(&self) -> Result<(usize, usize)> {
-        Ok((self.done, self.session.state()?.tasks.len()))
-    }
-
     /// Nothing ready and nothing running: done, blocked, or stuck behind a failure.
     fn nothing_ready(&mut self) -> Result<Stop> {
         match policy::nothing_ready(&self.session.state()?.tasks) {
@@ -527,7 +386,7 @@ impl<'a> Engine<'a> {
         }
     }
 
-    /// seed 000 verifyDeliverables: every file a task said it creates exists, and the
+    /// The end of a complete run: every file a task said it creates exists, and the
     /// final verifiers (the hard constraints' commands) pass.
     fn verify_deliverables(&self) -> Stop {
         let Ok(state) = self.session.state() else {

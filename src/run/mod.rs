@@ -9,6 +9,7 @@ pub mod engine;
 pub mod executor;
 pub mod lazylog;
 pub mod orphans;
+mod outcome;
 pub mod pidfd;
 pub mod policy;
 pub mod process;
