@@ -303,3 +303,58 @@ fn guarded(task: &Task, body: impl FnOnce() -> TaskOutcome) -> TaskOutcome {
         duration: Duration::ZERO,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panicking_worker_still_reports_a_failure() {
+        let task = Task {
+            id: "T1".into(),
+            ..Task::default()
+        };
+        let mut floor = Floor::new(1);
+        floor.spawn(task, |_, _| panic!("boom"));
+        assert!(floor.running().contains("T1"));
+        let outcome = loop {
+            match floor.next() {
+                Some(Msg::Done(outcome)) => break outcome,
+                Some(Msg::Event(_)) | None => {}
+            }
+        };
+        assert_eq!(outcome.task_id, "T1");
+        assert!(
+            matches!(&outcome.verdict, Verdict::Failed { reason } if reason.contains("panicked")),
+            "{:?}",
+            outcome.verdict
+        );
+        floor.finished("T1");
+        assert!(floor.running().is_empty());
+    }
+
+    #[test]
+    fn worker_events_come_before_the_outcome() {
+        let mut floor = Floor::new(2);
+        let task = Task {
+            id: "T2".into(),
+            ..Task::default()
+        };
+        floor.spawn(task, |task, emit| {
+            emit(NewEvent::new("x.test", json!({})).task(&task.id));
+            guarded(task, || panic!("after the event"))
+        });
+        let mut seen = Vec::new();
+        loop {
+            match floor.next() {
+                Some(Msg::Event(_)) => seen.push("event"),
+                Some(Msg::Done(_)) => {
+                    seen.push("done");
+                    break;
+                }
+                None => {}
+            }
+        }
+        assert_eq!(seen, ["event", "done"]);
+    }
+}
