@@ -5,52 +5,27 @@
 //! event log; workers only run commands and send back an outcome. Progress is durable
 //! per task through the event log; the snapshot is rewritten at most every
 //! [`SNAPSHOT_EVERY`] and at every stop, so a 10,000-task run costs O(1) per task.
+//!
+//! This file is the loop and the run's begin and end; it asks `policy` what to do
+//! (pure rules, tested on plain data), has `dispatch` start the work, and `outcome`
+//! record what came back, so the order of events in a run reads in one place.
 
-use std::collections::HashMap;
-use std::sync::{mpsc, Arc};
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use serde_json::json;
-
-use std::collections::HashSet;
-
 use crate::error::Result;
-use crate::run::agent::{self, Dispatch};
 use crate::run::context;
-use crate::run::executor::{Executor, Pool};
+use crate::run::dispatch::{Floor, Msg};
+use crate::run::executor::Pool;
+use crate::run::policy::{self, Assignment, StopCheck};
+pub use crate::run::policy::{agent_actions, needs_agent, Mode, Stop};
 use crate::run::signals;
-use crate::run::work::{self, Part, TaskOutcome, Verdict, WorkCtx};
-use crate::run::workers::Workers;
-use crate::state::event_log::NewEvent;
+use crate::run::work::{self, Part, TaskOutcome, WorkCtx};
 use crate::state::model::Task;
 use crate::state::{Session, TaskStatus, WorkflowStatus};
 
 pub const SNAPSHOT_EVERY: Duration = Duration::from_secs(2);
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
-    Step,
-    Phase,
-    All,
-}
-
-impl Mode {
-    pub fn state_name(self) -> &'static str {
-        match self {
-            Mode::Step => "step",
-            Mode::Phase => "phase",
-            Mode::All => "quality_gate",
-        }
-    }
-
-    pub fn from_state_name(name: &str) -> Mode {
-        match name {
-            "step" => Mode::Step,
-            "quality_gate" | "all" => Mode::All,
-            _ => Mode::Phase,
-        }
-    }
-}
 
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -65,36 +40,6 @@ pub struct Options {
     pub max_retries: u32,
 }
 
-/// Why a run stopped.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Stop {
-    Completed,
-    Paused(String),
-    Blocked {
-        kinds: Vec<String>,
-        tasks: Vec<String>,
-    },
-    Failed {
-        task: Option<String>,
-        reason: String,
-    },
-    HandedOff(String),
-    Interrupted,
-}
-
-impl Stop {
-    pub fn exit_code(&self) -> i32 {
-        use crate::error::ErrorKind;
-        match self {
-            Stop::Completed | Stop::Paused(_) => 0,
-            Stop::Failed { .. } => ErrorKind::Failed.exit_code(),
-            Stop::Blocked { .. } => ErrorKind::Blocked.exit_code(),
-            Stop::HandedOff(_) => ErrorKind::HandedOff.exit_code(),
-            Stop::Interrupted => ErrorKind::Interrupted.exit_code(),
-        }
-    }
-}
-
 /// What the command shows while the run goes on.
 pub trait Reporter {
     fn started(&mut self, task: &Task);
@@ -103,6 +48,15 @@ pub trait Reporter {
     fn progress(&mut self, done: usize, total: usize);
     /// Something went wrong that is not a task failure: a missing capability.
     fn problem(&mut self, text: &str);
+}
+
+/// Where a run stands between slots being filled.
+struct RunState {
+    pending_stop: Option<Stop>,
+    /// Tasks started in this run.
+    dispatched: usize,
+    /// The phase this run works in, once it started a task.
+    run_phase: Option<String>,
 }
 
 /// Renders the brief an executor gets on stdin.
@@ -116,52 +70,26 @@ pub struct RunSummary {
 }
 
 pub struct Engine<'a> {
-    session: &'a mut Session,
+    pub(super) session: &'a mut Session,
     /// Shared with the workers: one per task would copy the config each time.
-    ctx: Arc<WorkCtx>,
-    opts: Options,
-    reporter: &'a mut dyn Reporter,
-    index: HashMap<String, usize>,
-    last_snapshot: Instant,
-    summary: RunSummary,
+    pub(super) ctx: Arc<WorkCtx>,
+    pub(super) opts: Options,
+    pub(super) reporter: &'a mut dyn Reporter,
+    pub(super) index: HashMap<String, usize>,
+    pub(super) last_snapshot: Instant,
+    pub(super) summary: RunSummary,
     /// Agent tasks done in this run (the consecutive-task limit counts these).
-    agent_tasks: u32,
-    pool: Pool,
-    brief: BriefFn,
-    /// Tasks whose next attempt goes to the strongest executor (seed 000 §8.3).
-    escalate: HashSet<String>,
+    pub(super) agent_tasks: u32,
+    pub(super) pool: Pool,
+    pub(super) brief: BriefFn,
+    /// Tasks whose next attempt goes to the strongest executor (`policy::Next::Escalate`).
+    pub(super) escalate: HashSet<String>,
     /// Executors each running task holds, to release when it ends.
-    held: HashMap<String, Vec<(String, &'static str)>>,
+    pub(super) held: HashMap<String, Vec<(String, &'static str)>>,
     /// Every task before this index is done.
-    first_open: std::cell::Cell<usize>,
+    pub(super) first_open: std::cell::Cell<usize>,
     /// How many tasks are completed or skipped, kept as they finish.
-    done: usize,
-}
-
-enum Msg {
-    Event(NewEvent),
-    Done(TaskOutcome),
-}
-
-/// How a task leaves pending.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Start {
-    Command,
-    /// To executors; the first one's name is recorded on the task.
-    Dispatched(Option<String>),
-    HandOff,
-}
-
-/// A task the scheduler may start next, and how.
-enum Assignment {
-    /// Commands, verifiers, gate, commit: `wf` does it itself.
-    Command,
-    /// Needs an agent and no executor is configured: hand it off.
-    HandOff,
-    /// Needs executors with these capabilities.
-    Agent(Vec<String>),
-    /// Needs a capability no configured executor offers.
-    Missing(String),
+    pub(super) done: usize,
 }
 
 impl<'a> Engine<'a> {
@@ -274,619 +202,198 @@ impl<'a> Engine<'a> {
         Ok(Ok(phase))
     }
 
+    /// Fills free slots with ready tasks and records outcomes as they come back,
+    /// until nothing runs and a stop is due.
     fn schedule(&mut self, returned_phase: Option<String>) -> Result<Stop> {
-        let (tx, rx) = mpsc::channel::<Msg>();
-        let mut running: HashSet<String> = HashSet::new();
-        let mut workers = Workers::new(self.opts.jobs);
-        let mut pending_stop: Option<Stop> = None;
-        // A task that came back from a hand-off counts as this run's first.
-        let mut dispatched = usize::from(returned_phase.is_some());
-        let mut run_phase: Option<String> = returned_phase;
+        let mut floor = Floor::new(self.opts.jobs);
+        let mut run = RunState {
+            pending_stop: None,
+            // A task that came back from a hand-off counts as this run's first.
+            dispatched: usize::from(returned_phase.is_some()),
+            run_phase: returned_phase,
+        };
         loop {
-            if signals::count() > 0 && pending_stop != Some(Stop::Interrupted) {
-                let grace = if signals::count() > 1 {
-                    Duration::ZERO
-                } else {
-                    Duration::from_secs(2)
-                };
+            if signals::count() > 0 && run.pending_stop != Some(Stop::Interrupted) {
+                let grace = policy::interrupt_grace(signals::count());
                 self.ctx.children.interrupt(grace, || signals::count() > 1);
-                pending_stop = Some(Stop::Interrupted);
+                run.pending_stop = Some(Stop::Interrupted);
             }
-            if pending_stop.is_none() {
-                while running.len() < self.opts.jobs {
-                    let Some(task) = self.next_ready(&running)? else {
-                        break;
-                    };
-                    // git_commit runs alone: `git add -A` must not take half-written
-                    // files of tasks still running, nor race them for the index.
-                    let commit_running = running
-                        .iter()
-                        .any(|id| self.task(id).is_some_and(|t| t.has_action("git_commit")));
-                    if commit_running || (task.has_action("git_commit") && !running.is_empty()) {
-                        break;
-                    }
-                    if let Some(stop) =
-                        self.stop_before(&task, dispatched, &run_phase, !running.is_empty())
-                    {
-                        if running.is_empty() {
-                            pending_stop = Some(stop);
-                        }
-                        break;
-                    }
-                    match self.assign(&task) {
-                        Assignment::HandOff if self.opts.ci => {
-                            self.start_task(&task, Start::Command)?;
-                            let outcome = TaskOutcome {
-                                task_id: task.id.clone(),
-                                verdict: Verdict::Failed {
-                                    reason: format!(
-                                        "task {} needs an agent ({}) and --ci does not hand off; configure an executor in wf.executors",
-                                        task.id,
-                                        agent_actions(&task).join(", ")
-                                    ),
-                                },
-                                gate: None,
-                                log: String::new(),
-                                duration: Duration::ZERO,
-                            };
-                            if let Some(stop) = self.apply_outcome(&task, outcome)? {
-                                pending_stop = Some(stop);
-                            }
-                            break;
-                        }
-                        Assignment::HandOff => {
-                            if !running.is_empty() {
-                                break;
-                            }
-                            self.start_task(&task, Start::HandOff)?;
-                            self.agent_tasks += 1;
-                            pending_stop = Some(Stop::HandedOff(task.id.clone()));
-                            break;
-                        }
-                        Assignment::Missing(capability) => {
-                            self.missing_capability(&task, &capability)?;
-                            continue;
-                        }
-                        Assignment::Agent(caps) => {
-                            let Some(executors) = self.allocate(&task, &caps)? else {
-                                let still_pending = self.task(&task.id).map(|t| t.status)
-                                    == Some(TaskStatus::Pending);
-                                if running.is_empty() && still_pending {
-                                    // Nothing will free a slot: say so rather than spin.
-                                    self.missing_capability(&task, &caps.join(", "))?;
-                                    continue;
-                                }
-                                break;
-                            };
-                            run_phase.get_or_insert_with(|| task.phase.clone());
-                            self.announce_dispatch(&task, task.attempts + 1, &executors)?;
-                            let attempt = self.start_task(
-                                &task,
-                                Start::Dispatched(executors.first().map(|e| e.config.name.clone())),
-                            )?;
-                            self.reporter.started(&task);
-                            dispatched += 1;
-                            self.agent_tasks += 1;
-                            let dispatch = Dispatch {
-                                brief: (self.brief)(self.session.state()?, &task).into_bytes(),
-                                executors,
-                                mock: self.pool.mock().cloned(),
-                            };
-                            let ctx = self.ctx.clone();
-                            let tx = tx.clone();
-                            running.insert(task.id.clone());
-                            workers.run(move || {
-                                let events = tx.clone();
-                                let mut emit = |e: NewEvent| {
-                                    let _ = events.send(Msg::Event(e));
-                                };
-                                let outcome = guarded(&task, || {
-                                    agent::do_agent_task(&ctx, &task, attempt, dispatch, &mut emit)
-                                });
-                                let _ = tx.send(Msg::Done(outcome));
-                            });
-                        }
-                        Assignment::Command => {
-                            run_phase.get_or_insert_with(|| task.phase.clone());
-                            let attempt = self.start_task(&task, Start::Command)?;
-                            self.reporter.started(&task);
-                            dispatched += 1;
-                            let ctx = self.ctx.clone();
-                            let tx = tx.clone();
-                            running.insert(task.id.clone());
-                            workers.run(move || {
-                                let outcome = guarded(&task, || {
-                                    work::do_task(&ctx, &task, attempt, Part::Full)
-                                });
-                                let _ = tx.send(Msg::Done(outcome));
-                            });
-                        }
-                    }
-                    if self.opts.mode == Mode::Step && !self.opts.ci {
-                        break;
-                    }
-                }
+            if run.pending_stop.is_none() {
+                self.fill_slots(&mut floor, &mut run)?;
             }
-            if running.is_empty() {
-                if let Some(stop) = pending_stop.take() {
+            if floor.running().is_empty() {
+                if let Some(stop) = run.pending_stop.take() {
                     return Ok(stop);
                 }
-                if dispatched > 0
-                    && self.opts.mode == Mode::Step
-                    && !self.opts.ci
-                    && self.any_ready()?
-                {
-                    return Ok(Stop::Paused("step mode: one task per run".into()));
+                if let Some(stop) = policy::step_done(
+                    self.opts.mode,
+                    self.opts.ci,
+                    run.dispatched,
+                    self.any_ready()?,
+                ) {
+                    return Ok(stop);
                 }
-                match self.next_ready(&running)? {
+                match self.next_ready(floor.running())? {
                     Some(_) => continue,
                     None => return self.nothing_ready(),
                 }
             }
-            match rx.recv_timeout(Duration::from_millis(50)) {
-                Ok(Msg::Event(event)) => {
+            match floor.next() {
+                Some(Msg::Event(event)) => {
                     self.session.emit(event)?;
                 }
-                Ok(Msg::Done(outcome)) => {
-                    running.remove(&outcome.task_id);
+                Some(Msg::Done(outcome)) => {
+                    floor.finished(&outcome.task_id);
                     let Some(task) = self.task(&outcome.task_id).cloned() else {
                         continue;
                     };
                     if let Some(stop) = self.apply_outcome(&task, outcome)? {
-                        if pending_stop.is_none() || stop == Stop::Interrupted {
-                            pending_stop = Some(stop);
+                        if policy::replaces(&run.pending_stop, &stop) {
+                            run.pending_stop = Some(stop);
                         }
                     }
                     self.maybe_snapshot()?;
                 }
-                Err(mpsc::RecvTimeoutError::Timeout) => {}
-                Err(mpsc::RecvTimeoutError::Disconnected) => {}
+                None => {}
             }
         }
     }
 
-    fn task(&self, id: &str) -> Option<&Task> {
+    /// Starts ready tasks while a slot is free and no stop rule says otherwise.
+    fn fill_slots(&mut self, floor: &mut Floor, run: &mut RunState) -> Result<()> {
+        while floor.running().len() < self.opts.jobs {
+            let Some(task) = self.next_ready(floor.running())? else {
+                break;
+            };
+            let busy = !floor.running().is_empty();
+            let running_tasks: Vec<&Task> = floor
+                .running()
+                .iter()
+                .filter_map(|id| self.task(id))
+                .collect();
+            if policy::waits_for_commit(&task, &running_tasks) {
+                break;
+            }
+            if let Some(stop) = self.stop_before(&task, run.dispatched, &run.run_phase, busy)? {
+                if !busy {
+                    run.pending_stop = Some(stop);
+                }
+                break;
+            }
+            match self.assign(&task) {
+                Assignment::HandOff if self.opts.ci => {
+                    if let Some(stop) = self.refuse_hand_off(&task)? {
+                        run.pending_stop = Some(stop);
+                    }
+                    break;
+                }
+                Assignment::HandOff => {
+                    if busy {
+                        break;
+                    }
+                    run.pending_stop = Some(self.hand_off(&task)?);
+                    break;
+                }
+                Assignment::Missing(capability) => {
+                    self.missing_capability(&task, &capability)?;
+                    continue;
+                }
+                Assignment::Agent(caps) => {
+                    let Some(executors) = self.allocate(&task, &caps)? else {
+                        let still_pending =
+                            self.task(&task.id).map(|t| t.status) == Some(TaskStatus::Pending);
+                        if !busy && still_pending {
+                            // Nothing will free a slot: say so rather than spin.
+                            self.missing_capability(&task, &caps.join(", "))?;
+                            continue;
+                        }
+                        break;
+                    };
+                    run.run_phase.get_or_insert_with(|| task.phase.clone());
+                    run.dispatched += 1;
+                    self.dispatch_agent(task, executors, floor)?;
+                }
+                Assignment::Command => {
+                    run.run_phase.get_or_insert_with(|| task.phase.clone());
+                    run.dispatched += 1;
+                    self.run_command(task, floor)?;
+                }
+            }
+            if policy::one_at_a_time(self.opts.mode, self.opts.ci) {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn task(&self, id: &str) -> Option<&Task> {
         let i = *self.index.get(id)?;
         self.session.state().ok()?.tasks.get(i)
     }
 
-    /// The first ready task (`state::ready::is_ready`) not already running.
+    /// The first ready task (`policy::next_ready`) not already running.
     fn next_ready(&self, running: &HashSet<String>) -> Result<Option<Task>> {
         let state = self.session.state()?;
-        let done = |id: &str| {
-            self.index
-                .get(id)
-                .and_then(|&i| state.tasks.get(i))
-                .is_some_and(|t| t.status.is_done())
-        };
-        // Done is final within a run, so the done prefix is never scanned twice:
-        // picking the next task of a 10,000-task chain stays O(1).
-        let mut first_open = self.first_open.get();
-        while state
-            .tasks
-            .get(first_open)
-            .is_some_and(|t| t.status.is_done())
-        {
-            first_open += 1;
-        }
+        let (next, first_open) =
+            policy::next_ready(&state.tasks, &self.index, self.first_open.get(), running);
         self.first_open.set(first_open);
-        Ok(state.tasks[first_open.min(state.tasks.len())..]
-            .iter()
-            .find(|t| !running.contains(&t.id) && crate::state::ready::is_ready(t, done))
-            .cloned())
+        Ok(next.cloned())
     }
 
     fn any_ready(&self) -> Result<bool> {
         Ok(self.next_ready(&HashSet::new())?.is_some())
     }
 
-    /// The mode's stop rules, checked before starting `task`.
+    /// The mode's stop rules (`policy::stop_before`), checked before starting `task`.
     fn stop_before(
         &self,
         task: &Task,
         dispatched: usize,
         run_phase: &Option<String>,
         busy: bool,
-    ) -> Option<Stop> {
-        if self.opts.ci {
-            return None;
-        }
-        let first = dispatched == 0 && !busy;
-        match self.opts.mode {
-            Mode::Step if !first => {
-                return Some(Stop::Paused("step mode: one task per run".into()))
-            }
-            Mode::Phase => {
-                if let Some(phase) = run_phase {
-                    if &task.phase != phase {
-                        return Some(Stop::Paused(format!(
-                            "phase `{phase}` is done; next is phase `{}`",
-                            task.phase
-                        )));
-                    }
-                }
-            }
-            Mode::All if !first => {
-                if task.quality_gate {
-                    return Some(Stop::Paused(format!("before quality gate {}", task.id)));
-                }
-                let pause_commit = self
-                    .session
-                    .state()
-                    .map(|s| s.pause_before_commit)
-                    .unwrap_or(true);
-                if pause_commit && task.has_action("git_commit") {
-                    return Some(Stop::Paused(format!("before git_commit in {}", task.id)));
-                }
-            }
-            _ => {}
-        }
-        if needs_agent(task) {
-            let state = self.session.state().ok()?;
-            let usage = context::usage_percent(&state.context_metrics, self.opts.context_window);
-            // The first task of a run goes ahead: a context that stays large would
-            // otherwise stop every run before it starts.
-            if usage >= state.context_metrics.danger_threshold && !first {
-                return Some(Stop::Paused(format!(
-                    "context usage {usage}% is past the danger threshold {}%",
-                    state.context_metrics.danger_threshold
-                )));
-            }
-            let limit = context::max_consecutive(context::complexity(task), usage);
-            if self.agent_tasks >= limit {
-                return Some(Stop::Paused(format!(
-                    "{limit} agent tasks in a row: the consecutive-task limit"
-                )));
-            }
-        }
-        None
+    ) -> Result<Option<Stop>> {
+        let state = self.session.state()?;
+        Ok(policy::stop_before(
+            task,
+            &StopCheck {
+                mode: self.opts.mode,
+                ci: self.opts.ci,
+                dispatched,
+                run_phase: run_phase.as_deref(),
+                busy,
+                pause_before_commit: state.pause_before_commit,
+                agent_tasks: self.agent_tasks,
+                usage: context::usage_percent(&state.context_metrics, self.opts.context_window),
+                danger_threshold: state.context_metrics.danger_threshold,
+            },
+        ))
     }
 
     fn assign(&self, task: &Task) -> Assignment {
-        if !needs_agent(task) {
-            return Assignment::Command;
-        }
-        if self.pool.is_empty() {
-            return Assignment::HandOff;
-        }
-        let caps = self.pool.required(task);
-        match caps.iter().find(|c| !self.pool.offers(c)) {
-            Some(missing) => Assignment::Missing(missing.clone()),
-            None => Assignment::Agent(caps),
-        }
-    }
-
-    /// seed 002 §2: a capability nobody offers is reported, never skipped silently.
-    fn missing_capability(&mut self, task: &Task, capability: &str) -> Result<()> {
-        let reason = format!(
-            "no executor offers capability `{capability}` (needed by task {}); add one to wf.executors in the project config",
-            task.id
-        );
-        self.block_for_resource(task, "resource.missing", capability, reason, false)
-    }
-
-    /// Reports why no executor can take `task` (an event of `kind`) and blocks it on
-    /// `resource_missing`, which `wf workflow-unblock` lifts once the pool is fixed.
-    fn block_for_resource(
-        &mut self,
-        task: &Task,
-        kind: &'static str,
-        capability: &str,
-        reason: String,
-        dispatch_failure: bool,
-    ) -> Result<()> {
-        self.session.emit(
-            NewEvent::new(kind, json!({"capability": capability, "reason": reason})).task(&task.id),
-        )?;
-        self.session.set_task_status(
-            &task.id,
-            TaskStatus::Blocked,
-            json!({"reason": reason, "blocked_by": ["resource_missing"], "dispatch_failure": dispatch_failure}),
-            None,
-        )?;
-        self.reporter.problem(&reason);
-        Ok(())
-    }
-
-    /// Takes an executor for each capability; `None` when one is busy (try later).
-    /// Executors that can never start make the task blocked.
-    fn allocate(&mut self, task: &Task, caps: &[String]) -> Result<Option<Vec<Executor>>> {
-        let escalate = self.escalate.contains(&task.id);
-        let mut taken: Vec<Executor> = Vec::new();
-        for cap in caps {
-            match self.pool.allocate(cap, escalate) {
-                Some(ex) => taken.push(ex),
-                None => {
-                    for ex in &taken {
-                        self.pool.release(&ex.config.name);
-                    }
-                    if self.pool.all_broken(cap) {
-                        let reason = format!(
-                            "every executor offering `{cap}` is unusable (its program is not on PATH); task {} cannot be dispatched",
-                            task.id
-                        );
-                        self.block_for_resource(task, "task.dispatch_nack", cap, reason, true)?;
-                    }
-                    return Ok(None);
-                }
-            }
-        }
-        // Executors before reviewers: review what was done.
-        taken.sort_by_key(|e| e.config.role == "reviewer");
-        Ok(Some(taken))
-    }
-
-    fn announce_dispatch(
-        &mut self,
-        task: &Task,
-        attempt: u32,
-        executors: &[Executor],
-    ) -> Result<()> {
-        let mut names = Vec::new();
-        for (n, ex) in executors.iter().enumerate() {
-            let role = ex.role();
-            let dispatch_id = format!("{}-{attempt}-{}", task.id, n + 1);
-            self.session.emit(
-                NewEvent::new("resource.allocated", json!({"level": ex.config.level, "escalated": self.escalate.contains(&task.id)}))
-                    .task(&task.id)
-                    .executor(&ex.config.name, role),
-            )?;
-            self.session.emit(
-                NewEvent::new(
-                    "task.dispatch_requested",
-                    json!({"dispatchId": dispatch_id, "attempt": attempt}),
-                )
-                .task(&task.id)
-                .executor(&ex.config.name, role),
-            )?;
-            names.push((ex.config.name.clone(), role));
-        }
-        self.held.insert(task.id.clone(), names);
-        Ok(())
-    }
-
-    fn release(&mut self, task_id: &str, reason: &str) -> Result<()> {
-        for (name, role) in self.held.remove(task_id).unwrap_or_default() {
-            self.pool.release(&name);
-            self.session.emit(
-                NewEvent::new("resource.released", json!({"reason": reason}))
-                    .task(task_id)
-                    .executor(&name, role),
-            )?;
-        }
-        Ok(())
-    }
-
-    /// `pending → in_progress`; returns the attempt number.
-    fn start_task(&mut self, task: &Task, how: Start) -> Result<u32> {
-        let attempt = task.attempts + 1;
-        let logs = self.ctx.workflow_dir.join("logs");
-        let log = crate::run::process::log_path(&logs, &task.id, attempt);
-        let log = log
-            .strip_prefix(&self.ctx.workflow_dir)
-            .unwrap_or(&log)
-            .display()
-            .to_string();
-        let mut data = json!({"attempt": attempt, "log": log});
-        if how == Start::HandOff {
-            data["handoff"] = true.into();
-        }
-        let executor = match &how {
-            Start::Dispatched(Some(name)) => Some((name.as_str(), "executor")),
-            _ => None,
-        };
-        self.session
-            .set_task_status(&task.id, TaskStatus::InProgress, data, executor)?;
-        // An executor's start is its own event (after its ack); wf's own work starts now.
-        if how == Start::Command {
-            self.session.emit(
-                NewEvent::new(
-                    "task.execution_started",
-                    json!({"attempt": attempt, "log": log}),
-                )
-                .task(&task.id),
-            )?;
-        }
-        Ok(attempt)
-    }
-
-    /// Records an outcome; returns a stop when it ends the run.
-    fn apply_outcome(&mut self, task: &Task, outcome: TaskOutcome) -> Result<Option<Stop>> {
-        self.summary.ran += 1;
-        // A dispatched task's executor reported its own result; wf reports its own work.
-        let dispatched = self.held.contains_key(&task.id);
-        if !dispatched {
-            self.session.emit(
-            NewEvent::new(
-                "task.execution_result",
-                json!({
-                    "success": matches!(outcome.verdict, Verdict::Passed { .. }),
-                    "verified": matches!(outcome.verdict, Verdict::Passed { verified: true }),
-                    "duration_ms": outcome.duration.as_millis() as u64,
-                    "reason": match &outcome.verdict { Verdict::Failed { reason } => Some(reason.as_str()), _ => None },
-                }),
-            )
-            .task(&task.id),
-            )?;
-        }
-        if let Some(gate) = &outcome.gate {
-            self.session.record(
-                NewEvent::new(crate::state::fold::GATE_RESULT, gate.clone()).task(&task.id),
-            )?;
-        }
-        let release_reason = match &outcome.verdict {
-            Verdict::Passed { .. } => "completed",
-            Verdict::DispatchFailed { .. } => "blocked",
-            _ => "failed",
-        };
-        self.release(&task.id, release_reason)?;
-        let stop = match &outcome.verdict {
-            Verdict::DispatchFailed {
-                reason,
-                unrecoverable,
-            } => {
-                let failures = self.task(&task.id).map_or(0, |t| t.dispatch_failures) + 1;
-                if *unrecoverable || failures >= self.opts.max_retries.max(1) {
-                    self.session.set_task_status(
-                        &task.id,
-                        TaskStatus::Blocked,
-                        json!({"reason": reason, "blocked_by": ["resource_missing"], "dispatch_failure": true}),
-                        None,
-                    )?;
-                    self.reporter
-                        .problem(&format!("task {} is blocked: {reason}", task.id));
-                } else {
-                    self.session.set_task_status(
-                        &task.id,
-                        TaskStatus::Pending,
-                        json!({"reason": reason, "dispatch_failure": true}),
-                        None,
-                    )?;
-                }
-                None
-            }
-            Verdict::Failed { reason }
-                if !self.pool.is_empty()
-                    && needs_agent(task)
-                    && self
-                        .session
-                        .state()?
-                        .retry_counts
-                        .get(&task.id)
-                        .copied()
-                        .unwrap_or(0)
-                        < self.opts.max_retries =>
-            {
-                // seed 000 §8.3: try again on the strongest executor that can do it.
-                self.summary.failed += 1;
-                self.escalate.insert(task.id.clone());
-                self.session.set_task_status(
-                    &task.id,
-                    TaskStatus::Pending,
-                    json!({"reason": reason, "retry": true, "escalate": true}),
-                    None,
-                )?;
-                None
-            }
-            Verdict::Passed { verified } => {
-                self.done += 1;
-                self.summary.passed += 1;
-                // An agent's work that nothing could check is taken on its word;
-                // the status says so, so nobody reads it as verified work.
-                let unchecked =
-                    !verified && (dispatched || task.handed_off == Some(true) || needs_agent(task));
-                let mut data = json!({"verified": verified});
-                if unchecked {
-                    data["accepted_unchecked"] = true.into();
-                }
-                self.session
-                    .set_task_status(&task.id, TaskStatus::Completed, data, None)?;
-                if unchecked {
-                    let reason = if dispatched && self.pool.mock().is_some() {
-                        "accepted unchecked: a --mock rehearsal did no work to check"
-                    } else {
-                        "accepted unchecked: no verify command, step check, declared file or gate checked this task"
-                    };
-                    self.session.emit(
-                        NewEvent::new("task.accepted_unchecked", json!({ "reason": reason }))
-                            .task(&task.id),
-                    )?;
-                }
-                if task.handed_off == Some(true) || needs_agent(task) {
-                    let now = crate::clock::now_rfc3339();
-                    let state = self.session.state_mut()?;
-                    state.consecutive_count += 1;
-                    context::record(&mut state.context_metrics, &task.id, &now);
-                }
-                None
-            }
-            Verdict::Failed { reason } => {
-                self.summary.failed += 1;
-                self.session.set_task_status(
-                    &task.id,
-                    TaskStatus::Failed,
-                    json!({"reason": reason}),
-                    None,
-                )?;
-                Some(Stop::Failed {
-                    task: Some(task.id.clone()),
-                    reason: format!("task {} failed: {reason}", task.id),
-                })
-            }
-            Verdict::Interrupted => {
-                // Half-written declared outputs are named, so a later "completed"
-                // never rests on one unseen.
-                let partial = work::partial_outputs(&self.ctx.project, task);
-                self.session.set_task_status(
-                    &task.id,
-                    TaskStatus::Pending,
-                    json!({"reason": "interrupted; it will run again", "partial_outputs": partial}),
-                    None,
-                )?;
-                if let Some(note) = work::interrupted_note(&task.id, &partial) {
-                    self.reporter.problem(&note);
-                }
-                Some(Stop::Interrupted)
-            }
-        };
-        if let Some(current) = self.task(&task.id).cloned() {
-            self.reporter.finished(&current, &outcome);
-        }
-        let (done, total) = self.counts()?;
-        self.reporter.progress(done, total);
-        Ok(stop)
-    }
-
-    fn counts(&self) -> Result<(usize, usize)> {
-        Ok((self.done, self.session.state()?.tasks.len()))
+        policy::assign(
+            task,
+            self.pool.is_empty(),
+            || self.pool.required(task),
+            |c| self.pool.offers(c),
+        )
     }
 
     /// Nothing ready and nothing running: done, blocked, or stuck behind a failure.
     fn nothing_ready(&mut self) -> Result<Stop> {
-        let state = self.session.state()?;
-        if let Some(failed) = state.tasks.iter().find(|t| t.status == TaskStatus::Failed) {
-            return Ok(Stop::Failed {
-                task: Some(failed.id.clone()),
-                reason: format!(
-                    "task {} failed: {}",
-                    failed.id,
-                    failed
-                        .failure_reason
-                        .as_deref()
-                        .unwrap_or("no reason recorded")
-                ),
-            });
+        match policy::nothing_ready(&self.session.state()?.tasks) {
+            Some(stop) => Ok(stop),
+            None => Ok(self.verify_deliverables()),
         }
-        let open: Vec<&Task> = state.tasks.iter().filter(|t| !t.status.is_done()).collect();
-        if open.is_empty() {
-            return Ok(self.verify_deliverables());
-        }
-        let mut kinds: Vec<String> = open
-            .iter()
-            .flat_map(|t| t.blocked_by.iter().cloned())
-            .collect();
-        kinds.sort();
-        kinds.dedup();
-        Ok(Stop::Blocked {
-            kinds,
-            tasks: open.iter().map(|t| t.id.clone()).collect(),
-        })
     }
 
-    /// seed 000 verifyDeliverables: every file a task said it creates exists, and the
+    /// The end of a complete run: every file a task said it creates exists, and the
     /// final verifiers (the hard constraints' commands) pass.
     fn verify_deliverables(&self) -> Stop {
         let Ok(state) = self.session.state() else {
             return Stop::Completed;
         };
-        let missing: Vec<String> = state
-            .tasks
-            .iter()
-            .filter(|t| t.status == TaskStatus::Completed)
-            .flat_map(|t| t.creates.iter())
-            .filter(|f| !self.ctx.project.join(f).exists())
-            .cloned()
-            .collect();
+        let missing =
+            policy::missing_deliverables(&state.tasks, |f| self.ctx.project.join(f).exists());
         if !missing.is_empty() {
             return Stop::Failed {
                 task: None,
@@ -909,37 +416,9 @@ impl<'a> Engine<'a> {
 
     /// Moves the workflow to where the run stopped and writes the snapshot.
     fn finish(&mut self, stop: Stop) -> Result<Stop> {
-        let stop = match stop {
-            Stop::Completed if self.session.state()?.tasks.is_empty() => Stop::Failed {
-                task: None,
-                reason: format!(
-                    "the workflow has no tasks, so nothing was done; {}",
-                    crate::state::model::IMPORT_HINT
-                ),
-            },
-            stop => stop,
-        };
-        // A hand-off leaves the workflow `running` with the task current (`None`
-        // here): the claude-workflow plugin's hooks act on a running workflow only —
-        // its PreToolUse hook refuses to dispatch an agent's Task unless the status is
-        // `running`, and its Stop hook checks `current_tasks[0]` only then — so
-        // `paused` would block the very agent the task went to. wf tells this apart
-        // from a crashed run by the handed-off task.
-        let status = match &stop {
-            Stop::Completed => Some(WorkflowStatus::Completed),
-            Stop::HandedOff(_) => None,
-            Stop::Paused(_) | Stop::Interrupted => Some(WorkflowStatus::Paused),
-            Stop::Blocked { .. } => Some(WorkflowStatus::Blocked),
-            Stop::Failed { .. } => Some(WorkflowStatus::Failed),
-        };
-        let reason = match &stop {
-            Stop::Completed => None,
-            Stop::Paused(why) => Some(why.clone()),
-            Stop::HandedOff(id) => Some(format!("task {id} is handed off to an agent")),
-            Stop::Interrupted => Some("interrupted".to_string()),
-            Stop::Blocked { kinds, .. } => Some(format!("waiting on {}", kinds.join(", "))),
-            Stop::Failed { reason, .. } => Some(reason.clone()),
-        };
+        let stop = policy::final_stop(stop, self.session.state()?.tasks.is_empty());
+        // A hand-off leaves the workflow `running` (`policy::stop_status`).
+        let (status, reason) = policy::stop_status(&stop);
         match status {
             Some(status) if self.session.state()?.status == WorkflowStatus::Running => {
                 self.session
@@ -951,40 +430,6 @@ impl<'a> Engine<'a> {
         crate::run::checkpoint::save(self.session)?;
         Ok(stop)
     }
-}
-
-/// Runs a worker's body so that a panic becomes the task's failure: the scheduler
-/// waits for every worker's outcome, and a silent one would hang the run.
-fn guarded(task: &Task, body: impl FnOnce() -> TaskOutcome) -> TaskOutcome {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(body)).unwrap_or_else(|_| TaskOutcome {
-        task_id: task.id.clone(),
-        verdict: Verdict::Failed {
-            reason: "internal error: the worker running this task panicked".into(),
-        },
-        gate: None,
-        log: String::new(),
-        duration: Duration::ZERO,
-    })
-}
-
-/// Actions `wf` does itself; any other action is an agent's work.
-const COMMAND_ACTIONS: &[&str] = &["run_tests", "git_commit"];
-
-pub fn agent_actions(task: &Task) -> Vec<&str> {
-    task.actions
-        .iter()
-        .map(String::as_str)
-        .filter(|a| !COMMAND_ACTIONS.contains(a))
-        .collect()
-}
-
-/// A task needs an agent when it names agent work (create_file, edit_file, a
-/// review, …), or names no work at all and has nothing to run (spec-kit tasks).
-pub fn needs_agent(task: &Task) -> bool {
-    if task.actions.is_empty() {
-        return task.check_commands().next().is_none() && !task.quality_gate;
-    }
-    !agent_actions(task).is_empty()
 }
 
 #[cfg(test)]

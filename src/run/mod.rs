@@ -4,11 +4,14 @@
 pub mod agent;
 pub mod checkpoint;
 pub mod context;
+mod dispatch;
 pub mod engine;
 pub mod executor;
 pub mod lazylog;
 pub mod orphans;
+mod outcome;
 pub mod pidfd;
+pub mod policy;
 pub mod process;
 pub mod signals;
 pub mod verifier;

@@ -1,0 +1,167 @@
+//! Taking a task's outcome back: what it leads to, written down.
+//!
+//! `policy::after_outcome` decides whether an outcome completes, retries,
+//! escalates, blocks or fails a task; this applies that answer to the session (the
+//! task's status and its data, the result and gate events, the executors released,
+//! the run's counters and context history) so that every path a worker's report can
+//! take is recorded the same way, whether it came from a worker, a hand-off coming
+//! back, or `--ci` refusing one.
+
+use serde_json::json;
+
+use crate::error::Result;
+use crate::run::context;
+use crate::run::engine::Engine;
+use crate::run::policy::{self, needs_agent, Next, OutcomeFacts, Stop};
+use crate::run::work::{self, TaskOutcome, Verdict};
+use crate::state::event_log::NewEvent;
+use crate::state::model::Task;
+use crate::state::TaskStatus;
+
+impl Engine<'_> {
+    /// Records an outcome; returns a stop when it ends the run.
+    pub(super) fn apply_outcome(
+        &mut self,
+        task: &Task,
+        outcome: TaskOutcome,
+    ) -> Result<Option<Stop>> {
+        self.summary.ran += 1;
+        // A dispatched task's executor reported its own result; wf reports its own work.
+        let dispatched = self.held.contains_key(&task.id);
+        if !dispatched {
+            self.session.emit(
+            NewEvent::new(
+                "task.execution_result",
+                json!({
+                    "success": matches!(outcome.verdict, Verdict::Passed { .. }),
+                    "verified": matches!(outcome.verdict, Verdict::Passed { verified: true }),
+                    "duration_ms": outcome.duration.as_millis() as u64,
+                    "reason": match &outcome.verdict { Verdict::Failed { reason } => Some(reason.as_str()), _ => None },
+                }),
+            )
+            .task(&task.id),
+            )?;
+        }
+        if let Some(gate) = &outcome.gate {
+            self.session.record(
+                NewEvent::new(crate::state::fold::GATE_RESULT, gate.clone()).task(&task.id),
+            )?;
+        }
+        self.release(&task.id, policy::release_reason(&outcome.verdict))?;
+        let facts = OutcomeFacts {
+            dispatched,
+            handed_off: task.handed_off == Some(true),
+            needs_agent: needs_agent(task),
+            pool_empty: self.pool.is_empty(),
+            mock: self.pool.mock().is_some(),
+            dispatch_failures: self.task(&task.id).map_or(0, |t| t.dispatch_failures),
+            retries: (self.session.state()?.retry_counts)
+                .get(&task.id)
+                .copied()
+                .unwrap_or(0),
+            max_retries: self.opts.max_retries,
+        };
+        let reason = match &outcome.verdict {
+            Verdict::Failed { reason } | Verdict::DispatchFailed { reason, .. } => reason.as_str(),
+            _ => "",
+        };
+        let stop = match policy::after_outcome(&outcome.verdict, &facts) {
+            Next::Block => {
+                self.session.set_task_status(
+                    &task.id,
+                    TaskStatus::Blocked,
+                    json!({"reason": reason, "blocked_by": ["resource_missing"], "dispatch_failure": true}),
+                    None,
+                )?;
+                self.reporter
+                    .problem(&format!("task {} is blocked: {reason}", task.id));
+                None
+            }
+            Next::Redispatch => {
+                self.session.set_task_status(
+                    &task.id,
+                    TaskStatus::Pending,
+                    json!({"reason": reason, "dispatch_failure": true}),
+                    None,
+                )?;
+                None
+            }
+            Next::Escalate => {
+                self.summary.failed += 1;
+                self.escalate.insert(task.id.clone());
+                self.session.set_task_status(
+                    &task.id,
+                    TaskStatus::Pending,
+                    json!({"reason": reason, "retry": true, "escalate": true}),
+                    None,
+                )?;
+                None
+            }
+            Next::Complete {
+                unchecked,
+                agent_work,
+            } => {
+                self.done += 1;
+                self.summary.passed += 1;
+                let verified = matches!(outcome.verdict, Verdict::Passed { verified: true });
+                let mut data = json!({"verified": verified});
+                if unchecked.is_some() {
+                    data["accepted_unchecked"] = true.into();
+                }
+                self.session
+                    .set_task_status(&task.id, TaskStatus::Completed, data, None)?;
+                if let Some(reason) = unchecked {
+                    self.session.emit(
+                        NewEvent::new("task.accepted_unchecked", json!({ "reason": reason }))
+                            .task(&task.id),
+                    )?;
+                }
+                if agent_work {
+                    let now = crate::clock::now_rfc3339();
+                    let state = self.session.state_mut()?;
+                    state.consecutive_count += 1;
+                    context::record(&mut state.context_metrics, &task.id, &now);
+                }
+                None
+            }
+            Next::Fail => {
+                self.summary.failed += 1;
+                self.session.set_task_status(
+                    &task.id,
+                    TaskStatus::Failed,
+                    json!({"reason": reason}),
+                    None,
+                )?;
+                Some(Stop::Failed {
+                    task: Some(task.id.clone()),
+                    reason: format!("task {} failed: {reason}", task.id),
+                })
+            }
+            Next::Requeue => {
+                // Half-written declared outputs are named, so a later "completed"
+                // never rests on one unseen.
+                let partial = work::partial_outputs(&self.ctx.project, task);
+                self.session.set_task_status(
+                    &task.id,
+                    TaskStatus::Pending,
+                    json!({"reason": "interrupted; it will run again", "partial_outputs": partial}),
+                    None,
+                )?;
+                if let Some(note) = work::interrupted_note(&task.id, &partial) {
+                    self.reporter.problem(&note);
+                }
+                Some(Stop::Interrupted)
+            }
+        };
+        if let Some(current) = self.task(&task.id).cloned() {
+            self.reporter.finished(&current, &outcome);
+        }
+        let (done, total) = self.counts()?;
+        self.reporter.progress(done, total);
+        Ok(stop)
+    }
+
+    pub(super) fn counts(&self) -> Result<(usize, usize)> {
+        Ok((self.done, self.session.state()?.tasks.len()))
+    }
+}

@@ -1,0 +1,428 @@
+//! The scheduler's decisions, kept apart from acting on them.
+//!
+//! Every rule of `workflow-execute` — which task is next, who does it, where the run
+//! stops, what an outcome leads to, how the run ends — is a function here of plain
+//! data (tasks, statuses, mode, counters), with no session, event log, process or
+//! clock. That is what lets each stop rule and failure path be tested in isolation,
+//! and lets a reader check the policy without following I/O: `engine.rs` asks these
+//! functions and records the answers, `dispatch.rs` carries them out on workers.
+
+use std::collections::{HashMap, HashSet};
+use std::time::Duration;
+
+use crate::run::context;
+use crate::run::work::Verdict;
+use crate::state::model::Task;
+use crate::state::{TaskStatus, WorkflowStatus};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Step,
+    Phase,
+    All,
+}
+
+impl Mode {
+    pub fn state_name(self) -> &'static str {
+        match self {
+            Mode::Step => "step",
+            Mode::Phase => "phase",
+            Mode::All => "quality_gate",
+        }
+    }
+
+    pub fn from_state_name(name: &str) -> Mode {
+        match name {
+            "step" => Mode::Step,
+            "quality_gate" | "all" => Mode::All,
+            _ => Mode::Phase,
+        }
+    }
+}
+
+/// Why a run stopped.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Stop {
+    Completed,
+    Paused(String),
+    Blocked {
+        kinds: Vec<String>,
+        tasks: Vec<String>,
+    },
+    Failed {
+        task: Option<String>,
+        reason: String,
+    },
+    HandedOff(String),
+    Interrupted,
+}
+
+impl Stop {
+    pub fn exit_code(&self) -> i32 {
+        use crate::error::ErrorKind;
+        match self {
+            Stop::Completed | Stop::Paused(_) => 0,
+            Stop::Failed { .. } => ErrorKind::Failed.exit_code(),
+            Stop::Blocked { .. } => ErrorKind::Blocked.exit_code(),
+            Stop::HandedOff(_) => ErrorKind::HandedOff.exit_code(),
+            Stop::Interrupted => ErrorKind::Interrupted.exit_code(),
+        }
+    }
+}
+
+/// Actions `wf` does itself; any other action is an agent's work.
+const COMMAND_ACTIONS: &[&str] = &["run_tests", "git_commit"];
+
+pub fn agent_actions(task: &Task) -> Vec<&str> {
+    task.actions
+        .iter()
+        .map(String::as_str)
+        .filter(|a| !COMMAND_ACTIONS.contains(a))
+        .collect()
+}
+
+/// A task needs an agent when it names agent work (create_file, edit_file, a
+/// review, …), or names no work at all and has nothing to run (spec-kit tasks).
+pub fn needs_agent(task: &Task) -> bool {
+    if task.actions.is_empty() {
+        return task.check_commands().next().is_none() && !task.quality_gate;
+    }
+    !agent_actions(task).is_empty()
+}
+
+/// The first ready task (`state::ready::is_ready`) at or after `first_open` that is
+/// not running, and the new `first_open`: every task before it is done.
+///
+/// Done is final within a run, so the done prefix is never scanned twice: picking
+/// the next task of a 10,000-task chain stays O(1).
+pub fn next_ready<'t>(
+    tasks: &'t [Task],
+    index: &HashMap<String, usize>,
+    first_open: usize,
+    running: &HashSet<String>,
+) -> (Option<&'t Task>, usize) {
+    let done = |id: &str| {
+        index
+            .get(id)
+            .and_then(|&i| tasks.get(i))
+            .is_some_and(|t| t.status.is_done())
+    };
+    let mut first_open = first_open;
+    while tasks.get(first_open).is_some_and(|t| t.status.is_done()) {
+        first_open += 1;
+    }
+    let next = tasks[first_open.min(tasks.len())..]
+        .iter()
+        .find(|t| !running.contains(&t.id) && crate::state::ready::is_ready(t, done));
+    (next, first_open)
+}
+
+/// git_commit runs alone: `git add -A` must not take half-written files of tasks
+/// still running, nor race them for the index. True when `task` must wait.
+pub fn waits_for_commit(task: &Task, running: &[&Task]) -> bool {
+    let commit_running = running.iter().any(|t| t.has_action("git_commit"));
+    commit_running || (task.has_action("git_commit") && !running.is_empty())
+}
+
+/// What the stop rules look at besides the task.
+#[derive(Debug, Clone)]
+pub struct StopCheck<'a> {
+    pub mode: Mode,
+    pub ci: bool,
+    /// Tasks started in this run (a task back from a hand-off counts).
+    pub dispatched: usize,
+    /// The phase this run works in, once it started one.
+    pub run_phase: Option<&'a str>,
+    /// Whether a task is running now.
+    pub busy: bool,
+    pub pause_before_commit: bool,
+    /// Agent tasks done in this run.
+    pub agent_tasks: u32,
+    /// Context usage in percent.
+    pub usage: u32,
+    pub danger_threshold: u32,
+}
+
+/// The mode's stop rules, checked before starting `task`.
+pub fn stop_before(task: &Task, c: &StopCheck) -> Option<Stop> {
+    if c.ci {
+        return None;
+    }
+    let first = c.dispatched == 0 && !c.busy;
+    match c.mode {
+        Mode::Step if !first => return Some(Stop::Paused("step mode: one task per run".into())),
+        Mode::Phase => {
+            if let Some(phase) = c.run_phase {
+                if task.phase != phase {
+                    return Some(Stop::Paused(format!(
+                        "phase `{phase}` is done; next is phase `{}`",
+                        task.phase
+                    )));
+                }
+            }
+        }
+        Mode::All if !first => {
+            if task.quality_gate {
+                return Some(Stop::Paused(format!("before quality gate {}", task.id)));
+            }
+            if c.pause_before_commit && task.has_action("git_commit") {
+                return Some(Stop::Paused(format!("before git_commit in {}", task.id)));
+            }
+        }
+        _ => {}
+    }
+    if needs_agent(task) {
+        // The first task of a run goes ahead: a context that stays large would
+        // otherwise stop every run before it starts.
+        if c.usage >= c.danger_threshold && !first {
+            return Some(Stop::Paused(format!(
+                "context usage {}% is past the danger threshold {}%",
+                c.usage, c.danger_threshold
+            )));
+        }
+        let limit = context::max_consecutive(context::complexity(task), c.usage);
+        if c.agent_tasks >= limit {
+            return Some(Stop::Paused(format!(
+                "{limit} agent tasks in a row: the consecutive-task limit"
+            )));
+        }
+    }
+    None
+}
+
+/// Whether the scheduler starts one task and then stops filling slots (step mode).
+pub fn one_at_a_time(mode: Mode, ci: bool) -> bool {
+    mode == Mode::Step && !ci
+}
+
+/// The pause at the end of a step-mode run that started a task and has more ready.
+pub fn step_done(mode: Mode, ci: bool, dispatched: usize, more_ready: bool) -> Option<Stop> {
+    (dispatched > 0 && one_at_a_time(mode, ci) && more_ready)
+        .then(|| Stop::Paused("step mode: one task per run".into()))
+}
+
+/// How long running children get to end after Ctrl-C: none after a second one.
+pub fn interrupt_grace(signals: u32) -> Duration {
+    if signals > 1 {
+        Duration::ZERO
+    } else {
+        Duration::from_secs(2)
+    }
+}
+
+/// Whether a stop a finished task asks for replaces the one already pending: the
+/// first stop wins, except that an interruption always does.
+pub fn replaces(pending: &Option<Stop>, new: &Stop) -> bool {
+    pending.is_none() || *new == Stop::Interrupted
+}
+
+/// A task the scheduler may start next, and how.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Assignment {
+    /// Commands, verifiers, gate, commit: `wf` does it itself.
+    Command,
+    /// Needs an agent and no executor is configured: hand it off.
+    HandOff,
+    /// Needs executors with these capabilities.
+    Agent(Vec<String>),
+    /// Needs a capability no configured executor offers.
+    Missing(String),
+}
+
+/// Who does `task`: `caps` are the capabilities it needs (`Pool::required`),
+/// `offers` whether any configured executor offers one.
+pub fn assign(
+    task: &Task,
+    pool_empty: bool,
+    caps: impl FnOnce() -> Vec<String>,
+    offers: impl Fn(&str) -> bool,
+) -> Assignment {
+    if !needs_agent(task) {
+        return Assignment::Command;
+    }
+    if pool_empty {
+        return Assignment::HandOff;
+    }
+    let caps = caps();
+    match caps.iter().find(|c| !offers(c)) {
+        Some(missing) => Assignment::Missing(missing.clone()),
+        None => Assignment::Agent(caps),
+    }
+}
+
+/// Why `--ci` fails a task it would otherwise hand off.
+pub fn ci_handoff_reason(task: &Task) -> String {
+    format!(
+        "task {} needs an agent ({}) and --ci does not hand off; configure an executor in wf.executors",
+        task.id,
+        agent_actions(task).join(", ")
+    )
+}
+
+/// The reason a task's executors are released with.
+pub fn release_reason(verdict: &Verdict) -> &'static str {
+    match verdict {
+        Verdict::Passed { .. } => "completed",
+        Verdict::DispatchFailed { .. } => "blocked",
+        _ => "failed",
+    }
+}
+
+/// What is known about a task when its outcome comes in.
+#[derive(Debug, Clone, Default)]
+pub struct OutcomeFacts {
+    /// It went to executors (which reported their own result).
+    pub dispatched: bool,
+    pub handed_off: bool,
+    pub needs_agent: bool,
+    pub pool_empty: bool,
+    /// A `--mock` rehearsal.
+    pub mock: bool,
+    /// Dispatch failures before this one.
+    pub dispatch_failures: u32,
+    /// Retries already spent (`retry_counts`).
+    pub retries: u32,
+    pub max_retries: u32,
+}
+
+/// What an outcome leads to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Next {
+    /// The executor never started and retrying will not help: blocked on
+    /// `resource_missing`.
+    Block,
+    /// The executor never started: pending, to be dispatched again.
+    Redispatch,
+    /// A failed agent task with retries left: pending, next time on the strongest
+    /// executor.
+    Escalate,
+    /// Completed. `unchecked` is why nothing checked it, when nothing did;
+    /// `agent_work` when it counts toward the consecutive-task limit.
+    Complete {
+        unchecked: Option<&'static str>,
+        agent_work: bool,
+    },
+    /// Failed: the run stops.
+    Fail,
+    /// Interrupted: pending, to run again; the run stops.
+    Requeue,
+}
+
+pub fn after_outcome(verdict: &Verdict, f: &OutcomeFacts) -> Next {
+    match verdict {
+        Verdict::DispatchFailed { unrecoverable, .. } => {
+            if *unrecoverable || f.dispatch_failures + 1 >= f.max_retries.max(1) {
+                Next::Block
+            } else {
+                Next::Redispatch
+            }
+        }
+        // Try again on the strongest executor that can do it.
+        Verdict::Failed { .. } if !f.pool_empty && f.needs_agent && f.retries < f.max_retries => {
+            Next::Escalate
+        }
+        Verdict::Passed { verified } => {
+            // An agent's work that nothing could check is taken on its word;
+            // the status says so, so nobody reads it as verified work.
+            let unchecked = !verified && (f.dispatched || f.handed_off || f.needs_agent);
+            Next::Complete {
+                unchecked: unchecked.then_some(if f.dispatched && f.mock {
+                    "accepted unchecked: a --mock rehearsal did no work to check"
+                } else {
+                    "accepted unchecked: no verify command, step check, declared file or gate checked this task"
+                }),
+                agent_work: f.handed_off || f.needs_agent,
+            }
+        }
+        Verdict::Failed { .. } => Next::Fail,
+        Verdict::Interrupted => Next::Requeue,
+    }
+}
+
+/// Nothing ready and nothing running: stuck behind a failure, or blocked. `None`
+/// when every task is done (the deliverables are checked next).
+pub fn nothing_ready(tasks: &[Task]) -> Option<Stop> {
+    if let Some(failed) = tasks.iter().find(|t| t.status == TaskStatus::Failed) {
+        return Some(Stop::Failed {
+            task: Some(failed.id.clone()),
+            reason: format!(
+                "task {} failed: {}",
+                failed.id,
+                failed
+                    .failure_reason
+                    .as_deref()
+                    .unwrap_or("no reason recorded")
+            ),
+        });
+    }
+    let open: Vec<&Task> = tasks.iter().filter(|t| !t.status.is_done()).collect();
+    if open.is_empty() {
+        return None;
+    }
+    let mut kinds: Vec<String> = open
+        .iter()
+        .flat_map(|t| t.blocked_by.iter().cloned())
+        .collect();
+    kinds.sort();
+    kinds.dedup();
+    Some(Stop::Blocked {
+        kinds,
+        tasks: open.iter().map(|t| t.id.clone()).collect(),
+    })
+}
+
+/// Files completed tasks said they create that `exists` does not find.
+pub fn missing_deliverables(tasks: &[Task], exists: impl Fn(&str) -> bool) -> Vec<String> {
+    tasks
+        .iter()
+        .filter(|t| t.status == TaskStatus::Completed)
+        .flat_map(|t| t.creates.iter())
+        .filter(|f| !exists(f))
+        .cloned()
+        .collect()
+}
+
+/// A workflow is never completed with 0 tasks.
+pub fn final_stop(stop: Stop, no_tasks: bool) -> Stop {
+    match stop {
+        Stop::Completed if no_tasks => Stop::Failed {
+            task: None,
+            reason: format!(
+                "the workflow has no tasks, so nothing was done; {}",
+                crate::state::model::IMPORT_HINT
+            ),
+        },
+        stop => stop,
+    }
+}
+
+/// The workflow status a stop leaves (`None`: unchanged) and its reason.
+///
+/// A hand-off leaves the workflow `running` with the task current: the
+/// claude-workflow plugin's hooks act on a running workflow only — its PreToolUse
+/// hook refuses to dispatch an agent's Task unless the status is `running`, and its
+/// Stop hook checks `current_tasks[0]` only then — so `paused` would block the very
+/// agent the task went to. wf tells this apart from a crashed run by the handed-off
+/// task.
+pub fn stop_status(stop: &Stop) -> (Option<WorkflowStatus>, Option<String>) {
+    let status = match stop {
+        Stop::Completed => Some(WorkflowStatus::Completed),
+        Stop::HandedOff(_) => None,
+        Stop::Paused(_) | Stop::Interrupted => Some(WorkflowStatus::Paused),
+        Stop::Blocked { .. } => Some(WorkflowStatus::Blocked),
+        Stop::Failed { .. } => Some(WorkflowStatus::Failed),
+    };
+    let reason = match stop {
+        Stop::Completed => None,
+        Stop::Paused(why) => Some(why.clone()),
+        Stop::HandedOff(id) => Some(format!("task {id} is handed off to an agent")),
+        Stop::Interrupted => Some("interrupted".to_string()),
+        Stop::Blocked { kinds, .. } => Some(format!("waiting on {}", kinds.join(", "))),
+        Stop::Failed { reason, .. } => Some(reason.clone()),
+    };
+    (status, reason)
+}
+
+#[cfg(test)]
+#[path = "policy_tests.rs"]
+mod tests;

@@ -1,0 +1,821 @@
+//! One table per decision of `policy`: each row is a rule or a failure path.
+
+use super::*;
+
+fn task(id: &str) -> Task {
+    Task {
+        id: id.into(),
+        name: id.into(),
+        phase: "p1".into(),
+        ..Task::default()
+    }
+}
+
+fn with(id: &str, f: impl FnOnce(&mut Task)) -> Task {
+    let mut t = task(id);
+    f(&mut t);
+    t
+}
+
+/// A command task: it has something to run and no agent action.
+fn command(id: &str) -> Task {
+    with(id, |t| t.verify = vec!["true".into()])
+}
+
+/// An agent task: it names agent work.
+fn agent(id: &str) -> Task {
+    with(id, |t| t.actions = vec!["create_file".into()])
+}
+
+fn index(tasks: &[Task]) -> HashMap<String, usize> {
+    tasks
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.id.clone(), i))
+        .collect()
+}
+
+#[test]
+fn needs_agent_and_agent_actions() {
+    let rows: &[(Task, bool, &[&str])] = &[
+        (task("bare spec-kit task"), true, &[]),
+        (command("verify only"), false, &[]),
+        (with("gate", |t| t.quality_gate = true), false, &[]),
+        (
+            with("commands", |t| {
+                t.actions = vec!["run_tests".into(), "git_commit".into()]
+            }),
+            false,
+            &[],
+        ),
+        (
+            with("mixed", |t| {
+                t.actions = vec!["run_tests".into(), "edit_file".into()]
+            }),
+            true,
+            &["edit_file"],
+        ),
+        (
+            with("agent action with verify", |t| {
+                t.actions = vec!["create_file".into()];
+                t.verify = vec!["true".into()];
+            }),
+            true,
+            &["create_file"],
+        ),
+    ];
+    for (t, needs, actions) in rows {
+        assert_eq!(needs_agent(t), *needs, "{}", t.id);
+        assert_eq!(agent_actions(t), *actions, "{}", t.id);
+    }
+}
+
+#[test]
+fn next_ready_takes_the_first_ready_task_in_document_order() {
+    use TaskStatus::*;
+    let running_b: HashSet<String> = ["b".to_string()].into();
+    let none = HashSet::new();
+    // (statuses of a, b, c; b's deps; b blocked; running; want, want first_open)
+    type Row<'a> = (
+        [TaskStatus; 3],
+        &'a [&'a str],
+        bool,
+        &'a HashSet<String>,
+        Option<&'a str>,
+        usize,
+    );
+    let rows: &[Row] = &[
+        ([Pending, Pending, Pending], &[], false, &none, Some("a"), 0),
+        (
+            [Completed, Pending, Pending],
+            &[],
+            false,
+            &none,
+            Some("b"),
+            1,
+        ),
+        (
+            [Skipped, Completed, Pending],
+            &[],
+            false,
+            &none,
+            Some("c"),
+            2,
+        ),
+        // not running
+        (
+            [Completed, Pending, Pending],
+            &[],
+            false,
+            &running_b,
+            Some("c"),
+            1,
+        ),
+        // deps completed or skipped
+        (
+            [Completed, Pending, Pending],
+            &["a"],
+            false,
+            &none,
+            Some("b"),
+            1,
+        ),
+        (
+            [Skipped, Pending, Pending],
+            &["a"],
+            false,
+            &none,
+            Some("b"),
+            1,
+        ),
+        // a dep not done, or an unknown one, keeps it waiting
+        (
+            [InProgress, Pending, Pending],
+            &["a"],
+            false,
+            &none,
+            Some("c"),
+            0,
+        ),
+        ([Failed, Pending, Completed], &["a"], false, &none, None, 0),
+        (
+            [Completed, Pending, Completed],
+            &["zz"],
+            false,
+            &none,
+            None,
+            1,
+        ),
+        // not blocked
+        ([Completed, Pending, Completed], &[], true, &none, None, 1),
+        // only pending tasks start
+        ([Completed, Blocked, Failed], &[], false, &none, None, 1),
+        ([Completed, Completed, Skipped], &[], false, &none, None, 3),
+    ];
+    for (i, (statuses, deps, blocked, running, want, want_open)) in rows.iter().enumerate() {
+        let mut tasks: Vec<Task> = ["a", "b", "c"].iter().map(|id| task(id)).collect();
+        for (t, s) in tasks.iter_mut().zip(statuses) {
+            t.status = *s;
+        }
+        tasks[1].deps = deps.iter().map(|d| d.to_string()).collect();
+        if *blocked {
+            tasks[1].blocked_by = vec!["api_spec".into()];
+        }
+        let (next, open) = next_ready(&tasks, &index(&tasks), 0, running);
+        assert_eq!(next.map(|t| t.id.as_str()), *want, "row {i}");
+        assert_eq!(open, *want_open, "row {i}");
+    }
+}
+
+#[test]
+fn next_ready_never_rescans_the_done_prefix() {
+    let mut tasks: Vec<Task> = ["a", "b"].iter().map(|id| task(id)).collect();
+    tasks[0].status = TaskStatus::Pending;
+    // first_open past a pending task: the caller vouches everything before is done.
+    let (next, open) = next_ready(&tasks, &index(&tasks), 1, &HashSet::new());
+    assert_eq!(next.map(|t| t.id.as_str()), Some("b"));
+    assert_eq!(open, 1);
+    // first_open past the end is not a panic.
+    let (next, _) = next_ready(&tasks, &index(&tasks), 9, &HashSet::new());
+    assert!(next.is_none());
+}
+
+#[test]
+fn git_commit_runs_alone() {
+    let commit = with("c", |t| t.actions = vec!["git_commit".into()]);
+    let other = command("o");
+    let rows: &[(&Task, &[&Task], bool)] = &[
+        (&other, &[], false),
+        (&other, &[&other], false),
+        (&commit, &[], false),
+        (&commit, &[&other], true),
+        (&other, &[&commit], true),
+    ];
+    for (i, (t, running, wait)) in rows.iter().enumerate() {
+        assert_eq!(waits_for_commit(t, running), *wait, "row {i}");
+    }
+}
+
+fn check(mode: Mode) -> StopCheck<'static> {
+    StopCheck {
+        mode,
+        ci: false,
+        dispatched: 1,
+        run_phase: Some("p1"),
+        busy: false,
+        pause_before_commit: true,
+        agent_tasks: 0,
+        usage: 0,
+        danger_threshold: 80,
+    }
+}
+
+#[test]
+fn stop_before_applies_every_stop_rule() {
+    let paused = |s: &str| Some(Stop::Paused(s.into()));
+    let gate = with("G", |t| t.quality_gate = true);
+    let commit = with("C", |t| t.actions = vec!["git_commit".into()]);
+    let next_phase = with("N", |t| {
+        t.phase = "p2".into();
+        t.verify = vec!["true".into()];
+    });
+    let simple = agent("A");
+    type Row<'a> = (&'a str, &'a Task, StopCheck<'static>, Option<Stop>);
+    let rows: Vec<Row> = vec![
+        // step: one task per run; the first goes ahead, busy or not
+        (
+            "step first",
+            &simple,
+            StopCheck {
+                dispatched: 0,
+                ..check(Mode::Step)
+            },
+            None,
+        ),
+        (
+            "step second",
+            &simple,
+            check(Mode::Step),
+            paused("step mode: one task per run"),
+        ),
+        (
+            "step busy",
+            &simple,
+            StopCheck {
+                dispatched: 0,
+                busy: true,
+                ..check(Mode::Step)
+            },
+            paused("step mode: one task per run"),
+        ),
+        // phase: stops where the phase changes, never before the first phase is set
+        ("phase same", &simple, check(Mode::Phase), None),
+        (
+            "phase next",
+            &next_phase,
+            check(Mode::Phase),
+            paused("phase `p1` is done; next is phase `p2`"),
+        ),
+        (
+            "phase unset",
+            &next_phase,
+            StopCheck {
+                run_phase: None,
+                ..check(Mode::Phase)
+            },
+            None,
+        ),
+        // all: pauses before a gate and before git_commit, not on the first task
+        (
+            "all gate",
+            &gate,
+            check(Mode::All),
+            paused("before quality gate G"),
+        ),
+        (
+            "all gate first",
+            &gate,
+            StopCheck {
+                dispatched: 0,
+                ..check(Mode::All)
+            },
+            None,
+        ),
+        (
+            "all commit",
+            &commit,
+            check(Mode::All),
+            paused("before git_commit in C"),
+        ),
+        (
+            "all commit no pause",
+            &commit,
+            StopCheck {
+                pause_before_commit: false,
+                ..check(Mode::All)
+            },
+            None,
+        ),
+        ("all plain", &next_phase, check(Mode::All), None),
+        // phase mode does not pause before a gate or a commit
+        ("phase gate", &gate, check(Mode::Phase), None),
+        // context past the danger threshold stops agent tasks, not the first one
+        (
+            "danger",
+            &simple,
+            StopCheck {
+                usage: 80,
+                ..check(Mode::All)
+            },
+            paused("context usage 80% is past the danger threshold 80%"),
+        ),
+        (
+            "danger first",
+            &simple,
+            StopCheck {
+                usage: 90,
+                dispatched: 0,
+                ..check(Mode::All)
+            },
+            None,
+        ),
+        (
+            "danger command task",
+            &next_phase,
+            StopCheck {
+                usage: 99,
+                ..check(Mode::All)
+            },
+            None,
+        ),
+        (
+            "under danger",
+            &simple,
+            StopCheck {
+                usage: 79,
+                ..check(Mode::All)
+            },
+            None,
+        ),
+        // consecutive agent tasks: 8 simple, one less at 50 %, two less at 70 %
+        (
+            "7 simple",
+            &simple,
+            StopCheck {
+                agent_tasks: 7,
+                ..check(Mode::All)
+            },
+            None,
+        ),
+        (
+            "8 simple",
+            &simple,
+            StopCheck {
+                agent_tasks: 8,
+                ..check(Mode::All)
+            },
+            paused("8 agent tasks in a row: the consecutive-task limit"),
+        ),
+        (
+            "7 simple at 50%",
+            &simple,
+            StopCheck {
+                agent_tasks: 7,
+                usage: 50,
+                ..check(Mode::All)
+            },
+            paused("7 agent tasks in a row: the consecutive-task limit"),
+        ),
+        (
+            "6 simple at 70%",
+            &simple,
+            StopCheck {
+                agent_tasks: 6,
+                usage: 70,
+                ..check(Mode::All)
+            },
+            paused("6 agent tasks in a row: the consecutive-task limit"),
+        ),
+        (
+            "limit applies to the first task too",
+            &simple,
+            StopCheck {
+                agent_tasks: 8,
+                dispatched: 0,
+                ..check(Mode::All)
+            },
+            paused("8 agent tasks in a row: the consecutive-task limit"),
+        ),
+        (
+            "limit ignores command tasks",
+            &next_phase,
+            StopCheck {
+                agent_tasks: 99,
+                ..check(Mode::All)
+            },
+            None,
+        ),
+        // --ci: no rule applies
+        (
+            "ci",
+            &gate,
+            StopCheck {
+                ci: true,
+                agent_tasks: 99,
+                usage: 99,
+                ..check(Mode::Step)
+            },
+            None,
+        ),
+        (
+            "ci agent",
+            &simple,
+            StopCheck {
+                ci: true,
+                agent_tasks: 99,
+                usage: 99,
+                ..check(Mode::All)
+            },
+            None,
+        ),
+    ];
+    for (name, t, c, want) in rows {
+        assert_eq!(stop_before(t, &c), want, "{name}");
+    }
+}
+
+#[test]
+fn step_mode_takes_one_task_and_then_pauses() {
+    assert!(one_at_a_time(Mode::Step, false));
+    assert!(!one_at_a_time(Mode::Step, true));
+    assert!(!one_at_a_time(Mode::Phase, false));
+    assert!(!one_at_a_time(Mode::All, false));
+    let pause = Some(Stop::Paused("step mode: one task per run".into()));
+    let rows = [
+        (Mode::Step, false, 1, true, pause.clone()),
+        (Mode::Step, false, 0, true, None),
+        (Mode::Step, false, 1, false, None),
+        (Mode::Step, true, 1, true, None),
+        (Mode::Phase, false, 1, true, None),
+        (Mode::All, false, 3, true, None),
+    ];
+    for (i, (mode, ci, dispatched, more, want)) in rows.into_iter().enumerate() {
+        assert_eq!(step_done(mode, ci, dispatched, more), want, "row {i}");
+    }
+}
+
+#[test]
+fn interruption_wins_and_a_second_one_has_no_grace() {
+    assert_eq!(interrupt_grace(1), Duration::from_secs(2));
+    assert_eq!(interrupt_grace(2), Duration::ZERO);
+    let failed = Stop::Failed {
+        task: None,
+        reason: "x".into(),
+    };
+    assert!(replaces(&None, &failed));
+    assert!(!replaces(&Some(Stop::Paused("p".into())), &failed));
+    assert!(replaces(&Some(failed.clone()), &Stop::Interrupted));
+}
+
+#[test]
+fn assign_picks_the_executor_role() {
+    let offers = |c: &str| c != "design";
+    let caps = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let rows = [
+        (
+            "command task",
+            command("c"),
+            false,
+            caps(&["implement"]),
+            Assignment::Command,
+        ),
+        (
+            "command task, no pool",
+            command("c"),
+            true,
+            caps(&[]),
+            Assignment::Command,
+        ),
+        (
+            "agent, no pool",
+            agent("a"),
+            true,
+            caps(&["implement"]),
+            Assignment::HandOff,
+        ),
+        (
+            "agent",
+            agent("a"),
+            false,
+            caps(&["implement", "review"]),
+            Assignment::Agent(caps(&["implement", "review"])),
+        ),
+        (
+            "agent, missing capability",
+            agent("a"),
+            false,
+            caps(&["implement", "design"]),
+            Assignment::Missing("design".into()),
+        ),
+    ];
+    for (name, t, pool_empty, c, want) in rows {
+        assert_eq!(assign(&t, pool_empty, || c, offers), want, "{name}");
+    }
+    assert_eq!(
+        ci_handoff_reason(&agent("T1")),
+        "task T1 needs an agent (create_file) and --ci does not hand off; configure an executor in wf.executors"
+    );
+}
+
+#[test]
+fn after_outcome_covers_every_verdict() {
+    let passed = |verified| Verdict::Passed { verified };
+    let failed = Verdict::Failed { reason: "r".into() };
+    let nack = |unrecoverable| Verdict::DispatchFailed {
+        reason: "r".into(),
+        unrecoverable,
+    };
+    let facts = OutcomeFacts {
+        max_retries: 2,
+        ..OutcomeFacts::default()
+    };
+    let agent_facts = OutcomeFacts {
+        needs_agent: true,
+        ..facts.clone()
+    };
+    const NOTHING: &str =
+        "accepted unchecked: no verify command, step check, declared file or gate checked this task";
+    const MOCK: &str = "accepted unchecked: a --mock rehearsal did no work to check";
+    let complete = |unchecked, agent_work| Next::Complete {
+        unchecked,
+        agent_work,
+    };
+    let rows: Vec<(&str, Verdict, OutcomeFacts, Next)> = vec![
+        // dispatch failures: blocked when unrecoverable or out of attempts
+        (
+            "nack, unrecoverable",
+            nack(true),
+            facts.clone(),
+            Next::Block,
+        ),
+        ("nack, first", nack(false), facts.clone(), Next::Redispatch),
+        (
+            "nack, last attempt",
+            nack(false),
+            OutcomeFacts {
+                dispatch_failures: 1,
+                ..facts.clone()
+            },
+            Next::Block,
+        ),
+        (
+            "nack, no retries still tries once",
+            nack(false),
+            OutcomeFacts {
+                max_retries: 0,
+                ..facts.clone()
+            },
+            Next::Block,
+        ),
+        // failure: an agent task with executors and retries left escalates
+        (
+            "agent fails",
+            failed.clone(),
+            agent_facts.clone(),
+            Next::Escalate,
+        ),
+        (
+            "agent fails, retries spent",
+            failed.clone(),
+            OutcomeFacts {
+                retries: 2,
+                ..agent_facts.clone()
+            },
+            Next::Fail,
+        ),
+        (
+            "agent fails, no pool",
+            failed.clone(),
+            OutcomeFacts {
+                pool_empty: true,
+                ..agent_facts.clone()
+            },
+            Next::Fail,
+        ),
+        ("command fails", failed.clone(), facts.clone(), Next::Fail),
+        (
+            "agent fails, no retries",
+            failed.clone(),
+            OutcomeFacts {
+                max_retries: 0,
+                ..agent_facts.clone()
+            },
+            Next::Fail,
+        ),
+        // completion: an unchecked agent's work says so
+        (
+            "command verified",
+            passed(true),
+            facts.clone(),
+            complete(None, false),
+        ),
+        (
+            "command unverified",
+            passed(false),
+            facts.clone(),
+            complete(None, false),
+        ),
+        (
+            "agent verified",
+            passed(true),
+            agent_facts.clone(),
+            complete(None, true),
+        ),
+        (
+            "agent unchecked",
+            passed(false),
+            agent_facts.clone(),
+            complete(Some(NOTHING), true),
+        ),
+        (
+            "handed off, unchecked",
+            passed(false),
+            OutcomeFacts {
+                handed_off: true,
+                ..facts.clone()
+            },
+            complete(Some(NOTHING), true),
+        ),
+        (
+            "dispatched, unchecked",
+            passed(false),
+            OutcomeFacts {
+                dispatched: true,
+                ..facts.clone()
+            },
+            complete(Some(NOTHING), false),
+        ),
+        (
+            "mock rehearsal",
+            passed(false),
+            OutcomeFacts {
+                dispatched: true,
+                mock: true,
+                ..agent_facts.clone()
+            },
+            complete(Some(MOCK), true),
+        ),
+        (
+            "mock, not dispatched",
+            passed(false),
+            OutcomeFacts {
+                mock: true,
+                ..agent_facts.clone()
+            },
+            complete(Some(NOTHING), true),
+        ),
+        (
+            "interrupted",
+            Verdict::Interrupted,
+            agent_facts.clone(),
+            Next::Requeue,
+        ),
+    ];
+    for (name, verdict, f, want) in rows {
+        assert_eq!(after_outcome(&verdict, &f), want, "{name}");
+    }
+}
+
+#[test]
+fn release_reason_by_verdict() {
+    assert_eq!(
+        release_reason(&Verdict::Passed { verified: false }),
+        "completed"
+    );
+    assert_eq!(
+        release_reason(&Verdict::DispatchFailed {
+            reason: String::new(),
+            unrecoverable: true
+        }),
+        "blocked"
+    );
+    assert_eq!(
+        release_reason(&Verdict::Failed {
+            reason: String::new()
+        }),
+        "failed"
+    );
+    assert_eq!(release_reason(&Verdict::Interrupted), "failed");
+}
+
+#[test]
+fn nothing_ready_ends_the_run() {
+    use TaskStatus::*;
+    let rows: Vec<(&str, Vec<Task>, Option<Stop>)> = vec![
+        (
+            "all done",
+            vec![
+                with("a", |t| t.status = Completed),
+                with("b", |t| t.status = Skipped),
+            ],
+            None,
+        ),
+        (
+            "a failure first",
+            vec![
+                with("a", |t| {
+                    t.status = Blocked;
+                    t.blocked_by = vec!["api_spec".into()];
+                }),
+                with("b", |t| {
+                    t.status = Failed;
+                    t.failure_reason = Some("boom".into());
+                }),
+            ],
+            Some(Stop::Failed {
+                task: Some("b".into()),
+                reason: "task b failed: boom".into(),
+            }),
+        ),
+        (
+            "a failure without reason",
+            vec![with("a", |t| t.status = Failed)],
+            Some(Stop::Failed {
+                task: Some("a".into()),
+                reason: "task a failed: no reason recorded".into(),
+            }),
+        ),
+        (
+            "blocked",
+            vec![
+                with("a", |t| t.status = Completed),
+                with("b", |t| {
+                    t.status = Blocked;
+                    t.blocked_by = vec!["design_spec".into(), "api_spec".into()];
+                }),
+                with("c", |t| t.blocked_by = vec!["api_spec".into()]),
+            ],
+            Some(Stop::Blocked {
+                kinds: vec!["api_spec".into(), "design_spec".into()],
+                tasks: vec!["b".into(), "c".into()],
+            }),
+        ),
+        (
+            "waiting on nothing named",
+            vec![with("a", |t| t.deps = vec!["zz".into()])],
+            Some(Stop::Blocked {
+                kinds: vec![],
+                tasks: vec!["a".into()],
+            }),
+        ),
+    ];
+    for (name, tasks, want) in rows {
+        assert_eq!(nothing_ready(&tasks), want, "{name}");
+    }
+}
+
+#[test]
+fn missing_deliverables_of_completed_tasks_only() {
+    let tasks = vec![
+        with("a", |t| {
+            t.status = TaskStatus::Completed;
+            t.creates = vec!["here".into(), "gone".into()];
+        }),
+        with("b", |t| t.creates = vec!["not yet".into()]),
+    ];
+    assert_eq!(
+        missing_deliverables(&tasks, |f| f == "here"),
+        vec!["gone".to_string()]
+    );
+    assert!(missing_deliverables(&tasks, |_| true).is_empty());
+}
+
+#[test]
+fn stop_status_and_final_stop() {
+    use WorkflowStatus as W;
+    let rows = [
+        (Stop::Completed, Some(W::Completed), None),
+        (Stop::Paused("why".into()), Some(W::Paused), Some("why")),
+        (Stop::Interrupted, Some(W::Paused), Some("interrupted")),
+        (
+            Stop::HandedOff("T1".into()),
+            None,
+            Some("task T1 is handed off to an agent"),
+        ),
+        (
+            Stop::Blocked {
+                kinds: vec!["a".into(), "b".into()],
+                tasks: vec![],
+            },
+            Some(W::Blocked),
+            Some("waiting on a, b"),
+        ),
+        (
+            Stop::Failed {
+                task: None,
+                reason: "r".into(),
+            },
+            Some(W::Failed),
+            Some("r"),
+        ),
+    ];
+    for (stop, status, reason) in rows {
+        let (s, r) = stop_status(&stop);
+        assert_eq!((s, r.as_deref()), (status, reason), "{stop:?}");
+    }
+    assert_eq!(final_stop(Stop::Completed, false), Stop::Completed);
+    assert!(matches!(
+        final_stop(Stop::Completed, true),
+        Stop::Failed { task: None, .. }
+    ));
+    assert_eq!(final_stop(Stop::Interrupted, true), Stop::Interrupted);
+}
+
+#[test]
+fn mode_names_round_trip() {
+    for mode in [Mode::Step, Mode::Phase, Mode::All] {
+        assert_eq!(Mode::from_state_name(mode.state_name()), mode);
+    }
+    assert_eq!(Mode::from_state_name("all"), Mode::All);
+    assert_eq!(Mode::from_state_name("anything"), Mode::Phase);
+}
