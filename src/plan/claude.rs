@@ -158,6 +158,11 @@ pub(crate) struct FieldLine<'a> {
 
 pub(crate) fn field_line(text: &str) -> Option<FieldLine<'_>> {
     let t = text.trim_start();
+    // `**Description**: …` alone on a line, as some boards write their fields: read
+    // only for a known field name, so a bold word that starts a paragraph stays prose.
+    if t.starts_with("**") {
+        return bold_key(t, text).filter(|f| fields::canon(f.key).is_some());
+    }
     let after = t.strip_prefix(['-', '*', '+'])?;
     if !after.starts_with([' ', '\t']) {
         return None;
@@ -168,6 +173,11 @@ pub(crate) fn field_line(text: &str) -> Option<FieldLine<'_>> {
         Some("[ ]" | "[x]" | "[X]") => s.get(3..)?.trim_start(),
         _ => s,
     };
+    bold_key(s, text)
+}
+
+/// `**key**: value` (or `**key:** value`) at the start of `s`, a suffix of `text`.
+fn bold_key<'a>(s: &'a str, text: &'a str) -> Option<FieldLine<'a>> {
     let s = s.strip_prefix("**")?;
     let close = s.find("**")?;
     let raw_key = s.get(..close)?.trim();
@@ -464,6 +474,15 @@ mod tests {
         assert!(field_line("- [ ] **Spec coverage** — x").is_none());
         assert!(field_line("- **bold** text").is_none());
         assert!(field_line("-**x**: y").is_none());
+        // Without a list marker: known field names only.
+        let f = field_line("**Description**: set up the project").unwrap();
+        assert_eq!(
+            (f.key, f.value, f.value_at),
+            ("Description", "set up the project", 17)
+        );
+        assert_eq!(field_line("**验收**：").unwrap().key, "验收");
+        assert!(field_line("**Priority**: P1 | **Estimated**: 0.5 days").is_none());
+        assert!(field_line("**Note**: this paragraph is prose").is_none());
     }
 
     #[test]

@@ -107,6 +107,7 @@ const NAMES: &[(&str, Key)] = &[
     ("验收项", Key::Acceptance),
     ("验收标准", Key::Acceptance),
     ("acceptance", Key::Acceptance),
+    ("acceptance criteria", Key::Acceptance),
     ("actions", Key::Actions),
     ("action", Key::Actions),
     ("动作", Key::Actions),

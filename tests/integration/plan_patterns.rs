@@ -374,3 +374,27 @@ fn a_files_list_and_a_checkbox_before_a_field_are_read() {
     assert_eq!(strs(&t1["modifies"]), ["go.sum"]);
     assert_eq!(t1["requirement"], "Add paho.mqtt.golang to go.mod");
 }
+
+#[test]
+fn bold_paragraph_fields_without_list_markers_are_read() {
+    let t = Test::new();
+    import(&t, "p-claude-bold-paragraph-fields.md").ok();
+    assert_eq!(ids(&t), ["T001", "T002"]);
+    assert_eq!(
+        get(&t, "T001")["requirement"],
+        "Create the project skeleton with TypeScript, ESLint and Prettier."
+    );
+    let t2 = get(&t, "T002");
+    assert_eq!(
+        t2["requirement"],
+        "Write the schema in `prisma/schema.prisma` for notes and tags."
+    );
+    assert_eq!(strs(&t2["deps"]), ["T001"]);
+    // A bold word that is not a field name stays prose: no unknown-field warning.
+    assert!(
+        t.state()["zeroDecisionAudit"]["passed"] == true,
+        "{}",
+        t.state()["zeroDecisionAudit"]
+    );
+    assert_invariants(&t);
+}
