@@ -245,7 +245,7 @@ impl Config {
         config.path = Some(path.to_path_buf());
         check_ranges(path, text, &config.wf)?;
         for name in config.wf.classify.formats.iter().flatten() {
-            if !crate::plan::classify::FORMAT_NAMES.contains(&name.as_str()) {
+            if crate::plan::Format::named(name).is_none() {
                 return Err(WfError::usage(format!(
                     "{}: wf.classify.formats lists {:?}, which is not a plan format; use \"claude-workflow\" and/or \"spec-kit\" ([] turns classification off)",
                     path.display(),

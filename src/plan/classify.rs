@@ -124,7 +124,7 @@ impl Rules {
                 Vec::new()
             },
             formats: Some(match &classify.formats {
-                Some(names) => names.iter().filter_map(|n| format_named(n)).collect(),
+                Some(names) => names.iter().filter_map(|n| Format::named(n)).collect(),
                 None => vec![Format::ClaudeWorkflow],
             }),
             enabled: true,
@@ -232,17 +232,6 @@ fn builtin_rules() -> Vec<Rule> {
         },
     ]
 }
-
-fn format_named(name: &str) -> Option<Format> {
-    match name {
-        "claude-workflow" => Some(Format::ClaudeWorkflow),
-        "spec-kit" => Some(Format::SpecKit),
-        _ => None,
-    }
-}
-
-/// The format names `wf.classify.formats` accepts.
-pub const FORMAT_NAMES: &[&str] = &["claude-workflow", "spec-kit"];
 
 /// The blocker kinds whose rules match `task`, in [`Rules::kinds`] order.
 pub fn classify(task: &Task, rules: &Rules) -> Vec<String> {

@@ -49,11 +49,23 @@ pub enum Format {
 }
 
 impl Format {
+    /// Every format. [`Format::name`]'s exhaustive match is where a new one starts;
+    /// the test `every_format_is_listed_and_named_once` fails until it is listed here
+    /// too, so nothing that looks a format up by name (the plan-copy mirror, the
+    /// brief, `wf.classify.formats`) can skip it.
+    pub const ALL: [Format; 2] = [Format::ClaudeWorkflow, Format::SpecKit];
+
     pub fn name(self) -> &'static str {
         match self {
             Format::ClaudeWorkflow => "claude-workflow",
             Format::SpecKit => "spec-kit",
         }
+    }
+
+    /// The format a state's `plan_format` or a config names; `None` for a name this
+    /// `wf` does not know (a state from a newer one).
+    pub fn named(name: &str) -> Option<Format> {
+        Format::ALL.into_iter().find(|f| f.name() == name)
     }
 }
 
@@ -320,6 +332,19 @@ fn empty_plan(format: Format, lines: &[doc::Line<'_>]) -> PlanError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_format_is_listed_and_named_once() {
+        // Adding a variant breaks this match: list the new one in `Format::ALL` too.
+        let listed = |f: Format| match f {
+            Format::ClaudeWorkflow | Format::SpecKit => Format::ALL.contains(&f),
+        };
+        for f in Format::ALL {
+            assert!(listed(f));
+            assert_eq!(Format::named(f.name()), Some(f));
+        }
+        assert_eq!(Format::named("asciidoc"), None);
+    }
 
     #[test]
     fn format_names_and_serde() {

@@ -16,6 +16,7 @@
 use serde_json::{json, Value};
 
 use super::workflow_name;
+use crate::plan::Format;
 use crate::state::model::{Task, WorkflowState};
 
 /// The brief as Markdown.
@@ -102,7 +103,7 @@ fn plan_context(md: &mut String, state: &WorkflowState, task: &Task) {
         .as_deref()
         .map(std::path::Path::new)
         .filter(|p| p.is_absolute());
-    if state.plan_format.as_deref() == Some("spec-kit") {
+    if state.plan_format.as_deref().and_then(Format::named) == Some(Format::SpecKit) {
         if let Some(path) = plan {
             for (key, value) in phase_lines(path, &task.id) {
                 lines.push(format!("- **{key}**: {}", inline(&value)));

@@ -19,10 +19,9 @@ pub fn save(session: &mut Session) -> Result<()> {
 /// Brings the plan copy's statuses up to the state; writes only when they differ.
 pub fn mirror_plan_copy(session: &Session) -> Result<()> {
     let state = session.state()?;
-    let format = match state.plan_format.as_deref() {
-        Some("claude-workflow") => Format::ClaudeWorkflow,
-        Some("spec-kit") => Format::SpecKit,
-        _ => return Ok(()),
+    // A format this wf does not know (a state from a newer one) keeps its copy as is.
+    let Some(format) = state.plan_format.as_deref().and_then(Format::named) else {
+        return Ok(());
     };
     // tasks_file comes from a file a user may edit: one plain name, nothing more.
     let name = Path::new(&state.tasks_file);
