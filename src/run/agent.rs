@@ -183,7 +183,7 @@ fn real_run(
                 .task(&task.id)
                 .executor(&name, role),
         );
-        let unrecoverable = matches!(&exit, Exit::SpawnFailed(e) if e.contains("not on PATH"));
+        let unrecoverable = matches!(&exit, Exit::NotOnPath(_));
         return Err(Verdict::DispatchFailed {
             reason,
             unrecoverable,

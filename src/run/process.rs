@@ -83,8 +83,10 @@ pub enum Exit {
     TimedOut(Duration),
     /// Stopped because `wf` was interrupted.
     Interrupted,
-    /// Could not be started at all (missing program, bad cwd…).
+    /// Could not be started at all (bad cwd, no pipe, not executable…).
     SpawnFailed(String),
+    /// Could not be started because its program is not on PATH: retrying cannot help.
+    NotOnPath(String),
 }
 
 impl Exit {
@@ -102,6 +104,7 @@ impl Exit {
             ),
             Exit::Interrupted => "was interrupted".into(),
             Exit::SpawnFailed(e) => format!("could not start: {e}"),
+            Exit::NotOnPath(prog) => format!("could not start: `{prog}` is not on PATH"),
         }
     }
 }
@@ -354,7 +357,12 @@ fn run_with(spec: Spec<'_>, header: Option<&str>, children: &Children) -> (Exit,
         Ok(c) => c,
         Err(e) => {
             log.ensure();
-            return (Exit::SpawnFailed(spawn_error(prog, &e)), log.finish());
+            let exit = if e.kind() == std::io::ErrorKind::NotFound {
+                Exit::NotOnPath(prog.to_string())
+            } else {
+                Exit::SpawnFailed(format!("`{prog}`: {e}"))
+            };
+            return (exit, log.finish());
         }
     };
     let pgid = child.id();
@@ -520,14 +528,6 @@ fn wait_with_deadline(
     }
 }
 
-fn spawn_error(prog: &str, e: &std::io::Error) -> String {
-    if e.kind() == std::io::ErrorKind::NotFound {
-        format!("`{prog}` is not on PATH")
-    } else {
-        format!("`{prog}`: {e}")
-    }
-}
-
 /// Opens a task log for appending, creating it — and its directory, the first time
 /// or if it was removed — but never following a link planted where the log goes.
 pub fn open_log(path: &Path) -> std::io::Result<std::fs::File> {
@@ -659,9 +659,6 @@ mod tests {
             },
             &Children::default(),
         );
-        assert_eq!(
-            exit,
-            Exit::SpawnFailed("`wf-no-such-program` is not on PATH".into())
-        );
+        assert_eq!(exit, Exit::NotOnPath("wf-no-such-program".into()));
     }
 }
