@@ -46,3 +46,48 @@ fn a_crash_while_taking_back_a_handed_off_task_leaves_no_check_running() {
     assert_eq!(t.read("ends.log"), "x\n", "the old check was still running");
     assert_eq!(task_status(&t.state(), "T1"), "completed");
 }
+
+#[test]
+fn a_stale_hand_off_reason_is_cleared_when_the_task_is_taken_back() {
+    let t = Test::new();
+    start(
+        &t,
+        &plan(&[
+            task("T1", "a").field("actions", "edit_file").verify("true"),
+            task("T2", "a")
+                .verify("touch t2.started && sleep 3")
+                .deps("T1"),
+        ]),
+    );
+    t.wf(&["workflow-execute"]).code(6);
+    assert_eq!(
+        t.state_file()["status_reason"],
+        "task T1 is handed off to an agent"
+    );
+    let mut child = t
+        .command(&["workflow-execute"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn wf");
+    let started = t.project.join("t2.started");
+    for _ in 0..500 {
+        if started.exists() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(started.exists(), "T2 never started");
+    // T1 is back and T2 runs: nothing is handed off any more.
+    let mut state = t.state();
+    for _ in 0..300 {
+        if task_status(&state, "T1") == "completed" {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+        state = t.state();
+    }
+    let _ = child.wait();
+    assert_eq!(task_status(&state, "T1"), "completed");
+    assert!(state["status_reason"].is_null(), "{state}");
+}
