@@ -202,11 +202,18 @@ fn recover_interrupted(session: &mut Session, out: &Output) -> Result<()> {
         .collect();
     // A run that handed a task off leaves the workflow running on purpose (see
     // `Engine::finish`); that is not a crash.
-    let was_running = state.status == WorkflowStatus::Running && state.handed_off_task().is_none();
+    let running = state.status == WorkflowStatus::Running;
+    let was_running = running && state.handed_off_task().is_none();
+    if in_flight.is_empty() && !running {
+        return Ok(());
+    }
+    // A `running` workflow with no live lock holder may have left checks running, hand-off
+    // or not (a crash while a handed-off task was being taken back): end them, so this run
+    // does not start a second copy. The handed-off task itself stays handed off.
+    let ended = crate::run::orphans::kill_orphans(session.store().dir());
     if in_flight.is_empty() && !was_running {
         return Ok(());
     }
-    let ended = crate::run::orphans::kill_orphans(session.store().dir());
     for id in &in_flight {
         session.set_task_status(
             id,

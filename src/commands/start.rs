@@ -125,6 +125,15 @@ pub fn run(project: &Project, global: &GlobalArgs, args: &StartArgs, out: &Outpu
             write_atomic(&copy, text.as_bytes())?;
             crate::run::checkpoint::mirror_plan_copy(&session)?;
         }
+        // Re-importing the plan the state already has is the "keep" answer to a
+        // pending major-change decision: clear it, or workflow-execute keeps refusing.
+        if session.state()?.decision_required {
+            let state = session.state_mut()?;
+            state.decision_required = false;
+            state.decision_options.clear();
+            state.replan_reason = None;
+            session.save()?;
+        }
         out.json_value(&json!({"changed": false, "tasks_file": tasks_file}));
         out.say("The plan is already imported and unchanged; nothing to do.");
         return Ok(0);

@@ -116,6 +116,9 @@ fn apply_task_status(state: &mut WorkflowState, event: &Event) -> Result<()> {
     {
         task.dispatch_failures = 0;
     }
+    // A handed-off task that comes back takes its hand-off's reason with it (the
+    // run that handed it off left the workflow running with that reason).
+    let taken_back = to != TaskStatus::InProgress && task.handed_off == Some(true);
     if to != TaskStatus::InProgress {
         task.handed_off = None;
     }
@@ -130,6 +133,9 @@ fn apply_task_status(state: &mut WorkflowState, event: &Event) -> Result<()> {
     }
     if to == TaskStatus::InProgress {
         state.current_task = Some(id.to_string());
+    }
+    if taken_back && state.status == WorkflowStatus::Running {
+        state.status_reason = None;
     }
     if retry {
         *state.retry_counts.entry(id.to_string()).or_insert(0) += 1;

@@ -18,6 +18,7 @@ mod hardening;
 mod hooks;
 mod plan_patterns;
 mod processes;
+mod recovery;
 mod report;
 mod security;
 mod start;

@@ -456,3 +456,26 @@ fn a_prose_only_edit_keeps_everything() {
     assert!(!t.workflow_dir().join("changes/CHG-001").exists());
     assert_invariants(&t);
 }
+
+#[test]
+fn reimporting_the_previous_plan_clears_a_pending_decision() {
+    let t = Test::new();
+    let original = two_tasks("false");
+    start(&t, &original);
+    t.wf(&["workflow-execute"]).code(1);
+    let edited = plan(&[
+        task("T1", "a").verify("echo changed >> runs.log"),
+        task("T2", "a").verify("true").deps("T1"),
+    ]);
+    t.write("tasks.md", &edited);
+    t.wf(&["workflow-start", "tasks.md"]).code(2);
+    assert_eq!(t.state()["decisionRequired"], true);
+    // "keep": re-import the plan the state already has.
+    t.write("tasks.md", &original);
+    t.wf(&["workflow-start", "tasks.md"]).ok();
+    let state = t.state();
+    assert!(state["decisionRequired"].is_null() || state["decisionRequired"] == false);
+    assert!(state["replanReason"].is_null(), "{}", state["replanReason"]);
+    let run = t.wf(&["workflow-execute"]);
+    assert!(!run.stderr.contains("decision"), "{}", run.stderr);
+}
