@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::plans::{assert_invariants, plan, start, task, T};
+use crate::plans::{assert_invariants, plan, start, statuses, task, T};
 use crate::test::Test;
 
 /// xorshift64*: tiny, seedable, good enough to spread kill times.
@@ -409,21 +409,6 @@ fn run_with_file_limit(t: &Test, args: &[&str], bytes: u64) -> bool {
 
 fn file_len(path: &Path) -> u64 {
     std::fs::metadata(path).map_or(0, |m| m.len())
-}
-
-/// Task ids and statuses, in order.
-fn statuses(state: &Value) -> Vec<(String, String)> {
-    state["tasks"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|t| {
-            (
-                t["id"].as_str().unwrap_or("").to_string(),
-                t["status"].as_str().unwrap_or("").to_string(),
-            )
-        })
-        .collect()
 }
 
 fn events_of(t: &Test, kind: &str) -> usize {

@@ -19,7 +19,7 @@ use std::path::Path;
 use serde_json::{json, Value};
 
 use crate::crash::check_event_log;
-use crate::plans::{plan, start, task};
+use crate::plans::{plan, start, statuses, task};
 use crate::test::Test;
 
 const OPS: [&str; 4] = ["create", "write", "fsync", "rename"];
@@ -59,18 +59,6 @@ fn ids(state: &Value) -> Vec<String> {
         .into_iter()
         .flatten()
         .map(|t| t["id"].as_str().unwrap_or("").to_string())
-        .collect()
-}
-
-fn statuses(state: &Value) -> Vec<(String, String)> {
-    state["tasks"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|t| {
-            let s = t["status"].as_str().unwrap_or("");
-            (t["id"].as_str().unwrap_or("").to_string(), s.to_string())
-        })
         .collect()
 }
 

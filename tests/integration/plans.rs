@@ -55,6 +55,21 @@ pub fn start(t: &Test, plan: &str) {
     t.wf(&["workflow-start", "tasks.md"]).ok();
 }
 
+/// Every task's id and status, in order.
+pub fn statuses(state: &Value) -> Vec<(String, String)> {
+    state["tasks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|t| {
+            (
+                t["id"].as_str().unwrap_or("").to_string(),
+                t["status"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect()
+}
+
 pub fn task_status(state: &Value, id: &str) -> String {
     state["tasks"]
         .as_array()

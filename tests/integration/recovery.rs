@@ -1,11 +1,34 @@
 //! Crash recovery around a hand-off: what a killed `wf` left running is ended before
 //! the next run starts the same work again, and the hand-off itself survives.
 
-use std::process::Stdio;
+use std::process::{Child, Stdio};
 use std::time::Duration;
 
 use crate::plans::{plan, start, task, task_status};
 use crate::test::Test;
+
+/// A `workflow-execute` in the background, once `marker` (a file a check writes
+/// when it starts) exists in the project.
+fn execute_until(t: &Test, marker: &str) -> Child {
+    let child = t
+        .command(&["workflow-execute"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn wf");
+    let started = t.project.join(marker);
+    for _ in 0..500 {
+        if started.exists() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(
+        started.exists(),
+        "{marker} never appeared: the check never started"
+    );
+    child
+}
 
 #[test]
 fn a_crash_while_taking_back_a_handed_off_task_leaves_no_check_running() {
@@ -18,20 +41,7 @@ fn a_crash_while_taking_back_a_handed_off_task_leaves_no_check_running() {
     );
     t.wf(&["workflow-execute"]).code(6);
     // Taking T1 back runs its check; kill wf while the check sleeps.
-    let mut child = t
-        .command(&["workflow-execute"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn wf");
-    let started = t.project.join("starts.log");
-    for _ in 0..500 {
-        if started.exists() {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    assert!(started.exists(), "the check never started");
+    let mut child = execute_until(&t, "starts.log");
     let _ = child.kill(); // SIGKILL
     child.wait().expect("reap wf");
     // Still handed off: the agent's work is not lost.
@@ -64,20 +74,7 @@ fn a_stale_hand_off_reason_is_cleared_when_the_task_is_taken_back() {
         t.state_file()["status_reason"],
         "task T1 is handed off to an agent"
     );
-    let mut child = t
-        .command(&["workflow-execute"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn wf");
-    let started = t.project.join("t2.started");
-    for _ in 0..500 {
-        if started.exists() {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    assert!(started.exists(), "T2 never started");
+    let mut child = execute_until(&t, "t2.started");
     // T1 is back and T2 runs: nothing is handed off any more.
     let mut state = t.state();
     for _ in 0..300 {
