@@ -53,7 +53,7 @@ impl Finding {
 
 pub fn run(project: &Project, args: &CheckArgs, out: &Output) -> Result<i32> {
     let (text, plan) = plan::read(&args.plan)?;
-    let rules = classify::Rules::from_config(&project.config)?.for_plan(plan.format, &text);
+    let rules = classify::Rules::from_config(&project.config)?.for_plan(plan.format);
     let file = args.plan.display().to_string();
     let audit = audit::audit(&plan.tasks, &text, &crate::clock::now_rfc3339());
     let mut findings = plan_findings(&file, &plan);

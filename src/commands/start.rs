@@ -36,7 +36,7 @@ pub fn run(project: &Project, global: &GlobalArgs, args: &StartArgs, out: &Outpu
     for w in &plan.warnings {
         out.warn(format!("{}:{}: {}", args.plan.display(), w.line, w.message));
     }
-    let rules = classify::Rules::from_config(&project.config)?.for_plan(plan.format, &text);
+    let rules = classify::Rules::from_config(&project.config)?.for_plan(plan.format);
     let name = args
         .name
         .clone()

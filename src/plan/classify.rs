@@ -32,17 +32,13 @@
 //!   `^[a-z][a-z0-9_]{0,31}$` and may not be `all` (that word means every kind to
 //!   `workflow-unblock`). Regexes are compiled once per [`Rules`].
 
-use std::collections::HashSet;
-
 use regex::{Regex, RegexBuilder};
 
 use crate::config::Config;
 use crate::error::{Result, WfError};
 use crate::state::model::Task;
 
-use super::claude::{self, Kind};
-use super::doc::{self, is_none_word};
-use super::fields::{self, is_valid_kind, Key};
+use super::fields::is_valid_kind;
 use super::Format;
 
 pub const API_SPEC: &str = "api_spec";
@@ -57,8 +53,6 @@ pub struct Rules {
     formats: Option<Vec<Format>>,
     /// Whether the bound plan's format is among `formats`.
     enabled: bool,
-    /// Tasks whose `阻塞依赖` says none.
-    opted_out: HashSet<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -109,7 +103,6 @@ impl Rules {
             rules: builtin_rules(),
             formats: None,
             enabled: true,
-            opted_out: HashSet::new(),
         })
     }
 
@@ -128,7 +121,6 @@ impl Rules {
                 None => vec![Format::ClaudeWorkflow],
             }),
             enabled: true,
-            opted_out: HashSet::new(),
         };
         let path = cfg.display_path();
         for (kind, rule) in &cfg.wf.blockers {
@@ -170,15 +162,9 @@ impl Rules {
         Ok(rules)
     }
 
-    /// These rules bound to one plan: off unless its format is classified, and never
-    /// for a task whose `阻塞依赖` says none.
-    pub fn for_plan(mut self, format: Format, text: &str) -> Rules {
+    /// These rules bound to one plan: off unless its format is classified.
+    pub fn for_plan(mut self, format: Format) -> Rules {
         self.enabled = self.formats.as_ref().is_none_or(|f| f.contains(&format));
-        self.opted_out = if format == Format::ClaudeWorkflow {
-            opted_out(text)
-        } else {
-            HashSet::new()
-        };
         self
     }
 
@@ -240,7 +226,8 @@ pub fn classify(task: &Task, rules: &Rules) -> Vec<String> {
 
 /// [`classify`] with the reason for each kind.
 pub fn matches(task: &Task, rules: &Rules) -> Vec<Match> {
-    if !rules.enabled || rules.opted_out.contains(&task.id) {
+    // A task whose `阻塞依赖` says none waits on nothing, whatever its name.
+    if !rules.enabled || task.no_blockers {
         return Vec::new();
     }
     let file = task.file.as_deref().unwrap_or("");
@@ -350,30 +337,6 @@ pub(crate) fn words(s: &str) -> Vec<String> {
     }
     if !cur.is_empty() {
         out.push(cur);
-    }
-    out
-}
-
-/// Ids of the claude-workflow tasks whose `阻塞依赖` field says none.
-fn opted_out(text: &str) -> HashSet<String> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut out = HashSet::new();
-    let mut current: Option<String> = None;
-    let lines = doc::lines(text);
-    for kind in claude::kinds(&lines) {
-        match kind {
-            Kind::TaskHeading(h) => current = Some(h.id.to_string()),
-            Kind::End => current = None,
-            Kind::Field(f) => {
-                if let Some(id) = &current {
-                    if fields::canon(f.key) == Some(Key::Blockers) && is_none_word(f.value) {
-                        out.insert(id.clone());
-                    }
-                }
-            }
-            Kind::BadHeading(_) | Kind::Suspect(_) => current = None,
-            Kind::Blank | Kind::Hidden | Kind::Other => {}
-        }
     }
     out
 }
@@ -542,23 +505,18 @@ mod tests {
         assert!(classify(&task("Fetch UI", None), &r).is_empty());
         assert_eq!(classify(&task("Sign contract", None), &r), vec!["legal"]);
 
-        let spec = "- [ ] T001 Fetch UI\n";
-        let claude = "## T1: Fetch UI\n- **actions**: x\n";
         let default = Rules::from_config(&config(&[])).unwrap();
-        assert!(!default.clone().for_plan(Format::SpecKit, spec).enabled());
-        assert!(default
-            .clone()
-            .for_plan(Format::ClaudeWorkflow, claude)
-            .enabled());
+        assert!(!default.clone().for_plan(Format::SpecKit).enabled());
+        assert!(default.clone().for_plan(Format::ClaudeWorkflow).enabled());
         let mut cfg = config(&[]);
         cfg.wf.classify.formats = Some(vec!["spec-kit".into()]);
         let r = Rules::from_config(&cfg).unwrap();
-        assert!(r.clone().for_plan(Format::SpecKit, spec).enabled());
-        assert!(!r.for_plan(Format::ClaudeWorkflow, claude).enabled());
+        assert!(r.clone().for_plan(Format::SpecKit).enabled());
+        assert!(!r.for_plan(Format::ClaudeWorkflow).enabled());
         cfg.wf.classify.formats = Some(vec![]);
         let off = Rules::from_config(&cfg)
             .unwrap()
-            .for_plan(Format::ClaudeWorkflow, claude);
+            .for_plan(Format::ClaudeWorkflow);
         assert!(classify(&task("Fetch UI", None), &off).is_empty());
     }
 
@@ -567,17 +525,12 @@ mod tests {
         let text = "## T1: Fetch UI\n- **阻塞依赖**: none\n\n## T2: Fetch UI\n- **阻塞依赖**: 无\n\n## T3: Fetch UI\n- **blocked_by**: api_spec\n";
         let r = Rules::from_config(&config(&[]))
             .unwrap()
-            .for_plan(Format::ClaudeWorkflow, text);
-        let with_id = |id: &str| Task {
-            id: id.into(),
-            ..task("Fetch UI", None)
-        };
-        assert!(classify(&with_id("T1"), &r).is_empty());
-        assert!(classify(&with_id("T2"), &r).is_empty());
-        assert_eq!(
-            classify(&with_id("T3"), &r),
-            vec!["api_spec", "design_spec"]
-        );
+            .for_plan(Format::ClaudeWorkflow);
+        let plan = crate::plan::parse(std::path::Path::new("p.md"), text).unwrap();
+        let with_id = |id: &str| plan.tasks.iter().find(|t| t.id == id).unwrap();
+        assert!(classify(with_id("T1"), &r).is_empty());
+        assert!(classify(with_id("T2"), &r).is_empty());
+        assert_eq!(classify(with_id("T3"), &r), vec!["api_spec", "design_spec"]);
     }
 
     #[test]

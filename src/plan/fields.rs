@@ -463,6 +463,7 @@ pub(crate) fn build(block: Block, warnings: &mut Vec<PlanWarning>) -> Result<Dra
                 }
             }
             Key::Blockers => {
+                task.no_blockers = f.parts.first().is_some_and(|v| is_none_word(v));
                 for kind in words(&f.parts) {
                     let kind = kind.to_ascii_lowercase();
                     if !is_valid_kind(&kind) {

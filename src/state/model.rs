@@ -353,6 +353,10 @@ pub struct Task {
     /// External blocker kinds (`api_spec`, `design_spec`, custom) not yet lifted.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub blocked_by: Vec<String>,
+    /// The plan says the task waits on nothing outside (`阻塞依赖: none`), so
+    /// classification leaves it alone.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_blockers: bool,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub actions: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
