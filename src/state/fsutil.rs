@@ -16,7 +16,6 @@ use crate::state::store::refuse_symlink;
 /// Opens `path` for reading; `append` also opens it for appending, creating it (mode
 /// 0644) when missing. A missing file is an error whose `io` is `NotFound`.
 pub fn open_regular(path: &Path, append: bool) -> Result<fs_err::File> {
-    refuse_symlink(path)?;
     let mut opts = fs_err::OpenOptions::new();
     opts.read(true);
     if append {
@@ -25,9 +24,13 @@ pub fn open_regular(path: &Path, append: bool) -> Result<fs_err::File> {
     // O_NONBLOCK makes opening a FIFO return at once; it changes nothing for a
     // regular file, the only kind kept open.
     opts.custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_NONBLOCK);
-    let file = opts
-        .open(path)
-        .map_err(|e| WfError::io(&e, e.to_string()))?;
+    // O_NOFOLLOW refuses a link at the last component; only then is it looked at,
+    // to say so as the store does (no lstat before every open).
+    let file = opts.open(path).map_err(|e| {
+        refuse_symlink(path)
+            .err()
+            .unwrap_or_else(|| WfError::io(&e, e.to_string()))
+    })?;
     let kind = file
         .metadata()
         .map_err(|e| WfError::io(&e, e.to_string()))?
