@@ -1,67 +1,32 @@
 //! `wf check PLAN`: lint a plan without importing it.
 //!
 //! The same reading `workflow-start` does — parse and graph validation, the project
-//! config's classification rules, the zero-decision audit — with every result shown at
-//! once as `file:line: severity: message`, and nothing written: no lock is taken, no
-//! workflow dir is created, nothing under WF_HOME is read or touched. Severities:
-//! `error` (the audit fails, so `workflow-execute` would refuse the plan), `warning`
-//! (a plan line not read as written, an audit warning) and `note` (a task that
-//! would start blocked on an external input, an ambiguity in the plan's constraints).
+//! config's classification rules, the zero-decision audit — with every finding
+//! (`src/report/findings.rs`) shown at once as `file:line: severity: message`, and
+//! nothing written: no lock is taken, no workflow dir is created, nothing under
+//! WF_HOME is read or touched.
 //!
 //! Exit codes: 0 no errors (warnings allowed), 1 warnings under `--strict`, 2 errors;
 //! a plan that does not parse is one error, reported as `workflow-start` reports it.
 
-use std::path::Path;
-
-use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::cli::CheckArgs;
 use crate::error::Result;
 use crate::output::Output;
-use crate::plan::{self, audit, classify, Plan};
+use crate::plan::{self, audit, classify};
 use crate::project::Project;
-use crate::state::model::ZeroDecisionAudit;
-use crate::state::TaskStatus;
+use crate::report::findings::{self, plural};
 
 /// The JSON document's shape; bumped when a field changes meaning or goes away.
 const SCHEMA_VERSION: u32 = 1;
-
-#[derive(Debug, Clone, Serialize)]
-pub(crate) struct Finding {
-    pub file: String,
-    pub line: usize,
-    pub severity: &'static str,
-    /// `plan`, `audit`, `classification` or `ambiguity`.
-    pub kind: &'static str,
-    pub message: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub task: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pattern: Option<String>,
-}
-
-impl Finding {
-    /// `file:line: severity: message`.
-    pub(crate) fn line_text(&self) -> String {
-        format!(
-            "{}:{}: {}: {}",
-            self.file, self.line, self.severity, self.message
-        )
-    }
-}
 
 pub fn run(project: &Project, args: &CheckArgs, out: &Output) -> Result<i32> {
     let (text, plan) = plan::read(&args.plan)?;
     let rules = classify::Rules::from_config(&project.config)?.for_plan(plan.format);
     let file = args.plan.display().to_string();
     let audit = audit::audit(&plan.tasks, &text, &crate::clock::now_rfc3339());
-    let mut findings = plan_findings(&file, &plan);
-    findings.extend(audit_findings(&file, &audit));
-    findings.extend(ambiguity_findings(&file, &plan, &audit));
-    findings.extend(classification_findings(&file, &plan, &rules));
-    // In line order; at one line, errors before warnings before notes.
-    findings.sort_by_key(|f| (f.line, rank(f.severity)));
+    let findings = findings::all(&file, &plan, &audit, &rules);
 
     let count = |s: &str| findings.iter().filter(|f| f.severity == s).count();
     let (errors, warnings, notes) = (count("error"), count("warning"), count("note"));
@@ -113,182 +78,4 @@ pub fn run(project: &Project, args: &CheckArgs, out: &Output) -> Result<i32> {
         let _ = std::io::stdout().lock().write_all(text.as_bytes());
     }
     Ok(code)
-}
-
-fn rank(severity: &str) -> u8 {
-    match severity {
-        "error" => 0,
-        "warning" => 1,
-        _ => 2,
-    }
-}
-
-fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
-    if n == 1 {
-        one
-    } else {
-        many
-    }
-}
-
-/// Lines the parser did not read as written.
-fn plan_findings(file: &str, plan: &Plan) -> Vec<Finding> {
-    plan.warnings
-        .iter()
-        .map(|w| Finding {
-            file: file.to_string(),
-            line: w.line,
-            severity: "warning",
-            kind: "plan",
-            message: w.message.clone(),
-            task: None,
-            pattern: None,
-        })
-        .collect()
-}
-
-/// The audit's findings, each at its line.
-pub(crate) fn audit_findings(file: &str, audit: &ZeroDecisionAudit) -> Vec<Finding> {
-    audit
-        .anti_patterns
-        .iter()
-        .map(|f| Finding {
-            file: file.to_string(),
-            line: f.line.unwrap_or(1),
-            severity: if f.severity == "error" {
-                "error"
-            } else {
-                "warning"
-            },
-            kind: "audit",
-            message: format!("{}: {}", f.task_id, f.description),
-            task: Some(f.task_id.clone()),
-            pattern: Some(f.pattern.clone()),
-        })
-        .collect()
-}
-
-/// What the audit found in the plan's constraints and placeholder task lines: open
-/// questions to settle, not refusals.
-fn ambiguity_findings(file: &str, plan: &Plan, audit: &ZeroDecisionAudit) -> Vec<Finding> {
-    let line_of = |v: &Value| -> usize {
-        v["line"].as_u64().map_or_else(
-            || {
-                let id = v["taskId"].as_str().unwrap_or("");
-                plan.tasks.iter().find(|t| t.id == id).map_or(1, |t| t.line)
-            },
-            |l| usize::try_from(l).unwrap_or(1),
-        )
-    };
-    audit
-        .remaining_ambiguities
-        .iter()
-        .map(|v| {
-            let pattern = v["pattern"].as_str().unwrap_or("").to_string();
-            let text = v["text"].as_str().unwrap_or("");
-            let message = if pattern == "placeholder task id" {
-                format!("placeholder task line, not imported: {text}")
-            } else {
-                let owner = match (v["taskId"].as_str(), v["field"].as_str()) {
-                    (Some(id), Some(field)) => format!("{id} {field}"),
-                    _ => "constraint".to_string(),
-                };
-                format!("{owner} is ambiguous ({pattern}): {text}")
-            };
-            Finding {
-                file: file.to_string(),
-                line: line_of(v),
-                severity: "note",
-                kind: "ambiguity",
-                message,
-                task: v["taskId"].as_str().map(str::to_string),
-                pattern: Some(pattern),
-            }
-        })
-        .collect()
-}
-
-/// The tasks `workflow-start` would mark blocked, and why.
-fn classification_findings(file: &str, plan: &Plan, rules: &classify::Rules) -> Vec<Finding> {
-    let mut out = Vec::new();
-    for t in &plan.tasks {
-        if t.status != TaskStatus::Pending {
-            continue;
-        }
-        let mut reasons: Vec<String> = t
-            .blocked_by
-            .iter()
-            .map(|k| format!("{k} (its 阻塞依赖 field)"))
-            .collect();
-        let mut kinds = t.blocked_by.clone();
-        for m in classify::matches(t, rules) {
-            if !kinds.contains(&m.kind) {
-                reasons.push(format!("{} ({})", m.kind, m.reason));
-                kinds.push(m.kind);
-            }
-        }
-        if kinds.is_empty() {
-            continue;
-        }
-        let hint = if plan.format == plan::Format::ClaudeWorkflow {
-            ", or write `- **阻塞依赖**: none` in the task if it waits on nothing"
-        } else {
-            ""
-        };
-        out.push(Finding {
-            file: file.to_string(),
-            line: t.line,
-            severity: "note",
-            kind: "classification",
-            message: format!(
-                "{} would start blocked on {}: lift it with `wf workflow-unblock {}` once that input is ready{hint}",
-                t.id,
-                reasons.join(", "),
-                kinds.first().map_or("all", String::as_str),
-            ),
-            task: Some(t.id.clone()),
-            pattern: None,
-        });
-    }
-    out
-}
-
-/// At most this many findings are listed after an import; `wf check` lists them all.
-pub(crate) const SHOWN_AFTER_IMPORT: usize = 20;
-
-/// Findings as `file:line: severity: message` lines, at most [`SHOWN_AFTER_IMPORT`],
-/// then how many more `wf check` would show.
-pub(crate) fn finding_lines(plan_path: &Path, audit: &ZeroDecisionAudit) -> Vec<String> {
-    let file = plan_path.display().to_string();
-    let all = audit_findings(&file, audit);
-    let mut lines: Vec<String> = all
-        .iter()
-        .take(SHOWN_AFTER_IMPORT)
-        .map(Finding::line_text)
-        .collect();
-    if all.len() > SHOWN_AFTER_IMPORT {
-        lines.push(format!(
-            "… and {} more (`wf check {file}` lists them all)",
-            all.len() - SHOWN_AFTER_IMPORT
-        ));
-    }
-    lines
-}
-
-/// What workflow-start says on stderr when its audit fails: the headline, then the
-/// findings.
-pub(crate) fn audit_failure_lines(plan_path: &Path, audit: &ZeroDecisionAudit) -> Vec<String> {
-    let file = plan_path.display().to_string();
-    let errors = audit
-        .anti_patterns
-        .iter()
-        .filter(|f| f.severity == "error")
-        .count();
-    let mut lines = vec![format!(
-        "audit: {errors} {} — workflow-execute will refuse this plan until {} fixed (see `wf check {file}`) or it is run with --allow-audit-errors",
-        plural(errors, "error", "errors"),
-        if errors == 1 { "it is" } else { "they are" },
-    )];
-    lines.extend(finding_lines(plan_path, audit));
-    lines
 }

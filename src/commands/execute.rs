@@ -16,6 +16,7 @@ use crate::project::Project;
 use crate::run::engine::{Engine, Mode, Options, Reporter, Stop};
 use crate::run::executor::{MockPolicy, Pool};
 use crate::run::process::Children;
+use crate::run::recovery;
 use crate::run::work::{TaskOutcome, Verdict, WorkCtx};
 use crate::state::model::Task;
 use crate::state::{Session, TaskStatus, WorkflowStatus};
@@ -42,8 +43,22 @@ pub fn execute_locked(
     // First, before anything is written: a plugin state whose tasks could not be
     // adopted is refused as it is.
     session.state()?.require_tasks()?;
-    recover_interrupted(session, out)?;
-    refuse_undecided(session, args)?;
+    let recovered = recovery::recover_interrupted(session)?;
+    if !recovered.rerun.is_empty() {
+        out.warn(format!(
+            "the previous run was interrupted; {} will run again{}",
+            recovered.rerun.join(", "),
+            if recovered.ended == 0 {
+                String::new()
+            } else {
+                format!(
+                    " (ended {} process group(s) it left running)",
+                    recovered.ended
+                )
+            }
+        ));
+    }
+    recovery::refuse_undecided(session, args.allow_audit_errors, args.allow_open_questions)?;
     let status = session.state()?.status;
     if matches!(status, WorkflowStatus::Completed | WorkflowStatus::Archived)
         && (args.retry.is_some() || args.skip.is_some())
@@ -52,7 +67,15 @@ pub fn execute_locked(
             "the workflow is {status}; --retry and --skip apply to a workflow that is still going (re-import the plan to change it)"
         )));
     }
-    apply_retry_or_skip(session, args, out)?;
+    if let Some(target) = &args.retry {
+        let id = recovery::retry(session, target)?;
+        out.say(format!("Retrying {id}."));
+    }
+    if let Some(target) = &args.skip {
+        let reason = args.reason.as_deref().unwrap_or_default();
+        let id = recovery::skip(session, target, reason)?;
+        out.say(format!("Skipped {id}: {reason}"));
+    }
     let state = session.state()?;
     match state.status {
         WorkflowStatus::Completed => {
@@ -187,218 +210,14 @@ fn report_to_ci(session: &Session, args: &ExecuteArgs, out: &Output) -> Result<(
     Ok(())
 }
 
-/// We hold the lock, so no live run owns a task: any task still `in_progress` that
-/// was not handed off is left over from a crash. Its processes are ended (they live
-/// in their own process groups), it goes back to pending (docs/execution.md "Crash recovery": completed
-/// tasks are kept, in-progress ones retried), and a `running` workflow counts as
-/// paused.
-fn recover_interrupted(session: &mut Session, out: &Output) -> Result<()> {
-    let state = session.state()?;
-    let in_flight: Vec<String> = state
-        .tasks
-        .iter()
-        .filter(|t| t.status == TaskStatus::InProgress && t.handed_off != Some(true))
-        .map(|t| t.id.clone())
-        .collect();
-    // A run that handed a task off leaves the workflow running on purpose (see
-    // `Engine::finish`); that is not a crash.
-    let running = state.status == WorkflowStatus::Running;
-    let was_running = running && state.handed_off_task().is_none();
-    if in_flight.is_empty() && !running {
-        return Ok(());
-    }
-    // A `running` workflow with no live lock holder may have left checks running, hand-off
-    // or not (a crash while a handed-off task was being taken back): end them, so this run
-    // does not start a second copy. The handed-off task itself stays handed off.
-    let ended = crate::run::orphans::kill_orphans(session.store().dir());
-    if in_flight.is_empty() && !was_running {
-        return Ok(());
-    }
-    for id in &in_flight {
-        session.set_task_status(
-            id,
-            TaskStatus::Pending,
-            json!({"reason": "interrupted: the previous run ended while it ran", "orphans_killed": ended.len()}),
-            None,
-        )?;
-    }
-    if was_running {
-        session.set_workflow_status(WorkflowStatus::Paused, Some("interrupted"))?;
-    }
-    session.save()?;
-    if !in_flight.is_empty() {
-        out.warn(format!(
-            "the previous run was interrupted; {} will run again{}",
-            in_flight.join(", "),
-            if ended.is_empty() {
-                String::new()
-            } else {
-                format!(" (ended {} process group(s) it left running)", ended.len())
-            }
-        ));
-    }
-    Ok(())
-}
-
-fn apply_retry_or_skip(session: &mut Session, args: &ExecuteArgs, out: &Output) -> Result<()> {
-    if let Some(target) = &args.retry {
-        let id = pick_target(session, target, "--retry")?;
-        session.set_task_status(&id, TaskStatus::Pending, json!({"retry": true}), None)?;
-        session.save()?;
-        out.say(format!("Retrying {id}."));
-    }
-    if let Some(target) = &args.skip {
-        let id = pick_target(session, target, "--skip")?;
-        let reason = args.reason.clone().unwrap_or_default();
-        session.set_task_status(&id, TaskStatus::Skipped, json!({"reason": reason}), None)?;
-        session.save()?;
-        out.say(format!("Skipped {id}: {reason}"));
-    }
-    Ok(())
-}
-
-/// The task a `--retry`/`--skip` names, or the failed one when it names none.
-fn pick_target(session: &Session, target: &str, flag: &str) -> Result<String> {
-    let state = session.state()?;
-    if target.is_empty() {
-        return state
-            .tasks
-            .iter()
-            .find(|t| t.status == TaskStatus::Failed)
-            .map(|t| t.id.clone())
-            .ok_or_else(|| {
-                WfError::usage(format!(
-                    "{flag}: no task has failed; name the task: {flag} TASK"
-                ))
-            });
-    }
-    match state.task(target) {
-        Some(t) => Ok(t.id.clone()),
-        None => Err(WfError::usage(format!(
-            "{flag}: there is no task {target} in this workflow"
-        ))),
-    }
-}
-
-fn refuse_undecided(session: &mut Session, args: &ExecuteArgs) -> Result<()> {
-    // --allow-audit-errors is a decision too: remembered until the plan is re-imported,
-    // so the next execute does not ask again.
-    if args.allow_audit_errors {
-        let now = crate::clock::now_rfc3339();
-        let audit = &mut session.state_mut()?.zero_decision_audit;
-        if !audit.passed && !audit.extra.contains_key("acceptedAt") {
-            audit.extra.insert("acceptedAt".into(), now.into());
-        }
-    }
-    let state = session.state()?;
-    if state.decision_required {
-        return Err(WfError::usage(format!(
-            "a re-import needs your decision ({}): run `wf workflow-start PLAN.md --force` to apply it, or re-import the previous plan",
-            state.replan_reason.as_deref().unwrap_or("major change")
-        )));
-    }
-    let audit = &state.zero_decision_audit;
-    if !audit.passed && !audit.extra.contains_key("acceptedAt") {
-        let errors: Vec<String> = audit
-            .anti_patterns
-            .iter()
-            .filter(|f| f.severity == "error")
-            .take(3)
-            .map(|f| format!("{}: {}", f.task_id, f.description))
-            .collect();
-        return Err(WfError::usage(format!(
-            "the plan's zero-decision audit found undecided items ({}); settle them in the plan and run `wf workflow-start` again, or pass --allow-audit-errors",
-            errors.join("; ")
-        )));
-    }
-    let questions = &state.constraints.open_questions;
-    if !questions.is_empty() && !args.allow_open_questions {
-        return Err(WfError::usage(format!(
-            "{} open question(s) nobody has answered (first: {}); answer them and remove them with `wf constraints`, or pass --allow-open-questions",
-            questions.len(),
-            questions[0]
-        )));
-    }
-    Ok(())
-}
-
-/// Which tasks wait on an external input themselves and how many wait on them.
-fn blocked_text(state: &crate::state::WorkflowState, kinds: &[String], tasks: &[String]) -> String {
-    let own: Vec<&str> = state
-        .tasks
-        .iter()
-        .filter(|t| !t.status.is_done() && !t.blocked_by.is_empty())
-        .map(|t| t.id.as_str())
-        .collect();
-    let shown = |ids: &[&str]| -> String {
-        let mut s = ids.iter().take(10).copied().collect::<Vec<_>>().join(", ");
-        if ids.len() > 10 {
-            s.push_str(&format!(" and {} more", ids.len() - 10));
-        }
-        s
-    };
-    if own.is_empty() {
-        return format!(
-            "Blocked: {} task(s) wait on {}. Lift with `wf workflow-unblock {}`.",
-            tasks.len(),
-            kinds.join(", "),
-            kinds.first().map_or("all", String::as_str)
-        );
-    }
-    let behind = tasks.len().saturating_sub(own.len());
-    let mut text = format!(
-        "Blocked: {} {} on {}",
-        shown(&own),
-        if own.len() == 1 { "waits" } else { "wait" },
-        kinds.join(", ")
-    );
-    if behind > 0 {
-        text.push_str(&format!("; {behind} more task(s) wait on them"));
-    }
-    text.push_str(&format!(
-        ". Lift with `wf workflow-unblock {}`.",
-        kinds.first().map_or("all", String::as_str)
-    ));
-    text
-}
-
 fn report_stop(
     session: &Session,
     stop: &Stop,
     summary: &crate::run::engine::RunSummary,
     out: &Output,
 ) -> Result<()> {
-    let state = session.state()?;
-    let done = state.tasks.iter().filter(|t| t.status.is_done()).count();
-    let total = state.tasks.len();
-    let (word, text) = match stop {
-        Stop::Completed => ("completed", format!("Completed: {done}/{total} tasks done.")),
-        Stop::Paused(why) => (
-            "paused",
-            format!("Paused ({why}): {done}/{total} tasks done. Run `wf workflow-execute` to continue."),
-        ),
-        Stop::Blocked { kinds, tasks } => ("blocked", blocked_text(state, kinds, tasks)),
-        Stop::Failed { reason, .. } => (
-            "failed",
-            format!("Failed: {reason}\nRetry with `wf workflow-execute --retry`, or skip with `--skip --reason TEXT`."),
-        ),
-        Stop::HandedOff(id) => ("handed_off", handoff_text(state, id)),
-        Stop::Interrupted => (
-            "interrupted",
-            format!("Interrupted: progress saved ({done}/{total} done). `wf resume` continues."),
-        ),
-    };
-    out.json_value(&json!({
-        "stop": word,
-        "reason": match stop { Stop::Paused(r) => Some(r.clone()), Stop::Failed { reason, .. } => Some(reason.clone()), _ => None },
-        "task": match stop { Stop::HandedOff(id) => Some(id.clone()), Stop::Failed { task, .. } => task.clone(), _ => None },
-        "exit_code": stop.exit_code(),
-        "ran": summary.ran,
-        "passed": summary.passed,
-        "failed": summary.failed,
-        "progress": {"done": done, "total": total},
-        "status": state.status,
-    }));
+    let (json, text) = crate::report::execute::stop_report(session.state()?, stop, summary);
+    out.json_value(&json);
     if matches!(stop, Stop::Failed { .. }) {
         if !out.json {
             crate::output::stderr_line(format_args!("{text}"));
@@ -407,18 +226,6 @@ fn report_stop(
         out.say(text);
     }
     Ok(())
-}
-
-fn handoff_text(state: &crate::state::WorkflowState, id: &str) -> String {
-    match state.task(id) {
-        Some(task) => format!(
-            "Handed off: task {} needs an agent ({}). Do the work, then run `wf workflow-execute` to verify it.\n\n{}",
-            task.id,
-            task.actions.join(", "),
-            crate::report::brief::brief(state, task)
-        ),
-        None => format!("Handed off: {id}"),
-    }
 }
 
 /// Line-oriented progress for logs and pipes; a progress bar on a terminal.

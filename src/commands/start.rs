@@ -12,11 +12,9 @@
 //! leaves the old workflow (or none) for every reader, and the next writer sweeps
 //! what the attempt left; after it, the next writer finishes the moves.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 use std::time::Duration;
 
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
 use serde_json::{json, Value};
 
 use crate::cli::{GlobalArgs, StartArgs};
@@ -24,7 +22,7 @@ use crate::clock;
 use crate::error::{Result, WfError};
 use crate::output::Output;
 use crate::plan::diff::PlanDiff;
-use crate::plan::{self, classify};
+use crate::plan::{self, classify, replan};
 use crate::project::Project;
 use crate::state::model::{DeltaTracking, Task, WorkflowState};
 use crate::state::recover::{promote_staged, staged};
@@ -76,7 +74,8 @@ pub fn run(project: &Project, global: &GlobalArgs, args: &StartArgs, out: &Outpu
         .unwrap_or_default();
     let task_count = plan.tasks.len();
     // Moved, not cloned: at 10,000 tasks a copy is ~7 MB of peak memory.
-    let tasks = classify_all(std::mem::take(&mut plan.tasks), &rules, &unblocked);
+    let mut tasks = std::mem::take(&mut plan.tasks);
+    classify::apply(&mut tasks, &rules, &unblocked);
     session.begin_txn();
 
     let outcome = match session.state.take() {
@@ -93,6 +92,9 @@ pub fn run(project: &Project, global: &GlobalArgs, args: &StartArgs, out: &Outpu
             Outcome::Fresh
         }
         Some(old) => {
+            if let Some(why) = replan::refusal(&old) {
+                return Err(WfError::usage(why));
+            }
             let same_plan = old.tasks_file == tasks_file
                 && match &old.plan_digest {
                     Some(d) => *d == digest,
@@ -225,25 +227,6 @@ fn relative_to(base: &Path, p: &Path) -> String {
     abs.strip_prefix(base).unwrap_or(&abs).display().to_string()
 }
 
-/// Sets each task's blockers (explicit plus classified, less what was lifted) and
-/// marks a pending task with blockers `blocked`.
-fn classify_all(mut tasks: Vec<Task>, rules: &classify::Rules, unblocked: &[String]) -> Vec<Task> {
-    for task in &mut tasks {
-        let mut kinds = task.blocked_by.clone();
-        for kind in classify::classify(task, rules) {
-            if !kinds.contains(&kind) {
-                kinds.push(kind);
-            }
-        }
-        kinds.retain(|k| !unblocked.contains(k));
-        task.blocked_by = kinds;
-        if task.status == TaskStatus::Pending && !task.blocked_by.is_empty() {
-            task.status = TaskStatus::Blocked;
-        }
-    }
-    tasks
-}
-
 fn fresh_state(
     project: &Project,
     name: &str,
@@ -294,6 +277,8 @@ fn collaboration() -> Value {
     })
 }
 
+/// Applies a re-import as `replan::assess` decides, inside the import's transaction:
+/// the change record, then the backup it names, then the tasks and the status moves.
 #[allow(clippy::too_many_arguments)]
 fn reimport(
     session: &mut Session,
@@ -307,79 +292,32 @@ fn reimport(
 ) -> Result<Outcome> {
     // The current state is read in place, not copied: at 10,000 tasks a copy is
     // ~15 MB of peak memory.
-    let old = session.state()?;
-    let diff = plan::diff::diff(&old.tasks, &tasks);
-    if diff.is_empty() && !force && old.tasks_file == tasks_file {
-        // Only prose changed: no task to reset, no delta to record.
-        return Ok(Outcome::ProseOnly);
-    }
-    let old_status: HashMap<&str, TaskStatus> = old
-        .tasks
-        .iter()
-        .map(|t| (t.id.as_str(), t.status))
-        .collect();
-    let touches_done = diff
-        .modified
-        .iter()
-        .chain(diff.removed.iter())
-        .any(|id| old_status.get(id.as_str()) == Some(&TaskStatus::Completed));
-    let different_plan =
-        old.tasks_file != tasks_file || diff.unchanged.is_empty() && !old.tasks.is_empty();
-    let active = !matches!(
-        old.status,
-        WorkflowStatus::Completed | WorkflowStatus::Archived | WorkflowStatus::Idle
-    );
-    let major = touches_done || (different_plan && active);
-    if major && !force {
-        let why = if different_plan && active {
-            "it is a different plan while the current one is active"
-        } else {
-            "it changes or removes completed tasks"
-        };
-        let state = session.state_mut()?;
-        state.decision_required = true;
-        state.decision_options = vec![
-            "apply: wf workflow-start PLAN --force (the current state is backed up first)".into(),
-            "keep: re-import the current plan, or carry on with wf workflow-execute".into(),
-        ];
-        state.replan_reason = Some("major_change".into());
-        session.save()?;
-        return Ok(Outcome::NeedsDecision(format!(
-            "this re-import is a major change: {why} (modified: {}; removed: {}); pass --force to apply it (a backup of the state is kept)",
-            list_or_none(&diff.modified),
-            list_or_none(&diff.removed)
-        )));
-    }
+    let replan::Assessment { diff, verdict } =
+        replan::assess(session.state()?, &tasks, tasks_file, force);
+    let backup = match verdict {
+        replan::Verdict::ProseOnly => return Ok(Outcome::ProseOnly),
+        replan::Verdict::NeedsDecision { why } => {
+            let state = session.state_mut()?;
+            state.decision_required = true;
+            state.decision_options = replan::DECISION_OPTIONS.map(String::from).to_vec();
+            state.replan_reason = Some("major_change".into());
+            session.save()?;
+            return Ok(Outcome::NeedsDecision(replan::decision_message(why, &diff)));
+        }
+        replan::Verdict::Apply { backup } => backup,
+    };
     // The old state as it is, kept before anything changes; written after the change
     // record that names it, so an uncommitted attempt's backup is found and swept.
     session.stage_side_files();
-    let backup = if major || force {
+    let backup = if backup {
         let bytes = serde_json::to_vec_pretty(session.state()?)
             .map_err(|e| WfError::usage(e.to_string()))?;
         Some((format!("backup-{}.json", clock::now_millis()), bytes))
     } else {
         None
     };
-    // Unchanged tasks keep what happened to them (moved over from the old state);
-    // changed and new ones start over.
     let mut old_tasks = std::mem::take(&mut session.state_mut()?.tasks);
-    let unchanged: HashSet<&str> = diff.unchanged.iter().map(String::as_str).collect();
-    let kept: HashMap<String, usize> = old_tasks
-        .iter()
-        .enumerate()
-        .filter(|(_, t)| unchanged.contains(t.id.as_str()))
-        .map(|(i, t)| (t.id.clone(), i))
-        .collect();
-    for task in &mut tasks {
-        if let Some(prev) = kept.get(&task.id).and_then(|&i| old_tasks.get_mut(i)) {
-            let blocked_by = std::mem::take(&mut task.blocked_by);
-            *task = std::mem::take(prev);
-            if task.status == TaskStatus::Blocked && blocked_by.is_empty() {
-                task.status = TaskStatus::Pending;
-            }
-            task.blocked_by = blocked_by;
-        }
-    }
+    replan::carry_over(&mut old_tasks, &mut tasks, &diff.unchanged);
     let change = record_delta(session, &diff, backup.as_ref().map(|b| b.0.as_str()), now)?;
     if let Some((name, bytes)) = &backup {
         write_atomic(&session.store().dir().join(name), bytes)?;
@@ -398,27 +336,10 @@ fn reimport(
     state.replan_reason = None;
     state.current_task = None;
     state.failure_reason = None;
-    let status = state.status;
-    if status == WorkflowStatus::Running {
-        session.set_workflow_status(WorkflowStatus::Paused, Some("interrupted"))?;
-    }
-    if session.state()?.status != WorkflowStatus::Planned {
-        if session.state()?.status == WorkflowStatus::Idle
-            || session.state()?.status == WorkflowStatus::Archived
-        {
-            session.state_mut()?.status = WorkflowStatus::Idle;
-        }
-        session.set_workflow_status(WorkflowStatus::Planned, Some("re-imported"))?;
+    for (to, reason) in replan::status_moves(state.status) {
+        session.set_workflow_status(to, Some(reason))?;
     }
     Ok(Outcome::Reimported { diff, change })
-}
-
-fn list_or_none(ids: &[String]) -> String {
-    if ids.is_empty() {
-        "none".into()
-    } else {
-        ids.join(", ")
-    }
 }
 
 /// `changes/CHG-NNN/delta.json` (naming the backup taken for it) and
@@ -483,105 +404,14 @@ fn write_meta(
 }
 
 fn render_summary(state: &WorkflowState, outcome: &Outcome, plan_path: &Path, out: &Output) {
-    let mut phases: BTreeMap<usize, (String, usize, usize, usize)> = BTreeMap::new();
-    let mut order: HashMap<&str, usize> = HashMap::new();
-    for t in &state.tasks {
-        let n = order.len();
-        let idx = *order.entry(t.phase.as_str()).or_insert(n);
-        let e = phases
-            .entry(idx)
-            .or_insert_with(|| (t.phase.clone(), 0, 0, 0));
-        e.1 += 1;
-        if t.status.is_done() {
-            e.2 += 1;
-        }
-        if t.status == TaskStatus::Blocked {
-            e.3 += 1;
-        }
-    }
-    let blocked: Vec<Value> = state
-        .tasks
-        .iter()
-        .filter(|t| t.status == TaskStatus::Blocked)
-        .map(|t| json!({"id": t.id, "blocked_by": t.blocked_by}))
-        .collect();
-    let audit = &state.zero_decision_audit;
-    let errors = audit
-        .anti_patterns
-        .iter()
-        .filter(|f| f.severity == "error")
-        .count();
-    let warnings = audit.anti_patterns.len() - errors;
-    let (change, diff) = match outcome {
-        Outcome::Reimported { diff, change } => (Some(change.clone()), Some(diff)),
-        _ => (None, None),
+    let change = match outcome {
+        Outcome::Reimported { diff, change } => Some((change.as_str(), diff)),
+        _ => None,
     };
-    out.json_value(&json!({
-        "changed": true,
-        "workflow": state.task_name,
-        "status": state.status,
-        "format": state.plan_format,
-        "tasks_file": state.tasks_file,
-        "tasks": state.tasks.len(),
-        "mode": state.mode,
-        "phases": phases.values().map(|(p, n, d, b)| json!({"phase": p, "tasks": n, "done": d, "blocked": b})).collect::<Vec<_>>(),
-        "blocked": blocked,
-        "audit": {"passed": audit.passed, "errors": errors, "warnings": warnings, "findings": audit.anti_patterns},
-        "change": change,
-        "diff": diff,
-    }));
-    let mut table = Table::new();
-    table.load_preset(UTF8_FULL_CONDENSED);
-    table.set_header(vec!["phase", "tasks", "done", "blocked"]);
-    for (p, n, d, b) in phases.values() {
-        table.add_row(vec![p.clone(), n.to_string(), d.to_string(), b.to_string()]);
+    let summary = crate::report::start::summary(state, change, plan_path);
+    out.json_value(&summary.json);
+    for line in &summary.stderr {
+        crate::output::stderr_line(format_args!("{line}"));
     }
-    let mut text = format!(
-        "Planned `{}`: {} tasks ({}), mode {}.\n{table}",
-        state.task_name.as_deref().unwrap_or(""),
-        state.tasks.len(),
-        state.plan_format.as_deref().unwrap_or("?"),
-        state.mode,
-    );
-    if let (Some(change), Some(diff)) = (change, diff) {
-        text.push_str(&format!(
-            "\nRe-imported as {change}: added {}, modified {}, removed {}, unchanged {}.",
-            list_or_none(&diff.added),
-            list_or_none(&diff.modified),
-            list_or_none(&diff.removed),
-            diff.unchanged.len()
-        ));
-    }
-    for t in state
-        .tasks
-        .iter()
-        .filter(|t| t.status == TaskStatus::Blocked)
-    {
-        text.push_str(&format!(
-            "\nBlocked: {} waits on {}",
-            t.id,
-            t.blocked_by.join(", ")
-        ));
-    }
-    text.push_str(&format!(
-        "\nAudit: {} ({errors} errors, {warnings} warnings).",
-        if audit.passed { "passed" } else { "FAILED" }
-    ));
-    if audit.passed {
-        for line in super::check::finding_lines(plan_path, audit) {
-            text.push_str(&format!("\n  {line}"));
-        }
-        text.push_str("\nNext: `wf workflow-execute`.");
-    } else {
-        // Said on stderr, where it is not lost in the summary: execute will refuse.
-        let lines = super::check::audit_failure_lines(plan_path, audit);
-        for (i, line) in lines.iter().enumerate() {
-            // The findings start with their file:line, as a compiler's do.
-            crate::output::stderr_line(format_args!("{}{line}", if i == 0 { "wf: " } else { "" }));
-        }
-        text.push_str(
-            "\nNext: settle the audit errors in the plan and import it again, or run `wf workflow-execute --allow-audit-errors`.",
-        );
-    }
-    out.say(text);
+    out.say(summary.text);
 }

@@ -37,6 +37,7 @@ use regex::{Regex, RegexBuilder};
 use crate::config::Config;
 use crate::error::{Result, WfError};
 use crate::state::model::Task;
+use crate::state::TaskStatus;
 
 use super::fields::is_valid_kind;
 use super::Format;
@@ -217,6 +218,24 @@ fn builtin_rules() -> Vec<Rule> {
             }),
         },
     ]
+}
+
+/// Gives each task its blocker kinds — its own plus those `rules` find, less the kinds
+/// already lifted (`unblocked`) — and makes a pending task with any left `blocked`.
+pub fn apply(tasks: &mut [Task], rules: &Rules, unblocked: &[String]) {
+    for task in tasks {
+        let mut kinds = std::mem::take(&mut task.blocked_by);
+        for kind in classify(task, rules) {
+            if !kinds.contains(&kind) {
+                kinds.push(kind);
+            }
+        }
+        kinds.retain(|k| !unblocked.contains(k));
+        task.blocked_by = kinds;
+        if task.status == TaskStatus::Pending && !task.blocked_by.is_empty() {
+            task.status = TaskStatus::Blocked;
+        }
+    }
 }
 
 /// The blocker kinds whose rules match `task`, in [`Rules::kinds`] order.

@@ -23,6 +23,7 @@ mod graph;
 mod limits;
 pub mod mirror;
 pub mod render;
+pub mod replan;
 mod speckit;
 mod status;
 

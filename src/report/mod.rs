@@ -8,10 +8,13 @@
 
 pub mod brief;
 pub mod events;
+pub mod execute;
+pub mod findings;
 pub mod github;
 pub mod graph;
 pub mod junit;
 pub mod next;
+pub mod start;
 pub mod status;
 
 use serde::Serialize;

@@ -13,6 +13,7 @@ mod outcome;
 pub mod pidfd;
 pub mod policy;
 pub mod process;
+pub mod recovery;
 pub mod signals;
 pub mod verifier;
 pub mod work;

@@ -479,3 +479,39 @@ fn reimporting_the_previous_plan_clears_a_pending_decision() {
     let run = t.wf(&["workflow-execute"]);
     assert!(!run.stderr.contains("decision"), "{}", run.stderr);
 }
+
+#[test]
+fn a_reimport_over_an_archived_workflow_is_refused_and_archive_finishes_it() {
+    let t = Test::new();
+    start(&t, &two_tasks("true"));
+    // What an archive stopped part-way by a wf that kept no journal leaves: an
+    // archived state still in the workflow dir.
+    let path = t.workflow_dir().join("workflow-state.json");
+    let mut state: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    state["status"] = "archived".into();
+    std::fs::write(&path, serde_json::to_vec_pretty(&state).unwrap()).unwrap();
+    let before = snapshot_dir(&t.workflow_dir());
+    t.write("tasks.md", two_tasks("echo changed"));
+    let run = t.wf(&["workflow-start", "tasks.md"]).code(2);
+    assert_eq!(
+        run.stderr,
+        "wf: error: the workflow here is archived but its files were not all moved into archive/; run `wf archive` to finish, then import the plan again\n"
+    );
+    let after: Vec<_> = snapshot_dir(&t.workflow_dir())
+        .into_iter()
+        .filter(|(p, _)| !p.ends_with(".lock"))
+        .collect();
+    let before: Vec<_> = before
+        .into_iter()
+        .filter(|(p, _)| !p.ends_with(".lock"))
+        .collect();
+    assert_eq!(before, after, "a refused re-import writes nothing");
+    t.wf(&["archive"]).ok();
+    // The archived workflow is gone from the dir; the plan starts a fresh one, and no
+    // move in its log leaves `archived`.
+    t.wf(&["workflow-start", "tasks.md"]).ok();
+    assert_eq!(t.state()["status"], "planned");
+    let log = t.read(&format!("{}/events.jsonl", t.workflow_dir().display()));
+    assert!(!log.contains(r#""from":"archived""#), "{log}");
+    t.wf(&["status"]).ok();
+}

@@ -1,0 +1,160 @@
+//! What `workflow-execute` says when a run stops: one line (or a brief, for a
+//! hand-off) for people, and the same facts as JSON for scripts and agents.
+
+use serde_json::{json, Value};
+
+use crate::run::engine::{RunSummary, Stop};
+use crate::state::WorkflowState;
+
+/// The stop's JSON document and its text.
+pub fn stop_report(state: &WorkflowState, stop: &Stop, summary: &RunSummary) -> (Value, String) {
+    let done = state.tasks.iter().filter(|t| t.status.is_done()).count();
+    let total = state.tasks.len();
+    let (word, text) = match stop {
+        Stop::Completed => ("completed", format!("Completed: {done}/{total} tasks done.")),
+        Stop::Paused(why) => (
+            "paused",
+            format!("Paused ({why}): {done}/{total} tasks done. Run `wf workflow-execute` to continue."),
+        ),
+        Stop::Blocked { kinds, tasks } => ("blocked", blocked_text(state, kinds, tasks)),
+        Stop::Failed { reason, .. } => (
+            "failed",
+            format!("Failed: {reason}\nRetry with `wf workflow-execute --retry`, or skip with `--skip --reason TEXT`."),
+        ),
+        Stop::HandedOff(id) => ("handed_off", handoff_text(state, id)),
+        Stop::Interrupted => (
+            "interrupted",
+            format!("Interrupted: progress saved ({done}/{total} done). `wf resume` continues."),
+        ),
+    };
+    let json = json!({
+        "stop": word,
+        "reason": match stop { Stop::Paused(r) => Some(r.clone()), Stop::Failed { reason, .. } => Some(reason.clone()), _ => None },
+        "task": match stop { Stop::HandedOff(id) => Some(id.clone()), Stop::Failed { task, .. } => task.clone(), _ => None },
+        "exit_code": stop.exit_code(),
+        "ran": summary.ran,
+        "passed": summary.passed,
+        "failed": summary.failed,
+        "progress": {"done": done, "total": total},
+        "status": state.status,
+    });
+    (json, text)
+}
+
+/// Which tasks wait on an external input themselves and how many wait on them.
+fn blocked_text(state: &WorkflowState, kinds: &[String], tasks: &[String]) -> String {
+    let own: Vec<&str> = state
+        .tasks
+        .iter()
+        .filter(|t| !t.status.is_done() && !t.blocked_by.is_empty())
+        .map(|t| t.id.as_str())
+        .collect();
+    let shown = |ids: &[&str]| -> String {
+        let mut s = ids.iter().take(10).copied().collect::<Vec<_>>().join(", ");
+        if ids.len() > 10 {
+            s.push_str(&format!(" and {} more", ids.len() - 10));
+        }
+        s
+    };
+    let lift = kinds.first().map_or("all", String::as_str);
+    if own.is_empty() {
+        return format!(
+            "Blocked: {} task(s) wait on {}. Lift with `wf workflow-unblock {lift}`.",
+            tasks.len(),
+            kinds.join(", "),
+        );
+    }
+    let behind = tasks.len().saturating_sub(own.len());
+    let mut text = format!(
+        "Blocked: {} {} on {}",
+        shown(&own),
+        if own.len() == 1 { "waits" } else { "wait" },
+        kinds.join(", ")
+    );
+    if behind > 0 {
+        text.push_str(&format!("; {behind} more task(s) wait on them"));
+    }
+    text.push_str(&format!(". Lift with `wf workflow-unblock {lift}`."));
+    text
+}
+
+fn handoff_text(state: &WorkflowState, id: &str) -> String {
+    match state.task(id) {
+        Some(task) => format!(
+            "Handed off: task {} needs an agent ({}). Do the work, then run `wf workflow-execute` to verify it.\n\n{}",
+            task.id,
+            task.actions.join(", "),
+            super::brief::brief(state, task)
+        ),
+        None => format!("Handed off: {id}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::model::Task;
+    use crate::state::TaskStatus;
+
+    fn task(id: &str) -> Task {
+        Task {
+            id: id.into(),
+            name: id.into(),
+            ..Task::default()
+        }
+    }
+
+    fn state(blocked: &[&str], waiting: usize) -> WorkflowState {
+        let mut s = WorkflowState::new();
+        for id in blocked {
+            let mut t = task(id);
+            t.status = TaskStatus::Blocked;
+            t.blocked_by = vec!["api_spec".into()];
+            s.tasks.push(t);
+        }
+        for i in 0..waiting {
+            s.tasks.push(task(&format!("W{i}")));
+        }
+        s
+    }
+
+    #[test]
+    fn a_blocked_stop_names_the_tasks_that_wait_themselves_and_counts_the_rest() {
+        let s = state(&["T1"], 2);
+        let all: Vec<String> = ["T1", "W0", "W1"].map(String::from).to_vec();
+        let stop = Stop::Blocked {
+            kinds: vec!["api_spec".into()],
+            tasks: all,
+        };
+        let (json, text) = stop_report(&s, &stop, &RunSummary::default());
+        assert_eq!(
+            text,
+            "Blocked: T1 waits on api_spec; 2 more task(s) wait on them. Lift with `wf workflow-unblock api_spec`."
+        );
+        assert_eq!(
+            (json["stop"].as_str(), json["exit_code"].as_i64()),
+            (Some("blocked"), Some(3))
+        );
+    }
+
+    #[test]
+    fn more_than_ten_blocked_tasks_are_cut_to_ten_and_a_count() {
+        let ids: Vec<String> = (0..12).map(|i| format!("T{i}")).collect();
+        let s = state(&ids.iter().map(String::as_str).collect::<Vec<_>>(), 0);
+        let (_, text) = blocked_text_of(&s, &ids);
+        assert!(
+            text.starts_with(
+                "Blocked: T0, T1, T2, T3, T4, T5, T6, T7, T8, T9 and 2 more wait on api_spec."
+            ),
+            "{text}"
+        );
+    }
+
+    fn blocked_text_of(s: &WorkflowState, ids: &[String]) -> (Value, String) {
+        let stop = Stop::Blocked {
+            kinds: vec!["api_spec".into()],
+            tasks: ids.to_vec(),
+        };
+        stop_report(s, &stop, &RunSummary::default())
+    }
+}
