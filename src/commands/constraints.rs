@@ -18,15 +18,10 @@ use crate::error::{ErrorKind, Result, WfError};
 use crate::output::Output;
 use crate::project::Project;
 use crate::run::process::Children;
+use crate::state::event::EventKind;
 use crate::state::event_log::NewEvent;
 use crate::state::model::{Constraint, Constraints};
 use crate::state::Session;
-
-pub const ADDED: &str = "constraint.added";
-pub const REMOVED: &str = "constraint.removed";
-pub const PROMOTED: &str = "constraint.promoted";
-pub const MERGED: &str = "constraints.merged";
-pub const VERIFIED: &str = "constraint.verified";
 
 pub fn run(
     project: &Project,
@@ -72,7 +67,10 @@ fn add_one(
         verify_cmd: args.verify_cmd.clone(),
     };
     let added = constraints::add(&mut session.state_mut()?.constraints, new)?;
-    session.emit(NewEvent::new(ADDED, json!({"constraint": added})))?;
+    session.emit(NewEvent::new(
+        EventKind::ConstraintAdded,
+        json!({"constraint": added}),
+    ))?;
     session.save()?;
     out.json_value(&json!({"id": added.id, "constraint": added}));
     // Only the id, so a script can take it: `id=$(wf constraints add …)`.
@@ -83,7 +81,10 @@ fn add_one(
 fn remove(project: &Project, global: &GlobalArgs, id: &str, out: &Output) -> Result<i32> {
     let mut session = lock(project, global, "remove")?;
     let removed = constraints::remove(&mut session.state_mut()?.constraints, id)?;
-    session.emit(NewEvent::new(REMOVED, json!({"constraint": removed})))?;
+    session.emit(NewEvent::new(
+        EventKind::ConstraintRemoved,
+        json!({"constraint": removed}),
+    ))?;
     session.save()?;
     out.json_value(&json!({"removed": removed}));
     out.say(format!(
@@ -96,7 +97,10 @@ fn remove(project: &Project, global: &GlobalArgs, id: &str, out: &Output) -> Res
 fn promote(project: &Project, global: &GlobalArgs, id: &str, out: &Output) -> Result<i32> {
     let mut session = lock(project, global, "promote")?;
     let promoted = constraints::promote(&mut session.state_mut()?.constraints, id)?;
-    session.emit(NewEvent::new(PROMOTED, json!({"constraint": promoted})))?;
+    session.emit(NewEvent::new(
+        EventKind::ConstraintPromoted,
+        json!({"constraint": promoted}),
+    ))?;
     session.save()?;
     out.json_value(&json!({"promoted": promoted}));
     out.say(format!(
@@ -189,7 +193,7 @@ fn merge_files(
         "idConflicts": result.id_conflicts,
         "renamed": renamed.iter().map(|(from, to)| json!({"from": from, "to": to})).collect::<Vec<_>>(),
     });
-    session.emit(NewEvent::new(MERGED, report.clone()))?;
+    session.emit(NewEvent::new(EventKind::ConstraintsMerged, report.clone()))?;
     session.save()?;
     out.json_value(&report);
 
@@ -293,7 +297,10 @@ fn verify(project: &Project, global: &GlobalArgs, ids: &[String], out: &Output) 
         .cloned()
         .collect();
     for r in &results {
-        session.emit(NewEvent::new(VERIFIED, json!({"verification": r})))?;
+        session.emit(NewEvent::new(
+            EventKind::ConstraintVerified,
+            json!({"verification": r}),
+        ))?;
     }
     session.save()?;
     if children.is_interrupted() {

@@ -178,7 +178,7 @@ pub fn run(project: &Project, global: &GlobalArgs, args: &StartArgs, out: &Outpu
         &now,
     )?;
     session.emit(crate::state::event_log::NewEvent::new(
-        "plan.imported",
+        crate::state::event::EventKind::PlanImported,
         json!({"plan": args.plan.display().to_string(), "format": plan.format.name(), "tasks": task_count}),
     ))?;
     // The commit point: the new state, naming the new plan's digest.

@@ -16,6 +16,7 @@ use serde_json::json;
 use crate::run::executor::{self, Executor, MockOutcome, MockPolicy};
 use crate::run::process::{self, Exit, Program, Spec};
 use crate::run::work::{self, append_header, Part, TaskOutcome, Verdict, WorkCtx};
+use crate::state::event::EventKind;
 use crate::state::event_log::NewEvent;
 use crate::state::model::Task;
 
@@ -65,7 +66,7 @@ pub fn do_agent_task(
                 // A claim nothing could check is accepted unchecked, not confirmed.
                 emit(
                     NewEvent::new(
-                        "task.review_result",
+                        EventKind::TaskReviewResult,
                         json!({"passed": true, "evidence": verified, "accepted_unchecked": !verified}),
                     )
                     .task(&task.id)
@@ -80,7 +81,7 @@ pub fn do_agent_task(
             let reason = if claimed {
                 emit(
                     NewEvent::new(
-                        "task.review_result",
+                        EventKind::TaskReviewResult,
                         json!({"passed": false, "reason": format!("claim without evidence: {reason}")}),
                     )
                     .task(&task.id)
@@ -105,20 +106,20 @@ fn mock_run(
 ) -> Result<bool, Verdict> {
     let name = ex.config.name.as_str();
     emit(
-        NewEvent::new("task.dispatch_ack", json!({"mock": true}))
+        NewEvent::new(EventKind::TaskDispatchAck, json!({"mock": true}))
             .task(&task.id)
             .executor(name, role),
     );
     emit(
-        NewEvent::new("task.execution_started", json!({"mock": true}))
+        NewEvent::new(EventKind::TaskExecutionStarted, json!({"mock": true}))
             .task(&task.id)
             .executor(name, role),
     );
     let success = outcome == MockOutcome::Success;
     let kind = if role == "reviewer" {
-        "task.review_result"
+        EventKind::TaskReviewResult
     } else {
-        "task.execution_result"
+        EventKind::TaskExecutionResult
     };
     emit(
         NewEvent::new(
@@ -179,7 +180,7 @@ fn real_run(
     if !acked {
         let reason = format!("executor `{name}` {}", exit.describe());
         emit(
-            NewEvent::new("task.dispatch_nack", json!({"reason": reason}))
+            NewEvent::new(EventKind::TaskDispatchNack, json!({"reason": reason}))
                 .task(&task.id)
                 .executor(&name, role),
         );
@@ -190,19 +191,19 @@ fn real_run(
         });
     }
     emit(
-        NewEvent::new("task.dispatch_ack", json!({}))
+        NewEvent::new(EventKind::TaskDispatchAck, json!({}))
             .task(&task.id)
             .executor(&name, role),
     );
     emit(
-        NewEvent::new("task.execution_started", json!({"attempt": attempt}))
+        NewEvent::new(EventKind::TaskExecutionStarted, json!({"attempt": attempt}))
             .task(&task.id)
             .executor(&name, role),
     );
     // The executor's result, as its own event (docs/events.md).
     let report = |emit: &mut dyn FnMut(NewEvent), data: serde_json::Value| {
         emit(
-            NewEvent::new("task.execution_result", data)
+            NewEvent::new(EventKind::TaskExecutionResult, data)
                 .task(&task.id)
                 .executor(&name, role),
         )
@@ -256,7 +257,7 @@ fn review_verdict(
     let passed = score.is_some_and(|s| s >= threshold);
     emit(
         NewEvent::new(
-            "task.review_result",
+            EventKind::TaskReviewResult,
             json!({"passed": passed, "score": score, "threshold": threshold}),
         )
         .task(&task.id)

@@ -20,6 +20,7 @@ use crate::run::executor::Executor;
 use crate::run::policy::{self, Stop};
 use crate::run::work::{self, Part, TaskOutcome, Verdict};
 use crate::run::workers::Workers;
+use crate::state::event::EventKind;
 use crate::state::event_log::NewEvent;
 use crate::state::model::Task;
 use crate::state::TaskStatus;
@@ -157,7 +158,7 @@ impl<'a> Engine<'a> {
             "no executor offers capability `{capability}` (needed by task {}); add one to wf.executors in the project config",
             task.id
         );
-        self.block_for_resource(task, "resource.missing", capability, reason, false)
+        self.block_for_resource(task, EventKind::ResourceMissing, capability, reason, false)
     }
 
     /// Reports why no executor can take `task` (an event of `kind`) and blocks it on
@@ -165,7 +166,7 @@ impl<'a> Engine<'a> {
     pub(super) fn block_for_resource(
         &mut self,
         task: &Task,
-        kind: &'static str,
+        kind: EventKind,
         capability: &str,
         reason: String,
         dispatch_failure: bool,
@@ -204,7 +205,13 @@ impl<'a> Engine<'a> {
                             "every executor offering `{cap}` is unusable (its program is not on PATH); task {} cannot be dispatched",
                             task.id
                         );
-                        self.block_for_resource(task, "task.dispatch_nack", cap, reason, true)?;
+                        self.block_for_resource(
+                            task,
+                            EventKind::TaskDispatchNack,
+                            cap,
+                            reason,
+                            true,
+                        )?;
                     }
                     return Ok(None);
                 }
@@ -226,13 +233,13 @@ impl<'a> Engine<'a> {
             let role = ex.role();
             let dispatch_id = format!("{}-{attempt}-{}", task.id, n + 1);
             self.session.emit(
-                NewEvent::new("resource.allocated", json!({"level": ex.config.level, "escalated": self.escalate.contains(&task.id)}))
+                NewEvent::new(EventKind::ResourceAllocated, json!({"level": ex.config.level, "escalated": self.escalate.contains(&task.id)}))
                     .task(&task.id)
                     .executor(&ex.config.name, role),
             )?;
             self.session.emit(
                 NewEvent::new(
-                    "task.dispatch_requested",
+                    EventKind::TaskDispatchRequested,
                     json!({"dispatchId": dispatch_id, "attempt": attempt}),
                 )
                 .task(&task.id)
@@ -248,7 +255,7 @@ impl<'a> Engine<'a> {
         for (name, role) in self.held.remove(task_id).unwrap_or_default() {
             self.pool.release(&name);
             self.session.emit(
-                NewEvent::new("resource.released", json!({"reason": reason}))
+                NewEvent::new(EventKind::ResourceReleased, json!({"reason": reason}))
                     .task(task_id)
                     .executor(&name, role),
             )?;
@@ -280,7 +287,7 @@ impl<'a> Engine<'a> {
         if how == Start::Command {
             self.session.emit(
                 NewEvent::new(
-                    "task.execution_started",
+                    EventKind::TaskExecutionStarted,
                     json!({"attempt": attempt, "log": log}),
                 )
                 .task(&task.id),
@@ -341,7 +348,7 @@ mod tests {
             ..Task::default()
         };
         floor.spawn(task, |task, emit| {
-            emit(NewEvent::new("x.test", json!({})).task(&task.id));
+            emit(NewEvent::new(EventKind::TaskExecutionStarted, json!({})).task(&task.id));
             guarded(task, || panic!("after the event"))
         });
         let mut seen = Vec::new();

@@ -14,6 +14,7 @@ use crate::run::context;
 use crate::run::engine::Engine;
 use crate::run::policy::{self, needs_agent, Next, OutcomeFacts, Stop};
 use crate::run::work::{self, TaskOutcome, Verdict};
+use crate::state::event::EventKind;
 use crate::state::event_log::NewEvent;
 use crate::state::model::Task;
 use crate::state::TaskStatus;
@@ -31,7 +32,7 @@ impl Engine<'_> {
         if !dispatched {
             self.session.emit(
             NewEvent::new(
-                "task.execution_result",
+                EventKind::TaskExecutionResult,
                 json!({
                     "success": matches!(outcome.verdict, Verdict::Passed { .. }),
                     "verified": matches!(outcome.verdict, Verdict::Passed { verified: true }),
@@ -43,9 +44,8 @@ impl Engine<'_> {
             )?;
         }
         if let Some(gate) = &outcome.gate {
-            self.session.record(
-                NewEvent::new(crate::state::fold::GATE_RESULT, gate.clone()).task(&task.id),
-            )?;
+            self.session
+                .emit(NewEvent::new(EventKind::GateResult, gate.clone()).task(&task.id))?;
         }
         self.release(&task.id, policy::release_reason(&outcome.verdict))?;
         let facts = OutcomeFacts {
@@ -112,8 +112,11 @@ impl Engine<'_> {
                     .set_task_status(&task.id, TaskStatus::Completed, data, None)?;
                 if let Some(reason) = unchecked {
                     self.session.emit(
-                        NewEvent::new("task.accepted_unchecked", json!({ "reason": reason }))
-                            .task(&task.id),
+                        NewEvent::new(
+                            EventKind::TaskAcceptedUnchecked,
+                            json!({ "reason": reason }),
+                        )
+                        .task(&task.id),
                     )?;
                 }
                 if agent_work {

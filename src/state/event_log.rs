@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::{ErrorKind, Result, WfError};
+use crate::state::event::EventKind;
 
 pub const SYNC_INTERVAL: Duration = Duration::from_millis(100);
 
@@ -46,7 +47,7 @@ pub struct Event {
 /// An event before the log gives it a sequence number and a time.
 #[derive(Debug, Clone)]
 pub struct NewEvent {
-    pub kind: &'static str,
+    pub kind: EventKind,
     pub task_id: Option<String>,
     pub executor: Option<String>,
     pub role: &'static str,
@@ -55,7 +56,7 @@ pub struct NewEvent {
 }
 
 impl NewEvent {
-    pub fn new(kind: &'static str, data: Value) -> Self {
+    pub fn new(kind: EventKind, data: Value) -> Self {
         NewEvent {
             kind,
             task_id: None,
@@ -115,7 +116,7 @@ impl EventLog {
         let event = Event {
             seq: self.next_seq,
             ts: crate::clock::now_rfc3339(),
-            kind: new.kind.to_string(),
+            kind: new.kind.name().to_string(),
             task_id: new.task_id,
             actor: format!("{}.{}", new.executor.as_deref().unwrap_or("wf"), new.role),
             executor: new.executor,

@@ -11,13 +11,10 @@
 //! and sees the workflow as it was before it.
 
 use crate::error::{ErrorKind, Result, WfError};
+use crate::state::event::EventKind;
 use crate::state::event_log::Event;
 use crate::state::machine::{TaskStatus, WorkflowStatus};
 use crate::state::model::WorkflowState;
-
-pub const TASK_STATUS_CHANGED: &str = "task.status_changed";
-pub const WORKFLOW_STATUS_CHANGED: &str = "workflow.status_changed";
-pub const GATE_RESULT: &str = "gate.result";
 
 /// A reader's fold of one event past the snapshot's mark.
 pub fn apply_event(state: &mut WorkflowState, event: &Event) -> Result<()> {
@@ -29,10 +26,14 @@ pub fn apply_event(state: &mut WorkflowState, event: &Event) -> Result<()> {
 
 /// The writer's application of an event it just appended, transaction or not.
 pub fn apply_live(state: &mut WorkflowState, event: &Event) -> Result<()> {
-    match event.kind.as_str() {
-        TASK_STATUS_CHANGED => apply_task_status(state, event)?,
-        WORKFLOW_STATUS_CHANGED => apply_workflow_status(state, event)?,
-        GATE_RESULT => {
+    // Another tool's event, or one of a newer wf: not ours to apply.
+    let Some(kind) = EventKind::parse(&event.kind) else {
+        return Ok(());
+    };
+    match kind {
+        EventKind::TaskStatusChanged => apply_task_status(state, event)?,
+        EventKind::WorkflowStatusChanged => apply_workflow_status(state, event)?,
+        EventKind::GateResult => {
             if let Some(id) = &event.task_id {
                 state.quality_gates.insert(id.clone(), event.data.clone());
             }
@@ -44,7 +45,22 @@ pub fn apply_live(state: &mut WorkflowState, event: &Event) -> Result<()> {
                 }
             }
         }
-        _ => return Ok(()),
+        EventKind::PlanImported
+        | EventKind::ConstraintAdded
+        | EventKind::ConstraintRemoved
+        | EventKind::ConstraintPromoted
+        | EventKind::ConstraintsMerged
+        | EventKind::ConstraintVerified
+        | EventKind::TaskExecutionStarted
+        | EventKind::TaskExecutionResult
+        | EventKind::TaskAcceptedUnchecked
+        | EventKind::TaskDispatchRequested
+        | EventKind::TaskDispatchAck
+        | EventKind::TaskDispatchNack
+        | EventKind::TaskReviewResult
+        | EventKind::ResourceAllocated
+        | EventKind::ResourceReleased
+        | EventKind::ResourceMissing => return Ok(()),
     }
     state.updated_at.clone_from(&event.ts);
     Ok(())

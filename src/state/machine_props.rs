@@ -10,8 +10,9 @@
 use proptest::prelude::*;
 use serde_json::json;
 
+use crate::state::event::EventKind;
 use crate::state::event_log::Event;
-use crate::state::fold::{apply_event, TASK_STATUS_CHANGED, WORKFLOW_STATUS_CHANGED};
+use crate::state::fold::apply_event;
 use crate::state::machine::{TaskStatus, WorkflowStatus};
 use crate::state::model::{Task, WorkflowState};
 
@@ -43,7 +44,7 @@ fn task_event(seq: u64, id: &str, from: TaskStatus, to: TaskStatus, flags: u8) -
     Event {
         seq,
         ts: format!("2026-01-08T10:00:{:02}Z", seq % 60),
-        kind: TASK_STATUS_CHANGED.into(),
+        kind: EventKind::TaskStatusChanged.name().into(),
         task_id: Some(id.into()),
         executor: None,
         actor: "wf.orchestrator".into(),
@@ -57,7 +58,7 @@ fn workflow_event(seq: u64, from: WorkflowStatus, to: WorkflowStatus) -> Event {
     Event {
         seq,
         ts: "2026-01-08T10:00:00Z".into(),
-        kind: WORKFLOW_STATUS_CHANGED.into(),
+        kind: EventKind::WorkflowStatusChanged.name().into(),
         task_id: None,
         executor: None,
         actor: "wf.orchestrator".into(),

@@ -3,6 +3,7 @@
 
 pub mod adopt;
 pub mod durable;
+pub mod event;
 pub mod event_log;
 pub mod fold;
 pub mod fsutil;

@@ -23,8 +23,9 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::error::{ErrorKind, Result, WfError};
+use crate::state::event::EventKind;
 use crate::state::event_log::{self, Event, EventLog, NewEvent};
-use crate::state::fold::{apply_event, apply_live, TASK_STATUS_CHANGED, WORKFLOW_STATUS_CHANGED};
+use crate::state::fold::{apply_event, apply_live};
 use crate::state::fsutil;
 use crate::state::machine::{TaskStatus, WorkflowStatus};
 use crate::state::model::{LogMark, WorkflowState, SCHEMA_VERSION};
@@ -277,11 +278,19 @@ impl Session {
         self.state.as_mut().ok_or_else(no_workflow)
     }
 
-    /// Appends an event to the log; it is part of the state from now on, even
-    /// before the next snapshot — unless a transaction is open (see `begin_txn`).
+    /// Appends an event to the log — it is part of the state from now on, even
+    /// before the next snapshot, unless a transaction is open (see `begin_txn`) — and
+    /// applies it to the state when its kind changes state
+    /// ([`EventKind::changes_state`]). Status moves go through `set_task_status` and
+    /// `set_workflow_status`, which check them against the tables first.
     pub fn emit(&mut self, mut event: NewEvent) -> Result<Event> {
         event.txn = self.in_txn;
-        self.log()?.append(event)
+        let applies = event.kind.changes_state();
+        let event = self.log()?.append(event)?;
+        if applies {
+            apply_live(self.state_mut()?, &event)?;
+        }
+        Ok(event)
     }
 
     /// Opens a transaction: events emitted from now until the next `save` are marked
@@ -355,11 +364,11 @@ impl Session {
         from.to(to, id)?;
         data["from"] = from.as_str().into();
         data["to"] = to.as_str().into();
-        let mut event = NewEvent::new(TASK_STATUS_CHANGED, data).task(id);
+        let mut event = NewEvent::new(EventKind::TaskStatusChanged, data).task(id);
         if let Some((name, role)) = executor {
             event = event.executor(name, role);
         }
-        self.record(event)
+        self.emit(event)
     }
 
     /// Moves the workflow through the workflow machine: checked, logged, applied.
@@ -371,14 +380,7 @@ impl Session {
         let from = self.state()?.status;
         from.to(to)?;
         let data = serde_json::json!({"from": from.as_str(), "to": to.as_str(), "reason": reason});
-        self.record(NewEvent::new(WORKFLOW_STATUS_CHANGED, data))
-    }
-
-    /// Appends an event that changes state and applies it (see `fold`).
-    pub fn record(&mut self, event: NewEvent) -> Result<Event> {
-        let event = self.emit(event)?;
-        apply_live(self.state_mut()?, &event)?;
-        Ok(event)
+        self.emit(NewEvent::new(EventKind::WorkflowStatusChanged, data))
     }
 
     /// Writes the snapshot: everything emitted so far is folded into it. The log is

@@ -239,7 +239,7 @@ fn merge_ranks_intersects_and_reports_drops() {
     assert_eq!(constraints(&t)["hard"].as_array().unwrap().len(), 7);
     let merged: Vec<Value> = events(&t)
         .into_iter()
-        .filter(|e| e["type"] == "constraints.merged")
+        .filter(|e| e["type"] == "constraint.merged")
         .collect();
     assert_eq!(merged.len(), 2);
 }
