@@ -209,7 +209,7 @@ impl Config {
     /// Reads the config of `project`, or the defaults when it has none.
     pub fn load(project: &Path) -> Result<Config> {
         let path = project.join(CONFIG_PATH);
-        let bytes = match crate::state::fsutil::read_regular(&path) {
+        let bytes = match crate::fs::read_regular(&path) {
             Ok(b) => b,
             Err(e) if e.io == Some(std::io::ErrorKind::NotFound) => return Ok(Config::default()),
             Err(e) => return Err(e),

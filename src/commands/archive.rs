@@ -17,12 +17,13 @@ use std::time::Duration;
 use serde_json::json;
 
 use crate::error::{ErrorKind, Result, WfError};
+use crate::fs::durable;
+use crate::fs::durable::write_atomic;
 use crate::output::Output;
 use crate::project::Project;
 use crate::report::workflow_name;
-use crate::state::durable;
 use crate::state::recover::{archive_in_progress, ARCHIVE_JOURNAL};
-use crate::state::store::{write_atomic, EVENTS_FILE, STATE_FILE};
+use crate::state::store::{EVENTS_FILE, STATE_FILE};
 use crate::state::{Session, WorkflowStatus};
 
 /// Files and dirs of a workflow besides the state, the log and the plan copies.
@@ -133,7 +134,7 @@ pub fn move_into(session: &mut Session, dest: &Path) -> Result<Vec<String>> {
 fn new_archive_dir(dir: &Path) -> Result<PathBuf> {
     let stamp = crate::clock::now().strftime("%Y%m%dT%H%M%SZ").to_string();
     let base = dir.join("archive");
-    crate::state::store::ensure_dir(&base)?;
+    crate::fs::ensure_dir(&base)?;
     for n in 1..1000 {
         let name = if n == 1 {
             stamp.clone()

@@ -46,7 +46,7 @@ pub fn run(project: &Project, args: &EventsArgs, out: &Output) -> Result<i32> {
 /// log was read from its start again because it shrank (it was replaced). A missing
 /// log is empty.
 fn complete_lines(path: &Path, offset: u64) -> Result<(Vec<u8>, u64, bool)> {
-    let mut file = match crate::state::fsutil::open_regular(path, false) {
+    let mut file = match crate::fs::open_regular(path, false) {
         Ok(f) => f,
         Err(e) if e.kind == ErrorKind::Usage && !path.exists() => {
             return Ok((Vec::new(), 0, offset > 0))

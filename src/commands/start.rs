@@ -20,13 +20,13 @@ use serde_json::{json, Value};
 use crate::cli::{GlobalArgs, StartArgs};
 use crate::clock;
 use crate::error::{Result, WfError};
+use crate::fs::durable::write_atomic;
 use crate::output::Output;
 use crate::plan::diff::PlanDiff;
 use crate::plan::{self, classify, replan};
 use crate::project::Project;
 use crate::state::model::{DeltaTracking, Task, WorkflowState};
 use crate::state::recover::{promote_staged, staged};
-use crate::state::store::write_atomic;
 use crate::state::{Session, TaskStatus, WorkflowStatus};
 
 pub fn run(project: &Project, global: &GlobalArgs, args: &StartArgs, out: &Output) -> Result<i32> {
@@ -65,7 +65,7 @@ pub fn run(project: &Project, global: &GlobalArgs, args: &StartArgs, out: &Outpu
     // Refused before anything is written, not replaced at the commit: a link where
     // wf keeps its files is an error to show, whatever it points at.
     for name in [tasks_file.as_str(), "project-meta.json"] {
-        crate::state::store::refuse_symlink(&session.store().dir().join(name))?;
+        crate::fs::refuse_symlink(&session.store().dir().join(name))?;
     }
     let unblocked = session
         .state
@@ -371,7 +371,7 @@ fn record_delta(
         "backup": backup,
     });
     let change_dir = dir.join("changes").join(&id);
-    crate::state::store::ensure_dir(&change_dir)?;
+    crate::fs::ensure_dir(&change_dir)?;
     let bytes = serde_json::to_vec_pretty(&delta).map_err(|e| WfError::usage(e.to_string()))?;
     write_atomic(&change_dir.join("delta.json"), &bytes)?;
     Ok(id)

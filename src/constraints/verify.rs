@@ -212,7 +212,7 @@ fn run(
     // One log per constraint, rewritten each time: its tail is this run's output.
     let header = format!("$ {}", program.display());
     // Created anew, never through a link planted where it goes.
-    let _ = crate::state::durable::replace_new(&log)
+    let _ = crate::fs::durable::replace_new(&log)
         .map(|mut f| std::io::Write::write_all(&mut f, format!("{header}\n").as_bytes()));
     let exit = process::run(
         Spec {

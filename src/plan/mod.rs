@@ -229,29 +229,18 @@ fn check_text(shown: &str, bytes: Vec<u8>) -> Result<String> {
         )));
     }
     if let Some(pos) = bytes.iter().position(|b| *b == 0) {
-        let (line, col) = line_col(&bytes, pos);
+        let (line, col) = crate::fs::line_col(&bytes, pos);
         return Err(WfError::usage(format!(
             "{shown}:{line}:{col}: contains a NUL byte, so it is not a text file; give a UTF-8 markdown plan"
         )));
     }
     String::from_utf8(bytes).map_err(|e| {
         let pos = e.utf8_error().valid_up_to();
-        let (line, col) = line_col(e.as_bytes(), pos);
+        let (line, col) = crate::fs::line_col(e.as_bytes(), pos);
         WfError::usage(format!(
             "{shown}:{line}:{col}: not valid UTF-8; save the plan as UTF-8"
         ))
     })
-}
-
-/// 1-based line and byte column of `pos`.
-fn line_col(bytes: &[u8], pos: usize) -> (usize, usize) {
-    let before = bytes.get(..pos).unwrap_or(bytes);
-    let line = before.iter().filter(|b| **b == b'\n').count() + 1;
-    let line_start = before
-        .iter()
-        .rposition(|b| *b == b'\n')
-        .map_or(0, |i| i + 1);
-    (line, pos - line_start + 1)
 }
 
 /// The path for an error message, on one line whatever its bytes.

@@ -118,7 +118,7 @@ pub fn log_tail(dir: &Path, rel: &str) -> Option<String> {
     if rel.as_os_str().is_empty() || !rel.components().all(|c| matches!(c, Component::Normal(_))) {
         return None;
     }
-    let mut file = crate::state::fsutil::open_regular(&dir.join(rel), false).ok()?;
+    let mut file = crate::fs::open_regular(&dir.join(rel), false).ok()?;
     let len = file.metadata().ok()?.len();
     let start = len.saturating_sub(LOG_TAIL_BYTES);
     file.seek(SeekFrom::Start(start)).ok()?;

@@ -7,8 +7,8 @@
 use std::path::{Component, Path};
 
 use crate::error::Result;
+use crate::fs::durable::write_atomic;
 use crate::plan::{mirror::mirror, Format};
-use crate::state::store::write_atomic;
 use crate::state::Session;
 
 pub fn save(session: &mut Session) -> Result<()> {

@@ -563,7 +563,7 @@ pub fn open_log(path: &Path) -> std::io::Result<std::fs::File> {
 /// The last `max_lines` lines of a log file, reading at most 64 KiB of it.
 pub fn tail(path: &Path, max_lines: usize) -> String {
     const MAX: u64 = 64 * 1024;
-    let Ok(mut f) = crate::state::fsutil::open_regular(path, false) else {
+    let Ok(mut f) = crate::fs::open_regular(path, false) else {
         return String::new();
     };
     let len = f.metadata().map(|m| m.len()).unwrap_or(0);

@@ -162,7 +162,7 @@ mod tests {
     /// A locked session on a state with the given workflow status and tasks.
     fn session(dir: &tempfile::TempDir, status: &str, tasks: &str) -> Session {
         let store = Store::new(dir.path().join("w"));
-        crate::state::store::ensure_dir(store.dir()).unwrap();
+        crate::fs::ensure_dir(store.dir()).unwrap();
         std::fs::write(
             store.state_path(),
             format!(r#"{{"status": "{status}", "tasks": [{tasks}]}}"#),

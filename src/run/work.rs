@@ -432,7 +432,7 @@ fn git_commit(ctx: &WorkCtx, task: &Task, attempt: u32, log: &Path) -> Result<()
         task.id, task.name, task.id
     );
     // Created anew, never through a link planted where it goes.
-    let written = crate::state::durable::replace_new(&message).and_then(|mut f| {
+    let written = crate::fs::durable::replace_new(&message).and_then(|mut f| {
         std::io::Write::write_all(&mut f, text.as_bytes())
             .map_err(|e| crate::error::WfError::usage(e.to_string()))
     });

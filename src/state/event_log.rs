@@ -95,7 +95,7 @@ impl EventLog {
     /// when the log file was moved away and started afresh, so readers (which fold
     /// only events past the mark) never skip a new event.
     pub fn open(path: &Path, after_seq: u64) -> Result<EventLog> {
-        let mut file = crate::state::durable::open_append(path)?;
+        let mut file = crate::fs::durable::open_append(path)?;
         let len = file.metadata()?.len();
         let (last_seq, end) = last_complete_event(&mut file, len)?;
         if end < len {
@@ -127,7 +127,7 @@ impl EventLog {
         let mut line = serde_json::to_vec(&event)
             .map_err(|e| WfError::usage(format!("cannot encode an event: {e}")))?;
         line.push(b'\n');
-        if let Err(e) = crate::state::durable::write_all(self.file.file_mut(), &line) {
+        if let Err(e) = crate::fs::durable::write_all(self.file.file_mut(), &line) {
             // Part of the line may be on disk: cut it, so the next event does not
             // follow a torn one (which would make the log unreadable from there).
             let _ = self.file.set_len(self.offset);
@@ -147,7 +147,7 @@ impl EventLog {
 
     pub fn sync(&mut self) -> Result<()> {
         if self.dirty {
-            crate::state::durable::sync_data(self.file.file()).map_err(|e| {
+            crate::fs::durable::sync_data(self.file.file()).map_err(|e| {
                 WfError::io(&e, format!("cannot sync {}: {e}", self.path.display()))
             })?;
             self.dirty = false;
@@ -167,7 +167,7 @@ impl EventLog {
 /// the holder of the writer's lock calls it, before opening the log for appending.
 /// Returns how many events were cut.
 pub fn cut_uncommitted(path: &Path, mark_seq: u64, mark_offset: u64) -> Result<usize> {
-    let mut file = crate::state::durable::open_append(path)?;
+    let mut file = crate::fs::durable::open_append(path)?;
     let len = file.metadata()?.len();
     let start = if mark_offset > len { 0 } else { mark_offset };
     file.seek(SeekFrom::Start(start))?;
@@ -194,7 +194,7 @@ pub fn cut_uncommitted(path: &Path, mark_seq: u64, mark_offset: u64) -> Result<u
         return Ok(0);
     };
     file.set_len(from)?;
-    crate::state::durable::sync_data(file.file())
+    crate::fs::durable::sync_data(file.file())
         .map_err(|e| WfError::io(&e, format!("cannot sync {}: {e}", path.display())))?;
     Ok(n)
 }
@@ -249,7 +249,7 @@ pub fn for_each_from(
     offset: u64,
     apply: impl FnMut(Event) -> Result<()>,
 ) -> Result<()> {
-    let mut file = match crate::state::fsutil::open_regular(path, false) {
+    let mut file = match crate::fs::open_regular(path, false) {
         Ok(f) => f,
         Err(e) if e.kind == ErrorKind::Usage && !path.exists() => return Ok(()),
         Err(e) => return Err(e),

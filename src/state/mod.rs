@@ -2,11 +2,9 @@
 //! reads and writes it safely.
 
 pub mod adopt;
-pub mod durable;
 pub mod event;
 pub mod event_log;
 pub mod fold;
-pub mod fsutil;
 pub mod machine;
 #[cfg(test)]
 mod machine_props;

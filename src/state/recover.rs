@@ -25,8 +25,9 @@
 use std::path::{Component, Path, PathBuf};
 
 use crate::error::Result;
+use crate::fs::durable;
 use crate::state::store::Session;
-use crate::state::{durable, event_log, WorkflowStatus};
+use crate::state::{event_log, WorkflowStatus};
 
 /// Prefix of a side file written before its change commits.
 pub const STAGED_PREFIX: &str = ".staged-";

@@ -17,16 +17,16 @@
 //!   overwritten.
 
 use std::io::Write;
-use std::os::unix::fs::DirBuilderExt;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::error::{ErrorKind, Result, WfError};
+use crate::fs::durable::write_atomic_with;
+use crate::fs::{ensure_dir, read_regular, refuse_symlink};
 use crate::state::event::EventKind;
 use crate::state::event_log::{self, Event, EventLog, NewEvent};
 use crate::state::fold::{apply_event, apply_live};
-use crate::state::fsutil;
 use crate::state::machine::{TaskStatus, WorkflowStatus};
 use crate::state::model::{LogMark, WorkflowState, SCHEMA_VERSION};
 
@@ -105,7 +105,7 @@ impl Store {
         // would show a state that is not this workflow's.
         refuse_symlink(&self.dir)?;
         refuse_symlink(&path)?;
-        let bytes = match fsutil::read_regular(&path) {
+        let bytes = match read_regular(&path) {
             Ok(b) => b,
             Err(e) if e.io == Some(std::io::ErrorKind::NotFound) => return Ok(None),
             Err(e) => return Err(e),
@@ -132,7 +132,7 @@ impl Store {
     /// Whether a `wf` process holds the writer's lock right now. Read-only: it never
     /// creates the lock file, and only probes the lock.
     pub fn writer_alive(&self) -> bool {
-        let Ok(file) = fsutil::open_regular(&self.lock_path(), false) else {
+        let Ok(file) = crate::fs::open_regular(&self.lock_path(), false) else {
             return false;
         };
         match file.file().try_lock_shared() {
@@ -153,7 +153,7 @@ impl Store {
             refuse_symlink(&self.dir.join(sub))?;
         }
         let path = self.lock_path();
-        let file = crate::state::durable::open_append(&path)?;
+        let file = crate::fs::durable::open_append(&path)?;
         // Without --wait there is still a short grace: `wf status` probes the lock
         // for a moment, and a writer that meets that probe must not fail for it.
         let deadline = Some(crate::clock::deadline_after(
@@ -429,7 +429,7 @@ pub fn parse_state(path: &Path, bytes: &[u8]) -> Result<WorkflowState> {
         )
     };
     let text = std::str::from_utf8(bytes).map_err(|e| {
-        let (line, col) = line_col(&bytes[..e.valid_up_to()]);
+        let (line, col) = crate::fs::line_col(bytes, e.valid_up_to());
         corrupt(
             format!(":{line}:{col}"),
             "the state file is not UTF-8".into(),
@@ -496,50 +496,9 @@ fn refuse_duplicate_ids(
     Ok(state)
 }
 
-fn line_col(valid: &[u8]) -> (usize, usize) {
-    let line = valid.iter().filter(|&&b| b == b'\n').count() + 1;
-    let col = valid.len() - valid.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1) + 1;
-    (line, col)
-}
-
-pub use crate::state::durable::{write_atomic, write_atomic_with};
-
-/// Creates the workflow directory (and its parents) if missing; refuses a symlink.
-pub fn ensure_dir(dir: &Path) -> Result<()> {
-    refuse_symlink(dir)?;
-    if !dir.exists() {
-        crate::testing::fault(crate::testing::Op::Create)
-            .map_err(|e| WfError::io(&e, format!("cannot create {}: {e}", dir.display())))?;
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o755)
-            .create(dir)
-            .map_err(|e| WfError::io(&e, format!("cannot create {}: {e}", dir.display())))?;
-    }
-    Ok(())
-}
-
-/// A symlink where `wf` keeps its own files is refused rather than followed: it could
-/// point anywhere, and `wf` would then write there.
-pub fn refuse_symlink(path: &Path) -> Result<()> {
-    match std::fs::symlink_metadata(path) {
-        Ok(m) if m.file_type().is_symlink() => Err(WfError::usage(format!(
-            "{} is a symbolic link; wf does not follow links in its workflow directory (replace it with a real file or directory)",
-            path.display()
-        ))),
-        _ => Ok(()),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn line_col_counts_from_one() {
-        assert_eq!(line_col(b""), (1, 1));
-        assert_eq!(line_col(b"ab\ncd"), (2, 3));
-    }
 
     #[test]
     fn truncated_state_names_position() {

@@ -56,12 +56,10 @@ pub fn replace_new(path: &Path) -> Result<std::fs::File> {
 }
 
 /// Opens a file of the workflow dir for appending, creating it (mode 0644) if
-/// missing: a regular file only, never through a link ([`fsutil::open_regular`]).
-///
-/// [`fsutil::open_regular`]: crate::state::fsutil::open_regular
+/// missing: a regular file only, never through a link ([`crate::fs::open_regular`]).
 pub fn open_append(path: &Path) -> Result<fs_err::File> {
     fault(Op::Create).map_err(|e| io_error("open", path, e))?;
-    crate::state::fsutil::open_regular(path, true)
+    crate::fs::open_regular(path, true)
 }
 
 /// Writes all of `bytes`. A failed write may have written part of them.
@@ -130,7 +128,7 @@ pub fn write_atomic_with(
     let dir = path
         .parent()
         .ok_or_else(|| WfError::usage(format!("{} has no parent directory", path.display())))?;
-    crate::state::store::refuse_symlink(path)?;
+    crate::fs::refuse_symlink(path)?;
     let (tmp, mut file) = new_tmp(dir)?;
     let filled = fault(Op::Write)
         .and_then(|()| fill(&mut file))

@@ -11,7 +11,7 @@ use fs_err::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 use crate::error::{Result, WfError};
-use crate::state::store::refuse_symlink;
+use crate::fs::refuse_symlink;
 
 /// Opens `path` for reading; `append` also opens it for appending, creating it (mode
 /// 0644) when missing. A missing file is an error whose `io` is `NotFound`.
