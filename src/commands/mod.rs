@@ -19,8 +19,6 @@ mod start;
 mod status;
 mod unblock;
 
-use std::path::{Path, PathBuf};
-
 use crate::cli::{Cli, Command};
 use crate::error::{Result, WfError};
 use crate::output::Output;
@@ -63,27 +61,3 @@ fn load_state(project: &Project) -> Result<(Store, WorkflowState)> {
     Ok((store, state))
 }
 
-/// The imported plan copies (`tasks-<name>.md`) in a workflow dir, sorted; the one
-/// `tasks_file` names first when it is among them.
-fn plan_copies(dir: &Path, state: &WorkflowState) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut copies: Vec<PathBuf> = entries
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("tasks-") && n.ends_with(".md"))
-                && p.is_file()
-        })
-        .collect();
-    copies.sort();
-    let named = Path::new(&state.tasks_file).file_name();
-    if let Some(pos) = copies.iter().position(|p| p.file_name() == named) {
-        let first = copies.remove(pos);
-        copies.insert(0, first);
-    }
-    copies
-}

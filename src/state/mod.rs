@@ -2,6 +2,7 @@
 //! reads and writes it safely.
 
 pub mod adopt;
+pub mod archive;
 pub mod event;
 pub mod event_log;
 pub mod fold;

@@ -198,7 +198,7 @@ fn finish_archive(session: &mut Session) -> Result<()> {
     let status = session.state.as_ref().map(|s| s.status);
     match (status, dest) {
         (Some(WorkflowStatus::Archived), Some(dest)) => {
-            crate::commands::archive::move_into(session, &dest)?;
+            crate::state::archive::move_into(session, &dest)?;
         }
         (Some(WorkflowStatus::Archived), None) | (None, _) => {
             let _ = std::fs::remove_file(&journal);

@@ -1,0 +1,118 @@
+//! Archiving moves a finished workflow's files into `archive/<UTC time>/` inside its
+//! dir: the order of the moves and the journal that lets the next writer finish a move
+//! that was stopped part-way (`src/state/recover.rs`). `wf archive`
+//! (`src/commands/archive.rs`) decides when.
+
+use std::path::{Path, PathBuf};
+
+use crate::error::{Result, WfError};
+use crate::fs::durable;
+use crate::state::recover::ARCHIVE_JOURNAL;
+use crate::state::store::{EVENTS_FILE, STATE_FILE};
+use crate::state::{Session, WorkflowState};
+
+/// Files and dirs of a workflow besides the state, the log and the plan copies.
+const MOVED: &[&str] = &["project-meta.json", "logs", "changes"];
+
+/// Moves an `archived` workflow's files into `dest` (made if missing), the state
+/// last, then removes the journal. Files an earlier attempt moved are not there any
+/// more and are skipped.
+pub fn move_into(session: &mut Session, dest: &Path) -> Result<Vec<String>> {
+    let state = session.state()?.clone();
+    let dir = session.store().dir().to_path_buf();
+    durable::create_dir(dest)?;
+    let mut names: Vec<PathBuf> = plan_copies(&dir, &state);
+    names.extend(backups(&dir));
+    names.extend(
+        MOVED
+            .iter()
+            .chain(&[EVENTS_FILE, STATE_FILE])
+            .map(|n| dir.join(n)),
+    );
+    let mut moved = Vec::new();
+    for from in names {
+        let Some(file_name) = from.file_name() else {
+            continue;
+        };
+        if std::fs::symlink_metadata(&from).is_err() {
+            continue;
+        }
+        durable::rename(&from, &dest.join(file_name)).map_err(|e| {
+            WfError::usage(format!(
+                "{}; any wf command that writes finishes the archive",
+                e.message
+            ))
+        })?;
+        moved.push(file_name.to_string_lossy().into_owned());
+    }
+    session.clear();
+    durable::sync_dir(dest)?;
+    durable::sync_dir(&dir)?;
+    let _ = std::fs::remove_file(dir.join(ARCHIVE_JOURNAL));
+    Ok(moved)
+}
+
+/// `archive/<20260108T100000Z>/`, with `-2`, `-3`… when that second is taken.
+pub fn new_archive_dir(dir: &Path) -> Result<PathBuf> {
+    let stamp = crate::clock::now().strftime("%Y%m%dT%H%M%SZ").to_string();
+    let base = dir.join("archive");
+    crate::fs::ensure_dir(&base)?;
+    for n in 1..1000 {
+        let name = if n == 1 {
+            stamp.clone()
+        } else {
+            format!("{stamp}-{n}")
+        };
+        let path = base.join(name);
+        if durable::create_dir(&path)? {
+            return Ok(path);
+        }
+    }
+    Err(WfError::usage(format!(
+        "{} has too many archives for {stamp}",
+        base.display()
+    )))
+}
+
+/// `backup-<ms>.json` files left by re-imports: they belong to this workflow.
+fn backups(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("backup-") && n.ends_with(".json"))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// The imported plan copies (`tasks-<name>.md`) in a workflow dir, sorted; the one
+/// `tasks_file` names first when it is among them.
+pub fn plan_copies(dir: &Path, state: &WorkflowState) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut copies: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("tasks-") && n.ends_with(".md"))
+                && p.is_file()
+        })
+        .collect();
+    copies.sort();
+    let named = Path::new(&state.tasks_file).file_name();
+    if let Some(pos) = copies.iter().position(|p| p.file_name() == named) {
+        let first = copies.remove(pos);
+        copies.insert(0, first);
+    }
+    copies
+}
