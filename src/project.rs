@@ -62,7 +62,11 @@ impl Project {
     }
 
     pub fn store(&self) -> Store {
-        Store::for_project(self.home.join(&self.id), &self.dir)
+        Store::for_project(
+            self.home.join(&self.id),
+            &self.dir,
+            crate::plan::STORE_ACCESS,
+        )
     }
 }
 

@@ -81,7 +81,7 @@ pub fn execute_locked(
         WorkflowStatus::Completed => {
             // A run killed between its last event and its checkpoint left the plan
             // copy behind the state; nothing else would bring it up to date.
-            crate::run::checkpoint::mirror_plan_copy(session)?;
+            crate::plan::mirror::mirror_plan_copy(session)?;
             out.json_value(&json!({"stop": "completed", "reason": "already completed", "exit_code": 0}));
             out.say("The workflow is already completed; `wf archive` puts it away.");
             return Ok(0);

@@ -60,4 +60,3 @@ fn load_state(project: &Project) -> Result<(Store, WorkflowState)> {
     })?;
     Ok((store, state))
 }
-

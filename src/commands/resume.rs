@@ -49,7 +49,7 @@ fn resumable(home: &std::path::Path) -> Vec<Candidate> {
     };
     let mut found = Vec::new();
     for entry in entries.flatten() {
-        let store = Store::new(entry.path());
+        let store = Store::new(entry.path(), crate::plan::STORE_ACCESS);
         let Ok(Some(state)) = store.load() else {
             continue;
         };

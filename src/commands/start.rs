@@ -125,7 +125,7 @@ pub fn run(project: &Project, global: &GlobalArgs, args: &StartArgs, out: &Outpu
         let copy = session.store().dir().join(&tasks_file);
         if std::fs::read_to_string(&copy).map_or(true, |c| c.is_empty()) {
             write_atomic(&copy, text.as_bytes())?;
-            crate::run::checkpoint::mirror_plan_copy(&session)?;
+            crate::plan::mirror::mirror_plan_copy(&session)?;
         }
         // Re-importing the plan the state already has is the "keep" answer to a
         // pending major-change decision: clear it, or workflow-execute keeps refusing.

@@ -21,7 +21,9 @@ pub fn run(project: &Project, args: &StatusArgs, out: &Output) -> Result<i32> {
             workflow_dir: store.dir().to_path_buf(),
             state_file: store.state_path(),
             events_file: store.events_path(),
-            plan_copy: crate::state::archive::plan_copies(store.dir(), &state).into_iter().next(),
+            plan_copy: crate::state::archive::plan_copies(store.dir(), &state)
+                .into_iter()
+                .next(),
         };
         out.json_value(&status::json(&state, &paths, window, interrupted));
         return Ok(0);

@@ -13,6 +13,7 @@
 //! comment is left alone.
 
 use std::collections::HashMap;
+use std::path::{Component, Path};
 
 use super::claude::{self, Kind};
 use super::doc::{self, Line};
@@ -20,8 +21,11 @@ use super::fields::{self, Key};
 use super::speckit;
 use super::status;
 use super::Format;
+use crate::error::Result;
+use crate::fs::durable::write_atomic;
 use crate::state::machine::TaskStatus;
 use crate::state::model::Task;
+use crate::state::Session;
 
 pub fn mirror(format: Format, text: &str, tasks: &[Task]) -> String {
     let want: HashMap<&str, TaskStatus> = tasks.iter().map(|t| (t.id.as_str(), t.status)).collect();
@@ -130,6 +134,31 @@ fn speckit_line(line: &Line<'_>, want: &HashMap<&str, TaskStatus>) -> Option<Str
         raw.get(desc_end..)?
     );
     (new != raw).then_some(new)
+}
+
+/// Brings the plan copy's statuses up to the state; writes only when they differ.
+pub fn mirror_plan_copy(session: &Session) -> Result<()> {
+    let state = session.state()?;
+    // A format this wf does not know (a state from a newer one) keeps its copy as is.
+    let Some(format) = state.plan_format.as_deref().and_then(Format::named) else {
+        return Ok(());
+    };
+    // tasks_file comes from a file a user may edit: one plain name, nothing more.
+    let name = Path::new(&state.tasks_file);
+    if name.components().count() != 1
+        || !matches!(name.components().next(), Some(Component::Normal(_)))
+    {
+        return Ok(());
+    }
+    let path = session.store().dir().join(name);
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Ok(());
+    };
+    let mirrored = mirror(format, &text, &state.tasks);
+    if mirrored != text {
+        write_atomic(&path, mirrored.as_bytes())?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

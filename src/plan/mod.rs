@@ -12,6 +12,7 @@
 //! [`diff`] compares two imports, [`mirror`] writes task statuses back into the plan
 //! text and [`render`] writes a plan from tasks (fixtures and property tests).
 
+pub mod adopt;
 pub mod audit;
 pub mod classify;
 mod claude;
@@ -24,6 +25,13 @@ mod limits;
 pub mod mirror;
 pub mod render;
 pub mod replan;
+
+/// How the store reads and writes a workflow's plan (see `state::store::PlanAccess`).
+pub const STORE_ACCESS: crate::state::store::PlanAccess = crate::state::store::PlanAccess {
+    adopt: adopt::adopt,
+    mirror: mirror::mirror_plan_copy,
+    digest: digest::text_digest,
+};
 mod speckit;
 mod status;
 

@@ -448,7 +448,7 @@ mod tests {
     #[test]
     fn a_workflow_with_no_tasks_is_never_completed() {
         let dir = tempfile::tempdir().unwrap();
-        let store = crate::state::Store::new(dir.path().join("w"));
+        let store = crate::state::Store::new(dir.path().join("w"), crate::plan::STORE_ACCESS);
         crate::fs::ensure_dir(store.dir()).unwrap();
         std::fs::write(store.state_path(), r#"{"status": "planned"}"#).unwrap();
         let mut session = store.lock(None, "test").unwrap();

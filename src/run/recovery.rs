@@ -161,7 +161,7 @@ mod tests {
 
     /// A locked session on a state with the given workflow status and tasks.
     fn session(dir: &tempfile::TempDir, status: &str, tasks: &str) -> Session {
-        let store = Store::new(dir.path().join("w"));
+        let store = Store::new(dir.path().join("w"), crate::plan::STORE_ACCESS);
         crate::fs::ensure_dir(store.dir()).unwrap();
         std::fs::write(
             store.state_path(),

@@ -1,7 +1,6 @@
 //! The workflow's state: its model, its two state machines, and the store that
 //! reads and writes it safely.
 
-pub mod adopt;
 pub mod archive;
 pub mod event;
 pub mod event_log;

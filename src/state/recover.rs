@@ -58,7 +58,8 @@ pub fn recover(session: &mut Session) -> Result<()> {
     promote_staged(session, true)?;
     sweep_uncommitted_changes(session);
     if has_log && session.log()?.mark().0 > mark.seq {
-        crate::run::checkpoint::save(session)?;
+        session.save()?;
+        (session.store().plan().mirror)(session)?;
     }
     Ok(())
 }
@@ -115,7 +116,7 @@ pub fn promote_staged(session: &Session, mirror: bool) -> Result<()> {
             name == state.tasks_file
                 && one_component(&name)
                 && std::fs::read_to_string(&path)
-                    .is_ok_and(|text| crate::plan::digest::text_digest(&text) == digest)
+                    .is_ok_and(|text| (session.store().plan().digest)(&text) == digest)
         };
         if belongs && path.is_file() {
             durable::rename(&path, &dir.join(&name))?;
@@ -127,7 +128,7 @@ pub fn promote_staged(session: &Session, mirror: bool) -> Result<()> {
     if promoted {
         durable::sync_dir(dir)?;
         if mirror {
-            crate::run::checkpoint::mirror_plan_copy(session)?;
+            (session.store().plan().mirror)(session)?;
         }
     }
     Ok(())

@@ -34,26 +34,56 @@ pub const STATE_FILE: &str = "workflow-state.json";
 pub const EVENTS_FILE: &str = "events.jsonl";
 pub const LOCK_FILE: &str = ".lock";
 
+/// What the store needs done with a workflow's plan, which only the layers above it
+/// know how to read and write; whoever opens a store gives it (`plan::STORE_ACCESS`),
+/// so `state` depends on nothing above it.
+#[derive(Clone, Copy)]
+pub struct PlanAccess {
+    /// Loads the tasks of a plugin-written state (one without `tasks`) from its plan
+    /// (`src/plan/adopt.rs`); `dir` is the workflow dir, `project` the project's.
+    pub adopt: fn(state: &mut WorkflowState, dir: &Path, project: Option<&Path>),
+    /// Brings the plan copy's task statuses up to the state.
+    pub mirror: fn(&Session) -> Result<()>,
+    /// The `plan_digest` of a plan's text.
+    pub digest: fn(&str) -> String,
+}
+
+impl std::fmt::Debug for PlanAccess {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("PlanAccess")
+    }
+}
+
 /// A workflow directory: `<home>/<project-id>/`.
 #[derive(Debug, Clone)]
 pub struct Store {
     dir: PathBuf,
     /// The project the workflow belongs to: a plugin state's `plan_file` may be
-    /// relative to it (see `state::adopt`).
+    /// relative to it (see `plan::adopt`).
     project: Option<PathBuf>,
+    plan: PlanAccess,
 }
 
 impl Store {
-    pub fn new(dir: PathBuf) -> Store {
-        Store { dir, project: None }
+    pub fn new(dir: PathBuf, plan: PlanAccess) -> Store {
+        Store {
+            dir,
+            project: None,
+            plan,
+        }
     }
 
     /// The store of `project`'s workflow dir.
-    pub fn for_project(dir: PathBuf, project: &Path) -> Store {
+    pub fn for_project(dir: PathBuf, project: &Path, plan: PlanAccess) -> Store {
         Store {
             dir,
             project: Some(project.to_path_buf()),
+            plan,
         }
+    }
+
+    pub fn plan(&self) -> PlanAccess {
+        self.plan
     }
 
     pub fn dir(&self) -> &Path {
@@ -111,7 +141,7 @@ impl Store {
             Err(e) => return Err(e),
         };
         let mut state = parse_state(&path, &bytes)?;
-        crate::state::adopt::adopt(&mut state, &self.dir, self.project.as_deref());
+        (self.plan.adopt)(&mut state, &self.dir, self.project.as_deref());
         Ok(Some(state))
     }
 
@@ -513,7 +543,13 @@ mod tests {
         // truncate and its pid write said "another wf process" (seen in
         // tests/integration/concurrency.rs).
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::new(dir.path().join("w"));
+        // No workflow, so the plan is never touched.
+        let none = PlanAccess {
+            adopt: |_, _, _| {},
+            mirror: |_| Ok(()),
+            digest: |_| String::new(),
+        };
+        let store = Store::new(dir.path().join("w"), none);
         let _held = store.lock(None, "test").unwrap();
         std::fs::write(store.lock_path(), "").unwrap();
         let lock_path = store.lock_path();

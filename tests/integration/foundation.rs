@@ -43,7 +43,7 @@ fn plugin_state_round_trips_with_unknown_fields_kept() {
     let path = t.workflow_dir().join("workflow-state.json");
     std::fs::write(&path, serde_json::to_vec_pretty(&original).unwrap()).unwrap();
 
-    let store = wf::state::Store::new(t.workflow_dir());
+    let store = wf::state::Store::new(t.workflow_dir(), wf::plan::STORE_ACCESS);
     let mut session = store.lock(None, "test").expect("lock");
     session.save().expect("save");
     drop(session);
