@@ -14,6 +14,7 @@ pub mod commands;
 pub mod config;
 pub mod constraints;
 pub mod error;
+pub mod exec;
 pub mod fs;
 pub mod output;
 pub mod plan;

@@ -11,11 +11,11 @@ use serde_json::json;
 
 use crate::cli::{ExecuteArgs, GlobalArgs};
 use crate::error::{ErrorKind, Result, WfError};
+use crate::exec::process::Children;
 use crate::output::Output;
 use crate::project::Project;
 use crate::run::engine::{Engine, Mode, Options, Reporter, Stop};
 use crate::run::executor::{MockPolicy, Pool};
-use crate::run::process::Children;
 use crate::run::recovery;
 use crate::run::work::{TaskOutcome, Verdict, WorkCtx};
 use crate::state::model::Task;
@@ -294,7 +294,8 @@ impl Reporter for TextReporter<'_> {
                 let mark = self.out.paint("✗", crate::output::Color::Red);
                 let mut text = format!("{mark} {} {}: {reason}", task.id, task.name);
                 if !outcome.log.is_empty() {
-                    let tail = crate::run::process::tail(&self.workflow_dir.join(&outcome.log), 20);
+                    let tail =
+                        crate::exec::process::tail(&self.workflow_dir.join(&outcome.log), 20);
                     if !tail.is_empty() {
                         text.push_str(&format!("\n  --- last lines of {} ---\n", outcome.log));
                         for l in crate::output::strip_controls(&tail).lines() {

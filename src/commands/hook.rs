@@ -16,10 +16,10 @@ use std::path::PathBuf;
 use serde_json::{json, Value};
 
 use crate::cli::HookArgs;
+use crate::exec::process::Children;
 use crate::output::{self, Output};
 use crate::project::Project;
 use crate::report::next::{next, Reason};
-use crate::run::process::Children;
 use crate::run::work::{self, Part, Verdict, WorkCtx};
 use crate::state::TaskStatus;
 

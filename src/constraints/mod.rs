@@ -19,7 +19,7 @@ use serde_json::Map;
 
 use crate::config::Config;
 use crate::error::{Result, WfError};
-use crate::run::process::Children;
+use crate::exec::process::Children;
 use crate::state::model::{Constraint, ConstraintVerification, Constraints};
 
 pub use merge::{merge, ConstraintSet, MergeResult};

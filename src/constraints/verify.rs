@@ -13,9 +13,9 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::config::Config;
-use crate::run::process::{self, Children, Exit, Program, Spec};
-use crate::run::verifier::{self, Resolved};
-use crate::run::work::DEFAULT_TIMEOUT;
+use crate::exec::process::{self, Children, Exit, Program, Spec};
+use crate::exec::verifier::{self, Resolved};
+use crate::exec::DEFAULT_TIMEOUT;
 use crate::state::model::{Constraint, ConstraintVerification};
 
 /// What a `verifyCmd` may start with when the config does not say.

@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
+use crate::exec::process::{self, Exit, Program, Spec};
 use crate::run::executor::{self, Executor, MockOutcome, MockPolicy};
-use crate::run::process::{self, Exit, Program, Spec};
 use crate::run::work::{self, append_header, Part, TaskOutcome, Verdict, WorkCtx};
 use crate::state::event::EventKind;
 use crate::state::event_log::NewEvent;

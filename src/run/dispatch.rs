@@ -267,7 +267,7 @@ impl<'a> Engine<'a> {
     pub(super) fn start_task(&mut self, task: &Task, how: Start) -> Result<u32> {
         let attempt = task.attempts + 1;
         let logs = self.ctx.workflow_dir.join("logs");
-        let log = crate::run::process::log_path(&logs, &task.id, attempt);
+        let log = crate::exec::process::log_path(&logs, &task.id, attempt);
         let log = log
             .strip_prefix(&self.ctx.workflow_dir)
             .unwrap_or(&log)

@@ -435,7 +435,7 @@ impl<'a> Engine<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::process::Children;
+    use crate::exec::process::Children;
 
     struct Quiet;
     impl Reporter for Quiet {

@@ -42,7 +42,7 @@ pub fn recover_interrupted(session: &mut Session) -> Result<Recovered> {
     // A `running` workflow with no live lock holder may have left checks running, hand-off
     // or not (a crash while a handed-off task was being taken back): end them, so this run
     // does not start a second copy. The handed-off task itself stays handed off.
-    let ended = crate::run::orphans::kill_orphans(session.store().dir());
+    let ended = crate::exec::orphans::kill_orphans(session.store().dir());
     if in_flight.is_empty() && !was_running {
         return Ok(Recovered {
             rerun: Vec::new(),

@@ -55,7 +55,7 @@ pub struct InterruptWatch {
 }
 
 impl InterruptWatch {
-    pub fn start(children: crate::run::process::Children) -> InterruptWatch {
+    pub fn start(children: crate::exec::process::Children) -> InterruptWatch {
         use std::sync::atomic::Ordering;
         let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         let flag = done.clone();

@@ -15,11 +15,11 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Map, Value};
 
 use crate::config::Config;
-use crate::run::process::{self, Children, Exit, Program, Spec};
-use crate::run::verifier::{self, Resolved};
+use crate::exec::process::{self, Children, Exit, Program, Spec};
+use crate::exec::verifier::{self, Resolved};
 use crate::state::model::{Constraint, Task};
 
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
+use crate::exec::DEFAULT_TIMEOUT;
 
 /// Everything a worker needs that is the same for every task of a run.
 #[derive(Clone)]

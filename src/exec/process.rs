@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use crate::run::lazylog::LazyLog;
+use crate::exec::lazylog::LazyLog;
 
 /// What to run: through `sh -c`, or a program with its arguments (no shell).
 #[derive(Debug, Clone)]
@@ -218,13 +218,13 @@ impl Children {
 
     /// Spawns `cmd` as command number n, registered before any sweep can see it.
     fn spawn(&self, cmd: &mut Command) -> std::io::Result<(u64, std::process::Child)> {
-        crate::run::orphans::become_subreaper();
+        crate::exec::orphans::become_subreaper();
         // Held across the spawn: a sweep never sees a leader it does not know yet.
         let mut running = running();
         let number = running.spawned + 1;
         cmd.env(
-            crate::run::orphans::SPAWN_VAR,
-            crate::run::orphans::token(number),
+            crate::exec::orphans::SPAWN_VAR,
+            crate::exec::orphans::token(number),
         );
         let child = cmd.spawn()?;
         running.spawned = number;
@@ -254,16 +254,16 @@ impl Children {
                 let leaders: HashSet<i32> =
                     running.leaders.values().map(|l| l.pid as i32).collect();
                 let mut left = 0;
-                for pid in crate::run::orphans::children() {
+                for pid in crate::exec::orphans::children() {
                     if leaders.contains(&pid) {
                         continue;
                     }
-                    let stray = crate::run::orphans::Stray::read(pid);
+                    let stray = crate::exec::orphans::Stray::read(pid);
                     if stray.gone {
                         continue;
                     }
                     if stray.zombie {
-                        crate::run::orphans::reap(pid);
+                        crate::exec::orphans::reap(pid);
                         continue;
                     }
                     let ours = match stray.spawn {
@@ -275,11 +275,11 @@ impl Children {
                     }
                     left += 1;
                     let since = *termed.entry(pid).or_insert_with(|| {
-                        crate::run::orphans::signal(pid, libc::SIGTERM);
+                        crate::exec::orphans::signal(pid, libc::SIGTERM);
                         Instant::now()
                     });
                     if since.elapsed() >= SWEEP_GRACE {
-                        crate::run::orphans::signal(pid, libc::SIGKILL);
+                        crate::exec::orphans::signal(pid, libc::SIGKILL);
                     }
                 }
                 left
@@ -489,7 +489,7 @@ fn wait_with_deadline(
     let mut interrupted_at: Option<Instant> = None;
     let mut nap = Duration::from_micros(50);
     // Opened before the first try_wait, while the pid cannot have been reused.
-    let exit_fd = crate::run::pidfd::ExitFd::open(pgid);
+    let exit_fd = crate::exec::pidfd::ExitFd::open(pgid);
     loop {
         log.pump();
         match child.try_wait() {
@@ -521,7 +521,7 @@ fn wait_with_deadline(
                 );
             }
             None => {
-                crate::run::pidfd::poll_readable(&[pipe], nap);
+                crate::exec::pidfd::poll_readable(&[pipe], nap);
             }
         }
         nap = (nap * 2).min(Duration::from_millis(20));

@@ -160,7 +160,7 @@ impl<'a> LazyLog<'a> {
             return;
         }
         if self.file.is_none() {
-            let opened = crate::run::process::open_log(self.path).and_then(|mut f| {
+            let opened = crate::exec::process::open_log(self.path).and_then(|mut f| {
                 if let Some(header) = self.header {
                     writeln!(f, "$ {header}")?;
                 }
@@ -217,7 +217,7 @@ mod tests {
 
     #[test]
     fn silent_success_leaves_no_log_failure_and_output_do() {
-        use crate::run::process::{run_logged, Children, Program, Spec};
+        use crate::exec::process::{run_logged, Children, Program, Spec};
         let dir = tempfile::tempdir().unwrap();
         let run = |line: &str, log: &Path| {
             run_logged(
