@@ -244,15 +244,6 @@ impl Config {
         })?;
         config.path = Some(path.to_path_buf());
         check_ranges(path, text, &config.wf)?;
-        for name in config.wf.classify.formats.iter().flatten() {
-            if crate::plan::Format::named(name).is_none() {
-                return Err(WfError::usage(format!(
-                    "{}: wf.classify.formats lists {:?}, which is not a plan format; use \"claude-workflow\" and/or \"spec-kit\" ([] turns classification off)",
-                    path.display(),
-                    name.chars().take(64).collect::<String>()
-                )));
-            }
-        }
         for (i, ex) in config.wf.executors.iter().enumerate() {
             if ex.command.is_empty() || ex.command[0].is_empty() {
                 return Err(WfError::usage(format!(

@@ -33,7 +33,12 @@ pub fn run_cli() -> i32 {
         Ok(cli) => cli,
         Err(err) => return usage_error(&err),
     };
-    let out = output::Output::new(&cli.global);
+    let color = match cli.global.color {
+        cli::ColorChoice::Always => Some(true),
+        cli::ColorChoice::Never => Some(false),
+        cli::ColorChoice::Auto => None,
+    };
+    let out = output::Output::new(cli.global.json, cli.global.quiet, color);
     let result = commands::run(&cli, &out);
     out.exit_code(out.settle(result))
 }

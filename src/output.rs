@@ -14,7 +14,6 @@ use std::sync::OnceLock;
 
 use serde::Serialize;
 
-use crate::cli::{ColorChoice, GlobalArgs};
 use crate::error::{Result, WfError};
 
 pub struct Output {
@@ -27,18 +26,16 @@ pub struct Output {
 }
 
 impl Output {
-    pub fn new(args: &GlobalArgs) -> Output {
+    /// `color`: forced on or off, or `None` for colour on a terminal unless
+    /// `NO_COLOR` is set.
+    pub fn new(json: bool, quiet: bool, color: Option<bool>) -> Output {
         let stdout_tty = std::io::stdout().is_terminal();
-        let color = match args.color {
-            ColorChoice::Always => true,
-            ColorChoice::Never => false,
-            ColorChoice::Auto => {
-                stdout_tty && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-            }
-        };
+        let color = color.unwrap_or_else(|| {
+            stdout_tty && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+        });
         Output {
-            json: args.json,
-            quiet: args.quiet,
+            json,
+            quiet,
             color,
             stdout_tty,
             stdout_failed: OnceLock::new(),

@@ -111,6 +111,15 @@ impl Rules {
     /// `wf.blockers`.
     pub fn from_config(cfg: &Config) -> Result<Rules> {
         let classify = &cfg.wf.classify;
+        let path = cfg.display_path();
+        for name in classify.formats.iter().flatten() {
+            if Format::named(name).is_none() {
+                return Err(WfError::usage(format!(
+                    "{path}: wf.classify.formats lists {:?}, which is not a plan format; use \"claude-workflow\" and/or \"spec-kit\" ([] turns classification off)",
+                    name.chars().take(64).collect::<String>()
+                )));
+            }
+        }
         let mut rules = Rules {
             rules: if classify.builtin.unwrap_or(true) {
                 builtin_rules()
@@ -123,7 +132,6 @@ impl Rules {
             }),
             enabled: true,
         };
-        let path = cfg.display_path();
         for (kind, rule) in &cfg.wf.blockers {
             if !is_valid_kind(kind) || kind == "all" {
                 return Err(WfError::usage(format!(

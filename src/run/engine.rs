@@ -470,7 +470,7 @@ mod tests {
             max_retries: 1,
         };
         let mut quiet = Quiet;
-        let brief: BriefFn = crate::report::brief::brief;
+        let brief: BriefFn = |_, task| task.id.clone();
         let mut engine = Engine::new(&mut session, ctx, opts, pool, brief, &mut quiet).unwrap();
         // Refused before anything moves.
         let err = engine.run().unwrap_err();
