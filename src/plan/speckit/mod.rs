@@ -1,0 +1,383 @@
+//! The spec-kit `tasks.md` format: checkbox task lines grouped under phase headings.
+//!
+//! A task is a list item `- [ ] T001 [P] [US1] Description with path`: the id is the
+//! first word after the checkbox (after up to two status marks such as `✅`; bold and
+//! a trailing colon removed: `**T-001**:` is `T-001`) and must be `T`, an optional
+//! `-`/`_`, and a digit. The template's `TXXX` placeholder lines and checkboxes
+//! without an id — `## Format`, `## Notes`, checklists — are not tasks (the audit
+//! reports `TXXX` lines); a checkbox whose first word is a broken id (`Т001` with a
+//! Cyrillic Т, `T.001`, `TASK-001`, an invisible character) is a warning with its
+//! line, and the "no tasks" error when the plan has no other task.
+//!
+//! **Status**: `[x]`/`[X]` means completed; any other one-character mark (`[-]`,
+//! `[~]`, `[/]`) means skipped, and the mirror keeps it as written; a ` — DEFERRED`
+//! marker (also `–`, `-`, `--`; any case; an optional note may follow it) means
+//! skipped and wins over the checkbox.
+//!
+//! **Tags**: `[P]` (parallel) and a story label (`[US1]`, `[US5a]`, `[US1+US5]`,
+//! `[Story 2]`) are read from the run of bracket tags right after the id and from the
+//! run at the end of the line, and removed from the name.
+//!
+//! **Deps**: `(depends on T012, T013)` lists explicit deps and is removed from the
+//! name; its words that are ids are taken (ranges `T001-T005`, `–`, `..` stand for the
+//! tasks between in document order) and the others (`same file`, `for the schema`)
+//! are prose and ignored. An id-shaped word that is not a task of the plan refuses
+//! the plan with the line that lists it (running without a dependency the plan asks
+//! for is worse than stopping). Indented lines under a task line (not themselves
+//! tasks) continue it: their text is its requirement (without `(depends on …)`), their
+//! `(depends on …)` adds deps and their paths add files.
+//!
+//! **Dependencies section**: under a heading that says `Dependencies` or `Execution
+//! Order` (until a heading of the same or a higher level), each clause of a line
+//! (split at `;` and at sentence ends) that relates ids — `T010 depends on T008 +
+//! T009` (also `depend on`, `requires`, `needs`, `waits for`, `blocked by`, `after`),
+//! `T008 blocks T009, T015` (also `unblocks`, `enables`, `before`), `T012 → T013 →
+//! T014` (also `->`, `=>`, `-->`) — adds edges when every part between the relation
+//! words names ids; a clause naming an id that is not a task is a warning and adds
+//! nothing. These edges are added after the graph is checked, one by one, and one
+//! that would close a cycle (with phase order or other deps) is dropped with a
+//! warning naming its line: the section restates or refines the order, it must not
+//! be able to refuse an otherwise valid plan.
+//!
+//! **Phase**: the text of the nearest `## ` heading above the task, as written
+//! (`Phase 1: Setup (Shared Infrastructure)`); `###` subsections belong to the
+//! enclosing phase; tasks above every `## ` heading have phase `""`.
+//!
+//! **Files**: every path the task line and its continuation lines name, backticked
+//! ones first: `file` is the first, `modifies` holds the others (spec-kit does not say
+//! which files a task creates; `creates` is checked for existence after a run,
+//! `modifies` is not). Punctuation around a word (`(`, trailing `,.;:)`, backticks)
+//! is not part of it. A path ends with a known extension, is a directory (`docs/`), or
+//! has a `/` and a known top directory (`src/…`) or is backticked; never a URL, a route
+//! (`/api/users/:id`, a word after `GET`/`POST`/…, `/x` without an extension), a word
+//! list like `authentication/authorization/audit`, or a product name like `Node.js`.
+//!
+//! **Implicit order** ([`add_phase_edges`]): phases run in order and, within one, an
+//! unmarked task waits for everything before it while `[P]` tasks only wait for the
+//! last unmarked task. Written as few edges: an unmarked task depends on the previous
+//! unmarked task and the `[P]` tasks since it; a `[P]` task depends on the previous
+//! unmarked task of its phase; a phase's leading tasks depend on the previous phase's
+//! sinks (its last unmarked task and the `[P]` tasks after it). Every task thus
+//! depends, transitively, on all tasks of earlier phases, with O(tasks) edges — except
+//! that when a phase ending in many `[P]` tasks meets one starting with many, the
+//! first leading `[P]` task becomes a barrier the others wait on, so the edge count
+//! stays linear (this delays the other leading `[P]` tasks until that one is done).
+
+mod deps;
+mod line;
+mod paths;
+
+use std::collections::{HashMap, HashSet};
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::doc::{self, is_none_word, shown, Line};
+use super::fields::{bad_id, id_problem, id_suggestion, is_valid_id};
+use super::{digest, Draft, PlanError, PlanWarning};
+use crate::state::machine::TaskStatus;
+use crate::state::model::Task;
+
+use deps::*;
+pub(crate) use line::*;
+use paths::*;
+
+/// Above this many sink × leading-task edges at a phase boundary, use a barrier.
+const BARRIER_AT: usize = 256;
+
+pub(crate) fn parse(
+    lines: &[Line<'_>],
+    warnings: &mut Vec<PlanWarning>,
+) -> Result<Vec<Draft>, PlanError> {
+    let mut drafts: Vec<Draft> = Vec::new();
+    let mut explicit: Vec<Explicit> = Vec::new();
+    let mut section_edges: Vec<SectionEdge> = Vec::new();
+    let mut phase = String::new();
+    let mut group = 0;
+    // The level of the Dependencies heading we are under, if any.
+    let mut dep_section: Option<usize> = None;
+    // Whether indented lines still continue the last task.
+    let mut open = false;
+    for line in lines {
+        if line.hidden || line.comment.is_some() {
+            open = false;
+            continue;
+        }
+        let text: &str = &line.text;
+        if let Some((level, h)) = doc::heading(text) {
+            if level == 2 {
+                phase = h.to_string();
+                group += 1;
+            }
+            if is_dep_heading(h) {
+                dep_section = Some(level);
+            } else if dep_section.is_some_and(|l| level <= l) {
+                dep_section = None;
+            }
+            open = false;
+            continue;
+        }
+        if let Some(tl) = task_line(text) {
+            let i = drafts.len();
+            let (draft, deps) = task(&tl, line.no, &phase, group)?;
+            drafts.push(draft);
+            explicit.extend(deps.into_iter().map(|dep| Explicit {
+                task: i,
+                dep,
+                line: line.no,
+            }));
+            open = true;
+            continue;
+        }
+        if open && doc::starts_indented(text) && !text.trim().is_empty() {
+            let i = drafts.len().saturating_sub(1);
+            if let Some(d) = drafts.get_mut(i) {
+                let (deps, spans) = depends_on_in_text(text, &d.task.id, line.no)?;
+                explicit.extend(deps.into_iter().map(|dep| Explicit {
+                    task: i,
+                    dep,
+                    line: line.no,
+                }));
+                let kept = cut_spans(text, spans);
+                let kept = kept.trim();
+                if !matches!(kept, "" | "-" | "*" | "+") {
+                    let req = d.task.requirement.get_or_insert_with(String::new);
+                    if !req.is_empty() {
+                        req.push('\n');
+                    }
+                    req.push_str(kept);
+                }
+                add_paths(&mut d.task, paths_in(text));
+            }
+            continue;
+        }
+        open = false;
+        if let Some(id) = near_task(text) {
+            warnings.push(PlanWarning::unread_task(
+                line.no,
+                format!(
+                    "this line looks like a task, but {}, so it is not read as one; write it as `- [ ] {} description`",
+                    near_task_problem(id),
+                    id_suggestion(id)
+                        .filter(|s| t_shape(s))
+                        .unwrap_or_else(|| "T001".into())
+                ),
+            ));
+        } else if dep_section.is_some() {
+            section_edges.extend(section_edges_of(text, line.no));
+        }
+    }
+    resolve(&mut drafts, &explicit, &section_edges, warnings)?;
+    for d in &mut drafts {
+        d.task.digest = digest::of(&d.task);
+    }
+    Ok(drafts)
+}
+
+fn near_task_problem(id: &str) -> String {
+    if is_valid_id(id) {
+        format!(
+            "{} is not a spec-kit task id (those are T and a digit, e.g. T001)",
+            shown(id)
+        )
+    } else {
+        id_problem(id)
+    }
+}
+
+/// `## Dependencies`, `### Task Dependencies`, `## Dependencies & Execution Order`.
+fn is_dep_heading(h: &str) -> bool {
+    let h = h.to_lowercase();
+    h.contains("dependenc") || h.contains("execution order")
+}
+
+fn task(
+    tl: &TaskLine<'_>,
+    line: usize,
+    phase: &str,
+    group: usize,
+) -> Result<(Draft, Vec<DepRef>), PlanError> {
+    if !is_valid_id(tl.id) {
+        return Err(bad_id(line, tl.id));
+    }
+    let mut task = Task {
+        id: tl.id.to_string(),
+        phase: phase.to_string(),
+        line,
+        ..Task::default()
+    };
+    // Leading tags: `[P]` and a story label anywhere in the run; other tags
+    // (`[EXECUTOR: MAIN]`, `[SEC]`) stay in the name.
+    let mut rest = tl.desc;
+    let mut kept: Vec<&str> = Vec::new();
+    while let Some(inner_and_more) = rest.strip_prefix('[') {
+        let Some(close) = inner_and_more.find(']') else {
+            break;
+        };
+        let inner = inner_and_more.get(..close).unwrap_or("").trim();
+        if !tag(&mut task, inner) {
+            kept.push(rest.get(..close + 2).unwrap_or(""));
+        }
+        rest = inner_and_more.get(close + 1..).unwrap_or("").trim_start();
+    }
+    let (deps, mut cut) = depends_on(rest, &task.id, line)?;
+    if let Some(span) = deferred_span(rest) {
+        task.status = TaskStatus::Skipped;
+        cut.push(span);
+    } else if tl.skip_box() {
+        task.status = TaskStatus::Skipped;
+    } else if tl.checked() {
+        task.status = TaskStatus::Completed;
+    }
+    let name = cut_spans(rest, cut);
+    let mut words: Vec<&str> = name.split_whitespace().collect();
+    // Trailing tags: `… in src/a.py [P]`, `… [US1] [SEC]`.
+    let mut k = words.len();
+    while let Some(inner) = k
+        .checked_sub(1)
+        .and_then(|i| words.get(i))
+        .and_then(|w| w.strip_prefix('[')?.strip_suffix(']'))
+    {
+        k -= 1;
+        if tag(&mut task, inner.trim()) {
+            words.remove(k);
+        }
+    }
+    task.name = kept
+        .into_iter()
+        .flat_map(str::split_whitespace)
+        .chain(words)
+        .collect::<Vec<_>>()
+        .join(" ");
+    if task.name.is_empty() {
+        return Err(PlanError::new(
+            line,
+            format!(
+                "task {} has no description; write what to do after the id, e.g. `- [ ] {} Create src/models/user.py`",
+                task.id, task.id
+            ),
+        ));
+    }
+    let paths = paths_in(&task.name);
+    add_paths(&mut task, paths);
+    Ok((
+        Draft {
+            task,
+            deps_line: line,
+            group,
+            section_deps: Vec::new(),
+        },
+        deps,
+    ))
+}
+
+/// `s` without the byte spans `cut` (each replaced by a space).
+fn cut_spans(s: &str, mut cut: Vec<(usize, usize)>) -> String {
+    cut.sort_unstable();
+    let mut out = String::with_capacity(s.len());
+    let mut at = 0;
+    for (from, to) in cut {
+        if from >= at {
+            out.push_str(s.get(at..from).unwrap_or(""));
+            out.push(' ');
+        }
+        at = at.max(to);
+    }
+    out.push_str(s.get(at..).unwrap_or(""));
+    out
+}
+
+/// Applies a bracket tag (`P`, a story label); false when it is neither.
+fn tag(task: &mut Task, inner: &str) -> bool {
+    if inner.eq_ignore_ascii_case("p") {
+        task.parallel = true;
+        true
+    } else if task.story.is_none() && is_story(inner) {
+        task.story = Some(inner.to_string());
+        true
+    } else {
+        false
+    }
+}
+
+/// A story label: `US1`, `US5a`, `US1+US5`, `US2/US3`, `Story 2`, `US1, US2`, and
+/// labels written the same way (`FR-001`).
+fn is_story(s: &str) -> bool {
+    let letters = s.chars().take_while(char::is_ascii_alphabetic).count();
+    letters > 0
+        && s.len() <= 24
+        && s.bytes().any(|b| b.is_ascii_digit())
+        && s.chars().all(|c| {
+            c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '_' | ',' | ' ' | '&' | '/')
+        })
+        && !t_shape(s)
+}
+
+/// Adds the phase-order edges described in the module doc to `Task.deps`.
+pub(crate) fn add_phase_edges(drafts: &mut [Draft]) {
+    let ids: Vec<String> = drafts.iter().map(|d| d.task.id.clone()).collect();
+    let mut prev_sinks: Vec<usize> = Vec::new();
+    let mut start = 0;
+    while start < drafts.len() {
+        let group = drafts.get(start).map_or(0, |d| d.group);
+        let len = drafts
+            .get(start..)
+            .unwrap_or(&[])
+            .iter()
+            .take_while(|d| d.group == group)
+            .count();
+        let end = start + len.max(1);
+        let leading = drafts
+            .get(start..end)
+            .unwrap_or(&[])
+            .iter()
+            .take_while(|d| d.task.parallel)
+            .count();
+        let use_barrier = prev_sinks.len() > 1 && prev_sinks.len() * leading > BARRIER_AT;
+        let mut last_unmarked: Option<usize> = None;
+        let mut p_since: Vec<usize> = Vec::new();
+        let mut barrier: Option<usize> = None;
+        for k in start..end {
+            let Some(d) = drafts.get_mut(k) else { break };
+            let implicit: Vec<usize> = if d.task.parallel {
+                let v = match (last_unmarked, barrier) {
+                    (Some(u), _) => vec![u],
+                    (None, Some(b)) => vec![b],
+                    (None, None) => {
+                        if use_barrier {
+                            barrier = Some(k);
+                        }
+                        prev_sinks.clone()
+                    }
+                };
+                p_since.push(k);
+                v
+            } else {
+                let v = match last_unmarked {
+                    Some(u) => std::iter::once(u).chain(p_since.drain(..)).collect(),
+                    None if !p_since.is_empty() => std::mem::take(&mut p_since),
+                    None => prev_sinks.clone(),
+                };
+                last_unmarked = Some(k);
+                v
+            };
+            add_deps(&mut d.task, implicit.iter().filter_map(|i| ids.get(*i)));
+        }
+        if end > start {
+            prev_sinks = last_unmarked.into_iter().chain(p_since).collect();
+        }
+        start = end;
+    }
+}
+
+fn add_deps<'a>(task: &mut Task, deps: impl Iterator<Item = &'a String>) {
+    let mut seen: HashSet<String> = task.deps.iter().cloned().collect();
+    for d in deps {
+        if seen.insert(d.clone()) {
+            task.deps.push(d.clone());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
