@@ -39,7 +39,7 @@ use crate::error::{Result, WfError};
 use crate::state::model::Task;
 use crate::state::TaskStatus;
 
-use super::fields::is_valid_kind;
+use super::ids::is_valid_kind;
 use super::Format;
 
 pub const API_SPEC: &str = "api_spec";

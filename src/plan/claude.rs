@@ -33,6 +33,7 @@
 //! `## {{this.id}}: …` template headings are not task headings.
 use super::doc::{self, strip_ticks, Line};
 use super::fields::{self, Block, Field};
+use super::ids;
 use super::{Draft, PlanError, PlanWarning};
 
 /// The id and the rest (name, maybe with a status emoji) of a task heading.
@@ -209,7 +210,7 @@ pub(crate) fn looks_like(line: &Line<'_>) -> bool {
     if let Some(content) = heading_content(&line.text) {
         if content.starts_with("{{")
             || candidate(content)
-                .is_some_and(|c| c.colon && loose_shape(c.id) && !fields::is_valid_id(c.id))
+                .is_some_and(|c| c.colon && loose_shape(c.id) && !ids::is_valid_id(c.id))
         {
             return true;
         }
@@ -293,7 +294,7 @@ pub(crate) fn kinds<'a>(lines: &'a [Line<'_>]) -> Vec<Kind<'a>> {
     }
     for (i, c) in pending {
         let with_fields = fields_ahead.get(i).copied().unwrap_or(false);
-        let kind = match (with_fields, fields::is_valid_id(c.id)) {
+        let kind = match (with_fields, ids::is_valid_id(c.id)) {
             (true, true) => Kind::TaskHeading(TaskHeading {
                 id: c.id,
                 name: c.name,
@@ -351,7 +352,7 @@ pub(crate) fn parse(
                     line.no,
                     format!(
                         "this heading looks like a task heading, but {}, so it is read as a section title; {}",
-                        fields::id_problem(id),
+                        ids::id_problem(id),
                         heading_fix(id)
                     ),
                 ));
@@ -418,7 +419,7 @@ fn heading_problem(id: &str) -> String {
             doc::shown(id)
         )
     } else {
-        fields::id_problem(id)
+        ids::id_problem(id)
     }
 }
 
@@ -431,9 +432,9 @@ fn heading_fix(id: &str) -> String {
             } else {
                 last.to_string()
             };
-            fields::is_valid_id(&t).then_some(t)
+            ids::is_valid_id(&t).then_some(t)
         }
-        _ => fields::id_suggestion(id),
+        _ => ids::id_suggestion(id),
     };
     match suggestion {
         Some(good) => format!("write it as `## {good}: name`"),

@@ -21,6 +21,7 @@ pub mod digest;
 mod doc;
 mod fields;
 mod graph;
+mod ids;
 mod limits;
 pub mod mirror;
 pub mod render;
@@ -34,6 +35,7 @@ pub const STORE_ACCESS: crate::state::store::PlanAccess = crate::state::store::P
 };
 mod speckit;
 mod status;
+mod values;
 
 #[cfg(test)]
 mod fixture_tests;

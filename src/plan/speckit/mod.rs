@@ -73,7 +73,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::doc::{self, is_none_word, shown, Line};
-use super::fields::{bad_id, id_problem, id_suggestion, is_valid_id};
+use super::ids::{bad_id, id_problem, id_suggestion, is_valid_id};
 use super::{digest, Draft, PlanError, PlanWarning};
 use crate::state::machine::TaskStatus;
 use crate::state::model::Task;
