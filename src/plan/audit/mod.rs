@@ -1,0 +1,369 @@
+//! The zero-decision audit: does the plan leave decisions open?
+//!
+//! The audit reads a task as a person reads markdown. Before any pattern is
+//! searched, what is not prose is set aside ([`prose`]): code spans, URLs, file paths
+//! and file names (`src/app/api/venues/[id]/route.ts`, `TODO.md`), and a task's own
+//! `(depends on T003)` marker, which is a dependency, not an open condition. What
+//! remains is searched for these patterns (English words match whole words only;
+//! the upper-case markers are case sensitive):
+//!
+//! | pattern | severity | matches |
+//! |---|---|---|
+//! | `TBD` | error | the word `TBD` |
+//! | `TODO` | error | the word `TODO` |
+//! | `待定` | error | 待定, 待确认, 待讨论 |
+//! | `depends on` | error | "depends on" (any case) not followed by task ids, 取决于 |
+//! | `placeholder` | error | an unfilled template placeholder, see [`bracket_is_placeholder`], or `{{…}}` |
+//! | `missing actions` | error | a claude-workflow task without `actions`, commands, steps or requirement (spec-kit tasks have none by design); a warning when its steps or requirement say what to do (agent work) |
+//! | `if needed` | warning | if needed, if necessary, as needed, when needed, 如果需要, 如有必要, 必要时, 视情况 |
+//! | `etc.` | warning | etc, 等等, …, and `...` ending a list (not `[...slug]` or `...rest`) |
+//! | `maybe` | warning | maybe, perhaps, possibly, 可能, 或许, 也许 |
+//! | `appropriate` | warning | appropriate(ly), 适当 |
+//! | `FIXME` | warning | the words FIXME, XXX, HACK |
+//! | `no file and no requirement` | warning | a claude-workflow task naming no file (file, creates, modifies, tests), no requirement and no steps |
+//!
+//! A `[…]` is a placeholder when it reads like one (`[FEATURE NAME]`,
+//! `[###-feature-name]`, `[e.g., Python 3.11]`, `[NEEDS CLARIFICATION: …]`,
+//! `[Entity1]`, `[user journey]`), not when it is syntax: a link, a checkbox, a
+//! story or tag label (`[P]`, `[US5a]`, `[US1+US5]`, `[FR-001]`, `[SEQUENTIAL]`),
+//! a route segment (`[slug]`, `[...nextauth]`), type or package syntax
+//! (`list[User]`, `passlib[bcrypt]`), CSS (`min-h-[44px]`, `[data-theme="dark"]`), a
+//! regex class (`[a-z0-9_.-]`) or a JSON array (`["a", "b"]`).
+//!
+//! Completed and skipped tasks are decided work and are not audited. One finding per
+//! task and pattern, each with the line of the task or field where it was found.
+//! Lines under a constraints section of the plan (a heading containing 约束 or
+//! starting with "Constraints") and task fields whose name contains 约束 or
+//! "constraint" are searched for the same text patterns; hits go to
+//! `remainingAmbiguities` as `{line, text, pattern, severity}` (or `{taskId, field,
+//! …}`), as do spec-kit placeholder task lines such as `- [ ] TXXX …`, which are not
+//! imported. `passed` is false when any finding is an error.
+
+mod placeholder;
+mod prose;
+
+use std::borrow::Cow;
+use std::cell::OnceCell;
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde_json::{json, Value};
+
+use super::claude;
+use super::doc::{self, Line};
+use super::fields::{self, Key};
+use super::{speckit, Format};
+use crate::state::model::{AuditFinding, Task, ZeroDecisionAudit};
+
+use placeholder::*;
+pub(crate) use prose::{prose, without_paths};
+
+struct Pattern {
+    name: &'static str,
+    severity: &'static str,
+    re: Regex,
+}
+
+const SOURCES: &[(&str, &str, &str)] = &[
+    ("TBD", "error", r"\bTBD\b"),
+    ("TODO", "error", r"\bTODO\b"),
+    ("待定", "error", r"待定|待确认|待讨论"),
+    ("depends on", "error", r"(?i)\bdepends\s+on\b|取决于"),
+    (
+        "if needed",
+        "warning",
+        r"(?i)\b(?:if needed|if necessary|as needed|when needed)\b|如果需要|如有必要|必要时|视情况",
+    ),
+    ("etc.", "warning", r"(?i)\betc\b|等等|…"),
+    (
+        "maybe",
+        "warning",
+        r"(?i)\b(?:maybe|perhaps|possibly)\b|可能|或许|也许",
+    ),
+    ("appropriate", "warning", r"(?i)\bappropriate(?:ly)?\b|适当"),
+    ("FIXME", "warning", r"\b(?:FIXME|XXX|HACK)\b"),
+];
+
+static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
+    SOURCES
+        .iter()
+        .filter_map(|(name, severity, src)| {
+            Regex::new(src)
+                .ok()
+                .map(|re| Pattern { name, severity, re })
+        })
+        .collect()
+});
+
+/// A text hit: `(pattern, severity, matched text)`.
+fn hits(text: &str) -> Vec<(&'static str, &'static str, String)> {
+    let prose = prose(text);
+    let mut out: Vec<(&'static str, &'static str, String)> = Vec::new();
+    for p in PATTERNS.iter() {
+        let found =
+            p.re.find(&prose)
+                .map(|m| m.as_str().to_string())
+                .or_else(|| (p.name == "etc.").then(|| ellipsis(&prose)).flatten());
+        if let Some(m) = found {
+            out.push((p.name, p.severity, m));
+        }
+    }
+    if let Some(ph) = placeholder(&prose) {
+        out.push(("placeholder", "error", ph));
+    }
+    out
+}
+
+/// `...` closing an open-ended list: followed by nothing, a space or punctuation
+/// (not `...rest` or `[...slug]`).
+fn ellipsis(prose: &str) -> Option<String> {
+    let mut from = 0;
+    while let Some(i) = prose.get(from..).and_then(|r| r.find("...")) {
+        let at = from + i;
+        let before = prose.get(..at).and_then(|b| b.chars().next_back());
+        let after = prose.get(at + 3..).and_then(|a| a.chars().next());
+        let opens = matches!(before, Some('[' | '(' | '{'));
+        // `...rest`, `.../x` and `"files..."` (a quoted string) are not lists.
+        let spread =
+            after.is_some_and(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '/' | '"' | '\''));
+        if !opens && !spread {
+            return Some("...".into());
+        }
+        from = at + 3;
+    }
+    None
+}
+
+pub fn audit(tasks: &[Task], text: &str, audited_at: &str) -> ZeroDecisionAudit {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let format = super::detect_format(text);
+    // Read only when a finding needs its line: a 10,000-task plan is ~70,000 lines.
+    let lines: OnceCell<Vec<Line<'_>>> = OnceCell::new();
+    let mut findings: Vec<AuditFinding> = Vec::new();
+    let mut ambiguities: Vec<Value> = Vec::new();
+    for t in tasks {
+        // Done or skipped: the work is decided.
+        if t.status.is_done() {
+            continue;
+        }
+        let fields = [
+            ("name", Some(t.name.as_str())),
+            ("requirement", t.requirement.as_deref()),
+            ("acceptance", t.acceptance.as_deref()),
+        ];
+        let mut seen: Vec<&str> = Vec::new();
+        for (field, value) in fields {
+            let Some(value) = value else { continue };
+            for (pattern, severity, matched) in hits(value) {
+                if seen.contains(&pattern) {
+                    continue;
+                }
+                seen.push(pattern);
+                findings.push(AuditFinding {
+                    task_id: t.id.clone(),
+                    pattern: pattern.to_string(),
+                    description: format!(
+                        "{field} contains {}: {}",
+                        doc::shown(&matched),
+                        explain(pattern)
+                    ),
+                    severity: severity.to_string(),
+                    line: Some(locate(
+                        lines.get_or_init(|| doc::lines(text)),
+                        t,
+                        format,
+                        field,
+                        pattern,
+                    )),
+                });
+            }
+        }
+        let claude = format != Some(Format::SpecKit);
+        // A task whose commands say what "done" means has decided what to do; one
+        // whose steps or requirement say what to do is work for an agent.
+        let has_commands = t.check_commands().next().is_some() || t.quality_gate;
+        if claude && t.actions.is_empty() && !has_commands {
+            if t.steps.is_empty() && t.requirement.is_none() {
+                findings.push(finding(
+                    t,
+                    "missing actions",
+                    "no actions, commands, steps or requirement: what to do is left to the executor",
+                    "error",
+                ));
+            } else {
+                findings.push(finding(
+                    t,
+                    "missing actions",
+                    "no actions field: its steps or requirement say what to do, so an agent does it",
+                    "warning",
+                ));
+            }
+        }
+        let names_file = t.file.is_some()
+            || !t.creates.is_empty()
+            || !t.modifies.is_empty()
+            || !t.tests.is_empty();
+        // A spec-kit line is its own requirement: the description says what to do;
+        // so are a task's steps.
+        if claude && !names_file && t.requirement.is_none() && t.steps.is_empty() {
+            findings.push(finding(
+                t,
+                "no file and no requirement",
+                "the task names no file and states no requirement",
+                "warning",
+            ));
+        }
+        for (key, value) in &t.extra {
+            let lower = key.to_lowercase();
+            if !(key.contains("约束") || lower.contains("constraint")) {
+                continue;
+            }
+            let Some(v) = value.as_str() else { continue };
+            for (pattern, severity, _) in hits(v) {
+                ambiguities.push(json!({
+                    "taskId": t.id, "field": key, "text": clip(v), "pattern": pattern, "severity": severity,
+                }));
+            }
+        }
+    }
+    scan_text(text, &mut ambiguities);
+    ZeroDecisionAudit {
+        passed: !findings.iter().any(|f| f.severity == "error"),
+        anti_patterns: findings,
+        remaining_ambiguities: ambiguities,
+        audited_at: Some(audited_at.to_string()),
+        ..ZeroDecisionAudit::default()
+    }
+}
+
+fn finding(t: &Task, pattern: &str, description: &str, severity: &str) -> AuditFinding {
+    AuditFinding {
+        task_id: t.id.clone(),
+        pattern: pattern.to_string(),
+        description: description.to_string(),
+        severity: severity.to_string(),
+        line: (t.line > 0).then_some(t.line),
+    }
+}
+
+/// The line where `field` of `t` shows `pattern`: the first line of the field's
+/// text that has it, else the field's first line, else the task's line.
+fn locate(
+    lines: &[Line<'_>],
+    t: &Task,
+    format: Option<Format>,
+    field: &str,
+    pattern: &str,
+) -> usize {
+    let own = field_lines(lines, t, format, field);
+    own.iter()
+        .find(|(_, text)| hits(text).iter().any(|h| h.0 == pattern))
+        .or(own.first())
+        .map_or(t.line, |(no, _)| *no)
+}
+
+/// `(line, text)` of the lines holding `field` of `t`.
+fn field_lines<'a>(
+    lines: &'a [Line<'a>],
+    t: &Task,
+    format: Option<Format>,
+    field: &str,
+) -> Vec<(usize, &'a str)> {
+    let Some(head) = t.line.checked_sub(1).and_then(|i| lines.get(i)) else {
+        return Vec::new();
+    };
+    if field == "name" {
+        return vec![(head.no, &head.text)];
+    }
+    let block = lines
+        .iter()
+        .skip(t.line)
+        .filter(|l| !l.hidden && l.comment.is_none());
+    let mut out = Vec::new();
+    if format == Some(Format::SpecKit) {
+        for l in block {
+            if doc::heading(&l.text).is_some() || speckit::is_task_line(&l.text) {
+                break;
+            }
+            out.push((l.no, l.text.as_ref()));
+        }
+        return out;
+    }
+    let want = if field == "requirement" {
+        Key::Requirement
+    } else {
+        Key::Acceptance
+    };
+    let mut inside = false;
+    for l in block {
+        let text: &str = &l.text;
+        if doc::heading(text).is_some() || doc::is_rule(text) {
+            break;
+        }
+        if let Some(f) = claude::field_line(text) {
+            inside = fields::canon(f.key) == Some(want);
+            if inside {
+                out.push((l.no, f.value));
+            }
+        } else if inside && !text.trim().is_empty() {
+            out.push((l.no, text));
+        }
+    }
+    out
+}
+
+fn explain(pattern: &str) -> &'static str {
+    match pattern {
+        "TBD" | "TODO" | "待定" => "a decision is still open",
+        "depends on" => "a condition the executor would have to decide; list task deps in 依赖",
+        "placeholder" => "an unfilled template placeholder",
+        "if needed" => "leaves it to the executor whether to do it",
+        "etc." => "an open-ended list",
+        "maybe" => "an undecided option",
+        "appropriate" => "leaves the judgement to the executor",
+        "FIXME" => "a known problem left in the plan",
+        _ => "ambiguous",
+    }
+}
+
+fn clip(s: &str) -> String {
+    let one: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    one.chars().take(200).collect()
+}
+
+/// Constraint sections and placeholder task lines of the plan text.
+fn scan_text(text: &str, out: &mut Vec<Value>) {
+    let mut section: Option<usize> = None;
+    for line in doc::iter(text) {
+        if line.hidden {
+            continue;
+        }
+        let t: &str = &line.text;
+        if let Some((level, h)) = doc::heading(t) {
+            let lower = h.to_lowercase();
+            if section.is_some_and(|l| level <= l) {
+                section = None;
+            }
+            if h.contains("约束") || lower.starts_with("constraint") {
+                section = Some(level);
+            }
+            continue;
+        }
+        if speckit::placeholder_task(t) {
+            out.push(json!({
+                "line": line.no, "text": clip(t), "pattern": "placeholder task id", "severity": "warning",
+            }));
+            continue;
+        }
+        if section.is_some() && !t.trim().is_empty() {
+            for (pattern, severity, _) in hits(t) {
+                out.push(json!({
+                    "line": line.no, "text": clip(t), "pattern": pattern, "severity": severity,
+                }));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
