@@ -23,14 +23,12 @@ pub struct Project {
 
 impl Project {
     pub fn discover(explicit: Option<&Path>) -> Result<Project> {
-        let dir = match explicit {
-            Some(d) => d.to_path_buf(),
-            None => {
-                let cwd = std::env::current_dir().map_err(|e| {
-                    WfError::io(&e, format!("cannot read the current directory: {e}"))
-                })?;
-                git_top_level(&cwd).unwrap_or(cwd)
-            }
+        let dir = if let Some(d) = explicit {
+            d.to_path_buf()
+        } else {
+            let cwd = std::env::current_dir()
+                .map_err(|e| WfError::io(&e, format!("cannot read the current directory: {e}")))?;
+            git_top_level(&cwd).unwrap_or(cwd)
         };
         let dir = dir
             .canonicalize()
@@ -73,7 +71,10 @@ impl Project {
 /// The first 12 hex digits of the MD5 of the path's text.
 pub fn path_id(dir: &Path) -> String {
     let digest = Md5::digest(dir.to_string_lossy().as_bytes());
-    digest.iter().take(6).map(|b| format!("{b:02x}")).collect()
+    digest.iter().take(6).fold(String::new(), |mut id, b| {
+        id.push_str(&format!("{b:02x}"));
+        id
+    })
 }
 
 /// `^[A-Za-z0-9_-]{1,64}$`: safe as one path component, whatever else it is.

@@ -36,10 +36,8 @@ pub fn run(project: &Project, args: &CheckArgs, out: &Output) -> Result<i32> {
         .count();
     let code = if errors > 0 {
         2
-    } else if warnings > 0 && args.strict {
-        1
     } else {
-        0
+        i32::from(warnings > 0 && args.strict)
     };
     out.json_value(&json!({
         "schemaVersion": SCHEMA_VERSION,

@@ -116,8 +116,7 @@ pub fn execute_locked(
     };
     let ci = args.ci || std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
     let plan_chars = std::fs::read_to_string(session.store().dir().join(&state.tasks_file))
-        .map(|t| t.chars().count())
-        .unwrap_or(0);
+        .map_or(0, |t| t.chars().count());
     let design_chars = state
         .tech_design
         .as_ref()

@@ -10,6 +10,8 @@ use crate::output::Output;
 use crate::project::Project;
 use crate::run::executor::{Pool, ResourceStatus};
 
+// The signature every command has, though listing resources cannot fail.
+#[allow(clippy::unnecessary_wraps)]
 pub fn run(project: &Project, out: &Output) -> Result<i32> {
     let pool = Pool::from_config(&project.config, None);
     let catalog = pool.catalog();

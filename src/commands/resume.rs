@@ -80,7 +80,7 @@ fn resumable(home: &std::path::Path) -> Vec<Candidate> {
             priority: state
                 .extra
                 .get("priority")
-                .and_then(|p| p.as_i64())
+                .and_then(serde_json::Value::as_i64)
                 .unwrap_or(0),
             updated_at: state.updated_at.clone(),
         });

@@ -236,8 +236,8 @@ fn fresh_state(
     now: &str,
 ) -> WorkflowState {
     let mut state = WorkflowState::new();
-    state.project_id = project.id.clone();
-    state.project_name = project.name.clone();
+    state.project_id.clone_from(&project.id);
+    state.project_name.clone_from(&project.name);
     state.task_name = Some(name.to_string());
     state.tasks_file = tasks_file.to_string();
     state.tech_design = tech_design;
@@ -330,7 +330,7 @@ fn reimport(
     if tech_design.is_some() {
         state.tech_design = tech_design;
     }
-    state.project_name = project.name.clone();
+    state.project_name.clone_from(&project.name);
     state.decision_required = false;
     state.decision_options.clear();
     state.replan_reason = None;

@@ -93,7 +93,7 @@ pub fn run(
 fn known_kinds(project: &Project, state: &crate::state::WorkflowState) -> BTreeSet<String> {
     let mut kinds: BTreeSet<String> = ["api_spec", "design_spec"]
         .iter()
-        .map(|s| s.to_string())
+        .map(std::string::ToString::to_string)
         .collect();
     kinds.extend(project.config.wf.blockers.keys().cloned());
     kinds.extend(

@@ -83,16 +83,13 @@ pub fn merge(sets: &[ConstraintSet]) -> MergeResult {
     let mut by_id: HashMap<&str, &Constraint> = HashMap::new();
     let mut hard = Vec::new();
     for c in sets.iter().flat_map(|s| &s.hard) {
-        match by_id.get(c.id.as_str()) {
-            Some(kept) => {
-                if kept.description != c.description {
-                    result.id_conflicts.push(c.clone());
-                }
+        if let Some(kept) = by_id.get(c.id.as_str()) {
+            if kept.description != c.description {
+                result.id_conflicts.push(c.clone());
             }
-            None => {
-                by_id.insert(&c.id, c);
-                hard.push(c.clone());
-            }
+        } else {
+            by_id.insert(&c.id, c);
+            hard.push(c.clone());
         }
     }
     (result.merged.hard, result.dropped_hard) = cap(hard, MAX_HARD);
@@ -168,7 +165,7 @@ mod tests {
     }
 
     fn strs(items: &[&str]) -> Vec<String> {
-        items.iter().map(|s| s.to_string()).collect()
+        items.iter().map(std::string::ToString::to_string).collect()
     }
 
     fn set(hard: &[&str], soft: &[&str], q: &[&str], sc: &[&str]) -> ConstraintSet {
@@ -310,7 +307,7 @@ mod tests {
             prop_assert!(r.merged.open_questions.len() <= MAX_QUESTIONS);
             prop_assert!(r.merged.success_criteria.len() <= MAX_CRITERIA);
             // No duplicates survive.
-            prop_assert_eq!(sorted(ids(&r.merged.hard).iter().map(|s| s.to_string()).collect()).len(), r.merged.hard.len());
+            prop_assert_eq!(sorted(ids(&r.merged.hard).iter().map(std::string::ToString::to_string).collect()).len(), r.merged.hard.len());
             prop_assert_eq!(sorted(r.merged.open_questions.clone()).len(), r.merged.open_questions.len());
         }
 
@@ -337,7 +334,7 @@ mod tests {
             prop_assert_eq!(all_ids(&a), all_ids(&b));
             prop_assert_eq!(all_q(&a), all_q(&b));
             // Under the caps, the kept content itself is the same set.
-            let kept_ids = |r: &MergeResult| sorted(ids(&r.merged.hard).iter().map(|s| s.to_string()).collect());
+            let kept_ids = |r: &MergeResult| sorted(ids(&r.merged.hard).iter().map(std::string::ToString::to_string).collect());
             if a.dropped_hard.is_empty() {
                 prop_assert_eq!(kept_ids(&a), kept_ids(&b));
             }

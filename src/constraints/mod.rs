@@ -195,7 +195,7 @@ pub fn apply_merge(constraints: &mut Constraints, merged: ConstraintSet) -> Vec<
             last = last.saturating_add(1);
             let id = format!("C{last:03}");
             renamed.push((c.id.clone(), id.clone()));
-            c.id = id.clone();
+            c.id.clone_from(&id);
             seen.insert(id);
         }
         if !before.contains(&(c.id.clone(), c.description.clone())) {
@@ -204,8 +204,12 @@ pub fn apply_merge(constraints: &mut Constraints, merged: ConstraintSet) -> Vec<
     };
     let mut hard = merged.hard;
     let mut soft = merged.soft;
-    hard.iter_mut().for_each(|c| fix(c, "hard"));
-    soft.iter_mut().for_each(|c| fix(c, "soft"));
+    for c in &mut hard {
+        fix(c, "hard");
+    }
+    for c in &mut soft {
+        fix(c, "soft");
+    }
     constraints.hard = hard;
     constraints.soft = soft;
     constraints.open_questions = merged.open_questions;
@@ -242,7 +246,7 @@ pub fn verify_hard(
         }
     }
     let mut results = Vec::new();
-    for c in constraints.hard.iter_mut() {
+    for c in &mut constraints.hard {
         if ids.is_some_and(|ids| !ids.contains(&c.id)) || !has_verify_cmd(c) {
             continue;
         }

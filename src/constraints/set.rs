@@ -135,7 +135,7 @@ mod tests {
         assert!(!err.contains(" at line "), "{err}");
         let err = parse("c.json", br#"{"hard": "C1"}"#).unwrap_err();
         assert!(err.starts_with("c.json:1:"), "{err}");
-        let err = parse("d.json", br#"[1]"#).unwrap_err();
+        let err = parse("d.json", br"[1]").unwrap_err();
         assert!(err.starts_with("d.json:1:"), "{err}");
     }
 

@@ -255,7 +255,7 @@ mod tests {
     use serde_json::Map;
 
     fn words(items: &[&str]) -> Vec<String> {
-        items.iter().map(|s| s.to_string()).collect()
+        items.iter().map(std::string::ToString::to_string).collect()
     }
 
     #[test]

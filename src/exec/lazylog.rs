@@ -90,6 +90,9 @@ impl<'a> LazyLog<'a> {
 
     /// Moves whatever output is waiting into the log, without blocking.
     pub fn pump(&mut self) {
+        // One read drains a full pipe (64 KiB on Linux); the pump runs on the
+        // scheduler's thread, whose stack has room for it.
+        #[allow(clippy::large_stack_arrays)]
         let mut buf = [0u8; 64 * 1024];
         loop {
             match self.pipe.read(&mut buf) {
@@ -98,7 +101,7 @@ impl<'a> LazyLog<'a> {
                     return;
                 }
                 Ok(n) => self.take(&buf[..n]),
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(_) => return, // WouldBlock: nothing more for now
             }
         }

@@ -57,7 +57,7 @@ pub fn children() -> Vec<i32> {
 fn all_pids() -> impl Iterator<Item = i32> {
     std::fs::read_dir("/proc")
         .into_iter()
-        .flat_map(|entries| entries.flatten())
+        .flat_map(std::iter::Iterator::flatten)
         .filter_map(|entry| entry.file_name().to_str()?.parse::<i32>().ok())
 }
 
@@ -141,7 +141,7 @@ pub fn reap(pid: i32) {
     let mut status = 0;
     // SAFETY: waitpid writes the status into a local int; WNOHANG never blocks.
     unsafe {
-        libc::waitpid(pid, &mut status, libc::WNOHANG);
+        libc::waitpid(pid, &raw mut status, libc::WNOHANG);
     }
 }
 
@@ -167,6 +167,7 @@ pub fn kill_orphans(workflow_dir: &Path) -> Vec<i32> {
         // SAFETY: getpgid and kill take plain integers and touch no memory.
         let pgid = unsafe { libc::getpgid(pid) };
         if pgid > 1 && pgid != me && !groups.contains(&pgid) {
+            // SAFETY: kill(2) takes plain integers and touches no memory of ours.
             unsafe {
                 libc::kill(-pgid, libc::SIGKILL);
             }

@@ -179,7 +179,7 @@ fn running() -> std::sync::MutexGuard<'static, Running> {
     RUNNING
         .get_or_init(Mutex::default)
         .lock()
-        .unwrap_or_else(|p| p.into_inner())
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// How long a stray process has between SIGTERM and SIGKILL.
@@ -241,6 +241,9 @@ impl Children {
     /// After command `number`'s leader was reaped: kills what is left of its group,
     /// ends every stray process that is its (SIGTERM, SIGKILL after [`SWEEP_GRACE`]),
     /// reaps them, and forgets the command.
+    // A method of the set its callers hold, though the register it reads is
+    // process-wide.
+    #[allow(clippy::unused_self)]
     fn end(&self, number: u64, pgid: u32) {
         signal_group(pgid, libc::SIGKILL);
         let give_up = Instant::now() + SWEEP_GRACE + Duration::from_secs(2);
@@ -358,7 +361,7 @@ fn run_with(spec: Spec<'_>, header: Option<&str>, children: &Children) -> (Exit,
         Err(e) => {
             log.ensure();
             let exit = if e.kind() == std::io::ErrorKind::NotFound {
-                Exit::NotOnPath(prog.to_string())
+                Exit::NotOnPath(prog.clone())
             } else {
                 Exit::SpawnFailed(format!("`{prog}`: {e}"))
             };
@@ -452,7 +455,7 @@ fn lookup(prog: &str) -> Lookup {
     let mut found = FOUND
         .get_or_init(Mutex::default)
         .lock()
-        .unwrap_or_else(|p| p.into_inner());
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     if let Some(path) = found.get(prog) {
         if path.is_file() {
             return Lookup::Found(path.clone());
@@ -566,7 +569,7 @@ pub fn tail(path: &Path, max_lines: usize) -> String {
     let Ok(mut f) = crate::fs::open_regular(path, false) else {
         return String::new();
     };
-    let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+    let len = f.metadata().map_or(0, |m| m.len());
     let _ = f.seek(SeekFrom::Start(len.saturating_sub(MAX)));
     let mut buf = Vec::new();
     let _ = f.read_to_end(&mut buf);

@@ -56,7 +56,7 @@ impl Toolchain {
 
     /// The argv of a builtin verifier for this toolchain, if it has one.
     fn command(self, verifier: &str) -> Option<Vec<&'static str>> {
-        use Toolchain::*;
+        use Toolchain::{Cargo, Go, Npm, Pnpm, Python, Yarn};
         let argv: &[&str] = match (self, verifier) {
             (Pnpm, "ts_typecheck") => &["pnpm", "tsc", "--noEmit"],
             (Pnpm, "lint") => &["pnpm", "lint"],

@@ -158,7 +158,7 @@ fn new_tmp(dir: &Path) -> Result<(PathBuf, std::fs::File)> {
         match create_new(&path) {
             Ok(file) => return Ok((path, file)),
             // A stale temp file of an earlier process with this pid: next name.
-            Err(_) if n < 64 && path.symlink_metadata().is_ok() => continue,
+            Err(_) if n < 64 && path.symlink_metadata().is_ok() => {}
             Err(e) => return Err(e),
         }
     }

@@ -48,6 +48,7 @@ pub const DESIGN_SPEC: &str = "design_spec";
 /// Compiled classification rules: the builtins, then the project's; and which
 /// tasks of which plan they apply to.
 #[derive(Debug, Clone)]
+#[allow(clippy::struct_field_names)] // `Rules::rules`: the rules, beside what binds them
 pub struct Rules {
     rules: Vec<Rule>,
     /// The plan formats classified; `None` means any (rules not yet bound to a plan).
@@ -172,6 +173,7 @@ impl Rules {
     }
 
     /// These rules bound to one plan: off unless its format is classified.
+    #[must_use]
     pub fn for_plan(mut self, format: Format) -> Rules {
         self.enabled = self.formats.as_ref().is_none_or(|f| f.contains(&format));
         self

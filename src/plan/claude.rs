@@ -96,13 +96,14 @@ fn candidate(content: &str) -> Option<Candidate<'_>> {
                 },
             }
         }
-        None => match split_colon(content) {
-            Some((id, rest)) => (id, rest.to_string(), true),
-            None => {
+        None => {
+            if let Some((id, rest)) = split_colon(content) {
+                (id, rest.to_string(), true)
+            } else {
                 let word = content.split_whitespace().next()?;
                 (word, content.get(word.len()..)?.to_string(), false)
             }
-        },
+        }
     };
     let id = strip_ticks(id);
     (!id.is_empty()).then(|| Candidate {
@@ -183,12 +184,11 @@ fn bold_key<'a>(s: &'a str, text: &'a str) -> Option<FieldLine<'a>> {
     let close = s.find("**")?;
     let raw_key = s.get(..close)?.trim();
     let mut rest = s.get(close + 2..)?;
-    let key = match raw_key.strip_suffix([':', '：']) {
-        Some(k) => k.trim_end(),
-        None => {
-            rest = rest.trim_start().strip_prefix([':', '：'])?;
-            raw_key
-        }
+    let key = if let Some(k) = raw_key.strip_suffix([':', '：']) {
+        k.trim_end()
+    } else {
+        rest = rest.trim_start().strip_prefix([':', '：'])?;
+        raw_key
     };
     if key.is_empty() || key.contains("**") {
         return None;

@@ -35,7 +35,7 @@ impl Line<'_> {
 }
 
 /// Splits `text` (without a BOM) into lines and hides what markdown hides.
-pub(crate) fn lines<'a>(text: &'a str) -> Vec<Line<'a>> {
+pub(crate) fn lines(text: &str) -> Vec<Line<'_>> {
     let mut out = Vec::with_capacity(text.bytes().filter(|b| *b == b'\n').count() + 1);
     out.extend(iter(text));
     out
@@ -166,16 +166,13 @@ fn strip_comments(raw: &str, mut in_comment: bool) -> (Cow<'_, str>, bool) {
                 None => break,
             }
         }
-        match rest.find("<!--") {
-            Some(i) => {
-                out.push_str(rest.get(..i).unwrap_or(""));
-                rest = rest.get(i + 4..).unwrap_or("");
-                in_comment = true;
-            }
-            None => {
-                out.push_str(rest);
-                break;
-            }
+        if let Some(i) = rest.find("<!--") {
+            out.push_str(rest.get(..i).unwrap_or(""));
+            rest = rest.get(i + 4..).unwrap_or("");
+            in_comment = true;
+        } else {
+            out.push_str(rest);
+            break;
         }
     }
     (Cow::Owned(out), in_comment)

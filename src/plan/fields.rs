@@ -45,7 +45,7 @@ use crate::state::machine::TaskStatus;
 use crate::state::model::Task;
 
 use super::ids::{bad_id, is_valid_id, is_valid_kind};
-use super::values::*;
+use super::values::{commands, items, parse_bool, parse_secs, steps, text, words};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Key {
@@ -309,12 +309,12 @@ pub(crate) fn build(block: Block, warnings: &mut Vec<PlanWarning>) -> Result<Dra
             Key::Phase => {
                 task.phase = text(&f.parts)
                     .map(|t| t.replace('\n', " "))
-                    .unwrap_or_default()
+                    .unwrap_or_default();
             }
             Key::File => {
                 task.file = text(&f.parts)
                     .map(|t| strip_ticks(&t).to_string())
-                    .filter(|t| !is_none_word(t))
+                    .filter(|t| !is_none_word(t));
             }
             Key::Files => {
                 for item in items(&f.parts) {
@@ -331,7 +331,7 @@ pub(crate) fn build(block: Block, warnings: &mut Vec<PlanWarning>) -> Result<Dra
             Key::Reuse => {
                 task.reuse = text(&f.parts)
                     .map(|t| strip_ticks(&t).to_string())
-                    .filter(|t| !is_none_word(t))
+                    .filter(|t| !is_none_word(t));
             }
             Key::DesignRefs => task.design_refs.extend(items(&f.parts)),
             Key::Requirement => task.requirement = text(&f.parts),
@@ -452,7 +452,7 @@ fn apply_meta(task: &mut Task, line: usize, inner: &str) -> Result<(), PlanError
                 ))
             }
             "design_ref" | "design_refs" if !is_none_word(v) => {
-                push_unique(&mut task.design_refs, v.to_string())
+                push_unique(&mut task.design_refs, v.to_string());
             }
             _ => {}
         }

@@ -33,7 +33,7 @@ fn ids(plan: &Plan) -> Vec<&str> {
 }
 
 fn strings(v: &[&str]) -> Vec<String> {
-    v.iter().map(|s| s.to_string()).collect()
+    v.iter().map(std::string::ToString::to_string).collect()
 }
 
 fn check_team_board(plan: &Plan) {

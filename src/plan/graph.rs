@@ -189,29 +189,26 @@ fn find_cycle(adj: &[Vec<usize>]) -> Option<Vec<usize>> {
         stack.push((root, 0));
         while let Some(top) = stack.last_mut() {
             let (node, next) = *top;
-            match adj.get(node).and_then(|edges| edges.get(next)).copied() {
-                Some(dep) => {
-                    top.1 += 1;
-                    match color.get(dep).copied() {
-                        Some(WHITE) => {
-                            if let Some(c) = color.get_mut(dep) {
-                                *c = GREY;
-                            }
-                            stack.push((dep, 0));
+            if let Some(dep) = adj.get(node).and_then(|edges| edges.get(next)).copied() {
+                top.1 += 1;
+                match color.get(dep).copied() {
+                    Some(WHITE) => {
+                        if let Some(c) = color.get_mut(dep) {
+                            *c = GREY;
                         }
-                        Some(GREY) => {
-                            let from = stack.iter().rposition(|(n, _)| *n == dep).unwrap_or(0);
-                            return Some(stack.get(from..)?.iter().map(|(n, _)| *n).collect());
-                        }
-                        _ => {}
+                        stack.push((dep, 0));
                     }
-                }
-                None => {
-                    if let Some(c) = color.get_mut(node) {
-                        *c = BLACK;
+                    Some(GREY) => {
+                        let from = stack.iter().rposition(|(n, _)| *n == dep).unwrap_or(0);
+                        return Some(stack.get(from..)?.iter().map(|(n, _)| *n).collect());
                     }
-                    stack.pop();
+                    _ => {}
                 }
+            } else {
+                if let Some(c) = color.get_mut(node) {
+                    *c = BLACK;
+                }
+                stack.pop();
             }
         }
     }

@@ -25,15 +25,12 @@ pub(crate) fn split_heading_status(name: &str) -> (&str, Option<TaskStatus>) {
             rest = t;
             break;
         };
-        match EMOJIS.iter().find(|(c, _)| *c == last) {
-            Some((c, s)) => {
-                status.get_or_insert(*s);
-                rest = t.get(..t.len() - c.len_utf8()).unwrap_or("");
-            }
-            None => {
-                rest = t;
-                break;
-            }
+        if let Some((c, s)) = EMOJIS.iter().find(|(c, _)| *c == last) {
+            status.get_or_insert(*s);
+            rest = t.get(..t.len() - c.len_utf8()).unwrap_or("");
+        } else {
+            rest = t;
+            break;
         }
     }
     (rest.trim_end(), status)

@@ -178,7 +178,7 @@ mod tests {
     use crate::plan::ids::is_valid_kind;
 
     fn parts(v: &[&str]) -> Vec<String> {
-        v.iter().map(|s| s.to_string()).collect()
+        v.iter().map(std::string::ToString::to_string).collect()
     }
 
     #[test]

@@ -191,7 +191,9 @@ fn phase_lines(path: &std::path::Path, id: &str) -> Vec<(&'static str, String)> 
         return Vec::new();
     };
     let key: Key = (path.to_path_buf(), meta.len(), meta.modified().ok());
-    let mut last = LAST.lock().unwrap_or_else(|p| p.into_inner());
+    let mut last = LAST
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     if last.as_ref().is_none_or(|(k, _)| *k != key) {
         let Ok(text) = std::fs::read_to_string(path) else {
             return Vec::new();

@@ -116,7 +116,7 @@ pub fn mermaid_escape(s: &str) -> String {
         match c {
             '"' => out.push_str("#quot;"),
             '#' | '[' | ']' | '(' | ')' | '{' | '}' | '<' | '>' | '`' | '|' | '&' | ';' | '\\' => {
-                out.push_str(&format!("#{};", c as u32))
+                out.push_str(&format!("#{};", c as u32));
             }
             c if c.is_control() => out.push(' '),
             c => out.push(c),

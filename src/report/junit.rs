@@ -210,7 +210,7 @@ mod tests {
     #[test]
     fn log_tail_keeps_the_last_lines() {
         let dir = tempfile::tempdir().unwrap();
-        let text: String = (1..=100).map(|i| format!("line {i}\n")).collect();
+        let text = (1..=100).fold(String::new(), |t, i| t + &format!("line {i}\n"));
         std::fs::write(dir.path().join("l.log"), text).unwrap();
         let tail = log_tail(dir.path(), "l.log").unwrap();
         assert_eq!(tail.lines().count(), LOG_TAIL_LINES);

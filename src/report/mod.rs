@@ -182,7 +182,11 @@ mod tests {
         };
         let u = ContextUsage::of(&m, 0);
         assert_eq!(u.window, DEFAULT_CONTEXT_WINDOW);
-        assert_eq!(u.usage_percent, 65.0);
+        assert!(
+            (u.usage_percent - 65.0).abs() < f64::EPSILON,
+            "{}",
+            u.usage_percent
+        );
         assert_eq!(u.level, ContextLevel::Warning);
         m.estimated_tokens = 160_000;
         assert_eq!(ContextUsage::of(&m, 200_000).level, ContextLevel::Danger);

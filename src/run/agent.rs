@@ -155,7 +155,7 @@ fn real_run(
         .timeout_secs
         .or(task.timeout_secs)
         .map_or(DEFAULT_AGENT_TIMEOUT, Duration::from_secs);
-    let start_of_output = std::fs::metadata(log).map(|m| m.len()).unwrap_or(0);
+    let start_of_output = std::fs::metadata(log).map_or(0, |m| m.len());
     append_header(log, &format!("[{name}] {}", ex.config.command.join(" ")));
     let mut acked = false;
     let mut on_start = || {
@@ -206,7 +206,7 @@ fn real_run(
             NewEvent::new(EventKind::TaskExecutionResult, data)
                 .task(&task.id)
                 .executor(&name, role),
-        )
+        );
     };
     let output = read_from(log, start_of_output);
     if exit == Exit::Interrupted {

@@ -30,8 +30,7 @@ fn git_diff_stat_chars(project: &Path) -> usize {
         .stdin(Stdio::null())
         .stderr(Stdio::null())
         .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).chars().count())
-        .unwrap_or(0)
+        .map_or(0, |o| String::from_utf8_lossy(&o.stdout).chars().count())
 }
 
 pub fn usage_percent(metrics: &ContextMetrics, window: u64) -> u32 {
@@ -73,10 +72,8 @@ pub fn max_consecutive(c: Complexity, usage: u32) -> u32 {
     };
     let cut = if usage >= 70 {
         2
-    } else if usage >= 50 {
-        1
     } else {
-        0
+        u32::from(usage >= 50)
     };
     base.saturating_sub(cut).max(1)
 }

@@ -92,7 +92,7 @@ impl Floor {
     }
 }
 
-impl<'a> Engine<'a> {
+impl Engine<'_> {
     /// Starts `task` on its executors, on a worker.
     pub(super) fn dispatch_agent(
         &mut self,
@@ -194,27 +194,20 @@ impl<'a> Engine<'a> {
         let escalate = self.escalate.contains(&task.id);
         let mut taken: Vec<Executor> = Vec::new();
         for cap in caps {
-            match self.pool.allocate(cap, escalate) {
-                Some(ex) => taken.push(ex),
-                None => {
-                    for ex in &taken {
-                        self.pool.release(&ex.config.name);
-                    }
-                    if self.pool.all_broken(cap) {
-                        let reason = format!(
-                            "every executor offering `{cap}` is unusable (its program is not on PATH); task {} cannot be dispatched",
-                            task.id
-                        );
-                        self.block_for_resource(
-                            task,
-                            EventKind::TaskDispatchNack,
-                            cap,
-                            reason,
-                            true,
-                        )?;
-                    }
-                    return Ok(None);
+            if let Some(ex) = self.pool.allocate(cap, escalate) {
+                taken.push(ex);
+            } else {
+                for ex in &taken {
+                    self.pool.release(&ex.config.name);
                 }
+                if self.pool.all_broken(cap) {
+                    let reason = format!(
+                        "every executor offering `{cap}` is unusable (its program is not on PATH); task {} cannot be dispatched",
+                        task.id
+                    );
+                    self.block_for_resource(task, EventKind::TaskDispatchNack, cap, reason, true)?;
+                }
+                return Ok(None);
             }
         }
         // Executors before reviewers: review what was done.

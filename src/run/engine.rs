@@ -274,7 +274,9 @@ impl<'a> Engine<'a> {
             if policy::waits_for_commit(&task, &running_tasks) {
                 break;
             }
-            if let Some(stop) = self.stop_before(&task, run.dispatched, &run.run_phase, busy)? {
+            if let Some(stop) =
+                self.stop_before(&task, run.dispatched, run.run_phase.as_deref(), busy)?
+            {
                 if !busy {
                     run.pending_stop = Some(stop);
                 }
@@ -349,7 +351,7 @@ impl<'a> Engine<'a> {
         &self,
         task: &Task,
         dispatched: usize,
-        run_phase: &Option<String>,
+        run_phase: Option<&str>,
         busy: bool,
     ) -> Result<Option<Stop>> {
         let state = self.session.state()?;
@@ -359,7 +361,7 @@ impl<'a> Engine<'a> {
                 mode: self.opts.mode,
                 ci: self.opts.ci,
                 dispatched,
-                run_phase: run_phase.as_deref(),
+                run_phase,
                 busy,
                 pause_before_commit: state.pause_before_commit,
                 agent_tasks: self.agent_tasks,

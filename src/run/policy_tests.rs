@@ -43,14 +43,14 @@ fn needs_agent_and_agent_actions() {
         (with("gate", |t| t.quality_gate = true), false, &[]),
         (
             with("commands", |t| {
-                t.actions = vec!["run_tests".into(), "git_commit".into()]
+                t.actions = vec!["run_tests".into(), "git_commit".into()];
             }),
             false,
             &[],
         ),
         (
             with("mixed", |t| {
-                t.actions = vec!["run_tests".into(), "edit_file".into()]
+                t.actions = vec!["run_tests".into(), "edit_file".into()];
             }),
             true,
             &["edit_file"],
@@ -157,7 +157,7 @@ fn next_ready_takes_the_first_ready_task_in_document_order() {
         for (t, s) in tasks.iter_mut().zip(statuses) {
             t.status = *s;
         }
-        tasks[1].deps = deps.iter().map(|d| d.to_string()).collect();
+        tasks[1].deps = deps.iter().map(std::string::ToString::to_string).collect();
         if *blocked {
             tasks[1].blocked_by = vec!["api_spec".into()];
         }
@@ -460,7 +460,11 @@ fn interruption_wins_and_a_second_one_has_no_grace() {
 #[test]
 fn assign_picks_the_executor_role() {
     let offers = |c: &str| c != "design";
-    let caps = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let caps = |v: &[&str]| {
+        v.iter()
+            .map(std::string::ToString::to_string)
+            .collect::<Vec<_>>()
+    };
     let rows = [
         (
             "command task",

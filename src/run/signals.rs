@@ -36,8 +36,8 @@ pub fn install() {
                 let mut action: libc::sigaction = std::mem::zeroed();
                 action.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
                 action.sa_flags = libc::SA_RESTART;
-                libc::sigemptyset(&mut action.sa_mask);
-                libc::sigaction(sig, &action, std::ptr::null_mut()) == 0
+                libc::sigemptyset(&raw mut action.sa_mask);
+                libc::sigaction(sig, &raw const action, std::ptr::null_mut()) == 0
             }
         })
     });

@@ -281,12 +281,9 @@ fn quality_gate(
     let mut first_failure = None;
     for name in verifier::BUILTIN {
         let resolved = verifier::resolve(name, &ctx.project, &ctx.config);
-        let program = match resolved_program(name, &resolved) {
-            Ok(p) => p,
-            Err(_) => {
-                results.insert(name.into(), json!("n/a"));
-                continue;
-            }
+        let Ok(program) = resolved_program(name, &resolved) else {
+            results.insert(name.into(), json!("n/a"));
+            continue;
         };
         considered += 1;
         match ctx.run(task, attempt, name, program, log) {

@@ -45,7 +45,10 @@ impl Workers {
 fn work(jobs: &Mutex<Receiver<Job>>) {
     loop {
         // The lock is held only to take the next job, never while running it.
-        let next = jobs.lock().unwrap_or_else(|p| p.into_inner()).recv();
+        let next = jobs
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .recv();
         match next {
             Ok(job) => job(),
             // The scheduler is done: its queue was dropped.

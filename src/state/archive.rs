@@ -76,6 +76,28 @@ pub fn new_archive_dir(dir: &Path) -> Result<PathBuf> {
 
 /// `backup-<ms>.json` files left by re-imports: they belong to this workflow.
 fn backups(dir: &Path) -> Vec<PathBuf> {
+    files_named(dir, "backup-", ".json")
+}
+
+/// The imported plan copies (`tasks-<name>.md`) in a workflow dir, sorted; the one
+/// `tasks_file` names first when it is among them.
+pub fn plan_copies(dir: &Path, state: &WorkflowState) -> Vec<PathBuf> {
+    let mut copies: Vec<PathBuf> = files_named(dir, "tasks-", ".md")
+        .into_iter()
+        .filter(|p| p.is_file())
+        .collect();
+    let named = Path::new(&state.tasks_file).file_name();
+    if let Some(pos) = copies.iter().position(|p| p.file_name() == named) {
+        let first = copies.remove(pos);
+        copies.insert(0, first);
+    }
+    copies
+}
+
+/// The entries of `dir` named `<prefix>…<suffix>`, sorted. These are names `wf`
+/// writes itself, in lower case, so the comparison is exact.
+#[allow(clippy::case_sensitive_file_extension_comparisons)]
+fn files_named(dir: &Path, prefix: &str, suffix: &str) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
@@ -85,34 +107,9 @@ fn backups(dir: &Path) -> Vec<PathBuf> {
         .filter(|p| {
             p.file_name()
                 .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("backup-") && n.ends_with(".json"))
+                .is_some_and(|n| n.starts_with(prefix) && n.ends_with(suffix))
         })
         .collect();
     out.sort();
     out
-}
-
-/// The imported plan copies (`tasks-<name>.md`) in a workflow dir, sorted; the one
-/// `tasks_file` names first when it is among them.
-pub fn plan_copies(dir: &Path, state: &WorkflowState) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut copies: Vec<PathBuf> = entries
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("tasks-") && n.ends_with(".md"))
-                && p.is_file()
-        })
-        .collect();
-    copies.sort();
-    let named = Path::new(&state.tasks_file).file_name();
-    if let Some(pos) = copies.iter().position(|p| p.file_name() == named) {
-        let first = copies.remove(pos);
-        copies.insert(0, first);
-    }
-    copies
 }

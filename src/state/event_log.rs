@@ -67,11 +67,13 @@ impl NewEvent {
         }
     }
 
+    #[must_use]
     pub fn task(mut self, id: &str) -> Self {
         self.task_id = Some(id.to_string());
         self
     }
 
+    #[must_use]
     pub fn executor(mut self, name: &str, role: &'static str) -> Self {
         self.executor = Some(name.to_string());
         self.role = role;
@@ -235,9 +237,7 @@ fn seq_of(line: &[u8]) -> u64 {
     struct Seq {
         seq: u64,
     }
-    serde_json::from_slice::<Seq>(line)
-        .map(|s| s.seq)
-        .unwrap_or(0)
+    serde_json::from_slice::<Seq>(line).map_or(0, |s| s.seq)
 }
 
 /// Calls `apply` with each event from byte `offset` on, in order, one line in memory

@@ -93,7 +93,7 @@ fn apply_task_status(state: &mut WorkflowState, event: &Event) -> Result<()> {
         .ok_or_else(|| bad_event(event, "no task_id"))?;
     let to = status_field(event, "to", TaskStatus::parse)?;
     let reason = event.data.get("reason").and_then(|v| v.as_str());
-    let retry = event.data.get("retry").and_then(|v| v.as_bool()) == Some(true);
+    let retry = event.data.get("retry").and_then(serde_json::Value::as_bool) == Some(true);
     let task = state
         .task_mut(id)
         .ok_or_else(|| bad_event(event, &format!("unknown task {id}")))?;
@@ -108,14 +108,18 @@ fn apply_task_status(state: &mut WorkflowState, event: &Event) -> Result<()> {
             if let Some(ex) = &event.executor {
                 task.executor = Some(ex.clone());
             }
-            task.handed_off =
-                (event.data.get("handoff").and_then(|v| v.as_bool()) == Some(true)).then_some(true);
+            task.handed_off = (event
+                .data
+                .get("handoff")
+                .and_then(serde_json::Value::as_bool)
+                == Some(true))
+            .then_some(true);
             if let Some(log) = event.data.get("log").and_then(|v| v.as_str()) {
                 task.log = Some(log.to_string());
             }
         }
         TaskStatus::Failed | TaskStatus::Blocked => {
-            task.failure_reason = reason.map(str::to_string)
+            task.failure_reason = reason.map(str::to_string);
         }
         _ => task.failure_reason = None,
     }
@@ -128,7 +132,11 @@ fn apply_task_status(state: &mut WorkflowState, event: &Event) -> Result<()> {
             .collect();
     }
     if to == TaskStatus::Pending
-        && event.data.get("unblocked").and_then(|v| v.as_bool()) == Some(true)
+        && event
+            .data
+            .get("unblocked")
+            .and_then(serde_json::Value::as_bool)
+            == Some(true)
     {
         task.dispatch_failures = 0;
     }
@@ -142,9 +150,14 @@ fn apply_task_status(state: &mut WorkflowState, event: &Event) -> Result<()> {
         && event
             .data
             .get("accepted_unchecked")
-            .and_then(|v| v.as_bool())
+            .and_then(serde_json::Value::as_bool)
             == Some(true);
-    if event.data.get("dispatch_failure").and_then(|v| v.as_bool()) == Some(true) {
+    if event
+        .data
+        .get("dispatch_failure")
+        .and_then(serde_json::Value::as_bool)
+        == Some(true)
+    {
         task.dispatch_failures += 1;
     }
     if to == TaskStatus::InProgress {

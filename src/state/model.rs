@@ -141,7 +141,10 @@ struct TaskIndex(std::sync::Mutex<std::collections::HashMap<String, usize>>);
 
 impl TaskIndex {
     fn position(&self, tasks: &[Task], id: &str) -> Option<usize> {
-        let mut map = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let mut map = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Some(&i) = map.get(id) {
             if tasks.get(i).is_some_and(|t| t.id == id) {
                 return Some(i);
@@ -556,9 +559,12 @@ fn danger_threshold() -> u32 {
 fn max_consecutive() -> u32 {
     5
 }
+// serde's skip_serializing_if passes a reference.
+#[allow(clippy::trivially_copy_pass_by_ref)]
 fn is_false(b: &bool) -> bool {
     !*b
 }
+#[allow(clippy::trivially_copy_pass_by_ref)]
 fn is_zero(n: &u32) -> bool {
     *n == 0
 }

@@ -46,8 +46,11 @@ mod tests {
             id: id.into(),
             name: id.into(),
             status,
-            deps: deps.iter().map(|s| s.to_string()).collect(),
-            blocked_by: blocked_by.iter().map(|s| s.to_string()).collect(),
+            deps: deps.iter().map(std::string::ToString::to_string).collect(),
+            blocked_by: blocked_by
+                .iter()
+                .map(std::string::ToString::to_string)
+                .collect(),
             ..Task::default()
         }
     }

@@ -485,7 +485,7 @@ pub fn parse_state(path: &Path, bytes: &[u8]) -> Result<WorkflowState> {
     })?;
     if let Some(v) = value.get("wf_schema") {
         match v.as_u64() {
-            Some(n) if n <= SCHEMA_VERSION as u64 => {}
+            Some(n) if n <= u64::from(SCHEMA_VERSION) => {}
             Some(n) => {
                 return Err(corrupt(
                     String::new(),

@@ -274,8 +274,7 @@ fn ten_mb_then_cycle() -> Vec<u8> {
 
 fn deep_list() -> Vec<u8> {
     (0..5000)
-        .map(|i| format!("{}- x\n", "  ".repeat(i)))
-        .collect::<String>()
+        .fold(String::new(), |text, i| text + &"  ".repeat(i) + "- x\n")
         .into_bytes()
 }
 
@@ -516,7 +515,7 @@ fn fixture_files_are_small() {
     for sub in ["plans", "states", "configs"] {
         let dir = fixture(&format!("bad/{sub}"));
         for entry in std::fs::read_dir(&dir).expect("fixtures").flatten() {
-            let len = entry.metadata().map(|m| m.len()).unwrap_or(0);
+            let len = entry.metadata().map_or(0, |m| m.len());
             assert!(
                 len < 100 * 1024,
                 "{} is {len} bytes",

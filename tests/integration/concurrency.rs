@@ -171,11 +171,7 @@ fn fifty_processes_on_one_workflow_lose_nothing() {
     let mut codes: HashMap<(Kind, i32), usize> = HashMap::new();
     for (kind, wait, description, code, stderr) in outcomes {
         *codes.entry((kind, code)).or_insert(0) += 1;
-        assert!(
-            !stderr.contains("panicked"),
-            "{:?} panicked: {stderr}",
-            kind
-        );
+        assert!(!stderr.contains("panicked"), "{kind:?} panicked: {stderr}");
         let allowed: &[i32] = match (kind, wait) {
             (Kind::Status, _) => &[0],
             (Kind::Execute | Kind::Resume, true) => &[0, 3],
@@ -185,9 +181,7 @@ fn fifty_processes_on_one_workflow_lose_nothing() {
         };
         assert!(
             allowed.contains(&code),
-            "{:?} (wait {}) exited {code}, expected one of {allowed:?}\n{stderr}",
-            kind,
-            wait
+            "{kind:?} (wait {wait}) exited {code}, expected one of {allowed:?}\n{stderr}"
         );
         if code == 4 {
             assert!(

@@ -396,7 +396,7 @@ fn run_with_file_limit(t: &Test, args: &[&str], bytes: u64) -> bool {
                 rlim_cur: bytes,
                 rlim_max: bytes,
             };
-            if libc::setrlimit(libc::RLIMIT_FSIZE, &limit) != 0 {
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &raw const limit) != 0 {
                 return Err(std::io::Error::last_os_error());
             }
             Ok(())

@@ -74,8 +74,10 @@ pub fn task_status(state: &Value, id: &str) -> String {
     state["tasks"]
         .as_array()
         .and_then(|ts| ts.iter().find(|t| t["id"] == id))
-        .map(|t| t["status"].as_str().unwrap_or("").to_string())
-        .unwrap_or_else(|| panic!("no task {id} in state"))
+        .map_or_else(
+            || panic!("no task {id} in state"),
+            |t| t["status"].as_str().unwrap_or("").to_string(),
+        )
 }
 
 /// The state agrees with itself and with the plan copy: progress lists match the

@@ -55,7 +55,7 @@ use super::fields::{self, Key};
 use super::{speckit, Format};
 use crate::state::model::{AuditFinding, Task, ZeroDecisionAudit};
 
-use placeholder::*;
+use placeholder::placeholder;
 pub(crate) use prose::{prose, without_paths};
 
 struct Pattern {

@@ -34,15 +34,12 @@ pub(super) fn without_code_spans(text: &str) -> String {
         let from = rest.get(start..).unwrap_or("");
         let run = from.bytes().take_while(|b| *b == b'`').count();
         let body = from.get(run..).unwrap_or("");
-        match doc::find_closing_run(body, run) {
-            Some(end) => {
-                out.push(' ');
-                rest = body.get(end + run..).unwrap_or("");
-            }
-            None => {
-                out.push_str(from.get(..run).unwrap_or(""));
-                rest = body;
-            }
+        if let Some(end) = doc::find_closing_run(body, run) {
+            out.push(' ');
+            rest = body.get(end + run..).unwrap_or("");
+        } else {
+            out.push_str(from.get(..run).unwrap_or(""));
+            rest = body;
         }
     }
     out.push_str(rest);

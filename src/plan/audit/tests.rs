@@ -1,3 +1,4 @@
+use super::placeholder::{CLASS_RANGE, NEEDS_CLARIFICATION, TAG};
 use super::prose::DEPENDS_MARKER;
 use super::*;
 use crate::plan::parse;

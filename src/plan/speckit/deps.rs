@@ -163,7 +163,7 @@ pub(super) fn dep_words(s: &str) -> impl Iterator<Item = &str> {
 /// Words that are not ids are prose and ignored; a word shaped like an id that is not
 /// a valid one (`T1$(x)`) refuses the plan.
 pub(super) fn depends_on(s: &str, task_id: &str, line: usize) -> Result<DepsFound, PlanError> {
-    dep_groups(&DEPS_RE, s, task_id, line)
+    dep_groups(DEPS_RE.as_ref(), s, task_id, line)
 }
 
 /// [`depends_on`] for a continuation line, which may also say `depends on T011.`
@@ -174,7 +174,7 @@ pub(super) fn depends_on_in_text(
     line: usize,
 ) -> Result<DepsFound, PlanError> {
     let (mut deps, mut spans) = depends_on(s, task_id, line)?;
-    let (more, more_spans) = dep_groups(&BARE_DEPS_RE, s, task_id, line)?;
+    let (more, more_spans) = dep_groups(BARE_DEPS_RE.as_ref(), s, task_id, line)?;
     for dep in more {
         if !deps.contains(&dep) {
             deps.push(dep);
@@ -192,14 +192,14 @@ pub(super) fn depends_on_in_text(
 /// from the text. A group of prose only (`(depends on web: service_healthy)`) is
 /// neither read nor cut.
 pub(super) fn dep_groups(
-    re: &Option<Regex>,
+    re: Option<&Regex>,
     s: &str,
     task_id: &str,
     line: usize,
 ) -> Result<DepsFound, PlanError> {
     let mut deps: Vec<DepRef> = Vec::new();
     let mut spans = Vec::new();
-    let Some(re) = re.as_ref() else {
+    let Some(re) = re else {
         return Ok((deps, spans));
     };
     for caps in re.captures_iter(s) {

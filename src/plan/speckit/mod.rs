@@ -78,9 +78,12 @@ use super::{digest, Draft, PlanError, PlanWarning};
 use crate::state::machine::TaskStatus;
 use crate::state::model::Task;
 
-use deps::*;
+use deps::{
+    depends_on, depends_on_in_text, resolve, section_edges_of, DepRef, Explicit, SectionEdge,
+    DEPS_RE,
+};
 pub(crate) use line::*;
-use paths::*;
+use paths::{add_paths, paths_in};
 
 /// Above this many sink × leading-task edges at a phase boundary, use a barrier.
 const BARRIER_AT: usize = 256;

@@ -1,3 +1,4 @@
+use super::paths::is_path;
 use super::*;
 
 fn parse_text(text: &str) -> Vec<Task> {
