@@ -76,9 +76,8 @@ fn usage_error(err: &clap::Error) -> i32 {
 /// logs, backups, archives) is then not world-writable, whatever umask it was started
 /// with. Task commands inherit it, which only takes that one bit away from them.
 fn deny_world_write() {
-    // SAFETY: umask(2) cannot fail; it runs first thing, before any thread starts.
-    unsafe {
-        let old = libc::umask(0o022);
-        libc::umask(old | 0o002);
-    }
+    // umask(2) is process-wide: this runs first thing, before any thread starts.
+    use rustix::fs::Mode;
+    let old = rustix::process::umask(Mode::from_raw_mode(0o022));
+    rustix::process::umask(old | Mode::from_raw_mode(0o002));
 }

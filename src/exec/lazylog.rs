@@ -17,7 +17,7 @@
 use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{Read, Write};
-use std::os::fd::{AsRawFd, RawFd};
+use std::os::fd::{AsFd, BorrowedFd};
 use std::path::Path;
 
 /// The read end of a command's output pipe and the log it fills on demand.
@@ -54,14 +54,8 @@ impl<'a> LazyLog<'a> {
         let (pipe, writer) = std::io::pipe()?;
         let writer_err = writer.try_clone()?;
         // SAFETY: fcntl on an fd we own; F_SETFL with O_NONBLOCK touches no memory.
-        let ok = unsafe {
-            let fd = pipe.as_raw_fd();
-            let flags = libc::fcntl(fd, libc::F_GETFL);
-            flags >= 0 && libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) == 0
-        };
-        if !ok {
-            return Err(std::io::Error::last_os_error());
-        }
+        let flags = rustix::fs::fcntl_getfl(&pipe)?;
+        rustix::fs::fcntl_setfl(&pipe, flags | rustix::fs::OFlags::NONBLOCK)?;
         let head = cap / 2;
         Ok((
             LazyLog {
@@ -84,8 +78,8 @@ impl<'a> LazyLog<'a> {
 
     /// The pipe to wait on, until it is at its end (a closed pipe is always
     /// readable: waiting on it would spin).
-    pub fn fd(&self) -> Option<RawFd> {
-        (!self.eof).then(|| self.pipe.as_raw_fd())
+    pub fn fd(&self) -> Option<BorrowedFd<'_>> {
+        (!self.eof).then(|| self.pipe.as_fd())
     }
 
     /// Moves whatever output is waiting into the log, without blocking.

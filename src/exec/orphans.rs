@@ -14,6 +14,8 @@
 use std::path::Path;
 use std::sync::OnceLock;
 
+use rustix::process::{Pid, Signal, WaitOptions};
+
 /// The environment variable that tells which command of which `wf` a process
 /// descends from: `<wf pid>.<command number>`.
 pub const SPAWN_VAR: &str = "WF_SPAWN";
@@ -28,9 +30,9 @@ pub fn token(n: u64) -> String {
 pub fn become_subreaper() {
     static DONE: OnceLock<bool> = OnceLock::new();
     DONE.get_or_init(|| {
-        // SAFETY: prctl(PR_SET_CHILD_SUBREAPER, 1) takes integers only and changes
-        // nothing but this process's subreaper flag.
-        unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0 }
+        // rustix passes the pid given as prctl's argument: any non-zero one sets
+        // the flag.
+        rustix::process::set_child_subreaper(Some(Pid::INIT)).is_ok()
     });
 }
 
@@ -77,7 +79,7 @@ impl Stray {
     pub fn read(pid: i32) -> Stray {
         let stat = stat_fields(pid);
         // SAFETY: getpgrp takes nothing and cannot fail.
-        let wf_group = unsafe { libc::getpgrp() };
+        let wf_group = rustix::process::getpgrp().as_raw_nonzero().get();
         Stray {
             gone: stat.is_none(),
             zombie: stat.as_ref().is_some_and(|s| s.state == 'Z'),
@@ -124,24 +126,22 @@ fn stat_fields(pid: i32) -> Option<StatFields> {
 
 /// Sends `sig` to `pid`, a child of this process, and to its process group when it
 /// leads one (a `setsid` daemon's own children are there).
-pub fn signal(pid: i32, sig: i32) {
-    // SAFETY: getpgid and kill take integers and touch no memory. `pid` is an
-    // unreaped child of this process, so neither it nor its group id can have been
-    // reused.
-    unsafe {
-        if libc::getpgid(pid) == pid {
-            libc::kill(-pid, sig);
-        }
-        libc::kill(pid, sig);
+/// `pid` is an unreaped child of this process, so neither it nor its group id can
+/// have been reused.
+pub fn signal(pid: i32, sig: Signal) {
+    let Some(pid) = Pid::from_raw(pid) else {
+        return;
+    };
+    if rustix::process::getpgid(Some(pid)) == Ok(pid) {
+        let _ = rustix::process::kill_process_group(pid, sig);
     }
+    let _ = rustix::process::kill_process(pid, sig);
 }
 
 /// Reaps `pid`, a zombie child of this process that no one else waits for.
 pub fn reap(pid: i32) {
-    let mut status = 0;
-    // SAFETY: waitpid writes the status into a local int; WNOHANG never blocks.
-    unsafe {
-        libc::waitpid(pid, &raw mut status, libc::WNOHANG);
+    if let Some(pid) = Pid::from_raw(pid) {
+        let _ = rustix::process::waitpid(Some(pid), WaitOptions::NOHANG);
     }
 }
 
@@ -164,13 +164,13 @@ pub fn kill_orphans(workflow_dir: &Path) -> Vec<i32> {
         {
             continue;
         }
-        // SAFETY: getpgid and kill take plain integers and touch no memory.
-        let pgid = unsafe { libc::getpgid(pid) };
+        let Some(group) = Pid::from_raw(pid).and_then(|p| rustix::process::getpgid(Some(p)).ok())
+        else {
+            continue;
+        };
+        let pgid = group.as_raw_nonzero().get();
         if pgid > 1 && pgid != me && !groups.contains(&pgid) {
-            // SAFETY: kill(2) takes plain integers and touches no memory of ours.
-            unsafe {
-                libc::kill(-pgid, libc::SIGKILL);
-            }
+            let _ = rustix::process::kill_process_group(group, Signal::KILL);
             groups.push(pgid);
         }
     }
@@ -210,7 +210,7 @@ mod tests {
         assert!(!stray.gone && !stray.zombie);
         assert_eq!(stray.spawn, None);
         assert!(stray.in_wf_group);
-        signal(pid, libc::SIGKILL);
+        signal(pid, Signal::KILL);
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
         while !Stray::read(pid).gone && std::time::Instant::now() < deadline {
             reap(pid);

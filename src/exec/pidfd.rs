@@ -5,7 +5,10 @@
 //! to its last nap: for a no-op task that was most of its cost. Kernels before 5.3 (no
 //! `pidfd_open`) get the fallback.
 
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+
+use rustix::event::{PollFd, PollFlags, Timespec};
+use rustix::process::{Pid, PidfdFlags};
 use std::time::Duration;
 
 /// A handle that becomes readable when the process exits.
@@ -15,42 +18,38 @@ impl ExitFd {
     /// Opens a pidfd for `pid`; `None` where the kernel has none. Call it before the
     /// child is reaped (a reaped pid may be reused).
     pub fn open(pid: u32) -> Option<ExitFd> {
-        let pid = libc::pid_t::try_from(pid).ok()?;
-        // SAFETY: pidfd_open takes a pid and flags and returns a new fd or -1; no
-        // memory is passed.
-        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
-        let fd = i32::try_from(fd).ok().filter(|&fd| fd >= 0)?;
-        // SAFETY: fd was just returned by the kernel and is owned by nobody else.
-        Some(ExitFd(unsafe { OwnedFd::from_raw_fd(fd) }))
+        let pid = Pid::from_raw(i32::try_from(pid).ok()?)?;
+        rustix::process::pidfd_open(pid, PidfdFlags::empty())
+            .ok()
+            .map(ExitFd)
     }
 
     /// Waits until the process exits, `also` is readable, or `timeout` passes; true
     /// when woken early (the caller checks with `try_wait` and reads `also` anyway).
-    pub fn wait(&self, also: Option<RawFd>, timeout: Duration) -> bool {
-        poll_readable(&[Some(self.0.as_raw_fd()), also], timeout)
+    pub fn wait(&self, also: Option<BorrowedFd<'_>>, timeout: Duration) -> bool {
+        poll_readable(&[Some(self.0.as_fd()), also], timeout)
     }
 }
 
 /// Waits until one of `fds` is readable or `timeout` passes; true when woken early
 /// (or interrupted by a signal).
-pub fn poll_readable(fds: &[Option<RawFd>], timeout: Duration) -> bool {
-    let mut pfds: Vec<libc::pollfd> = fds
+pub fn poll_readable(fds: &[Option<BorrowedFd<'_>>], timeout: Duration) -> bool {
+    let mut pfds: Vec<PollFd<'_>> = fds
         .iter()
         .flatten()
-        .map(|&fd| libc::pollfd {
-            fd,
-            events: libc::POLLIN,
-            revents: 0,
-        })
+        .map(|fd| PollFd::from_borrowed_fd(*fd, PollFlags::IN))
         .collect();
-    let ms = i32::try_from(timeout.as_millis().max(1)).unwrap_or(i32::MAX);
     if pfds.is_empty() {
         std::thread::sleep(timeout);
         return false;
     }
-    // SAFETY: `pfds` is a valid array of `pfds.len()` pollfds for the whole call.
-    let n = unsafe { libc::poll(pfds.as_mut_ptr(), pfds.len() as libc::nfds_t, ms) };
-    n != 0
+    let timeout = timeout.max(Duration::from_millis(1));
+    let timeout = Timespec {
+        tv_sec: i64::try_from(timeout.as_secs()).unwrap_or(i64::MAX),
+        tv_nsec: i64::from(timeout.subsec_nanos()),
+    };
+    // Woken early also when a signal interrupts the wait (EINTR is an error here).
+    !matches!(rustix::event::poll(&mut pfds, Some(&timeout)), Ok(0))
 }
 
 #[cfg(test)]

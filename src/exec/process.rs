@@ -21,6 +21,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
+use rustix::process::{Pid, Signal};
+
 use crate::exec::lazylog::LazyLog;
 
 /// What to run: through `sh -c`, or a program with its arguments (no shell).
@@ -191,14 +193,14 @@ impl Children {
     pub fn interrupt(&self, grace: Duration, hurry: impl Fn() -> bool) {
         self.inner.interrupted.store(true, Ordering::SeqCst);
         for pgid in self.groups() {
-            signal_group(pgid, libc::SIGTERM);
+            signal_group(pgid, Signal::TERM);
         }
         let deadline = Instant::now() + grace;
         while Instant::now() < deadline && !self.groups().is_empty() && !hurry() {
             std::thread::sleep(Duration::from_millis(10));
         }
         for pgid in self.groups() {
-            signal_group(pgid, libc::SIGKILL);
+            signal_group(pgid, Signal::KILL);
         }
     }
 
@@ -245,7 +247,7 @@ impl Children {
     // process-wide.
     #[allow(clippy::unused_self)]
     fn end(&self, number: u64, pgid: u32) {
-        signal_group(pgid, libc::SIGKILL);
+        signal_group(pgid, Signal::KILL);
         let give_up = Instant::now() + SWEEP_GRACE + Duration::from_secs(2);
         let mut termed: HashMap<i32, Instant> = HashMap::new();
         loop {
@@ -278,11 +280,11 @@ impl Children {
                     }
                     left += 1;
                     let since = *termed.entry(pid).or_insert_with(|| {
-                        crate::exec::orphans::signal(pid, libc::SIGTERM);
+                        crate::exec::orphans::signal(pid, Signal::TERM);
                         Instant::now()
                     });
                     if since.elapsed() >= SWEEP_GRACE {
-                        crate::exec::orphans::signal(pid, libc::SIGKILL);
+                        crate::exec::orphans::signal(pid, Signal::KILL);
                     }
                 }
                 left
@@ -296,11 +298,10 @@ impl Children {
     }
 }
 
-fn signal_group(pgid: u32, sig: i32) {
-    // SAFETY: kill(2) with a negative pid signals that process group; no memory is
-    // touched. A group that already exited gives ESRCH, which is fine.
-    unsafe {
-        libc::kill(-(pgid as i32), sig);
+/// A group that already exited gives ESRCH, which is fine.
+fn signal_group(pgid: u32, sig: Signal) {
+    if let Some(group) = i32::try_from(pgid).ok().and_then(Pid::from_raw) {
+        let _ = rustix::process::kill_process_group(group, sig);
     }
 }
 
@@ -501,14 +502,14 @@ fn wait_with_deadline(
             Err(e) => return Waited::Error(e.to_string()),
         }
         if Instant::now() >= deadline {
-            signal_group(pgid, libc::SIGKILL);
+            signal_group(pgid, Signal::KILL);
             let _ = child.wait();
             return Waited::TimedOut;
         }
         if children.is_interrupted() && interrupted_at.is_none() {
             // Signal our own group too: interrupt() may have run before this group
             // was registered. Then give it the same grace before the deadline's SIGKILL.
-            signal_group(pgid, libc::SIGTERM);
+            signal_group(pgid, Signal::TERM);
             interrupted_at = Some(Instant::now());
             deadline = deadline.min(Instant::now() + Duration::from_secs(2));
         }

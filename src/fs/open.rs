@@ -72,9 +72,15 @@ mod tests {
     fn a_fifo_is_refused_at_once() {
         let dir = tempfile::tempdir().unwrap();
         let fifo = dir.path().join("workflow-state.json");
-        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
         // SAFETY: a valid NUL-terminated path.
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &fifo,
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o644),
+            0,
+        )
+        .unwrap();
         for append in [false, true] {
             let err = open_regular(&fifo, append).unwrap_err();
             assert!(err.message.contains("is a FIFO"), "{}", err.message);
