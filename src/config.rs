@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::error::{Result, WfError};
 
@@ -114,8 +114,47 @@ pub struct ExecutorConfig {
     #[serde(default = "one_usize")]
     pub max_parallel: usize,
     pub timeout_secs: Option<u64>,
-    #[serde(default = "executor_role")]
-    pub role: String,
+    #[serde(default)]
+    pub role: Role,
+}
+
+/// What an executor does with a task: the work, or a review of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase", try_from = "String")]
+pub enum Role {
+    #[default]
+    Executor,
+    Reviewer,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Executor => "executor",
+            Role::Reviewer => "reviewer",
+        }
+    }
+}
+
+impl std::fmt::Display for Role {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl TryFrom<String> for Role {
+    type Error = String;
+
+    fn try_from(name: String) -> Result<Role, String> {
+        match name.as_str() {
+            "executor" => Ok(Role::Executor),
+            "reviewer" => Ok(Role::Reviewer),
+            _ => Err(format!(
+                "an executor's role is {:?}; use \"executor\" or \"reviewer\"",
+                name.chars().take(64).collect::<String>()
+            )),
+        }
+    }
 }
 
 fn one() -> u32 {
@@ -123,9 +162,6 @@ fn one() -> u32 {
 }
 fn one_usize() -> usize {
     1
-}
-fn executor_role() -> String {
-    "executor".into()
 }
 
 impl WfSettings {
@@ -252,13 +288,6 @@ impl Config {
                     ex.name
                 )));
             }
-            if !matches!(ex.role.as_str(), "executor" | "reviewer") {
-                return Err(WfError::usage(format!(
-                    "{}: wf.executors[{i}].role is {:?}; use \"executor\" or \"reviewer\"",
-                    path.display(),
-                    ex.role
-                )));
-            }
         }
         Ok(config)
     }
@@ -276,6 +305,26 @@ mod tests {
 
     fn parse(text: &str) -> Result<Config> {
         Config::parse(Path::new("c.json"), text.as_bytes())
+    }
+
+    #[test]
+    fn an_executor_role_is_executor_or_reviewer_and_anything_else_names_its_line() {
+        let cfg = |role: &str| {
+            format!(r#"{{"wf": {{"executors": [{{"name": "a", "command": ["a"]{role}}}]}}}}"#)
+        };
+        let roles: Vec<Role> = ["", r#", "role": "executor""#, r#", "role": "reviewer""#]
+            .iter()
+            .map(|r| parse(&cfg(r)).unwrap().wf.executors[0].role)
+            .collect();
+        assert_eq!(roles, [Role::Executor, Role::Executor, Role::Reviewer]);
+        let err = parse(&cfg(r#", "role": "boss""#)).unwrap_err();
+        assert!(err.message.starts_with("c.json:1:"), "{}", err.message);
+        assert!(
+            err.message
+                .contains(r#"an executor's role is "boss"; use "executor" or "reviewer""#),
+            "{}",
+            err.message
+        );
     }
 
     #[test]

@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
+use crate::config::Role;
 use crate::exec::process::{self, Exit, Program, Spec};
 use crate::run::executor::{self, Executor, MockOutcome, MockPolicy};
 use crate::run::work::{self, append_header, Part, TaskOutcome, Verdict, WorkCtx};
@@ -70,7 +71,7 @@ pub fn do_agent_task(
                         json!({"passed": true, "evidence": verified, "accepted_unchecked": !verified}),
                     )
                     .task(&task.id)
-                    .executor("wf", "reviewer"),
+                    .executor("wf", Role::Reviewer),
                 );
             }
             // A mock rehearsal did no work; it is not evidence either way.
@@ -85,7 +86,7 @@ pub fn do_agent_task(
                         json!({"passed": false, "reason": format!("claim without evidence: {reason}")}),
                     )
                     .task(&task.id)
-                    .executor("wf", "reviewer"),
+                    .executor("wf", Role::Reviewer),
                 );
                 format!("the executor claimed success but the checks disagree: {reason}")
             } else {
@@ -100,7 +101,7 @@ pub fn do_agent_task(
 fn mock_run(
     task: &Task,
     ex: &Executor,
-    role: &'static str,
+    role: Role,
     outcome: MockOutcome,
     emit: &mut dyn FnMut(NewEvent),
 ) -> Result<bool, Verdict> {
@@ -116,7 +117,7 @@ fn mock_run(
             .executor(name, role),
     );
     let success = outcome == MockOutcome::Success;
-    let kind = if role == "reviewer" {
+    let kind = if role == Role::Reviewer {
         EventKind::TaskReviewResult
     } else {
         EventKind::TaskExecutionResult
@@ -144,7 +145,7 @@ fn real_run(
     task: &Task,
     attempt: u32,
     ex: &Executor,
-    role: &'static str,
+    role: Role,
     brief: &[u8],
     log: &std::path::Path,
     emit: &mut dyn FnMut(NewEvent),
@@ -163,7 +164,7 @@ fn real_run(
     };
     let mut env = ctx.env(task, attempt);
     env.push(("WF_EXECUTOR".into(), name.clone()));
-    env.push(("WF_ROLE".into(), role.into()));
+    env.push(("WF_ROLE".into(), role.as_str().into()));
     let exit = process::run(
         Spec {
             program: Program::Argv(ex.config.command.clone()),
@@ -217,7 +218,7 @@ fn real_run(
         report(emit, json!({"success": false, "reason": reason}));
         return Err(Verdict::Failed { reason });
     }
-    if role == "reviewer" {
+    if role == Role::Reviewer {
         return review_verdict(task, &name, &output, emit).map(|()| false);
     }
     match executor::parse_claim(&output) {
@@ -261,7 +262,7 @@ fn review_verdict(
             json!({"passed": passed, "score": score, "threshold": threshold}),
         )
         .task(&task.id)
-        .executor(name, "reviewer"),
+        .executor(name, Role::Reviewer),
     );
     match score {
         _ if passed => Ok(()),

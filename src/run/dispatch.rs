@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
+use crate::config::Role;
 use crate::error::Result;
 use crate::run::agent::{self, Dispatch};
 use crate::run::engine::Engine;
@@ -211,7 +212,7 @@ impl Engine<'_> {
             }
         }
         // Executors before reviewers: review what was done.
-        taken.sort_by_key(|e| e.config.role == "reviewer");
+        taken.sort_by_key(|e| e.config.role == Role::Reviewer);
         Ok(Some(taken))
     }
 
@@ -271,7 +272,7 @@ impl Engine<'_> {
             data["handoff"] = true.into();
         }
         let executor = match &how {
-            Start::Dispatched(Some(name)) => Some((name.as_str(), "executor")),
+            Start::Dispatched(Some(name)) => Some((name.as_str(), Role::Executor)),
             _ => None,
         };
         self.session

@@ -14,6 +14,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::config::Role;
 use crate::error::Result;
 use crate::run::context;
 use crate::run::dispatch::{Floor, Msg};
@@ -85,7 +86,7 @@ pub struct Engine<'a> {
     /// Tasks whose next attempt goes to the strongest executor (`policy::Next::Escalate`).
     pub(super) escalate: HashSet<String>,
     /// Executors each running task holds, to release when it ends.
-    pub(super) held: HashMap<String, Vec<(String, &'static str)>>,
+    pub(super) held: HashMap<String, Vec<(String, Role)>>,
     /// Every task before this index is done.
     pub(super) first_open: std::cell::Cell<usize>,
     /// How many tasks are completed or skipped, kept as they finish.

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
-use crate::config::{Config, ExecutorConfig};
+use crate::config::{Config, ExecutorConfig, Role};
 use crate::state::model::Task;
 
 pub const DEFAULT_MAX_RETRIES: u32 = 3;
@@ -34,12 +34,8 @@ pub struct Executor {
 
 impl Executor {
     /// `reviewer` or `executor`: the role its events are shown under.
-    pub fn role(&self) -> &'static str {
-        if self.config.role == "reviewer" {
-            "reviewer"
-        } else {
-            "executor"
-        }
+    pub fn role(&self) -> Role {
+        self.config.role
     }
 }
 
@@ -59,7 +55,7 @@ pub struct CatalogResource {
     pub id: String,
     pub name: String,
     pub level: u32,
-    pub role: String,
+    pub role: Role,
     pub status: ResourceStatus,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -114,11 +110,10 @@ impl MockPolicy {
         Ok(policy)
     }
 
-    pub fn for_role(&self, role: &str) -> Option<MockOutcome> {
-        if role == "reviewer" {
-            self.reviewer
-        } else {
-            self.executor
+    pub fn for_role(&self, role: Role) -> Option<MockOutcome> {
+        match role {
+            Role::Reviewer => self.reviewer,
+            Role::Executor => self.executor,
         }
     }
 }
@@ -147,19 +142,19 @@ impl Pool {
             .collect();
         if let Some(policy) = &mock {
             // Rehearsal: one stand-in per role that can do anything.
-            executors = ["executor", "reviewer"]
+            executors = [Role::Executor, Role::Reviewer]
                 .into_iter()
-                .filter(|role| policy.for_role(role).is_some())
+                .filter(|&role| policy.for_role(role).is_some())
                 .map(|role| Executor {
                     error: None,
                     config: ExecutorConfig {
-                        name: format!("mock-{role}"),
+                        name: format!("mock-{}", role.as_str()),
                         command: vec![],
                         capabilities: vec!["*".into()],
                         level: 1,
                         max_parallel: usize::MAX,
                         timeout_secs: None,
-                        role: role.into(),
+                        role,
                     },
                 })
                 .collect();
@@ -212,7 +207,7 @@ impl Pool {
     /// Whether `e` may take work needing `capability`: it offers it, and a reviewer
     /// does nothing but review. One rule for matching, allocating and reporting.
     fn fits(e: &Executor, capability: &str) -> bool {
-        Self::can(e, capability) && (e.config.role != "reviewer" || capability == "review")
+        Self::can(e, capability) && (e.config.role != Role::Reviewer || capability == "review")
     }
 
     /// Whether any configured executor (usable or not) can take `capability`.
@@ -272,7 +267,7 @@ impl Pool {
                         id: e.config.name.clone(),
                         name: e.config.command.join(" "),
                         level: e.config.level,
-                        role: e.config.role.clone(),
+                        role: e.config.role,
                         status: if e.error.is_some() {
                             ResourceStatus::Error
                         } else if self.busy.get(&e.config.name).copied().unwrap_or(0)
@@ -362,8 +357,8 @@ mod tests {
     #[test]
     fn mock_policy_parses_roles() {
         let p = MockPolicy::parse("executor=failure,reviewer=success").unwrap();
-        assert_eq!(p.for_role("executor"), Some(MockOutcome::Failure));
-        assert_eq!(p.for_role("reviewer"), Some(MockOutcome::Success));
+        assert_eq!(p.for_role(Role::Executor), Some(MockOutcome::Failure));
+        assert_eq!(p.for_role(Role::Reviewer), Some(MockOutcome::Success));
         assert!(MockPolicy::parse("executor=maybe").is_err());
         assert!(MockPolicy::parse("").is_err());
     }

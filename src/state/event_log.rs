@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::config::Role;
 use crate::error::{ErrorKind, Result, WfError};
 use crate::state::event::EventKind;
 
@@ -74,9 +75,9 @@ impl NewEvent {
     }
 
     #[must_use]
-    pub fn executor(mut self, name: &str, role: &'static str) -> Self {
+    pub fn executor(mut self, name: &str, role: Role) -> Self {
         self.executor = Some(name.to_string());
-        self.role = role;
+        self.role = role.as_str();
         self
     }
 }

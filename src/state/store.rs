@@ -21,6 +21,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use crate::config::Role;
 use crate::error::{ErrorKind, Result, WfError};
 use crate::fs::durable::write_atomic_with;
 use crate::fs::{ensure_dir, read_regular, refuse_symlink};
@@ -384,7 +385,7 @@ impl Session {
         id: &str,
         to: TaskStatus,
         mut data: serde_json::Value,
-        executor: Option<(&str, &'static str)>,
+        executor: Option<(&str, Role)>,
     ) -> Result<Event> {
         let from = self
             .state()?
