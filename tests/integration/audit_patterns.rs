@@ -308,11 +308,12 @@ fn bad_classify_config_is_one_line_error() {
     let t = with_plan("a-clean");
     t.config(r#"{"wf": {"classify": {"formats": ["speckit"]}}}"#);
     let run = t.wf(&["check", "tasks.md"]).code(2);
-    assert!(
-        run.stderr.contains("wf.classify.formats lists \"speckit\", which is not a plan format; use \"claude-workflow\" and/or \"spec-kit\""),
-        "{}",
-        run.stderr
-    );
+    insta::assert_snapshot!(run.whole(), @r#"
+    exit: 2
+    --- stdout
+    --- stderr
+    wf: error: [ROOT]/project/.claude/config/project-config.json: wf.classify.formats lists "speckit", which is not a plan format; use "claude-workflow" and/or "spec-kit" ([] turns classification off)
+    "#);
     t.config(r#"{"wf": {"classify": {"format": []}}}"#);
     let run = t.wf(&["check", "tasks.md"]).code(2);
     assert!(
@@ -451,11 +452,22 @@ fn start_says_on_stderr_when_the_audit_failed() {
          tasks.md:7: warning: T1: requirement contains \"maybe\": an undecided option\n\
          tasks.md:10: error: T1: acceptance contains \"TBD\": a decision is still open\n"
     );
-    assert!(
-        run.stdout.contains("Audit: FAILED (1 errors, 1 warnings)."),
-        "{}",
-        run.stdout
-    );
+    insta::assert_snapshot!(run.whole(), @r#"
+    exit: 0
+    --- stdout
+    Planned `where findings are`: 1 tasks (claude-workflow), mode normal.
+    ┌───────┬───────┬──────┬─────────┐
+    │ phase ┆ tasks ┆ done ┆ blocked │
+    ╞═══════╪═══════╪══════╪═════════╡
+    │ code  ┆ 1     ┆ 0    ┆ 0       │
+    └───────┴───────┴──────┴─────────┘
+    Audit: FAILED (1 errors, 1 warnings).
+    Next: settle the audit errors in the plan and import it again, or run `wf workflow-execute --allow-audit-errors`.
+    --- stderr
+    wf: audit: 1 error — workflow-execute will refuse this plan until it is fixed (see `wf check tasks.md`) or it is run with --allow-audit-errors
+    tasks.md:7: warning: T1: requirement contains "maybe": an undecided option
+    tasks.md:10: error: T1: acceptance contains "TBD": a decision is still open
+    "#);
     let clean = with_plan("a-clean");
     assert_eq!(clean.wf(&["workflow-start", "tasks.md"]).ok().stderr, "");
 }
@@ -482,10 +494,10 @@ fn blocked_message_tells_classified_tasks_from_those_waiting_on_them() {
     );
     start(&t);
     let run = t.wf(&["workflow-execute"]).code(3);
-    assert!(
-        run.stdout.contains("Blocked: T1 waits on api_spec; 2 more task(s) wait on them. Lift with `wf workflow-unblock api_spec`."),
-        "{}\n{}",
-        run.stdout,
-        run.stderr
-    );
+    insta::assert_snapshot!(run.whole(), @"
+    exit: 3
+    --- stdout
+    Blocked: T1 waits on api_spec; 2 more task(s) wait on them. Lift with `wf workflow-unblock api_spec`.
+    --- stderr
+    ");
 }

@@ -35,7 +35,14 @@ fn phase_mode_stops_at_each_phase_change() {
     let t = Test::new();
     start(&t, &three_phases());
     let run = t.wf(&["workflow-execute"]).ok();
-    assert!(run.stdout.contains("Paused"), "{}", run.stdout);
+    insta::assert_snapshot!(run.whole(), @"
+    exit: 0
+    --- stdout
+    ✓ T1 task T1 (N.Ns)
+    ✓ T2 task T2 (N.Ns)
+    Paused (phase `setup` is done; next is phase `build`): 2/4 tasks done. Run `wf workflow-execute` to continue.
+    --- stderr
+    ");
     assert_eq!(t.read("runs.log"), "T1\nT2\n");
     assert_eq!(t.state()["status"], "paused");
     assert_invariants(&t);
@@ -82,11 +89,14 @@ fn all_mode_stops_before_gates_and_commits_only() {
         ]),
     );
     let run = t.wf(&["workflow-execute", "--all"]).ok();
-    assert!(
-        run.stdout.contains("before quality gate T3"),
-        "{}",
-        run.stdout
-    );
+    insta::assert_snapshot!(run.whole(), @"
+    exit: 0
+    --- stdout
+    ✓ T1 task T1 (N.Ns)
+    ✓ T2 task T2 (N.Ns)
+    Paused (before quality gate T3): 2/4 tasks done. Run `wf workflow-execute` to continue.
+    --- stderr
+    ");
     assert_eq!(t.read("runs.log"), "T1\nT2\n");
     t.wf(&["workflow-execute", "--all"]).ok();
     let state = t.state();
@@ -126,7 +136,17 @@ fn ci_mode_fails_on_a_failing_gate() {
         ]),
     );
     let run = t.wf(&["workflow-execute", "--all", "--ci"]).code(1);
-    assert!(run.stderr.contains("quality gate T2"), "{}", run.stderr);
+    insta::assert_snapshot!(run.whole(), @"
+    exit: 1
+    --- stdout
+    ✓ T1 task T1 (N.Ns)
+    ✗ T2 task T2: quality gate T2: score 0 is below the threshold 80; test `exit 3` exited with 3
+      --- last lines of logs/T2.1.log ---
+      | $ exit 3
+    --- stderr
+    Failed: task T2 failed: quality gate T2: score 0 is below the threshold 80; test `exit 3` exited with 3
+    Retry with `wf workflow-execute --retry`, or skip with `--skip --reason TEXT`.
+    ");
     let state = t.state();
     assert_eq!(state["status"], "failed");
     assert_eq!(state["quality_gates"]["T2"]["passed"], false);
@@ -143,7 +163,16 @@ fn failing_verifier_then_retry_completes() {
         ]),
     );
     let run = t.wf(&["workflow-execute"]).code(1);
-    assert!(run.stderr.contains("task T1 failed"), "{}", run.stderr);
+    insta::assert_snapshot!(run.whole(), @"
+    exit: 1
+    --- stdout
+    ✗ T1 task T1: check `test -f fixed` exited with 1
+      --- last lines of logs/T1.1.log ---
+      | $ test -f fixed
+    --- stderr
+    Failed: task T1 failed: check `test -f fixed` exited with 1
+    Retry with `wf workflow-execute --retry`, or skip with `--skip --reason TEXT`.
+    ");
     let state = t.state();
     assert_eq!(state["status"], "failed");
     assert_eq!(task_status(&state, "T1"), "failed");
@@ -177,7 +206,14 @@ fn failing_verifier_then_skip_completes() {
     let run = t
         .wf(&["workflow-execute", "--skip", "--reason", "flaky upstream"])
         .ok();
-    assert!(run.stdout.contains("Skipped T1"), "{}", run.stdout);
+    insta::assert_snapshot!(run.whole(), @"
+    exit: 0
+    --- stdout
+    Skipped T1: flaky upstream
+    ✓ T2 task T2 (N.Ns)
+    Completed: 2/2 tasks done.
+    --- stderr
+    ");
     let state = t.state();
     assert_eq!(state["status"], "completed");
     assert_eq!(task_status(&state, "T1"), "skipped");
@@ -211,21 +247,25 @@ fn blocked_tasks_wait_and_unblock_frees_them() {
     assert_eq!(task_status(&state, "T2"), "blocked");
     assert_eq!(state["progress"]["blocked"], serde_json::json!(["T2"]));
     let run = t.wf(&["workflow-execute"]).code(3);
-    assert!(
-        run.stdout.contains("workflow-unblock api_spec"),
-        "{}",
-        run.stdout
-    );
+    insta::assert_snapshot!(run.whole(), @"
+    exit: 3
+    --- stdout
+    ✓ T1 task T1 (N.Ns)
+    ✓ T3 task T3 (N.Ns)
+    Blocked: T2 waits on api_spec. Lift with `wf workflow-unblock api_spec`.
+    --- stderr
+    ");
     assert_eq!(t.read("runs.log"), "T1\nT3\n");
     assert_eq!(t.state()["status"], "blocked");
     assert_invariants(&t);
 
     let run = t.wf(&["workflow-unblock", "nope"]).code(2);
-    assert!(
-        run.stderr.contains("known kinds: api_spec, design_spec"),
-        "{}",
-        run.stderr
-    );
+    insta::assert_snapshot!(run.whole(), @"
+    exit: 2
+    --- stdout
+    --- stderr
+    wf: error: unknown blocker kind `nope`; known kinds: api_spec, design_spec, all
+    ");
 
     t.wf(&["workflow-unblock", "api_spec"]).ok();
     let state = t.state();
@@ -246,12 +286,14 @@ fn a_missing_tool_is_named_with_its_task() {
         &plan(&[task("T1", "a").verify("wf-missing-tool --version")]),
     );
     let run = t.wf(&["workflow-execute"]).code(1);
-    assert!(
-        run.stderr
-            .contains("`wf-missing-tool` is not on PATH (needed by task T1)"),
-        "{}",
-        run.stderr
-    );
+    insta::assert_snapshot!(run.whole(), @"
+    exit: 1
+    --- stdout
+    ✗ T1 task T1: check: `wf-missing-tool` is not on PATH (needed by task T1)
+    --- stderr
+    Failed: task T1 failed: check: `wf-missing-tool` is not on PATH (needed by task T1)
+    Retry with `wf workflow-execute --retry`, or skip with `--skip --reason TEXT`.
+    ");
 }
 
 /// Program lookups are remembered for the run; one that vanished mid-run must be
@@ -335,7 +377,16 @@ fn timeout_kills_the_whole_process_group() {
         began.elapsed() < Duration::from_secs(20),
         "the timeout did not fire"
     );
-    assert!(run.stderr.contains("timed out"), "{}", run.stderr);
+    insta::assert_snapshot!(run.whole(), @"
+    exit: 1
+    --- stdout
+    ✗ T1 task T1: check `sleep 100 & echo $! > bg.pid; sleep 100` timed out after 1s (its process group was killed)
+      --- last lines of logs/T1.1.log ---
+      | $ sleep 100 & echo $! > bg.pid; sleep 100
+    --- stderr
+    Failed: task T1 failed: check `sleep 100 & echo $! > bg.pid; sleep 100` timed out after 1s (its process group was killed)
+    Retry with `wf workflow-execute --retry`, or skip with `--skip --reason TEXT`.
+    ");
     let pid = t.read("bg.pid").trim().to_string();
     std::thread::sleep(Duration::from_millis(200));
     assert!(!alive(&pid), "background sleep {pid} survived the timeout");
@@ -492,7 +543,36 @@ fn handed_off_task_completes_on_the_next_call_when_its_checks_pass() {
         ]),
     );
     let run = t.wf(&["workflow-execute"]).code(6);
-    assert!(run.stdout.contains("Handed off: task T1"), "{}", run.stdout);
+    insta::assert_snapshot!(run.whole(), @"
+    exit: 6
+    --- stdout
+    Handed off: task T1 needs an agent (create_file). Do the work, then run `wf workflow-execute` to verify it.
+
+    # T1: task T1
+
+    - **Workflow**: test plan
+    - **Phase**: a
+    - **Status**: in_progress
+    - **Actions**: create_file
+
+    ## Requirement
+
+    do T1
+
+    ## Files
+
+    - Create: `hello.txt`
+
+    ## Verify
+
+    The task is done when these commands succeed (run with `sh -c` in the project directory):
+
+    ```sh
+    grep -q hello hello.txt
+    ```
+
+    --- stderr
+    ");
     let state = t.state();
     assert_eq!(task_status(&state, "T1"), "in_progress");
     // Running, not paused: the claude-workflow plugin's hooks block an agent's work
@@ -500,7 +580,17 @@ fn handed_off_task_completes_on_the_next_call_when_its_checks_pass() {
     assert_eq!(state["status"], "running");
     // Not done yet: the checks fail.
     let run = t.wf(&["workflow-execute"]).code(1);
-    assert!(run.stderr.contains("T1"), "{}", run.stderr);
+    insta::assert_snapshot!(run.whole(), @"
+    exit: 1
+    --- stdout
+    ✗ T1 task T1: check `grep -q hello hello.txt` exited with 2
+      --- last lines of logs/T1.1.log ---
+      | $ grep -q hello hello.txt
+      | grep: hello.txt: No such file or directory
+    --- stderr
+    Failed: task T1 failed: check `grep -q hello hello.txt` exited with 2
+    Retry with `wf workflow-execute --retry`, or skip with `--skip --reason TEXT`.
+    ");
     t.write("hello.txt", "hello\n");
     t.wf(&["workflow-execute", "--retry"]).code(6);
     t.wf(&["workflow-execute"]).ok();
@@ -513,7 +603,14 @@ fn agent_tasks_fail_in_ci_mode_instead_of_waiting() {
     let t = Test::new();
     start(&t, &plan(&[task("T1", "a").field("actions", "edit_file")]));
     let run = t.wf(&["workflow-execute", "--ci"]).code(1);
-    assert!(run.stderr.contains("needs an agent"), "{}", run.stderr);
+    insta::assert_snapshot!(run.whole(), @"
+    exit: 1
+    --- stdout
+    ✗ T1 task T1: task T1 needs an agent (edit_file) and --ci does not hand off; configure an executor in wf.executors
+    --- stderr
+    Failed: task T1 failed: task T1 needs an agent (edit_file) and --ci does not hand off; configure an executor in wf.executors
+    Retry with `wf workflow-execute --retry`, or skip with `--skip --reason TEXT`.
+    ");
 }
 
 #[test]
@@ -558,11 +655,14 @@ fn a_missing_deliverable_fails_the_workflow() {
             .field("创建文件", "report.txt")]),
     );
     let run = t.wf(&["workflow-execute"]).code(1);
-    assert!(
-        run.stderr.contains("missing deliverables: report.txt"),
-        "{}",
-        run.stderr
-    );
+    insta::assert_snapshot!(run.whole(), @"
+    exit: 1
+    --- stdout
+    ✓ T1 task T1 (N.Ns)
+    --- stderr
+    Failed: missing deliverables: report.txt
+    Retry with `wf workflow-execute --retry`, or skip with `--skip --reason TEXT`.
+    ");
     assert_eq!(t.state()["status"], "failed");
 }
 
@@ -607,12 +707,14 @@ fn a_failing_hard_constraint_fails_completion() {
     ])
     .ok();
     let run = t.wf(&["workflow-execute"]).code(1);
-    assert!(
-        run.stderr
-            .contains("final verifiers: hard constraint C001 failed"),
-        "{}",
-        run.stderr
-    );
+    insta::assert_snapshot!(run.whole(), @"
+    exit: 1
+    --- stdout
+    ✓ T1 task T1 (N.Ns)
+    --- stderr
+    Failed: final verifiers: hard constraint C001 failed: `test -f report.txt` exited with 1
+    Retry with `wf workflow-execute --retry`, or skip with `--skip --reason TEXT`.
+    ");
     assert_eq!(t.state()["status"], "failed");
 }
 

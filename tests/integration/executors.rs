@@ -95,12 +95,37 @@ fn a_claim_without_evidence_is_rejected() {
     );
     start(&t, &hello_plan());
     let run = t.wf(&["workflow-execute"]).code(1);
-    assert!(
-        run.stderr
-            .contains("claimed success but the checks disagree"),
-        "{}",
-        run.stderr
-    );
+    insta::assert_snapshot!(run.whole(), @r#"
+    exit: 1
+    --- stdout
+    ✗ T1 task T1: the executor claimed success but the checks disagree: check `grep -q hello hello.txt` exited with 2
+      --- last lines of logs/T1.1.log ---
+      | $ [liar] [REPO]/fixtures/agents/claims-without-work.sh
+      | ```json
+      | {"success": true, "changed_files": ["hello.txt"], "summary": "done, trust me"}
+      | ```
+      | $ grep -q hello hello.txt
+      | grep: hello.txt: No such file or directory
+    ✗ T1 task T1: the executor claimed success but the checks disagree: check `grep -q hello hello.txt` exited with 2
+      --- last lines of logs/T1.2.log ---
+      | $ [liar] [REPO]/fixtures/agents/claims-without-work.sh
+      | ```json
+      | {"success": true, "changed_files": ["hello.txt"], "summary": "done, trust me"}
+      | ```
+      | $ grep -q hello hello.txt
+      | grep: hello.txt: No such file or directory
+    ✗ T1 task T1: the executor claimed success but the checks disagree: check `grep -q hello hello.txt` exited with 2
+      --- last lines of logs/T1.3.log ---
+      | $ [liar] [REPO]/fixtures/agents/claims-without-work.sh
+      | ```json
+      | {"success": true, "changed_files": ["hello.txt"], "summary": "done, trust me"}
+      | ```
+      | $ grep -q hello hello.txt
+      | grep: hello.txt: No such file or directory
+    --- stderr
+    Failed: task T1 failed: the executor claimed success but the checks disagree: check `grep -q hello hello.txt` exited with 2
+    Retry with `wf workflow-execute --retry`, or skip with `--skip --reason TEXT`.
+    "#);
     let state = t.state();
     assert_eq!(task_status(&state, "T1"), "failed");
     assert_eq!(
@@ -123,11 +148,34 @@ fn a_malformed_claim_fails_closed() {
     );
     start(&t, &hello_plan());
     let run = t.wf(&["workflow-execute"]).code(1);
-    assert!(
-        run.stderr.contains("the claim is not valid"),
-        "{}",
-        run.stderr
-    );
+    insta::assert_snapshot!(run.whole(), @r#"
+    exit: 1
+    --- stdout
+    ✗ T1 task T1: executor `odd`: the claim is not valid (invalid type: string "yes", expected a boolean at line 1 column 17)
+      --- last lines of logs/T1.1.log ---
+      | $ [odd] [REPO]/fixtures/agents/bad-claim.sh
+      | hello > hello.txt
+      | ```json
+      | {"success": "yes"}
+      | ```
+    ✗ T1 task T1: executor `odd`: the claim is not valid (invalid type: string "yes", expected a boolean at line 1 column 17)
+      --- last lines of logs/T1.2.log ---
+      | $ [odd] [REPO]/fixtures/agents/bad-claim.sh
+      | hello > hello.txt
+      | ```json
+      | {"success": "yes"}
+      | ```
+    ✗ T1 task T1: executor `odd`: the claim is not valid (invalid type: string "yes", expected a boolean at line 1 column 17)
+      --- last lines of logs/T1.3.log ---
+      | $ [odd] [REPO]/fixtures/agents/bad-claim.sh
+      | hello > hello.txt
+      | ```json
+      | {"success": "yes"}
+      | ```
+    --- stderr
+    Failed: task T1 failed: executor `odd`: the claim is not valid (invalid type: string "yes", expected a boolean at line 1 column 17)
+    Retry with `wf workflow-execute --retry`, or skip with `--skip --reason TEXT`.
+    "#);
 }
 
 #[test]
@@ -188,7 +236,16 @@ fn a_hanging_executor_is_an_execution_failure_after_its_timeout() {
     t.config(json!({"wf": {"executors": [{"name": "sloth", "command": [agent("hangs.sh")], "capabilities": ["implement"], "timeout_secs": 1}], "max_retries": 0}}).to_string());
     start(&t, &hello_plan());
     let run = t.wf(&["workflow-execute"]).code(1);
-    assert!(run.stderr.contains("timed out"), "{}", run.stderr);
+    insta::assert_snapshot!(run.whole(), @"
+    exit: 1
+    --- stdout
+    ✗ T1 task T1: executor `sloth` timed out after 1s (its process group was killed)
+      --- last lines of logs/T1.1.log ---
+      | $ [sloth] [REPO]/fixtures/agents/hangs.sh
+    --- stderr
+    Failed: task T1 failed: executor `sloth` timed out after 1s (its process group was killed)
+    Retry with `wf workflow-execute --retry`, or skip with `--skip --reason TEXT`.
+    ");
     let ev = kinds(&events(&t));
     assert!(
         ev.contains(&"task.dispatch_ack".to_string()),
@@ -208,12 +265,13 @@ fn a_capability_nobody_offers_is_a_structured_error() {
         &plan(&[task("T1", "review").field("actions", "codex_review")]),
     );
     let run = t.wf(&["workflow-execute"]).code(3);
-    assert!(
-        run.stdout
-            .contains("no executor offers capability `review`"),
-        "{}",
-        run.stdout
-    );
+    insta::assert_snapshot!(run.whole(), @"
+    exit: 3
+    --- stdout
+    ! no executor offers capability `review` (needed by task T1); add one to wf.executors in the project config
+    Blocked: T1 waits on resource_missing. Lift with `wf workflow-unblock resource_missing`.
+    --- stderr
+    ");
     let missing: Vec<Value> = events(&t)
         .into_iter()
         .filter(|e| e["type"] == "resource.missing")
@@ -261,7 +319,17 @@ fn mock_rehearsal_runs_a_failing_plan_without_agents() {
     let run = t
         .wf(&["workflow-execute", "--mock", "executor=failure"])
         .code(1);
-    assert!(run.stderr.contains("mock executor"), "{}", run.stderr);
+    insta::assert_snapshot!(run.whole(), @"
+    exit: 1
+    --- stdout
+    ✗ T1 task T1: mock executor `mock-executor` reported failure (--mock)
+    ✗ T1 task T1: mock executor `mock-executor` reported failure (--mock)
+    ✗ T1 task T1: mock executor `mock-executor` reported failure (--mock)
+    ✗ T1 task T1: mock executor `mock-executor` reported failure (--mock)
+    --- stderr
+    Failed: task T1 failed: mock executor `mock-executor` reported failure (--mock)
+    Retry with `wf workflow-execute --retry`, or skip with `--skip --reason TEXT`.
+    ");
     assert_eq!(
         t.state()["retry_counts"]["T1"],
         3,
@@ -346,11 +414,20 @@ fn agent_tasks_stop_at_the_consecutive_task_limit() {
         .collect();
     start(&t, &plan(&tasks));
     let run = t.wf(&["workflow-execute", "--mock", "success"]).ok();
-    assert!(
-        run.stdout.contains("consecutive-task limit"),
-        "{}",
-        run.stdout
-    );
+    insta::assert_snapshot!(run.whole(), @"
+    exit: 0
+    --- stdout
+    ✓ T1 task T1 (N.Ns) (accepted unchecked: nothing checked it)
+    ✓ T2 task T2 (N.Ns) (accepted unchecked: nothing checked it)
+    ✓ T3 task T3 (N.Ns) (accepted unchecked: nothing checked it)
+    ✓ T4 task T4 (N.Ns) (accepted unchecked: nothing checked it)
+    ✓ T5 task T5 (N.Ns) (accepted unchecked: nothing checked it)
+    ✓ T6 task T6 (N.Ns) (accepted unchecked: nothing checked it)
+    ✓ T7 task T7 (N.Ns) (accepted unchecked: nothing checked it)
+    ✓ T8 task T8 (N.Ns) (accepted unchecked: nothing checked it)
+    Paused (8 agent tasks in a row: the consecutive-task limit): 8/10 tasks done. Run `wf workflow-execute` to continue.
+    --- stderr
+    ");
     let state = t.state();
     assert_eq!(
         state["progress"]["completed"].as_array().unwrap().len(),
@@ -381,7 +458,13 @@ fn agent_tasks_wait_when_the_context_is_past_danger() {
     );
     // The first agent task of a run goes ahead; the next one waits.
     let run = t.wf(&["workflow-execute", "--mock", "success"]).ok();
-    assert!(run.stdout.contains("danger threshold"), "{}", run.stdout);
+    insta::assert_snapshot!(run.whole(), @"
+    exit: 0
+    --- stdout
+    ✓ T1 task T1 (N.Ns) (accepted unchecked: nothing checked it)
+    Paused (context usage 820% is past the danger threshold 80%): 1/2 tasks done. Run `wf workflow-execute` to continue.
+    --- stderr
+    ");
     assert_eq!(task_status(&t.state(), "T1"), "completed");
     assert_eq!(task_status(&t.state(), "T2"), "pending");
 }

@@ -6,7 +6,12 @@ use crate::test::Test;
 fn status_without_a_workflow_says_how_to_start() {
     let t = Test::new();
     let run = t.wf(&["status"]).code(2);
-    assert!(run.stderr.contains("wf workflow-start"), "{}", run.stderr);
+    insta::assert_snapshot!(run.whole(), @"
+    exit: 2
+    --- stdout
+    --- stderr
+    wf: error: no workflow for [ROOT]/project (id [ID]); start one with `wf workflow-start PLAN.md`
+    ");
 }
 
 #[test]
@@ -182,11 +187,12 @@ fn corrupt_state_error_names_line_and_column() {
     )
     .unwrap();
     let run = t.wf(&["status"]).code(5);
-    assert!(
-        run.stderr.contains("workflow-state.json:3:3"),
-        "{}",
-        run.stderr
-    );
+    insta::assert_snapshot!(run.whole(), @"
+    exit: 5
+    --- stdout
+    --- stderr
+    wf: error: [ROOT]/home/[ID]/workflow-state.json:3:3: the state file is not valid JSON (key must be a string at line 3 column 3); the file was left as it was (restore a backup-*.json or start again with `wf workflow-start --force`)
+    ");
 }
 
 #[test]

@@ -5,35 +5,12 @@
 //! Every run here has a deadline, so a hang fails the test instead of the suite.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
 
 use crate::plans::{plan, start, task};
 use crate::test::{Run, Test};
-
-/// Runs `cmd` to completion, or kills it after `secs` and fails the test.
-#[track_caller]
-fn within(mut cmd: Command, secs: u64) -> Run {
-    cmd.stdin(Stdio::null()).stderr(Stdio::piped());
-    let mut child = cmd.spawn().expect("spawn wf");
-    let deadline = Instant::now() + Duration::from_secs(secs);
-    while child.try_wait().expect("wait for wf").is_none() {
-        if Instant::now() >= deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("wf hung: still running after {secs} s");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    let out = child.wait_with_output().expect("collect wf's output");
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
 
 /// `wf ARGS` with stdout a pipe whose reader has already gone, as after
 /// `wf … | head -1` once `head` has its line: every write to it fails with EPIPE.
@@ -43,7 +20,7 @@ fn with_closed_stdout(t: &Test, args: &[&str]) -> Run {
     drop(reader);
     let mut cmd = t.command(args);
     cmd.stdout(writer);
-    within(cmd, 30)
+    t.within(cmd, 30)
 }
 
 #[track_caller]
@@ -210,7 +187,7 @@ fn a_fifo_as_the_state_is_refused_at_once() {
         &["report", "junit"],
         &["workflow-execute"],
     ] {
-        let run = within(t.command(args), 5);
+        let run = t.within(t.command(args), 5);
         assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
         assert!(
             run.stderr.contains("workflow-state.json is a FIFO")
@@ -230,7 +207,7 @@ fn a_fifo_as_the_state_does_not_hang_the_stop_hook() {
     mkfifo(&state);
     for event in ["Stop", "SubagentStop", "SessionStart", "UserPromptSubmit"] {
         let started = Instant::now();
-        let run = within(t.command(&["hook", event]), 2);
+        let run = t.within(t.command(&["hook", event]), 2);
         assert!(started.elapsed() < Duration::from_secs(2), "{event}");
         assert_eq!(run.code, 0, "{event}: {}", run.stderr);
         assert!(
@@ -250,7 +227,7 @@ fn a_fifo_as_the_event_log_the_lock_or_the_config_is_refused_at_once() {
     std::fs::remove_file(&events).unwrap();
     mkfifo(&events);
     for args in [&["status"][..], &["events"], &["workflow-execute"]] {
-        let run = within(t.command(args), 5);
+        let run = t.within(t.command(args), 5);
         assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
         assert!(
             run.stderr.contains("events.jsonl is a FIFO"),
@@ -263,21 +240,21 @@ fn a_fifo_as_the_event_log_the_lock_or_the_config_is_refused_at_once() {
     let lock = t.workflow_dir().join(".lock");
     let _ = std::fs::remove_file(&lock);
     mkfifo(&lock);
-    within(t.command(&["status"]), 5).ok();
-    let run = within(t.command(&["workflow-execute"]), 5).code(2);
+    t.within(t.command(&["status"]), 5).ok();
+    let run = t.within(t.command(&["workflow-execute"]), 5).code(2);
     assert!(run.stderr.contains(".lock is a FIFO"), "{}", run.stderr);
     std::fs::remove_file(&lock).unwrap();
 
     let config = t.project.join(".claude/config/project-config.json");
     std::fs::create_dir_all(config.parent().unwrap()).unwrap();
     mkfifo(&config);
-    let run = within(t.command(&["status"]), 5).code(2);
+    let run = t.within(t.command(&["status"]), 5).code(2);
     assert!(
         run.stderr.contains("project-config.json is a FIFO"),
         "{}",
         run.stderr
     );
-    let run = within(t.command(&["hook", "Stop"]), 2).ok();
+    let run = t.within(t.command(&["hook", "Stop"]), 2).ok();
     assert!(run.stderr.contains("FIFO"), "{}", run.stderr);
 }
 
@@ -334,7 +311,7 @@ fn absurd_config_timeout_is_a_config_error_not_a_panic() {
     ] {
         t.config(config.to_string());
         for args in [&["constraints", "verify"][..], &["workflow-execute"]] {
-            let run = within(t.command(args), 30);
+            let run = t.within(t.command(args), 30);
             assert_eq!(run.code, 2, "{config} {args:?}: {}", run.stderr);
             assert!(
                 run.stderr.contains("project-config.json:")
@@ -356,12 +333,12 @@ fn a_huge_wait_or_plan_timeout_does_not_overflow_the_deadline() {
             .verify("true")
             .field("timeout", "18446744073709551615")]),
     );
-    within(
+    t.within(
         t.command(&["--wait", "18446744073709551615", "constraints", "add", "x"]),
         30,
     )
     .ok();
-    within(t.command(&["workflow-execute"]), 30).ok();
+    t.within(t.command(&["workflow-execute"]), 30).ok();
 }
 
 // ---- issue 14 item 12: I/O errors, escapes, oversized commands ----
@@ -385,7 +362,7 @@ fn io_errors_exit_7_not_2() {
         .unwrap();
     let mut cmd = t.command(&["status"]);
     cmd.stdout(full);
-    let run = within(cmd, 10);
+    let run = t.within(cmd, 10);
     assert_eq!(run.code, 7, "{}", run.stderr);
     assert!(
         run.stderr
@@ -446,7 +423,7 @@ fn a_fifo_at_a_task_log_does_not_hang_execute() {
     let logs = t.workflow_dir().join("logs");
     std::fs::create_dir_all(&logs).unwrap();
     mkfifo(&logs.join("T1.1.log"));
-    let run = within(t.command(&["workflow-execute"]), 10).code(1);
+    let run = t.within(t.command(&["workflow-execute"]), 10).code(1);
     let state = t.state();
     let reason = state["tasks"][0]["failure_reason"].as_str().unwrap_or("");
     assert!(

@@ -70,14 +70,43 @@ fn refused(t: &Test, run: Run, needles: &[&str]) {
 fn a_hyphenated_bold_spaceless_or_colonless_heading_is_read_not_dropped() {
     let t = Test::new();
     let run = import(&t, "p-claude-heading-forms.md").ok();
-    assert!(run.stdout.contains(": 6 tasks"), "{}", run.stdout);
+    insta::assert_snapshot!(run.whole(), @"
+    exit: 0
+    --- stdout
+    Planned `heading forms`: 6 tasks (claude-workflow), mode normal.
+    ┌───────┬───────┬──────┬─────────┐
+    │ phase ┆ tasks ┆ done ┆ blocked │
+    ╞═══════╪═══════╪══════╪═════════╡
+    │       ┆ 6     ┆ 0    ┆ 0       │
+    └───────┴───────┴──────┴─────────┘
+    Audit: passed (0 errors, 6 warnings).
+      tasks.md:5: warning: T1: the task names no file and states no requirement
+      tasks.md:8: warning: T-2: the task names no file and states no requirement
+      tasks.md:12: warning: T3: the task names no file and states no requirement
+      tasks.md:16: warning: T4: the task names no file and states no requirement
+      tasks.md:20: warning: T5: the task names no file and states no requirement
+      tasks.md:24: warning: T6: the task names no file and states no requirement
+    Next: `wf workflow-execute`.
+    --- stderr
+    ");
     assert!(warnings(&run).is_empty(), "{}", run.stderr);
     assert_eq!(ids(&t), ["T1", "T-2", "T3", "T4", "T5", "T6"]);
     assert_eq!(strs(&get(&t, "T-2")["deps"]), ["T1"]);
     assert_eq!(get(&t, "T5")["name"], "no colon after the id");
     assert_eq!(get(&t, "T6")["name"], "bold over id and name");
     let run = t.wf(&["workflow-execute", "--all"]).ok();
-    assert!(run.stdout.contains("6/6"), "{}", run.stdout);
+    insta::assert_snapshot!(run.whole(), @"
+    exit: 0
+    --- stdout
+    ✓ T1 plain heading (N.Ns)
+    ✓ T-2 hyphenated id (N.Ns)
+    ✓ T3 bold id (N.Ns)
+    ✓ T4 no space after the hashes (N.Ns)
+    ✓ T5 no colon after the id (N.Ns)
+    ✓ T6 bold over id and name (N.Ns)
+    Completed: 6/6 tasks done.
+    --- stderr
+    ");
     assert_eq!(t.read("runs.log"), "T1\nT-2\nT3\nT4\nT5\nT6\n");
     let state = t.state();
     assert_eq!(state["status"], "completed");

@@ -182,7 +182,14 @@ fn a_log_that_cannot_be_written_fails_softly_with_its_reason() {
     std::fs::create_dir_all(&logs).expect("logs dir");
     std::os::unix::fs::symlink("/dev/null", logs.join("T1.1.log")).expect("link");
     let run = t.wf(&["workflow-execute"]).code(1);
-    assert!(run.stderr.contains("exited with 1"), "{}", run.stderr);
+    insta::assert_snapshot!(run.whole(), @"
+    exit: 1
+    --- stdout
+    ✗ T1 task T1: check `echo output; false` exited with 1 (cannot write the log [ROOT]/home/[ID]/logs/T1.1.log: Too many levels of symbolic links (os error 40))
+    --- stderr
+    Failed: task T1 failed: check `echo output; false` exited with 1 (cannot write the log [ROOT]/home/[ID]/logs/T1.1.log: Too many levels of symbolic links (os error 40))
+    Retry with `wf workflow-execute --retry`, or skip with `--skip --reason TEXT`.
+    ");
     let state = t.state();
     assert_eq!(task_status(&state, "T1"), "failed");
     let reason = state["tasks"][0]["failure_reason"].as_str().unwrap_or("");
@@ -218,6 +225,7 @@ fn setsid_descendants_escaped_a_timeout() {
     );
     let run = t.wf(&["workflow-execute"]).code(1);
     assert!(run.stderr.contains("timed out"), "{}", run.stderr);
+
     for arg in &m {
         assert_none_survive(arg, "a timeout");
     }

@@ -180,7 +180,12 @@ fn a_nul_in_a_plan_is_refused_before_anything_runs() {
         "## T1: a\u{0}$(touch PWNED)\n- **验证命令**: `touch PWNED`\n",
     );
     let run = t.wf(&["workflow-start", "tasks.md"]).code(2);
-    assert!(run.stderr.contains("NUL byte"), "{}", run.stderr);
+    insta::assert_snapshot!(run.whole(), @"
+    exit: 2
+    --- stdout
+    --- stderr
+    wf: error: tasks.md:1:9: contains a NUL byte, so it is not a text file; give a UTF-8 markdown plan
+    ");
     assert!(!t.workflow_dir().join("workflow-state.json").exists());
     assert!(pwned(&t.root).is_empty());
 }

@@ -11,6 +11,10 @@ use serde_json::Value;
 
 pub const NOW: &str = "2026-01-08T10:00:00Z";
 
+/// A task's duration as the run reports it: `(0.0s)`.
+static DURATION: std::sync::LazyLock<regex::Regex> =
+    std::sync::LazyLock::new(|| regex::Regex::new(r"\(\d+\.\ds\)").expect("a valid regex"));
+
 pub struct Test {
     _tmp: tempfile::TempDir,
     pub root: PathBuf,
@@ -26,9 +30,32 @@ pub struct Run {
     pub code: i32,
     pub stdout: String,
     pub stderr: String,
+    /// The test's temp root, written `[ROOT]` in [`Run::whole`].
+    pub root: PathBuf,
 }
 
 impl Run {
+    /// Exit code, stdout and stderr as one text for a whole-output snapshot: the
+    /// temp dir is `[ROOT]`, the repository `[REPO]`, the project id `[ID]`, and
+    /// durations `(N.Ns)`, so the
+    /// text is the same on every machine and every run.
+    pub fn whole(&self) -> String {
+        let id = wf::project::path_id(&self.root.join("project"));
+        let clean = |text: &str| {
+            let text = text
+                .replace(&self.root.display().to_string(), "[ROOT]")
+                .replace(env!("CARGO_MANIFEST_DIR"), "[REPO]")
+                .replace(&id, "[ID]");
+            DURATION.replace_all(&text, "(N.Ns)").into_owned()
+        };
+        format!(
+            "exit: {}\n--- stdout\n{}--- stderr\n{}",
+            self.code,
+            clean(&self.stdout),
+            clean(&self.stderr)
+        )
+    }
+
     pub fn json(&self) -> Value {
         serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
             panic!(
@@ -162,6 +189,31 @@ impl Test {
             code: out.status.code().unwrap_or(-1),
             stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
             stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            root: self.root.clone(),
+        }
+    }
+
+    /// Runs `cmd` (from [`Test::command`]) to completion, or kills it after `secs`
+    /// and fails the test: for the inputs that could make `wf` hang.
+    #[track_caller]
+    pub fn within(&self, mut cmd: Command, secs: u64) -> Run {
+        cmd.stdin(Stdio::null()).stderr(Stdio::piped());
+        let mut child = cmd.spawn().expect("spawn wf");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+        while child.try_wait().expect("wait for wf").is_none() {
+            if std::time::Instant::now() >= deadline {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("wf hung: still running after {secs} s");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        let out = child.wait_with_output().expect("collect wf's output");
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            root: self.root.clone(),
         }
     }
 
