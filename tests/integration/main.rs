@@ -16,6 +16,7 @@ mod faults;
 mod foundation;
 mod hardening;
 mod hooks;
+mod layers;
 mod plan_patterns;
 mod processes;
 mod recovery;
