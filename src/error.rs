@@ -1,7 +1,9 @@
 //! Errors that end a command, each with a kind that `main` maps to an exit code.
 //!
 //! The codes are part of the interface (README "Exit codes"); scripts and hooks
-//! branch on them, so a kind never changes its code.
+//! branch on them, so a kind never changes its code. Where an error only needs
+//! telling, not a code — `wf hook`, which reports every failure as a warning and exits
+//! 0 — `anyhow` carries it with the context of each step it crossed.
 
 use std::fmt;
 
@@ -110,15 +112,6 @@ impl std::error::Error for WfError {}
 impl From<std::io::Error> for WfError {
     fn from(err: std::io::Error) -> Self {
         WfError::io(&err, err.to_string())
-    }
-}
-
-impl From<anyhow::Error> for WfError {
-    fn from(err: anyhow::Error) -> Self {
-        match err.downcast::<WfError>() {
-            Ok(wf) => wf,
-            Err(other) => WfError::usage(format!("{other:#}")),
-        }
     }
 }
 

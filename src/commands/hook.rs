@@ -13,6 +13,7 @@
 use std::io::{IsTerminal, Read};
 use std::path::PathBuf;
 
+use anyhow::{anyhow, bail, Context};
 use serde_json::{json, Value};
 
 use crate::cli::HookArgs;
@@ -32,7 +33,8 @@ pub fn run(explicit_project: Option<&std::path::Path>, args: &HookArgs, out: &Ou
     }));
     let why = match outcome {
         Ok(Ok(())) => return 0,
-        Ok(Err(why)) => why,
+        // The error and what it happened in, on one line.
+        Ok(Err(why)) => format!("{why:#}"),
         // The panic message is already on stderr.
         Err(_) => "internal error; ignoring this event".to_string(),
     };
@@ -41,10 +43,10 @@ pub fn run(explicit_project: Option<&std::path::Path>, args: &HookArgs, out: &Ou
 }
 
 /// Prints the hook's answer. The editor closing its end is its choice, not an error.
-fn answer(text: &str) -> Result<(), String> {
+fn answer(text: &str) -> anyhow::Result<()> {
     match output::write_stdout(format!("{text}\n").as_bytes()) {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(format!("cannot write the answer to stdout: {e}"))
+            Err(e).context("cannot write the answer to stdout")
         }
         _ => Ok(()),
     }
@@ -54,20 +56,20 @@ fn hook(
     explicit_project: Option<&std::path::Path>,
     args: &HookArgs,
     _out: &Output,
-) -> Result<(), String> {
+) -> anyhow::Result<()> {
     let mut input = String::new();
     // Run by hand at a terminal there is no JSON to wait for.
     if !std::io::stdin().is_terminal() {
         std::io::stdin()
             .take(MAX_INPUT)
             .read_to_string(&mut input)
-            .map_err(|e| format!("cannot read the hook JSON on stdin: {e}"))?;
+            .context("cannot read the hook JSON on stdin")?;
     }
     let payload: Value = if input.trim().is_empty() {
         json!({})
     } else {
         serde_json::from_str(&input)
-            .map_err(|e| format!("the hook JSON on stdin is not valid ({e}); ignoring it"))?
+            .map_err(|e| anyhow!("the hook JSON on stdin is not valid ({e}); ignoring it"))?
     };
     let event = payload
         .get("hook_event_name")
@@ -80,8 +82,8 @@ fn hook(
             .and_then(Value::as_str)
             .map(PathBuf::from)
     });
-    let project = Project::discover(dir.as_deref()).map_err(|e| e.message)?;
-    let Some(state) = project.store().load().map_err(|e| e.message)? else {
+    let project = Project::discover(dir.as_deref())?;
+    let Some(state) = project.store().load()? else {
         return Ok(());
     };
     match event.as_str() {
@@ -106,7 +108,7 @@ fn hook(
             else {
                 return Ok(());
             };
-            let scratch = tempfile::tempdir().map_err(|e| format!("no temp dir for the checks' logs: {e}"))?;
+            let scratch = tempfile::tempdir().context("no temp dir for the checks' logs")?;
             let ctx = WorkCtx {
                 project: project.dir.clone(),
                 workflow_dir: scratch.path().to_path_buf(),
@@ -125,6 +127,6 @@ fn hook(
             }
             Ok(())
         }
-        other => Err(format!("unknown hook event `{other}`; wf handles SessionStart, UserPromptSubmit, Stop and SubagentStop")),
+        other => bail!("unknown hook event `{other}`; wf handles SessionStart, UserPromptSubmit, Stop and SubagentStop"),
     }
 }
