@@ -1,8 +1,8 @@
 //! Guessing a constraint's category from its description, for `wf constraints add`
 //! without `--category`.
 //!
-//! Seed 004 has six categories: requirement, interface, data, error, security,
-//! performance. The rules below are checked in order and the first match wins; the
+//! There are six categories (docs/constraints.md): requirement, interface, data,
+//! error, security, performance. The rules below are checked in order and the first match wins; the
 //! order puts the categories whose words are most specific first, so "token leaks in
 //! the API response" is security, not interface. Matching is case-insensitive and
 //! covers the English and Chinese words the plugin's models write. Anything else is a

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use crate::config::Config;
 use crate::exec::process::{self, Children, Exit, Program, Spec};
-use crate::exec::verifier::{self, Resolved};
+use crate::exec::verifier::{self, Resolved, Verifier};
 use crate::exec::DEFAULT_TIMEOUT;
 use crate::state::model::{Constraint, ConstraintVerification};
 
@@ -74,8 +74,8 @@ pub fn verify(
 
 /// What `cmd` runs as, or why it will not run.
 fn program_for(cmd: &str, project_dir: &Path, config: &Config) -> Result<Program, String> {
-    if verifier::BUILTIN.contains(&cmd) {
-        return match verifier::resolve(cmd, project_dir, config) {
+    if let Some(builtin) = Verifier::parse(cmd) {
+        return match verifier::resolve(builtin, project_dir, config) {
             // The project's owner wrote this line in the config: it gets the shell,
             // as it does when a quality gate runs it.
             Resolved::Configured(line) => Ok(Program::Shell(line)),

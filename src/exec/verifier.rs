@@ -1,8 +1,8 @@
 //! The builtin verifiers (`ts_typecheck`, `lint`, `test`, `build`) and which command
 //! each means in this project.
 //!
-//! Seed 004's `BUILTIN_VERIFIERS` assumed pnpm; `wf` maps each name to the project's
-//! toolchain, detected from the files at its root: `pnpm-lock.yaml` → pnpm,
+//! Each name means a command of the project's own toolchain (not one assumed package
+//! manager), detected from the files at its root: `pnpm-lock.yaml` → pnpm,
 //! `yarn.lock` → yarn, `package-lock.json`/`package.json` → npm, `Cargo.toml` → cargo,
 //! `go.mod` → go, `pyproject.toml`/`setup.py`/`pytest.ini` → pytest. `scripts.<name>`
 //! and `wf.verifiers.<name>` in the project config override the mapping.
@@ -11,7 +11,46 @@ use std::path::Path;
 
 use crate::config::Config;
 
-pub const BUILTIN: [&str; 4] = ["ts_typecheck", "lint", "test", "build"];
+/// A builtin verifier: a check every project has under some command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verifier {
+    TsTypecheck,
+    Lint,
+    Test,
+    Build,
+}
+
+impl Verifier {
+    /// In the order a quality gate runs them.
+    pub const ALL: [Verifier; 4] = [
+        Verifier::TsTypecheck,
+        Verifier::Lint,
+        Verifier::Test,
+        Verifier::Build,
+    ];
+
+    /// The name plans, constraints (`verifyCmd`) and `wf.verifiers` use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Verifier::TsTypecheck => "ts_typecheck",
+            Verifier::Lint => "lint",
+            Verifier::Test => "test",
+            Verifier::Build => "build",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Verifier> {
+        Verifier::ALL.into_iter().find(|v| v.name() == name)
+    }
+
+    /// Its key under `scripts` in the project config.
+    fn script_key(self) -> &'static str {
+        match self {
+            Verifier::TsTypecheck => "typecheck",
+            other => other.name(),
+        }
+    }
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Toolchain {
@@ -55,33 +94,34 @@ impl Toolchain {
     }
 
     /// The argv of a builtin verifier for this toolchain, if it has one.
-    fn command(self, verifier: &str) -> Option<Vec<&'static str>> {
+    fn command(self, verifier: Verifier) -> Option<Vec<&'static str>> {
         use Toolchain::{Cargo, Go, Npm, Pnpm, Python, Yarn};
+        use Verifier::{Build, Lint, Test, TsTypecheck};
         let argv: &[&str] = match (self, verifier) {
-            (Pnpm, "ts_typecheck") => &["pnpm", "tsc", "--noEmit"],
-            (Pnpm, "lint") => &["pnpm", "lint"],
-            (Pnpm, "test") => &["pnpm", "test"],
-            (Pnpm, "build") => &["pnpm", "build"],
-            (Yarn, "ts_typecheck") => &["yarn", "tsc", "--noEmit"],
-            (Yarn, "lint") => &["yarn", "lint"],
-            (Yarn, "test") => &["yarn", "test"],
-            (Yarn, "build") => &["yarn", "build"],
-            (Npm, "ts_typecheck") => &["npx", "tsc", "--noEmit"],
-            (Npm, "lint") => &["npm", "run", "lint"],
-            (Npm, "test") => &["npm", "test"],
-            (Npm, "build") => &["npm", "run", "build"],
-            (Cargo, "ts_typecheck") => &["cargo", "check", "--all-targets"],
-            (Cargo, "lint") => &["cargo", "clippy", "--all-targets"],
-            (Cargo, "test") => &["cargo", "test"],
-            (Cargo, "build") => &["cargo", "build"],
-            (Go, "ts_typecheck") => &["go", "vet", "./..."],
-            (Go, "lint") => &["go", "vet", "./..."],
-            (Go, "test") => &["go", "test", "./..."],
-            (Go, "build") => &["go", "build", "./..."],
-            (Python, "ts_typecheck") => &["mypy", "."],
-            (Python, "lint") => &["ruff", "check", "."],
-            (Python, "test") => &["pytest"],
-            _ => return None,
+            (Pnpm, TsTypecheck) => &["pnpm", "tsc", "--noEmit"],
+            (Pnpm, Lint) => &["pnpm", "lint"],
+            (Pnpm, Test) => &["pnpm", "test"],
+            (Pnpm, Build) => &["pnpm", "build"],
+            (Yarn, TsTypecheck) => &["yarn", "tsc", "--noEmit"],
+            (Yarn, Lint) => &["yarn", "lint"],
+            (Yarn, Test) => &["yarn", "test"],
+            (Yarn, Build) => &["yarn", "build"],
+            (Npm, TsTypecheck) => &["npx", "tsc", "--noEmit"],
+            (Npm, Lint) => &["npm", "run", "lint"],
+            (Npm, Test) => &["npm", "test"],
+            (Npm, Build) => &["npm", "run", "build"],
+            (Cargo, TsTypecheck) => &["cargo", "check", "--all-targets"],
+            (Cargo, Lint) => &["cargo", "clippy", "--all-targets"],
+            (Cargo, Test) => &["cargo", "test"],
+            (Cargo, Build) => &["cargo", "build"],
+            (Go, TsTypecheck) => &["go", "vet", "./..."],
+            (Go, Lint) => &["go", "vet", "./..."],
+            (Go, Test) => &["go", "test", "./..."],
+            (Go, Build) => &["go", "build", "./..."],
+            (Python, TsTypecheck) => &["mypy", "."],
+            (Python, Lint) => &["ruff", "check", "."],
+            (Python, Test) => &["pytest"],
+            (Python, Build) => return None,
         };
         Some(argv.to_vec())
     }
@@ -98,16 +138,16 @@ pub enum Resolved {
     Unavailable(String),
 }
 
-pub fn resolve(name: &str, project: &Path, config: &Config) -> Resolved {
+pub fn resolve(verifier: Verifier, project: &Path, config: &Config) -> Resolved {
+    let name = verifier.name();
     if let Some(cmd) = config.wf.verifiers.get(name) {
         return Resolved::Configured(cmd.clone());
     }
-    let script = match name {
-        "test" => &config.scripts.test,
-        "lint" => &config.scripts.lint,
-        "build" => &config.scripts.build,
-        "ts_typecheck" => &config.scripts.typecheck,
-        _ => &None,
+    let script = match verifier {
+        Verifier::Test => &config.scripts.test,
+        Verifier::Lint => &config.scripts.lint,
+        Verifier::Build => &config.scripts.build,
+        Verifier::TsTypecheck => &config.scripts.typecheck,
     };
     if let Some(cmd) = script {
         return Resolved::Configured(cmd.clone());
@@ -115,11 +155,11 @@ pub fn resolve(name: &str, project: &Path, config: &Config) -> Resolved {
     let Some(tc) = Toolchain::detect(project) else {
         return Resolved::Unavailable(format!(
             "no toolchain detected for `{name}` (no package.json, Cargo.toml, go.mod or pyproject.toml); set scripts.{} in {}",
-            if name == "ts_typecheck" { "typecheck" } else { name },
+            verifier.script_key(),
             crate::config::CONFIG_PATH
         ));
     };
-    match tc.command(name) {
+    match tc.command(verifier) {
         Some(argv) => Resolved::Detected(argv.into_iter().map(String::from).collect()),
         None => Resolved::Unavailable(format!(
             "the {} toolchain has no `{name}` verifier",
@@ -147,12 +187,12 @@ mod tests {
         std::fs::write(d.path().join("Cargo.toml"), "").unwrap();
         let mut cfg = Config::default();
         assert_eq!(
-            resolve("test", d.path(), &cfg),
+            resolve(Verifier::Test, d.path(), &cfg),
             Resolved::Detected(vec!["cargo".into(), "test".into()])
         );
         cfg.scripts.test = Some("make check".into());
         assert_eq!(
-            resolve("test", d.path(), &cfg),
+            resolve(Verifier::Test, d.path(), &cfg),
             Resolved::Configured("make check".into())
         );
     }
@@ -160,7 +200,7 @@ mod tests {
     #[test]
     fn no_toolchain_is_explained() {
         let d = tempfile::tempdir().unwrap();
-        match resolve("lint", d.path(), &Config::default()) {
+        match resolve(Verifier::Lint, d.path(), &Config::default()) {
             Resolved::Unavailable(why) => assert!(why.contains("scripts.lint"), "{why}"),
             other => panic!("{other:?}"),
         }

@@ -1,11 +1,12 @@
 //! Doing a task with executors (agent CLIs), on a worker thread.
 //!
-//! Seed 003 §10 handshake: the executor process starting is the ack; a program that
+//! The dispatch handshake (docs/executors.md): the executor process starting is the ack; a program that
 //! cannot be started is a nack (DISPATCH_FAILED), kept apart from a failure after the
 //! start (EXECUTION_FAILED). A dispatch timeout (docs/executors.md) has nothing to wait for
 //! here: a local spawn succeeds or fails at once (std waits for the `exec`), so the
-//! only deadline is the executor's own timeout, which is an execution failure. Seed 001's claim-evidence rule: whatever the executor
-//! claims, the task's own checks (验证命令, step checks, declared files) decide; a
+//! only deadline is the executor's own timeout, which is an execution failure.
+//!
+//! Claims need evidence: whatever the executor claims, the task's own checks (验证命令, step checks, declared files) decide; a
 //! claimed success they refute is rejected. A reviewer passes when its last
 //! `TOTAL SCORE: N` reaches the task's threshold.
 

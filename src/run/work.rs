@@ -16,7 +16,7 @@ use serde_json::{json, Map, Value};
 
 use crate::config::Config;
 use crate::exec::process::{self, Children, Exit, Program, Spec};
-use crate::exec::verifier::{self, Resolved};
+use crate::exec::verifier::{self, Resolved, Verifier};
 use crate::state::model::{Constraint, Task};
 
 use crate::exec::DEFAULT_TIMEOUT;
@@ -201,7 +201,7 @@ pub(crate) fn run_parts(
     if task.has_action("run_tests") && !task.quality_gate {
         let program = resolved_program(
             "test",
-            &verifier::resolve("test", &ctx.project, &ctx.config),
+            &verifier::resolve(Verifier::Test, &ctx.project, &ctx.config),
         )
         .map_err(|reason| Verdict::Failed {
             reason: format!("run_tests: {reason}"),
@@ -279,8 +279,9 @@ fn quality_gate(
     let mut considered = 0u32;
     let mut passed = 0u32;
     let mut first_failure = None;
-    for name in verifier::BUILTIN {
-        let resolved = verifier::resolve(name, &ctx.project, &ctx.config);
+    for builtin in Verifier::ALL {
+        let name = builtin.name();
+        let resolved = verifier::resolve(builtin, &ctx.project, &ctx.config);
         let Ok(program) = resolved_program(name, &resolved) else {
             results.insert(name.into(), json!("n/a"));
             continue;

@@ -26,8 +26,8 @@ pub enum WorkflowStatus {
 
 use WorkflowStatus as W;
 
-/// `(from, to)`: the workflow moves `wf` makes. Seed 004's table, plus `→ planned`
-/// for a re-import of an edited plan (docs/plans.md "Re-import").
+/// `(from, to)`: the workflow moves `wf` makes (docs/state-machines.md), `→ planned`
+/// included for a re-import of an edited plan (docs/plans.md "Re-import").
 const WORKFLOW_MOVES: &[(WorkflowStatus, WorkflowStatus)] = &[
     (W::Idle, W::Planned),
     (W::Planned, W::Running),

@@ -96,7 +96,7 @@ pub struct WorkflowState {
     pub quality_gates: Map<String, Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delta_tracking: Option<DeltaTracking>,
-    /// Seed 003 §11: a re-import that needs the user's decision.
+    /// A re-import that needs the user's decision (docs/plans.md "Re-import").
     #[serde(rename = "decisionRequired", default, skip_serializing_if = "is_false")]
     pub decision_required: bool,
     #[serde(

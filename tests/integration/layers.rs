@@ -1,4 +1,5 @@
-//! The modules of `src/` depend on each other one way only (docs/ARCHITECTURE.md
+//! The shape of `src/` that docs/ARCHITECTURE.md promises. The modules depend on
+//! each other one way only (docs/ARCHITECTURE.md
 //! "Layers"): a module may use another only if it sits lower in [`LAYERS`]. Read from
 //! the source, so a new upward `use crate::…` fails here with the file that has it.
 
@@ -78,5 +79,27 @@ fn every_module_uses_only_modules_below_it() {
         wrong.is_empty(),
         "upward or sideways uses:\n{}",
         wrong.join("\n")
+    );
+}
+
+#[test]
+fn no_comment_cites_a_document_outside_the_repository() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let outside = regex::Regex::new(r"(?i)\bseed\s*0\d\d|seeds/|DESIGN\.md|\.\./shared").unwrap();
+    let mut found = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            if outside.is_match(line) {
+                found.push(format!("{}:{}: {}", file.display(), n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "cite docs/ instead:\n{}",
+        found.join("\n")
     );
 }
