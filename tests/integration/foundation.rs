@@ -25,7 +25,7 @@ fn invalid_project_id_in_config_is_refused() {
     }
 }
 
-use crate::test::{format_file, snapshot_dir};
+use crate::test::format_file;
 
 fn example_state_with_unknowns() -> serde_json::Value {
     let text = std::fs::read_to_string(format_file("claude-workflow/workflow-state.example.json"))
@@ -140,7 +140,7 @@ fn corrupt_state_is_refused_and_left_byte_identical() {
         let t = Test::new();
         std::fs::create_dir_all(t.workflow_dir()).unwrap();
         std::fs::write(t.workflow_dir().join("workflow-state.json"), &bytes).unwrap();
-        let before = snapshot_dir(&t.workflow_dir());
+        let before = t.workflow_files();
         for args in [
             &["status"][..],
             &["workflow-execute"],
@@ -165,14 +165,7 @@ fn corrupt_state_is_refused_and_left_byte_identical() {
                 run.stderr
             );
         }
-        let after: Vec<_> = snapshot_dir(&t.workflow_dir())
-            .into_iter()
-            .filter(|(p, _)| !p.ends_with(".lock"))
-            .collect();
-        let before: Vec<_> = before
-            .into_iter()
-            .filter(|(p, _)| !p.ends_with(".lock"))
-            .collect();
+        let after: Vec<_> = t.workflow_files();
         assert_eq!(before, after, "{name}: files changed");
     }
 }

@@ -437,7 +437,7 @@ fn events_follow_prints_new_lines() {
 #[test]
 fn archive_is_refused_unless_completed() {
     let t = with_state("running");
-    let before = snapshot_dir(&t.workflow_dir());
+    let before = t.workflow_files();
     let run = t.wf(&["archive"]).code(2);
     assert!(
         run.stderr
@@ -445,10 +445,7 @@ fn archive_is_refused_unless_completed() {
         "{}",
         run.stderr
     );
-    let after: Vec<_> = snapshot_dir(&t.workflow_dir())
-        .into_iter()
-        .filter(|(p, _)| !p.ends_with(".lock"))
-        .collect();
+    let after: Vec<_> = t.workflow_files();
     assert_eq!(after, before);
 }
 

@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 
 use crate::plans::{assert_invariants, plan, start, task, task_status};
-use crate::test::{fixture, format_file, snapshot_dir, Test};
+use crate::test::{fixture, format_file, Test};
 
 fn import(t: &Test, path: &std::path::Path) -> Value {
     let dest = t.project.join("plan.md");
@@ -318,11 +318,7 @@ fn two_tasks(second: &str) -> String {
 fn reimporting_the_same_plan_is_a_no_op_that_says_so() {
     let t = Test::new();
     start(&t, &two_tasks("true"));
-    let dir = t.workflow_dir();
-    let before: Vec<_> = snapshot_dir(&dir)
-        .into_iter()
-        .filter(|(p, _)| !p.ends_with(".lock"))
-        .collect();
+    let before: Vec<_> = t.workflow_files();
     let run = t.wf(&["workflow-start", "tasks.md"]).ok();
     insta::assert_snapshot!(run.whole(), @"
     exit: 0
@@ -330,10 +326,7 @@ fn reimporting_the_same_plan_is_a_no_op_that_says_so() {
     The plan is already imported and unchanged; nothing to do.
     --- stderr
     ");
-    let after: Vec<_> = snapshot_dir(&dir)
-        .into_iter()
-        .filter(|(p, _)| !p.ends_with(".lock"))
-        .collect();
+    let after: Vec<_> = t.workflow_files();
     assert_eq!(before, after);
 }
 
@@ -531,21 +524,14 @@ fn a_reimport_over_an_archived_workflow_is_refused_and_archive_finishes_it() {
     let mut state: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
     state["status"] = "archived".into();
     std::fs::write(&path, serde_json::to_vec_pretty(&state).unwrap()).unwrap();
-    let before = snapshot_dir(&t.workflow_dir());
+    let before = t.workflow_files();
     t.write("tasks.md", two_tasks("echo changed"));
     let run = t.wf(&["workflow-start", "tasks.md"]).code(2);
     assert_eq!(
         run.stderr,
         "wf: error: the workflow here is archived but its files were not all moved into archive/; run `wf archive` to finish, then import the plan again\n"
     );
-    let after: Vec<_> = snapshot_dir(&t.workflow_dir())
-        .into_iter()
-        .filter(|(p, _)| !p.ends_with(".lock"))
-        .collect();
-    let before: Vec<_> = before
-        .into_iter()
-        .filter(|(p, _)| !p.ends_with(".lock"))
-        .collect();
+    let after: Vec<_> = t.workflow_files();
     assert_eq!(before, after, "a refused re-import writes nothing");
     t.wf(&["archive"]).ok();
     // The archived workflow is gone from the dir; the plan starts a fresh one, and no

@@ -185,12 +185,7 @@ impl Test {
             let _ = pipe.write_all(input);
         }
         let out = child.wait_with_output().expect("wait for wf");
-        Run {
-            code: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-            root: self.root.clone(),
-        }
+        self.run_of(&out)
     }
 
     /// Runs `cmd` (from [`Test::command`]) to completion, or kills it after `secs`
@@ -209,12 +204,25 @@ impl Test {
             std::thread::sleep(std::time::Duration::from_millis(10));
         }
         let out = child.wait_with_output().expect("collect wf's output");
+        self.run_of(&out)
+    }
+
+    fn run_of(&self, out: &std::process::Output) -> Run {
         Run {
             code: out.status.code().unwrap_or(-1),
             stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
             stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
             root: self.root.clone(),
         }
+    }
+
+    /// Every file of the workflow dir with its bytes, but the lock file (whose
+    /// holder's pid changes with every command), for "left byte-identical" checks.
+    pub fn workflow_files(&self) -> Vec<(PathBuf, Vec<u8>)> {
+        snapshot_dir(&self.workflow_dir())
+            .into_iter()
+            .filter(|(p, _)| !p.ends_with(".lock"))
+            .collect()
     }
 
     /// The project id `wf` derives from the project path.
