@@ -9,7 +9,6 @@
 use std::path::Path;
 use std::time::Duration;
 
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
 use serde_json::{json, Value};
 
 use crate::cli::{ConstraintAddArgs, ConstraintsArgs, ConstraintsCommand, GlobalArgs};
@@ -122,33 +121,7 @@ fn list(project: &Project, out: &Output) -> Result<i32> {
     if c.hard.is_empty() && c.soft.is_empty() {
         out.say("No constraints yet; add one with `wf constraints add DESCRIPTION`.");
     } else {
-        let mut table = Table::new();
-        table.load_preset(UTF8_FULL_CONDENSED);
-        table.set_header(vec![
-            "id",
-            "type",
-            "category",
-            "source",
-            "verified",
-            "verifyCmd",
-            "description",
-        ]);
-        for k in c.hard.iter().chain(&c.soft) {
-            table.add_row(vec![
-                k.id.clone(),
-                k.kind.clone(),
-                k.category.clone(),
-                k.source_model.clone(),
-                match k.verified {
-                    Some(true) => "yes".into(),
-                    Some(false) => "no".into(),
-                    None => "-".into(),
-                },
-                k.verify_cmd.clone().unwrap_or_else(|| "-".into()),
-                k.description.clone(),
-            ]);
-        }
-        out.say(table.to_string());
+        out.say(crate::report::constraints::list_table(c));
     }
     let section = |title: &str, items: &[String]| {
         if !items.is_empty() {
@@ -327,23 +300,7 @@ fn verify(project: &Project, global: &GlobalArgs, ids: &[String], out: &Output) 
         "noVerifyCommand": unchecked,
     }));
     if !out.json && !out.quiet && !hard.is_empty() {
-        let mut table = Table::new();
-        table.load_preset(UTF8_FULL_CONDENSED);
-        table.set_header(vec!["id", "result", "verifyCmd", "details"]);
-        for c in &hard {
-            let (result, details) = match results.iter().find(|r| r.constraint_id == c.id) {
-                Some(r) if r.passed => ("passed", String::new()),
-                Some(r) => ("FAILED", r.details.clone()),
-                None => ("no verify command", String::new()),
-            };
-            table.add_row(vec![
-                c.id.clone(),
-                result.into(),
-                c.verify_cmd.clone().unwrap_or_else(|| "-".into()),
-                details,
-            ]);
-        }
-        out.say(table.to_string());
+        out.say(crate::report::constraints::verify_table(&hard, &results));
     }
     if hard.is_empty() {
         out.say("No hard constraints to verify.");

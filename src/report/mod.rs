@@ -7,6 +7,7 @@
 //! format has its own escaping, tested with hostile strings.
 
 pub mod brief;
+pub mod constraints;
 pub mod events;
 pub mod execute;
 pub mod findings;
@@ -14,6 +15,7 @@ pub mod github;
 pub mod graph;
 pub mod junit;
 pub mod next;
+pub mod resources;
 pub mod start;
 pub mod status;
 

@@ -1,0 +1,57 @@
+//! `wf constraints list` and `verify` as tables.
+
+use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
+
+use crate::state::model::{Constraint, ConstraintVerification, Constraints};
+
+/// Every constraint, hard first.
+pub fn list_table(c: &Constraints) -> String {
+    let mut table = Table::new();
+    table.load_preset(UTF8_FULL_CONDENSED);
+    table.set_header(vec![
+        "id",
+        "type",
+        "category",
+        "source",
+        "verified",
+        "verifyCmd",
+        "description",
+    ]);
+    for k in c.hard.iter().chain(&c.soft) {
+        table.add_row(vec![
+            k.id.clone(),
+            k.kind.clone(),
+            k.category.clone(),
+            k.source_model.clone(),
+            match k.verified {
+                Some(true) => "yes".into(),
+                Some(false) => "no".into(),
+                None => "-".into(),
+            },
+            k.verify_cmd.clone().unwrap_or_else(|| "-".into()),
+            k.description.clone(),
+        ]);
+    }
+    table.to_string()
+}
+
+/// Each hard constraint checked, with its result.
+pub fn verify_table(hard: &[Constraint], results: &[ConstraintVerification]) -> String {
+    let mut table = Table::new();
+    table.load_preset(UTF8_FULL_CONDENSED);
+    table.set_header(vec!["id", "result", "verifyCmd", "details"]);
+    for c in hard {
+        let (result, details) = match results.iter().find(|r| r.constraint_id == c.id) {
+            Some(r) if r.passed => ("passed", String::new()),
+            Some(r) => ("FAILED", r.details.clone()),
+            None => ("no verify command", String::new()),
+        };
+        table.add_row(vec![
+            c.id.clone(),
+            result.into(),
+            c.verify_cmd.clone().unwrap_or_else(|| "-".into()),
+            details,
+        ]);
+    }
+    table.to_string()
+}
