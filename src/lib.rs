@@ -44,8 +44,10 @@ pub fn run_cli() -> i32 {
 }
 
 /// Prints a command-line error as every other error is printed: one line,
-/// `wf: error: …`, exit 2 — hooks and CI read stderr line by line. Help and version
-/// requests print as clap formats them.
+/// `wf: error: …`, exit 2 — hooks and CI read stderr line by line — and with `--json`
+/// also the JSON error object on stdout. clap's tip (a similar subcommand or flag) is
+/// kept, and the pointer names the help of the subcommand the line was for. Help and
+/// version requests print as clap formats them.
 fn usage_error(err: &clap::Error) -> i32 {
     use clap::error::ErrorKind as K;
     if matches!(
@@ -55,21 +57,57 @@ fn usage_error(err: &clap::Error) -> i32 {
         let _ = err.print();
         return err.exit_code();
     }
-    // clap renders `error: <what>\n  <details>\n\nUsage: …\n\nFor more information…`;
-    // the first paragraph is the message.
-    let rendered = err.render().to_string();
-    let what = rendered
-        .split("\n\n")
-        .next()
-        .unwrap_or_default()
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let message = usage_message(&err.render().to_string(), &args);
+    let json = args
+        .iter()
+        .take_while(|a| *a != "--")
+        .any(|a| a == "--json");
+    let out = output::Output::new(json, false, Some(false));
+    out.error(&error::WfError::usage(message));
+    error::ErrorKind::Usage.exit_code()
+}
+
+/// The one-line message of clap's rendering of an error (`error: <what>\n  <details>\n\n
+/// tip: …\n\nUsage: …`): what went wrong, clap's tips, and which help to read.
+fn usage_message(rendered: &str, args: &[String]) -> String {
+    let first = rendered.split("\n\n").next().unwrap_or_default();
+    let what = first
         .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty())
         .collect::<Vec<_>>()
         .join(" ");
     let what = what.strip_prefix("error: ").unwrap_or(&what);
-    output::stderr_line(format_args!("wf: error: {what}; see `wf --help`"));
-    error::ErrorKind::Usage.exit_code()
+    let tips: Vec<&str> = rendered
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("tip: "))
+        .collect();
+    // The deepest subcommand the line names (`constraints add`), for its help.
+    let mut command = <cli::Cli as clap::CommandFactory>::command();
+    let mut path: Vec<String> = Vec::new();
+    for arg in args.iter().take_while(|a| *a != "--") {
+        let Some(sub) = command
+            .get_subcommands()
+            .find(|s| s.get_name() == arg || s.get_all_aliases().any(|alias| alias == arg))
+            .cloned()
+        else {
+            continue;
+        };
+        path.push(sub.get_name().to_string());
+        command = sub;
+    }
+    let help = if path.is_empty() {
+        "wf --help".to_string()
+    } else {
+        format!("wf {} --help", path.join(" "))
+    };
+    let mut message = what.to_string();
+    for tip in tips {
+        message.push_str(&format!(" ({tip})"));
+    }
+    message.push_str(&format!("; see `{help}`"));
+    message
 }
 
 /// Adds world-write to the umask: every file and directory `wf` creates (state,

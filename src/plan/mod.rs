@@ -207,7 +207,16 @@ fn into_tasks(drafts: Vec<Draft>) -> Vec<Task> {
 /// Returns the text as read (the caller keeps a copy) and the plan.
 pub fn read(path: &Path) -> Result<(String, Plan)> {
     let shown = path_shown(path);
-    let meta = fs_err::metadata(path).map_err(|e| WfError::io(&e, format!("{e}")))?;
+    let meta = std::fs::metadata(path).map_err(|e| {
+        let why = match e.kind() {
+            std::io::ErrorKind::NotFound => "no such file".to_string(),
+            _ => e.to_string(),
+        };
+        WfError::io(
+            &e,
+            format!("{why}: {shown}; give the path of a tasks.md plan file"),
+        )
+    })?;
     if meta.is_dir() {
         return Err(WfError::usage(format!(
             "{shown}: is a directory; give the path of a tasks.md plan file"
@@ -225,7 +234,8 @@ pub fn read(path: &Path) -> Result<(String, Plan)> {
             meta.len()
         )));
     }
-    let bytes = fs_err::read(path).map_err(|e| WfError::io(&e, format!("{e}")))?;
+    let bytes =
+        std::fs::read(path).map_err(|e| WfError::io(&e, format!("cannot read {shown}: {e}")))?;
     let text = check_text(&shown, bytes)?;
     let plan = parse(path, &text)?;
     Ok((text, plan))

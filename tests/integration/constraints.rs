@@ -131,7 +131,7 @@ fn invalid_enum_values_are_usage_errors() {
     exit: 2
     --- stdout
     --- stderr
-    wf: error: invalid value 'speed' for '--category <CATEGORY>' [possible values: requirement, interface, data, error, security, performance]; see `wf --help`
+    wf: error: invalid value 'speed' for '--category <CATEGORY>' [possible values: requirement, interface, data, error, security, performance]; see `wf constraints add --help`
     ");
     t.wf(&["constraints", "add", "x", "--source", "gpt"])
         .code(2);

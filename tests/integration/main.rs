@@ -23,3 +23,4 @@ mod recovery;
 mod report;
 mod security;
 mod start;
+mod usage;

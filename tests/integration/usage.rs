@@ -1,0 +1,65 @@
+//! Command-line mistakes (issue 17 item 1): one line on stderr with clap's tip kept and
+//! the help of the subcommand the line was for; with `--json` also the JSON error
+//! object on stdout; a plan path that is not there says so.
+
+use crate::test::Test;
+
+#[test]
+fn a_misspelled_subcommand_gets_the_similar_ones() {
+    let t = Test::new();
+    let run = t.wf(&["stauts"]);
+    insta::assert_snapshot!(run.whole(), @"
+    exit: 2
+    --- stdout
+    --- stderr
+    wf: error: unrecognized subcommand 'stauts' (some similar subcommands exist: 'st', 'start', 'status'); see `wf --help`
+    ");
+}
+
+#[test]
+fn a_misspelled_flag_gets_the_similar_one_and_its_subcommands_help() {
+    let t = Test::new();
+    let run = t.wf(&["workflow-execute", "--stpe"]);
+    insta::assert_snapshot!(run.whole(), @"
+    exit: 2
+    --- stdout
+    --- stderr
+    wf: error: unexpected argument '--stpe' found (a similar argument exists: '--step'); see `wf workflow-execute --help`
+    ");
+}
+
+#[test]
+fn with_json_a_usage_error_is_the_json_error_object_too() {
+    let t = Test::new();
+    let run = t.wf(&["--json", "status", "extra"]);
+    insta::assert_snapshot!(run.whole(), @r#"
+    exit: 2
+    --- stdout
+    {
+      "error": {
+        "kind": "usage",
+        "message": "unexpected argument 'extra' found; see `wf status --help`",
+        "exit_code": 2
+      }
+    }
+    --- stderr
+    wf: error: unexpected argument 'extra' found; see `wf status --help`
+    "#);
+}
+
+#[test]
+fn a_plan_that_is_not_there_says_no_such_file() {
+    let t = Test::new();
+    for args in [
+        &["workflow-start", "nope.md"][..],
+        &["check", "specs/nope.md"],
+    ] {
+        let run = t.wf(args).code(2);
+        let file = args[1];
+        assert_eq!(
+            run.stderr,
+            format!("wf: error: no such file: {file}; give the path of a tasks.md plan file\n")
+        );
+    }
+    assert!(!t.home.join(t.project_id()).exists(), "nothing written");
+}
