@@ -45,6 +45,7 @@ Register-ArgumentCompleter -Native -CommandName 'wf' -ScriptBlock {
             [CompletionResult]::new('next', 'next', [CompletionResultType]::ParameterValue, 'Print the brief of the task to do next: the one in progress, else the first ready')
             [CompletionResult]::new('graph', 'graph', [CompletionResultType]::ParameterValue, 'Draw the task graph as Mermaid or Graphviz DOT')
             [CompletionResult]::new('events', 'events', [CompletionResultType]::ParameterValue, 'Print the event log (events.jsonl); --follow keeps printing new events')
+            [CompletionResult]::new('logs', 'logs', [CompletionResultType]::ParameterValue, 'Print a task''s log: by default the task in progress, else the first failed one')
             [CompletionResult]::new('report', 'report', [CompletionResultType]::ParameterValue, 'Print a CI report: JUnit XML, GitHub annotations or a GitHub job summary')
             [CompletionResult]::new('archive', 'archive', [CompletionResultType]::ParameterValue, 'Move a completed workflow into archive/<UTC time>/ so a new one can start')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script (see completions/ for installed copies)')
@@ -264,6 +265,20 @@ Register-ArgumentCompleter -Native -CommandName 'wf' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'wf;logs' {
+            [CompletionResult]::new('--attempt', '--attempt', [CompletionResultType]::ParameterName, 'Which attempt (default: the last)')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour; NO_COLOR in the environment means never')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing')
+            [CompletionResult]::new('--path', '--path', [CompletionResultType]::ParameterName, 'Print the log''s absolute path instead of its text')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout (errors too)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
         'wf;report' {
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the report to FILE instead of stdout')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the report to FILE instead of stdout')
@@ -475,6 +490,7 @@ Register-ArgumentCompleter -Native -CommandName 'wf' -ScriptBlock {
             [CompletionResult]::new('next', 'next', [CompletionResultType]::ParameterValue, 'Print the brief of the task to do next: the one in progress, else the first ready')
             [CompletionResult]::new('graph', 'graph', [CompletionResultType]::ParameterValue, 'Draw the task graph as Mermaid or Graphviz DOT')
             [CompletionResult]::new('events', 'events', [CompletionResultType]::ParameterValue, 'Print the event log (events.jsonl); --follow keeps printing new events')
+            [CompletionResult]::new('logs', 'logs', [CompletionResultType]::ParameterValue, 'Print a task''s log: by default the task in progress, else the first failed one')
             [CompletionResult]::new('report', 'report', [CompletionResultType]::ParameterValue, 'Print a CI report: JUnit XML, GitHub annotations or a GitHub job summary')
             [CompletionResult]::new('archive', 'archive', [CompletionResultType]::ParameterValue, 'Move a completed workflow into archive/<UTC time>/ so a new one can start')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script (see completions/ for installed copies)')
@@ -510,6 +526,9 @@ Register-ArgumentCompleter -Native -CommandName 'wf' -ScriptBlock {
             break
         }
         'wf;help;events' {
+            break
+        }
+        'wf;help;logs' {
             break
         }
         'wf;help;report' {

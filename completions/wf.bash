@@ -43,6 +43,9 @@ _wf() {
             wf,hook)
                 cmd="wf__subcmd__hook"
                 ;;
+            wf,logs)
+                cmd="wf__subcmd__logs"
+                ;;
             wf,man)
                 cmd="wf__subcmd__man"
                 ;;
@@ -145,6 +148,9 @@ _wf() {
             wf__subcmd__help,hook)
                 cmd="wf__subcmd__help__subcmd__hook"
                 ;;
+            wf__subcmd__help,logs)
+                cmd="wf__subcmd__help__subcmd__logs"
+                ;;
             wf__subcmd__help,man)
                 cmd="wf__subcmd__help__subcmd__man"
                 ;;
@@ -197,7 +203,7 @@ _wf() {
 
     case "${cmd}" in
         wf)
-            opts="-C -q -h -V --project --json --color --quiet --wait --help --version workflow-start start check workflow-execute execute workflow-unblock unblock resume status st next graph events report archive completions resources man hook constraints help"
+            opts="-C -q -h -V --project --json --color --quiet --wait --help --version workflow-start start check workflow-execute execute workflow-unblock unblock resume status st next graph events logs report archive completions resources man hook constraints help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -719,7 +725,7 @@ _wf() {
             return 0
             ;;
         wf__subcmd__help)
-            opts="workflow-start check workflow-execute workflow-unblock resume status next graph events report archive completions resources man hook constraints help"
+            opts="workflow-start check workflow-execute workflow-unblock resume status next graph events logs report archive completions resources man hook constraints help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -928,6 +934,20 @@ _wf() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        wf__subcmd__help__subcmd__logs)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         wf__subcmd__help__subcmd__man)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -1061,6 +1081,40 @@ _wf() {
                 return 0
             fi
             case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        wf__subcmd__logs)
+            opts="-C -q -h --attempt --path --project --json --color --quiet --wait --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --attempt)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --project)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -42,6 +42,7 @@ set edit:completion:arg-completer[wf] = {|@words|
             cand next 'Print the brief of the task to do next: the one in progress, else the first ready'
             cand graph 'Draw the task graph as Mermaid or Graphviz DOT'
             cand events 'Print the event log (events.jsonl); --follow keeps printing new events'
+            cand logs 'Print a task''s log: by default the task in progress, else the first failed one'
             cand report 'Print a CI report: JUnit XML, GitHub annotations or a GitHub job summary'
             cand archive 'Move a completed workflow into archive/<UTC time>/ so a new one can start'
             cand completions 'Print a shell completion script (see completions/ for installed copies)'
@@ -247,6 +248,19 @@ set edit:completion:arg-completer[wf] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
         }
+        &'wf;logs'= {
+            cand --attempt 'Which attempt (default: the last)'
+            cand -C 'The project directory (default: the git top level, else the current directory)'
+            cand --project 'The project directory (default: the git top level, else the current directory)'
+            cand --color 'When to use colour; NO_COLOR in the environment means never'
+            cand --wait 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing'
+            cand --path 'Print the log''s absolute path instead of its text'
+            cand --json 'Print machine-readable JSON on stdout (errors too)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
         &'wf;report'= {
             cand -o 'Write the report to FILE instead of stdout'
             cand --output 'Write the report to FILE instead of stdout'
@@ -437,6 +451,7 @@ set edit:completion:arg-completer[wf] = {|@words|
             cand next 'Print the brief of the task to do next: the one in progress, else the first ready'
             cand graph 'Draw the task graph as Mermaid or Graphviz DOT'
             cand events 'Print the event log (events.jsonl); --follow keeps printing new events'
+            cand logs 'Print a task''s log: by default the task in progress, else the first failed one'
             cand report 'Print a CI report: JUnit XML, GitHub annotations or a GitHub job summary'
             cand archive 'Move a completed workflow into archive/<UTC time>/ so a new one can start'
             cand completions 'Print a shell completion script (see completions/ for installed copies)'
@@ -463,6 +478,8 @@ set edit:completion:arg-completer[wf] = {|@words|
         &'wf;help;graph'= {
         }
         &'wf;help;events'= {
+        }
+        &'wf;help;logs'= {
         }
         &'wf;help;report'= {
         }

@@ -75,6 +75,8 @@ pub enum Command {
     Graph(GraphArgs),
     /// Print the event log (events.jsonl); --follow keeps printing new events.
     Events(EventsArgs),
+    /// Print a task's log: by default the task in progress, else the first failed one.
+    Logs(LogsArgs),
     /// Print a CI report: JUnit XML, GitHub annotations or a GitHub job summary.
     Report(ReportArgs),
     /// Move a completed workflow into archive/<UTC time>/ so a new one can start.
@@ -202,6 +204,19 @@ pub struct EventsArgs {
     /// Keep printing new events as they are written, until interrupted.
     #[arg(short, long)]
     pub follow: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct LogsArgs {
+    /// The task (default: the one in progress, else the first failed, else the last
+    /// that ran).
+    pub task: Option<String>,
+    /// Which attempt (default: the last).
+    #[arg(long, value_name = "N")]
+    pub attempt: Option<u32>,
+    /// Print the log's absolute path instead of its text.
+    #[arg(long)]
+    pub path: bool,
 }
 
 #[derive(Debug, Args)]

@@ -10,6 +10,7 @@ pub mod execute;
 
 mod graph;
 mod hook;
+mod logs;
 mod man;
 mod next;
 mod report;
@@ -38,6 +39,7 @@ pub fn run(cli: &Cli, out: &Output) -> Result<i32> {
         Command::Next => next::run(&project()?, out),
         Command::Graph(args) => graph::run(&project()?, args, out),
         Command::Events(args) => events::run(&project()?, args, out),
+        Command::Logs(args) => logs::run(&project()?, args, out),
         Command::Report(args) => report::run(&project()?, args, out),
         Command::Archive => archive::run(&project()?, cli.global.wait, out),
         Command::Completions(args) => completions::run(args, out),

@@ -14,6 +14,7 @@ pub mod findings;
 pub mod github;
 pub mod graph;
 pub mod junit;
+pub mod logs;
 pub mod next;
 pub mod resources;
 pub mod start;

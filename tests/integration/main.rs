@@ -17,6 +17,7 @@ mod foundation;
 mod hardening;
 mod hooks;
 mod layers;
+mod logs;
 mod plan_patterns;
 mod processes;
 mod recovery;
