@@ -252,6 +252,10 @@ Register-ArgumentCompleter -Native -CommandName 'wf' -ScriptBlock {
             break
         }
         'wf;events' {
+            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'Only the events of this task')
+            [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Only events of this type (e.g. task.status_changed; see docs/events.md)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Only the last N of the events already written (then --follow goes on)')
+            [CompletionResult]::new('--last', '--last', [CompletionResultType]::ParameterName, 'Only the last N of the events already written (then --follow goes on)')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour; NO_COLOR in the environment means never')

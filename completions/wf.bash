@@ -661,12 +661,28 @@ _wf() {
             return 0
             ;;
         wf__subcmd__events)
-            opts="-f -C -q -h --follow --project --json --color --quiet --wait --help"
+            opts="-f -n -C -q -h --follow --task --type --last --project --json --color --quiet --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --task)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --type)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --last)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --project)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

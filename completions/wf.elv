@@ -236,6 +236,10 @@ set edit:completion:arg-completer[wf] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'wf;events'= {
+            cand --task 'Only the events of this task'
+            cand --type 'Only events of this type (e.g. task.status_changed; see docs/events.md)'
+            cand -n 'Only the last N of the events already written (then --follow goes on)'
+            cand --last 'Only the last N of the events already written (then --follow goes on)'
             cand -C 'The project directory (default: the git top level, else the current directory)'
             cand --project 'The project directory (default: the git top level, else the current directory)'
             cand --color 'When to use colour; NO_COLOR in the environment means never'

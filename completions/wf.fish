@@ -199,6 +199,9 @@ complete -c wf -n "__fish_wf_using_subcommand graph" -l wait -d 'If another wf h
 complete -c wf -n "__fish_wf_using_subcommand graph" -l json -d 'Print machine-readable JSON on stdout (errors too)'
 complete -c wf -n "__fish_wf_using_subcommand graph" -s q -l quiet -d 'Print only errors'
 complete -c wf -n "__fish_wf_using_subcommand graph" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c wf -n "__fish_wf_using_subcommand events" -l task -d 'Only the events of this task' -r
+complete -c wf -n "__fish_wf_using_subcommand events" -l type -d 'Only events of this type (e.g. task.status_changed; see docs/events.md)' -r
+complete -c wf -n "__fish_wf_using_subcommand events" -s n -l last -d 'Only the last N of the events already written (then --follow goes on)' -r
 complete -c wf -n "__fish_wf_using_subcommand events" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
 complete -c wf -n "__fish_wf_using_subcommand events" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
 always\t''

@@ -204,6 +204,15 @@ pub struct EventsArgs {
     /// Keep printing new events as they are written, until interrupted.
     #[arg(short, long)]
     pub follow: bool,
+    /// Only the events of this task.
+    #[arg(long, value_name = "TASK")]
+    pub task: Option<String>,
+    /// Only events of this type (e.g. task.status_changed; see docs/events.md).
+    #[arg(long = "type", value_name = "TYPE")]
+    pub kind: Option<String>,
+    /// Only the last N of the events already written (then --follow goes on).
+    #[arg(short = 'n', long = "last", value_name = "N")]
+    pub last: Option<usize>,
 }
 
 #[derive(Debug, Args)]

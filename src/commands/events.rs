@@ -3,23 +3,35 @@
 //! Read-only. Only complete lines are shown: a torn final line (a writer killed
 //! mid-append, or one still writing) is left for the next poll. `--follow` polls
 //! every 100 ms until interrupted, and starts over when the log is replaced (e.g.
-//! by `wf archive`).
+//! by `wf archive`). `--task`, `--type` and `-n` choose which events are shown; the
+//! JSON lines are the stored ones, unchanged.
 
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
 use std::time::Duration;
 
 use crate::cli::EventsArgs;
-use crate::error::{ErrorKind, Result};
+use crate::error::{ErrorKind, Result, WfError};
 use crate::output::Output;
 use crate::project::Project;
 use crate::report::events::event_line;
+use crate::state::event::EventKind;
 use crate::state::event_log::Event;
 
 const POLL: Duration = Duration::from_millis(100);
 
 pub fn run(project: &Project, args: &EventsArgs, out: &Output) -> Result<i32> {
+    if let Some(kind) = &args.kind {
+        if EventKind::parse(kind).is_none() {
+            let known: Vec<&str> = EventKind::ALL.iter().map(|k| k.name()).collect();
+            return Err(WfError::usage(format!(
+                "--type {kind}: wf writes no such event; use one of {}",
+                known.join(", ")
+            )));
+        }
+    }
     let path = project.store().events_path();
+    let mut first = true;
     let mut offset = 0u64;
     let mut line_no = 0usize;
     loop {
@@ -28,9 +40,23 @@ pub fn run(project: &Project, args: &EventsArgs, out: &Output) -> Result<i32> {
             line_no = 0;
         }
         offset = next;
+        let mut events: Vec<(&[u8], Event)> = Vec::new();
         for line in chunk.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
             line_no += 1;
-            if !show(line, line_no, out) {
+            match serde_json::from_slice::<Event>(line) {
+                Ok(event) if wanted(&event, args) => events.push((line, event)),
+                Ok(_) => {}
+                Err(e) => out.warn(format!(
+                    "events.jsonl line {line_no} is not a valid event ({e}); skipped"
+                )),
+            }
+        }
+        if let (true, Some(n)) = (first, args.last) {
+            events.drain(..events.len().saturating_sub(n));
+        }
+        first = false;
+        for (line, event) in &events {
+            if !show(line, event, out) {
                 // stdout is gone (`wf events -f | head`): a normal end.
                 return Ok(0);
             }
@@ -64,17 +90,21 @@ fn complete_lines(path: &Path, offset: u64) -> Result<(Vec<u8>, u64, bool)> {
     Ok((buf, start + end as u64, restarted))
 }
 
+/// Whether `--task` and `--type` let `event` through.
+fn wanted(event: &Event, args: &EventsArgs) -> bool {
+    let task = args
+        .task
+        .as_deref()
+        .is_none_or(|id| event.task_id.as_deref() == Some(id));
+    let kind = args
+        .kind
+        .as_deref()
+        .is_none_or(|k| EventKind::parse(&event.kind) == EventKind::parse(k));
+    task && kind
+}
+
 /// Prints one stored line; `false` when stdout can no longer be written.
-fn show(line: &[u8], line_no: usize, out: &Output) -> bool {
-    let event = match serde_json::from_slice::<Event>(line) {
-        Ok(e) => e,
-        Err(e) => {
-            out.warn(format!(
-                "events.jsonl line {line_no} is not a valid event ({e}); skipped"
-            ));
-            return true;
-        }
-    };
+fn show(line: &[u8], event: &Event, out: &Output) -> bool {
     if out.quiet && !out.json {
         return true;
     }
@@ -84,7 +114,7 @@ fn show(line: &[u8], line_no: usize, out: &Output) -> bool {
             .write_all(line)
             .and_then(|()| stdout.write_all(b"\n"))
     } else {
-        writeln!(stdout, "{}", event_line(&event))
+        writeln!(stdout, "{}", event_line(event))
     };
     written.and_then(|()| stdout.flush()).is_ok()
 }

@@ -10,6 +10,7 @@ mod bad_input;
 mod concurrency;
 mod constraints;
 mod crash;
+mod events_filter;
 mod execute;
 mod executors;
 mod faults;
