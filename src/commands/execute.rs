@@ -293,10 +293,11 @@ impl Reporter for TextReporter<'_> {
                 let mark = self.out.paint("✗", crate::output::Color::Red);
                 let mut text = format!("{mark} {} {}: {reason}", task.id, task.name);
                 if !outcome.log.is_empty() {
-                    let tail =
-                        crate::exec::process::tail(&self.workflow_dir.join(&outcome.log), 20);
+                    // Absolute: the workflow dir is not where the user stands.
+                    let log = self.workflow_dir.join(&outcome.log);
+                    let tail = crate::exec::process::tail(&log, 20);
                     if !tail.is_empty() {
-                        text.push_str(&format!("\n  --- last lines of {} ---\n", outcome.log));
+                        text.push_str(&format!("\n  --- last lines of {} ---\n", log.display()));
                         for l in crate::output::strip_controls(&tail).lines() {
                             text.push_str(&format!("  | {l}\n"));
                         }

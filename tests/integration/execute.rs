@@ -141,7 +141,7 @@ fn ci_mode_fails_on_a_failing_gate() {
     --- stdout
     ✓ T1 task T1 (N.Ns)
     ✗ T2 task T2: quality gate T2: score 0 is below the threshold 80; test `exit 3` exited with 3
-      --- last lines of logs/T2.1.log ---
+      --- last lines of [ROOT]/home/[ID]/logs/T2.1.log ---
       | $ exit 3
     --- stderr
     Failed: task T2 failed: quality gate T2: score 0 is below the threshold 80; test `exit 3` exited with 3
@@ -167,7 +167,7 @@ fn failing_verifier_then_retry_completes() {
     exit: 1
     --- stdout
     ✗ T1 task T1: check `test -f fixed` exited with 1
-      --- last lines of logs/T1.1.log ---
+      --- last lines of [ROOT]/home/[ID]/logs/T1.1.log ---
       | $ test -f fixed
     --- stderr
     Failed: task T1 failed: check `test -f fixed` exited with 1
@@ -381,7 +381,7 @@ fn timeout_kills_the_whole_process_group() {
     exit: 1
     --- stdout
     ✗ T1 task T1: check `sleep 100 & echo $! > bg.pid; sleep 100` timed out after 1s (its process group was killed)
-      --- last lines of logs/T1.1.log ---
+      --- last lines of [ROOT]/home/[ID]/logs/T1.1.log ---
       | $ sleep 100 & echo $! > bg.pid; sleep 100
     --- stderr
     Failed: task T1 failed: check `sleep 100 & echo $! > bg.pid; sleep 100` timed out after 1s (its process group was killed)
@@ -584,7 +584,7 @@ fn handed_off_task_completes_on_the_next_call_when_its_checks_pass() {
     exit: 1
     --- stdout
     ✗ T1 task T1: check `grep -q hello hello.txt` exited with 2
-      --- last lines of logs/T1.1.log ---
+      --- last lines of [ROOT]/home/[ID]/logs/T1.1.log ---
       | $ grep -q hello hello.txt
       | grep: hello.txt: No such file or directory
     --- stderr

@@ -99,7 +99,7 @@ fn a_claim_without_evidence_is_rejected() {
     exit: 1
     --- stdout
     ✗ T1 task T1: the executor claimed success but the checks disagree: check `grep -q hello hello.txt` exited with 2
-      --- last lines of logs/T1.1.log ---
+      --- last lines of [ROOT]/home/[ID]/logs/T1.1.log ---
       | $ [liar] [REPO]/fixtures/agents/claims-without-work.sh
       | ```json
       | {"success": true, "changed_files": ["hello.txt"], "summary": "done, trust me"}
@@ -107,7 +107,7 @@ fn a_claim_without_evidence_is_rejected() {
       | $ grep -q hello hello.txt
       | grep: hello.txt: No such file or directory
     ✗ T1 task T1: the executor claimed success but the checks disagree: check `grep -q hello hello.txt` exited with 2
-      --- last lines of logs/T1.2.log ---
+      --- last lines of [ROOT]/home/[ID]/logs/T1.2.log ---
       | $ [liar] [REPO]/fixtures/agents/claims-without-work.sh
       | ```json
       | {"success": true, "changed_files": ["hello.txt"], "summary": "done, trust me"}
@@ -115,7 +115,7 @@ fn a_claim_without_evidence_is_rejected() {
       | $ grep -q hello hello.txt
       | grep: hello.txt: No such file or directory
     ✗ T1 task T1: the executor claimed success but the checks disagree: check `grep -q hello hello.txt` exited with 2
-      --- last lines of logs/T1.3.log ---
+      --- last lines of [ROOT]/home/[ID]/logs/T1.3.log ---
       | $ [liar] [REPO]/fixtures/agents/claims-without-work.sh
       | ```json
       | {"success": true, "changed_files": ["hello.txt"], "summary": "done, trust me"}
@@ -152,21 +152,21 @@ fn a_malformed_claim_fails_closed() {
     exit: 1
     --- stdout
     ✗ T1 task T1: executor `odd`: the claim is not valid (invalid type: string "yes", expected a boolean at line 1 column 17)
-      --- last lines of logs/T1.1.log ---
+      --- last lines of [ROOT]/home/[ID]/logs/T1.1.log ---
       | $ [odd] [REPO]/fixtures/agents/bad-claim.sh
       | hello > hello.txt
       | ```json
       | {"success": "yes"}
       | ```
     ✗ T1 task T1: executor `odd`: the claim is not valid (invalid type: string "yes", expected a boolean at line 1 column 17)
-      --- last lines of logs/T1.2.log ---
+      --- last lines of [ROOT]/home/[ID]/logs/T1.2.log ---
       | $ [odd] [REPO]/fixtures/agents/bad-claim.sh
       | hello > hello.txt
       | ```json
       | {"success": "yes"}
       | ```
     ✗ T1 task T1: executor `odd`: the claim is not valid (invalid type: string "yes", expected a boolean at line 1 column 17)
-      --- last lines of logs/T1.3.log ---
+      --- last lines of [ROOT]/home/[ID]/logs/T1.3.log ---
       | $ [odd] [REPO]/fixtures/agents/bad-claim.sh
       | hello > hello.txt
       | ```json
@@ -240,7 +240,7 @@ fn a_hanging_executor_is_an_execution_failure_after_its_timeout() {
     exit: 1
     --- stdout
     ✗ T1 task T1: executor `sloth` timed out after 1s (its process group was killed)
-      --- last lines of logs/T1.1.log ---
+      --- last lines of [ROOT]/home/[ID]/logs/T1.1.log ---
       | $ [sloth] [REPO]/fixtures/agents/hangs.sh
     --- stderr
     Failed: task T1 failed: executor `sloth` timed out after 1s (its process group was killed)
