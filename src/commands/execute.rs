@@ -115,6 +115,16 @@ pub fn execute_locked(
         Mode::from_state_name(&state.execution_mode)
     };
     let ci = args.ci || std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
+    // In CI a run goes to the end — `--all` included: a gate is no reason to pause a
+    // job — unless the command line asks for a step or a phase.
+    let explicit_mode = args.step || args.phase;
+    if ci {
+        out.say(if explicit_mode {
+            "CI: agent tasks fail instead of being handed off; the mode asked for keeps its stop."
+        } else {
+            "CI: agent tasks fail instead of being handed off, and the run goes to the end (--step or --phase keeps a mode's stop)."
+        });
+    }
     let plan_chars = std::fs::read_to_string(session.store().dir().join(&state.tasks_file))
         .map_or(0, |t| t.chars().count());
     let design_chars = state
@@ -125,6 +135,7 @@ pub fn execute_locked(
     let opts = Options {
         mode,
         ci,
+        explicit_mode,
         jobs: args.jobs as usize,
         context_window: project.config.wf.context_window(),
         plan_chars,

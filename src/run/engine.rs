@@ -31,8 +31,11 @@ pub const SNAPSHOT_EVERY: Duration = Duration::from_secs(2);
 #[derive(Debug, Clone)]
 pub struct Options {
     pub mode: Mode,
-    /// Run to the end: no pauses, no agent limits, no hand-offs.
+    /// Run to the end: no hand-offs, and (unless `explicit_mode`) no pauses and no
+    /// agent limits.
     pub ci: bool,
+    /// `--step` or `--phase` was given on the command line: its stop holds in CI too.
+    pub explicit_mode: bool,
     pub jobs: usize,
     pub context_window: u64,
     pub plan_chars: usize,
@@ -228,7 +231,7 @@ impl<'a> Engine<'a> {
                 }
                 if let Some(stop) = policy::step_done(
                     self.opts.mode,
-                    self.opts.ci,
+                    self.ci_runs_through(),
                     run.dispatched,
                     self.any_ready()?,
                 ) {
@@ -322,7 +325,7 @@ impl<'a> Engine<'a> {
                     self.run_command(task, floor)?;
                 }
             }
-            if policy::one_at_a_time(self.opts.mode, self.opts.ci) {
+            if policy::one_at_a_time(self.opts.mode, self.ci_runs_through()) {
                 break;
             }
         }
@@ -347,6 +350,12 @@ impl<'a> Engine<'a> {
         Ok(self.next_ready(&HashSet::new())?.is_some())
     }
 
+    /// Whether CI's "run to the end" replaces the mode's stops: not when the mode was
+    /// asked for on the command line.
+    fn ci_runs_through(&self) -> bool {
+        self.opts.ci && !self.opts.explicit_mode
+    }
+
     /// The mode's stop rules (`policy::stop_before`), checked before starting `task`.
     fn stop_before(
         &self,
@@ -360,7 +369,7 @@ impl<'a> Engine<'a> {
             task,
             &StopCheck {
                 mode: self.opts.mode,
-                ci: self.opts.ci,
+                ci: self.ci_runs_through(),
                 dispatched,
                 run_phase,
                 busy,
@@ -466,6 +475,7 @@ mod tests {
         let opts = Options {
             mode: Mode::All,
             ci: true,
+            explicit_mode: false,
             jobs: 1,
             context_window: 200_000,
             plan_chars: 0,

@@ -139,6 +139,7 @@ fn ci_mode_fails_on_a_failing_gate() {
     insta::assert_snapshot!(run.whole(), @"
     exit: 1
     --- stdout
+    CI: agent tasks fail instead of being handed off, and the run goes to the end (--step or --phase keeps a mode's stop).
     ✓ T1 task T1 (N.Ns)
     ✗ T2 task T2: quality gate T2: score 0 is below the threshold 80; test `exit 3` exited with 3
       --- last lines of [ROOT]/home/[ID]/logs/T2.1.log ---
@@ -606,6 +607,7 @@ fn agent_tasks_fail_in_ci_mode_instead_of_waiting() {
     insta::assert_snapshot!(run.whole(), @"
     exit: 1
     --- stdout
+    CI: agent tasks fail instead of being handed off, and the run goes to the end (--step or --phase keeps a mode's stop).
     ✗ T1 task T1: task T1 needs an agent (edit_file) and --ci does not hand off; configure an executor in wf.executors
     --- stderr
     Failed: task T1 failed: task T1 needs an agent (edit_file) and --ci does not hand off; configure an executor in wf.executors
@@ -749,4 +751,37 @@ fn a_gate_records_its_hard_constraint_verifications() {
         "C001"
     );
     assert_eq!(state["constraints"]["verifications"][0]["passed"], true);
+}
+
+#[test]
+fn in_ci_an_explicit_step_still_stops_after_one_task() {
+    let mut t = Test::new();
+    start(
+        &t,
+        &plan(&[
+            task("T1", "a").verify("true"),
+            task("T2", "a").verify("true"),
+        ]),
+    );
+    t.env("CI", "true");
+    let run = t.wf(&["workflow-execute", "--step"]);
+    insta::assert_snapshot!(run.whole(), @"
+    exit: 0
+    --- stdout
+    CI: agent tasks fail instead of being handed off; the mode asked for keeps its stop.
+    ✓ T1 task T1 (N.Ns)
+    Paused (step mode: one task per run): 1/2 tasks done. Run `wf workflow-execute` to continue.
+    --- stderr
+    ");
+    assert_eq!(task_status(&t.state(), "T2"), "pending");
+    // Without a mode flag, CI runs to the end.
+    let run = t.wf(&["workflow-execute"]);
+    insta::assert_snapshot!(run.whole(), @"
+    exit: 0
+    --- stdout
+    CI: agent tasks fail instead of being handed off, and the run goes to the end (--step or --phase keeps a mode's stop).
+    ✓ T2 task T2 (N.Ns)
+    Completed: 2/2 tasks done.
+    --- stderr
+    ");
 }
