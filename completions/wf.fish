@@ -25,7 +25,7 @@ function __fish_wf_using_subcommand
 end
 
 complete -c wf -n "__fish_wf_needs_command" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
-complete -c wf -n "__fish_wf_needs_command" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
+complete -c wf -n "__fish_wf_needs_command" -l color -d 'When to use colour. auto: on a terminal, unless NO_COLOR is set or CLICOLOR=0; CLICOLOR_FORCE=1 turns it on in a pipe too; --color always/never beat them all' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c wf -n "__fish_wf_needs_command" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
@@ -58,7 +58,7 @@ complete -c wf -n "__fish_wf_needs_command" -f -a "help" -d 'Print this message 
 complete -c wf -n "__fish_wf_using_subcommand workflow-start" -l name -d 'The workflow\'s name (default: the plan\'s title or file name)' -r
 complete -c wf -n "__fish_wf_using_subcommand workflow-start" -l tech-design -d 'The technical design the plan refers to (counted in the context estimate)' -r -F
 complete -c wf -n "__fish_wf_using_subcommand workflow-start" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
-complete -c wf -n "__fish_wf_using_subcommand workflow-start" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
+complete -c wf -n "__fish_wf_using_subcommand workflow-start" -l color -d 'When to use colour. auto: on a terminal, unless NO_COLOR is set or CLICOLOR=0; CLICOLOR_FORCE=1 turns it on in a pipe too; --color always/never beat them all' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c wf -n "__fish_wf_using_subcommand workflow-start" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
@@ -69,7 +69,7 @@ complete -c wf -n "__fish_wf_using_subcommand workflow-start" -s h -l help -d 'P
 complete -c wf -n "__fish_wf_using_subcommand start" -l name -d 'The workflow\'s name (default: the plan\'s title or file name)' -r
 complete -c wf -n "__fish_wf_using_subcommand start" -l tech-design -d 'The technical design the plan refers to (counted in the context estimate)' -r -F
 complete -c wf -n "__fish_wf_using_subcommand start" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
-complete -c wf -n "__fish_wf_using_subcommand start" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
+complete -c wf -n "__fish_wf_using_subcommand start" -l color -d 'When to use colour. auto: on a terminal, unless NO_COLOR is set or CLICOLOR=0; CLICOLOR_FORCE=1 turns it on in a pipe too; --color always/never beat them all' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c wf -n "__fish_wf_using_subcommand start" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
@@ -78,7 +78,7 @@ complete -c wf -n "__fish_wf_using_subcommand start" -l json -d 'Print machine-r
 complete -c wf -n "__fish_wf_using_subcommand start" -s q -l quiet -d 'Print only errors'
 complete -c wf -n "__fish_wf_using_subcommand start" -s h -l help -d 'Print help'
 complete -c wf -n "__fish_wf_using_subcommand check" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
-complete -c wf -n "__fish_wf_using_subcommand check" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
+complete -c wf -n "__fish_wf_using_subcommand check" -l color -d 'When to use colour. auto: on a terminal, unless NO_COLOR is set or CLICOLOR=0; CLICOLOR_FORCE=1 turns it on in a pipe too; --color always/never beat them all' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c wf -n "__fish_wf_using_subcommand check" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
@@ -93,7 +93,7 @@ complete -c wf -n "__fish_wf_using_subcommand workflow-execute" -s j -l jobs -d 
 complete -c wf -n "__fish_wf_using_subcommand workflow-execute" -l mock -d 'Rehearse with executors replaced by a policy: success, failure, or per role (executor=failure,reviewer=success). No agent needs to be installed' -r
 complete -c wf -n "__fish_wf_using_subcommand workflow-execute" -l junit -d 'Write a JUnit XML report (one testcase per task) to FILE' -r -F
 complete -c wf -n "__fish_wf_using_subcommand workflow-execute" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
-complete -c wf -n "__fish_wf_using_subcommand workflow-execute" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
+complete -c wf -n "__fish_wf_using_subcommand workflow-execute" -l color -d 'When to use colour. auto: on a terminal, unless NO_COLOR is set or CLICOLOR=0; CLICOLOR_FORCE=1 turns it on in a pipe too; --color always/never beat them all' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c wf -n "__fish_wf_using_subcommand workflow-execute" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
@@ -113,7 +113,7 @@ complete -c wf -n "__fish_wf_using_subcommand execute" -s j -l jobs -d 'Run up t
 complete -c wf -n "__fish_wf_using_subcommand execute" -l mock -d 'Rehearse with executors replaced by a policy: success, failure, or per role (executor=failure,reviewer=success). No agent needs to be installed' -r
 complete -c wf -n "__fish_wf_using_subcommand execute" -l junit -d 'Write a JUnit XML report (one testcase per task) to FILE' -r -F
 complete -c wf -n "__fish_wf_using_subcommand execute" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
-complete -c wf -n "__fish_wf_using_subcommand execute" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
+complete -c wf -n "__fish_wf_using_subcommand execute" -l color -d 'When to use colour. auto: on a terminal, unless NO_COLOR is set or CLICOLOR=0; CLICOLOR_FORCE=1 turns it on in a pipe too; --color always/never beat them all' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c wf -n "__fish_wf_using_subcommand execute" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
@@ -127,7 +127,7 @@ complete -c wf -n "__fish_wf_using_subcommand execute" -l json -d 'Print machine
 complete -c wf -n "__fish_wf_using_subcommand execute" -s q -l quiet -d 'Print only errors'
 complete -c wf -n "__fish_wf_using_subcommand execute" -s h -l help -d 'Print help'
 complete -c wf -n "__fish_wf_using_subcommand workflow-unblock" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
-complete -c wf -n "__fish_wf_using_subcommand workflow-unblock" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
+complete -c wf -n "__fish_wf_using_subcommand workflow-unblock" -l color -d 'When to use colour. auto: on a terminal, unless NO_COLOR is set or CLICOLOR=0; CLICOLOR_FORCE=1 turns it on in a pipe too; --color always/never beat them all' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c wf -n "__fish_wf_using_subcommand workflow-unblock" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
@@ -135,7 +135,7 @@ complete -c wf -n "__fish_wf_using_subcommand workflow-unblock" -l json -d 'Prin
 complete -c wf -n "__fish_wf_using_subcommand workflow-unblock" -s q -l quiet -d 'Print only errors'
 complete -c wf -n "__fish_wf_using_subcommand workflow-unblock" -s h -l help -d 'Print help'
 complete -c wf -n "__fish_wf_using_subcommand unblock" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
-complete -c wf -n "__fish_wf_using_subcommand unblock" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
+complete -c wf -n "__fish_wf_using_subcommand unblock" -l color -d 'When to use colour. auto: on a terminal, unless NO_COLOR is set or CLICOLOR=0; CLICOLOR_FORCE=1 turns it on in a pipe too; --color always/never beat them all' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c wf -n "__fish_wf_using_subcommand unblock" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
@@ -149,7 +149,7 @@ complete -c wf -n "__fish_wf_using_subcommand resume" -s j -l jobs -d 'Run up to
 complete -c wf -n "__fish_wf_using_subcommand resume" -l mock -d 'Rehearse with executors replaced by a policy: success, failure, or per role (executor=failure,reviewer=success). No agent needs to be installed' -r
 complete -c wf -n "__fish_wf_using_subcommand resume" -l junit -d 'Write a JUnit XML report (one testcase per task) to FILE' -r -F
 complete -c wf -n "__fish_wf_using_subcommand resume" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
-complete -c wf -n "__fish_wf_using_subcommand resume" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
+complete -c wf -n "__fish_wf_using_subcommand resume" -l color -d 'When to use colour. auto: on a terminal, unless NO_COLOR is set or CLICOLOR=0; CLICOLOR_FORCE=1 turns it on in a pipe too; --color always/never beat them all' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c wf -n "__fish_wf_using_subcommand resume" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
@@ -164,7 +164,7 @@ complete -c wf -n "__fish_wf_using_subcommand resume" -l json -d 'Print machine-
 complete -c wf -n "__fish_wf_using_subcommand resume" -s q -l quiet -d 'Print only errors'
 complete -c wf -n "__fish_wf_using_subcommand resume" -s h -l help -d 'Print help'
 complete -c wf -n "__fish_wf_using_subcommand status" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
-complete -c wf -n "__fish_wf_using_subcommand status" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
+complete -c wf -n "__fish_wf_using_subcommand status" -l color -d 'When to use colour. auto: on a terminal, unless NO_COLOR is set or CLICOLOR=0; CLICOLOR_FORCE=1 turns it on in a pipe too; --color always/never beat them all' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c wf -n "__fish_wf_using_subcommand status" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
@@ -173,7 +173,7 @@ complete -c wf -n "__fish_wf_using_subcommand status" -l json -d 'Print machine-
 complete -c wf -n "__fish_wf_using_subcommand status" -s q -l quiet -d 'Print only errors'
 complete -c wf -n "__fish_wf_using_subcommand status" -s h -l help -d 'Print help'
 complete -c wf -n "__fish_wf_using_subcommand st" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
-complete -c wf -n "__fish_wf_using_subcommand st" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
+complete -c wf -n "__fish_wf_using_subcommand st" -l color -d 'When to use colour. auto: on a terminal, unless NO_COLOR is set or CLICOLOR=0; CLICOLOR_FORCE=1 turns it on in a pipe too; --color always/never beat them all' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c wf -n "__fish_wf_using_subcommand st" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
@@ -182,7 +182,7 @@ complete -c wf -n "__fish_wf_using_subcommand st" -l json -d 'Print machine-read
 complete -c wf -n "__fish_wf_using_subcommand st" -s q -l quiet -d 'Print only errors'
 complete -c wf -n "__fish_wf_using_subcommand st" -s h -l help -d 'Print help'
 complete -c wf -n "__fish_wf_using_subcommand next" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
-complete -c wf -n "__fish_wf_using_subcommand next" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
+complete -c wf -n "__fish_wf_using_subcommand next" -l color -d 'When to use colour. auto: on a terminal, unless NO_COLOR is set or CLICOLOR=0; CLICOLOR_FORCE=1 turns it on in a pipe too; --color always/never beat them all' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c wf -n "__fish_wf_using_subcommand next" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
@@ -192,7 +192,7 @@ complete -c wf -n "__fish_wf_using_subcommand next" -s h -l help -d 'Print help'
 complete -c wf -n "__fish_wf_using_subcommand graph" -l format -d 'The picture\'s language' -r -f -a "mermaid\t'A Mermaid flowchart (renders in GitHub Markdown)'
 dot\t'Graphviz DOT (`wf graph --format dot | dot -Tsvg`)'"
 complete -c wf -n "__fish_wf_using_subcommand graph" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
-complete -c wf -n "__fish_wf_using_subcommand graph" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
+complete -c wf -n "__fish_wf_using_subcommand graph" -l color -d 'When to use colour. auto: on a terminal, unless NO_COLOR is set or CLICOLOR=0; CLICOLOR_FORCE=1 turns it on in a pipe too; --color always/never beat them all' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c wf -n "__fish_wf_using_subcommand graph" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
@@ -203,7 +203,7 @@ complete -c wf -n "__fish_wf_using_subcommand events" -l task -d 'Only the event
 complete -c wf -n "__fish_wf_using_subcommand events" -l type -d 'Only events of this type (e.g. task.status_changed; see docs/events.md)' -r
 complete -c wf -n "__fish_wf_using_subcommand events" -s n -l last -d 'Only the last N of the events already written (then --follow goes on)' -r
 complete -c wf -n "__fish_wf_using_subcommand events" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
-complete -c wf -n "__fish_wf_using_subcommand events" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
+complete -c wf -n "__fish_wf_using_subcommand events" -l color -d 'When to use colour. auto: on a terminal, unless NO_COLOR is set or CLICOLOR=0; CLICOLOR_FORCE=1 turns it on in a pipe too; --color always/never beat them all' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c wf -n "__fish_wf_using_subcommand events" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
@@ -213,7 +213,7 @@ complete -c wf -n "__fish_wf_using_subcommand events" -s q -l quiet -d 'Print on
 complete -c wf -n "__fish_wf_using_subcommand events" -s h -l help -d 'Print help'
 complete -c wf -n "__fish_wf_using_subcommand logs" -l attempt -d 'Which attempt (default: the last)' -r
 complete -c wf -n "__fish_wf_using_subcommand logs" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
-complete -c wf -n "__fish_wf_using_subcommand logs" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
+complete -c wf -n "__fish_wf_using_subcommand logs" -l color -d 'When to use colour. auto: on a terminal, unless NO_COLOR is set or CLICOLOR=0; CLICOLOR_FORCE=1 turns it on in a pipe too; --color always/never beat them all' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c wf -n "__fish_wf_using_subcommand logs" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
@@ -223,7 +223,7 @@ complete -c wf -n "__fish_wf_using_subcommand logs" -s q -l quiet -d 'Print only
 complete -c wf -n "__fish_wf_using_subcommand logs" -s h -l help -d 'Print help'
 complete -c wf -n "__fish_wf_using_subcommand report" -s o -l output -d 'Write the report to FILE instead of stdout' -r -F
 complete -c wf -n "__fish_wf_using_subcommand report" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
-complete -c wf -n "__fish_wf_using_subcommand report" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
+complete -c wf -n "__fish_wf_using_subcommand report" -l color -d 'When to use colour. auto: on a terminal, unless NO_COLOR is set or CLICOLOR=0; CLICOLOR_FORCE=1 turns it on in a pipe too; --color always/never beat them all' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c wf -n "__fish_wf_using_subcommand report" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
@@ -231,7 +231,7 @@ complete -c wf -n "__fish_wf_using_subcommand report" -l json -d 'Print machine-
 complete -c wf -n "__fish_wf_using_subcommand report" -s q -l quiet -d 'Print only errors'
 complete -c wf -n "__fish_wf_using_subcommand report" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c wf -n "__fish_wf_using_subcommand archive" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
-complete -c wf -n "__fish_wf_using_subcommand archive" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
+complete -c wf -n "__fish_wf_using_subcommand archive" -l color -d 'When to use colour. auto: on a terminal, unless NO_COLOR is set or CLICOLOR=0; CLICOLOR_FORCE=1 turns it on in a pipe too; --color always/never beat them all' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c wf -n "__fish_wf_using_subcommand archive" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
@@ -239,7 +239,7 @@ complete -c wf -n "__fish_wf_using_subcommand archive" -l json -d 'Print machine
 complete -c wf -n "__fish_wf_using_subcommand archive" -s q -l quiet -d 'Print only errors'
 complete -c wf -n "__fish_wf_using_subcommand archive" -s h -l help -d 'Print help'
 complete -c wf -n "__fish_wf_using_subcommand completions" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
-complete -c wf -n "__fish_wf_using_subcommand completions" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
+complete -c wf -n "__fish_wf_using_subcommand completions" -l color -d 'When to use colour. auto: on a terminal, unless NO_COLOR is set or CLICOLOR=0; CLICOLOR_FORCE=1 turns it on in a pipe too; --color always/never beat them all' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c wf -n "__fish_wf_using_subcommand completions" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
@@ -247,7 +247,7 @@ complete -c wf -n "__fish_wf_using_subcommand completions" -l json -d 'Print mac
 complete -c wf -n "__fish_wf_using_subcommand completions" -s q -l quiet -d 'Print only errors'
 complete -c wf -n "__fish_wf_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c wf -n "__fish_wf_using_subcommand resources" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
-complete -c wf -n "__fish_wf_using_subcommand resources" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
+complete -c wf -n "__fish_wf_using_subcommand resources" -l color -d 'When to use colour. auto: on a terminal, unless NO_COLOR is set or CLICOLOR=0; CLICOLOR_FORCE=1 turns it on in a pipe too; --color always/never beat them all' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c wf -n "__fish_wf_using_subcommand resources" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
@@ -255,7 +255,7 @@ complete -c wf -n "__fish_wf_using_subcommand resources" -l json -d 'Print machi
 complete -c wf -n "__fish_wf_using_subcommand resources" -s q -l quiet -d 'Print only errors'
 complete -c wf -n "__fish_wf_using_subcommand resources" -s h -l help -d 'Print help'
 complete -c wf -n "__fish_wf_using_subcommand man" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
-complete -c wf -n "__fish_wf_using_subcommand man" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
+complete -c wf -n "__fish_wf_using_subcommand man" -l color -d 'When to use colour. auto: on a terminal, unless NO_COLOR is set or CLICOLOR=0; CLICOLOR_FORCE=1 turns it on in a pipe too; --color always/never beat them all' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c wf -n "__fish_wf_using_subcommand man" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
@@ -263,7 +263,7 @@ complete -c wf -n "__fish_wf_using_subcommand man" -l json -d 'Print machine-rea
 complete -c wf -n "__fish_wf_using_subcommand man" -s q -l quiet -d 'Print only errors'
 complete -c wf -n "__fish_wf_using_subcommand man" -s h -l help -d 'Print help'
 complete -c wf -n "__fish_wf_using_subcommand hook" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
-complete -c wf -n "__fish_wf_using_subcommand hook" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
+complete -c wf -n "__fish_wf_using_subcommand hook" -l color -d 'When to use colour. auto: on a terminal, unless NO_COLOR is set or CLICOLOR=0; CLICOLOR_FORCE=1 turns it on in a pipe too; --color always/never beat them all' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c wf -n "__fish_wf_using_subcommand hook" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
@@ -271,7 +271,7 @@ complete -c wf -n "__fish_wf_using_subcommand hook" -l json -d 'Print machine-re
 complete -c wf -n "__fish_wf_using_subcommand hook" -s q -l quiet -d 'Print only errors'
 complete -c wf -n "__fish_wf_using_subcommand hook" -s h -l help -d 'Print help'
 complete -c wf -n "__fish_wf_using_subcommand constraints; and not __fish_seen_subcommand_from add list remove promote merge verify help" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
-complete -c wf -n "__fish_wf_using_subcommand constraints; and not __fish_seen_subcommand_from add list remove promote merge verify help" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
+complete -c wf -n "__fish_wf_using_subcommand constraints; and not __fish_seen_subcommand_from add list remove promote merge verify help" -l color -d 'When to use colour. auto: on a terminal, unless NO_COLOR is set or CLICOLOR=0; CLICOLOR_FORCE=1 turns it on in a pipe too; --color always/never beat them all' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c wf -n "__fish_wf_using_subcommand constraints; and not __fish_seen_subcommand_from add list remove promote merge verify help" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
@@ -299,7 +299,7 @@ complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subco
 review\t''"
 complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from add" -l verify-cmd -d 'The command that proves it: a builtin verifier (ts_typecheck, lint, test, build) or a command starting with an allowed prefix (wf.allowed_command_prefixes)' -r
 complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from add" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
-complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from add" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
+complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from add" -l color -d 'When to use colour. auto: on a terminal, unless NO_COLOR is set or CLICOLOR=0; CLICOLOR_FORCE=1 turns it on in a pipe too; --color always/never beat them all' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from add" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
@@ -308,7 +308,7 @@ complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subco
 complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from add" -s q -l quiet -d 'Print only errors'
 complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from add" -s h -l help -d 'Print help'
 complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from list" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
-complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from list" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
+complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from list" -l color -d 'When to use colour. auto: on a terminal, unless NO_COLOR is set or CLICOLOR=0; CLICOLOR_FORCE=1 turns it on in a pipe too; --color always/never beat them all' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from list" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
@@ -316,7 +316,7 @@ complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subco
 complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print only errors'
 complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
 complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from remove" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
-complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from remove" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
+complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from remove" -l color -d 'When to use colour. auto: on a terminal, unless NO_COLOR is set or CLICOLOR=0; CLICOLOR_FORCE=1 turns it on in a pipe too; --color always/never beat them all' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from remove" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
@@ -324,7 +324,7 @@ complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subco
 complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from remove" -s q -l quiet -d 'Print only errors'
 complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from remove" -s h -l help -d 'Print help'
 complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from promote" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
-complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from promote" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
+complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from promote" -l color -d 'When to use colour. auto: on a terminal, unless NO_COLOR is set or CLICOLOR=0; CLICOLOR_FORCE=1 turns it on in a pipe too; --color always/never beat them all' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from promote" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
@@ -332,7 +332,7 @@ complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subco
 complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from promote" -s q -l quiet -d 'Print only errors'
 complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from promote" -s h -l help -d 'Print help'
 complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from merge" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
-complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from merge" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
+complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from merge" -l color -d 'When to use colour. auto: on a terminal, unless NO_COLOR is set or CLICOLOR=0; CLICOLOR_FORCE=1 turns it on in a pipe too; --color always/never beat them all' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from merge" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
@@ -340,7 +340,7 @@ complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subco
 complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from merge" -s q -l quiet -d 'Print only errors'
 complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from merge" -s h -l help -d 'Print help'
 complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from verify" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
-complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from verify" -l color -d 'When to use colour; NO_COLOR in the environment means never' -r -f -a "auto\t''
+complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from verify" -l color -d 'When to use colour. auto: on a terminal, unless NO_COLOR is set or CLICOLOR=0; CLICOLOR_FORCE=1 turns it on in a pipe too; --color always/never beat them all' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c wf -n "__fish_wf_using_subcommand constraints; and __fish_seen_subcommand_from verify" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r

@@ -32,7 +32,8 @@ pub struct GlobalArgs {
     /// Print machine-readable JSON on stdout (errors too).
     #[arg(long, global = true)]
     pub json: bool,
-    /// When to use colour; NO_COLOR in the environment means never.
+    /// When to use colour. auto: on a terminal, unless NO_COLOR is set or CLICOLOR=0;
+    /// CLICOLOR_FORCE=1 turns it on in a pipe too; --color always/never beat them all.
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
     /// Print only errors.

@@ -21,24 +21,38 @@ pub struct Output {
     pub quiet: bool,
     pub color: bool,
     pub stdout_tty: bool,
+    /// The width tables and the progress bar must fit: `COLUMNS` when it is a
+    /// positive number, else the terminal's, else none (a pipe or a file keeps each
+    /// line whole, for grep).
+    pub width: Option<u16>,
     /// The first failed write to stdout: its kind and message.
     stdout_failed: OnceLock<(std::io::ErrorKind, String)>,
 }
 
 impl Output {
-    /// `color`: forced on or off, or `None` for colour on a terminal unless
-    /// `NO_COLOR` is set.
+    /// `color`: forced on or off by `--color`, or `None` to follow the environment
+    /// ([`color_from_env`]).
     pub fn new(json: bool, quiet: bool, color: Option<bool>) -> Output {
         let stdout_tty = std::io::stdout().is_terminal();
-        let color = color.unwrap_or_else(|| {
-            stdout_tty && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-        });
+        let env = |name: &str| std::env::var(name).ok();
+        let color = color.unwrap_or_else(|| color_from_env(stdout_tty, env));
+        let width = width_from_env(env("COLUMNS").as_deref())
+            .or_else(|| stdout_tty.then(terminal_width).flatten());
         Output {
             json,
             quiet,
             color,
             stdout_tty,
+            width,
             stdout_failed: OnceLock::new(),
+        }
+    }
+
+    /// How tables are drawn for this reader.
+    pub fn look(&self) -> Look {
+        Look {
+            color: self.color,
+            width: self.width,
         }
     }
 
@@ -215,6 +229,41 @@ fn stdout_error(kind: std::io::ErrorKind, message: &str) -> WfError {
     )
 }
 
+/// Colour without `--color`, in the order most command-line tools agree on
+/// (<https://bixense.com/clicolors/>, <https://no-color.org/>): `CLICOLOR_FORCE` set
+/// and not `0` turns it on even in a pipe; else a non-empty `NO_COLOR` or
+/// `CLICOLOR=0` turns it off; else colour on a terminal only.
+fn color_from_env(stdout_tty: bool, env: impl Fn(&str) -> Option<String>) -> bool {
+    if env("CLICOLOR_FORCE").is_some_and(|v| !v.is_empty() && v != "0") {
+        return true;
+    }
+    if env("NO_COLOR").is_some_and(|v| !v.is_empty()) || env("CLICOLOR").as_deref() == Some("0") {
+        return false;
+    }
+    stdout_tty
+}
+
+/// `COLUMNS` as a width, when it is one.
+fn width_from_env(columns: Option<&str>) -> Option<u16> {
+    columns?.trim().parse().ok().filter(|&w: &u16| w > 0)
+}
+
+/// The width of the terminal on stdout.
+fn terminal_width() -> Option<u16> {
+    rustix::termios::tcgetwinsize(std::io::stdout())
+        .ok()
+        .map(|size| size.ws_col)
+        .filter(|&w| w > 0)
+}
+
+/// How a table is drawn: in colour or not, and the width it must fit (none: as wide
+/// as its content).
+#[derive(Debug, Clone, Copy)]
+pub struct Look {
+    pub color: bool,
+    pub width: Option<u16>,
+}
+
 #[derive(Debug, Clone, Copy)]
 pub enum Color {
     Red,
@@ -227,7 +276,41 @@ pub enum Color {
 
 #[cfg(test)]
 mod tests {
-    use super::strip_controls;
+    use super::{color_from_env, strip_controls, width_from_env};
+
+    #[test]
+    fn colour_follows_clicolor_force_then_no_color_then_the_terminal() {
+        type Vars = &'static [(&'static str, &'static str)];
+        let rows: [(Vars, bool, bool); 9] = [
+            (&[], true, true),
+            (&[], false, false),
+            (&[("NO_COLOR", "1")], true, false),
+            (&[("NO_COLOR", "")], true, true),
+            (&[("CLICOLOR", "0")], true, false),
+            (&[("CLICOLOR_FORCE", "1")], false, true),
+            (&[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "1")], false, true),
+            (&[("CLICOLOR_FORCE", "0")], false, false),
+            (&[("CLICOLOR_FORCE", "0"), ("NO_COLOR", "1")], true, false),
+        ];
+        for (vars, tty, want) in rows {
+            let env = |name: &str| {
+                vars.iter()
+                    .find(|(k, _)| *k == name)
+                    .map(|(_, v)| (*v).to_string())
+            };
+            assert_eq!(color_from_env(tty, env), want, "{vars:?} tty={tty}");
+        }
+    }
+
+    #[test]
+    fn columns_is_a_width_only_when_it_is_a_positive_number() {
+        assert_eq!(width_from_env(Some("60")), Some(60));
+        assert_eq!(width_from_env(Some(" 80 ")), Some(80));
+        assert_eq!(width_from_env(Some("0")), None);
+        assert_eq!(width_from_env(Some("wide")), None);
+        assert_eq!(width_from_env(Some("-3")), None);
+        assert_eq!(width_from_env(None), None);
+    }
 
     #[test]
     fn task_output_replayed_in_a_failure_tail_is_stripped_of_control_sequences() {

@@ -121,7 +121,7 @@ fn list(project: &Project, out: &Output) -> Result<i32> {
     if c.hard.is_empty() && c.soft.is_empty() {
         out.say("No constraints yet; add one with `wf constraints add DESCRIPTION`.");
     } else {
-        out.say(crate::report::constraints::list_table(c));
+        out.say(crate::report::constraints::list_table(c, out.look()));
     }
     let section = |title: &str, items: &[String]| {
         if !items.is_empty() {
@@ -300,7 +300,11 @@ fn verify(project: &Project, global: &GlobalArgs, ids: &[String], out: &Output) 
         "noVerifyCommand": unchecked,
     }));
     if !out.json && !out.quiet && !hard.is_empty() {
-        out.say(crate::report::constraints::verify_table(&hard, &results));
+        out.say(crate::report::constraints::verify_table(
+            &hard,
+            &results,
+            out.look(),
+        ));
     }
     if hard.is_empty() {
         out.say("No hard constraints to verify.");

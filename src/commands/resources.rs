@@ -22,6 +22,9 @@ pub fn run(project: &Project, out: &Output) -> Result<i32> {
         ));
         return Ok(0);
     }
-    out.say(crate::report::resources::catalog_table(&catalog));
+    out.say(crate::report::resources::catalog_table(
+        &catalog,
+        out.look(),
+    ));
     Ok(0)
 }

@@ -408,7 +408,7 @@ fn render_summary(state: &WorkflowState, outcome: &Outcome, plan_path: &Path, ou
         Outcome::Reimported { diff, change } => Some((change.as_str(), diff)),
         _ => None,
     };
-    let summary = crate::report::start::summary(state, change, plan_path);
+    let summary = crate::report::start::summary(state, change, plan_path, out.look());
     out.json_value(&summary.json);
     for line in &summary.stderr {
         crate::output::stderr_line(format_args!("{line}"));

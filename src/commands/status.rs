@@ -28,13 +28,13 @@ pub fn run(project: &Project, args: &StatusArgs, out: &Output) -> Result<i32> {
         out.json_value(&status::json(&state, &paths, window, interrupted));
         return Ok(0);
     }
-    let mut text = status::table(&state, window, out.color);
+    let mut text = status::table(&state, window, out.look());
     if interrupted {
         text.push_str("\nInterrupted: the run that was executing this workflow is gone; `wf resume` continues where it stopped.");
     }
     if args.detail {
         text.push_str("\n\n");
-        text.push_str(&status::detail(&state, out.color));
+        text.push_str(&status::detail(&state, out.look()));
     }
     out.say(text.trim_end());
     Ok(0)

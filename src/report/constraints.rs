@@ -1,13 +1,11 @@
 //! `wf constraints list` and `verify` as tables.
 
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
-
+use crate::output::Look;
 use crate::state::model::{Constraint, ConstraintVerification, Constraints};
 
 /// Every constraint, hard first.
-pub fn list_table(c: &Constraints) -> String {
-    let mut table = Table::new();
-    table.load_preset(UTF8_FULL_CONDENSED);
+pub fn list_table(c: &Constraints, look: Look) -> String {
+    let mut table = super::table::new(look);
     table.set_header(vec![
         "id",
         "type",
@@ -32,13 +30,13 @@ pub fn list_table(c: &Constraints) -> String {
             k.description.clone(),
         ]);
     }
+    super::table::keep_whole(&mut table, &[0, 1, 2, 3, 4]);
     table.to_string()
 }
 
 /// Each hard constraint checked, with its result.
-pub fn verify_table(hard: &[Constraint], results: &[ConstraintVerification]) -> String {
-    let mut table = Table::new();
-    table.load_preset(UTF8_FULL_CONDENSED);
+pub fn verify_table(hard: &[Constraint], results: &[ConstraintVerification], look: Look) -> String {
+    let mut table = super::table::new(look);
     table.set_header(vec!["id", "result", "verifyCmd", "details"]);
     for c in hard {
         let (result, details) = match results.iter().find(|r| r.constraint_id == c.id) {
@@ -53,5 +51,6 @@ pub fn verify_table(hard: &[Constraint], results: &[ConstraintVerification]) -> 
             details,
         ]);
     }
+    super::table::keep_whole(&mut table, &[0, 1]);
     table.to_string()
 }

@@ -16,9 +16,11 @@ pub mod graph;
 pub mod junit;
 pub mod logs;
 pub mod next;
+pub mod progress;
 pub mod resources;
 pub mod start;
 pub mod status;
+pub mod table;
 
 use serde::Serialize;
 

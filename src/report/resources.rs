@@ -1,13 +1,11 @@
 //! `wf resources` as a table: per capability, the executors offering it with their
 //! role, level and status.
 
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
-
+use crate::output::Look;
 use crate::run::executor::{CatalogEntry, ResourceStatus};
 
-pub fn catalog_table(catalog: &[CatalogEntry]) -> String {
-    let mut table = Table::new();
-    table.load_preset(UTF8_FULL_CONDENSED);
+pub fn catalog_table(catalog: &[CatalogEntry], look: Look) -> String {
+    let mut table = super::table::new(look);
     table.set_header(vec![
         "capability",
         "resources",
@@ -36,5 +34,6 @@ pub fn catalog_table(catalog: &[CatalogEntry]) -> String {
             list.join("\n"),
         ]);
     }
+    super::table::keep_whole(&mut table, &[0, 1, 2]);
     table.to_string()
 }

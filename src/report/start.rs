@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
+use crate::output::Look;
 use serde_json::{json, Value};
 
 use super::findings::{audit_failure_lines, finding_lines};
@@ -25,6 +25,7 @@ pub fn summary(
     state: &WorkflowState,
     change: Option<(&str, &PlanDiff)>,
     plan_path: &Path,
+    look: Look,
 ) -> Summary {
     let phases = phase_counts(state);
     let blocked: Vec<Value> = state
@@ -54,8 +55,7 @@ pub fn summary(
         "change": change.map(|(id, _)| id),
         "diff": change.map(|(_, diff)| diff),
     });
-    let mut table = Table::new();
-    table.load_preset(UTF8_FULL_CONDENSED);
+    let mut table = super::table::new(look);
     table.set_header(vec!["phase", "tasks", "done", "blocked"]);
     for (p, n, d, b) in &phases {
         table.add_row(vec![p.clone(), n.to_string(), d.to_string(), b.to_string()]);

@@ -8,7 +8,9 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use comfy_table::{presets, Cell, Color, ContentArrangement, Table};
+use comfy_table::{Cell, Color};
+
+use crate::output::Look;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -39,14 +41,18 @@ pub fn label(task: &Task) -> String {
 }
 
 /// The summary table of `wf status`.
-pub fn table(state: &WorkflowState, window: u64, color: bool) -> String {
+pub fn table(state: &WorkflowState, window: u64, look: Look) -> String {
     let counts = Counts::of(&state.tasks);
     let context = ContextUsage::of(&state.context_metrics, window);
-    let mut t = new_table(color);
+    let mut t = super::table::new(look);
     t.set_header(vec!["Workflow", &one_line(workflow_name(state))]);
     t.add_row(vec![
         Cell::new("Status"),
-        colored(state.status.as_str(), workflow_color(state.status), color),
+        colored(
+            state.status.as_str(),
+            workflow_color(state.status),
+            look.color,
+        ),
     ]);
     t.add_row(vec!["Execution mode", &one_line(&state.execution_mode)]);
     t.add_row(vec!["Mode", &one_line(&state.mode)]);
@@ -57,7 +63,7 @@ pub fn table(state: &WorkflowState, window: u64, color: bool) -> String {
     if let Some(why) = state.unadopted.as_deref() {
         t.add_row(vec![
             Cell::new("Tasks"),
-            colored(&one_line(why), Color::Red, color),
+            colored(&one_line(why), Color::Red, look.color),
         ]);
     }
     t.add_row(vec!["Current task", &current_task(state)]);
@@ -65,23 +71,26 @@ pub fn table(state: &WorkflowState, window: u64, color: bool) -> String {
     if let Some(text) = blocked_text(state) {
         t.add_row(vec![
             Cell::new("Blocked"),
-            colored(&text, Color::Yellow, color),
+            colored(&text, Color::Yellow, look.color),
         ]);
     }
     if let Some(text) = failed_text(state) {
-        t.add_row(vec![Cell::new("Failed"), colored(&text, Color::Red, color)]);
+        t.add_row(vec![
+            Cell::new("Failed"),
+            colored(&text, Color::Red, look.color),
+        ]);
     }
     // Completed on an agent's word with nothing that checked it: not verified work.
     if let Some(text) = capped_lines(unchecked(state).map(label)) {
         t.add_row(vec![
             Cell::new("Accepted unchecked"),
-            colored(&text, Color::Yellow, color),
+            colored(&text, Color::Yellow, look.color),
         ]);
     }
     if let Some(reason) = state.failure_reason.as_deref().filter(|r| !r.is_empty()) {
         t.add_row(vec![
             Cell::new("Failure"),
-            colored(&one_line(reason), Color::Red, color),
+            colored(&one_line(reason), Color::Red, look.color),
         ]);
     }
     if let Some(reason) = state.status_reason.as_deref().filter(|r| !r.is_empty()) {
@@ -100,7 +109,7 @@ pub fn table(state: &WorkflowState, window: u64, color: bool) -> String {
         }
         t.add_row(vec![
             Cell::new("Decision required"),
-            colored(&text, Color::Yellow, color),
+            colored(&text, Color::Yellow, look.color),
         ]);
     }
     if !state.retry_counts.is_empty() {
@@ -120,7 +129,7 @@ pub fn table(state: &WorkflowState, window: u64, color: bool) -> String {
     t.add_row(vec![
         Cell::new("Context"),
         match level_color {
-            Some(c) => colored(&context_text, c, color),
+            Some(c) => colored(&context_text, c, look.color),
             None => Cell::new(context_text),
         },
     ]);
@@ -128,21 +137,21 @@ pub fn table(state: &WorkflowState, window: u64, color: bool) -> String {
 }
 
 /// The extra tables of `wf status --detail`: phases, constraints, audit, gates.
-pub fn detail(state: &WorkflowState, color: bool) -> String {
-    let mut sections = vec![phases_table(state, color)];
-    sections.push(constraints_table(state, color));
-    if let Some(s) = string_list("Open questions", &state.constraints.open_questions, color) {
+pub fn detail(state: &WorkflowState, look: Look) -> String {
+    let mut sections = vec![phases_table(state, look)];
+    sections.push(constraints_table(state, look));
+    if let Some(s) = string_list("Open questions", &state.constraints.open_questions, look) {
         sections.push(s);
     }
     if let Some(s) = string_list(
         "Success criteria",
         &state.constraints.success_criteria,
-        color,
+        look,
     ) {
         sections.push(s);
     }
-    sections.push(audit_table(state, color));
-    if let Some(s) = gates_table(state, color) {
+    sections.push(audit_table(state, look));
+    if let Some(s) = gates_table(state, look) {
         sections.push(s);
     }
     sections.join("\n\n")
@@ -197,19 +206,6 @@ fn unchecked(state: &WorkflowState) -> impl Iterator<Item = &Task> {
         .tasks
         .iter()
         .filter(|t| t.accepted_unchecked && t.status == TaskStatus::Completed)
-}
-
-fn new_table(color: bool) -> Table {
-    let mut t = Table::new();
-    t.load_preset(presets::UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Dynamic);
-    if color {
-        t.enforce_styling();
-    } else {
-        // No styling codes, whatever the terminal; colour is the caller's decision.
-        t.force_no_tty();
-    }
-    t
 }
 
 fn colored(text: &str, fg: Color, color: bool) -> Cell {
@@ -346,7 +342,7 @@ struct PhaseRow {
     blocked: usize,
 }
 
-fn phases_table(state: &WorkflowState, color: bool) -> String {
+fn phases_table(state: &WorkflowState, look: Look) -> String {
     // Phases in the order they first appear, counted in one pass.
     let mut order: Vec<&str> = Vec::new();
     let mut rows: HashMap<&str, PhaseRow> = HashMap::new();
@@ -364,7 +360,7 @@ fn phases_table(state: &WorkflowState, color: bool) -> String {
             _ => {}
         }
     }
-    let mut t = new_table(color);
+    let mut t = super::table::new(look);
     t.set_header(vec!["Phase", "Tasks", "Done", "Failed", "Blocked"]);
     for phase in order {
         if let Some(r) = rows.get(phase) {
@@ -380,7 +376,7 @@ fn phases_table(state: &WorkflowState, color: bool) -> String {
     format!("Tasks per phase\n{t}")
 }
 
-fn constraints_table(state: &WorkflowState, color: bool) -> String {
+fn constraints_table(state: &WorkflowState, look: Look) -> String {
     let c = &state.constraints;
     if c.hard.is_empty() && c.soft.is_empty() {
         return "Constraints: none".into();
@@ -391,7 +387,7 @@ fn constraints_table(state: &WorkflowState, color: bool) -> String {
         .iter()
         .map(|v| (v.constraint_id.as_str(), v))
         .collect();
-    let mut t = new_table(color);
+    let mut t = super::table::new(look);
     t.set_header(vec![
         "Kind",
         "Id",
@@ -418,7 +414,7 @@ fn constraints_table(state: &WorkflowState, color: bool) -> String {
             Cell::new(one_line(&k.id)),
             Cell::new(one_line(&k.category)),
             Cell::new(one_line(&k.source_model)),
-            verified_cell(k, color),
+            verified_cell(k, look),
             Cell::new(k.verify_cmd.as_deref().map_or("—".into(), one_line)),
             Cell::new(check),
             Cell::new(truncate(&one_line(&k.description), 80)),
@@ -427,19 +423,19 @@ fn constraints_table(state: &WorkflowState, color: bool) -> String {
     format!("Constraints\n{t}")
 }
 
-fn verified_cell(k: &Constraint, color: bool) -> Cell {
+fn verified_cell(k: &Constraint, look: Look) -> Cell {
     match k.verified {
-        Some(true) => colored("yes", Color::Green, color),
-        Some(false) => colored("no", Color::Red, color),
+        Some(true) => colored("yes", Color::Green, look.color),
+        Some(false) => colored("no", Color::Red, look.color),
         None => Cell::new("—"),
     }
 }
 
-fn string_list(title: &str, items: &[String], color: bool) -> Option<String> {
+fn string_list(title: &str, items: &[String], look: Look) -> Option<String> {
     if items.is_empty() {
         return None;
     }
-    let mut t = new_table(color);
+    let mut t = super::table::new(look);
     t.set_header(vec!["#", title]);
     for (i, item) in items.iter().enumerate() {
         t.add_row(vec![(i + 1).to_string(), one_line(item)]);
@@ -447,7 +443,7 @@ fn string_list(title: &str, items: &[String], color: bool) -> Option<String> {
     Some(format!("{title}\n{t}"))
 }
 
-fn audit_table(state: &WorkflowState, color: bool) -> String {
+fn audit_table(state: &WorkflowState, look: Look) -> String {
     let a = &state.zero_decision_audit;
     let headline = format!(
         "Zero-decision audit: {}{}",
@@ -459,13 +455,13 @@ fn audit_table(state: &WorkflowState, color: bool) -> String {
     if a.anti_patterns.is_empty() {
         return format!("{headline}, no findings");
     }
-    let mut t = new_table(color);
+    let mut t = super::table::new(look);
     t.set_header(vec!["Task", "Severity", "Pattern", "Description"]);
     for f in &a.anti_patterns {
         let sev = one_line(&f.severity);
         let sev_cell = match f.severity.as_str() {
-            "error" => colored(&sev, Color::Red, color),
-            "warning" => colored(&sev, Color::Yellow, color),
+            "error" => colored(&sev, Color::Red, look.color),
+            "warning" => colored(&sev, Color::Yellow, look.color),
             _ => Cell::new(sev),
         };
         t.add_row(vec![
@@ -478,11 +474,11 @@ fn audit_table(state: &WorkflowState, color: bool) -> String {
     format!("{headline}\n{t}")
 }
 
-fn gates_table(state: &WorkflowState, color: bool) -> Option<String> {
+fn gates_table(state: &WorkflowState, look: Look) -> Option<String> {
     if state.quality_gates.is_empty() {
         return None;
     }
-    let mut t = new_table(color);
+    let mut t = super::table::new(look);
     t.set_header(vec!["Quality gate", "Result"]);
     for (name, value) in &state.quality_gates {
         t.add_row(vec![one_line(name), truncate(&gate_summary(value), 100)]);

@@ -140,6 +140,9 @@ impl<'a> Engine<'a> {
         self.session.state()?.require_tasks()?;
         signals::install();
         self.begin()?;
+        // Where the run starts, before its first task: a bar that says 0/0 is a lie.
+        let (done, total) = self.counts()?;
+        self.reporter.progress(done, total);
         let returned = match self.take_back_handed_off()? {
             Ok(returned) => returned,
             Err(stop) => return self.finish(stop),

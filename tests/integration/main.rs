@@ -25,4 +25,5 @@ mod recovery;
 mod report;
 mod security;
 mod start;
+mod terminal;
 mod usage;

@@ -1,0 +1,284 @@
+//! What a run shows while it runs: a line per finished task, and on a terminal a
+//! progress bar under them — elapsed time, done of total, and every running task.
+//!
+//! The bar is drawn on stderr through [`Stderr`], which reports the terminal as a
+//! little narrower than it is. Without that margin a bar line that fills the width
+//! is wrapped by the `^C` the terminal echoes on Ctrl-C, and clearing the bar then
+//! clears only the wrapped part: the last frame stayed on screen above the summary.
+//! The bar is cleared whenever the run ends, by error too (`Drop`).
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use crate::output::{Color, Output};
+use crate::run::engine::Reporter;
+use crate::run::work::{TaskOutcome, Verdict};
+use crate::state::model::Task;
+
+/// Columns left free at the right of the bar: room for the terminal's `^C` echo.
+const ECHO_MARGIN: u16 = 3;
+
+/// How often the bar is redrawn when nothing else happens, so the elapsed time moves.
+const TICK: Duration = Duration::from_millis(250);
+
+/// Line-oriented progress for logs and pipes; a progress bar on a terminal.
+pub struct RunProgress<'a> {
+    out: &'a Output,
+    workflow_dir: PathBuf,
+    bar: Option<indicatif::ProgressBar>,
+    /// The tasks running now, in the order they started: `id name`.
+    running: Vec<(String, String)>,
+}
+
+impl<'a> RunProgress<'a> {
+    pub fn new(out: &'a Output, workflow_dir: PathBuf) -> Self {
+        let bar = (out.stdout_tty && !out.quiet && !out.json).then(new_bar);
+        RunProgress {
+            out,
+            workflow_dir,
+            bar,
+            running: Vec::new(),
+        }
+    }
+
+    fn line(&self, text: String) {
+        match &self.bar {
+            Some(bar) => bar.println(text),
+            None => self.out.say(text),
+        }
+    }
+
+    /// Removes the bar, leaving the lines printed above it.
+    pub fn done(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+
+    fn show_running(&self) {
+        if let Some(bar) = &self.bar {
+            bar.set_message(running_message(&self.running));
+        }
+    }
+}
+
+impl Drop for RunProgress<'_> {
+    fn drop(&mut self) {
+        self.done();
+    }
+}
+
+fn new_bar() -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::with_draw_target(
+        None,
+        indicatif::ProgressDrawTarget::term_like_with_hz(Box::new(Stderr::default()), 20),
+    );
+    // `wide_msg` is cut to the width left on the line: a long name never wraps.
+    if let Ok(style) =
+        indicatif::ProgressStyle::with_template("{elapsed_precise} {bar:20} {pos}/{len} {wide_msg}")
+    {
+        bar.set_style(style);
+    }
+    bar.enable_steady_tick(TICK);
+    bar
+}
+
+/// `T3 name` for one running task; `T3, T4, T7: 3 running` for more, so every id is
+/// in view before the names would push them off the line.
+fn running_message(running: &[(String, String)]) -> String {
+    match running {
+        [] => String::new(),
+        [(id, name)] => format!("{id} {}", crate::report::one_line(name)),
+        many => {
+            let ids: Vec<&str> = many.iter().map(|(id, _)| id.as_str()).collect();
+            format!("{}: {} running", ids.join(", "), many.len())
+        }
+    }
+}
+
+impl Reporter for RunProgress<'_> {
+    fn started(&mut self, task: &Task) {
+        self.running.push((task.id.clone(), task.name.clone()));
+        self.show_running();
+    }
+
+    fn finished(&mut self, task: &Task, outcome: &TaskOutcome) {
+        self.running.retain(|(id, _)| *id != task.id);
+        self.show_running();
+        let secs = outcome.duration.as_secs_f64();
+        match &outcome.verdict {
+            Verdict::Passed { verified } => {
+                let note = if task.accepted_unchecked {
+                    " (accepted unchecked: nothing checked it)"
+                } else if *verified {
+                    ""
+                } else {
+                    " (nothing checked it)"
+                };
+                let mark = self.out.paint("✓", Color::Green);
+                self.line(format!(
+                    "{mark} {} {} ({secs:.1}s){note}",
+                    task.id, task.name
+                ));
+            }
+            Verdict::Failed { reason } => {
+                let mark = self.out.paint("✗", Color::Red);
+                let mut text = format!("{mark} {} {}: {reason}", task.id, task.name);
+                if !outcome.log.is_empty() {
+                    // Absolute: the workflow dir is not where the user stands.
+                    let log = self.workflow_dir.join(&outcome.log);
+                    let tail = crate::exec::process::tail(&log, 20);
+                    if !tail.is_empty() {
+                        text.push_str(&format!("\n  --- last lines of {} ---\n", log.display()));
+                        for l in crate::output::strip_controls(&tail).lines() {
+                            text.push_str(&format!("  | {l}\n"));
+                        }
+                    }
+                }
+                if self.out.quiet {
+                    crate::output::stderr_line(format_args!("{}", text.trim_end()));
+                } else {
+                    self.line(text.trim_end().to_string());
+                }
+            }
+            Verdict::Interrupted => self.line(format!(
+                "- {} {}: interrupted, back to pending",
+                task.id, task.name
+            )),
+            Verdict::DispatchFailed { reason, .. } => self.line(format!(
+                "! {} {}: dispatch failed: {reason}",
+                task.id, task.name
+            )),
+        }
+    }
+
+    fn problem(&mut self, text: &str) {
+        let mark = self.out.paint("!", Color::Yellow);
+        if self.out.json {
+            crate::output::stderr_line(format_args!("wf: {text}"));
+        } else {
+            self.line(format!("{mark} {text}"));
+        }
+    }
+
+    fn progress(&mut self, done: usize, total: usize) {
+        if let Some(bar) = &self.bar {
+            bar.set_length(total as u64);
+            bar.set_position(done as u64);
+        }
+    }
+}
+
+/// stderr as indicatif's terminal: frames are gathered and written at `flush`, in
+/// one write, and the width is the terminal's less [`ECHO_MARGIN`].
+#[derive(Debug, Default)]
+struct Stderr {
+    pending: Mutex<Vec<u8>>,
+}
+
+impl Stderr {
+    fn put(&self, bytes: &[u8]) -> std::io::Result<()> {
+        self.pending
+            .lock()
+            .map_err(|_| std::io::Error::other("the progress bar's buffer is poisoned"))?
+            .extend_from_slice(bytes);
+        Ok(())
+    }
+
+    fn size() -> Option<rustix::termios::Winsize> {
+        rustix::termios::tcgetwinsize(std::io::stderr()).ok()
+    }
+}
+
+impl indicatif::TermLike for Stderr {
+    fn width(&self) -> u16 {
+        Self::size()
+            .map_or(80, |s| s.ws_col)
+            .saturating_sub(ECHO_MARGIN)
+            .max(1)
+    }
+
+    fn height(&self) -> u16 {
+        Self::size().map_or(24, |s| s.ws_row).max(1)
+    }
+
+    fn move_cursor_up(&self, n: usize) -> std::io::Result<()> {
+        if n == 0 {
+            return Ok(());
+        }
+        self.put(format!("\x1b[{n}A").as_bytes())
+    }
+
+    fn move_cursor_down(&self, n: usize) -> std::io::Result<()> {
+        if n == 0 {
+            return Ok(());
+        }
+        self.put(format!("\x1b[{n}B").as_bytes())
+    }
+
+    fn move_cursor_right(&self, n: usize) -> std::io::Result<()> {
+        if n == 0 {
+            return Ok(());
+        }
+        self.put(format!("\x1b[{n}C").as_bytes())
+    }
+
+    fn move_cursor_left(&self, n: usize) -> std::io::Result<()> {
+        if n == 0 {
+            return Ok(());
+        }
+        self.put(format!("\x1b[{n}D").as_bytes())
+    }
+
+    fn write_line(&self, s: &str) -> std::io::Result<()> {
+        self.put(s.as_bytes())?;
+        self.put(b"\n")
+    }
+
+    fn write_str(&self, s: &str) -> std::io::Result<()> {
+        self.put(s.as_bytes())
+    }
+
+    fn clear_line(&self) -> std::io::Result<()> {
+        self.put(b"\r\x1b[2K")
+    }
+
+    fn flush(&self) -> std::io::Result<()> {
+        let bytes = std::mem::take(
+            &mut *self
+                .pending
+                .lock()
+                .map_err(|_| std::io::Error::other("the progress bar's buffer is poisoned"))?,
+        );
+        let mut err = std::io::stderr().lock();
+        err.write_all(&bytes)?;
+        err.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::running_message;
+
+    fn running(ids: &[&str]) -> Vec<(String, String)> {
+        ids.iter()
+            .map(|id| ((*id).to_string(), format!("name of {id}")))
+            .collect()
+    }
+
+    #[test]
+    fn the_bar_names_every_running_task() {
+        assert_eq!(running_message(&running(&[])), "");
+        assert_eq!(running_message(&running(&["T1"])), "T1 name of T1");
+        assert_eq!(
+            running_message(&running(&["T1", "T4", "T9"])),
+            "T1, T4, T9: 3 running"
+        );
+        assert_eq!(
+            running_message(&[("T1".into(), "two\nlines".into())]),
+            "T1 two lines"
+        );
+    }
+}
