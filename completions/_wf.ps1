@@ -201,11 +201,14 @@ Register-ArgumentCompleter -Native -CommandName 'wf' -ScriptBlock {
             break
         }
         'wf;status' {
+            [CompletionResult]::new('--phase', '--phase', [CompletionResultType]::ParameterName, 'List only the tasks of this phase')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour. auto: on a terminal, unless NO_COLOR is set or CLICOLOR=0; CLICOLOR_FORCE=1 turns it on in a pipe too; --color always/never beat them all')
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing')
             [CompletionResult]::new('--detail', '--detail', [CompletionResultType]::ParameterName, 'Also show phases, constraints, audit findings and quality gates')
+            [CompletionResult]::new('--failed', '--failed', [CompletionResultType]::ParameterName, 'List only the failed tasks')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'List every task; without it a plan of more than 40 tasks lists those that need attention and the next ones to do')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout (errors too)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
@@ -214,11 +217,14 @@ Register-ArgumentCompleter -Native -CommandName 'wf' -ScriptBlock {
             break
         }
         'wf;st' {
+            [CompletionResult]::new('--phase', '--phase', [CompletionResultType]::ParameterName, 'List only the tasks of this phase')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour. auto: on a terminal, unless NO_COLOR is set or CLICOLOR=0; CLICOLOR_FORCE=1 turns it on in a pipe too; --color always/never beat them all')
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing')
             [CompletionResult]::new('--detail', '--detail', [CompletionResultType]::ParameterName, 'Also show phases, constraints, audit findings and quality gates')
+            [CompletionResult]::new('--failed', '--failed', [CompletionResultType]::ParameterName, 'List only the failed tasks')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'List every task; without it a plan of more than 40 tasks lists those that need attention and the next ones to do')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout (errors too)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')

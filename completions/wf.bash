@@ -1341,12 +1341,16 @@ _wf() {
             return 0
             ;;
         wf__subcmd__status)
-            opts="-C -q -h --detail --project --json --color --quiet --wait --help"
+            opts="-C -q -h --detail --failed --phase --all --project --json --color --quiet --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --phase)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --project)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

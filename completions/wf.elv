@@ -189,11 +189,14 @@ set edit:completion:arg-completer[wf] = {|@words|
             cand --help 'Print help'
         }
         &'wf;status'= {
+            cand --phase 'List only the tasks of this phase'
             cand -C 'The project directory (default: the git top level, else the current directory)'
             cand --project 'The project directory (default: the git top level, else the current directory)'
             cand --color 'When to use colour. auto: on a terminal, unless NO_COLOR is set or CLICOLOR=0; CLICOLOR_FORCE=1 turns it on in a pipe too; --color always/never beat them all'
             cand --wait 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing'
             cand --detail 'Also show phases, constraints, audit findings and quality gates'
+            cand --failed 'List only the failed tasks'
+            cand --all 'List every task; without it a plan of more than 40 tasks lists those that need attention and the next ones to do'
             cand --json 'Print machine-readable JSON on stdout (errors too)'
             cand -q 'Print only errors'
             cand --quiet 'Print only errors'
@@ -201,11 +204,14 @@ set edit:completion:arg-completer[wf] = {|@words|
             cand --help 'Print help'
         }
         &'wf;st'= {
+            cand --phase 'List only the tasks of this phase'
             cand -C 'The project directory (default: the git top level, else the current directory)'
             cand --project 'The project directory (default: the git top level, else the current directory)'
             cand --color 'When to use colour. auto: on a terminal, unless NO_COLOR is set or CLICOLOR=0; CLICOLOR_FORCE=1 turns it on in a pipe too; --color always/never beat them all'
             cand --wait 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing'
             cand --detail 'Also show phases, constraints, audit findings and quality gates'
+            cand --failed 'List only the failed tasks'
+            cand --all 'List every task; without it a plan of more than 40 tasks lists those that need attention and the next ones to do'
             cand --json 'Print machine-readable JSON on stdout (errors too)'
             cand -q 'Print only errors'
             cand --quiet 'Print only errors'

@@ -163,21 +163,27 @@ complete -c wf -n "__fish_wf_using_subcommand resume" -s y -l yes -d 'Without a 
 complete -c wf -n "__fish_wf_using_subcommand resume" -l json -d 'Print machine-readable JSON on stdout (errors too)'
 complete -c wf -n "__fish_wf_using_subcommand resume" -s q -l quiet -d 'Print only errors'
 complete -c wf -n "__fish_wf_using_subcommand resume" -s h -l help -d 'Print help'
+complete -c wf -n "__fish_wf_using_subcommand status" -l phase -d 'List only the tasks of this phase' -r
 complete -c wf -n "__fish_wf_using_subcommand status" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
 complete -c wf -n "__fish_wf_using_subcommand status" -l color -d 'When to use colour. auto: on a terminal, unless NO_COLOR is set or CLICOLOR=0; CLICOLOR_FORCE=1 turns it on in a pipe too; --color always/never beat them all' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c wf -n "__fish_wf_using_subcommand status" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
 complete -c wf -n "__fish_wf_using_subcommand status" -l detail -d 'Also show phases, constraints, audit findings and quality gates'
+complete -c wf -n "__fish_wf_using_subcommand status" -l failed -d 'List only the failed tasks'
+complete -c wf -n "__fish_wf_using_subcommand status" -l all -d 'List every task; without it a plan of more than 40 tasks lists those that need attention and the next ones to do'
 complete -c wf -n "__fish_wf_using_subcommand status" -l json -d 'Print machine-readable JSON on stdout (errors too)'
 complete -c wf -n "__fish_wf_using_subcommand status" -s q -l quiet -d 'Print only errors'
 complete -c wf -n "__fish_wf_using_subcommand status" -s h -l help -d 'Print help'
+complete -c wf -n "__fish_wf_using_subcommand st" -l phase -d 'List only the tasks of this phase' -r
 complete -c wf -n "__fish_wf_using_subcommand st" -s C -l project -d 'The project directory (default: the git top level, else the current directory)' -r -F
 complete -c wf -n "__fish_wf_using_subcommand st" -l color -d 'When to use colour. auto: on a terminal, unless NO_COLOR is set or CLICOLOR=0; CLICOLOR_FORCE=1 turns it on in a pipe too; --color always/never beat them all' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c wf -n "__fish_wf_using_subcommand st" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
 complete -c wf -n "__fish_wf_using_subcommand st" -l detail -d 'Also show phases, constraints, audit findings and quality gates'
+complete -c wf -n "__fish_wf_using_subcommand st" -l failed -d 'List only the failed tasks'
+complete -c wf -n "__fish_wf_using_subcommand st" -l all -d 'List every task; without it a plan of more than 40 tasks lists those that need attention and the next ones to do'
 complete -c wf -n "__fish_wf_using_subcommand st" -l json -d 'Print machine-readable JSON on stdout (errors too)'
 complete -c wf -n "__fish_wf_using_subcommand st" -s q -l quiet -d 'Print only errors'
 complete -c wf -n "__fish_wf_using_subcommand st" -s h -l help -d 'Print help'

@@ -183,6 +183,16 @@ pub struct StatusArgs {
     /// Also show phases, constraints, audit findings and quality gates.
     #[arg(long)]
     pub detail: bool,
+    /// List only the failed tasks.
+    #[arg(long)]
+    pub failed: bool,
+    /// List only the tasks of this phase.
+    #[arg(long, value_name = "PHASE")]
+    pub phase: Option<String>,
+    /// List every task; without it a plan of more than 40 tasks lists those that need
+    /// attention and the next ones to do.
+    #[arg(long)]
+    pub all: bool,
 }
 
 #[derive(Debug, Args)]

@@ -143,19 +143,24 @@ impl Output {
 
     /// `text` in the given ANSI colour when colour is on.
     pub fn paint(&self, text: &str, color: Color) -> String {
-        if !self.color {
-            return text.to_string();
-        }
-        let code = match color {
-            Color::Red => 31,
-            Color::Green => 32,
-            Color::Yellow => 33,
-            Color::Blue => 34,
-            Color::Dim => 2,
-            Color::Bold => 1,
-        };
-        format!("\x1b[{code}m{text}\x1b[0m")
+        paint(text, color, self.color)
     }
+}
+
+/// `text` in the given ANSI colour when `on`.
+pub fn paint(text: &str, color: Color, on: bool) -> String {
+    if !on {
+        return text.to_string();
+    }
+    let code = match color {
+        Color::Red => 31,
+        Color::Green => 32,
+        Color::Yellow => 33,
+        Color::Blue => 34,
+        Color::Dim => 2,
+        Color::Bold => 1,
+    };
+    format!("\x1b[{code}m{text}\x1b[0m")
 }
 
 /// Writes `bytes` to stdout and flushes. No panic, whatever stdout is.

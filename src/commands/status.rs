@@ -32,10 +32,39 @@ pub fn run(project: &Project, args: &StatusArgs, out: &Output) -> Result<i32> {
     if interrupted {
         text.push_str("\nInterrupted: the run that was executing this workflow is gone; `wf resume` continues where it stopped.");
     }
+    let filter = crate::report::tasks::Filter {
+        failed: args.failed,
+        phase: args.phase.as_deref(),
+        all: args.all,
+    };
+    if let Some(phase) = filter.phase {
+        known_phase(&state, phase)?;
+    }
+    if !state.tasks.is_empty() {
+        text.push_str("\n\n");
+        text.push_str(&crate::report::tasks::list(&state, &filter, out.look()));
+    }
     if args.detail {
         text.push_str("\n\n");
         text.push_str(&status::detail(&state, out.look()));
     }
     out.say(text.trim_end());
     Ok(0)
+}
+
+/// `--phase P` names a phase of the plan, or the user hears which ones there are.
+fn known_phase(state: &crate::state::WorkflowState, phase: &str) -> Result<()> {
+    if state.tasks.iter().any(|t| t.phase == phase) {
+        return Ok(());
+    }
+    let mut phases: Vec<&str> = Vec::new();
+    for t in &state.tasks {
+        if !phases.contains(&t.phase.as_str()) {
+            phases.push(&t.phase);
+        }
+    }
+    Err(crate::error::WfError::usage(format!(
+        "--phase {phase}: no task of the plan is in that phase; its phases: {}",
+        phases.join(", ")
+    )))
 }

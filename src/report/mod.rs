@@ -21,6 +21,7 @@ pub mod resources;
 pub mod start;
 pub mod status;
 pub mod table;
+pub mod tasks;
 
 use serde::Serialize;
 

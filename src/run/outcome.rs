@@ -65,6 +65,7 @@ impl Engine<'_> {
             Verdict::Failed { reason } | Verdict::DispatchFailed { reason, .. } => reason.as_str(),
             _ => "",
         };
+        let duration_ms = u64::try_from(outcome.duration.as_millis()).unwrap_or(u64::MAX);
         let stop = match policy::after_outcome(&outcome.verdict, &facts) {
             Next::Block => {
                 self.session.set_task_status(
@@ -104,7 +105,7 @@ impl Engine<'_> {
                 self.done += 1;
                 self.summary.passed += 1;
                 let verified = matches!(outcome.verdict, Verdict::Passed { verified: true });
-                let mut data = json!({"verified": verified});
+                let mut data = json!({"verified": verified, "duration_ms": duration_ms});
                 if unchecked.is_some() {
                     data["accepted_unchecked"] = true.into();
                 }
@@ -132,7 +133,7 @@ impl Engine<'_> {
                 self.session.set_task_status(
                     &task.id,
                     TaskStatus::Failed,
-                    json!({"reason": reason}),
+                    json!({"reason": reason, "duration_ms": duration_ms}),
                     None,
                 )?;
                 Some(Stop::Failed {

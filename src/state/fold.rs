@@ -101,6 +101,13 @@ fn apply_task_status(state: &mut WorkflowState, event: &Event) -> Result<()> {
         .status
         .to(to, id)
         .map_err(|e| bad_event(event, &e.message))?;
+    if let Some(ms) = event
+        .data
+        .get("duration_ms")
+        .and_then(serde_json::Value::as_u64)
+    {
+        task.duration_ms = Some(ms);
+    }
     match to {
         TaskStatus::InProgress => {
             task.attempts += 1;

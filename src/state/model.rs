@@ -406,6 +406,9 @@ pub struct Task {
     pub failure_reason: Option<String>,
     #[serde(default, skip_serializing_if = "is_zero")]
     pub attempts: u32,
+    /// How long the last attempt's checks ran, when wf ran them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
     #[serde(default, skip_serializing_if = "is_zero")]
     pub dispatch_failures: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]

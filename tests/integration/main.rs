@@ -25,5 +25,6 @@ mod recovery;
 mod report;
 mod security;
 mod start;
+mod status_tasks;
 mod terminal;
 mod usage;
