@@ -182,13 +182,18 @@ pub fn execute_locked(
     drop(engine);
     reporter.done();
     report_stop(session, &stop, &summary, args.keep_going, out)?;
-    report_to_ci(session, args, out)?;
+    report_to_ci(project, session, args, out)?;
     Ok(stop.exit_code())
 }
 
 /// `--junit FILE`, and under GitHub Actions the `::error` annotations and the job
 /// summary appended to `$GITHUB_STEP_SUMMARY`.
-fn report_to_ci(session: &Session, args: &ExecuteArgs, out: &Output) -> Result<()> {
+fn report_to_ci(
+    project: &Project,
+    session: &Session,
+    args: &ExecuteArgs,
+    out: &Output,
+) -> Result<()> {
     let state = session.state()?;
     if let Some(path) = &args.junit {
         let xml = crate::report::junit::junit(state, session.store().dir());
@@ -197,7 +202,8 @@ fn report_to_ci(session: &Session, args: &ExecuteArgs, out: &Output) -> Result<(
     }
     if std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true") {
         if !out.json {
-            for line in crate::report::github::annotations(state) {
+            let plan = super::report::github_plan_path(state, project);
+            for line in crate::report::github::annotations(state, plan.as_deref()) {
                 // A reader that is gone ends the annotations; `settle` says how.
                 if out.print(format!("{line}\n")).is_err() {
                     break;

@@ -212,3 +212,96 @@ fn keep_going_in_phase_mode_ends_failed_at_the_phase_end() {
     assert_eq!(t.state()["status"], "failed");
     assert_invariants(&t);
 }
+
+// ---- GitHub Actions ----
+
+/// A plan in `docs/` whose names and commands carry the characters that break
+/// annotations and tables: `,` `:` `|` `<` `>` `&` and backticks.
+const CI_PLAN: &str = "# Tasks: ci demo
+
+## T1: Build the `core` | lib
+- **阶段**: build
+- **需求**: build it
+- **验证命令**: `echo built`
+
+## T2: Check the <limits> & counts
+- **阶段**: build
+- **需求**: check them
+- **验证命令**: `test 3 -gt 5 > /dev/null || exit 4`
+
+## T3: Package, sign: ship
+- **阶段**: ship
+- **需求**: ship it
+- **依赖**: T2
+- **验证命令**: `true`
+";
+
+/// A GitHub Actions job: `GITHUB_ACTIONS=true`, a step summary file, and the
+/// checkout at `workspace`.
+fn github_job(workspace: &str) -> (Test, std::path::PathBuf) {
+    let mut t = Test::new();
+    t.write("docs/tasks.md", CI_PLAN);
+    t.wf(&["workflow-start", "docs/tasks.md"]).ok();
+    let summary = t.root.join("step-summary.md");
+    let workspace = t.root.join(workspace);
+    t.env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_STEP_SUMMARY", summary.display().to_string())
+        .env("GITHUB_WORKSPACE", workspace.display().to_string());
+    (t, summary)
+}
+
+#[test]
+fn a_github_actions_run_annotates_the_plan_line_and_writes_the_summary() {
+    let (t, summary) = github_job("project");
+    let run = t
+        .wf(&["workflow-execute", "--all", "--ci", "--keep-going"])
+        .code(1);
+    insta::assert_snapshot!(run.whole(), @"
+    exit: 1
+    --- stdout
+    CI: agent tasks fail instead of being handed off, and the run goes to the end (--step or --phase keeps a mode's stop).
+    ✓ T1 Build the `core` | lib (N.Ns)
+    ✗ T2 Check the <limits> & counts: check `test 3 -gt 5 > /dev/null || exit 4` exited with 4
+      --- last lines of [ROOT]/home/[ID]/logs/T2.1.log ---
+      | $ test 3 -gt 5 > /dev/null || exit 4
+    ::error file=docs/tasks.md,line=8,title=T2 Check the <limits> & counts::check `test 3 -gt 5 > /dev/null || exit 4` exited with 4
+    --- stderr
+    Failed: task T2 failed: check `test 3 -gt 5 > /dev/null || exit 4` exited with 4
+    Failed tasks: T2
+    Not run (they depend on a failed task): T3
+    Retry with `wf workflow-execute --retry`, or skip with `--skip --reason TEXT`.
+    ");
+    insta::assert_snapshot!(std::fs::read_to_string(&summary).unwrap(), @r"
+    ## wf: ci demo — ❌ failed
+
+    **Progress:** 1/3 tasks done (33%) · 1 completed · 0 skipped · 1 failed · 0 blocked · 0 in progress · 1 pending
+
+    **Failure:** task T2 failed: check `test 3 -gt 5 &gt; /dev/null \|\| exit 4` exited with 4
+
+    | | Task | Phase | Status | Reason |
+    |---|---|---|---|---|
+    | ✅ | T1: Build the `core` \| lib | build | completed |  |
+    | ❌ | T2: Check the &lt;limits&gt; &amp; counts | build | failed | check `test 3 -gt 5 &gt; /dev/null \|\| exit 4` exited with 4 |
+    | ⏸ | T3: Package, sign: ship | ship | pending |  |
+    ");
+    // `wf report` prints the same annotations from the state.
+    let report = t.wf(&["report", "github-annotations"]).ok().stdout;
+    assert!(run.stdout.ends_with(&report), "{report}");
+}
+
+#[test]
+fn annotations_name_the_plan_relative_to_the_checkout() {
+    // The project is a folder of the repository the runner checked out.
+    let (t, _) = github_job("");
+    let run = t.wf(&["workflow-execute", "--all", "--ci"]).code(1);
+    assert!(
+        run.stdout
+            .contains("::error file=project/docs/tasks.md,line=8,title=T2 "),
+        "{}",
+        run.stdout
+    );
+    // A checkout that does not hold the plan: no location, still an error.
+    let (t, _) = github_job("elsewhere");
+    let run = t.wf(&["workflow-execute", "--all", "--ci"]).code(1);
+    assert!(run.stdout.contains("\n::error title=T2 "), "{}", run.stdout);
+}

@@ -1,45 +1,10 @@
-//! GitHub Actions output: workflow-command annotations for failed and blocked tasks,
-//! and a Markdown job summary for `$GITHUB_STEP_SUMMARY`.
-//!
-//! Annotation text follows the runner's escaping (`%`, CR, LF; plus `:` and `,` in
-//! properties) so a reason cannot end the command early or inject another one. The
-//! summary escapes table and HTML syntax so plan text cannot reshape the table.
+//! The Markdown job summary for `$GITHUB_STEP_SUMMARY`: a headline, the progress,
+//! and a table of tasks. Table and HTML syntax is escaped so plan text cannot reshape
+//! the table.
 
-use super::{one_line, status_emoji, truncate, workflow_name, Counts};
+use crate::report::{one_line, status_emoji, truncate, workflow_name, Counts};
 use crate::state::machine::TaskStatus;
 use crate::state::model::WorkflowState;
-
-/// `::error` for each failed task (and for a workflow failure no task explains),
-/// `::warning` for each blocked task.
-pub fn annotations(state: &WorkflowState) -> Vec<String> {
-    let mut out = Vec::new();
-    for t in &state.tasks {
-        match t.status {
-            TaskStatus::Failed => out.push(format!(
-                "::error title={}::{}",
-                escape_property(&format!("wf {}", t.id)),
-                escape_data(t.failure_reason.as_deref().unwrap_or("failed"))
-            )),
-            TaskStatus::Blocked => out.push(format!(
-                "::warning title={}::{}",
-                escape_property(&format!("wf {}", t.id)),
-                escape_data(&if t.blocked_by.is_empty() {
-                    "blocked".to_string()
-                } else {
-                    format!("blocked by {}", t.blocked_by.join(", "))
-                })
-            )),
-            _ => {}
-        }
-    }
-    let any_failed_task = state.tasks.iter().any(|t| t.status == TaskStatus::Failed);
-    if let Some(reason) = state.failure_reason.as_deref().filter(|r| !r.is_empty()) {
-        if !any_failed_task {
-            out.push(format!("::error title=wf::{}", escape_data(reason)));
-        }
-    }
-    out
-}
 
 /// The job summary: headline, progress, and a table of tasks.
 pub fn step_summary(state: &WorkflowState) -> String {
@@ -103,19 +68,6 @@ fn reason(state: &WorkflowState, t: &crate::state::model::Task) -> String {
     }
 }
 
-/// A workflow command's message: `%`, CR and LF percent-encoded, as the runner
-/// decodes them.
-pub fn escape_data(s: &str) -> String {
-    s.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
-}
-
-/// A workflow command's property value: also `:` and `,`, which end a property.
-pub fn escape_property(s: &str) -> String {
-    escape_data(s).replace(':', "%3A").replace(',', "%2C")
-}
-
 /// Text for one Markdown table cell: one line, `|` escaped, HTML neutralised.
 pub fn cell(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -134,18 +86,6 @@ pub fn cell(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn data_escaping_keeps_one_command_per_line() {
-        let e = escape_data("100% broken\r\n::error::injected");
-        assert_eq!(e, "100%25 broken%0D%0A::error::injected");
-        assert!(!e.contains('\n'));
-    }
-
-    #[test]
-    fn property_escaping_covers_separators() {
-        assert_eq!(escape_property("wf T1,a:b%\n"), "wf T1%2Ca%3Ab%25%0A");
-    }
 
     #[test]
     fn table_cells_cannot_break_the_table() {
