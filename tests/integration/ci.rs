@@ -271,17 +271,17 @@ fn a_github_actions_run_annotates_the_plan_line_and_writes_the_summary() {
     Not run (they depend on a failed task): T3
     Retry with `wf workflow-execute --retry`, or skip with `--skip --reason TEXT`.
     ");
-    insta::assert_snapshot!(std::fs::read_to_string(&summary).unwrap(), @r"
+    insta::assert_snapshot!(std::fs::read_to_string(&summary).unwrap(), @"
     ## wf: ci demo — ❌ failed
 
     **Progress:** 1/3 tasks done (33%) · 1 completed · 0 skipped · 1 failed · 0 blocked · 0 in progress · 1 pending
 
-    **Failure:** task T2 failed: check `test 3 -gt 5 &gt; /dev/null \|\| exit 4` exited with 4
+    **Failure:** task T2 failed: check <code>test 3 -gt 5 &gt; /dev/null &#124;&#124; exit 4</code> exited with 4
 
     | | Task | Phase | Status | Reason |
     |---|---|---|---|---|
-    | ✅ | T1: Build the `core` \| lib | build | completed |  |
-    | ❌ | T2: Check the &lt;limits&gt; &amp; counts | build | failed | check `test 3 -gt 5 &gt; /dev/null \|\| exit 4` exited with 4 |
+    | ✅ | T1: Build the <code>core</code> &#124; lib | build | completed |  |
+    | ❌ | T2: Check the &lt;limits&gt; &amp; counts | build | failed | check <code>test 3 -gt 5 &gt; /dev/null &#124;&#124; exit 4</code> exited with 4 |
     | ⏸ | T3: Package, sign: ship | ship | pending |  |
     ");
     // `wf report` prints the same annotations from the state.

@@ -68,15 +68,51 @@ fn reason(state: &WorkflowState, t: &crate::state::model::Task) -> String {
     }
 }
 
-/// Text for one Markdown table cell: one line, `|` escaped, HTML neutralised.
+/// Text for one Markdown table cell that both stays in its cell and renders as
+/// written: one line; a backticked span becomes `<code>…</code>`, since inside a
+/// Markdown code span GitHub shows entities such as `&gt;` literally while inside
+/// `<code>` it decodes them; `&`, `<`, `>` are entities everywhere and `|` is
+/// `&#124;`, so no raw `|` is left to end the cell (GitHub splits a table row before
+/// it reads entities) and no raw `<` to open HTML. A backtick left unmatched is
+/// shown as one.
 pub fn cell(s: &str) -> String {
+    let text = one_line(s);
+    let parts: Vec<&str> = text.trim().split('`').collect();
+    let mut out = String::with_capacity(text.len());
+    for (i, part) in parts.iter().enumerate() {
+        let closed = i + 1 < parts.len();
+        match (i % 2 == 1, closed) {
+            (false, _) => out.push_str(&entities(part, TEXT)),
+            (true, true) if part.is_empty() => {}
+            (true, true) => {
+                out.push_str("<code>");
+                out.push_str(&entities(part, CODE));
+                out.push_str("</code>");
+            }
+            (true, false) => {
+                out.push_str("&#96;");
+                out.push_str(&entities(part, TEXT));
+            }
+        }
+    }
+    out
+}
+
+/// What is written as an entity outside code: HTML's three, the cell's `|`, and `\`
+/// (a backslash would escape the `&` of the entity after it).
+const TEXT: &[char] = &['&', '<', '>', '|', '\\'];
+/// Inside `<code>` Markdown still applies, so its emphasis, link and escape
+/// characters are entities too: the command reads exactly as written.
+const CODE: &[char] = &['&', '<', '>', '|', '\\', '*', '_', '[', ']', '~', '`'];
+
+fn entities(s: &str, which: &[char]) -> String {
     let mut out = String::with_capacity(s.len());
-    for c in one_line(s).trim().chars() {
+    for c in s.chars() {
         match c {
-            '|' => out.push_str("\\|"),
+            '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
-            '&' => out.push_str("&amp;"),
+            c if which.contains(&c) => out.push_str(&format!("&#{};", u32::from(c))),
             c => out.push(c),
         }
     }
@@ -88,7 +124,23 @@ mod tests {
     use super::*;
 
     #[test]
-    fn table_cells_cannot_break_the_table() {
-        assert_eq!(cell("a|b\n<img src=x>&"), "a\\|b &lt;img src=x&gt;&amp;");
+    fn table_cells_cannot_break_the_table_and_render_as_written() {
+        let rows = [
+            ("a|b\n<img src=x>&", "a&#124;b &lt;img src=x&gt;&amp;"),
+            (
+                "verify `test $(wc -l < f) -gt 2 | grep *x*` exited",
+                "verify <code>test $(wc -l &lt; f) -gt 2 &#124; grep &#42;x&#42;</code> exited",
+            ),
+            ("a `b` c `d", "a <code>b</code> c &#96;d"),
+            ("``", ""),
+            (
+                "x\\|y `a\\_[b]~`",
+                "x&#92;&#124;y <code>a&#92;&#95;&#91;b&#93;&#126;</code>",
+            ),
+        ];
+        for (text, want) in rows {
+            assert_eq!(cell(text), want, "{text}");
+            assert!(!cell(text).contains('|'), "{text}");
+        }
     }
 }
