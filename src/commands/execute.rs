@@ -196,7 +196,8 @@ fn report_to_ci(
 ) -> Result<()> {
     let state = session.state()?;
     if let Some(path) = &args.junit {
-        let xml = crate::report::junit::junit(state, session.store().dir());
+        let times = crate::report::timing::TaskTimes::read(&session.store().events_path());
+        let xml = crate::report::junit::junit(state, session.store().dir(), &times);
         std::fs::write(path, xml)
             .map_err(|e| WfError::io(&e, format!("--junit {}: {e}", path.display())))?;
     }

@@ -12,6 +12,7 @@ use crate::cli::{ReportArgs, ReportFormat};
 use crate::error::{Result, WfError};
 use crate::output::Output;
 use crate::project::Project;
+use crate::report::timing::TaskTimes;
 use crate::report::{github, junit};
 use crate::state::WorkflowState;
 
@@ -29,7 +30,10 @@ pub(crate) fn github_plan_path(state: &WorkflowState, project: &Project) -> Opti
 pub fn run(project: &Project, args: &ReportArgs, out: &Output) -> Result<i32> {
     let (store, state) = super::load_state(project)?;
     let (name, text) = match args.format {
-        ReportFormat::Junit => ("junit", junit::junit(&state, store.dir())),
+        ReportFormat::Junit => {
+            let times = TaskTimes::read(&store.events_path());
+            ("junit", junit::junit(&state, store.dir(), &times))
+        }
         ReportFormat::GithubAnnotations => {
             let plan = github_plan_path(&state, project);
             let mut lines = github::annotations(&state, plan.as_deref()).join("\n");

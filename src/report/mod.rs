@@ -19,6 +19,7 @@ pub mod next;
 pub mod resources;
 pub mod start;
 pub mod status;
+pub mod timing;
 
 use serde::Serialize;
 

@@ -305,3 +305,107 @@ fn annotations_name_the_plan_relative_to_the_checkout() {
     let run = t.wf(&["workflow-execute", "--all", "--ci"]).code(1);
     assert!(run.stdout.contains("\n::error title=T2 "), "{}", run.stdout);
 }
+
+// ---- JUnit ----
+
+/// Validates `xml` against `fixtures/junit/junit.xsd` with xmllint. Without xmllint
+/// the check is skipped loudly — unless `WF_REQUIRE_XMLLINT=1`, which `.ci/run` sets
+/// after installing it, so CI always validates.
+fn assert_valid_junit(t: &Test, xml: &str) {
+    if which::which("xmllint").is_err() {
+        assert!(
+            std::env::var_os("WF_REQUIRE_XMLLINT").is_none_or(|v| v != "1"),
+            "xmllint is required (WF_REQUIRE_XMLLINT=1) but not on PATH"
+        );
+        eprintln!("!!! xmllint is not installed: the JUnit schema check is SKIPPED (apt-get install libxml2-utils)");
+        return;
+    }
+    let file = t.root.join("junit-under-test.xml");
+    std::fs::write(&file, xml).unwrap();
+    let out = std::process::Command::new("xmllint")
+        .args(["--noout", "--schema"])
+        .arg(crate::test::fixture("junit/junit.xsd"))
+        .arg(&file)
+        .output()
+        .expect("run xmllint");
+    assert!(
+        out.status.success(),
+        "wf's JUnit does not validate:\n{}\n{xml}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn junit_has_times_and_phases_and_validates_against_the_schema() {
+    let t = Test::new();
+    t.config(r#"{"scripts": {"test": "true"}}"#);
+    start(&t, &a_plan_with_one_failure());
+    let junit = t.root.join("run.xml");
+    t.wf(&[
+        "workflow-execute",
+        "--all",
+        "--ci",
+        "-k",
+        "--junit",
+        junit.to_str().unwrap(),
+    ])
+    .code(1);
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert_valid_junit(&t, &xml);
+    // The report from the state afterwards is the same document.
+    assert_eq!(t.wf(&["report", "junit"]).ok().stdout, xml);
+    // Durations vary; everything else is fixed.
+    let time = regex::Regex::new(r#" time="\d+\.\d{3}""#).unwrap();
+    assert_eq!(
+        time.find_iter(&xml).count(),
+        8,
+        "every testcase, suite and suites"
+    );
+    insta::assert_snapshot!(time.replace_all(&xml, r#" time="N""#), @r#"
+    <?xml version="1.0" encoding="UTF-8"?>
+    <testsuites name="wf" tests="6" failures="1" errors="0" time="N">
+      <testsuite name="test plan" tests="6" failures="1" errors="0" skipped="3" time="N" timestamp="2026-01-08T10:00:00">
+        <testcase classname="a" name="T1: task T1" time="N">
+          <failure message="check `echo T1 &gt;&gt; runs.log; exit 1` exited with 1" type="failed">$ echo T1 &gt;&gt; runs.log; exit 1</failure>
+        </testcase>
+        <testcase classname="a" name="T2: task T2" time="N">
+          <skipped message="not run: it depends on a failed task"/>
+        </testcase>
+        <testcase classname="a" name="T3: task T3" time="N"/>
+        <testcase classname="b" name="T4: task T4" time="N">
+          <skipped message="not run: it depends on a failed task"/>
+        </testcase>
+        <testcase classname="b" name="T5: task T5" time="N">
+          <skipped message="not run: it depends on a failed task"/>
+        </testcase>
+        <testcase classname="b" name="T6: task T6" time="N"/>
+      </testsuite>
+    </testsuites>
+    "#);
+}
+
+#[test]
+fn junit_of_every_status_validates_against_the_schema() {
+    // The fixture state has a failed task with a log, skipped, blocked, in-progress
+    // and pending ones, and names with quotes and angle brackets.
+    let t = Test::new();
+    let dir = t.workflow_dir();
+    std::fs::create_dir_all(dir.join("logs")).unwrap();
+    let src = crate::test::fixture("states/running");
+    std::fs::copy(
+        src.join("workflow-state.json"),
+        dir.join("workflow-state.json"),
+    )
+    .unwrap();
+    std::fs::copy(src.join("logs/T3-3.log"), dir.join("logs/T3-3.log")).unwrap();
+    let xml = t.wf(&["report", "junit"]).ok().stdout;
+    assert_valid_junit(&t, &xml);
+    // Hostile text: XML-forbidden characters and colour codes in a name.
+    let t = Test::new();
+    start(
+        &t,
+        &plan(&[task("T1", "a <b> & \"c\"").verify("printf '\\033[31mred\\001\\n'; exit 1")]),
+    );
+    t.wf(&["workflow-execute", "--ci"]).code(1);
+    assert_valid_junit(&t, &t.wf(&["report", "junit"]).ok().stdout);
+}
