@@ -14,12 +14,13 @@ use crate::error::{ErrorKind, Result, WfError};
 use crate::exec::process::Children;
 use crate::output::Output;
 use crate::project::Project;
-use crate::run::engine::{Engine, Mode, Options, Reporter, Stop};
+use crate::run::engine::{Engine, Mode, Options, Stop};
 use crate::run::executor::{MockPolicy, Pool};
 use crate::run::recovery;
-use crate::run::work::{TaskOutcome, Verdict, WorkCtx};
-use crate::state::model::Task;
+use crate::run::work::WorkCtx;
 use crate::state::{Session, TaskStatus, WorkflowStatus};
+
+use super::progress::TextReporter;
 
 pub fn run(
     project: &Project,
@@ -252,114 +253,4 @@ fn report_stop(
         out.say(text);
     }
     Ok(())
-}
-
-/// Line-oriented progress for logs and pipes; a progress bar on a terminal.
-struct TextReporter<'a> {
-    out: &'a Output,
-    workflow_dir: std::path::PathBuf,
-    bar: Option<indicatif::ProgressBar>,
-}
-
-impl<'a> TextReporter<'a> {
-    fn new(out: &'a Output, workflow_dir: std::path::PathBuf) -> Self {
-        let bar = (out.stdout_tty && !out.quiet && !out.json).then(|| {
-            let bar = indicatif::ProgressBar::new(0);
-            if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} {msg}")
-            {
-                bar.set_style(style);
-            }
-            bar
-        });
-        TextReporter {
-            out,
-            workflow_dir,
-            bar,
-        }
-    }
-
-    fn line(&self, text: String) {
-        match &self.bar {
-            Some(bar) => bar.println(text),
-            None => self.out.say(text),
-        }
-    }
-
-    fn done(&self) {
-        if let Some(bar) = &self.bar {
-            bar.finish_and_clear();
-        }
-    }
-}
-
-impl Reporter for TextReporter<'_> {
-    fn started(&mut self, task: &Task) {
-        if let Some(bar) = &self.bar {
-            bar.set_message(format!("{} {}", task.id, task.name));
-        }
-    }
-
-    fn finished(&mut self, task: &Task, outcome: &TaskOutcome) {
-        let secs = outcome.duration.as_secs_f64();
-        match &outcome.verdict {
-            Verdict::Passed { verified } => {
-                let note = if task.accepted_unchecked {
-                    " (accepted unchecked: nothing checked it)"
-                } else if *verified {
-                    ""
-                } else {
-                    " (nothing checked it)"
-                };
-                let mark = self.out.paint("✓", crate::output::Color::Green);
-                self.line(format!(
-                    "{mark} {} {} ({secs:.1}s){note}",
-                    task.id, task.name
-                ));
-            }
-            Verdict::Failed { reason } => {
-                let mark = self.out.paint("✗", crate::output::Color::Red);
-                let mut text = format!("{mark} {} {}: {reason}", task.id, task.name);
-                if !outcome.log.is_empty() {
-                    // Absolute: the workflow dir is not where the user stands.
-                    let log = self.workflow_dir.join(&outcome.log);
-                    let tail = crate::exec::process::tail(&log, 20);
-                    if !tail.is_empty() {
-                        text.push_str(&format!("\n  --- last lines of {} ---\n", log.display()));
-                        for l in crate::output::strip_controls(&tail).lines() {
-                            text.push_str(&format!("  | {l}\n"));
-                        }
-                    }
-                }
-                if self.out.quiet {
-                    crate::output::stderr_line(format_args!("{}", text.trim_end()));
-                } else {
-                    self.line(text.trim_end().to_string());
-                }
-            }
-            Verdict::Interrupted => self.line(format!(
-                "- {} {}: interrupted, back to pending",
-                task.id, task.name
-            )),
-            Verdict::DispatchFailed { reason, .. } => self.line(format!(
-                "! {} {}: dispatch failed: {reason}",
-                task.id, task.name
-            )),
-        }
-    }
-
-    fn problem(&mut self, text: &str) {
-        let mark = self.out.paint("!", crate::output::Color::Yellow);
-        if self.out.json {
-            crate::output::stderr_line(format_args!("wf: {text}"));
-        } else {
-            self.line(format!("{mark} {text}"));
-        }
-    }
-
-    fn progress(&mut self, done: usize, total: usize) {
-        if let Some(bar) = &self.bar {
-            bar.set_length(total as u64);
-            bar.set_position(done as u64);
-        }
-    }
 }

@@ -13,6 +13,7 @@ mod hook;
 mod logs;
 mod man;
 mod next;
+mod progress;
 mod report;
 mod resources;
 mod resume;

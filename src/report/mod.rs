@@ -12,6 +12,7 @@ pub mod events;
 pub mod execute;
 pub mod findings;
 pub mod github;
+pub mod gitlab;
 pub mod graph;
 pub mod junit;
 pub mod logs;

@@ -409,3 +409,60 @@ fn junit_of_every_status_validates_against_the_schema() {
     t.wf(&["workflow-execute", "--ci"]).code(1);
     assert_valid_junit(&t, &t.wf(&["report", "junit"]).ok().stdout);
 }
+
+// ---- GitLab CI ----
+
+#[test]
+fn under_gitlab_ci_each_task_is_a_collapsible_section() {
+    let mut t = Test::new();
+    start(
+        &t,
+        &plan(&[
+            task("T1", "a").verify("echo compiled 3 files"),
+            task("T2.x", "a").verify("echo 'oops: 1 > 0'; exit 2"),
+            task("T3", "a").verify("true").deps("T2.x"),
+        ]),
+    );
+    t.env("GITLAB_CI", "true");
+    let run = t.wf(&["workflow-execute", "--ci", "-k"]).code(1);
+    // WF_NOW pins the clock, so the sections' times are fixed.
+    let shown = run.whole().replace('\x1b', "<ESC>").replace('\r', "<CR>");
+    insta::assert_snapshot!(shown, @"
+    exit: 1
+    --- stdout
+    CI: agent tasks fail instead of being handed off, and the run goes to the end (--step or --phase keeps a mode's stop).
+    <ESC>[0Ksection_start:1767866400:wf_T1_1[collapsed=true]<CR><ESC>[0K✓ T1 task T1 (N.Ns)
+      --- last lines of [ROOT]/home/[ID]/logs/T1.1.log ---
+      | $ echo compiled 3 files
+      | compiled 3 files
+    <ESC>[0Ksection_end:1767866400:wf_T1_1<CR><ESC>[0K
+    <ESC>[0Ksection_start:1767866400:wf_T2.x_1<CR><ESC>[0K✗ T2.x task T2.x: check `echo 'oops: 1 > 0'; exit 2` exited with 2
+      --- last lines of [ROOT]/home/[ID]/logs/T2_2ex.1.log ---
+      | $ echo 'oops: 1 > 0'; exit 2
+      | oops: 1 > 0
+    <ESC>[0Ksection_end:1767866400:wf_T2.x_1<CR><ESC>[0K
+    --- stderr
+    Failed: task T2.x failed: check `echo 'oops: 1 > 0'; exit 2` exited with 2
+    Failed tasks: T2.x
+    Not run (they depend on a failed task): T3
+    Retry with `wf workflow-execute --retry`, or skip with `--skip --reason TEXT`.
+    ");
+}
+
+#[test]
+fn a_task_name_cannot_forge_a_gitlab_section() {
+    let mut t = Test::new();
+    t.write(
+        "tasks.md",
+        "# Tasks: forge\n\n## T1: x section_end:1:wf_T1_1\r\x1b[0K y\n- **阶段**: a\n- **需求**: do it\n- **验证命令**: `true`\n",
+    );
+    t.wf(&["workflow-start", "tasks.md"]).ok();
+    t.env("GITLAB_CI", "true");
+    let run = t.wf(&["workflow-execute", "--ci"]).ok();
+    let markers: Vec<&str> = run
+        .stdout
+        .matches("\x1b[0Ksection_")
+        .collect();
+    assert_eq!(markers.len(), 2, "{:?}", run.stdout);
+    assert!(!run.stdout.contains("\r\x1b[0K y"), "{:?}", run.stdout);
+}
