@@ -93,11 +93,11 @@ pub fn execute_locked(
                 state.status
             )))
         }
-        // A --retry or --skip in this call goes on even when other tasks are still
-        // failed (a --keep-going run can leave several): they keep the run `failed`.
+        // With --keep-going a --retry or --skip in this call goes on even when other
+        // tasks are still failed (a --keep-going run can leave several); they keep the
+        // run `failed`. Without it, as before, every failure must be settled first.
         WorkflowStatus::Failed
-            if args.retry.is_none()
-                && args.skip.is_none()
+            if !(args.keep_going && (args.retry.is_some() || args.skip.is_some()))
                 && state.tasks.iter().any(|t| t.status == TaskStatus::Failed) =>
         {
             return Err(WfError::new(

@@ -459,10 +459,50 @@ fn a_task_name_cannot_forge_a_gitlab_section() {
     t.wf(&["workflow-start", "tasks.md"]).ok();
     t.env("GITLAB_CI", "true");
     let run = t.wf(&["workflow-execute", "--ci"]).ok();
-    let markers: Vec<&str> = run
-        .stdout
-        .matches("\x1b[0Ksection_")
-        .collect();
+    let markers: Vec<&str> = run.stdout.matches("\x1b[0Ksection_").collect();
     assert_eq!(markers.len(), 2, "{:?}", run.stdout);
     assert!(!run.stdout.contains("\r\x1b[0K y"), "{:?}", run.stdout);
+}
+
+#[test]
+fn without_keep_going_a_retry_with_another_failure_left_is_refused_as_before() {
+    let t = Test::new();
+    start(
+        &t,
+        &plan(&[
+            task("T1", "a").verify("exit 1"),
+            task("T2", "a").verify("exit 1"),
+        ]),
+    );
+    t.wf(&["workflow-execute", "--ci", "-k"]).code(1);
+    let run = t.wf(&["workflow-execute", "--ci", "--retry", "T1"]).code(1);
+    assert!(
+        run.stderr.contains("the workflow failed: 2 tasks failed"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn keep_going_in_ci_goes_past_an_agent_task_it_cannot_hand_off() {
+    let t = Test::new();
+    start(
+        &t,
+        &plan(&[
+            task("T1", "a").field("actions", "edit_file"),
+            task("T2", "a").verify("echo T2 >> runs.log"),
+        ]),
+    );
+    let run = t.wf(&["workflow-execute", "--ci", "-k"]).code(1);
+    assert!(run.stderr.contains("Failed tasks: T1\n"), "{}", run.stderr);
+    assert_eq!(t.read("runs.log"), "T2\n");
+}
+
+#[test]
+fn resume_takes_keep_going_too() {
+    let t = Test::new();
+    start(&t, &a_plan_with_one_failure());
+    t.config(r#"{"scripts": {"test": "true"}}"#);
+    t.wf(&["resume", "--all", "--ci", "-k"]).code(1);
+    assert_eq!(t.read("runs.log"), "T1\nT3\nT6\n");
 }
