@@ -1283,7 +1283,7 @@ _wf() {
             return 0
             ;;
         wf__subcmd__resume)
-            opts="-j -y -C -q -h --step --phase --all --ci --retry --skip --reason --jobs --mock --junit --allow-audit-errors --allow-open-questions --yes --project --json --color --quiet --wait --help"
+            opts="-k -j -y -C -q -h --step --phase --all --ci --retry --skip --reason --keep-going --jobs --mock --junit --allow-audit-errors --allow-open-questions --yes --project --json --color --quiet --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1375,7 +1375,7 @@ _wf() {
             return 0
             ;;
         wf__subcmd__workflow__subcmd__execute)
-            opts="-j -C -q -h --step --phase --all --ci --retry --skip --reason --jobs --mock --junit --allow-audit-errors --allow-open-questions --project --json --color --quiet --wait --help"
+            opts="-k -j -C -q -h --step --phase --all --ci --retry --skip --reason --keep-going --jobs --mock --junit --allow-audit-errors --allow-open-questions --project --json --color --quiet --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -60,7 +60,16 @@ pub enum Command {
     /// the tasks that would start blocked, as file:line: severity: message. Writes nothing.
     Check(CheckArgs),
     /// Run the next tasks and their verifiers, stopping where the mode says.
-    #[command(visible_alias = "execute")]
+    #[command(
+        visible_alias = "execute",
+        after_help = concat!(
+            "Examples:\n",
+            "  wf workflow-execute                 run to the mode's next stop\n",
+            "  wf workflow-execute --all --ci -k   a CI job: the whole plan; after a failure, keep\n",
+            "                                      running what does not depend on it, then exit 1\n",
+            "                                      listing the failed tasks and those not run",
+        )
+    )]
     WorkflowExecute(ExecuteArgs),
     /// Lift an external blocker (api_spec, design_spec, a custom kind, or all).
     #[command(visible_alias = "unblock")]
@@ -145,6 +154,11 @@ pub struct ExecuteArgs {
     /// Why the task is skipped (kept in skipped_info).
     #[arg(long)]
     pub reason: Option<String>,
+    /// After a task fails, keep running every task that does not depend on a failed
+    /// one (like make -k); the run still exits 1 and lists the failed tasks and the
+    /// tasks not run because of them.
+    #[arg(short = 'k', long)]
+    pub keep_going: bool,
     /// Run up to N ready tasks side by side.
     #[arg(short, long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
     pub jobs: u32,

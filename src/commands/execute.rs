@@ -91,7 +91,13 @@ pub fn execute_locked(
                 state.status
             )))
         }
-        WorkflowStatus::Failed if state.tasks.iter().any(|t| t.status == TaskStatus::Failed) => {
+        // With --keep-going a --retry or --skip in this call goes on even when other
+        // tasks are still failed (a --keep-going run can leave several); they keep the
+        // run `failed`. Without it, as before, every failure must be settled first.
+        WorkflowStatus::Failed
+            if !(args.keep_going && (args.retry.is_some() || args.skip.is_some()))
+                && state.tasks.iter().any(|t| t.status == TaskStatus::Failed) =>
+        {
             return Err(WfError::new(
                 ErrorKind::Failed,
                 format!(
@@ -135,6 +141,7 @@ pub fn execute_locked(
         mode,
         ci,
         explicit_mode,
+        keep_going: args.keep_going,
         jobs: args.jobs as usize,
         context_window: project.config.wf.context_window(),
         plan_chars,
@@ -173,23 +180,30 @@ pub fn execute_locked(
     let summary = engine.summary().clone();
     drop(engine);
     reporter.done();
-    report_stop(session, &stop, &summary, out)?;
-    report_to_ci(session, args, out)?;
+    report_stop(session, &stop, &summary, args.keep_going, out)?;
+    report_to_ci(project, session, args, out)?;
     Ok(stop.exit_code())
 }
 
 /// `--junit FILE`, and under GitHub Actions the `::error` annotations and the job
 /// summary appended to `$GITHUB_STEP_SUMMARY`.
-fn report_to_ci(session: &Session, args: &ExecuteArgs, out: &Output) -> Result<()> {
+fn report_to_ci(
+    project: &Project,
+    session: &Session,
+    args: &ExecuteArgs,
+    out: &Output,
+) -> Result<()> {
     let state = session.state()?;
     if let Some(path) = &args.junit {
-        let xml = crate::report::junit::junit(state, session.store().dir());
+        let times = crate::report::timing::TaskTimes::read(&session.store().events_path());
+        let xml = crate::report::junit::junit(state, session.store().dir(), &times);
         std::fs::write(path, xml)
             .map_err(|e| WfError::io(&e, format!("--junit {}: {e}", path.display())))?;
     }
     if std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true") {
         if !out.json {
-            for line in crate::report::github::annotations(state) {
+            let plan = super::report::github_plan_path(state, project);
+            for line in crate::report::github::annotations(state, plan.as_deref()) {
                 // A reader that is gone ends the annotations; `settle` says how.
                 if out.print(format!("{line}\n")).is_err() {
                     break;
@@ -223,9 +237,11 @@ fn report_stop(
     session: &Session,
     stop: &Stop,
     summary: &crate::run::engine::RunSummary,
+    keep_going: bool,
     out: &Output,
 ) -> Result<()> {
-    let (json, text) = crate::report::execute::stop_report(session.state()?, stop, summary);
+    let (json, text) =
+        crate::report::execute::stop_report(session.state()?, stop, summary, keep_going);
     out.json_value(&json);
     if matches!(stop, Stop::Failed { .. }) {
         if !out.json {

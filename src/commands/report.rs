@@ -12,14 +12,31 @@ use crate::cli::{ReportArgs, ReportFormat};
 use crate::error::{Result, WfError};
 use crate::output::Output;
 use crate::project::Project;
+use crate::report::timing::TaskTimes;
 use crate::report::{github, junit};
+use crate::state::WorkflowState;
+
+/// The plan's path for an annotation's `file`: relative to the runner's checkout,
+/// `$GITHUB_WORKSPACE`, where GitHub resolves it; else to the project.
+pub(crate) fn github_plan_path(state: &WorkflowState, project: &Project) -> Option<String> {
+    let workspace = std::env::var_os("GITHUB_WORKSPACE").filter(|w| !w.is_empty());
+    github::plan_path(
+        state,
+        &project.dir,
+        workspace.as_deref().map(std::path::Path::new),
+    )
+}
 
 pub fn run(project: &Project, args: &ReportArgs, out: &Output) -> Result<i32> {
     let (store, state) = super::load_state(project)?;
     let (name, text) = match args.format {
-        ReportFormat::Junit => ("junit", junit::junit(&state, store.dir())),
+        ReportFormat::Junit => {
+            let times = TaskTimes::read(&store.events_path());
+            ("junit", junit::junit(&state, store.dir(), &times))
+        }
         ReportFormat::GithubAnnotations => {
-            let mut lines = github::annotations(&state).join("\n");
+            let plan = github_plan_path(&state, project);
+            let mut lines = github::annotations(&state, plan.as_deref()).join("\n");
             if !lines.is_empty() {
                 lines.push('\n');
             }

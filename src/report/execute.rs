@@ -4,12 +4,20 @@
 use serde_json::{json, Value};
 
 use crate::run::engine::{RunSummary, Stop};
+use crate::run::policy::{self, Fallout};
 use crate::state::WorkflowState;
 
-/// The stop's JSON document and its text.
-pub fn stop_report(state: &WorkflowState, stop: &Stop, summary: &RunSummary) -> (Value, String) {
+/// The stop's JSON document and its text. `keep_going`: the run went on past
+/// failures, so a failed stop lists them and what they kept from running.
+pub fn stop_report(
+    state: &WorkflowState,
+    stop: &Stop,
+    summary: &RunSummary,
+    keep_going: bool,
+) -> (Value, String) {
     let done = state.tasks.iter().filter(|t| t.status.is_done()).count();
     let total = state.tasks.len();
+    let fallout = policy::fallout(&state.tasks);
     let (word, text) = match stop {
         Stop::Completed => ("completed", format!("Completed: {done}/{total} tasks done.")),
         Stop::Paused(why) => (
@@ -19,7 +27,10 @@ pub fn stop_report(state: &WorkflowState, stop: &Stop, summary: &RunSummary) -> 
         Stop::Blocked { kinds, tasks } => ("blocked", blocked_text(state, kinds, tasks)),
         Stop::Failed { reason, .. } => (
             "failed",
-            format!("Failed: {reason}\nRetry with `wf workflow-execute --retry`, or skip with `--skip --reason TEXT`."),
+            format!(
+                "Failed: {reason}\n{}Retry with `wf workflow-execute --retry`, or skip with `--skip --reason TEXT`.",
+                if keep_going { fallout_text(&fallout) } else { String::new() }
+            ),
         ),
         Stop::HandedOff(id) => ("handed_off", handoff_text(state, id)),
         Stop::Interrupted => (
@@ -37,8 +48,37 @@ pub fn stop_report(state: &WorkflowState, stop: &Stop, summary: &RunSummary) -> 
         "failed": summary.failed,
         "progress": {"done": done, "total": total},
         "status": state.status,
+        "failed_tasks": fallout.failed,
+        "not_run": fallout.not_run,
     });
     (json, text)
+}
+
+/// The lines a `--keep-going` failure adds: every failed task, and the tasks not run
+/// because they depend on one.
+fn fallout_text(f: &Fallout) -> String {
+    let mut text = format!("Failed tasks: {}\n", shown(&f.failed));
+    if !f.not_run.is_empty() {
+        text.push_str(&format!(
+            "Not run (they depend on a failed task): {}\n",
+            shown(&f.not_run)
+        ));
+    }
+    text
+}
+
+/// Up to ten ids, then how many more.
+fn shown<S: AsRef<str>>(ids: &[S]) -> String {
+    let mut s = ids
+        .iter()
+        .take(10)
+        .map(AsRef::as_ref)
+        .collect::<Vec<_>>()
+        .join(", ");
+    if ids.len() > 10 {
+        s.push_str(&format!(" and {} more", ids.len() - 10));
+    }
+    s
 }
 
 /// Which tasks wait on an external input themselves and how many wait on them.
@@ -49,13 +89,6 @@ fn blocked_text(state: &WorkflowState, kinds: &[String], tasks: &[String]) -> St
         .filter(|t| !t.status.is_done() && !t.blocked_by.is_empty())
         .map(|t| t.id.as_str())
         .collect();
-    let shown = |ids: &[&str]| -> String {
-        let mut s = ids.iter().take(10).copied().collect::<Vec<_>>().join(", ");
-        if ids.len() > 10 {
-            s.push_str(&format!(" and {} more", ids.len() - 10));
-        }
-        s
-    };
     let lift = kinds.first().map_or("all", String::as_str);
     if own.is_empty() {
         return format!(
@@ -126,7 +159,7 @@ mod tests {
             kinds: vec!["api_spec".into()],
             tasks: all,
         };
-        let (json, text) = stop_report(&s, &stop, &RunSummary::default());
+        let (json, text) = stop_report(&s, &stop, &RunSummary::default(), false);
         assert_eq!(
             text,
             "Blocked: T1 waits on api_spec; 2 more task(s) wait on them. Lift with `wf workflow-unblock api_spec`."
@@ -155,6 +188,6 @@ mod tests {
             kinds: vec!["api_spec".into()],
             tasks: ids.to_vec(),
         };
-        stop_report(s, &stop, &RunSummary::default())
+        stop_report(s, &stop, &RunSummary::default(), false)
     }
 }

@@ -1,14 +1,23 @@
 //! The workflow as a JUnit XML report, for CI systems that show test results.
 //!
-//! One `<testsuite>` per workflow, one `<testcase>` per task (classname = phase). A
-//! failed task carries its failure reason and the tail of its log. Everything is
-//! XML-escaped and stripped of characters XML 1.0 forbids (ANSI colour codes in
-//! logs included), so any plan or log text yields a well-formed file.
+//! One `<testsuite>` per workflow, one `<testcase>` per task (classname = phase,
+//! time = its attempts' seconds, `timing.rs`). A failed task carries its failure
+//! reason and the tail of its log. Everything is XML-escaped and stripped of
+//! characters XML 1.0 forbids (ANSI colour codes in logs included), so any plan or
+//! log text yields a well-formed file.
+//!
+//! The layout is the one Jenkins' JUnit schema describes, which GitLab, GitHub test
+//! reporters and most CI tools read; `fixtures/junit/junit.xsd` states it and a test
+//! validates this output against it (`tests/integration/ci.rs`). That schema has no
+//! `skipped` count on `<testsuites>`, so only `<testsuite>` carries one.
 
+use std::collections::HashSet;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Component, Path};
 
+use super::timing::TaskTimes;
 use super::{workflow_name, Counts};
+use crate::run::policy::fallout;
 use crate::state::machine::TaskStatus;
 use crate::state::model::{Task, WorkflowState};
 
@@ -17,23 +26,29 @@ pub const LOG_TAIL_LINES: usize = 40;
 /// How much of a log's end is read to find those lines; bounds the work on huge logs.
 const LOG_TAIL_BYTES: u64 = 64 * 1024;
 
-pub fn junit(state: &WorkflowState, workflow_dir: &Path) -> String {
+pub fn junit(state: &WorkflowState, workflow_dir: &Path, times: &TaskTimes) -> String {
     let c = Counts::of(&state.tasks);
     let not_run = c.total - c.completed - c.failed;
     let name = xml_escape(workflow_name(state));
+    let total: f64 = state.tasks.iter().map(|t| times.seconds(&t.id)).sum();
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     out.push_str(&format!(
-        "<testsuites name=\"wf\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{not_run}\">\n",
+        "<testsuites name=\"wf\" tests=\"{}\" failures=\"{}\" errors=\"0\" time=\"{total:.3}\">\n",
         c.total, c.failed
     ));
     out.push_str(&format!(
-        "  <testsuite name=\"{name}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{not_run}\"{}>\n",
+        "  <testsuite name=\"{name}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{not_run}\" time=\"{total:.3}\"{}>\n",
         c.total,
         c.failed,
         timestamp_attr(state)
     ));
+    let behind_failure: HashSet<String> = fallout(&state.tasks).not_run.into_iter().collect();
     for task in &state.tasks {
-        testcase(&mut out, task, state, workflow_dir);
+        let case = Case {
+            secs: times.seconds(&task.id),
+            behind_failure: behind_failure.contains(&task.id),
+        };
+        testcase(&mut out, task, state, workflow_dir, &case);
     }
     out.push_str("  </testsuite>\n</testsuites>\n");
     out
@@ -49,14 +64,22 @@ fn timestamp_attr(state: &WorkflowState) -> String {
     }
 }
 
-fn testcase(out: &mut String, task: &Task, state: &WorkflowState, dir: &Path) {
+/// What a test case shows beside the task itself.
+struct Case {
+    secs: f64,
+    /// It depends on a failed task (`run::policy::fallout`): that is why it did not run.
+    behind_failure: bool,
+}
+
+fn testcase(out: &mut String, task: &Task, state: &WorkflowState, dir: &Path, case: &Case) {
+    let secs = case.secs;
     let phase = if task.phase.is_empty() {
         "wf"
     } else {
         &task.phase
     };
     out.push_str(&format!(
-        "    <testcase classname=\"{}\" name=\"{}\"",
+        "    <testcase classname=\"{}\" name=\"{}\" time=\"{secs:.3}\"",
         xml_escape(phase),
         xml_escape(&format!("{}: {}", task.id, task.name))
     ));
@@ -65,6 +88,9 @@ fn testcase(out: &mut String, task: &Task, state: &WorkflowState, dir: &Path) {
         TaskStatus::Completed => None,
         TaskStatus::Failed => Some(failure(task, dir)),
         TaskStatus::Skipped => Some(skipped(&skip_reason(task, state))),
+        TaskStatus::Pending | TaskStatus::Blocked if case.behind_failure => {
+            Some(skipped("not run: it depends on a failed task"))
+        }
         TaskStatus::Blocked => Some(skipped(&if task.blocked_by.is_empty() {
             "not run: blocked".to_string()
         } else {

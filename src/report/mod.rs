@@ -12,6 +12,7 @@ pub mod events;
 pub mod execute;
 pub mod findings;
 pub mod github;
+pub mod gitlab;
 pub mod graph;
 pub mod junit;
 pub mod logs;
@@ -22,6 +23,7 @@ pub mod start;
 pub mod status;
 pub mod table;
 pub mod tasks;
+pub mod timing;
 
 use serde::Serialize;
 

@@ -1,5 +1,8 @@
-//! What a run shows while it runs: a line per finished task, and on a terminal a
-//! progress bar under them — elapsed time, done of total, and every running task.
+//! What a run shows while it runs: a line per finished task (with the tail of its log
+//! when it failed), on a terminal a progress bar under them — elapsed time, done of
+//! total, and every running task — and under GitLab CI (`GITLAB_CI=true`) each task's
+//! lines inside a collapsible section (`src/report/gitlab.rs`) whose body is the tail
+//! of the task's log.
 //!
 //! The bar is drawn on stderr through [`Stderr`], which reports the terminal as a
 //! little narrower than it is. Without that margin a bar line that fills the width
@@ -7,18 +10,23 @@
 //! clears only the wrapped part: the last frame stayed on screen above the summary.
 //! The bar is cleared whenever the run ends, by error too (`Drop`).
 
+use std::collections::HashMap;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Duration;
 
 use crate::output::{Color, Output};
+use crate::report::gitlab;
 use crate::run::engine::Reporter;
 use crate::run::work::{TaskOutcome, Verdict};
 use crate::state::model::Task;
 
 /// Columns left free at the right of the bar: room for the terminal's `^C` echo.
 const ECHO_MARGIN: u16 = 3;
+
+/// How many of a log's last lines are shown under a task.
+const TAIL_LINES: usize = 20;
 
 /// How often the bar is redrawn when nothing else happens, so the elapsed time moves.
 const TICK: Duration = Duration::from_millis(250);
@@ -30,16 +38,20 @@ pub struct RunProgress<'a> {
     bar: Option<indicatif::ProgressBar>,
     /// The tasks running now, in the order they started: `id name`.
     running: Vec<(String, String)>,
+    /// `GITLAB_CI=true`: sections, and when each running task started (unix seconds).
+    gitlab: Option<HashMap<String, i64>>,
 }
 
 impl<'a> RunProgress<'a> {
     pub fn new(out: &'a Output, workflow_dir: PathBuf) -> Self {
         let bar = (out.stdout_tty && !out.quiet && !out.json).then(new_bar);
+        let gitlab = std::env::var("GITLAB_CI").is_ok_and(|v| v == "true");
         RunProgress {
             out,
             workflow_dir,
             bar,
             running: Vec::new(),
+            gitlab: (gitlab && !out.quiet).then(HashMap::new),
         }
     }
 
@@ -61,6 +73,42 @@ impl<'a> RunProgress<'a> {
         if let Some(bar) = &self.bar {
             bar.set_message(running_message(&self.running));
         }
+    }
+
+    /// The last lines of the outcome's log, stripped of control sequences, indented
+    /// under a header naming the log by its absolute path (the workflow dir is not
+    /// where the user stands); empty without a log.
+    fn log_tail(&self, outcome: &TaskOutcome) -> String {
+        if outcome.log.is_empty() {
+            return String::new();
+        }
+        let log = self.workflow_dir.join(&outcome.log);
+        let tail = crate::exec::process::tail(&log, TAIL_LINES);
+        if tail.is_empty() {
+            return String::new();
+        }
+        let mut text = format!("  --- last lines of {} ---\n", log.display());
+        for l in crate::output::strip_controls(&tail).lines() {
+            text.push_str(&format!("  | {l}\n"));
+        }
+        text
+    }
+
+    /// The task's header line and its body inside a GitLab section: collapsed when
+    /// it passed, open when it did not.
+    fn section(&mut self, task: &Task, header: &str, body: &str, passed: bool) {
+        let now = crate::clock::now().as_second();
+        let started = self
+            .gitlab
+            .as_mut()
+            .and_then(|s| s.remove(&task.id))
+            .unwrap_or(now);
+        let name = gitlab::section_name(&task.id, task.attempts);
+        let mut text = gitlab::section_start(&name, started, passed, header);
+        text.push('\n');
+        text.push_str(body);
+        text.push_str(&gitlab::section_end(&name, now));
+        self.line(text);
     }
 }
 
@@ -102,13 +150,16 @@ impl Reporter for RunProgress<'_> {
     fn started(&mut self, task: &Task) {
         self.running.push((task.id.clone(), task.name.clone()));
         self.show_running();
+        if let Some(starts) = &mut self.gitlab {
+            starts.insert(task.id.clone(), crate::clock::now().as_second());
+        }
     }
 
     fn finished(&mut self, task: &Task, outcome: &TaskOutcome) {
         self.running.retain(|(id, _)| *id != task.id);
         self.show_running();
         let secs = outcome.duration.as_secs_f64();
-        match &outcome.verdict {
+        let (header, passed) = match &outcome.verdict {
             Verdict::Passed { verified } => {
                 let note = if task.accepted_unchecked {
                     " (accepted unchecked: nothing checked it)"
@@ -118,39 +169,37 @@ impl Reporter for RunProgress<'_> {
                     " (nothing checked it)"
                 };
                 let mark = self.out.paint("✓", Color::Green);
-                self.line(format!(
-                    "{mark} {} {} ({secs:.1}s){note}",
-                    task.id, task.name
-                ));
+                let header = format!("{mark} {} {} ({secs:.1}s){note}", task.id, task.name);
+                (header, true)
             }
             Verdict::Failed { reason } => {
                 let mark = self.out.paint("✗", Color::Red);
-                let mut text = format!("{mark} {} {}: {reason}", task.id, task.name);
-                if !outcome.log.is_empty() {
-                    // Absolute: the workflow dir is not where the user stands.
-                    let log = self.workflow_dir.join(&outcome.log);
-                    let tail = crate::exec::process::tail(&log, 20);
-                    if !tail.is_empty() {
-                        text.push_str(&format!("\n  --- last lines of {} ---\n", log.display()));
-                        for l in crate::output::strip_controls(&tail).lines() {
-                            text.push_str(&format!("  | {l}\n"));
-                        }
-                    }
-                }
-                if self.out.quiet {
-                    crate::output::stderr_line(format_args!("{}", text.trim_end()));
-                } else {
-                    self.line(text.trim_end().to_string());
-                }
+                (format!("{mark} {} {}: {reason}", task.id, task.name), false)
             }
-            Verdict::Interrupted => self.line(format!(
-                "- {} {}: interrupted, back to pending",
-                task.id, task.name
-            )),
-            Verdict::DispatchFailed { reason, .. } => self.line(format!(
-                "! {} {}: dispatch failed: {reason}",
-                task.id, task.name
-            )),
+            Verdict::Interrupted => (
+                format!("- {} {}: interrupted, back to pending", task.id, task.name),
+                false,
+            ),
+            Verdict::DispatchFailed { reason, .. } => (
+                format!("! {} {}: dispatch failed: {reason}", task.id, task.name),
+                false,
+            ),
+        };
+        let failed = matches!(outcome.verdict, Verdict::Failed { .. });
+        if self.gitlab.is_some() {
+            let body = self.log_tail(outcome);
+            self.section(task, &header, &body, passed);
+            return;
+        }
+        if !failed {
+            self.line(header);
+            return;
+        }
+        let text = format!("{header}\n{}", self.log_tail(outcome));
+        if self.out.quiet {
+            crate::output::stderr_line(format_args!("{}", text.trim_end()));
+        } else {
+            self.line(text.trim_end().to_string());
         }
     }
 

@@ -36,6 +36,9 @@ pub struct Options {
     pub ci: bool,
     /// `--step` or `--phase` was given on the command line: its stop holds in CI too.
     pub explicit_mode: bool,
+    /// `--keep-going`: a failed task does not stop the run; what does not depend on
+    /// it still runs (`policy::stop_after_failure`).
+    pub keep_going: bool,
     pub jobs: usize,
     pub context_window: u64,
     pub plan_chars: usize,
@@ -291,10 +294,14 @@ impl<'a> Engine<'a> {
             }
             match self.assign(&task) {
                 Assignment::HandOff if self.opts.ci => {
-                    if let Some(stop) = self.refuse_hand_off(&task)? {
-                        run.pending_stop = Some(stop);
+                    match self.refuse_hand_off(&task)? {
+                        Some(stop) => {
+                            run.pending_stop = Some(stop);
+                            break;
+                        }
+                        // --keep-going: the refused task failed; fill on.
+                        None => continue,
                     }
-                    break;
                 }
                 Assignment::HandOff => {
                     if busy {
@@ -431,7 +438,8 @@ impl<'a> Engine<'a> {
 
     /// Moves the workflow to where the run stopped and writes the snapshot.
     fn finish(&mut self, stop: Stop) -> Result<Stop> {
-        let stop = policy::final_stop(stop, self.session.state()?.tasks.is_empty());
+        let tasks = &self.session.state()?.tasks;
+        let stop = policy::settle(policy::final_stop(stop, tasks.is_empty()), tasks);
         // A hand-off leaves the workflow `running` (`policy::stop_status`).
         let (status, reason) = policy::stop_status(&stop);
         match status {
@@ -479,6 +487,7 @@ mod tests {
             mode: Mode::All,
             ci: true,
             explicit_mode: false,
+            keep_going: false,
             jobs: 1,
             context_window: 200_000,
             plan_chars: 0,

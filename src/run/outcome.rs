@@ -136,10 +136,7 @@ impl Engine<'_> {
                     json!({"reason": reason, "duration_ms": duration_ms}),
                     None,
                 )?;
-                Some(Stop::Failed {
-                    task: Some(task.id.clone()),
-                    reason: format!("task {} failed: {reason}", task.id),
-                })
+                policy::stop_after_failure(&task.id, reason, self.opts.keep_going)
             }
             Next::Requeue => {
                 // Half-written declared outputs are named, so a later "completed"

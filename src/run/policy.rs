@@ -91,7 +91,7 @@ pub fn needs_agent(task: &Task) -> bool {
 }
 
 /// The first ready task (`state::ready::is_ready`) at or after `first_open` that is
-/// not running, and the new `first_open`: every task before it is done.
+/// not running, and the new `first_open`: every task before it is done or failed.
 ///
 /// Done is final within a run, so the done prefix is never scanned twice: picking
 /// the next task of a 10,000-task chain stays O(1).
@@ -108,7 +108,10 @@ pub fn next_ready<'t>(
             .is_some_and(|t| t.status.is_done())
     };
     let mut first_open = first_open;
-    while tasks.get(first_open).is_some_and(|t| t.status.is_done()) {
+    // A failed task is final within a run too (a retry happens before the run), so
+    // a `--keep-going` run does not rescan the failures at its start either.
+    let settled = |t: &Task| t.status.is_done() || t.status == TaskStatus::Failed;
+    while tasks.get(first_open).is_some_and(settled) {
         first_open += 1;
     }
     let next = tasks[first_open.min(tasks.len())..]
@@ -342,18 +345,8 @@ pub fn after_outcome(verdict: &Verdict, f: &OutcomeFacts) -> Next {
 /// Nothing ready and nothing running: stuck behind a failure, or blocked. `None`
 /// when every task is done (the deliverables are checked next).
 pub fn nothing_ready(tasks: &[Task]) -> Option<Stop> {
-    if let Some(failed) = tasks.iter().find(|t| t.status == TaskStatus::Failed) {
-        return Some(Stop::Failed {
-            task: Some(failed.id.clone()),
-            reason: format!(
-                "task {} failed: {}",
-                failed.id,
-                failed
-                    .failure_reason
-                    .as_deref()
-                    .unwrap_or("no reason recorded")
-            ),
-        });
+    if let Some(stop) = failed_stop(tasks) {
+        return Some(stop);
     }
     let open: Vec<&Task> = tasks.iter().filter(|t| !t.status.is_done()).collect();
     if open.is_empty() {
@@ -369,6 +362,107 @@ pub fn nothing_ready(tasks: &[Task]) -> Option<Stop> {
         kinds,
         tasks: open.iter().map(|t| t.id.clone()).collect(),
     })
+}
+
+/// The failed stop when any task failed: the first failed task, and with several
+/// (a `--keep-going` run) how many and which.
+pub fn failed_stop(tasks: &[Task]) -> Option<Stop> {
+    let failed: Vec<&Task> = tasks
+        .iter()
+        .filter(|t| t.status == TaskStatus::Failed)
+        .collect();
+    let first = failed.first()?;
+    let why = format!(
+        "task {} failed: {}",
+        first.id,
+        first
+            .failure_reason
+            .as_deref()
+            .unwrap_or("no reason recorded")
+    );
+    let reason = if failed.len() == 1 {
+        why
+    } else {
+        let ids: Vec<&str> = failed.iter().map(|t| t.id.as_str()).collect();
+        format!("{} tasks failed ({}); {why}", failed.len(), ids.join(", "))
+    };
+    Some(Stop::Failed {
+        task: Some(first.id.clone()),
+        reason,
+    })
+}
+
+/// What a failed task does to the run: without `--keep-going` the run stops (once
+/// the tasks already running end); with it nothing stops here, and the tasks that do
+/// not depend on a failed one go on — a dependant is never ready (`state::ready`),
+/// so a quality gate that depends on a failed task never runs. The run then ends
+/// `failed` through `nothing_ready` or `settle`.
+pub fn stop_after_failure(task_id: &str, reason: &str, keep_going: bool) -> Option<Stop> {
+    (!keep_going).then(|| Stop::Failed {
+        task: Some(task_id.to_string()),
+        reason: format!("task {task_id} failed: {reason}"),
+    })
+}
+
+/// A pause reached after a task failed ends the run `failed`: with `--keep-going` a
+/// run may go on to a mode's stop (a phase's end, a gate under `--all`, step mode),
+/// and a workflow with a failed task must end `failed`, as it does without the flag.
+/// An interruption or a hand-off keeps its own stop.
+pub fn settle(stop: Stop, tasks: &[Task]) -> Stop {
+    match stop {
+        Stop::Paused(_) => failed_stop(tasks).unwrap_or(stop),
+        stop => stop,
+    }
+}
+
+/// The failed tasks, and the open tasks not run because they depend, directly or
+/// through other open tasks, on a failed one; both in document order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Fallout {
+    pub failed: Vec<String>,
+    pub not_run: Vec<String>,
+}
+
+/// [`Fallout`] of `tasks`: a walk from each failed task along reverse dependency
+/// edges, O(tasks + edges) and without recursion, so a 10,000-task chain is fine. A
+/// done task ends the walk: what depends on it does not wait on the failure.
+pub fn fallout(tasks: &[Task]) -> Fallout {
+    let index: HashMap<&str, usize> = tasks
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.id.as_str(), i))
+        .collect();
+    let mut dependants: Vec<Vec<usize>> = vec![Vec::new(); tasks.len()];
+    for (i, t) in tasks.iter().enumerate() {
+        for d in &t.deps {
+            if let Some(&j) = index.get(d.as_str()) {
+                dependants[j].push(i);
+            }
+        }
+    }
+    let mut marked = vec![false; tasks.len()];
+    let mut stack: Vec<usize> = (0..tasks.len())
+        .filter(|&i| tasks[i].status == TaskStatus::Failed)
+        .collect();
+    while let Some(i) = stack.pop() {
+        for &j in &dependants[i] {
+            let open = !tasks[j].status.is_done() && tasks[j].status != TaskStatus::Failed;
+            if open && !marked[j] {
+                marked[j] = true;
+                stack.push(j);
+            }
+        }
+    }
+    let ids = |keep: &dyn Fn(usize) -> bool| -> Vec<String> {
+        (0..tasks.len())
+            .filter(|&i| keep(i))
+            .map(|i| tasks[i].id.clone())
+            .collect()
+    };
+    Fallout {
+        failed: ids(&|i| tasks[i].status == TaskStatus::Failed),
+        not_run: ids(&|i| marked[i]),
+    }
 }
 
 /// Files completed tasks said they create that `exists` does not find.

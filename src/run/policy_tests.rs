@@ -137,7 +137,8 @@ fn next_ready_takes_the_first_ready_task_in_document_order() {
             Some("c"),
             0,
         ),
-        ([Failed, Pending, Completed], &["a"], false, &none, None, 0),
+        // a failed task is final within a run: it joins the settled prefix
+        ([Failed, Pending, Completed], &["a"], false, &none, None, 1),
         (
             [Completed, Pending, Completed],
             &["zz"],
@@ -756,6 +757,211 @@ fn nothing_ready_ends_the_run() {
     for (name, tasks, want) in rows {
         assert_eq!(nothing_ready(&tasks), want, "{name}");
     }
+}
+
+#[test]
+fn several_failures_are_named_in_the_stop() {
+    use TaskStatus::*;
+    let tasks = vec![
+        with("a", |t| {
+            t.status = Failed;
+            t.failure_reason = Some("boom".into());
+        }),
+        with("b", |t| t.status = Completed),
+        with("c", |t| t.status = Failed),
+    ];
+    assert_eq!(
+        failed_stop(&tasks),
+        Some(Stop::Failed {
+            task: Some("a".into()),
+            reason: "2 tasks failed (a, c); task a failed: boom".into(),
+        })
+    );
+    assert_eq!(failed_stop(&tasks[1..2]), None);
+}
+
+#[test]
+fn keep_going_decides_whether_a_failure_stops_the_run() {
+    let stop = Stop::Failed {
+        task: Some("T2".into()),
+        reason: "task T2 failed: exit 1".into(),
+    };
+    let rows = [
+        ("without --keep-going the run stops", false, Some(stop)),
+        ("with --keep-going it goes on", true, None),
+    ];
+    for (name, keep_going, want) in rows {
+        assert_eq!(
+            stop_after_failure("T2", "exit 1", keep_going),
+            want,
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn settle_turns_a_pause_after_a_failure_into_failed() {
+    use TaskStatus::*;
+    let failed = vec![
+        with("a", |t| {
+            t.status = Failed;
+            t.failure_reason = Some("boom".into());
+        }),
+        task("b"),
+    ];
+    let clean = vec![with("a", |t| t.status = Completed), task("b")];
+    let failed_stop = Stop::Failed {
+        task: Some("a".into()),
+        reason: "task a failed: boom".into(),
+    };
+    let paused = Stop::Paused("phase `p1` is done; next is phase `p2`".into());
+    let rows: Vec<(&str, Stop, &[Task], Stop)> = vec![
+        (
+            "a pause after a failure",
+            paused.clone(),
+            &failed,
+            failed_stop.clone(),
+        ),
+        (
+            "a pause with no failure",
+            paused.clone(),
+            &clean,
+            paused.clone(),
+        ),
+        (
+            "an interruption stays",
+            Stop::Interrupted,
+            &failed,
+            Stop::Interrupted,
+        ),
+        (
+            "a hand-off stays",
+            Stop::HandedOff("b".into()),
+            &failed,
+            Stop::HandedOff("b".into()),
+        ),
+        ("a failure stays", failed_stop.clone(), &failed, failed_stop),
+    ];
+    for (name, stop, tasks, want) in rows {
+        assert_eq!(settle(stop, tasks), want, "{name}");
+    }
+}
+
+#[test]
+fn fallout_follows_dependencies_transitively() {
+    use TaskStatus::*;
+    let failed = |id: &str, deps: &[&str]| {
+        with(id, |t| {
+            t.status = Failed;
+            t.deps = deps.iter().map(|d| (*d).to_string()).collect();
+        })
+    };
+    let open = |id: &str, deps: &[&str]| {
+        with(id, |t| {
+            t.deps = deps.iter().map(|d| (*d).to_string()).collect();
+        })
+    };
+    let ids = |v: &[&str]| v.iter().map(|s| (*s).to_string()).collect::<Vec<_>>();
+    // (name, tasks, failed, not run)
+    type Row<'a> = (&'a str, Vec<Task>, &'a [&'a str], &'a [&'a str]);
+    let rows: Vec<Row> = vec![
+        (
+            "nothing failed",
+            vec![open("a", &[]), open("b", &["a"])],
+            &[],
+            &[],
+        ),
+        (
+            "a chain behind a failure, an independent task runs",
+            vec![
+                failed("a", &[]),
+                open("b", &["a"]),
+                open("c", &["b"]),
+                open("d", &[]),
+            ],
+            &["a"],
+            &["b", "c"],
+        ),
+        (
+            "a dependency written later in the plan",
+            vec![open("b", &["a"]), failed("a", &[])],
+            &["a"],
+            &["b"],
+        ),
+        (
+            "a gate on two branches waits on the failed one",
+            vec![
+                failed("a", &[]),
+                with("ok", |t| t.status = Completed),
+                with("gate", |t| {
+                    t.quality_gate = true;
+                    t.deps = vec!["a".into(), "ok".into()];
+                }),
+            ],
+            &["a"],
+            &["gate"],
+        ),
+        (
+            "a done task ends the walk",
+            vec![
+                failed("a", &[]),
+                with("b", |t| {
+                    t.status = Skipped;
+                    t.deps = vec!["a".into()];
+                }),
+                open("c", &["b"]),
+            ],
+            &["a"],
+            &[],
+        ),
+        (
+            "a blocked task behind a failure counts, and so do its dependants",
+            vec![
+                failed("a", &[]),
+                with("b", |t| {
+                    t.status = Blocked;
+                    t.blocked_by = vec!["api_spec".into()];
+                    t.deps = vec!["a".into()];
+                }),
+                open("c", &["b"]),
+            ],
+            &["a"],
+            &["b", "c"],
+        ),
+        (
+            "two failures, one dependant of both, listed once",
+            vec![failed("a", &[]), failed("b", &[]), open("c", &["a", "b"])],
+            &["a", "b"],
+            &["c"],
+        ),
+        (
+            "a failed task depending on a failed task is failed, not not-run",
+            vec![failed("a", &[]), failed("b", &["a"])],
+            &["a", "b"],
+            &[],
+        ),
+    ];
+    for (name, tasks, want_failed, want_not_run) in rows {
+        assert_eq!(
+            fallout(&tasks),
+            Fallout {
+                failed: ids(want_failed),
+                not_run: ids(want_not_run),
+            },
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn fallout_of_a_long_chain_needs_no_recursion() {
+    let mut tasks = vec![with("t0", |t| t.status = TaskStatus::Failed)];
+    for i in 1..20_000 {
+        tasks.push(with(&format!("t{i}"), |t| {
+            t.deps = vec![format!("t{}", i - 1)];
+        }));
+    }
+    assert_eq!(fallout(&tasks).not_run.len(), 19_999);
 }
 
 #[test]

@@ -7,6 +7,7 @@ mod test;
 mod adopt;
 mod audit_patterns;
 mod bad_input;
+mod ci;
 mod concurrency;
 mod constraints;
 mod crash;

@@ -1,0 +1,146 @@
+//! The Markdown job summary for `$GITHUB_STEP_SUMMARY`: a headline, the progress,
+//! and a table of tasks. Table and HTML syntax is escaped so plan text cannot reshape
+//! the table.
+
+use crate::report::{one_line, status_emoji, truncate, workflow_name, Counts};
+use crate::state::machine::TaskStatus;
+use crate::state::model::WorkflowState;
+
+/// The job summary: headline, progress, and a table of tasks.
+pub fn step_summary(state: &WorkflowState) -> String {
+    let c = Counts::of(&state.tasks);
+    let mut md = format!(
+        "## wf: {} — {} {}\n\n",
+        cell(workflow_name(state)),
+        headline_emoji(state),
+        state.status
+    );
+    md.push_str(&format!(
+        "**Progress:** {}/{} tasks done ({}%) · {} completed · {} skipped · {} failed · {} blocked · {} in progress · {} pending\n\n",
+        c.done(), c.total, c.percent, c.completed, c.skipped, c.failed, c.blocked, c.in_progress, c.pending
+    ));
+    if let Some(reason) = state.failure_reason.as_deref().filter(|r| !r.is_empty()) {
+        md.push_str(&format!("**Failure:** {}\n\n", cell(reason)));
+    }
+    if state.tasks.is_empty() {
+        md.push_str("_No tasks._\n");
+        return md;
+    }
+    md.push_str("| | Task | Phase | Status | Reason |\n|---|---|---|---|---|\n");
+    for t in &state.tasks {
+        md.push_str(&format!(
+            "| {} | {} | {} | {} | {} |\n",
+            status_emoji(t.status),
+            cell(&format!("{}: {}", t.id, truncate(&t.name, 80))),
+            cell(&t.phase),
+            t.status,
+            cell(&reason(state, t))
+        ));
+    }
+    md
+}
+
+fn headline_emoji(state: &WorkflowState) -> &'static str {
+    use crate::state::machine::WorkflowStatus as W;
+    match state.status {
+        W::Completed | W::Archived => "✅",
+        W::Failed => "❌",
+        W::Blocked => "🚧",
+        W::Paused => "⏸",
+        _ => "⏳",
+    }
+}
+
+fn reason(state: &WorkflowState, t: &crate::state::model::Task) -> String {
+    match t.status {
+        TaskStatus::Failed => t.failure_reason.clone().unwrap_or_default(),
+        TaskStatus::Blocked => t.blocked_by.join(", "),
+        TaskStatus::Skipped => match state.skipped_info.get(&t.id) {
+            Some(serde_json::Value::String(s)) => s.clone(),
+            Some(v) => v
+                .get("reason")
+                .and_then(|r| r.as_str())
+                .unwrap_or_default()
+                .to_string(),
+            None => String::new(),
+        },
+        _ => String::new(),
+    }
+}
+
+/// Text for one Markdown table cell that both stays in its cell and renders as
+/// written: one line; a backticked span becomes `<code>…</code>`, since inside a
+/// Markdown code span GitHub shows entities such as `&gt;` literally while inside
+/// `<code>` it decodes them; `&`, `<`, `>` are entities everywhere and `|` is
+/// `&#124;`, so no raw `|` is left to end the cell (GitHub splits a table row before
+/// it reads entities) and no raw `<` to open HTML. A backtick left unmatched is
+/// shown as one.
+pub fn cell(s: &str) -> String {
+    let text = one_line(s);
+    let parts: Vec<&str> = text.trim().split('`').collect();
+    let mut out = String::with_capacity(text.len());
+    for (i, part) in parts.iter().enumerate() {
+        let closed = i + 1 < parts.len();
+        match (i % 2 == 1, closed) {
+            (false, _) => out.push_str(&entities(part, TEXT)),
+            (true, true) if part.is_empty() => {}
+            (true, true) => {
+                out.push_str("<code>");
+                out.push_str(&entities(part, CODE));
+                out.push_str("</code>");
+            }
+            (true, false) => {
+                out.push_str("&#96;");
+                out.push_str(&entities(part, TEXT));
+            }
+        }
+    }
+    out
+}
+
+/// What is written as an entity outside code: HTML's three, the cell's `|`, and `\`
+/// (a backslash would escape the `&` of the entity after it).
+const TEXT: &[char] = &['&', '<', '>', '|', '\\'];
+/// Inside `<code>` Markdown still applies, so its emphasis, link and escape
+/// characters are entities too: the command reads exactly as written.
+const CODE: &[char] = &['&', '<', '>', '|', '\\', '*', '_', '[', ']', '~', '`'];
+
+fn entities(s: &str, which: &[char]) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            c if which.contains(&c) => out.push_str(&format!("&#{};", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_cells_cannot_break_the_table_and_render_as_written() {
+        let rows = [
+            ("a|b\n<img src=x>&", "a&#124;b &lt;img src=x&gt;&amp;"),
+            (
+                "verify `test $(wc -l < f) -gt 2 | grep *x*` exited",
+                "verify <code>test $(wc -l &lt; f) -gt 2 &#124; grep &#42;x&#42;</code> exited",
+            ),
+            ("a `b` c `d", "a <code>b</code> c &#96;d"),
+            ("``", ""),
+            (
+                "x\\|y `a\\_[b]~`",
+                "x&#92;&#124;y <code>a&#92;&#95;&#91;b&#93;&#126;</code>",
+            ),
+        ];
+        for (text, want) in rows {
+            assert_eq!(cell(text), want, "{text}");
+            assert!(!cell(text).contains('|'), "{text}");
+        }
+    }
+}
