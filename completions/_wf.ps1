@@ -43,6 +43,7 @@ Register-ArgumentCompleter -Native -CommandName 'wf' -ScriptBlock {
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show where the workflow stands (read-only)')
             [CompletionResult]::new('st', 'st', [CompletionResultType]::ParameterValue, 'Show where the workflow stands (read-only)')
             [CompletionResult]::new('next', 'next', [CompletionResultType]::ParameterValue, 'Print the brief of the task to do next: the one in progress, else the first ready')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List every workflow under the home (WF_HOME): project, name, status, progress, last update — so a moved or re-cloned project can find its workflow')
             [CompletionResult]::new('graph', 'graph', [CompletionResultType]::ParameterValue, 'Draw the task graph as Mermaid or Graphviz DOT')
             [CompletionResult]::new('events', 'events', [CompletionResultType]::ParameterValue, 'Print the event log (events.jsonl); --follow keeps printing new events')
             [CompletionResult]::new('logs', 'logs', [CompletionResultType]::ParameterValue, 'Print a task''s log: by default the task in progress, else the first failed one')
@@ -250,6 +251,18 @@ Register-ArgumentCompleter -Native -CommandName 'wf' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'wf;list' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour. auto: on a terminal, unless NO_COLOR is set or CLICOLOR=0; CLICOLOR_FORCE=1 turns it on in a pipe too; --color always/never beat them all')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout (errors too)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
         'wf;graph' {
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'The picture''s language')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
@@ -268,6 +281,7 @@ Register-ArgumentCompleter -Native -CommandName 'wf' -ScriptBlock {
             [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Only events of this type (e.g. task.status_changed; see docs/events.md)')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Only the last N of the events already written (then --follow goes on)')
             [CompletionResult]::new('--last', '--last', [CompletionResultType]::ParameterName, 'Only the last N of the events already written (then --follow goes on)')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only events at or after WHEN: a time (2026-11-25T10:00:00Z) or an age (30s, 15m, 2h, 3d)')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour. auto: on a terminal, unless NO_COLOR is set or CLICOLOR=0; CLICOLOR_FORCE=1 turns it on in a pipe too; --color always/never beat them all')
@@ -504,6 +518,7 @@ Register-ArgumentCompleter -Native -CommandName 'wf' -ScriptBlock {
             [CompletionResult]::new('resume', 'resume', [CompletionResultType]::ParameterValue, 'Continue a paused, interrupted, blocked or failed workflow')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show where the workflow stands (read-only)')
             [CompletionResult]::new('next', 'next', [CompletionResultType]::ParameterValue, 'Print the brief of the task to do next: the one in progress, else the first ready')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List every workflow under the home (WF_HOME): project, name, status, progress, last update — so a moved or re-cloned project can find its workflow')
             [CompletionResult]::new('graph', 'graph', [CompletionResultType]::ParameterValue, 'Draw the task graph as Mermaid or Graphviz DOT')
             [CompletionResult]::new('events', 'events', [CompletionResultType]::ParameterValue, 'Print the event log (events.jsonl); --follow keeps printing new events')
             [CompletionResult]::new('logs', 'logs', [CompletionResultType]::ParameterValue, 'Print a task''s log: by default the task in progress, else the first failed one')
@@ -536,6 +551,9 @@ Register-ArgumentCompleter -Native -CommandName 'wf' -ScriptBlock {
             break
         }
         'wf;help;next' {
+            break
+        }
+        'wf;help;list' {
             break
         }
         'wf;help;graph' {

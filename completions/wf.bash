@@ -43,6 +43,9 @@ _wf() {
             wf,hook)
                 cmd="wf__subcmd__hook"
                 ;;
+            wf,list)
+                cmd="wf__subcmd__list"
+                ;;
             wf,logs)
                 cmd="wf__subcmd__logs"
                 ;;
@@ -148,6 +151,9 @@ _wf() {
             wf__subcmd__help,hook)
                 cmd="wf__subcmd__help__subcmd__hook"
                 ;;
+            wf__subcmd__help,list)
+                cmd="wf__subcmd__help__subcmd__list"
+                ;;
             wf__subcmd__help,logs)
                 cmd="wf__subcmd__help__subcmd__logs"
                 ;;
@@ -203,7 +209,7 @@ _wf() {
 
     case "${cmd}" in
         wf)
-            opts="-C -q -h -V --project --json --color --quiet --wait --help --version workflow-start start check workflow-execute execute workflow-unblock unblock resume status st next graph events logs report archive completions resources man hook constraints help"
+            opts="-C -q -h -V --project --json --color --quiet --wait --help --version workflow-start start check workflow-execute execute workflow-unblock unblock resume status st next list graph events logs report archive completions resources man hook constraints help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -661,7 +667,7 @@ _wf() {
             return 0
             ;;
         wf__subcmd__events)
-            opts="-f -n -C -q -h --follow --task --type --last --project --json --color --quiet --wait --help"
+            opts="-f -n -C -q -h --follow --task --type --last --since --project --json --color --quiet --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -680,6 +686,10 @@ _wf() {
                     return 0
                     ;;
                 -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --since)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -741,7 +751,7 @@ _wf() {
             return 0
             ;;
         wf__subcmd__help)
-            opts="workflow-start check workflow-execute workflow-unblock resume status next graph events logs report archive completions resources man hook constraints help"
+            opts="workflow-start check workflow-execute workflow-unblock resume status next list graph events logs report archive completions resources man hook constraints help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -950,6 +960,20 @@ _wf() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        wf__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         wf__subcmd__help__subcmd__logs)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -1091,6 +1115,36 @@ _wf() {
             return 0
             ;;
         wf__subcmd__hook)
+            opts="-C -q -h --project --json --color --quiet --wait --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        wf__subcmd__list)
             opts="-C -q -h --project --json --color --quiet --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

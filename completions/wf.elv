@@ -40,6 +40,7 @@ set edit:completion:arg-completer[wf] = {|@words|
             cand status 'Show where the workflow stands (read-only)'
             cand st 'Show where the workflow stands (read-only)'
             cand next 'Print the brief of the task to do next: the one in progress, else the first ready'
+            cand list 'List every workflow under the home (WF_HOME): project, name, status, progress, last update — so a moved or re-cloned project can find its workflow'
             cand graph 'Draw the task graph as Mermaid or Graphviz DOT'
             cand events 'Print the event log (events.jsonl); --follow keeps printing new events'
             cand logs 'Print a task''s log: by default the task in progress, else the first failed one'
@@ -235,6 +236,17 @@ set edit:completion:arg-completer[wf] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
         }
+        &'wf;list'= {
+            cand -C 'The project directory (default: the git top level, else the current directory)'
+            cand --project 'The project directory (default: the git top level, else the current directory)'
+            cand --color 'When to use colour. auto: on a terminal, unless NO_COLOR is set or CLICOLOR=0; CLICOLOR_FORCE=1 turns it on in a pipe too; --color always/never beat them all'
+            cand --wait 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing'
+            cand --json 'Print machine-readable JSON on stdout (errors too)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
         &'wf;graph'= {
             cand --format 'The picture''s language'
             cand -C 'The project directory (default: the git top level, else the current directory)'
@@ -252,6 +264,7 @@ set edit:completion:arg-completer[wf] = {|@words|
             cand --type 'Only events of this type (e.g. task.status_changed; see docs/events.md)'
             cand -n 'Only the last N of the events already written (then --follow goes on)'
             cand --last 'Only the last N of the events already written (then --follow goes on)'
+            cand --since 'Only events at or after WHEN: a time (2026-11-25T10:00:00Z) or an age (30s, 15m, 2h, 3d)'
             cand -C 'The project directory (default: the git top level, else the current directory)'
             cand --project 'The project directory (default: the git top level, else the current directory)'
             cand --color 'When to use colour. auto: on a terminal, unless NO_COLOR is set or CLICOLOR=0; CLICOLOR_FORCE=1 turns it on in a pipe too; --color always/never beat them all'
@@ -465,6 +478,7 @@ set edit:completion:arg-completer[wf] = {|@words|
             cand resume 'Continue a paused, interrupted, blocked or failed workflow'
             cand status 'Show where the workflow stands (read-only)'
             cand next 'Print the brief of the task to do next: the one in progress, else the first ready'
+            cand list 'List every workflow under the home (WF_HOME): project, name, status, progress, last update — so a moved or re-cloned project can find its workflow'
             cand graph 'Draw the task graph as Mermaid or Graphviz DOT'
             cand events 'Print the event log (events.jsonl); --follow keeps printing new events'
             cand logs 'Print a task''s log: by default the task in progress, else the first failed one'
@@ -490,6 +504,8 @@ set edit:completion:arg-completer[wf] = {|@words|
         &'wf;help;status'= {
         }
         &'wf;help;next'= {
+        }
+        &'wf;help;list'= {
         }
         &'wf;help;graph'= {
         }

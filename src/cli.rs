@@ -81,6 +81,9 @@ pub enum Command {
     Status(StatusArgs),
     /// Print the brief of the task to do next: the one in progress, else the first ready.
     Next,
+    /// List every workflow under the home (WF_HOME): project, name, status, progress,
+    /// last update — so a moved or re-cloned project can find its workflow.
+    List,
     /// Draw the task graph as Mermaid or Graphviz DOT.
     Graph(GraphArgs),
     /// Print the event log (events.jsonl); --follow keeps printing new events.
@@ -238,6 +241,10 @@ pub struct EventsArgs {
     /// Only the last N of the events already written (then --follow goes on).
     #[arg(short = 'n', long = "last", value_name = "N")]
     pub last: Option<usize>,
+    /// Only events at or after WHEN: a time (2026-11-25T10:00:00Z) or an age (30s,
+    /// 15m, 2h, 3d).
+    #[arg(long, value_name = "WHEN")]
+    pub since: Option<String>,
 }
 
 #[derive(Debug, Args)]

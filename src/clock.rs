@@ -38,9 +38,54 @@ pub fn deadline_after(d: std::time::Duration) -> std::time::Instant {
         .unwrap_or(now)
 }
 
+/// A point in time given on the command line: an RFC 3339 time
+/// (`2026-11-25T10:00:00Z`) or an age before `now` — a number and a unit of `s`, `m`,
+/// `h` or `d` (`30s`, `15m`, `2h`, `3d`), as `journalctl` and `docker logs` take it.
+pub fn parse_since(text: &str, now: Timestamp) -> Result<Timestamp, String> {
+    if let Ok(ts) = text.parse::<Timestamp>() {
+        return Ok(ts);
+    }
+    let unit_at = text
+        .find(|c: char| !c.is_ascii_digit())
+        .filter(|&i| i > 0 && i + 1 == text.len());
+    let (count, unit) = match unit_at {
+        Some(i) => (text[..i].parse::<i64>().ok(), &text[i..]),
+        None => (None, ""),
+    };
+    let secs_per = match unit {
+        "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        "d" => 86_400,
+        _ => 0,
+    };
+    count
+        .and_then(|n| n.checked_mul(secs_per))
+        .filter(|_| secs_per > 0)
+        .and_then(|secs| now.checked_sub(jiff::SignedDuration::from_secs(secs)).ok())
+        .ok_or_else(|| {
+            format!("{text} is neither a time like 2026-11-25T10:00:00Z nor an age like 30s, 15m, 2h or 3d")
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use std::time::{Duration, Instant};
+
+    #[test]
+    fn since_takes_a_time_or_an_age() {
+        let now: jiff::Timestamp = "2026-01-08T10:00:00Z".parse().unwrap();
+        let at = |text: &str| super::parse_since(text, now).map(super::format_ts);
+        assert_eq!(at("2026-01-08T09:00:00Z").unwrap(), "2026-01-08T09:00:00Z");
+        assert_eq!(at("30s").unwrap(), "2026-01-08T09:59:30Z");
+        assert_eq!(at("15m").unwrap(), "2026-01-08T09:45:00Z");
+        assert_eq!(at("2h").unwrap(), "2026-01-08T08:00:00Z");
+        assert_eq!(at("3d").unwrap(), "2026-01-05T10:00:00Z");
+        for bad in ["", "m", "15", "15x", "1.5h", "-2h", "2hours", "yesterday"] {
+            assert!(at(bad).is_err(), "{bad:?}");
+        }
+        assert!(at("9999999999999999d").is_err());
+    }
 
     #[test]
     fn a_deadline_too_far_for_the_clock_is_in_effect_never() {

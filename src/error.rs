@@ -95,10 +95,37 @@ impl WfError {
         }
     }
 
+    /// Where in which file the error is, when its message says so. Every error about
+    /// a line of input starts `FILE:LINE: ` or `FILE:LINE:COLUMN: ` (the form editors
+    /// and CI annotations jump to), so the message is where it is read from.
+    pub fn location(&self) -> Option<Location> {
+        let (head, _) = self.message.split_once(": ")?;
+        let number = |s: &str| s.parse::<usize>().ok().filter(|&n| n > 0);
+        let (rest, last) = head.rsplit_once(':')?;
+        let last = number(last)?;
+        let (file, line, column) = match rest.rsplit_once(':') {
+            Some((file, line)) if number(line).is_some() => (file, number(line)?, Some(last)),
+            _ => (rest, last, None),
+        };
+        (!file.is_empty()).then(|| Location {
+            file: file.to_string(),
+            line,
+            column,
+        })
+    }
+
     /// Whether this is a write to a stdout whose reader has gone (`wf … | head`).
     pub fn is_broken_pipe(&self) -> bool {
         self.io == Some(std::io::ErrorKind::BrokenPipe)
     }
+}
+
+/// A place in a file an error is about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    pub file: String,
+    pub line: usize,
+    pub column: Option<usize>,
 }
 
 impl fmt::Display for WfError {
@@ -134,6 +161,25 @@ pub fn one_line(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn an_error_about_a_line_says_where_it_is() {
+        let at = |m: &str| {
+            super::WfError::usage(m)
+                .location()
+                .map(|l| (l.file, l.line, l.column))
+        };
+        assert_eq!(at("tasks.md:7: bad id"), Some(("tasks.md".into(), 7, None)));
+        assert_eq!(
+            at("/a b/state.json:3:24: expected `,`"),
+            Some(("/a b/state.json".into(), 3, Some(24)))
+        );
+        assert_eq!(at("no task T9 in this workflow"), None);
+        assert_eq!(at("--phase deploy: no task"), None);
+        assert_eq!(at("missing.json: no such file"), None);
+        assert_eq!(at("tasks.md:0: nothing"), None);
+        assert_eq!(at(":7: no file"), None);
+    }
+
     use super::*;
     use std::io::{Error, ErrorKind as K};
 

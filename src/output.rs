@@ -1,7 +1,9 @@
 //! How a command talks to its caller: human text, JSON, colour and quiet mode.
 //!
 //! Results go to stdout, diagnostics to stderr. With `--json`, stdout carries one JSON
-//! document — the result or `{"error": …}` — and nothing else.
+//! document — the result or `{"error": …}` — and nothing else, and every document
+//! carries [`JSON_SCHEMA_VERSION`] as its `schemaVersion` (docs/json.md, with a JSON
+//! Schema per document in docs/json/).
 //!
 //! Every write to stdout or stderr goes through here, and none of them panics (as
 //! `println!` does when the reader is gone). A stdout that cannot be written is
@@ -15,6 +17,19 @@ use std::sync::OnceLock;
 use serde::Serialize;
 
 use crate::error::{Result, WfError};
+
+/// The version of every `--json` document's layout: bumped on an incompatible
+/// change of any of them (docs/json.md lists what each version changed).
+pub const JSON_SCHEMA_VERSION: u32 = 2;
+
+/// A `--json` document: the version first, then the command's own keys.
+#[derive(Serialize)]
+struct Document<'a, T: Serialize + ?Sized> {
+    #[serde(rename = "schemaVersion")]
+    schema_version: u32,
+    #[serde(flatten)]
+    body: &'a T,
+}
 
 pub struct Output {
     pub json: bool,
@@ -88,12 +103,17 @@ impl Output {
         }
     }
 
-    /// The command's JSON result (only under `--json`).
-    pub fn json_value<T: Serialize>(&self, value: &T) {
+    /// The command's JSON result (only under `--json`): `value`, an object, with
+    /// `schemaVersion` put first.
+    pub fn json_value<T: Serialize + ?Sized>(&self, value: &T) {
         if self.json {
+            let document = Document {
+                schema_version: JSON_SCHEMA_VERSION,
+                body: value,
+            };
             // Encoded whole, then written once: stdout is line-buffered, and a large
             // document written line by line costs a system call per line.
-            let Ok(mut bytes) = serde_json::to_vec_pretty(value) else {
+            let Ok(mut bytes) = serde_json::to_vec_pretty(&document) else {
                 return;
             };
             bytes.push(b'\n');
@@ -126,13 +146,19 @@ impl Output {
 
     pub fn error(&self, err: &WfError) {
         if self.json {
-            self.json_value(&serde_json::json!({
-                "error": {
-                    "kind": err.kind.name(),
-                    "message": err.message,
-                    "exit_code": err.kind.exit_code(),
+            let mut error = serde_json::json!({
+                "kind": err.kind.name(),
+                "message": err.message,
+                "exit_code": err.kind.exit_code(),
+            });
+            if let Some(at) = err.location() {
+                error["file"] = at.file.into();
+                error["line"] = at.line.into();
+                if let Some(column) = at.column {
+                    error["column"] = column.into();
                 }
-            }));
+            }
+            self.json_value(&serde_json::json!({ "error": error }));
         }
         // One line whatever the message quotes from input: hooks read stderr by line.
         stderr_line(format_args!(

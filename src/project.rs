@@ -11,7 +11,7 @@ use md5::{Digest, Md5};
 
 use crate::config::Config;
 use crate::error::{Result, WfError};
-use crate::state::Store;
+use crate::state::{Store, WorkflowStatus};
 
 pub struct Project {
     pub dir: PathBuf,
@@ -23,16 +23,17 @@ pub struct Project {
 
 impl Project {
     pub fn discover(explicit: Option<&Path>) -> Result<Project> {
-        let dir = if let Some(d) = explicit {
+        let start = if let Some(d) = explicit {
             d.to_path_buf()
         } else {
-            let cwd = std::env::current_dir()
-                .map_err(|e| WfError::io(&e, format!("cannot read the current directory: {e}")))?;
-            git_top_level(&cwd).unwrap_or(cwd)
+            std::env::current_dir()
+                .map_err(|e| WfError::io(&e, format!("cannot read the current directory: {e}")))?
         };
-        let dir = dir
+        let start = start
             .canonicalize()
-            .map_err(|e| WfError::io(&e, format!("project directory {}: {e}", dir.display())))?;
+            .map_err(|e| WfError::io(&e, format!("project directory {}: {e}", start.display())))?;
+        // `-C DIR` inside a project finds the project as `git -C DIR` does.
+        let dir = git_top_level(&start).unwrap_or(start);
         let config = Config::load(&dir)?;
         let id = match &config.project.id {
             Some(id) => {
@@ -65,6 +66,90 @@ impl Project {
             &self.dir,
             crate::plan::STORE_ACCESS,
         )
+    }
+}
+
+/// A workflow under the home, as `wf list` and `wf resume` find it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Listed {
+    /// Its directory's name under the home: the project id.
+    pub id: String,
+    /// The project it belongs to, from `project-meta.json` (absent for a workflow the
+    /// plugin wrote).
+    pub project: Option<PathBuf>,
+    /// Whether that project directory is still there (a moved or deleted project
+    /// leaves its workflow behind).
+    pub project_exists: bool,
+    pub name: String,
+    /// None when the state cannot be read; `problem` says why.
+    pub status: Option<WorkflowStatus>,
+    pub done: usize,
+    pub total: usize,
+    pub updated_at: String,
+    /// The state's `priority` (the plugin's field), for `wf resume`'s order.
+    pub priority: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub problem: Option<String>,
+}
+
+/// Every workflow under `home`, most recently updated first. Read-only: no lock is
+/// taken and nothing is written, so a listing never waits for a run or disturbs it.
+pub fn workflows(home: &Path) -> Vec<Listed> {
+    let Ok(entries) = std::fs::read_dir(home) else {
+        return Vec::new();
+    };
+    let mut found: Vec<Listed> = entries
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .filter_map(|entry| listed(&entry.path()))
+        .collect();
+    found.sort_by(|a, b| b.updated_at.cmp(&a.updated_at).then(a.id.cmp(&b.id)));
+    found
+}
+
+/// The workflow in `dir`, or none when `dir` holds no state.
+fn listed(dir: &Path) -> Option<Listed> {
+    let id = dir.file_name()?.to_string_lossy().into_owned();
+    let project = std::fs::read_to_string(dir.join("project-meta.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .and_then(|m| m.get("project_path")?.as_str().map(PathBuf::from));
+    let project_exists = project.as_deref().is_some_and(Path::is_dir);
+    let store = Store::new(dir.to_path_buf(), crate::plan::STORE_ACCESS);
+    let blank = Listed {
+        id,
+        project,
+        project_exists,
+        name: String::new(),
+        status: None,
+        done: 0,
+        total: 0,
+        updated_at: String::new(),
+        priority: 0,
+        problem: None,
+    };
+    match store.load() {
+        Ok(None) => None,
+        Ok(Some(state)) => Some(Listed {
+            name: state
+                .task_name
+                .clone()
+                .unwrap_or_else(|| state.project_name.clone()),
+            status: Some(state.status),
+            done: state.tasks.iter().filter(|t| t.status.is_done()).count(),
+            total: state.tasks.len(),
+            updated_at: state.updated_at.clone(),
+            priority: state
+                .extra
+                .get("priority")
+                .and_then(serde_json::Value::as_i64)
+                .unwrap_or(0),
+            ..blank
+        }),
+        Err(e) => Some(Listed {
+            problem: Some(crate::error::one_line(&e.message)),
+            ..blank
+        }),
     }
 }
 

@@ -73,7 +73,6 @@ pub fn run(project: &Project, wait: Option<u64>, out: &Output) -> Result<i32> {
     };
     drop(session);
     out.json_value(&json!({
-        "schemaVersion": 1,
         "workflow": name,
         "archived_to": dest,
         "moved": moved,

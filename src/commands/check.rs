@@ -18,9 +18,6 @@ use crate::plan::{self, audit, classify};
 use crate::project::Project;
 use crate::report::findings::{self, plural};
 
-/// The JSON document's shape; bumped when a field changes meaning or goes away.
-const SCHEMA_VERSION: u32 = 1;
-
 pub fn run(project: &Project, args: &CheckArgs, out: &Output) -> Result<i32> {
     let (text, plan) = plan::read(&args.plan)?;
     let rules = classify::Rules::from_config(&project.config)?.for_plan(plan.format);
@@ -40,7 +37,6 @@ pub fn run(project: &Project, args: &CheckArgs, out: &Output) -> Result<i32> {
         i32::from(warnings > 0 && args.strict)
     };
     out.json_value(&json!({
-        "schemaVersion": SCHEMA_VERSION,
         "file": file,
         "format": plan.format,
         "tasks": plan.tasks.len(),
@@ -50,9 +46,9 @@ pub fn run(project: &Project, args: &CheckArgs, out: &Output) -> Result<i32> {
             "warnings": warnings,
             "notes": notes,
             "blocked": blocked,
-            "auditPassed": audit.passed,
+            "audit_passed": audit.passed,
         },
-        "exitCode": code,
+        "exit_code": code,
     }));
     if !out.json {
         let mut text = String::new();

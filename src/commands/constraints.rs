@@ -159,11 +159,11 @@ fn merge_files(
         "dropped": {
             "hard": result.dropped_hard,
             "soft": result.dropped_soft,
-            "openQuestions": result.dropped_questions,
-            "successCriteria": result.dropped_criteria,
+            "open_questions": result.dropped_questions,
+            "success_criteria": result.dropped_criteria,
         },
-        "unsharedCriteria": result.unshared_criteria,
-        "idConflicts": result.id_conflicts,
+        "unshared_criteria": result.unshared_criteria,
+        "id_conflicts": result.id_conflicts,
         "renamed": renamed.iter().map(|(from, to)| json!({"from": from, "to": to})).collect::<Vec<_>>(),
     });
     session.emit(NewEvent::new(EventKind::ConstraintsMerged, report.clone()))?;
@@ -240,8 +240,8 @@ fn counts(c: &Constraints) -> Value {
     json!({
         "hard": c.hard.len(),
         "soft": c.soft.len(),
-        "openQuestions": c.open_questions.len(),
-        "successCriteria": c.success_criteria.len(),
+        "open_questions": c.open_questions.len(),
+        "success_criteria": c.success_criteria.len(),
     })
 }
 
@@ -297,7 +297,7 @@ fn verify(project: &Project, global: &GlobalArgs, ids: &[String], out: &Output) 
         "passed": failed.is_empty(),
         "results": results,
         "failed": failed,
-        "noVerifyCommand": unchecked,
+        "no_verify_command": unchecked,
     }));
     if !out.json && !out.quiet && !hard.is_empty() {
         out.say(crate::report::constraints::verify_table(

@@ -3,8 +3,8 @@
 //! Read-only. Only complete lines are shown: a torn final line (a writer killed
 //! mid-append, or one still writing) is left for the next poll. `--follow` polls
 //! every 100 ms until interrupted, and starts over when the log is replaced (e.g.
-//! by `wf archive`). `--task`, `--type` and `-n` choose which events are shown; the
-//! JSON lines are the stored ones, unchanged.
+//! by `wf archive`). `--task`, `--type`, `--since` and `-n` choose which events are
+//! shown; a JSON line is the stored one with `schemaVersion` put first.
 
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
@@ -30,6 +30,13 @@ pub fn run(project: &Project, args: &EventsArgs, out: &Output) -> Result<i32> {
             )));
         }
     }
+    let since = match &args.since {
+        Some(text) => Some(
+            crate::clock::parse_since(text, crate::clock::now())
+                .map_err(|why| WfError::usage(format!("--since {why}")))?,
+        ),
+        None => None,
+    };
     let path = project.store().events_path();
     let mut first = true;
     let mut offset = 0u64;
@@ -44,7 +51,7 @@ pub fn run(project: &Project, args: &EventsArgs, out: &Output) -> Result<i32> {
         for line in chunk.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
             line_no += 1;
             match serde_json::from_slice::<Event>(line) {
-                Ok(event) if wanted(&event, args) => events.push((line, event)),
+                Ok(event) if wanted(&event, args, since) => events.push((line, event)),
                 Ok(_) => {}
                 Err(e) => out.warn(format!(
                     "events.jsonl line {line_no} is not a valid event ({e}); skipped"
@@ -90,8 +97,15 @@ fn complete_lines(path: &Path, offset: u64) -> Result<(Vec<u8>, u64, bool)> {
     Ok((buf, start + end as u64, restarted))
 }
 
-/// Whether `--task` and `--type` let `event` through.
-fn wanted(event: &Event, args: &EventsArgs) -> bool {
+/// Whether `--task`, `--type` and `--since` let `event` through. An event whose time
+/// does not parse is kept: a filter must not hide what it cannot judge.
+fn wanted(event: &Event, args: &EventsArgs, since: Option<jiff::Timestamp>) -> bool {
+    let recent = since.is_none_or(|since| {
+        event
+            .ts
+            .parse::<jiff::Timestamp>()
+            .map_or(true, |ts| ts >= since)
+    });
     let task = args
         .task
         .as_deref()
@@ -100,7 +114,7 @@ fn wanted(event: &Event, args: &EventsArgs) -> bool {
         .kind
         .as_deref()
         .is_none_or(|k| EventKind::parse(&event.kind) == EventKind::parse(k));
-    task && kind
+    task && kind && recent
 }
 
 /// Prints one stored line; `false` when stdout can no longer be written.
@@ -110,9 +124,16 @@ fn show(line: &[u8], event: &Event, out: &Output) -> bool {
     }
     let mut stdout = std::io::stdout().lock();
     let written = if out.json {
-        stdout
-            .write_all(line)
-            .and_then(|()| stdout.write_all(b"\n"))
+        // The stored object with the version first: `{"seq":…` becomes
+        // `{"schemaVersion":2,"seq":…` without parsing it again.
+        let body = line.strip_prefix(b"{").unwrap_or(line);
+        write!(
+            stdout,
+            "{{\"schemaVersion\":{},",
+            crate::output::JSON_SCHEMA_VERSION
+        )
+        .and_then(|()| stdout.write_all(body))
+        .and_then(|()| stdout.write_all(b"\n"))
     } else {
         writeln!(stdout, "{}", event_line(event))
     };

@@ -14,7 +14,7 @@ pub fn run(project: &Project, args: &GraphArgs, out: &Output) -> Result<i32> {
         GraphFormat::Mermaid => ("mermaid", graph::mermaid(&state)),
         GraphFormat::Dot => ("dot", graph::dot(&state)),
     };
-    out.json_value(&json!({"schemaVersion": 1, "format": name, "graph": text}));
+    out.json_value(&json!({"format": name, "graph": text}));
     out.say(text.trim_end());
     Ok(0)
 }

@@ -18,9 +18,7 @@ pub fn run(project: &Project, args: &LogsArgs, out: &Output) -> Result<i32> {
     let attempt = logs::attempt(task, args.attempt).map_err(WfError::usage)?;
     let path = log_path(&store.logs_dir(), &task.id, attempt);
     if args.path {
-        out.json_value(
-            &json!({"schemaVersion": 1, "task": task.id, "attempt": attempt, "path": path}),
-        );
+        out.json_value(&json!({"task": task.id, "attempt": attempt, "path": path}));
         out.say(path.display().to_string());
         return Ok(0);
     }
@@ -36,7 +34,7 @@ pub fn run(project: &Project, args: &LogsArgs, out: &Output) -> Result<i32> {
         Err(e) => return Err(e),
     };
     let text = String::from_utf8_lossy(&bytes);
-    out.json_value(&json!({"schemaVersion": 1, "task": task.id, "attempt": attempt, "path": path, "text": text}));
+    out.json_value(&json!({"task": task.id, "attempt": attempt, "path": path, "text": text}));
     if !out.json {
         // A task's output must not drive the terminal it is shown on.
         let shown = if out.stdout_tty {

@@ -10,6 +10,7 @@ pub mod execute;
 
 mod graph;
 mod hook;
+mod list;
 mod logs;
 mod man;
 mod next;
@@ -27,6 +28,9 @@ use crate::project::Project;
 use crate::state::{Store, WorkflowState};
 
 pub fn run(cli: &Cli, out: &Output) -> Result<i32> {
+    if out.json {
+        refuse_json(&cli.command)?;
+    }
     let project = || Project::discover(cli.global.project.as_deref());
     match &cli.command {
         Command::Status(args) => status::run(&project()?, args, out),
@@ -37,6 +41,7 @@ pub fn run(cli: &Cli, out: &Output) -> Result<i32> {
         Command::WorkflowStart(args) => start::run(&project()?, &cli.global, args, out),
         Command::Check(args) => check::run(&project()?, args, out),
         Command::Next => next::run(&project()?, out),
+        Command::List => list::run(out),
         Command::Graph(args) => graph::run(&project()?, args, out),
         Command::Events(args) => events::run(&project()?, args, out),
         Command::Logs(args) => logs::run(&project()?, args, out),
@@ -47,6 +52,21 @@ pub fn run(cli: &Cli, out: &Output) -> Result<i32> {
         Command::Resources => resources::run(&project()?, out),
         Command::Hook(args) => Ok(hook::run(cli.global.project.as_deref(), args, out)),
     }
+}
+
+/// `--json` on a command whose output has a fixed form of its own — a shell script, a
+/// man page, the hook protocol's answer — is refused rather than ignored, so a script
+/// that asks for JSON learns at once that it gets none.
+fn refuse_json(command: &Command) -> Result<()> {
+    let (name, form) = match command {
+        Command::Completions(_) => ("completions", "a shell script"),
+        Command::Man => ("man", "a roff man page"),
+        Command::Hook(_) => ("hook", "the answer Claude Code's hook protocol asks for"),
+        _ => return Ok(()),
+    };
+    Err(WfError::usage(format!(
+        "`wf {name}` has no JSON form (it prints {form}); drop --json"
+    )))
 }
 
 /// The current state for a read-only command: no lock, nothing written. No workflow

@@ -47,11 +47,11 @@ pub fn run(project: &Project, args: &ReportArgs, out: &Output) -> Result<i32> {
     if let Some(path) = &args.output {
         std::fs::write(path, &text)
             .map_err(|e| WfError::io(&e, format!("cannot write {}: {e}", path.display())))?;
-        out.json_value(&json!({"schemaVersion": 1, "format": name, "output": path}));
+        out.json_value(&json!({"format": name, "output": path}));
         out.say(format!("wrote {}", path.display()));
         return Ok(0);
     }
-    out.json_value(&json!({"schemaVersion": 1, "format": name, "text": text}));
+    out.json_value(&json!({"format": name, "text": text}));
     if !out.json && !out.quiet {
         // As is, not through `say`: the text carries its own final newline, and an
         // empty annotation list must print nothing at all.

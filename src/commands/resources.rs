@@ -14,7 +14,7 @@ use crate::run::executor::Pool;
 pub fn run(project: &Project, out: &Output) -> Result<i32> {
     let pool = Pool::from_config(&project.config, None);
     let catalog = pool.catalog();
-    out.json_value(&json!({"schemaVersion": 1, "capabilities": catalog}));
+    out.json_value(&json!({"capabilities": catalog}));
     if catalog.is_empty() {
         out.say(format!(
             "No executors configured: agent tasks are handed off to you (see wf.executors in {}).",

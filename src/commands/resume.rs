@@ -5,7 +5,6 @@
 //! (docs/execution.md "Resume": runnable > priority > most recently updated), and resumes the one picked.
 
 use std::io::{BufRead, IsTerminal, Write};
-use std::path::PathBuf;
 use std::time::Duration;
 
 use serde_json::json;
@@ -14,8 +13,8 @@ use crate::cli::{GlobalArgs, ResumeArgs};
 use crate::commands::execute::execute_locked;
 use crate::error::{Result, WfError};
 use crate::output::Output;
-use crate::project::Project;
-use crate::state::{Store, WorkflowStatus};
+use crate::project::{Listed, Project};
+use crate::state::WorkflowStatus;
 
 pub fn run(global: &GlobalArgs, args: &ResumeArgs, out: &Output) -> Result<i32> {
     let here = Project::discover(global.project.as_deref())?;
@@ -34,60 +33,30 @@ pub fn run(global: &GlobalArgs, args: &ResumeArgs, out: &Output) -> Result<i32> 
     execute_locked(&project, &mut session, &args.execute, out)
 }
 
-struct Candidate {
-    project_path: PathBuf,
-    name: String,
-    status: WorkflowStatus,
-    runnable: bool,
-    priority: i64,
-    updated_at: String,
-}
-
-fn resumable(home: &std::path::Path) -> Vec<Candidate> {
-    let Ok(entries) = std::fs::read_dir(home) else {
-        return Vec::new();
+/// The workflows `wf resume` can continue, most promising first: runnable (paused,
+/// running, planned) before blocked or failed, then by priority, then most recently
+/// updated. Those whose project is unknown are left out: there is nowhere to run them.
+fn resumable(home: &std::path::Path) -> Vec<Listed> {
+    let runnable = |w: &Listed| {
+        matches!(
+            w.status,
+            Some(WorkflowStatus::Paused | WorkflowStatus::Running | WorkflowStatus::Planned)
+        )
     };
-    let mut found = Vec::new();
-    for entry in entries.flatten() {
-        let store = Store::new(entry.path(), crate::plan::STORE_ACCESS);
-        let Ok(Some(state)) = store.load() else {
-            continue;
-        };
-        let runnable = match state.status {
-            WorkflowStatus::Paused | WorkflowStatus::Running | WorkflowStatus::Planned => true,
-            WorkflowStatus::Blocked | WorkflowStatus::Failed => false,
-            _ => continue,
-        };
-        let Some(project_path) = std::fs::read_to_string(entry.path().join("project-meta.json"))
-            .ok()
-            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-            .and_then(|m| {
-                m.get("project_path")
-                    .and_then(|p| p.as_str())
-                    .map(PathBuf::from)
-            })
-        else {
-            continue;
-        };
-        found.push(Candidate {
-            project_path,
-            name: state
-                .task_name
-                .clone()
-                .unwrap_or_else(|| state.project_name.clone()),
-            status: state.status,
-            runnable,
-            priority: state
-                .extra
-                .get("priority")
-                .and_then(serde_json::Value::as_i64)
-                .unwrap_or(0),
-            updated_at: state.updated_at.clone(),
-        });
-    }
+    let mut found: Vec<Listed> = crate::project::workflows(home)
+        .into_iter()
+        .filter(|w| {
+            w.project.is_some()
+                && (runnable(w)
+                    || matches!(
+                        w.status,
+                        Some(WorkflowStatus::Blocked | WorkflowStatus::Failed)
+                    ))
+        })
+        .collect();
     found.sort_by(|a, b| {
-        b.runnable
-            .cmp(&a.runnable)
+        runnable(b)
+            .cmp(&runnable(a))
             .then(b.priority.cmp(&a.priority))
             .then(b.updated_at.cmp(&a.updated_at))
     });
@@ -109,8 +78,11 @@ fn pick(home: &std::path::Path, yes: bool, out: &Output) -> Result<Option<Projec
                 "{:>2}. {} [{}] {} (updated {})",
                 i + 1,
                 c.name,
-                c.status,
-                c.project_path.display(),
+                c.status.map_or("?", WorkflowStatus::as_str),
+                c.project
+                    .as_deref()
+                    .unwrap_or(std::path::Path::new("?"))
+                    .display(),
                 c.updated_at
             )
         })
@@ -138,14 +110,15 @@ fn pick(home: &std::path::Path, yes: bool, out: &Output) -> Result<Option<Projec
             },
         }
     } else {
-        out.json_value(&json!({"resumable": found.iter().map(|c| json!({
-            "name": c.name, "status": c.status, "project": c.project_path, "updated_at": c.updated_at,
-        })).collect::<Vec<_>>()}));
+        // One document under --json: the error; `wf list --json` has the workflows.
         out.say(format!("Resumable workflows:\n{}", list.join("\n")));
-        return Err(WfError::usage(
-            "no workflow in this project; pass --yes to resume the first one, or -C DIR to pick one",
-        ));
+        return Err(WfError::usage(format!(
+            "no workflow in this project, {} resumable elsewhere (`wf list` shows them); pass --yes to resume the first one, or -C DIR to pick one",
+            found.len()
+        )));
     };
-    let path = &found[choice].project_path;
-    Project::discover(Some(path)).map(Some)
+    match &found[choice].project {
+        Some(path) => Project::discover(Some(path)).map(Some),
+        None => Ok(None),
+    }
 }

@@ -15,6 +15,7 @@ pub mod github;
 pub mod gitlab;
 pub mod graph;
 pub mod junit;
+pub mod list;
 pub mod logs;
 pub mod next;
 pub mod progress;

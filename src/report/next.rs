@@ -199,7 +199,6 @@ pub fn json(state: &WorkflowState, n: &Next<'_>) -> Value {
         .map(|t| t.id.as_str())
         .collect();
     json!({
-        "schemaVersion": 1,
         "reason": n.reason.as_str(),
         "message": n.message,
         "brief": n.task.map(|t| brief_json(state, t)),

@@ -19,8 +19,6 @@ use crate::state::machine::{TaskStatus, WorkflowStatus};
 use crate::state::model::{Constraint, Task, WorkflowState};
 use crate::state::ready::ready;
 
-/// The JSON layout version of `status --json`; bumped on an incompatible change.
-pub const JSON_SCHEMA_VERSION: u32 = 1;
 /// How many ready tasks the table shows.
 pub const NEXT_READY_SHOWN: usize = 5;
 /// How many blocked or failed tasks the table lists before "… and N more".
@@ -163,8 +161,6 @@ pub fn detail(state: &WorkflowState, look: Look) -> String {
 /// hooks call this many times a minute on states with a thousand tasks.
 #[derive(Debug, Serialize)]
 pub struct StatusJson<'a> {
-    #[serde(rename = "schemaVersion")]
-    pub schema_version: u32,
     pub state: &'a WorkflowState,
     pub progress: Counts,
     pub next_ready: Vec<&'a str>,
@@ -186,7 +182,6 @@ pub fn json<'a>(
     interrupted: bool,
 ) -> StatusJson<'a> {
     StatusJson {
-        schema_version: JSON_SCHEMA_VERSION,
         state,
         progress: Counts::of(&state.tasks),
         next_ready: ready(state)

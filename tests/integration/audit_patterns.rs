@@ -363,7 +363,7 @@ fn check_json_lists_every_finding_with_a_schema_version() {
     let t = with_plan("a-field-lines");
     let run = t.wf(&["--json", "check", "tasks.md"]).code(2);
     let v = run.json();
-    assert_eq!(v["schemaVersion"], 1);
+    assert_eq!(v["schemaVersion"], 2);
     assert_eq!(v["file"], "tasks.md");
     assert_eq!(v["format"], "claude-workflow");
     assert_eq!(v["tasks"], 1);
@@ -378,9 +378,9 @@ fn check_json_lists_every_finding_with_a_schema_version() {
     );
     assert_eq!(
         v["summary"],
-        serde_json::json!({"errors": 1, "warnings": 1, "notes": 0, "blocked": 0, "auditPassed": false})
+        serde_json::json!({"errors": 1, "warnings": 1, "notes": 0, "blocked": 0, "audit_passed": false})
     );
-    assert_eq!(v["exitCode"], 2);
+    assert_eq!(v["exit_code"], 2);
 }
 
 #[test]

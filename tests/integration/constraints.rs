@@ -233,9 +233,9 @@ fn merge_ranks_intersects_and_reports_drops() {
         .ok()
         .json();
     assert_eq!(report["dropped"]["hard"][0]["id"], "C022");
-    assert_eq!(report["dropped"]["openQuestions"], json!(["q6"]));
+    assert_eq!(report["dropped"]["open_questions"], json!(["q6"]));
     assert_eq!(
-        report["unsharedCriteria"],
+        report["unshared_criteria"],
         json!(["coverage > 80%", "looks right"])
     );
     assert_eq!(constraints(&t)["hard"].as_array().unwrap().len(), 7);

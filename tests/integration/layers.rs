@@ -15,8 +15,8 @@ const LAYERS: &[&[&str]] = &[
     &["state"],
     &["plan", "exec"],
     &["constraints"],
-    &["run"],
-    &["report", "project"],
+    &["run", "project"],
+    &["report"],
     &["cli"],
     &["commands"],
 ];

@@ -19,6 +19,7 @@ mod foundation;
 mod hardening;
 mod hooks;
 mod layers;
+mod list;
 mod logs;
 mod plan_patterns;
 mod processes;

@@ -92,7 +92,7 @@ fn status_json() {
     let t = with_state("running");
     let run = t.wf(&["status", "--json"]).ok();
     let v = run.json();
-    assert_eq!(v["schemaVersion"], 1);
+    assert_eq!(v["schemaVersion"], 2);
     assert_eq!(v["state"]["status"], "running");
     assert_eq!(v["state"]["plugin_field_wf_does_not_know"]["kept"], true);
     assert_eq!(v["next_ready"], json!(["T6", "T8"]));
@@ -234,7 +234,7 @@ fn next_shows_the_handed_off_task_first() {
     let run = t.wf(&["next"]).ok();
     insta::assert_snapshot!("next_in_progress", run.stdout);
     let v = t.wf(&["next", "--json"]).ok().json();
-    assert_eq!(v["schemaVersion"], 1);
+    assert_eq!(v["schemaVersion"], 2);
     assert_eq!(v["reason"], "in_progress");
     assert_eq!(v["brief"]["task"]["id"], "T5");
     assert_eq!(v["brief"]["task"]["owner"], "alice");

@@ -36,6 +36,7 @@ fn with_json_a_usage_error_is_the_json_error_object_too() {
     exit: 2
     --- stdout
     {
+      "schemaVersion": 2,
       "error": {
         "kind": "usage",
         "message": "unexpected argument 'extra' found; see `wf status --help`",
@@ -62,4 +63,18 @@ fn a_plan_that_is_not_there_says_no_such_file() {
         );
     }
     assert!(!t.home.join(t.project_id()).exists(), "nothing written");
+}
+
+#[test]
+fn dash_c_inside_a_subdirectory_finds_the_project_as_git_does() {
+    let t = Test::new();
+    crate::plans::start(&t, &crate::plans::plan(&[crate::plans::task("T1", "a")]));
+    std::fs::create_dir_all(t.project.join("src/deep")).expect("a subdirectory");
+    let sub = t.project.join("src/deep").display().to_string();
+    let run = t.wf(&["-C", &sub, "status", "--json"]).ok().json();
+    assert_eq!(run["state"]["task_name"], "test plan");
+    assert_eq!(
+        run["state"]["project_id"].as_str(),
+        Some(t.project_id().as_str())
+    );
 }
