@@ -11,9 +11,11 @@ use serde_json::Value;
 
 pub const NOW: &str = "2026-01-08T10:00:00Z";
 
-/// A task's duration as the run reports it: `(0.0s)`.
-static DURATION: std::sync::LazyLock<regex::Regex> =
-    std::sync::LazyLock::new(|| regex::Regex::new(r"\(\d+\.\ds\)").expect("a valid regex"));
+/// A task's duration as the run reports it, `(0.0s)`, and as events carry it,
+/// `duration_ms=3` or `"duration_ms": 3`: how long `true` takes is the machine's.
+static DURATION: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r#"\(\d+\.\ds\)|duration_ms(=|": )\d+"#).expect("a valid regex")
+});
 
 pub struct Test {
     _tmp: tempfile::TempDir,
@@ -37,7 +39,7 @@ pub struct Run {
 impl Run {
     /// Exit code, stdout and stderr as one text for a whole-output snapshot: the
     /// temp dir is `[ROOT]`, the repository `[REPO]`, the project id `[ID]`, and
-    /// durations `(N.Ns)`, so the
+    /// durations `(N.Ns)` and `duration_ms=N`, so the
     /// text is the same on every machine and every run.
     pub fn whole(&self) -> String {
         let id = wf::project::path_id(&self.root.join("project"));
@@ -46,7 +48,12 @@ impl Run {
                 .replace(&self.root.display().to_string(), "[ROOT]")
                 .replace(env!("CARGO_MANIFEST_DIR"), "[REPO]")
                 .replace(&id, "[ID]");
-            DURATION.replace_all(&text, "(N.Ns)").into_owned()
+            DURATION
+                .replace_all(&text, |c: &regex::Captures<'_>| match c.get(1) {
+                    Some(sep) => format!("duration_ms{}N", sep.as_str()),
+                    None => "(N.Ns)".to_string(),
+                })
+                .into_owned()
         };
         format!(
             "exit: {}\n--- stdout\n{}--- stderr\n{}",

@@ -78,3 +78,42 @@ fn dash_c_inside_a_subdirectory_finds_the_project_as_git_does() {
         Some(t.project_id().as_str())
     );
 }
+
+#[test]
+fn completions_man_and_hook_say_they_have_no_json_form() {
+    let t = Test::new();
+    insta::assert_snapshot!(t.wf(&["completions", "bash", "--json"]).whole(), @r#"
+    exit: 2
+    --- stdout
+    {
+      "schemaVersion": 2,
+      "error": {
+        "kind": "usage",
+        "message": "`wf completions` has no JSON form (it prints a shell script); drop --json",
+        "exit_code": 2
+      }
+    }
+    --- stderr
+    wf: error: `wf completions` has no JSON form (it prints a shell script); drop --json
+    "#);
+    assert_eq!(t.wf(&["man", "--json"]).code, 2);
+    assert_eq!(t.wf(&["hook", "Stop", "--json"]).code, 2);
+}
+
+#[test]
+fn a_json_error_about_a_plan_line_names_the_file_and_line() {
+    let t = Test::new();
+    t.write(
+        "tasks.md",
+        "# Tasks: x\n\n## T1: one\n- **阶段**: a\n\n## T1: again\n- **阶段**: a\n",
+    );
+    let v = t
+        .wf(&["workflow-start", "tasks.md", "--json"])
+        .code(2)
+        .json();
+    assert_eq!(v["schemaVersion"], 2);
+    assert_eq!(v["error"]["kind"], "usage");
+    assert_eq!(v["error"]["exit_code"], 2);
+    assert_eq!(v["error"]["file"], "tasks.md", "{v}");
+    assert_eq!(v["error"]["line"], 6, "{v}");
+}
