@@ -18,6 +18,7 @@ mod faults;
 mod foundation;
 mod hardening;
 mod hooks;
+mod json_contract;
 mod layers;
 mod list;
 mod logs;
