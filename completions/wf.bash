@@ -1175,7 +1175,7 @@ _wf() {
             return 0
             ;;
         wf__subcmd__logs)
-            opts="-C -q -h --attempt --path --project --json --color --quiet --wait --help"
+            opts="-f -C -q -h --attempt --path --follow --project --json --color --quiet --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -284,6 +284,8 @@ set edit:completion:arg-completer[wf] = {|@words|
             cand --color 'When to use colour. auto: on a terminal, unless NO_COLOR is set or CLICOLOR=0; CLICOLOR_FORCE=1 turns it on in a pipe too; --color always/never beat them all'
             cand --wait 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing'
             cand --path 'Print the log''s absolute path instead of its text'
+            cand -f 'Keep printing what the attempt writes until it ends (or Ctrl-C)'
+            cand --follow 'Keep printing what the attempt writes until it ends (or Ctrl-C)'
             cand --json 'Print machine-readable JSON on stdout (errors too)'
             cand -q 'Print only errors'
             cand --quiet 'Print only errors'

@@ -237,6 +237,7 @@ always\t''
 never\t''"
 complete -c wf -n "__fish_wf_using_subcommand logs" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
 complete -c wf -n "__fish_wf_using_subcommand logs" -l path -d 'Print the log\'s absolute path instead of its text'
+complete -c wf -n "__fish_wf_using_subcommand logs" -s f -l follow -d 'Keep printing what the attempt writes until it ends (or Ctrl-C)'
 complete -c wf -n "__fish_wf_using_subcommand logs" -l json -d 'Print machine-readable JSON on stdout (errors too)'
 complete -c wf -n "__fish_wf_using_subcommand logs" -s q -l quiet -d 'Print only errors'
 complete -c wf -n "__fish_wf_using_subcommand logs" -s h -l help -d 'Print help'

@@ -256,8 +256,11 @@ pub struct LogsArgs {
     #[arg(long, value_name = "N")]
     pub attempt: Option<u32>,
     /// Print the log's absolute path instead of its text.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "follow")]
     pub path: bool,
+    /// Keep printing what the attempt writes until it ends (or Ctrl-C).
+    #[arg(short, long)]
+    pub follow: bool,
 }
 
 #[derive(Debug, Args)]

@@ -81,3 +81,74 @@ fn logs_says_why_there_is_nothing_to_show() {
     wf: error: there is no task T9 in this workflow
     ");
 }
+
+#[test]
+fn logs_follow_prints_the_running_attempt_until_it_ends() {
+    let t = Test::new();
+    start(
+        &t,
+        &plan(&[task("T1", "a")
+            .verify("echo one; sleep 1; echo two; sleep 1; printf 'three\\033]0;title\\007\\n'")]),
+    );
+    let mut run = t
+        .command(&["workflow-execute", "--all"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start the run");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while crate::plans::task_status(&t.state(), "T1") != "in_progress" {
+        assert!(std::time::Instant::now() < deadline, "T1 never started");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let began = std::time::Instant::now();
+    let mut follow = t.command(&["logs", "--follow"]);
+    follow.stdout(std::process::Stdio::piped());
+    let follow = t.within(follow, 30);
+    assert!(run.wait().expect("the run ends").success());
+    assert!(
+        began.elapsed() >= std::time::Duration::from_millis(1500),
+        "--follow ended before the attempt did"
+    );
+    // The whole log, in order; piped, the task's bytes are passed on as written.
+    insta::assert_snapshot!(follow.whole().replace('\u{1b}', "<ESC>").replace('\u{7}', "<BEL>"), @r"
+    exit: 0
+    --- stdout
+    $ echo one; sleep 1; echo two; sleep 1; printf 'three\033]0;title\007\n'
+    one
+    two
+    three<ESC>]0;title<BEL>
+    --- stderr
+    ");
+}
+
+#[test]
+fn logs_follow_of_an_ended_attempt_prints_it_and_returns() {
+    let t = Test::new();
+    start(&t, &plan(&[task("T1", "a").verify("echo done; false")]));
+    t.wf(&["workflow-execute", "--all"]).code(1);
+    let mut follow = t.command(&["logs", "--follow"]);
+    follow.stdout(std::process::Stdio::piped());
+    let run = t.within(follow, 10);
+    insta::assert_snapshot!(run.whole(), @"
+    exit: 0
+    --- stdout
+    $ echo done; false
+    done
+    --- stderr
+    ");
+    insta::assert_snapshot!(t.wf(&["logs", "--follow", "--json"]).whole(), @r#"
+    exit: 2
+    --- stdout
+    {
+      "schemaVersion": 2,
+      "error": {
+        "kind": "usage",
+        "message": "--follow prints a stream, which has no JSON form; use --json without it, or --path",
+        "exit_code": 2
+      }
+    }
+    --- stderr
+    wf: error: --follow prints a stream, which has no JSON form; use --json without it, or --path
+    "#);
+}
