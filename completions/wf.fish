@@ -98,9 +98,9 @@ complete -c wf -n "__fish_wf_using_subcommand workflow-execute" -l color -d 'Whe
 always\t''
 never\t''"
 complete -c wf -n "__fish_wf_using_subcommand workflow-execute" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
-complete -c wf -n "__fish_wf_using_subcommand workflow-execute" -l step -d 'Stop after every task'
-complete -c wf -n "__fish_wf_using_subcommand workflow-execute" -l phase -d 'Stop when the next task\'s phase differs (the default)'
-complete -c wf -n "__fish_wf_using_subcommand workflow-execute" -l all -d 'Stop only before quality gates and before git_commit (when pause_before_commit)'
+complete -c wf -n "__fish_wf_using_subcommand workflow-execute" -l step -d 'Mode: stop after every task. A mode sticks: a later run without a mode flag uses the last one (phase for a new workflow)'
+complete -c wf -n "__fish_wf_using_subcommand workflow-execute" -l phase -d 'Mode: stop when the next task\'s phase differs'
+complete -c wf -n "__fish_wf_using_subcommand workflow-execute" -l all -d 'Mode: stop only before quality gates and before git_commit (when pause_before_commit)'
 complete -c wf -n "__fish_wf_using_subcommand workflow-execute" -l ci -d 'Run the whole plan in one call: gates run and must pass but do not pause, the consecutive-task and context limits do not apply, and a task that needs an agent fails instead of being handed off. Implied when the environment has CI=true'
 complete -c wf -n "__fish_wf_using_subcommand workflow-execute" -s k -l keep-going -d 'After a task fails, keep running every task that does not depend on a failed one (like make -k); the run still exits 1 and lists the failed tasks and the tasks not run because of them'
 complete -c wf -n "__fish_wf_using_subcommand workflow-execute" -l allow-audit-errors -d 'Start even though the plan\'s zero-decision audit found errors'
@@ -119,9 +119,9 @@ complete -c wf -n "__fish_wf_using_subcommand execute" -l color -d 'When to use 
 always\t''
 never\t''"
 complete -c wf -n "__fish_wf_using_subcommand execute" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
-complete -c wf -n "__fish_wf_using_subcommand execute" -l step -d 'Stop after every task'
-complete -c wf -n "__fish_wf_using_subcommand execute" -l phase -d 'Stop when the next task\'s phase differs (the default)'
-complete -c wf -n "__fish_wf_using_subcommand execute" -l all -d 'Stop only before quality gates and before git_commit (when pause_before_commit)'
+complete -c wf -n "__fish_wf_using_subcommand execute" -l step -d 'Mode: stop after every task. A mode sticks: a later run without a mode flag uses the last one (phase for a new workflow)'
+complete -c wf -n "__fish_wf_using_subcommand execute" -l phase -d 'Mode: stop when the next task\'s phase differs'
+complete -c wf -n "__fish_wf_using_subcommand execute" -l all -d 'Mode: stop only before quality gates and before git_commit (when pause_before_commit)'
 complete -c wf -n "__fish_wf_using_subcommand execute" -l ci -d 'Run the whole plan in one call: gates run and must pass but do not pause, the consecutive-task and context limits do not apply, and a task that needs an agent fails instead of being handed off. Implied when the environment has CI=true'
 complete -c wf -n "__fish_wf_using_subcommand execute" -s k -l keep-going -d 'After a task fails, keep running every task that does not depend on a failed one (like make -k); the run still exits 1 and lists the failed tasks and the tasks not run because of them'
 complete -c wf -n "__fish_wf_using_subcommand execute" -l allow-audit-errors -d 'Start even though the plan\'s zero-decision audit found errors'
@@ -156,9 +156,9 @@ complete -c wf -n "__fish_wf_using_subcommand resume" -l color -d 'When to use c
 always\t''
 never\t''"
 complete -c wf -n "__fish_wf_using_subcommand resume" -l wait -d 'If another wf holds the workflow\'s lock, wait for it (default 600 s) instead of failing' -r
-complete -c wf -n "__fish_wf_using_subcommand resume" -l step -d 'Stop after every task'
-complete -c wf -n "__fish_wf_using_subcommand resume" -l phase -d 'Stop when the next task\'s phase differs (the default)'
-complete -c wf -n "__fish_wf_using_subcommand resume" -l all -d 'Stop only before quality gates and before git_commit (when pause_before_commit)'
+complete -c wf -n "__fish_wf_using_subcommand resume" -l step -d 'Mode: stop after every task. A mode sticks: a later run without a mode flag uses the last one (phase for a new workflow)'
+complete -c wf -n "__fish_wf_using_subcommand resume" -l phase -d 'Mode: stop when the next task\'s phase differs'
+complete -c wf -n "__fish_wf_using_subcommand resume" -l all -d 'Mode: stop only before quality gates and before git_commit (when pause_before_commit)'
 complete -c wf -n "__fish_wf_using_subcommand resume" -l ci -d 'Run the whole plan in one call: gates run and must pass but do not pause, the consecutive-task and context limits do not apply, and a task that needs an agent fails instead of being handed off. Implied when the environment has CI=true'
 complete -c wf -n "__fish_wf_using_subcommand resume" -s k -l keep-going -d 'After a task fails, keep running every task that does not depend on a failed one (like make -k); the run still exits 1 and lists the failed tasks and the tasks not run because of them'
 complete -c wf -n "__fish_wf_using_subcommand resume" -l allow-audit-errors -d 'Start even though the plan\'s zero-decision audit found errors'

@@ -27,20 +27,26 @@ pub struct Cli {
 #[derive(Debug, Args)]
 pub struct GlobalArgs {
     /// The project directory (default: the git top level, else the current directory).
-    #[arg(short = 'C', long = "project", global = true, value_name = "DIR")]
+    #[arg(
+        short = 'C',
+        long = "project",
+        global = true,
+        help_heading = "Global options",
+        value_name = "DIR"
+    )]
     pub project: Option<PathBuf>,
     /// Print machine-readable JSON on stdout (errors too).
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = "Global options")]
     pub json: bool,
     /// When to use colour. auto: on a terminal, unless NO_COLOR is set or CLICOLOR=0;
     /// CLICOLOR_FORCE=1 turns it on in a pipe too; --color always/never beat them all.
-    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    #[arg(long, global = true, help_heading = "Global options", value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
     /// Print only errors.
-    #[arg(short, long, global = true)]
+    #[arg(short, long, global = true, help_heading = "Global options")]
     pub quiet: bool,
     /// If another wf holds the workflow's lock, wait for it (default 600 s) instead of failing.
-    #[arg(long, global = true, value_name = "SECS", num_args = 0..=1, default_missing_value = "600")]
+    #[arg(long, global = true, help_heading = "Global options", value_name = "SECS", num_args = 0..=1, default_missing_value = "600")]
     pub wait: Option<u64>,
 }
 
@@ -54,10 +60,23 @@ pub enum ColorChoice {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Import a plan (claude-workflow or spec-kit tasks.md) and plan the workflow.
-    #[command(visible_alias = "start")]
+    #[command(
+        visible_alias = "start",
+        after_help = concat!(
+            "Examples:\n",
+            "  wf workflow-start specs/001/tasks.md   import a spec-kit plan\n",
+            "  wf start tasks.md --name billing       the same, naming the workflow\n",
+            "  wf start tasks.md --force              apply a major change (a backup is kept)",
+        )
+    )]
     WorkflowStart(StartArgs),
     /// Lint a plan without importing it: parse errors, plan warnings, audit findings and
     /// the tasks that would start blocked, as file:line: severity: message. Writes nothing.
+    #[command(after_help = concat!(
+            "Examples:\n",
+            "  wf check tasks.md            every finding at once, nothing written\n",
+            "  wf check tasks.md --strict   exit 1 on warnings too (for CI)",
+        ))]
     Check(CheckArgs),
     /// Run the next tasks and their verifiers, stopping where the mode says.
     #[command(
@@ -72,38 +91,120 @@ pub enum Command {
     )]
     WorkflowExecute(ExecuteArgs),
     /// Lift an external blocker (api_spec, design_spec, a custom kind, or all).
-    #[command(visible_alias = "unblock")]
+    #[command(
+        visible_alias = "unblock",
+        after_help = concat!(
+            "Examples:\n",
+            "  wf unblock api_spec   the API spec arrived: its tasks become ready\n",
+            "  wf unblock all        lift every blocker",
+        )
+    )]
     WorkflowUnblock(UnblockArgs),
     /// Continue a paused, interrupted, blocked or failed workflow.
+    #[command(after_help = concat!(
+            "Examples:\n",
+            "  wf resume         continue this project's workflow\n",
+            "  wf resume --yes   outside a project: the most promising one",
+        ))]
     Resume(ResumeArgs),
     /// Show where the workflow stands (read-only).
-    #[command(visible_alias = "st")]
+    #[command(
+        visible_alias = "st",
+        after_help = concat!(
+            "Examples:\n",
+            "  wf status                         the summary and the task list\n",
+            "  wf status --failed                only what failed\n",
+            "  wf status --phase build --all     every task of one phase\n",
+            "  wf status --json | jq .progress   for scripts",
+        )
+    )]
     Status(StatusArgs),
     /// Print the brief of the task to do next: the one in progress, else the first ready.
+    #[command(after_help = concat!(
+            "Examples:\n",
+            "  wf next                                  the brief of the task to do now\n",
+            "  wf next --json | jq -r .brief.markdown   the brief for an agent",
+        ))]
     Next,
     /// List every workflow under the home (WF_HOME): project, name, status, progress,
     /// last update — so a moved or re-cloned project can find its workflow.
+    #[command(after_help = concat!(
+            "Examples:\n",
+            "  wf list          every workflow under the home\n",
+            "  wf list --json   for scripts",
+        ))]
     List,
     /// Draw the task graph as Mermaid or Graphviz DOT.
+    #[command(after_help = concat!(
+            "Examples:\n",
+            "  wf graph > graph.mmd                            a Mermaid flowchart\n",
+            "  wf graph --format dot | dot -Tsvg > graph.svg   a picture with Graphviz",
+        ))]
     Graph(GraphArgs),
     /// Print the event log (events.jsonl); --follow keeps printing new events.
+    #[command(after_help = concat!(
+            "Examples:\n",
+            "  wf events -n 20                  the last 20 events\n",
+            "  wf events --task T3 --since 1h   what happened to T3 in the last hour\n",
+            "  wf events --follow --json        a live feed, one JSON document per line",
+        ))]
     Events(EventsArgs),
     /// Print a task's log: by default the task in progress, else the first failed one.
+    #[command(after_help = concat!(
+            "Examples:\n",
+            "  wf logs                  the failed (or running) task's last log\n",
+            "  wf logs T3 --attempt 1   T3's first attempt\n",
+            "  wf logs --follow         watch the running task",
+        ))]
     Logs(LogsArgs),
     /// Print a CI report: JUnit XML, GitHub annotations or a GitHub job summary.
+    #[command(after_help = concat!(
+            "Examples:\n",
+            "  wf report junit -o junit.xml                       JUnit XML for a CI test report\n",
+            "  wf report github-summary >> $GITHUB_STEP_SUMMARY   a job summary",
+        ))]
     Report(ReportArgs),
     /// Move a completed workflow into archive/<UTC time>/ so a new one can start.
+    #[command(after_help = concat!(
+            "Examples:\n",
+            "  wf archive               put a completed workflow away\n",
+            "  wf start next-tasks.md   then start the next one",
+        ))]
     Archive,
     /// Print a shell completion script (see completions/ for installed copies).
+    #[command(after_help = concat!(
+            "Examples:\n",
+            "  wf completions bash > ~/.local/share/bash-completion/completions/wf\n",
+            "  wf completions zsh > ~/.zfunc/_wf",
+        ))]
     Completions(CompletionsArgs),
     /// Show the executors as a capability catalog: who can do what, and who is usable.
+    #[command(after_help = concat!(
+            "Examples:\n",
+            "  wf resources   who can do what, and who is usable",
+        ))]
     Resources,
     /// Print the man page as roff (man ./wf.1).
+    #[command(after_help = concat!(
+            "Examples:\n",
+            "  wf man | man -l -          read this page\n",
+            "  wf man status | man -l -   the page of one subcommand",
+        ))]
     Man,
     /// Claude Code hook: reads the hook JSON on stdin (SessionStart, UserPromptSubmit,
     /// Stop, SubagentStop). Never blocks the editor on its own errors.
+    #[command(after_help = concat!(
+            "Examples:\n",
+            "  echo '{}' | wf hook SessionStart   what Claude Code runs at a session's start",
+        ))]
     Hook(HookArgs),
     /// The workflow's constraints: add, list, remove, promote, merge model outputs, verify.
+    #[command(after_help = concat!(
+            "Examples:\n",
+            "  wf constraints add \"p95 under 200 ms\" --verify-cmd test   a hard constraint that a check proves\n",
+            "  wf constraints list\n",
+            "  wf constraints verify                                     run every hard constraint's check",
+        ))]
     Constraints(ConstraintsArgs),
 }
 
@@ -134,14 +235,16 @@ pub struct CheckArgs {
 
 #[derive(Debug, Args, Clone, Default)]
 pub struct ExecuteArgs {
-    /// Stop after every task.
-    #[arg(long, group = "mode")]
+    /// Mode: stop after every task. A mode sticks: a later run without a mode flag
+    /// uses the last one (phase for a new workflow).
+    #[arg(long, group = "mode", help_heading = "Mode (sticky)")]
     pub step: bool,
-    /// Stop when the next task's phase differs (the default).
-    #[arg(long, group = "mode")]
+    /// Mode: stop when the next task's phase differs.
+    #[arg(long, group = "mode", help_heading = "Mode (sticky)")]
     pub phase: bool,
-    /// Stop only before quality gates and before git_commit (when pause_before_commit).
-    #[arg(long, group = "mode")]
+    /// Mode: stop only before quality gates and before git_commit (when
+    /// pause_before_commit).
+    #[arg(long, group = "mode", help_heading = "Mode (sticky)")]
     pub all: bool,
     /// Run the whole plan in one call: gates run and must pass but do not pause, the
     /// consecutive-task and context limits do not apply, and a task that needs an agent
@@ -305,21 +408,44 @@ pub struct ConstraintsArgs {
 #[derive(Debug, Subcommand)]
 pub enum ConstraintsCommand {
     /// Add a hard (default) or soft constraint; prints its new id.
+    #[command(after_help = concat!(
+            "Examples:\n",
+            "  wf constraints add \"no plaintext passwords\" --category security\n",
+            "  wf constraints add \"the build passes\" --verify-cmd build          proved by a check\n",
+            "  wf constraints add \"prefer small PRs\" --soft                      should hold, not verified",
+        ))]
     Add(ConstraintAddArgs),
     /// List the constraints, open questions and success criteria (read-only).
+    #[command(after_help = concat!(
+            "Examples:\n",
+            "  wf constraints list\n",
+            "  wf constraints list --json | jq '.constraints.hard[].id'",
+        ))]
     List,
     /// Remove a constraint (and its verification record).
+    #[command(after_help = concat!(
+            "Examples:\n",
+            "  wf constraints remove C003",
+        ))]
     Remove {
         /// The constraint's id, e.g. C003.
         id: String,
     },
     /// Make a soft constraint hard: from now on it must hold.
+    #[command(after_help = concat!(
+            "Examples:\n",
+            "  wf constraints promote C007   a soft constraint becomes hard",
+        ))]
     Promote {
         /// The soft constraint's id.
         id: String,
     },
     /// Merge constraint-set JSON files (one model's analysis output each) into the
     /// workflow's constraints; reports what the caps left out.
+    #[command(after_help = concat!(
+            "Examples:\n",
+            "  wf constraints merge codex.json gemini.json claude.json   three models' analyses into one set",
+        ))]
     Merge {
         /// Files with {"hard": [...], "soft": [...], "openQuestions": [...], "successCriteria": [...]}.
         #[arg(required = true, value_name = "FILE")]
@@ -327,6 +453,11 @@ pub enum ConstraintsCommand {
     },
     /// Run hard constraints' verifyCmd (all, or the ids given) and record the results;
     /// exits 1 when one fails.
+    #[command(after_help = concat!(
+            "Examples:\n",
+            "  wf constraints verify             every hard constraint with a check\n",
+            "  wf constraints verify C001 C004   just these",
+        ))]
     Verify {
         /// Only these hard constraints.
         #[arg(value_name = "ID")]
