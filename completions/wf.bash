@@ -43,6 +43,9 @@ _wf() {
             wf,hook)
                 cmd="wf__subcmd__hook"
                 ;;
+            wf,init)
+                cmd="wf__subcmd__init"
+                ;;
             wf,logs)
                 cmd="wf__subcmd__logs"
                 ;;
@@ -148,6 +151,9 @@ _wf() {
             wf__subcmd__help,hook)
                 cmd="wf__subcmd__help__subcmd__hook"
                 ;;
+            wf__subcmd__help,init)
+                cmd="wf__subcmd__help__subcmd__init"
+                ;;
             wf__subcmd__help,logs)
                 cmd="wf__subcmd__help__subcmd__logs"
                 ;;
@@ -203,7 +209,7 @@ _wf() {
 
     case "${cmd}" in
         wf)
-            opts="-C -q -h -V --project --json --color --quiet --wait --help --version workflow-start start check workflow-execute execute workflow-unblock unblock resume status st next graph events logs report archive completions resources man hook constraints help"
+            opts="-C -q -h -V --project --json --color --quiet --wait --help --version init workflow-start start check workflow-execute execute workflow-unblock unblock resume status st next graph events logs report archive completions resources man hook constraints help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -741,7 +747,7 @@ _wf() {
             return 0
             ;;
         wf__subcmd__help)
-            opts="workflow-start check workflow-execute workflow-unblock resume status next graph events logs report archive completions resources man hook constraints help"
+            opts="init workflow-start check workflow-execute workflow-unblock resume status next graph events logs report archive completions resources man hook constraints help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -950,6 +956,20 @@ _wf() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        wf__subcmd__help__subcmd__init)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         wf__subcmd__help__subcmd__logs)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -1092,6 +1112,36 @@ _wf() {
             ;;
         wf__subcmd__hook)
             opts="-C -q -h --project --json --color --quiet --wait --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        wf__subcmd__init)
+            opts="-C -q -h --force --project --json --color --quiet --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

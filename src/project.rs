@@ -23,6 +23,15 @@ pub struct Project {
 
 impl Project {
     pub fn discover(explicit: Option<&Path>) -> Result<Project> {
+        let dir = Project::locate(explicit)?;
+        let config = Config::load(&dir)?;
+        Project::at(dir, config)
+    }
+
+    /// The project's directory, canonical, without reading its config: `-C DIR`,
+    /// else the git top level, else the current directory. For the commands that
+    /// must work when the config is broken (`wf init`, `wf doctor`).
+    pub fn locate(explicit: Option<&Path>) -> Result<PathBuf> {
         let dir = if let Some(d) = explicit {
             d.to_path_buf()
         } else {
@@ -30,10 +39,12 @@ impl Project {
                 .map_err(|e| WfError::io(&e, format!("cannot read the current directory: {e}")))?;
             git_top_level(&cwd).unwrap_or(cwd)
         };
-        let dir = dir
-            .canonicalize()
-            .map_err(|e| WfError::io(&e, format!("project directory {}: {e}", dir.display())))?;
-        let config = Config::load(&dir)?;
+        dir.canonicalize()
+            .map_err(|e| WfError::io(&e, format!("project directory {}: {e}", dir.display())))
+    }
+
+    /// The project in `dir` (from [`Project::locate`]) with its config read.
+    pub fn at(dir: PathBuf, config: Config) -> Result<Project> {
         let id = match &config.project.id {
             Some(id) => {
                 validate_id(id).map_err(|why| {

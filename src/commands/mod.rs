@@ -10,6 +10,7 @@ pub mod execute;
 
 mod graph;
 mod hook;
+mod init;
 mod logs;
 mod man;
 mod next;
@@ -34,6 +35,7 @@ pub fn run(cli: &Cli, out: &Output) -> Result<i32> {
         Command::WorkflowUnblock(args) => unblock::run(&project()?, &cli.global, args, out),
         Command::Resume(args) => resume::run(&cli.global, args, out),
         Command::Constraints(args) => constraints::run(&project()?, &cli.global, args, out),
+        Command::Init(args) => init::run(cli.global.project.as_deref(), args, out),
         Command::WorkflowStart(args) => start::run(&project()?, &cli.global, args, out),
         Command::Check(args) => check::run(&project()?, args, out),
         Command::Next => next::run(&project()?, out),

@@ -14,6 +14,7 @@ pub mod findings;
 pub mod github;
 pub mod gitlab;
 pub mod graph;
+pub mod init;
 pub mod junit;
 pub mod logs;
 pub mod next;

@@ -15,7 +15,7 @@ const LAYERS: &[&[&str]] = &[
     &["state"],
     &["plan", "exec"],
     &["constraints"],
-    &["run"],
+    &["run", "setup"],
     &["report", "project"],
     &["cli"],
     &["commands"],

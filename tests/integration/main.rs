@@ -18,6 +18,7 @@ mod faults;
 mod foundation;
 mod hardening;
 mod hooks;
+mod init;
 mod layers;
 mod logs;
 mod plan_patterns;
