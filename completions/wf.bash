@@ -28,6 +28,9 @@ _wf() {
             wf,constraints)
                 cmd="wf__subcmd__constraints"
                 ;;
+            wf,doctor)
+                cmd="wf__subcmd__doctor"
+                ;;
             wf,events)
                 cmd="wf__subcmd__events"
                 ;;
@@ -139,6 +142,9 @@ _wf() {
             wf__subcmd__help,constraints)
                 cmd="wf__subcmd__help__subcmd__constraints"
                 ;;
+            wf__subcmd__help,doctor)
+                cmd="wf__subcmd__help__subcmd__doctor"
+                ;;
             wf__subcmd__help,events)
                 cmd="wf__subcmd__help__subcmd__events"
                 ;;
@@ -209,7 +215,7 @@ _wf() {
 
     case "${cmd}" in
         wf)
-            opts="-C -q -h -V --project --json --color --quiet --wait --help --version init workflow-start start check workflow-execute execute workflow-unblock unblock resume status st next graph events logs report archive completions resources man hook constraints help"
+            opts="-C -q -h -V --project --json --color --quiet --wait --help --version init doctor workflow-start start check workflow-execute execute workflow-unblock unblock resume status st next graph events logs report archive completions resources man hook constraints help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -666,6 +672,36 @@ _wf() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        wf__subcmd__doctor)
+            opts="-C -q -h --project --json --color --quiet --wait --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         wf__subcmd__events)
             opts="-f -n -C -q -h --follow --task --type --last --project --json --color --quiet --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -747,7 +783,7 @@ _wf() {
             return 0
             ;;
         wf__subcmd__help)
-            opts="init workflow-start check workflow-execute workflow-unblock resume status next graph events logs report archive completions resources man hook constraints help"
+            opts="init doctor workflow-start check workflow-execute workflow-unblock resume status next graph events logs report archive completions resources man hook constraints help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -889,6 +925,20 @@ _wf() {
         wf__subcmd__help__subcmd__constraints__subcmd__verify)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        wf__subcmd__help__subcmd__doctor)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

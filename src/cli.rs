@@ -66,6 +66,18 @@ pub enum Command {
         "  wf init --json          list each file as created, replaced, merged or skipped",
     ))]
     Init(InitArgs),
+    /// Check the setup for what would break later: the config, the executors, the
+    /// Claude Code hooks, the constraints' verify commands, the state and the lock.
+    /// Read-only; exits 1 when a check finds a problem.
+    #[command(after_help = concat!(
+        "Examples:\n",
+        "  wf doctor               one line per check: ok, warning or problem, with the fix\n",
+        "  wf doctor -C ../api     check another project\n",
+        "  wf doctor --json        {schemaVersion, checks: [{name, status, message, fix}], ok}\n",
+        "  wf doctor -q && wf workflow-execute\n",
+        "                          run only when no check finds a problem",
+    ))]
+    Doctor,
     /// Import a plan (claude-workflow or spec-kit tasks.md) and plan the workflow.
     #[command(visible_alias = "start")]
     WorkflowStart(StartArgs),

@@ -5,5 +5,6 @@
 //! Below `report` and `commands`: the commands locate the project and render; what
 //! is decided here — which files to write, what each check found — is data.
 
+pub mod doctor;
 pub mod hooks;
 pub mod init;

@@ -11,6 +11,7 @@ mod ci;
 mod concurrency;
 mod constraints;
 mod crash;
+mod doctor;
 mod events_filter;
 mod execute;
 mod executors;
