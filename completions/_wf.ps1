@@ -32,6 +32,8 @@ Register-ArgumentCompleter -Native -CommandName 'wf' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Set the project up: a starter tasks.md, the project config and the Claude Code hook settings. Never writes over a file: an existing plan or config is refused (--force replaces it, keeping a backup); existing settings get the hooks merged in')
+            [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check the setup for what would break later: the config, the executors, the Claude Code hooks, the constraints'' verify commands, the state and the lock. Read-only; exits 1 when a check finds a problem')
             [CompletionResult]::new('workflow-start', 'workflow-start', [CompletionResultType]::ParameterValue, 'Import a plan (claude-workflow or spec-kit tasks.md) and plan the workflow')
             [CompletionResult]::new('start', 'start', [CompletionResultType]::ParameterValue, 'Import a plan (claude-workflow or spec-kit tasks.md) and plan the workflow')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Lint a plan without importing it: parse errors, plan warnings, audit findings and the tasks that would start blocked, as file:line: severity: message. Writes nothing')
@@ -55,6 +57,31 @@ Register-ArgumentCompleter -Native -CommandName 'wf' -ScriptBlock {
             [CompletionResult]::new('hook', 'hook', [CompletionResultType]::ParameterValue, 'Claude Code hook: reads the hook JSON on stdin (SessionStart, UserPromptSubmit, Stop, SubagentStop). Never blocks the editor on its own errors')
             [CompletionResult]::new('constraints', 'constraints', [CompletionResultType]::ParameterValue, 'The workflow''s constraints: add, list, remove, promote, merge model outputs, verify')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'wf;init' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour. auto: on a terminal, unless NO_COLOR is set or CLICOLOR=0; CLICOLOR_FORCE=1 turns it on in a pipe too; --color always/never beat them all')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Replace an existing tasks.md or project config (and settings that cannot be merged); each old file is kept as FILE.backup-<ms>')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout (errors too)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'wf;doctor' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'The project directory (default: the git top level, else the current directory)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour. auto: on a terminal, unless NO_COLOR is set or CLICOLOR=0; CLICOLOR_FORCE=1 turns it on in a pipe too; --color always/never beat them all')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout (errors too)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
         'wf;workflow-start' {
@@ -513,6 +540,8 @@ Register-ArgumentCompleter -Native -CommandName 'wf' -ScriptBlock {
             break
         }
         'wf;help' {
+            [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Set the project up: a starter tasks.md, the project config and the Claude Code hook settings. Never writes over a file: an existing plan or config is refused (--force replaces it, keeping a backup); existing settings get the hooks merged in')
+            [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check the setup for what would break later: the config, the executors, the Claude Code hooks, the constraints'' verify commands, the state and the lock. Read-only; exits 1 when a check finds a problem')
             [CompletionResult]::new('workflow-start', 'workflow-start', [CompletionResultType]::ParameterValue, 'Import a plan (claude-workflow or spec-kit tasks.md) and plan the workflow')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Lint a plan without importing it: parse errors, plan warnings, audit findings and the tasks that would start blocked, as file:line: severity: message. Writes nothing')
             [CompletionResult]::new('workflow-execute', 'workflow-execute', [CompletionResultType]::ParameterValue, 'Run the next tasks and their verifiers, stopping where the mode says')
@@ -532,6 +561,12 @@ Register-ArgumentCompleter -Native -CommandName 'wf' -ScriptBlock {
             [CompletionResult]::new('hook', 'hook', [CompletionResultType]::ParameterValue, 'Claude Code hook: reads the hook JSON on stdin (SessionStart, UserPromptSubmit, Stop, SubagentStop). Never blocks the editor on its own errors')
             [CompletionResult]::new('constraints', 'constraints', [CompletionResultType]::ParameterValue, 'The workflow''s constraints: add, list, remove, promote, merge model outputs, verify')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'wf;help;init' {
+            break
+        }
+        'wf;help;doctor' {
             break
         }
         'wf;help;workflow-start' {

@@ -28,6 +28,9 @@ _wf() {
             wf,constraints)
                 cmd="wf__subcmd__constraints"
                 ;;
+            wf,doctor)
+                cmd="wf__subcmd__doctor"
+                ;;
             wf,events)
                 cmd="wf__subcmd__events"
                 ;;
@@ -42,6 +45,9 @@ _wf() {
                 ;;
             wf,hook)
                 cmd="wf__subcmd__hook"
+                ;;
+            wf,init)
+                cmd="wf__subcmd__init"
                 ;;
             wf,list)
                 cmd="wf__subcmd__list"
@@ -139,6 +145,9 @@ _wf() {
             wf__subcmd__help,constraints)
                 cmd="wf__subcmd__help__subcmd__constraints"
                 ;;
+            wf__subcmd__help,doctor)
+                cmd="wf__subcmd__help__subcmd__doctor"
+                ;;
             wf__subcmd__help,events)
                 cmd="wf__subcmd__help__subcmd__events"
                 ;;
@@ -150,6 +159,9 @@ _wf() {
                 ;;
             wf__subcmd__help,hook)
                 cmd="wf__subcmd__help__subcmd__hook"
+                ;;
+            wf__subcmd__help,init)
+                cmd="wf__subcmd__help__subcmd__init"
                 ;;
             wf__subcmd__help,list)
                 cmd="wf__subcmd__help__subcmd__list"
@@ -209,7 +221,7 @@ _wf() {
 
     case "${cmd}" in
         wf)
-            opts="-C -q -h -V --project --json --color --quiet --wait --help --version workflow-start start check workflow-execute execute workflow-unblock unblock resume status st next list graph events logs report archive completions resources man hook constraints help"
+            opts="-C -q -h -V --project --json --color --quiet --wait --help --version init doctor workflow-start start check workflow-execute execute workflow-unblock unblock resume status st next list graph events logs report archive completions resources man hook constraints help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -666,6 +678,36 @@ _wf() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        wf__subcmd__doctor)
+            opts="-C -q -h --project --json --color --quiet --wait --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         wf__subcmd__events)
             opts="-f -n -C -q -h --follow --task --type --last --since --project --json --color --quiet --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -751,7 +793,7 @@ _wf() {
             return 0
             ;;
         wf__subcmd__help)
-            opts="workflow-start check workflow-execute workflow-unblock resume status next list graph events logs report archive completions resources man hook constraints help"
+            opts="init doctor workflow-start check workflow-execute workflow-unblock resume status next list graph events logs report archive completions resources man hook constraints help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -904,6 +946,20 @@ _wf() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        wf__subcmd__help__subcmd__doctor)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         wf__subcmd__help__subcmd__events)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -947,6 +1003,20 @@ _wf() {
             return 0
             ;;
         wf__subcmd__help__subcmd__hook)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        wf__subcmd__help__subcmd__init)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1116,6 +1186,36 @@ _wf() {
             ;;
         wf__subcmd__hook)
             opts="-C -q -h --project --json --color --quiet --wait --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        wf__subcmd__init)
+            opts="-C -q -h --force --project --json --color --quiet --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

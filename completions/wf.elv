@@ -29,6 +29,8 @@ set edit:completion:arg-completer[wf] = {|@words|
             cand --help 'Print help'
             cand -V 'Print version'
             cand --version 'Print version'
+            cand init 'Set the project up: a starter tasks.md, the project config and the Claude Code hook settings. Never writes over a file: an existing plan or config is refused (--force replaces it, keeping a backup); existing settings get the hooks merged in'
+            cand doctor 'Check the setup for what would break later: the config, the executors, the Claude Code hooks, the constraints'' verify commands, the state and the lock. Read-only; exits 1 when a check finds a problem'
             cand workflow-start 'Import a plan (claude-workflow or spec-kit tasks.md) and plan the workflow'
             cand start 'Import a plan (claude-workflow or spec-kit tasks.md) and plan the workflow'
             cand check 'Lint a plan without importing it: parse errors, plan warnings, audit findings and the tasks that would start blocked, as file:line: severity: message. Writes nothing'
@@ -52,6 +54,29 @@ set edit:completion:arg-completer[wf] = {|@words|
             cand hook 'Claude Code hook: reads the hook JSON on stdin (SessionStart, UserPromptSubmit, Stop, SubagentStop). Never blocks the editor on its own errors'
             cand constraints 'The workflow''s constraints: add, list, remove, promote, merge model outputs, verify'
             cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'wf;init'= {
+            cand -C 'The project directory (default: the git top level, else the current directory)'
+            cand --project 'The project directory (default: the git top level, else the current directory)'
+            cand --color 'When to use colour. auto: on a terminal, unless NO_COLOR is set or CLICOLOR=0; CLICOLOR_FORCE=1 turns it on in a pipe too; --color always/never beat them all'
+            cand --wait 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing'
+            cand --force 'Replace an existing tasks.md or project config (and settings that cannot be merged); each old file is kept as FILE.backup-<ms>'
+            cand --json 'Print machine-readable JSON on stdout (errors too)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'wf;doctor'= {
+            cand -C 'The project directory (default: the git top level, else the current directory)'
+            cand --project 'The project directory (default: the git top level, else the current directory)'
+            cand --color 'When to use colour. auto: on a terminal, unless NO_COLOR is set or CLICOLOR=0; CLICOLOR_FORCE=1 turns it on in a pipe too; --color always/never beat them all'
+            cand --wait 'If another wf holds the workflow''s lock, wait for it (default 600 s) instead of failing'
+            cand --json 'Print machine-readable JSON on stdout (errors too)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -h 'Print help'
+            cand --help 'Print help'
         }
         &'wf;workflow-start'= {
             cand --name 'The workflow''s name (default: the plan''s title or file name)'
@@ -473,6 +498,8 @@ set edit:completion:arg-completer[wf] = {|@words|
         &'wf;constraints;help;help'= {
         }
         &'wf;help'= {
+            cand init 'Set the project up: a starter tasks.md, the project config and the Claude Code hook settings. Never writes over a file: an existing plan or config is refused (--force replaces it, keeping a backup); existing settings get the hooks merged in'
+            cand doctor 'Check the setup for what would break later: the config, the executors, the Claude Code hooks, the constraints'' verify commands, the state and the lock. Read-only; exits 1 when a check finds a problem'
             cand workflow-start 'Import a plan (claude-workflow or spec-kit tasks.md) and plan the workflow'
             cand check 'Lint a plan without importing it: parse errors, plan warnings, audit findings and the tasks that would start blocked, as file:line: severity: message. Writes nothing'
             cand workflow-execute 'Run the next tasks and their verifiers, stopping where the mode says'
@@ -492,6 +519,10 @@ set edit:completion:arg-completer[wf] = {|@words|
             cand hook 'Claude Code hook: reads the hook JSON on stdin (SessionStart, UserPromptSubmit, Stop, SubagentStop). Never blocks the editor on its own errors'
             cand constraints 'The workflow''s constraints: add, list, remove, promote, merge model outputs, verify'
             cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'wf;help;init'= {
+        }
+        &'wf;help;doctor'= {
         }
         &'wf;help;workflow-start'= {
         }

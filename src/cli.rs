@@ -59,6 +59,31 @@ pub enum ColorChoice {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Set the project up: a starter tasks.md, the project config and the Claude Code
+    /// hook settings. Never writes over a file: an existing plan or config is refused
+    /// (--force replaces it, keeping a backup); existing settings get the hooks merged in.
+    #[command(after_help = concat!(
+        "Examples:\n",
+        "  wf init                 write tasks.md, .claude/config/project-config.json and\n",
+        "                          .claude/settings.json; nothing is written if a plan or\n",
+        "                          config is already there\n",
+        "  wf init -C ../api       set up another project\n",
+        "  wf init --force         replace them, each old file kept as FILE.backup-<ms>\n",
+        "  wf init --json          list each file as created, replaced, merged or skipped",
+    ))]
+    Init(InitArgs),
+    /// Check the setup for what would break later: the config, the executors, the
+    /// Claude Code hooks, the constraints' verify commands, the state and the lock.
+    /// Read-only; exits 1 when a check finds a problem.
+    #[command(after_help = concat!(
+        "Examples:\n",
+        "  wf doctor               one line per check: ok, warning or problem, with the fix\n",
+        "  wf doctor -C ../api     check another project\n",
+        "  wf doctor --json        {schemaVersion, checks: [{name, status, message, fix}], ok}\n",
+        "  wf doctor -q && wf workflow-execute\n",
+        "                          run only when no check finds a problem",
+    ))]
+    Doctor,
     /// Import a plan (claude-workflow or spec-kit tasks.md) and plan the workflow.
     #[command(
         visible_alias = "start",
@@ -206,6 +231,14 @@ pub enum Command {
             "  wf constraints verify                                     run every hard constraint's check",
         ))]
     Constraints(ConstraintsArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// Replace an existing tasks.md or project config (and settings that cannot be
+    /// merged); each old file is kept as FILE.backup-<ms>.
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[derive(Debug, Args)]

@@ -10,7 +10,9 @@ use std::fmt;
 /// What went wrong, as far as the caller's next move is concerned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorKind {
-    /// A task or verifier failed; the workflow is `failed`.
+    /// A task or verifier failed; the workflow is `failed`. (`wf doctor` exits with
+    /// this code when a check finds a problem, and `wf check --strict` on warnings:
+    /// something failed that the caller must fix, as with a failed task.)
     Failed,
     /// Bad arguments, a bad plan, bad config or an unusable environment.
     Usage,

@@ -21,6 +21,7 @@ pub mod plan;
 pub mod project;
 pub mod report;
 pub mod run;
+pub mod setup;
 pub mod state;
 pub mod testing;
 

@@ -23,6 +23,16 @@ pub struct Project {
 
 impl Project {
     pub fn discover(explicit: Option<&Path>) -> Result<Project> {
+        let dir = Project::locate(explicit)?;
+        let config = Config::load(&dir)?;
+        Project::at(dir, config)
+    }
+
+    /// The project's directory, canonical, without reading its config: `-C DIR`,
+    /// else the current directory, then up to its git top level (as `git -C DIR`
+    /// finds a repository from inside it). For the commands that must work when the
+    /// config is broken (`wf init`, `wf doctor`) too.
+    pub fn locate(explicit: Option<&Path>) -> Result<PathBuf> {
         let start = if let Some(d) = explicit {
             d.to_path_buf()
         } else {
@@ -32,9 +42,11 @@ impl Project {
         let start = start
             .canonicalize()
             .map_err(|e| WfError::io(&e, format!("project directory {}: {e}", start.display())))?;
-        // `-C DIR` inside a project finds the project as `git -C DIR` does.
-        let dir = git_top_level(&start).unwrap_or(start);
-        let config = Config::load(&dir)?;
+        Ok(git_top_level(&start).unwrap_or(start))
+    }
+
+    /// The project in `dir` (from [`Project::locate`]) with its config read.
+    pub fn at(dir: PathBuf, config: Config) -> Result<Project> {
         let id = match &config.project.id {
             Some(id) => {
                 validate_id(id).map_err(|why| {

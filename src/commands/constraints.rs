@@ -56,6 +56,7 @@ fn add_one(
     args: &ConstraintAddArgs,
     out: &Output,
 ) -> Result<i32> {
+    constraints::check_verify_cmd(args.verify_cmd.as_deref(), &project.config)?;
     let mut session = lock(project, global, "add")?;
     let new = NewConstraint {
         description: args.description.clone(),

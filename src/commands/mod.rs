@@ -5,11 +5,13 @@ pub(crate) mod archive;
 mod check;
 mod completions;
 mod constraints;
+mod doctor;
 mod events;
 pub mod execute;
 
 mod graph;
 mod hook;
+mod init;
 mod list;
 mod logs;
 mod man;
@@ -38,6 +40,8 @@ pub fn run(cli: &Cli, out: &Output) -> Result<i32> {
         Command::WorkflowUnblock(args) => unblock::run(&project()?, &cli.global, args, out),
         Command::Resume(args) => resume::run(&cli.global, args, out),
         Command::Constraints(args) => constraints::run(&project()?, &cli.global, args, out),
+        Command::Doctor => doctor::run(cli.global.project.as_deref(), out),
+        Command::Init(args) => init::run(cli.global.project.as_deref(), args, out),
         Command::WorkflowStart(args) => start::run(&project()?, &cli.global, args, out),
         Command::Check(args) => check::run(&project()?, args, out),
         Command::Next => next::run(&project()?, out),

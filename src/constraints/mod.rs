@@ -114,6 +114,20 @@ pub fn add(constraints: &mut Constraints, new: NewConstraint) -> Result<Constrai
     Ok(constraint)
 }
 
+/// Refuses a `verifyCmd` that `verify` would refuse unrun (see
+/// [`verify::refusal`]), with the message `verify` gives: accepted here, it would
+/// fail only later, at a quality gate. Checked before the lock is taken, so a refused
+/// add leaves the workflow untouched.
+pub fn check_verify_cmd(cmd: Option<&str>, config: &Config) -> Result<()> {
+    match cmd.map(str::trim).filter(|c| !c.is_empty()) {
+        Some(cmd) => match verify::refusal(cmd, config, "so the constraint was not added") {
+            Some(why) => Err(WfError::usage(why)),
+            None => Ok(()),
+        },
+        None => Ok(()),
+    }
+}
+
 pub fn remove(constraints: &mut Constraints, id: &str) -> Result<Constraint> {
     let removed = take(&mut constraints.hard, id)
         .or_else(|| take(&mut constraints.soft, id))

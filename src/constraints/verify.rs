@@ -83,25 +83,49 @@ fn program_for(cmd: &str, project_dir: &Path, config: &Config) -> Result<Program
             Resolved::Unavailable(why) => Err(format!("no `{cmd}` verifier: {why}")),
         };
     }
+    if let Some(why) = refusal(cmd, config, "so it was not run") {
+        return Err(why);
+    }
     let argv = split(cmd).map_err(|why| format!("cannot read `{cmd}`: {why}"))?;
+    Ok(Program::Argv(argv))
+}
+
+/// Why `cmd` would be refused without being run, or `None` when verify would run
+/// it: a builtin verifier name always passes here (whether the project has that
+/// verifier is a question of its files, which may not exist yet), any other command
+/// must split into words and start with an allowed prefix. `consequence` says what
+/// the refusal stopped (`so it was not run`), so `verify`, `constraints add` and
+/// `doctor` give one message.
+pub fn refusal(cmd: &str, config: &Config, consequence: &str) -> Option<String> {
+    if Verifier::parse(cmd).is_some() {
+        return None;
+    }
+    let argv = match split(cmd) {
+        Ok(argv) => argv,
+        Err(why) => {
+            return Some(format!(
+                "cannot read `{cmd}`: {why}, {consequence}; write it as words, quoted as in a shell (nothing is expanded)"
+            ))
+        }
+    };
     let custom = config.wf.allowed_command_prefixes.as_deref();
     let allowed = match custom {
         Some(list) => list.iter().any(|p| prefix_allows(p, &argv)),
         None => DEFAULT_PREFIXES.iter().any(|p| prefix_allows(p, &argv)),
     };
-    if !allowed {
-        return Err(format!(
-            "refused: `{cmd}` does not start with an allowed command prefix, so it was not run; \
-             to allow it, add its prefix to wf.allowed_command_prefixes in {} ({})",
-            crate::config::CONFIG_PATH,
-            if custom.is_some() {
-                "the list there is in force"
-            } else {
-                "setting it replaces the defaults, so list every prefix you need"
-            }
-        ));
+    if allowed {
+        return None;
     }
-    Ok(Program::Argv(argv))
+    Some(format!(
+        "refused: `{cmd}` does not start with an allowed command prefix, {consequence}; \
+         to allow it, add its prefix to wf.allowed_command_prefixes in {} ({})",
+        crate::config::CONFIG_PATH,
+        if custom.is_some() {
+            "the list there is in force"
+        } else {
+            "setting it replaces the defaults, so list every prefix you need"
+        }
+    ))
 }
 
 /// Whether `argv` starts with the words of `prefix`. Words match whole

@@ -146,6 +146,48 @@ pub fn write_atomic_with(
     sync_dir(dir)
 }
 
+/// Writes a new file at `path` whole or not at all, and never over anything already
+/// there: the bytes go to a synced temp file beside it, which is then hard-linked to
+/// `path` — `link(2)` fails on an existing entry, a link included, and never follows
+/// one — and the temp name removed. For files written in someone else's directory (a
+/// project's, by `wf init`), where a crash must not leave half a file and a file that
+/// appeared meanwhile must not be replaced.
+pub fn create_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = path
+        .parent()
+        .ok_or_else(|| WfError::usage(format!("{} has no parent directory", path.display())))?;
+    let (tmp, mut file) = new_tmp(dir)?;
+    let filled = fault(Op::Write)
+        .and_then(|()| file.write_all(bytes))
+        .and_then(|()| sync_data(&file));
+    drop(file);
+    if let Err(e) = filled {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(io_error("write", path, e));
+    }
+    let linked = fault(Op::Rename).and_then(|()| std::fs::hard_link(&tmp, path));
+    let _ = std::fs::remove_file(&tmp);
+    linked.map_err(|e| io_error("create", path, e))?;
+    sync_dir(dir)
+}
+
+/// A second name `backup` for the file at `path` (a hard link: no copy, and the
+/// bytes stay whatever later replaces `path` by rename). Fails when `backup` exists.
+pub fn link_backup(path: &Path, backup: &Path) -> Result<()> {
+    fault(Op::Create)
+        .and_then(|()| std::fs::hard_link(path, backup))
+        .map_err(|e| {
+            WfError::io(
+                &e,
+                format!(
+                    "cannot keep {} as {}: {e}",
+                    path.display(),
+                    backup.display()
+                ),
+            )
+        })
+}
+
 /// A new temp file in `dir`, named so that no two writers (or attempts) collide.
 fn new_tmp(dir: &Path) -> Result<(PathBuf, std::fs::File)> {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -207,6 +249,34 @@ mod tests {
             .unwrap()
             .file_type()
             .is_symlink());
+    }
+
+    #[test]
+    fn create_atomic_writes_whole_files_and_never_over_an_entry() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("new.md");
+        create_atomic(&path, b"plan").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "plan");
+        // An existing file, and a link to one, are left as they are.
+        assert!(create_atomic(&path, b"other").is_err());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "plan");
+        let link = dir.path().join("link.md");
+        std::os::unix::fs::symlink(&path, &link).unwrap();
+        assert!(create_atomic(&link, b"through").is_err());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "plan");
+        // No temp file is left beside them, whatever happened.
+        let mut names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["link.md", "new.md"]);
+        // A backup is a second name; a taken name is refused.
+        let backup = dir.path().join("new.md.bak");
+        link_backup(&path, &backup).unwrap();
+        write_atomic(&path, b"replaced").unwrap();
+        assert_eq!(std::fs::read_to_string(&backup).unwrap(), "plan");
+        assert!(link_backup(&path, &backup).is_err());
     }
 
     #[test]

@@ -8,12 +8,14 @@
 
 pub mod brief;
 pub mod constraints;
+pub mod doctor;
 pub mod events;
 pub mod execute;
 pub mod findings;
 pub mod github;
 pub mod gitlab;
 pub mod graph;
+pub mod init;
 pub mod junit;
 pub mod list;
 pub mod logs;

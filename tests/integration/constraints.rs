@@ -397,6 +397,58 @@ fn verify_refuses_commands_outside_the_allowlist_without_running_them() {
 }
 
 #[test]
+fn add_refuses_a_verify_cmd_that_verify_would_refuse_with_its_message() {
+    let t = empty();
+    let before = snapshot_dir(&t.workflow_dir());
+    let run = t.wf(&["constraints", "add", "made", "--verify-cmd", "touch made"]);
+    insta::assert_snapshot!(run.whole(), @"
+    exit: 2
+    --- stdout
+    --- stderr
+    wf: error: refused: `touch made` does not start with an allowed command prefix, so the constraint was not added; to allow it, add its prefix to wf.allowed_command_prefixes in .claude/config/project-config.json (setting it replaces the defaults, so list every prefix you need)
+    ");
+    let run = t.wf(&["constraints", "add", "quoted", "--verify-cmd", "grep 'x"]);
+    insta::assert_snapshot!(run.whole(), @"
+    exit: 2
+    --- stdout
+    --- stderr
+    wf: error: cannot read `grep 'x`: unbalanced single quote, so the constraint was not added; write it as words, quoted as in a shell (nothing is expanded)
+    ");
+    // Refused before the lock: not even a lock file or an event was written.
+    assert_eq!(snapshot_dir(&t.workflow_dir()), before);
+
+    // verify says the same of the same command, but for what it stopped.
+    let held = hard_with(&[("C001", "touch made")]);
+    let report = held.wf(&["constraints", "verify", "--json"]).code(1).json();
+    let verify_says = report["results"][0]["details"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let add_says =
+        run_stderr_line(&t.wf(&["constraints", "add", "made", "--verify-cmd", "touch made"]));
+    assert_eq!(
+        add_says.replace("so the constraint was not added", "so it was not run"),
+        verify_says
+    );
+
+    // Builtin names pass (whether the project has one is for later), and so does a
+    // command once its prefix is allowed.
+    t.wf(&["constraints", "add", "lint passes", "--verify-cmd", "lint"])
+        .ok();
+    t.config(r#"{"wf": {"allowed_command_prefixes": ["touch"]}}"#);
+    t.wf(&["constraints", "add", "made", "--verify-cmd", "touch made"])
+        .ok();
+}
+
+fn run_stderr_line(run: &crate::test::Run) -> String {
+    run.stderr
+        .trim_end()
+        .strip_prefix("wf: error: ")
+        .unwrap_or_else(|| panic!("not one error line: {}", run.stderr))
+        .to_string()
+}
+
+#[test]
 fn verify_names_a_missing_tool() {
     let t = hard_with(&[("C001", "wf-no-such-linter --strict")]);
     t.config(r#"{"wf": {"allowed_command_prefixes": ["wf-no-such-linter"]}}"#);

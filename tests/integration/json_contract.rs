@@ -105,6 +105,7 @@ impl Contract {
         self.check(t, state, &["constraints", "list"], "constraints");
         self.check(t, state, &["resources"], "resources");
         self.check(t, state, &["list"], "list");
+        self.check(t, state, &["doctor"], "doctor");
         self.check(t, state, &["check", "tasks.md"], "check");
         self.check_events(t, state);
     }
@@ -119,6 +120,14 @@ fn started(tasks: &[crate::plans::T<'_>]) -> Test {
 #[test]
 fn every_json_output_in_every_state_matches_its_schema() {
     let mut c = Contract::new();
+
+    // A new project: init, then doctor before and after a bad config.
+    let t = Test::new();
+    c.check(&t, "missing", &["init"], "init");
+    c.check(&t, "missing", &["init"], "init");
+    c.check(&t, "missing", &["doctor"], "doctor");
+    t.config("{ broken");
+    c.check(&t, "missing", &["doctor"], "doctor");
 
     // No workflow yet: reads fail with the error document; the import succeeds.
     let t = Test::new();

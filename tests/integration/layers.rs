@@ -16,6 +16,7 @@ const LAYERS: &[&[&str]] = &[
     &["plan", "exec"],
     &["constraints"],
     &["run", "project"],
+    &["setup"],
     &["report"],
     &["cli"],
     &["commands"],

@@ -1,0 +1,508 @@
+//! `wf doctor`'s checks: what in a project's setup would break a later command,
+//! each found read-only — no lock taken, nothing written, nothing run but `which`
+//! lookups — and said as one [`Check`] with its fix.
+//!
+//! A `problem` is something a later command fails on (a config that does not read,
+//! an executor that is not installed, a constraint whose `verifyCmd` will be refused,
+//! a state that cannot be read); a `warning` is something worth knowing that breaks
+//! no command (no Claude Code hooks: `wf` runs without them; a stale lock: the kernel
+//! released it with its holder, see [`lock`]).
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::config::{Config, CONFIG_PATH};
+use crate::constraints::verify;
+use crate::error::ErrorKind;
+use crate::exec::verifier::{self, Resolved, Verifier};
+use crate::setup::hooks;
+use crate::state::{Store, WorkflowStatus};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Ok,
+    Warning,
+    Problem,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Warning => "warning",
+            Status::Problem => "problem",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Check {
+    pub name: &'static str,
+    pub status: Status,
+    pub message: String,
+    /// What to do; `None` when there is nothing to do.
+    pub fix: Option<String>,
+}
+
+impl Check {
+    fn ok(name: &'static str, message: impl Into<String>) -> Check {
+        Check {
+            name,
+            status: Status::Ok,
+            message: message.into(),
+            fix: None,
+        }
+    }
+
+    fn warning(name: &'static str, message: impl Into<String>, fix: impl Into<String>) -> Check {
+        Check {
+            name,
+            status: Status::Warning,
+            message: message.into(),
+            fix: Some(fix.into()),
+        }
+    }
+
+    fn problem(name: &'static str, message: impl Into<String>, fix: impl Into<String>) -> Check {
+        Check {
+            name,
+            status: Status::Problem,
+            message: message.into(),
+            fix: Some(fix.into()),
+        }
+    }
+
+    /// A check that needs what an earlier one could not read.
+    fn not_checked(name: &'static str, because: &str) -> Check {
+        Check::warning(
+            name,
+            format!("not checked: {because}"),
+            "run `wf doctor` again once the problem above is fixed",
+        )
+    }
+}
+
+/// What the command found before the checks: the config as strictly read (or its
+/// one-line error) and, when the config names the project, its workflow store.
+pub struct Found<'a> {
+    pub dir: &'a Path,
+    pub config: std::result::Result<&'a Config, &'a str>,
+    pub store: Option<&'a Store>,
+    /// The user's home, where Claude Code keeps the user's settings.
+    pub user_home: Option<&'a Path>,
+}
+
+/// Every check, in the order a setup is built: config, executors, hooks, state,
+/// constraints, lock.
+pub fn checks(found: &Found) -> Vec<Check> {
+    let mut checks = vec![config(found)];
+    checks.push(match found.config {
+        Ok(config) => executors(found.dir, config),
+        Err(_) => Check::not_checked("executors", "the config does not read"),
+    });
+    checks.push(hooks_check(found.dir, found.user_home));
+    let state = found.store.map(Store::load);
+    checks.push(match (&state, found.store) {
+        (Some(state), Some(store)) => state_check(store, state),
+        _ => Check::not_checked(
+            "state",
+            "the config does not read, so the workflow is unknown",
+        ),
+    });
+    checks.push(match (&state, found.config) {
+        (Some(Ok(Some(state))), Ok(config)) => constraints(found.dir, config, state),
+        (Some(Ok(None)), Ok(_)) => Check::ok("constraints", "no workflow, so no constraints yet"),
+        (Some(Err(_)), _) => Check::not_checked("constraints", "the state does not read"),
+        _ => Check::not_checked("constraints", "the config does not read"),
+    });
+    checks.push(match found.store {
+        Some(store) => lock(store),
+        None => Check::not_checked(
+            "lock",
+            "the config does not read, so the workflow is unknown",
+        ),
+    });
+    checks
+}
+
+/// Whether any check is a problem.
+pub fn has_problem(checks: &[Check]) -> bool {
+    checks.iter().any(|c| c.status == Status::Problem)
+}
+
+fn config(found: &Found) -> Check {
+    match found.config {
+        Ok(config) if config.path.is_some() => {
+            Check::ok("config", format!("{CONFIG_PATH} reads, its wf section checked"))
+        }
+        Ok(_) => Check::ok(
+            "config",
+            format!("no {CONFIG_PATH}: the defaults apply (`wf init` writes one to edit)"),
+        ),
+        Err(why) => Check::problem(
+            "config",
+            why,
+            format!("correct {CONFIG_PATH} where the message points; every command but init and doctor refuses to start until then"),
+        ),
+    }
+}
+
+/// Each executor's program found as a run would start it: on PATH, or a path
+/// taken from the project (where executors run).
+fn executors(dir: &Path, config: &Config) -> Check {
+    let list = &config.wf.executors;
+    if list.is_empty() {
+        return Check::ok(
+            "executors",
+            "none configured: a task that needs an agent is handed off (exit 6) for you or Claude Code to do",
+        );
+    }
+    let path = std::env::var_os("PATH");
+    let missing: Vec<String> = list
+        .iter()
+        .enumerate()
+        .filter_map(|(i, ex)| {
+            let prog = ex.command.first()?;
+            which::which_in(prog, path.as_ref(), dir)
+                .is_err()
+                .then(|| format!("wf.executors[{i}] ({}): `{prog}` is not on PATH", ex.name))
+        })
+        .collect();
+    if missing.is_empty() {
+        let names: Vec<&str> = list.iter().map(|e| e.name.as_str()).collect();
+        return Check::ok("executors", format!("each on PATH: {}", names.join(", ")));
+    }
+    Check::problem(
+        "executors",
+        missing.join("; "),
+        format!("install it or add its directory to PATH, or correct its command in wf.executors of {CONFIG_PATH}; a task given to it fails"),
+    )
+}
+
+/// The settings files' text: a regular file's (through a link: these are Claude
+/// Code's files, read as it reads them), never blocking on a FIFO.
+fn read_settings(path: &Path) -> Option<std::io::Result<Vec<u8>>> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path);
+    let mut file = match file {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+        Err(e) => return Some(Err(e)),
+        Ok(f) => f,
+    };
+    match file.metadata() {
+        Ok(m) if m.is_file() => {}
+        Ok(_) => {
+            return Some(Err(std::io::Error::other("not a regular file")));
+        }
+        Err(e) => return Some(Err(e)),
+    }
+    let mut bytes = Vec::new();
+    Some(file.read_to_end(&mut bytes).map(|_| bytes))
+}
+
+fn shown(dir: &Path, path: &Path) -> String {
+    path.strip_prefix(dir)
+        .map_or_else(|_| path.display().to_string(), |p| p.display().to_string())
+}
+
+fn hooks_check(dir: &Path, user_home: Option<&Path>) -> Check {
+    let mut missing: Vec<&str> = hooks::EVENTS.to_vec();
+    let mut found_in = Vec::new();
+    for path in hooks::settings_files(dir, user_home) {
+        let Some(read) = read_settings(&path) else {
+            continue;
+        };
+        let name = shown(dir, &path);
+        let settings = match read.map_err(|e| e.to_string()).and_then(|b| {
+            hooks::read(&b).map_err(|bad| format!("{}:{}: {}", bad.line, bad.col, bad.what))
+        }) {
+            Ok(s) => s,
+            Err(why) => {
+                return Check::problem(
+                    "hooks",
+                    format!("{name}:{why}"),
+                    "correct it there: Claude Code cannot read it either",
+                )
+            }
+        };
+        let before = missing.len();
+        missing.retain(|e| !hooks::has(&settings, e));
+        if missing.len() < before {
+            found_in.push(name);
+        }
+    }
+    if missing.is_empty() {
+        return Check::ok(
+            "hooks",
+            format!(
+                "{} run `wf hook` ({})",
+                hooks::EVENTS.join(", "),
+                found_in.join(", ")
+            ),
+        );
+    }
+    Check::warning(
+        "hooks",
+        format!(
+            "no `wf hook` for {} in Claude Code's settings: an agent in Claude Code is not given the task's brief, nor kept working while its checks fail",
+            missing.join(", ")
+        ),
+        format!(
+            "`wf init` merges them into {} (every other setting kept); without Claude Code, ignore this",
+            hooks::SETTINGS_PATH
+        ),
+    )
+}
+
+fn state_check(
+    store: &Store,
+    state: &crate::error::Result<Option<crate::state::WorkflowState>>,
+) -> Check {
+    match state {
+        Ok(None) => Check::ok(
+            "state",
+            "no workflow yet; `wf workflow-start tasks.md` starts one",
+        ),
+        Ok(Some(state)) => {
+            let name = state
+                .task_name
+                .as_deref()
+                .filter(|n| !n.trim().is_empty())
+                .unwrap_or(&state.project_name);
+            let what = format!(
+                "{}: {}, {} tasks",
+                crate::output::strip_controls(name),
+                state.status.as_str(),
+                state.tasks.len()
+            );
+            // As `wf status` decides it (src/commands/status.rs): running, nobody
+            // holding the lock, and no task handed off is a crashed run.
+            if state.status == WorkflowStatus::Running
+                && state.handed_off_task().is_none()
+                && !store.writer_alive()
+            {
+                return Check::warning(
+                    "state",
+                    format!("{what}; the run that was executing it is gone"),
+                    "`wf resume` continues where it stopped",
+                );
+            }
+            Check::ok("state", what)
+        }
+        Err(e) => Check::problem(
+            "state",
+            e.message.clone(),
+            if e.kind == ErrorKind::CorruptState {
+                format!(
+                    "restore a backup-*.json of {} over it, or start again with `wf workflow-start --force PLAN`; every command that reads the state refuses until then",
+                    store.dir().display()
+                )
+            } else {
+                "see the message; every command that reads the state fails the same way".into()
+            },
+        ),
+    }
+}
+
+/// Each constraint's `verifyCmd` as `verify` would take it: refused unrun (a
+/// problem: a quality gate fails on it), or a builtin verifier the project does not
+/// have (a warning: its files may not exist yet).
+fn constraints(dir: &Path, config: &Config, state: &crate::state::WorkflowState) -> Check {
+    let all: Vec<(&str, &str)> = state
+        .constraints
+        .hard
+        .iter()
+        .chain(&state.constraints.soft)
+        .filter_map(|c| {
+            let cmd = c.verify_cmd.as_deref().map(str::trim)?;
+            (!cmd.is_empty()).then_some((c.id.as_str(), cmd))
+        })
+        .collect();
+    let mut refused = Vec::new();
+    let mut unavailable = Vec::new();
+    for (id, cmd) in &all {
+        let cmd = crate::output::strip_controls(cmd);
+        if let Some(builtin) = Verifier::parse(&cmd) {
+            if let Resolved::Unavailable(why) = verifier::resolve(builtin, dir, config) {
+                unavailable.push(format!("{id} `{cmd}`: {why}"));
+            }
+        } else if verify::refusal(&cmd, config, "").is_some() {
+            let why = match verify::split(&cmd) {
+                Err(why) => why,
+                Ok(_) => "no allowed prefix".into(),
+            };
+            refused.push(format!("{id} `{cmd}` ({why})"));
+        }
+    }
+    if !refused.is_empty() {
+        return Check::problem(
+            "constraints",
+            format!(
+                "verify will refuse to run {}: {}",
+                if refused.len() == 1 { "this verifyCmd" } else { "these verifyCmds" },
+                refused.join(", ")
+            ),
+            format!(
+                "add the prefix to wf.allowed_command_prefixes in {CONFIG_PATH} (a list set there replaces the defaults), or replace the command: `wf constraints remove ID`, then `wf constraints add … --verify-cmd CMD`"
+            ),
+        );
+    }
+    if !unavailable.is_empty() {
+        return Check::warning(
+            "constraints",
+            unavailable.join("; "),
+            "set the script in the config, or add the toolchain's files, before a quality gate runs",
+        );
+    }
+    if all.is_empty() {
+        return Check::ok("constraints", "no constraint has a verifyCmd");
+    }
+    Check::ok(
+        "constraints",
+        format!("{} verifyCmd(s), each one verify runs", all.len()),
+    )
+}
+
+/// The writer's lock (`src/state/store.rs`). It is an `flock` on `.lock`, which the
+/// kernel releases when its holder exits, however it exits; the holder writes its
+/// pid and command into the file and empties it when it ends normally. So a file
+/// still naming a process while nobody holds the lock is stale — a writer was killed
+/// — yet blocks nothing: the next writer takes the lock and recovers what the dead
+/// one left. Probed as `wf status` probes it (`Store::writer_alive`: a shared
+/// `flock` tried and at once released, never waited on; a writer meeting it waits
+/// out its short grace), so doctor neither takes the lock from anyone nor breaks it.
+fn lock(store: &Store) -> Check {
+    let path = store.lock_path();
+    let holder = match crate::fs::read_regular(&path) {
+        Err(e) if e.io == Some(std::io::ErrorKind::NotFound) => {
+            return Check::ok("lock", "free (no wf has written this workflow yet)")
+        }
+        Err(e) => {
+            return Check::problem(
+                "lock",
+                e.message,
+                "move it away: every command that writes needs to lock it",
+            )
+        }
+        Ok(bytes) => crate::output::strip_controls(String::from_utf8_lossy(&bytes).trim()),
+    };
+    if store.writer_alive() {
+        let who = if holder.is_empty() {
+            "a wf process".to_string()
+        } else {
+            format!("wf process {holder}")
+        };
+        return Check::ok("lock", format!("held by {who}, which is running now"));
+    }
+    if holder.is_empty() {
+        return Check::ok("lock", "free");
+    }
+    Check::warning(
+        "lock",
+        format!(
+            "stale: {} names wf process {holder}, which ended without releasing it (it was killed); the kernel freed the lock with it, so nothing waits on it",
+            path.display()
+        ),
+        "nothing to delete: the next command that writes (`wf resume` after a run) recovers what it left",
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn store(dir: &Path) -> Store {
+        let none = crate::state::store::PlanAccess {
+            adopt: |_, _, _| {},
+            mirror: |_| Ok(()),
+            digest: |_| String::new(),
+        };
+        Store::new(dir.join("w"), none)
+    }
+
+    #[test]
+    fn a_lock_is_free_held_or_stale_and_probing_it_takes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = store(dir.path());
+        assert_eq!(lock(&store).status, Status::Ok);
+        {
+            let _held = store.lock(Some(Duration::ZERO), "test").unwrap();
+            let held = lock(&store);
+            assert_eq!(held.status, Status::Ok);
+            assert!(held.message.contains("running now"), "{}", held.message);
+            // The holder keeps it: doctor's probe took nothing away.
+            assert!(store.writer_alive());
+        }
+        // Released normally: the file is empty.
+        assert_eq!(lock(&store).message, "free");
+        // A killed holder leaves its pid behind.
+        std::fs::write(store.lock_path(), "4242 (workflow-execute)\n").unwrap();
+        let stale = lock(&store);
+        assert_eq!(stale.status, Status::Warning);
+        assert!(stale.message.contains("wf process 4242 (workflow-execute)"));
+        // Still takeable.
+        assert!(store.lock(Some(Duration::ZERO), "test").is_ok());
+    }
+
+    #[test]
+    fn a_missing_executor_is_a_problem_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = Config::parse(
+            Path::new("c.json"),
+            br#"{"wf": {"executors": [{"name": "sh", "command": ["sh"]}, {"name": "ghost", "command": ["wf-no-such-agent", "-p"]}]}}"#,
+        )
+        .unwrap();
+        let check = executors(dir.path(), &config);
+        assert_eq!(check.status, Status::Problem);
+        assert_eq!(
+            check.message,
+            "wf.executors[1] (ghost): `wf-no-such-agent` is not on PATH"
+        );
+        // A path is taken from the project.
+        let config = Config::parse(
+            Path::new("c.json"),
+            br#"{"wf": {"executors": [{"name": "local", "command": ["./bin/agent"]}]}}"#,
+        )
+        .unwrap();
+        assert_eq!(executors(dir.path(), &config).status, Status::Problem);
+        std::fs::create_dir(dir.path().join("bin")).unwrap();
+        let agent = dir.path().join("bin/agent");
+        std::fs::write(&agent, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(&agent, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        assert_eq!(executors(dir.path(), &config).status, Status::Ok);
+    }
+
+    #[test]
+    fn hooks_are_found_in_any_settings_file_claude_code_reads() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        assert_eq!(hooks_check(dir.path(), Some(&home)).status, Status::Warning);
+        std::fs::create_dir_all(home.join(".claude")).unwrap();
+        std::fs::write(
+            home.join(".claude/settings.json"),
+            hooks::to_text(&hooks::recommended()),
+        )
+        .unwrap();
+        let check = hooks_check(dir.path(), Some(&home));
+        assert_eq!(check.status, Status::Ok, "{}", check.message);
+        std::fs::create_dir_all(dir.path().join(".claude")).unwrap();
+        std::fs::write(dir.path().join(hooks::SETTINGS_PATH), "{,}").unwrap();
+        let check = hooks_check(dir.path(), Some(&home));
+        assert_eq!(check.status, Status::Problem);
+        assert!(
+            check
+                .message
+                .starts_with(".claude/settings.json:1:2: not valid JSON"),
+            "{}",
+            check.message
+        );
+    }
+}

@@ -1,0 +1,259 @@
+//! The Claude Code hook settings `wf` recommends (README "Claude Code hooks"): one
+//! command hook per event in [`EVENTS`], each running `wf hook EVENT`, in the
+//! project's `.claude/settings.json`.
+//!
+//! `wf hook` also answers `SubagentStop` (`src/commands/hook.rs`), but the README
+//! recommends only these three, so that is what `wf init` writes and `wf doctor`
+//! expects: a subagent is not the one working on the handed-off task.
+
+use std::path::Path;
+
+use serde_json::{json, Map, Value};
+
+use crate::error::{Result, WfError};
+
+/// Where Claude Code reads a project's shared settings.
+pub const SETTINGS_PATH: &str = ".claude/settings.json";
+
+/// Claude Code's other settings files that may hold hooks, relative to the project:
+/// the personal, uncommitted one. The user's `~/.claude/settings.json` counts too
+/// (see [`settings_files`]).
+pub const LOCAL_SETTINGS_PATH: &str = ".claude/settings.local.json";
+
+/// The events the README's settings wire to `wf hook`, in its order.
+pub const EVENTS: [&str; 3] = ["SessionStart", "UserPromptSubmit", "Stop"];
+
+/// The command Claude Code runs for `event`.
+pub fn command(event: &str) -> String {
+    format!("wf hook {event}")
+}
+
+/// One matcher group holding the `wf hook EVENT` command hook.
+fn group(event: &str) -> Value {
+    json!({"hooks": [{"type": "command", "command": command(event)}]})
+}
+
+/// The settings `wf init` writes when the project has none.
+pub fn recommended() -> Value {
+    let hooks: Map<String, Value> = EVENTS
+        .iter()
+        .map(|e| ((*e).to_string(), json!([group(e)])))
+        .collect();
+    json!({ "hooks": hooks })
+}
+
+/// `value` as the file's text: pretty JSON and a final newline.
+pub fn to_text(value: &Value) -> String {
+    let mut text = serde_json::to_string_pretty(value).unwrap_or_else(|_| "{}".into());
+    text.push('\n');
+    text
+}
+
+/// Why a settings file cannot be read, and where (1-based line and column).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BadSettings {
+    pub line: usize,
+    pub col: usize,
+    pub what: String,
+}
+
+/// A settings file's bytes as a JSON object, or what is wrong and where.
+pub fn read(bytes: &[u8]) -> std::result::Result<Map<String, Value>, BadSettings> {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        let (line, col) = crate::fs::line_col(bytes, e.valid_up_to());
+        BadSettings {
+            line,
+            col,
+            what: "not UTF-8".into(),
+        }
+    })?;
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(_) => Err(BadSettings {
+            line: 1,
+            col: 1,
+            what: "not a JSON object ({...}), as Claude Code settings are".into(),
+        }),
+        Err(e) => Err(BadSettings {
+            line: e.line(),
+            col: e.column(),
+            what: format!(
+                "not valid JSON ({})",
+                crate::error::one_line(&e.to_string())
+            ),
+        }),
+    }
+}
+
+/// [`read`], with the error naming the file, line and column and what to do.
+pub fn parse(path: &Path, bytes: &[u8]) -> Result<Map<String, Value>> {
+    read(bytes).map_err(|b| {
+        WfError::usage(format!(
+            "{}:{}:{}: {}; correct it there",
+            path.display(),
+            b.line,
+            b.col,
+            b.what
+        ))
+    })
+}
+
+/// Whether a hook's command line runs `wf hook EVENT`: a program named `wf` (any
+/// path to it), then somewhere the words `hook EVENT` (global flags such as `-C DIR`
+/// may come between).
+fn runs_wf_hook(line: &str, event: &str) -> bool {
+    let Ok(words) = crate::constraints::verify::split(line) else {
+        return false;
+    };
+    let is_wf = words
+        .first()
+        .and_then(|w| Path::new(w).file_name())
+        .is_some_and(|n| n == "wf");
+    is_wf && words.windows(2).any(|w| w[0] == "hook" && w[1] == event)
+}
+
+/// Whether `settings` wires `event` to `wf hook`: a command hook under
+/// `hooks.EVENT[*].hooks[*]` running it. Shapes that are not Claude Code's are
+/// not a hook.
+pub fn has(settings: &Map<String, Value>, event: &str) -> bool {
+    let Some(groups) = settings
+        .get("hooks")
+        .and_then(|h| h.get(event))
+        .and_then(Value::as_array)
+    else {
+        return false;
+    };
+    groups
+        .iter()
+        .filter_map(|g| g.get("hooks").and_then(Value::as_array))
+        .flatten()
+        .filter(|h| h.get("type").and_then(Value::as_str) == Some("command"))
+        .filter_map(|h| h.get("command").and_then(Value::as_str))
+        .any(|c| runs_wf_hook(c, event))
+}
+
+/// The events of [`EVENTS`] that `settings` does not wire to `wf hook`.
+pub fn missing(settings: &Map<String, Value>) -> Vec<&'static str> {
+    EVENTS.into_iter().filter(|e| !has(settings, e)).collect()
+}
+
+/// Adds the `wf hook` group to every event of [`EVENTS`] that lacks it, after the
+/// groups already there; every other key and hook is kept as it was, in its order.
+/// Returns the events added, or why the settings cannot take them (a `hooks` that
+/// is not an object, an event that is not a list): editing those by hand is the
+/// user's call.
+pub fn merge(settings: &mut Map<String, Value>) -> std::result::Result<Vec<&'static str>, String> {
+    let missing = missing(settings);
+    if missing.is_empty() {
+        return Ok(missing);
+    }
+    let hooks = settings
+        .entry("hooks")
+        .or_insert_with(|| Value::Object(Map::new()));
+    let Some(hooks) = hooks.as_object_mut() else {
+        return Err("its \"hooks\" is not an object".into());
+    };
+    for event in &missing {
+        let groups = hooks
+            .entry(*event)
+            .or_insert_with(|| Value::Array(Vec::new()));
+        let Some(groups) = groups.as_array_mut() else {
+            return Err(format!("its \"hooks\".\"{event}\" is not a list"));
+        };
+        groups.push(group(event));
+    }
+    Ok(missing)
+}
+
+/// The settings files Claude Code reads hooks from for this project, most specific
+/// first: the project's local and shared ones, then the user's (under `home`).
+pub fn settings_files(project: &Path, home: Option<&Path>) -> Vec<std::path::PathBuf> {
+    let mut files = vec![
+        project.join(LOCAL_SETTINGS_PATH),
+        project.join(SETTINGS_PATH),
+    ];
+    if let Some(home) = home {
+        files.push(home.join(".claude").join("settings.json"));
+    }
+    files
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map(v: Value) -> Map<String, Value> {
+        v.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn the_recommended_settings_are_the_readmes() {
+        // README "Claude Code hooks" shows exactly this JSON.
+        let readme = include_str!("../../README.md");
+        let start = readme
+            .find("`.claude/settings.json`:\n\n```json\n")
+            .unwrap();
+        let block = &readme[start..];
+        let block = &block[block.find('{').unwrap()..block.find("\n```\n").unwrap()];
+        let shown: Value = serde_json::from_str(block).unwrap();
+        assert_eq!(shown, recommended());
+        assert!(missing(&map(recommended())).is_empty());
+    }
+
+    #[test]
+    fn a_hook_runs_wf_hook_by_any_path_and_flags() {
+        assert!(runs_wf_hook("wf hook Stop", "Stop"));
+        assert!(runs_wf_hook("/usr/local/bin/wf -C /p hook Stop", "Stop"));
+        assert!(runs_wf_hook("'/opt/my tools/wf' hook Stop", "Stop"));
+        assert!(!runs_wf_hook("wf hook SessionStart", "Stop"));
+        assert!(!runs_wf_hook("wfx hook Stop", "Stop"));
+        assert!(!runs_wf_hook("echo wf hook Stop", "Stop"));
+        assert!(!runs_wf_hook("wf 'hook", "Stop"));
+    }
+
+    #[test]
+    fn merge_adds_what_is_missing_and_keeps_everything_else_in_order() {
+        let mut s = map(json!({
+            "model": "opus",
+            "hooks": {
+                "Stop": [{"hooks": [{"type": "command", "command": "say done"}]}],
+                "SessionStart": [{"hooks": [{"type": "command", "command": "wf hook SessionStart"}]}]
+            },
+            "permissions": {"allow": ["Bash(cargo test:*)"]}
+        }));
+        assert_eq!(merge(&mut s).unwrap(), ["UserPromptSubmit", "Stop"]);
+        let keys: Vec<&String> = s.keys().collect();
+        assert_eq!(keys, ["model", "hooks", "permissions"]);
+        let stop = &s["hooks"]["Stop"];
+        assert_eq!(stop[0]["hooks"][0]["command"], "say done");
+        assert_eq!(stop[1]["hooks"][0]["command"], "wf hook Stop");
+        assert_eq!(s["hooks"]["SessionStart"].as_array().unwrap().len(), 1);
+        assert!(missing(&s).is_empty());
+        // A second merge adds nothing.
+        assert!(merge(&mut s).unwrap().is_empty());
+    }
+
+    #[test]
+    fn merge_refuses_shapes_that_are_not_claude_codes() {
+        let mut s = map(json!({"hooks": []}));
+        assert_eq!(merge(&mut s).unwrap_err(), "its \"hooks\" is not an object");
+        let mut s = map(json!({"hooks": {"Stop": {}}}));
+        assert_eq!(
+            merge(&mut s).unwrap_err(),
+            "its \"hooks\".\"Stop\" is not a list"
+        );
+    }
+
+    #[test]
+    fn parse_names_the_position_of_bad_json() {
+        let err = parse(Path::new("s.json"), b"{\n  \"a\": ,\n}").unwrap_err();
+        assert!(
+            err.message.starts_with("s.json:2:8: not valid JSON"),
+            "{}",
+            err.message
+        );
+        let bad = read(b"[]").unwrap_err();
+        assert_eq!((bad.line, bad.col), (1, 1));
+        assert!(bad.what.contains("not a JSON object"), "{}", bad.what);
+    }
+}
