@@ -1,10 +1,13 @@
 //! The command line, as clap definitions only. Each subcommand's behaviour lives in
-//! `commands/<name>.rs`.
+//! `commands/<name>.rs`; the completion candidates an argument names
+//! (`add = ArgValueCandidates::new(complete::…)`) live in `complete.rs`.
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand, ValueEnum, ValueHint};
+use clap_complete::{ArgValueCandidates, ArgValueCompleter};
 
+use crate::complete;
 use crate::constraints::vocabulary::{Category, Phase, Source};
 
 #[derive(Debug, Parser)]
@@ -27,7 +30,7 @@ pub struct Cli {
 #[derive(Debug, Args)]
 pub struct GlobalArgs {
     /// The project directory (default: the git top level, else the current directory).
-    #[arg(short = 'C', long = "project", global = true, value_name = "DIR")]
+    #[arg(short = 'C', long = "project", global = true, value_name = "DIR", value_hint = ValueHint::DirPath)]
     pub project: Option<PathBuf>,
     /// Print machine-readable JSON on stdout (errors too).
     #[arg(long, global = true)]
@@ -107,6 +110,7 @@ pub enum Command {
 #[derive(Debug, Args)]
 pub struct StartArgs {
     /// The plan file: a claude-workflow or spec-kit tasks.md.
+    #[arg(add = ArgValueCompleter::new(complete::plan_files))]
     pub plan: PathBuf,
     /// The workflow's name (default: the plan's title or file name).
     #[arg(long)]
@@ -123,6 +127,7 @@ pub struct StartArgs {
 #[derive(Debug, Args)]
 pub struct CheckArgs {
     /// The plan file: a claude-workflow or spec-kit tasks.md.
+    #[arg(add = ArgValueCompleter::new(complete::plan_files))]
     pub plan: PathBuf,
     /// Exit 1 when there are warnings (errors always exit 2).
     #[arg(long)]
@@ -146,10 +151,12 @@ pub struct ExecuteArgs {
     #[arg(long)]
     pub ci: bool,
     /// Retry the failed task (or TASK): back to pending, retry_counts + 1.
-    #[arg(long, value_name = "TASK", num_args = 0..=1, default_missing_value = "")]
+    #[arg(long, value_name = "TASK", num_args = 0..=1, default_missing_value = "",
+          add = ArgValueCandidates::new(complete::task_ids))]
     pub retry: Option<String>,
     /// Skip the failed task (or TASK) and go on; needs --reason.
-    #[arg(long, value_name = "TASK", num_args = 0..=1, default_missing_value = "", requires = "reason")]
+    #[arg(long, value_name = "TASK", num_args = 0..=1, default_missing_value = "", requires = "reason",
+          add = ArgValueCandidates::new(complete::task_ids))]
     pub skip: Option<String>,
     /// Why the task is skipped (kept in skipped_info).
     #[arg(long)]
@@ -180,6 +187,7 @@ pub struct ExecuteArgs {
 #[derive(Debug, Args)]
 pub struct UnblockArgs {
     /// The blocker kind to lift: api_spec, design_spec, a custom kind from config, or all.
+    #[arg(add = ArgValueCandidates::new(complete::blocker_kinds))]
     pub kind: String,
 }
 
@@ -230,7 +238,7 @@ pub struct EventsArgs {
     #[arg(short, long)]
     pub follow: bool,
     /// Only the events of this task.
-    #[arg(long, value_name = "TASK")]
+    #[arg(long, value_name = "TASK", add = ArgValueCandidates::new(complete::task_ids))]
     pub task: Option<String>,
     /// Only events of this type (e.g. task.status_changed; see docs/events.md).
     #[arg(long = "type", value_name = "TYPE")]
@@ -244,6 +252,7 @@ pub struct EventsArgs {
 pub struct LogsArgs {
     /// The task (default: the one in progress, else the first failed, else the last
     /// that ran).
+    #[arg(add = ArgValueCandidates::new(complete::task_ids))]
     pub task: Option<String>,
     /// Which attempt (default: the last).
     #[arg(long, value_name = "N")]
@@ -301,11 +310,13 @@ pub enum ConstraintsCommand {
     /// Remove a constraint (and its verification record).
     Remove {
         /// The constraint's id, e.g. C003.
+        #[arg(add = ArgValueCandidates::new(complete::constraint_ids))]
         id: String,
     },
     /// Make a soft constraint hard: from now on it must hold.
     Promote {
         /// The soft constraint's id.
+        #[arg(add = ArgValueCandidates::new(complete::soft_constraint_ids))]
         id: String,
     },
     /// Merge constraint-set JSON files (one model's analysis output each) into the
@@ -319,7 +330,7 @@ pub enum ConstraintsCommand {
     /// exits 1 when one fails.
     Verify {
         /// Only these hard constraints.
-        #[arg(value_name = "ID")]
+        #[arg(value_name = "ID", add = ArgValueCandidates::new(complete::hard_constraint_ids))]
         ids: Vec<String>,
     },
 }

@@ -17,6 +17,7 @@ const LAYERS: &[&[&str]] = &[
     &["constraints"],
     &["run"],
     &["report", "project"],
+    &["complete"],
     &["cli"],
     &["commands"],
 ];
