@@ -95,6 +95,15 @@ pub enum Command {
     /// Move a completed workflow into archive/<UTC time>/ so a new one can start.
     Archive,
     /// Print a shell completion script (see completions/ for installed copies).
+    #[command(after_help = concat!(
+        "The script calls back into `wf` (from PATH) on TAB, so it also completes task ids,\n",
+        "blocker kinds, constraint ids and plan files from the project's workflow. Load it:\n",
+        "  bash        source <(wf completions bash)        in ~/.bashrc\n",
+        "  zsh         source <(wf completions zsh)         in ~/.zshrc, after compinit\n",
+        "  fish        wf completions fish > ~/.config/fish/completions/wf.fish\n",
+        "  elvish      eval (wf completions elvish | slurp) in ~/.config/elvish/rc.elv\n",
+        "  powershell  wf completions powershell | Out-String | Invoke-Expression   in $PROFILE",
+    ))]
     Completions(CompletionsArgs),
     /// Show the executors as a capability catalog: who can do what, and who is usable.
     Resources,
