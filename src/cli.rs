@@ -218,7 +218,7 @@ pub struct StatusArgs {
     #[arg(long)]
     pub failed: bool,
     /// List only the tasks of this phase.
-    #[arg(long, value_name = "PHASE")]
+    #[arg(long, value_name = "PHASE", add = ArgValueCandidates::new(complete::phases))]
     pub phase: Option<String>,
     /// List every task; without it a plan of more than 40 tasks lists those that need
     /// attention and the next ones to do.
@@ -250,7 +250,7 @@ pub struct EventsArgs {
     #[arg(long, value_name = "TASK", add = ArgValueCandidates::new(complete::task_ids))]
     pub task: Option<String>,
     /// Only events of this type (e.g. task.status_changed; see docs/events.md).
-    #[arg(long = "type", value_name = "TYPE")]
+    #[arg(long = "type", value_name = "TYPE", add = ArgValueCandidates::new(complete::event_types))]
     pub kind: Option<String>,
     /// Only the last N of the events already written (then --follow goes on).
     #[arg(short = 'n', long = "last", value_name = "N")]

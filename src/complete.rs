@@ -1,5 +1,6 @@
 //! Shell completion candidates that only the project's workflow knows: task ids,
-//! the blocker kinds that block tasks, constraint ids, and plan files. `cli` names
+//! the blocker kinds that block tasks, constraint ids, phases, and plan files (and
+//! the event types, which only `wf` knows). `cli` names
 //! these functions on its arguments (`ArgValueCandidates`, `ArgValueCompleter`);
 //! clap_complete's engine calls the one for the word being completed when a shell
 //! asks `COMPLETE=SHELL wf -- wf …` (`src/commands/completions.rs`).
@@ -19,6 +20,7 @@ use std::sync::OnceLock;
 use clap_complete::engine::{CompletionCandidate, PathCompleter, ValueCompleter};
 
 use crate::project::Project;
+use crate::state::event::EventKind;
 use crate::state::store::PlanAccess;
 use crate::state::{TaskStatus, WorkflowState};
 
@@ -63,6 +65,37 @@ pub fn task_ids() -> Vec<CompletionCandidate> {
             .map(|t| CompletionCandidate::new(&t.id).help(Some(t.name.clone().into())))
             .collect()
     })
+}
+
+/// The plan's phases in the order they first appear, each with its task count
+/// (`wf status --phase`).
+pub fn phases() -> Vec<CompletionCandidate> {
+    let Some(state) = state() else {
+        return Vec::new();
+    };
+    let mut phases: Vec<(&str, usize)> = Vec::new();
+    for task in &state.tasks {
+        match phases.iter_mut().find(|(p, _)| *p == task.phase) {
+            Some((_, n)) => *n += 1,
+            None => phases.push((&task.phase, 1)),
+        }
+    }
+    phases
+        .into_iter()
+        .filter(|(p, _)| !p.is_empty())
+        .map(|(p, n)| {
+            let tasks = if n == 1 { "task" } else { "tasks" };
+            CompletionCandidate::new(p).help(Some(format!("{n} {tasks}").into()))
+        })
+        .collect()
+}
+
+/// Every event `wf` writes (`wf events --type`); needs no workflow.
+pub fn event_types() -> Vec<CompletionCandidate> {
+    EventKind::ALL
+        .iter()
+        .map(|k| CompletionCandidate::new(k.name()))
+        .collect()
 }
 
 /// The blocker kinds that hold back a task not yet done, each with the tasks it

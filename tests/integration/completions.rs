@@ -193,6 +193,26 @@ fn unblock_offers_the_kinds_that_block_a_task_and_all() {
 }
 
 #[test]
+fn status_phase_offers_the_plans_phases_and_events_type_the_event_names() {
+    let t = started();
+    insta::assert_snapshot!(ours(complete(&t, "zsh", &["status", "--phase", ""])).whole(), @"
+    exit: 0
+    --- stdout
+    build:2 tasks
+    ui:1 task
+    --- stderr
+    ");
+    // The event names need no workflow.
+    let empty = Test::new();
+    insta::assert_snapshot!(ours(complete(&empty, "bash", &["events", "--type", "plan"])).whole(), @"
+    exit: 0
+    --- stdout
+    plan.imported
+    --- stderr
+    ");
+}
+
+#[test]
 fn constraint_ids_are_the_ones_each_command_takes() {
     let t = started();
     t.wf(&["constraints", "add", "API responses carry a requestId"])
