@@ -155,13 +155,13 @@ pub fn soft_constraint_ids() -> Vec<CompletionCandidate> {
     constraints(false, true)
 }
 
-fn constraints(hard: bool, soft: bool) -> Vec<CompletionCandidate> {
+fn constraints(with_hard: bool, with_soft: bool) -> Vec<CompletionCandidate> {
     let Some(state) = state() else {
         return Vec::new();
     };
-    let c = &state.constraints;
-    let hard = c.hard.iter().filter(|_| hard);
-    let soft = c.soft.iter().filter(|_| soft);
+    let all = &state.constraints;
+    let hard = all.hard.iter().filter(|_| with_hard);
+    let soft = all.soft.iter().filter(|_| with_soft);
     hard.chain(soft)
         .map(|c| CompletionCandidate::new(&c.id).help(Some(c.description.clone().into())))
         .collect()

@@ -167,6 +167,30 @@ mod tests {
         );
     }
 
+    /// The zsh e2e test (`tests/integration/completions.rs`) runs only where zsh is
+    /// installed; this one fails wherever a new clap_complete changes the line the
+    /// script's last lines replace.
+    #[test]
+    fn the_zsh_script_answers_its_first_call_from_fpath() {
+        use clap_complete::env::EnvCompleter;
+        let mut clap_script = Vec::new();
+        clap_complete::env::Zsh
+            .write_registration(VAR, "wf", "wf", "wf", &mut clap_script)
+            .unwrap();
+        let script = String::from_utf8(zsh_autoloadable(clap_script)).unwrap();
+        assert!(
+            script.ends_with(
+                "if [[ \"${funcstack[1]}\" == _wf ]]; then\n    \
+                 _clap_dynamic_completer_wf \"$@\"\n\
+                 else\n    \
+                 compdef _clap_dynamic_completer_wf wf\n\
+                 fi\n"
+            ),
+            "{script}"
+        );
+        assert_eq!(script.matches("compdef _clap").count(), 1, "{script}");
+    }
+
     #[test]
     fn a_line_without_a_project_or_half_typed_names_none() {
         assert_eq!(project(&["wf", "logs", ""]), None);

@@ -1,7 +1,7 @@
 //! Completions that know the workflow (issue 17 item 5): the real binary answering a
-//! shell's call the way each registration script makes it (`COMPLETE=SHELL wf --
-//! wf <words>`, plus the variables of clap_complete's `src/env/shells.rs` for that
-//! shell), and, where the shell is installed, the shell itself.
+//! shell's call the way each registration script in `completions/` makes it
+//! (`COMPLETE=SHELL wf -- wf <words>`, plus the variables that script sets), and,
+//! where the shell is installed, the shell itself.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
