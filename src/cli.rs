@@ -1,10 +1,13 @@
 //! The command line, as clap definitions only. Each subcommand's behaviour lives in
-//! `commands/<name>.rs`.
+//! `commands/<name>.rs`; the completion candidates an argument names
+//! (`add = ArgValueCandidates::new(complete::…)`) live in `complete.rs`.
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand, ValueEnum, ValueHint};
+use clap_complete::{ArgValueCandidates, ArgValueCompleter};
 
+use crate::complete;
 use crate::constraints::vocabulary::{Category, Phase, Source};
 
 #[derive(Debug, Parser)]
@@ -32,7 +35,8 @@ pub struct GlobalArgs {
         long = "project",
         global = true,
         help_heading = "Global options",
-        value_name = "DIR"
+        value_name = "DIR",
+        value_hint = ValueHint::DirPath
     )]
     pub project: Option<PathBuf>,
     /// Print machine-readable JSON on stdout (errors too).
@@ -198,10 +202,16 @@ pub enum Command {
     Archive,
     /// Print a shell completion script (see completions/ for installed copies).
     #[command(after_help = concat!(
-            "Examples:\n",
-            "  wf completions bash > ~/.local/share/bash-completion/completions/wf\n",
-            "  wf completions zsh > ~/.zfunc/_wf",
-        ))]
+        "The script calls back into `wf` (from PATH) on TAB, so it also completes task ids,\n",
+        "blocker kinds, constraint ids and plan files from the project's workflow. Load it:\n",
+        "  bash        source <(wf completions bash)        in ~/.bashrc\n",
+        "  zsh         source <(wf completions zsh)         in ~/.zshrc, after compinit\n",
+        "  fish        wf completions fish > ~/.config/fish/completions/wf.fish\n",
+        "  elvish      eval (wf completions elvish | slurp) in ~/.config/elvish/rc.elv\n",
+        "  powershell  wf completions powershell | Out-String | Invoke-Expression   in $PROFILE\n\n",
+        "Examples:\n",
+        "  wf completions bash > ~/.local/share/bash-completion/completions/wf",
+    ))]
     Completions(CompletionsArgs),
     /// Show the executors as a capability catalog: who can do what, and who is usable.
     #[command(after_help = concat!(
@@ -244,6 +254,7 @@ pub struct InitArgs {
 #[derive(Debug, Args)]
 pub struct StartArgs {
     /// The plan file: a claude-workflow or spec-kit tasks.md.
+    #[arg(add = ArgValueCompleter::new(complete::plan_files))]
     pub plan: PathBuf,
     /// The workflow's name (default: the plan's title or file name).
     #[arg(long)]
@@ -260,6 +271,7 @@ pub struct StartArgs {
 #[derive(Debug, Args)]
 pub struct CheckArgs {
     /// The plan file: a claude-workflow or spec-kit tasks.md.
+    #[arg(add = ArgValueCompleter::new(complete::plan_files))]
     pub plan: PathBuf,
     /// Exit 1 when there are warnings (errors always exit 2).
     #[arg(long)]
@@ -285,10 +297,12 @@ pub struct ExecuteArgs {
     #[arg(long)]
     pub ci: bool,
     /// Retry the failed task (or TASK): back to pending, retry_counts + 1.
-    #[arg(long, value_name = "TASK", num_args = 0..=1, default_missing_value = "")]
+    #[arg(long, value_name = "TASK", num_args = 0..=1, default_missing_value = "",
+          add = ArgValueCandidates::new(complete::task_ids))]
     pub retry: Option<String>,
     /// Skip the failed task (or TASK) and go on; needs --reason.
-    #[arg(long, value_name = "TASK", num_args = 0..=1, default_missing_value = "", requires = "reason")]
+    #[arg(long, value_name = "TASK", num_args = 0..=1, default_missing_value = "", requires = "reason",
+          add = ArgValueCandidates::new(complete::task_ids))]
     pub skip: Option<String>,
     /// Why the task is skipped (kept in skipped_info).
     #[arg(long)]
@@ -319,6 +333,7 @@ pub struct ExecuteArgs {
 #[derive(Debug, Args)]
 pub struct UnblockArgs {
     /// The blocker kind to lift: api_spec, design_spec, a custom kind from config, or all.
+    #[arg(add = ArgValueCandidates::new(complete::blocker_kinds))]
     pub kind: String,
 }
 
@@ -340,7 +355,7 @@ pub struct StatusArgs {
     #[arg(long)]
     pub failed: bool,
     /// List only the tasks of this phase.
-    #[arg(long, value_name = "PHASE")]
+    #[arg(long, value_name = "PHASE", add = ArgValueCandidates::new(complete::phases))]
     pub phase: Option<String>,
     /// List every task; without it a plan of more than 40 tasks lists those that need
     /// attention and the next ones to do.
@@ -369,10 +384,10 @@ pub struct EventsArgs {
     #[arg(short, long)]
     pub follow: bool,
     /// Only the events of this task.
-    #[arg(long, value_name = "TASK")]
+    #[arg(long, value_name = "TASK", add = ArgValueCandidates::new(complete::task_ids))]
     pub task: Option<String>,
     /// Only events of this type (e.g. task.status_changed; see docs/events.md).
-    #[arg(long = "type", value_name = "TYPE")]
+    #[arg(long = "type", value_name = "TYPE", add = ArgValueCandidates::new(complete::event_types))]
     pub kind: Option<String>,
     /// Only the last N of the events already written (then --follow goes on).
     #[arg(short = 'n', long = "last", value_name = "N")]
@@ -387,6 +402,7 @@ pub struct EventsArgs {
 pub struct LogsArgs {
     /// The task (default: the one in progress, else the first failed, else the last
     /// that ran).
+    #[arg(add = ArgValueCandidates::new(complete::task_ids))]
     pub task: Option<String>,
     /// Which attempt (default: the last).
     #[arg(long, value_name = "N")]
@@ -462,6 +478,7 @@ pub enum ConstraintsCommand {
         ))]
     Remove {
         /// The constraint's id, e.g. C003.
+        #[arg(add = ArgValueCandidates::new(complete::constraint_ids))]
         id: String,
     },
     /// Make a soft constraint hard: from now on it must hold.
@@ -471,6 +488,7 @@ pub enum ConstraintsCommand {
         ))]
     Promote {
         /// The soft constraint's id.
+        #[arg(add = ArgValueCandidates::new(complete::soft_constraint_ids))]
         id: String,
     },
     /// Merge constraint-set JSON files (one model's analysis output each) into the
@@ -493,7 +511,7 @@ pub enum ConstraintsCommand {
         ))]
     Verify {
         /// Only these hard constraints.
-        #[arg(value_name = "ID")]
+        #[arg(value_name = "ID", add = ArgValueCandidates::new(complete::hard_constraint_ids))]
         ids: Vec<String>,
     },
 }

@@ -11,6 +11,7 @@
 pub mod cli;
 pub mod clock;
 pub mod commands;
+pub mod complete;
 pub mod config;
 pub mod constraints;
 pub mod error;
@@ -29,6 +30,11 @@ use clap::Parser;
 
 /// Parses the command line, runs the command, and returns the process exit code.
 pub fn run_cli() -> i32 {
+    // Before anything else: a shell asking for completions (`COMPLETE=bash wf -- …`)
+    // gets only its candidates. Without `COMPLETE` this is one `getenv`.
+    if let Some(code) = commands::completions::dynamic() {
+        return code;
+    }
     deny_world_write();
     let cli = match cli::Cli::try_parse() {
         Ok(cli) => cli,

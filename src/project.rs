@@ -11,6 +11,7 @@ use md5::{Digest, Md5};
 
 use crate::config::Config;
 use crate::error::{Result, WfError};
+use crate::state::store::PlanAccess;
 use crate::state::{Store, WorkflowStatus};
 
 pub struct Project {
@@ -73,11 +74,13 @@ impl Project {
     }
 
     pub fn store(&self) -> Store {
-        Store::for_project(
-            self.home.join(&self.id),
-            &self.dir,
-            crate::plan::STORE_ACCESS,
-        )
+        self.store_with(crate::plan::STORE_ACCESS)
+    }
+
+    /// The store of this project's workflow, reading and writing its plan through
+    /// `plan` (completion reads the state without ever parsing a plan).
+    pub fn store_with(&self, plan: PlanAccess) -> Store {
+        Store::for_project(self.home.join(&self.id), &self.dir, plan)
     }
 }
 

@@ -3,7 +3,7 @@
 
 pub(crate) mod archive;
 mod check;
-mod completions;
+pub mod completions;
 mod constraints;
 mod doctor;
 mod events;

@@ -18,6 +18,7 @@ const LAYERS: &[&[&str]] = &[
     &["run", "project"],
     &["setup"],
     &["report"],
+    &["complete"],
     &["cli"],
     &["commands"],
 ];

@@ -8,6 +8,7 @@ mod adopt;
 mod audit_patterns;
 mod bad_input;
 mod ci;
+mod completions;
 mod concurrency;
 mod constraints;
 mod crash;

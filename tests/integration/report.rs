@@ -500,8 +500,9 @@ fn archive_moves_a_completed_workflow_away() {
 
 // ---- completions and man page ----
 
-/// Regenerates each committed file with the binary; a stale one fails with the
-/// command that refreshes them all.
+/// Regenerates each committed file with the binary (the completion scripts are the
+/// registrations that call back into `wf`); a stale one fails with the command that
+/// refreshes them all.
 #[test]
 fn committed_completions_are_current() {
     let t = Test::new();

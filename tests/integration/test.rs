@@ -168,7 +168,9 @@ impl Test {
             .env_remove("CI")
             .env_remove("GITHUB_ACTIONS")
             .env_remove("GITHUB_STEP_SUMMARY")
-            .env_remove("WF_TEST_CRASH_AT");
+            .env_remove("WF_TEST_CRASH_AT")
+            // Set, it would turn every run into a shell completion.
+            .env_remove("COMPLETE");
         for key in &self.env_remove {
             cmd.env_remove(key);
         }
