@@ -219,13 +219,13 @@ pub enum Command {
             "  wf resources   who can do what, and who is usable",
         ))]
     Resources,
-    /// Print the man page as roff (man ./wf.1).
+    /// Print a man page as roff: wf(1), or a subcommand's (`wf man status`).
     #[command(after_help = concat!(
             "Examples:\n",
             "  wf man | man -l -          read this page\n",
             "  wf man status | man -l -   the page of one subcommand",
         ))]
-    Man,
+    Man(ManArgs),
     /// Claude Code hook: reads the hook JSON on stdin (SessionStart, UserPromptSubmit,
     /// Stop, SubagentStop). Never blocks the editor on its own errors.
     #[command(after_help = concat!(
@@ -440,6 +440,14 @@ pub struct CompletionsArgs {
     /// The shell to complete for.
     #[arg(value_enum)]
     pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// The subcommand whose page to print (e.g. `status`, `constraints add`); none for
+    /// wf(1) itself.
+    #[arg(value_name = "COMMAND")]
+    pub command: Vec<String>,
 }
 
 #[derive(Debug, Args)]

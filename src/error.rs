@@ -32,6 +32,37 @@ pub enum ErrorKind {
 }
 
 impl ErrorKind {
+    /// Every kind, in the order of their exit codes.
+    pub const ALL: [ErrorKind; 8] = [
+        ErrorKind::Failed,
+        ErrorKind::Usage,
+        ErrorKind::Blocked,
+        ErrorKind::Locked,
+        ErrorKind::CorruptState,
+        ErrorKind::HandedOff,
+        ErrorKind::Io,
+        ErrorKind::Interrupted,
+    ];
+
+    /// What the exit code tells the caller, as README "Exit codes" and the man page's
+    /// EXIT STATUS say it (a test keeps the README's table the same).
+    pub fn meaning(self) -> &'static str {
+        match self {
+            ErrorKind::Failed => "the workflow failed (a task or verifier failed); `wf doctor` found a problem; `wf check --strict` found warnings",
+            ErrorKind::Usage => "usage or bad input: arguments, plan, config, environment",
+            ErrorKind::Blocked => "blocked: only tasks waiting on an external blocker are left",
+            ErrorKind::Locked => "locked: another `wf` holds the workflow (use `--wait [SECS]`)",
+            ErrorKind::CorruptState => {
+                "the state file is corrupt or from a newer `wf`; it was left untouched"
+            }
+            ErrorKind::HandedOff => {
+                "a task was handed off to an agent; run `wf workflow-execute` when it is done"
+            }
+            ErrorKind::Io => "an I/O error: a file could not be read or written (disk full, read-only file system, permission denied, device error); a path that does not exist or is a directory is bad input (2)",
+            ErrorKind::Interrupted => "interrupted (SIGINT/Ctrl-C, SIGTERM, SIGHUP, SIGQUIT); progress was saved, `wf resume` continues",
+        }
+    }
+
     pub fn exit_code(self) -> i32 {
         match self {
             ErrorKind::Failed => 1,

@@ -52,7 +52,7 @@ pub fn run(cli: &Cli, out: &Output) -> Result<i32> {
         Command::Report(args) => report::run(&project()?, args, out),
         Command::Archive => archive::run(&project()?, cli.global.wait, out),
         Command::Completions(args) => completions::run(args, out),
-        Command::Man => man::run(out),
+        Command::Man(args) => man::run(args, out),
         Command::Resources => resources::run(&project()?, out),
         Command::Hook(args) => Ok(hook::run(cli.global.project.as_deref(), args, out)),
     }
@@ -64,7 +64,7 @@ pub fn run(cli: &Cli, out: &Output) -> Result<i32> {
 fn refuse_json(command: &Command) -> Result<()> {
     let (name, form) = match command {
         Command::Completions(_) => ("completions", "a shell script"),
-        Command::Man => ("man", "a roff man page"),
+        Command::Man(_) => ("man", "a roff man page"),
         Command::Hook(_) => ("hook", "the answer Claude Code's hook protocol asks for"),
         _ => return Ok(()),
     };

@@ -517,6 +517,41 @@ fn committed_completions_are_current() {
         (&["man"], "wf.1"),
     ];
     let mut stale = Vec::new();
+    // A page per subcommand, as wf(1) names them: wf-status.1, wf-constraints-add.1.
+    let mut pages: Vec<(Vec<String>, String)> = Vec::new();
+    let cli = <wf::cli::Cli as clap::CommandFactory>::command();
+    let mut todo: Vec<(Vec<String>, &clap::Command)> = vec![(Vec::new(), &cli)];
+    while let Some((path, cmd)) = todo.pop() {
+        for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
+            let mut path = path.clone();
+            path.push(sub.get_name().to_string());
+            todo.push((path.clone(), sub));
+            pages.push((path.clone(), format!("wf-{}.1", path.join("-"))));
+        }
+    }
+    for (path, name) in &pages {
+        let mut args = vec!["man"];
+        args.extend(path.iter().map(String::as_str));
+        let fresh = t.wf(&args).ok().stdout;
+        let file = dir.join(name);
+        if update {
+            std::fs::write(&file, &fresh).unwrap();
+        } else if std::fs::read_to_string(&file).ok().as_deref() != Some(fresh.as_str()) {
+            stale.push(name.as_str());
+        }
+    }
+    // wf(1) names only pages that are there.
+    let main = t.wf(&["man"]).ok().stdout;
+    for reference in regex::Regex::new(r"wf\\-[a-z\\-]+\(1\)")
+        .unwrap()
+        .find_iter(&main)
+    {
+        let page = reference.as_str().replace("\\-", "-").replace("(1)", ".1");
+        assert!(
+            dir.join(&page).exists(),
+            "wf(1) names {page}, which is not in completions/"
+        );
+    }
     for (args, name) in files {
         let fresh = t.wf(args).ok().stdout;
         assert!(!fresh.is_empty(), "{args:?} printed nothing");
@@ -533,4 +568,48 @@ fn committed_completions_are_current() {
         "completions/{stale:?} do not match the CLI; run scripts/refresh-completions \
          (or WF_UPDATE_COMPLETIONS=1 cargo test --test integration committed_completions) and commit completions/"
     );
+}
+
+#[test]
+fn the_man_page_has_exit_status_environment_files_and_examples() {
+    let t = Test::new();
+    let page = t.wf(&["man"]).ok().stdout;
+    for section in [
+        "EXIT STATUS",
+        "ENVIRONMENT",
+        "FILES",
+        "EXAMPLES",
+        "SUBCOMMANDS",
+    ] {
+        assert!(
+            page.contains(&format!(".SH \"{section}\""))
+                || page.contains(&format!(".SH {section}")),
+            "no {section}"
+        );
+    }
+    for name in [
+        "WF_HOME",
+        "NO_COLOR",
+        "CLICOLOR_FORCE",
+        "CI",
+        "GITHUB_ACTIONS",
+    ] {
+        assert!(page.contains(name), "ENVIRONMENT lacks {name}");
+    }
+    insta::assert_snapshot!(t.wf(&["man", "constraints", "nope"]).whole(), @r#"
+    exit: 2
+    --- stdout
+    --- stderr
+    wf: error: `wf-constraints` has no subcommand "nope"; the pages are for add, list, remove, promote, merge, verify
+    "#);
+}
+
+#[test]
+fn the_readme_exit_codes_are_the_error_kinds() {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+        .expect("README.md");
+    for kind in wf::error::ErrorKind::ALL {
+        let row = format!("| {} | {} |", kind.exit_code(), kind.meaning());
+        assert!(readme.contains(&row), "README's exit codes lack: {row}");
+    }
 }
