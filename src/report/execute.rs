@@ -22,13 +22,17 @@ pub fn stop_report(
         Stop::Completed => ("completed", format!("Completed: {done}/{total} tasks done.")),
         Stop::Paused(why) => (
             "paused",
-            format!("Paused ({why}): {done}/{total} tasks done. Run `wf workflow-execute` to continue."),
+            format!(
+                "Paused ({}): {done}/{total} tasks done. Run `wf workflow-execute` to continue.",
+                super::one_line(why)
+            ),
         ),
         Stop::Blocked { kinds, tasks } => ("blocked", blocked_text(state, kinds, tasks)),
         Stop::Failed { reason, .. } => (
             "failed",
             format!(
-                "Failed: {reason}\n{}Retry with `wf workflow-execute --retry`, or skip with `--skip --reason TEXT`.",
+                "Failed: {}\n{}Retry with `wf workflow-execute --retry`, or skip with `--skip --reason TEXT`.",
+                super::one_line(reason),
                 if keep_going { fallout_text(&fallout) } else { String::new() }
             ),
         ),

@@ -159,6 +159,9 @@ impl Reporter for RunProgress<'_> {
         self.running.retain(|(id, _)| *id != task.id);
         self.show_running();
         let secs = outcome.duration.as_secs_f64();
+        // Plan text (the name, a check's command inside a reason) must not drive the
+        // terminal: control characters become spaces.
+        let name = crate::report::one_line(&task.name);
         let (header, passed) = match &outcome.verdict {
             Verdict::Passed { verified } => {
                 let note = if task.accepted_unchecked {
@@ -169,19 +172,24 @@ impl Reporter for RunProgress<'_> {
                     " (nothing checked it)"
                 };
                 let mark = self.out.paint("✓", Color::Green);
-                let header = format!("{mark} {} {} ({secs:.1}s){note}", task.id, task.name);
+                let header = format!("{mark} {} {name} ({secs:.1}s){note}", task.id);
                 (header, true)
             }
             Verdict::Failed { reason } => {
                 let mark = self.out.paint("✗", Color::Red);
-                (format!("{mark} {} {}: {reason}", task.id, task.name), false)
+                let reason = crate::report::one_line(reason);
+                (format!("{mark} {} {name}: {reason}", task.id), false)
             }
             Verdict::Interrupted => (
-                format!("- {} {}: interrupted, back to pending", task.id, task.name),
+                format!("- {} {name}: interrupted, back to pending", task.id),
                 false,
             ),
             Verdict::DispatchFailed { reason, .. } => (
-                format!("! {} {}: dispatch failed: {reason}", task.id, task.name),
+                format!(
+                    "! {} {name}: dispatch failed: {}",
+                    task.id,
+                    crate::report::one_line(reason)
+                ),
                 false,
             ),
         };

@@ -358,3 +358,19 @@ fn regression_a_symlink_planted_at_a_task_log_was_followed() {
         "the log was written through the link"
     );
 }
+
+#[test]
+fn plan_text_in_a_runs_lines_cannot_drive_the_terminal() {
+    let t = Test::new();
+    t.write(
+        "tasks.md",
+        "# Tasks: x\n\n## T1: evil \u{1b}]0;pwned\u{7} name\n- **阶段**: a\n- **验证命令**: echo \u{1b}[2J; false\n",
+    );
+    t.wf(&["workflow-start", "tasks.md"]).ok();
+    let run = t.wf(&["workflow-execute", "--all"]).code(1);
+    assert!(run.stdout.contains("T1 evil  ]0;pwned  name"), "{run:?}");
+    assert!(
+        !run.stdout.contains('\u{1b}') && !run.stderr.contains('\u{1b}'),
+        "{run:?}"
+    );
+}
