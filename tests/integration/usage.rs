@@ -117,3 +117,39 @@ fn a_json_error_about_a_plan_line_names_the_file_and_line() {
     assert_eq!(v["error"]["file"], "tasks.md", "{v}");
     assert_eq!(v["error"]["line"], 6, "{v}");
 }
+
+#[test]
+fn every_subcommands_help_has_examples_and_global_options_apart() {
+    let cli = <wf::cli::Cli as clap::CommandFactory>::command();
+    let mut todo = vec![cli];
+    let mut missing = Vec::new();
+    while let Some(cmd) = todo.pop() {
+        for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
+            let after = sub
+                .get_after_help()
+                .map(ToString::to_string)
+                .unwrap_or_default();
+            if !after.contains("Examples:\n") {
+                missing.push(sub.get_name().to_string());
+            }
+            todo.push(sub.clone());
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "no Examples in the help of: {missing:?}"
+    );
+    let t = Test::new();
+    let help = t.wf(&["status", "--help"]).ok().stdout;
+    let (own, global) = help
+        .split_once("Global options:")
+        .expect("a Global options heading");
+    assert!(
+        own.contains("--failed") && !own.contains("--project"),
+        "{help}"
+    );
+    assert!(
+        global.contains("--project") && global.contains("--json"),
+        "{help}"
+    );
+}
