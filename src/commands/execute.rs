@@ -18,7 +18,7 @@ use crate::run::engine::{Engine, Mode, Options, Stop};
 use crate::run::executor::{MockPolicy, Pool};
 use crate::run::recovery;
 use crate::run::work::WorkCtx;
-use crate::state::{Session, TaskStatus, WorkflowStatus};
+use crate::state::{Session, WorkflowStatus};
 
 pub fn run(
     project: &Project,
@@ -93,10 +93,20 @@ pub fn execute_locked(
         }
         // With --keep-going a --retry or --skip in this call goes on even when other
         // tasks are still failed (a --keep-going run can leave several); they keep the
-        // run `failed`. Without it, as before, every failure must be settled first.
-        WorkflowStatus::Failed
-            if !(args.keep_going && (args.retry.is_some() || args.skip.is_some()))
-                && state.tasks.iter().any(|t| t.status == TaskStatus::Failed) =>
+        // run `failed`. Without it, as before, every failure must be settled first —
+        // as `run::now` decides, which `wf next` shows.
+        _ if !(args.keep_going && (args.retry.is_some() || args.skip.is_some()))
+            && matches!(
+                crate::run::now::what_now(
+                    state,
+                    crate::run::now::Facts {
+                        writer_alive: true,
+                        allow_audit_errors: true,
+                        allow_open_questions: true,
+                    }
+                ),
+                crate::run::now::Now::Failed(_)
+            ) =>
         {
             return Err(WfError::new(
                 ErrorKind::Failed,

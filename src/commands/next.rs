@@ -1,16 +1,24 @@
 //! `wf next`: the brief of the task to do now (the one in progress, else the first
-//! ready one), or why there is none. Read-only; always exit 0 when it can answer.
+//! ready one), or why there is none. Read-only. The answer is `run::now`'s, the one
+//! `workflow-execute` acts on, and so is the exit code: 0 when `workflow-execute`
+//! would go on, else the code it would refuse with (1 failed, 2 a decision is
+//! needed, 3 blocked).
 
 use crate::error::Result;
 use crate::output::Output;
 use crate::project::Project;
 use crate::report::next;
+use crate::run::now::Facts;
 
 pub fn run(project: &Project, out: &Output) -> Result<i32> {
-    let (_, state) = super::load_state(project)?;
+    let (store, state) = super::load_state(project)?;
     state.require_tasks()?;
-    let answer = next::next(&state);
+    let facts = Facts {
+        writer_alive: store.writer_alive(),
+        ..Facts::default()
+    };
+    let answer = next::next_given(&state, facts);
     out.json_value(&next::json(&state, &answer));
     out.say(next::text(&state, &answer).trim_end());
-    Ok(0)
+    Ok(answer.reason.exit_code())
 }

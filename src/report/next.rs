@@ -1,22 +1,21 @@
-//! What `wf next` shows: the task to do now, or why there is none.
-//!
-//! A task in progress comes first — it was handed off and someone is (or should be)
-//! working on it — then the first ready task. With neither, the answer names what
-//! is in the way: failed tasks, external blockers, or nothing (all done).
+//! What `wf next` shows: the task to do now, or why there is none — the answer of
+//! `run::now`, which `workflow-execute` acts on too, put into words.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 
 use serde_json::{json, Value};
 
 use super::brief::{brief, brief_json};
-use super::{one_line, Counts};
+use super::one_line;
+use crate::run::now::{self, Facts, Now};
 use crate::state::machine::TaskStatus;
 use crate::state::model::{Task, WorkflowState};
-use crate::state::ready::ready;
 
 /// Why `wf next` shows what it shows; the `reason` of the JSON.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reason {
+    Undecided,
+    Interrupted,
     InProgress,
     Ready,
     Failed,
@@ -28,12 +27,26 @@ pub enum Reason {
 impl Reason {
     pub fn as_str(self) -> &'static str {
         match self {
+            Reason::Undecided => "undecided",
+            Reason::Interrupted => "interrupted",
             Reason::InProgress => "in_progress",
             Reason::Ready => "ready",
             Reason::Failed => "failed",
             Reason::Blocked => "blocked",
             Reason::Waiting => "waiting",
             Reason::Done => "done",
+        }
+    }
+
+    /// The code `workflow-execute` would exit with before it runs anything: 0 when it
+    /// would go on, else its refusal's (`wf next` exits with it too).
+    pub fn exit_code(self) -> i32 {
+        use crate::error::ErrorKind;
+        match self {
+            Reason::Undecided => ErrorKind::Usage.exit_code(),
+            Reason::Failed => ErrorKind::Failed.exit_code(),
+            Reason::Blocked => ErrorKind::Blocked.exit_code(),
+            _ => 0,
         }
     }
 }
@@ -45,108 +58,90 @@ pub struct Next<'a> {
     pub message: String,
 }
 
+/// What to do now, for a reader that cannot tell whether a run is going on (a hook):
+/// a task a crashed run left in progress shows as in progress.
 pub fn next(state: &WorkflowState) -> Next<'_> {
-    if let Some(t) = in_progress(state) {
-        let message = format!(
-            "{} is in progress (handed off): do it, then run `wf workflow-execute` to verify it.",
-            one_line(&t.id)
-        );
-        return Next {
-            reason: Reason::InProgress,
-            task: Some(t),
-            message,
-        };
-    }
-    if let Some(&i) = ready(state).first() {
-        let t = &state.tasks[i];
-        return Next {
-            reason: Reason::Ready,
-            task: Some(t),
-            message: format!("{} is ready.", one_line(&t.id)),
-        };
-    }
-    let (reason, message) = why_nothing(state);
+    next_given(
+        state,
+        Facts {
+            writer_alive: true,
+            ..Facts::default()
+        },
+    )
+}
+
+pub fn next_given(state: &WorkflowState, facts: Facts) -> Next<'_> {
+    let (reason, task, message) = match now::what_now(state, facts) {
+        Now::Undecided(why) => (Reason::Undecided, None, format!("Nothing runs until this is decided: {why}.")),
+        Now::Interrupted(tasks) => (
+            Reason::Interrupted,
+            tasks.first().copied(),
+            format!(
+                "The run that was executing {} is gone; `wf resume` runs {} again.",
+                one_line(&ids(&tasks)),
+                if tasks.len() == 1 { "it" } else { "them" }
+            ),
+        ),
+        Now::HandedOff(t) => (
+            Reason::InProgress,
+            Some(t),
+            format!(
+                "{} is in progress (handed off): do it, then run `wf workflow-execute` to verify it.",
+                one_line(&t.id)
+            ),
+        ),
+        Now::Failed(tasks) => {
+            let mut message = format!(
+                "Failed: {}. Retry with `wf workflow-execute --retry {id}` or skip with `wf workflow-execute --skip {id} --reason …`.",
+                one_line(&ids(&tasks)),
+                id = one_line(&tasks[0].id)
+            );
+            // What else stands in the way, so one answer tells all of it.
+            let kinds = now::blocker_kinds(state);
+            if !kinds.is_empty() {
+                message.push('\n');
+                message.push_str(&blocked_message(&kinds));
+            }
+            (Reason::Failed, None, message)
+        }
+        Now::Ready(t) => (Reason::Ready, Some(t), format!("{} is ready.", one_line(&t.id))),
+        Now::Done { completed } => (
+            Reason::Done,
+            None,
+            format!(
+                "All {} tasks are done; {}.",
+                state.tasks.len(),
+                if completed {
+                    "archive it with `wf archive` to start another"
+                } else {
+                    "run `wf workflow-execute` to finish the workflow"
+                }
+            ),
+        ),
+        Now::Blocked(kinds) => (Reason::Blocked, None, blocked_message(&kinds)),
+        Now::Waiting => (Reason::Waiting, None, waiting(state)),
+        Now::NoTasks => (Reason::Done, None, "The workflow has no tasks.".into()),
+    };
     Next {
         reason,
-        task: None,
+        task,
         message,
     }
 }
 
-/// The task in progress: `current_task` when it is, else the first in document order.
-fn in_progress(state: &WorkflowState) -> Option<&Task> {
-    let current = state
-        .current_task
-        .as_deref()
-        .and_then(|id| state.task(id))
-        .filter(|t| t.status == TaskStatus::InProgress);
-    current.or_else(|| {
-        state
-            .tasks
-            .iter()
-            .find(|t| t.status == TaskStatus::InProgress)
-    })
+fn blocked_message(kinds: &std::collections::BTreeSet<&str>) -> String {
+    format!(
+        "Blocked by {}: lift with `wf workflow-unblock KIND` once it is available.",
+        one_line(&kinds.iter().copied().collect::<Vec<_>>().join(", "))
+    )
 }
 
-fn why_nothing(state: &WorkflowState) -> (Reason, String) {
-    let c = Counts::of(&state.tasks);
-    if c.total == 0 {
-        return (Reason::Done, "The workflow has no tasks.".into());
-    }
-    if c.done() == c.total {
-        let then = if state.status == crate::state::WorkflowStatus::Completed {
-            "archive it with `wf archive` to start another"
-        } else {
-            "run `wf workflow-execute` to finish the workflow"
-        };
-        return (
-            Reason::Done,
-            format!("All {} tasks are done; {then}.", c.total),
-        );
-    }
-    let failed: Vec<&Task> = state
-        .tasks
+fn ids(tasks: &[&Task]) -> String {
+    tasks
         .iter()
-        .filter(|t| t.status == TaskStatus::Failed)
-        .collect();
-    let kinds = blocker_kinds(state);
-    let mut parts = Vec::new();
-    if let Some(first) = failed.first() {
-        let ids: Vec<&str> = failed.iter().map(|t| t.id.as_str()).collect();
-        parts.push(format!(
-            "Failed: {}. Retry with `wf workflow-execute --retry {id}` or skip with `wf workflow-execute --skip {id} --reason …`.",
-            one_line(&ids.join(", ")),
-            id = one_line(&first.id)
-        ));
-    }
-    if !kinds.is_empty() {
-        let kinds: Vec<&str> = kinds.into_iter().collect();
-        parts.push(format!(
-            "Blocked by {}: lift with `wf workflow-unblock KIND` once it is available.",
-            one_line(&kinds.join(", "))
-        ));
-    }
-    let reason = if !failed.is_empty() {
-        Reason::Failed
-    } else if !parts.is_empty() {
-        Reason::Blocked
-    } else {
-        parts.push(waiting(state));
-        Reason::Waiting
-    };
-    (reason, parts.join("\n"))
-}
-
-/// The blocker kinds holding tasks that are not done, sorted.
-fn blocker_kinds(state: &WorkflowState) -> BTreeSet<&str> {
-    let mut kinds = BTreeSet::new();
-    for t in state.tasks.iter().filter(|t| !t.status.is_done()) {
-        if t.status == TaskStatus::Blocked && t.blocked_by.is_empty() {
-            kinds.insert("blocked");
-        }
-        kinds.extend(t.blocked_by.iter().map(String::as_str));
-    }
-    kinds
+        .map(|t| t.id.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Pending tasks whose dependencies are neither done nor explained above (e.g. a
@@ -203,6 +198,6 @@ pub fn json(state: &WorkflowState, n: &Next<'_>) -> Value {
         "message": n.message,
         "brief": n.task.map(|t| brief_json(state, t)),
         "failed": failed,
-        "blocked_kinds": blocker_kinds(state),
+        "blocked_kinds": now::blocker_kinds(state),
     })
 }

@@ -123,35 +123,11 @@ pub fn refuse_undecided(
         }
     }
     let state = session.state()?;
-    if state.decision_required {
-        return Err(WfError::usage(format!(
-            "a re-import needs your decision ({}): run `wf workflow-start PLAN.md --force` to apply it, or re-import the previous plan",
-            state.replan_reason.as_deref().unwrap_or("major change")
-        )));
+    // The audit's acceptance is in the state now; the flag is the open questions'.
+    match crate::run::now::undecided(state, false, allow_open_questions) {
+        Some(why) => Err(WfError::usage(why)),
+        None => Ok(()),
     }
-    let audit = &state.zero_decision_audit;
-    if !audit.passed && !audit.extra.contains_key("acceptedAt") {
-        let errors: Vec<String> = audit
-            .anti_patterns
-            .iter()
-            .filter(|f| f.severity == "error")
-            .take(3)
-            .map(|f| format!("{}: {}", f.task_id, f.description))
-            .collect();
-        return Err(WfError::usage(format!(
-            "the plan's zero-decision audit found undecided items ({}); settle them in the plan and run `wf workflow-start` again, or pass --allow-audit-errors",
-            errors.join("; ")
-        )));
-    }
-    let questions = &state.constraints.open_questions;
-    if !questions.is_empty() && !allow_open_questions {
-        return Err(WfError::usage(format!(
-            "{} open question(s) nobody has answered (first: {}); answer them and remove them with `wf constraints`, or pass --allow-open-questions",
-            questions.len(),
-            questions[0]
-        )));
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -228,9 +228,42 @@ fn status_json_is_fast_on_a_thousand_tasks() {
 
 // ---- next ----
 
+/// The `running` fixture with its plan decided: the audit's errors accepted (as
+/// `--allow-audit-errors` records) and its open question answered. Until then nothing
+/// runs, and `wf next` says so.
+fn decided_running() -> Test {
+    let t = with_state("running");
+    edit_state(&t, |s| {
+        s["zeroDecisionAudit"]["acceptedAt"] = "2026-01-08T09:00:00Z".into();
+        s["constraints"]["openQuestions"] = json!([]);
+    });
+    t
+}
+
+#[test]
+fn next_says_a_decision_is_needed_when_execute_would_refuse() {
+    let t = with_state("running");
+    let run = t.wf(&["next", "--json"]).code(2);
+    assert_eq!(run.json()["reason"], "undecided");
+    let execute = t.wf(&["workflow-execute"]).code(2);
+    assert!(
+        execute.stderr.contains("zero-decision audit"),
+        "{}",
+        execute.stderr
+    );
+    edit_state(&t, |s| {
+        s["zeroDecisionAudit"]["acceptedAt"] = "2026-01-08T09:00:00Z".into();
+    });
+    let v = t.wf(&["next", "--json"]).code(2).json();
+    assert!(
+        v["message"].as_str().unwrap().contains("open question"),
+        "{v}"
+    );
+}
+
 #[test]
 fn next_shows_the_handed_off_task_first() {
-    let t = with_state("running");
+    let t = decided_running();
     let run = t.wf(&["next"]).ok();
     insta::assert_snapshot!("next_in_progress", run.stdout);
     let v = t.wf(&["next", "--json"]).ok().json();
@@ -253,7 +286,7 @@ fn next_shows_the_handed_off_task_first() {
 
 #[test]
 fn next_does_not_wait_for_stdin() {
-    let mut t = with_state("running");
+    let mut t = decided_running();
     t.stdin("ignored");
     let v = t.wf(&["next", "--json"]).ok().json();
     assert_eq!(v["reason"], "in_progress");
@@ -261,7 +294,7 @@ fn next_does_not_wait_for_stdin() {
 
 #[test]
 fn next_then_shows_the_first_ready_task() {
-    let t = with_state("running");
+    let t = decided_running();
     edit_state(&t, |s| task_mut(s, "T5")["status"] = "completed".into());
     let v = t.wf(&["next", "--json"]).ok().json();
     assert_eq!(v["reason"], "ready");
@@ -270,16 +303,17 @@ fn next_then_shows_the_first_ready_task() {
 
 #[test]
 fn next_explains_why_nothing_is_ready() {
-    let t = with_state("running");
+    let t = decided_running();
     edit_state(&t, |s| {
         for id in ["T5", "T6", "T8"] {
             task_mut(s, id)["status"] = "completed".into();
         }
     });
-    let run = t.wf(&["next"]).ok();
+    // Nothing ready, T3 failed: the code workflow-execute would refuse with (1).
+    let run = t.wf(&["next"]).code(1);
     assert!(run.stdout.contains("Failed: T3"), "{}", run.stdout);
     assert!(run.stdout.contains("Blocked by api_spec"), "{}", run.stdout);
-    let v = t.wf(&["next", "--json"]).ok().json();
+    let v = t.wf(&["next", "--json"]).code(1).json();
     assert_eq!(v["reason"], "failed");
     assert_eq!(v["brief"], Value::Null);
 
@@ -287,7 +321,7 @@ fn next_explains_why_nothing_is_ready() {
     let v = t.wf(&["next", "--json"]).ok().json();
     assert_eq!(v["reason"], "ready", "T7 depends on T3 only");
     edit_state(&t, |s| task_mut(s, "T7")["status"] = "completed".into());
-    let v = t.wf(&["next", "--json"]).ok().json();
+    let v = t.wf(&["next", "--json"]).code(3).json();
     assert_eq!(v["reason"], "blocked");
 
     let done = with_state("completed.json");
