@@ -50,6 +50,7 @@ pub fn stop_report(
         "ran": summary.ran,
         "passed": summary.passed,
         "failed": summary.failed,
+        "tasks": summary.tasks,
         "progress": {"done": done, "total": total},
         "status": state.status,
         "failed_tasks": fallout.failed,

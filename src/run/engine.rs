@@ -74,6 +74,24 @@ pub struct RunSummary {
     pub ran: usize,
     pub passed: usize,
     pub failed: usize,
+    /// What became of each task this run worked on, in the order they finished.
+    pub tasks: Vec<TaskResult>,
+}
+
+/// One task's result in a run, for `workflow-execute --json` and the agent tools.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct TaskResult {
+    pub id: String,
+    /// The task's status after the run recorded the outcome (a retry can put a
+    /// failed task back to pending).
+    pub status: crate::state::TaskStatus,
+    pub attempt: u32,
+    pub duration_ms: u64,
+    /// The attempt's log, absolute; none when the checks printed nothing and passed.
+    pub log: Option<std::path::PathBuf>,
+    /// Why it did not pass, when it did not (the failing check's command and how it
+    /// ended, for a check).
+    pub reason: Option<String>,
 }
 
 pub struct Engine<'a> {

@@ -11,7 +11,7 @@ use serde_json::json;
 
 use crate::error::Result;
 use crate::run::context;
-use crate::run::engine::Engine;
+use crate::run::engine::{Engine, TaskResult};
 use crate::run::policy::{self, needs_agent, Next, OutcomeFacts, Stop};
 use crate::run::work::{self, TaskOutcome, Verdict};
 use crate::state::event::EventKind;
@@ -155,6 +155,9 @@ impl Engine<'_> {
             }
         };
         if let Some(current) = self.task(&task.id).cloned() {
+            self.summary
+                .tasks
+                .push(task_result(&current, &outcome, &self.ctx.workflow_dir));
             self.reporter.finished(&current, &outcome);
         }
         let (done, total) = self.counts()?;
@@ -164,5 +167,25 @@ impl Engine<'_> {
 
     pub(super) fn counts(&self) -> Result<(usize, usize)> {
         Ok((self.done, self.session.state()?.tasks.len()))
+    }
+}
+
+fn task_result(task: &Task, outcome: &TaskOutcome, workflow_dir: &std::path::Path) -> TaskResult {
+    let log = (!outcome.log.is_empty())
+        .then(|| workflow_dir.join(&outcome.log))
+        .filter(|path| path.is_file());
+    TaskResult {
+        id: task.id.clone(),
+        status: task.status,
+        attempt: task.attempts,
+        duration_ms: u64::try_from(outcome.duration.as_millis()).unwrap_or(u64::MAX),
+        log,
+        reason: match &outcome.verdict {
+            Verdict::Failed { reason } | Verdict::DispatchFailed { reason, .. } => {
+                Some(reason.clone())
+            }
+            Verdict::Interrupted => Some("interrupted; it will run again".into()),
+            Verdict::Passed { .. } => None,
+        },
     }
 }

@@ -785,3 +785,49 @@ fn in_ci_an_explicit_step_still_stops_after_one_task() {
     --- stderr
     ");
 }
+
+#[test]
+fn execute_json_reports_each_task_it_worked_on() {
+    let t = Test::new();
+    start(
+        &t,
+        &plan(&[
+            task("T1", "a").verify("echo fine"),
+            task("T2", "a").verify("true"),
+            task("T3", "a").verify("echo boom; exit 4").deps("T2"),
+        ]),
+    );
+    let v = t
+        .wf(&["workflow-execute", "--all", "--json"])
+        .code(1)
+        .json();
+    let tasks = v["tasks"].as_array().expect("a tasks list");
+    let row = |i: usize| {
+        let r = &tasks[i];
+        (
+            r["id"].as_str().unwrap().to_string(),
+            r["status"].as_str().unwrap().to_string(),
+            r["attempt"].as_u64().unwrap(),
+            r["reason"].as_str().map(str::to_string),
+        )
+    };
+    assert_eq!(tasks.len(), 3, "{v:#}");
+    assert_eq!(row(0), ("T1".into(), "completed".into(), 1, None));
+    assert_eq!(row(1), ("T2".into(), "completed".into(), 1, None));
+    assert_eq!(
+        row(2),
+        (
+            "T3".into(),
+            "failed".into(),
+            1,
+            Some("check `echo boom; exit 4` exited with 4".into())
+        )
+    );
+    // A log only where a check printed or failed; absolute, so it opens from anywhere.
+    assert_eq!(tasks[1]["log"], serde_json::Value::Null);
+    for i in [0, 2] {
+        let log = std::path::PathBuf::from(tasks[i]["log"].as_str().expect("a log"));
+        assert!(log.is_absolute() && log.is_file(), "{log:?}");
+    }
+    assert!(tasks[2]["duration_ms"].is_u64());
+}
