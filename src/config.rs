@@ -61,6 +61,11 @@ pub struct WfSettings {
     pub max_retries: Option<u32>,
     /// The context window the usage percentage is taken of (200,000 when unset).
     pub context_window_tokens: Option<u64>,
+    /// No agent work starts once the tokens the executors reported reach this.
+    pub budget_tokens: Option<u64>,
+    /// No agent work starts once the cost the executors reported reaches this (US
+    /// dollars).
+    pub budget_usd: Option<f64>,
     /// Most bytes of one command's output kept in its task log: the first and last
     /// halves, the middle elided with a marker line (8 MiB when unset).
     pub log_cap_bytes: Option<u64>,
@@ -228,6 +233,17 @@ fn check_ranges(path: &Path, text: &str, wf: &WfSettings) -> Result<()> {
         wf.context_window_tokens,
         1..=1_000_000_000,
     )?;
+    check(
+        "wf.budget_tokens".into(),
+        wf.budget_tokens,
+        1..=1_000_000_000_000,
+    )?;
+    if let Some(usd) = wf.budget_usd.filter(|v| !(v.is_finite() && *v > 0.0)) {
+        return Err(WfError::usage(format!(
+            "{}: wf.budget_usd is {usd}; set it to a positive number of US dollars or remove it",
+            path.display()
+        )));
+    }
     for (i, ex) in wf.executors.iter().enumerate() {
         let key = |name: &str| format!("wf.executors[{i}].{name}");
         check(key("timeout_secs"), ex.timeout_secs, 1..=MAX_TIMEOUT_SECS)?;

@@ -123,6 +123,9 @@ pub fn table(state: &WorkflowState, window: u64, look: Look) -> String {
         ContextLevel::Warning => Some(Color::Yellow),
         ContextLevel::Danger => Some(Color::Red),
     };
+    if let Some(text) = usage_text(state) {
+        t.add_row(vec!["Usage", &text]);
+    }
     let context_text = context_text(&context);
     t.add_row(vec![
         Cell::new("Context"),
@@ -173,6 +176,96 @@ pub struct StatusJson<'a> {
     /// Why a plugin-written state has no tasks (its task source is missing).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unadopted: Option<&'a str>,
+    /// What the executors reported they used, when any did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usage: Option<UsageSummary<'a>>,
+}
+
+/// The workflow's reported usage: totals and the tasks that cost most.
+#[derive(Debug, Serialize)]
+pub struct UsageSummary<'a> {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+    /// Tasks whose executors reported usage.
+    pub tasks: usize,
+    /// At most five, the most expensive first (by cost, then tokens).
+    pub most_expensive: Vec<TaskUsage<'a>>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct TaskUsage<'a> {
+    pub id: &'a str,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+}
+
+/// How many tasks `most_expensive` names.
+const MOST_EXPENSIVE: usize = 5;
+
+pub fn usage_summary(state: &WorkflowState) -> Option<UsageSummary<'_>> {
+    let total = crate::run::usage::total(&state.tasks);
+    if total.tasks == 0 {
+        return None;
+    }
+    let mut tasks: Vec<TaskUsage<'_>> = state
+        .tasks
+        .iter()
+        .filter_map(|t| {
+            t.usage.map(|u| TaskUsage {
+                id: &t.id,
+                input_tokens: u.input_tokens,
+                output_tokens: u.output_tokens,
+                cost_usd: u.cost_usd,
+            })
+        })
+        .collect();
+    let key = |t: &TaskUsage<'_>| (t.cost_usd.unwrap_or(0.0), t.input_tokens + t.output_tokens);
+    tasks.sort_by(|a, b| {
+        let (ca, ta) = key(a);
+        let (cb, tb) = key(b);
+        cb.total_cmp(&ca).then(tb.cmp(&ta))
+    });
+    tasks.truncate(MOST_EXPENSIVE);
+    Some(UsageSummary {
+        input_tokens: total.usage.input_tokens,
+        output_tokens: total.usage.output_tokens,
+        cost_usd: total.usage.cost_usd,
+        tasks: total.tasks,
+        most_expensive: tasks,
+    })
+}
+
+/// `23,857 tokens (23,012 in, 845 out), $0.04 over 2 tasks; most: T2 $0.03, T1 $0.01`.
+fn usage_text(state: &WorkflowState) -> Option<String> {
+    let s = usage_summary(state)?;
+    let cost = |c: Option<f64>| c.map(|c| format!(", ${c:.2}")).unwrap_or_default();
+    let most: Vec<String> = s
+        .most_expensive
+        .iter()
+        .take(3)
+        .map(|t| match t.cost_usd {
+            Some(c) => format!("{} ${c:.2}", one_line(t.id)),
+            None => format!(
+                "{} {} tokens",
+                one_line(t.id),
+                thousands(t.input_tokens + t.output_tokens)
+            ),
+        })
+        .collect();
+    Some(format!(
+        "{} tokens ({} in, {} out){} over {} task{}; most: {}",
+        thousands(s.input_tokens + s.output_tokens),
+        thousands(s.input_tokens),
+        thousands(s.output_tokens),
+        cost(s.cost_usd),
+        s.tasks,
+        if s.tasks == 1 { "" } else { "s" },
+        most.join(", ")
+    ))
 }
 
 pub fn json<'a>(
@@ -193,6 +286,7 @@ pub fn json<'a>(
         interrupted,
         accepted_unchecked: unchecked(state).map(|t| t.id.as_str()).collect(),
         unadopted: state.unadopted.as_deref(),
+        usage: usage_summary(state),
     }
 }
 

@@ -17,6 +17,7 @@ use serde_json::json;
 use crate::config::Role;
 use crate::exec::process::{self, Exit, Program, Spec};
 use crate::run::executor::{self, Executor, MockOutcome, MockPolicy};
+use crate::run::usage::{self, Usage};
 use crate::run::work::{self, append_header, Part, TaskOutcome, Verdict, WorkCtx};
 use crate::state::event::EventKind;
 use crate::state::event_log::NewEvent;
@@ -41,23 +42,32 @@ pub fn do_agent_task(
 ) -> TaskOutcome {
     let started = Instant::now();
     let log = ctx.log_for(task, attempt);
-    let finish = |verdict: Verdict, gate| TaskOutcome {
+    // What the executors reported they used, added up over this attempt.
+    let mut spent: Option<Usage> = None;
+    let finish = |verdict: Verdict, gate, spent: Option<Usage>| TaskOutcome {
         task_id: task.id.clone(),
         verdict,
         gate,
         log: ctx.relative(&log),
         duration: started.elapsed(),
+        usage: spent,
     };
     let mut claimed = false;
     for ex in &dispatch.executors {
         let role = ex.role();
+        let run = Run {
+            ctx,
+            task,
+            attempt,
+            log: &log,
+        };
         let result = match dispatch.mock.as_ref().and_then(|m| m.for_role(role)) {
             Some(outcome) => mock_run(task, ex, role, outcome, emit),
-            None => real_run(ctx, task, attempt, ex, role, &dispatch.brief, &log, emit),
+            None => real_run(&run, ex, role, &dispatch.brief, &mut spent, emit),
         };
         match result {
             Ok(did_claim) => claimed |= did_claim,
-            Err(verdict) => return finish(verdict, None),
+            Err(verdict) => return finish(verdict, None, spent),
         }
     }
     // The evidence: everything the task itself can check, plus its tests, gate, commit.
@@ -77,7 +87,7 @@ pub fn do_agent_task(
             }
             // A mock rehearsal did no work; it is not evidence either way.
             let verified = verified && dispatch.mock.is_none();
-            finish(Verdict::Passed { verified }, gate)
+            finish(Verdict::Passed { verified }, gate, spent)
         }
         Err(Verdict::Failed { reason }) => {
             let reason = if claimed {
@@ -93,9 +103,9 @@ pub fn do_agent_task(
             } else {
                 reason
             };
-            finish(Verdict::Failed { reason }, gate)
+            finish(Verdict::Failed { reason }, gate, spent)
         }
-        Err(other) => finish(other, gate),
+        Err(other) => finish(other, gate, spent),
     }
 }
 
@@ -140,17 +150,29 @@ fn mock_run(
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn real_run(
-    ctx: &WorkCtx,
-    task: &Task,
+/// The attempt an executor runs for.
+struct Run<'a> {
+    ctx: &'a WorkCtx,
+    task: &'a Task,
     attempt: u32,
+    log: &'a std::path::Path,
+}
+
+/// Runs one executor; `spent` gains what it reported it used.
+fn real_run(
+    run: &Run<'_>,
     ex: &Executor,
     role: Role,
     brief: &[u8],
-    log: &std::path::Path,
+    spent: &mut Option<Usage>,
     emit: &mut dyn FnMut(NewEvent),
 ) -> Result<bool, Verdict> {
+    let Run {
+        ctx,
+        task,
+        attempt,
+        log,
+    } = *run;
     let name = ex.config.name.clone();
     let timeout = ex
         .config
@@ -214,28 +236,53 @@ fn real_run(
     if exit == Exit::Interrupted {
         return Err(Verdict::Interrupted);
     }
+    // What it used, whatever came of it: a failed run was paid for too.
+    let reported = usage::parse(&output);
+    let used = reported.as_ref().map(|r| r.usage);
+    if let Some(u) = used {
+        *spent = Some(spent.unwrap_or_default().plus(u));
+    }
+    let with_usage = |mut data: serde_json::Value| {
+        if let Some(u) = used {
+            data["usage"] = json!(u);
+        }
+        data
+    };
     if !exit.success() {
         let reason = format!("executor `{name}` {}", exit.describe());
-        report(emit, json!({"success": false, "reason": reason}));
+        report(
+            emit,
+            with_usage(json!({"success": false, "reason": reason})),
+        );
         return Err(Verdict::Failed { reason });
     }
+    // Inside a JSON envelope (Claude Code's `result`), the claim is in the answer.
+    let answer = reported.and_then(|r| r.answer).unwrap_or(output);
     if role == Role::Reviewer {
-        return review_verdict(task, &name, &output, emit).map(|()| false);
+        if let Some(u) = used {
+            report(emit, json!({"usage": u}));
+        }
+        return review_verdict(task, &name, &answer, emit).map(|()| false);
     }
-    match executor::parse_claim(&output) {
+    match executor::parse_claim(&answer) {
         None => {
-            report(emit, json!({"success": true, "claim": null}));
+            report(emit, with_usage(json!({"success": true, "claim": null})));
             Ok(false)
         }
         Some(Err(why)) => {
             let reason = format!("executor `{name}`: {why}");
-            report(emit, json!({"success": false, "reason": reason}));
+            report(
+                emit,
+                with_usage(json!({"success": false, "reason": reason})),
+            );
             Err(Verdict::Failed { reason })
         }
         Some(Ok(claim)) => {
             report(
                 emit,
-                json!({"success": claim.success, "changed_files": claim.changed_files, "summary": claim.summary}),
+                with_usage(
+                    json!({"success": claim.success, "changed_files": claim.changed_files, "summary": claim.summary}),
+                ),
             );
             if claim.success {
                 Ok(true)

@@ -10,7 +10,7 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use crate::state::model::{ContextMetrics, Task};
+use crate::state::model::{ContextMetrics, Task, Usage};
 
 const DIFF_LIMIT: usize = 50_000;
 const HISTORY: usize = 10;
@@ -78,13 +78,24 @@ pub fn max_consecutive(c: Complexity, usage: u32) -> u32 {
     base.saturating_sub(cut).max(1)
 }
 
-/// Records one agent task in the history, keeping the last ten entries.
-pub fn record(metrics: &mut ContextMetrics, task_id: &str, timestamp: &str) {
-    metrics.history.push(serde_json::json!({
+/// Records one agent task in the history, keeping the last ten entries: the tokens
+/// its executors reported, else the estimate, marked as one.
+pub fn record(
+    metrics: &mut ContextMetrics,
+    task_id: &str,
+    timestamp: &str,
+    reported: Option<Usage>,
+) {
+    let mut entry = serde_json::json!({
         "taskId": task_id,
-        "tokens": metrics.estimated_tokens,
+        "tokens": reported.map_or(metrics.estimated_tokens, |u| u.tokens()),
         "timestamp": timestamp,
-    }));
+        "estimated": reported.is_none(),
+    });
+    if let Some(cost) = reported.and_then(|u| u.cost_usd) {
+        entry["costUsd"] = cost.into();
+    }
+    metrics.history.push(entry);
     let excess = metrics.history.len().saturating_sub(HISTORY);
     metrics.history.drain(..excess);
 }
@@ -104,7 +115,7 @@ mod tests {
     fn history_keeps_ten() {
         let mut m = ContextMetrics::default();
         for i in 0..15 {
-            record(&mut m, &format!("T{i}"), "t");
+            record(&mut m, &format!("T{i}"), "t", None);
         }
         assert_eq!(m.history.len(), 10);
         assert_eq!(m.history[0]["taskId"], "T5");

@@ -149,6 +149,7 @@ impl Engine<'_> {
             gate: None,
             log: String::new(),
             duration: Duration::ZERO,
+            usage: None,
         };
         self.apply_outcome(task, outcome)
     }
@@ -302,6 +303,7 @@ fn guarded(task: &Task, body: impl FnOnce() -> TaskOutcome) -> TaskOutcome {
         gate: None,
         log: String::new(),
         duration: Duration::ZERO,
+        usage: None,
     })
 }
 

@@ -405,6 +405,11 @@ impl<'a> Engine<'a> {
                 agent_tasks: self.agent_tasks,
                 usage: context::usage_percent(&state.context_metrics, self.opts.context_window),
                 danger_threshold: state.context_metrics.danger_threshold,
+                over_budget: crate::run::usage::over_budget(
+                    &crate::run::usage::total(&state.tasks),
+                    self.ctx.config.wf.budget_tokens,
+                    self.ctx.config.wf.budget_usd,
+                ),
             },
         ))
     }

@@ -12,5 +12,6 @@ mod outcome;
 pub mod policy;
 pub mod recovery;
 pub mod signals;
+pub mod usage;
 pub mod work;
 pub mod workers;

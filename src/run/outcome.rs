@@ -66,12 +66,20 @@ impl Engine<'_> {
             _ => "",
         };
         let duration_ms = u64::try_from(outcome.duration.as_millis()).unwrap_or(u64::MAX);
+        // What the executors used goes with whatever the outcome leads to, so the
+        // task's total counts every attempt, failed ones too.
+        let paid = |mut data: serde_json::Value| {
+            if let Some(u) = outcome.usage {
+                data["usage"] = json!(u);
+            }
+            data
+        };
         let stop = match policy::after_outcome(&outcome.verdict, &facts) {
             Next::Block => {
                 self.session.set_task_status(
                     &task.id,
                     TaskStatus::Blocked,
-                    json!({"reason": reason, "blocked_by": ["resource_missing"], "dispatch_failure": true}),
+                    paid(json!({"reason": reason, "blocked_by": ["resource_missing"], "dispatch_failure": true})),
                     None,
                 )?;
                 self.reporter
@@ -82,7 +90,7 @@ impl Engine<'_> {
                 self.session.set_task_status(
                     &task.id,
                     TaskStatus::Pending,
-                    json!({"reason": reason, "dispatch_failure": true}),
+                    paid(json!({"reason": reason, "dispatch_failure": true})),
                     None,
                 )?;
                 None
@@ -93,7 +101,7 @@ impl Engine<'_> {
                 self.session.set_task_status(
                     &task.id,
                     TaskStatus::Pending,
-                    json!({"reason": reason, "retry": true, "escalate": true}),
+                    paid(json!({"reason": reason, "retry": true, "escalate": true})),
                     None,
                 )?;
                 None
@@ -105,7 +113,7 @@ impl Engine<'_> {
                 self.done += 1;
                 self.summary.passed += 1;
                 let verified = matches!(outcome.verdict, Verdict::Passed { verified: true });
-                let mut data = json!({"verified": verified, "duration_ms": duration_ms});
+                let mut data = paid(json!({"verified": verified, "duration_ms": duration_ms}));
                 if unchecked.is_some() {
                     data["accepted_unchecked"] = true.into();
                 }
@@ -124,7 +132,7 @@ impl Engine<'_> {
                     let now = crate::clock::now_rfc3339();
                     let state = self.session.state_mut()?;
                     state.consecutive_count += 1;
-                    context::record(&mut state.context_metrics, &task.id, &now);
+                    context::record(&mut state.context_metrics, &task.id, &now, outcome.usage);
                 }
                 None
             }
@@ -133,7 +141,7 @@ impl Engine<'_> {
                 self.session.set_task_status(
                     &task.id,
                     TaskStatus::Failed,
-                    json!({"reason": reason, "duration_ms": duration_ms}),
+                    paid(json!({"reason": reason, "duration_ms": duration_ms})),
                     None,
                 )?;
                 policy::stop_after_failure(&task.id, reason, self.opts.keep_going)
@@ -145,7 +153,7 @@ impl Engine<'_> {
                 self.session.set_task_status(
                     &task.id,
                     TaskStatus::Pending,
-                    json!({"reason": "interrupted; it will run again", "partial_outputs": partial}),
+                    paid(json!({"reason": "interrupted; it will run again", "partial_outputs": partial})),
                     None,
                 )?;
                 if let Some(note) = work::interrupted_note(&task.id, &partial) {

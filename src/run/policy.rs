@@ -144,10 +144,17 @@ pub struct StopCheck<'a> {
     /// Context usage in percent.
     pub usage: u32,
     pub danger_threshold: u32,
+    /// Why the spending budget (`wf.budget_tokens`, `wf.budget_usd`) is used up, when
+    /// it is.
+    pub over_budget: Option<String>,
 }
 
 /// The mode's stop rules, checked before starting `task`.
 pub fn stop_before(task: &Task, c: &StopCheck) -> Option<Stop> {
+    // A budget is money: no mode, first task or CI run spends past it.
+    if let (Some(why), true) = (&c.over_budget, needs_agent(task)) {
+        return Some(Stop::Paused(why.clone()));
+    }
     if c.ci {
         return None;
     }

@@ -208,6 +208,7 @@ fn check(mode: Mode) -> StopCheck<'static> {
         agent_tasks: 0,
         usage: 0,
         danger_threshold: 80,
+        over_budget: None,
     }
 }
 
@@ -415,6 +416,37 @@ fn stop_before_applies_every_stop_rule() {
                 ci: true,
                 agent_tasks: 99,
                 usage: 99,
+                ..check(Mode::All)
+            },
+            None,
+        ),
+        // a budget reached stops agent work, first task and CI included; a command
+        // task costs nothing and goes on
+        (
+            "budget agent",
+            &simple,
+            StopCheck {
+                dispatched: 0,
+                over_budget: Some("budget reached".into()),
+                ..check(Mode::All)
+            },
+            paused("budget reached"),
+        ),
+        (
+            "budget ci agent",
+            &simple,
+            StopCheck {
+                ci: true,
+                over_budget: Some("budget reached".into()),
+                ..check(Mode::All)
+            },
+            paused("budget reached"),
+        ),
+        (
+            "budget command",
+            &next_phase,
+            StopCheck {
+                over_budget: Some("budget reached".into()),
                 ..check(Mode::All)
             },
             None,

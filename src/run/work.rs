@@ -69,6 +69,9 @@ pub struct TaskOutcome {
     /// The attempt's log, relative to the workflow dir.
     pub log: String,
     pub duration: Duration,
+    /// What the task's executors reported they used, added up (none for a command
+    /// task, or when no executor reported usage).
+    pub usage: Option<crate::run::usage::Usage>,
 }
 
 impl WorkCtx {
@@ -174,6 +177,7 @@ pub fn do_task(ctx: &WorkCtx, task: &Task, attempt: u32, part: Part) -> TaskOutc
         gate,
         log: ctx.relative(&log),
         duration: started.elapsed(),
+        usage: None,
     }
 }
 

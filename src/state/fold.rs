@@ -108,6 +108,14 @@ fn apply_task_status(state: &mut WorkflowState, event: &Event) -> Result<()> {
     {
         task.duration_ms = Some(ms);
     }
+    // Every attempt's usage adds to the task's: what was spent stays spent.
+    if let Some(used) = event
+        .data
+        .get("usage")
+        .and_then(|u| serde_json::from_value::<crate::state::model::Usage>(u.clone()).ok())
+    {
+        task.usage = Some(task.usage.unwrap_or_default().plus(used));
+    }
     match to {
         TaskStatus::InProgress => {
             task.attempts += 1;

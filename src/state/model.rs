@@ -340,6 +340,35 @@ pub struct LogMark {
     pub offset: u64,
 }
 
+/// Tokens and cost of one run, or of a task's runs added up.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Usage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    /// In US dollars, when the executor says (Claude Code does, Codex does not).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+}
+
+impl Usage {
+    pub fn tokens(&self) -> u64 {
+        self.input_tokens.saturating_add(self.output_tokens)
+    }
+
+    /// `self` and `other` added up; a cost is known when either knows one.
+    #[must_use]
+    pub fn plus(self, other: Usage) -> Usage {
+        Usage {
+            input_tokens: self.input_tokens.saturating_add(other.input_tokens),
+            output_tokens: self.output_tokens.saturating_add(other.output_tokens),
+            cost_usd: match (self.cost_usd, other.cost_usd) {
+                (None, None) => None,
+                (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
+            },
+        }
+    }
+}
+
 /// One task of the plan, with what `wf` learned about it while running.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct Task {
@@ -409,6 +438,10 @@ pub struct Task {
     /// How long the last attempt's checks ran, when wf ran them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<u64>,
+    /// What its executors reported they used, every attempt added up (none when no
+    /// executor reported usage: docs/executors.md "Cost").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
     #[serde(default, skip_serializing_if = "is_zero")]
     pub dispatch_failures: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]

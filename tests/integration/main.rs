@@ -12,6 +12,7 @@ mod ci;
 mod completions;
 mod concurrency;
 mod constraints;
+mod cost;
 mod crash;
 mod doctor;
 mod events_filter;

@@ -1,0 +1,212 @@
+//! What an executor's run cost, read from what it printed — the two shapes agent
+//! CLIs print today — and added up per task.
+//!
+//! - `claude -p --output-format json` prints one result object (with
+//!   `--output-format stream-json`, it is the last line): `{"type": "result",
+//!   "result": "…", "total_cost_usd": 0.0123, "usage": {"input_tokens",
+//!   "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens"}}`.
+//!   Cached input is input: all three input counts are summed.
+//! - `codex exec --json` prints one event per line; each `{"type": "turn.completed",
+//!   "usage": {"input_tokens", "cached_input_tokens", "output_tokens"}}` is one turn,
+//!   and the turns are summed (`cached_input_tokens` is part of `input_tokens`
+//!   there). Codex prints no cost.
+//!
+//! An executor that prints neither reports no usage; the context estimate
+//! (characters / 4, `run::context`) stays, marked as an estimate.
+
+use serde_json::Value;
+
+pub use crate::state::model::Usage;
+
+/// Every task's usage added up, and how many tasks reported any.
+pub fn total(tasks: &[crate::state::model::Task]) -> Total {
+    let mut total = Total::default();
+    for used in tasks.iter().filter_map(|t| t.usage) {
+        total.usage = total.usage.plus(used);
+        total.tasks += 1;
+    }
+    total
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Total {
+    pub usage: Usage,
+    /// Tasks whose executors reported usage.
+    pub tasks: usize,
+}
+
+/// Why no more agent work may start, when the workflow's usage reached a budget.
+pub fn over_budget(total: &Total, tokens: Option<u64>, usd: Option<f64>) -> Option<String> {
+    let used = total.usage;
+    if let Some(limit) = tokens.filter(|&limit| used.tokens() >= limit) {
+        return Some(format!(
+            "budget reached: {} tokens used, wf.budget_tokens is {limit}; raise it in the project config to go on",
+            used.tokens()
+        ));
+    }
+    match (usd, used.cost_usd) {
+        (Some(limit), Some(cost)) if cost >= limit => Some(format!(
+            "budget reached: ${cost:.2} spent, wf.budget_usd is ${limit:.2}; raise it in the project config to go on"
+        )),
+        _ => None,
+    }
+}
+
+/// What an executor's output says it used, and the text of its answer when the
+/// output was a JSON envelope around it (Claude Code's `result`), so the claim block
+/// inside can still be read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reported {
+    pub usage: Usage,
+    pub answer: Option<String>,
+}
+
+pub fn parse(output: &str) -> Option<Reported> {
+    claude(output).or_else(|| codex(output))
+}
+
+/// Claude Code's result object: the whole output, or its last JSON line.
+fn claude(output: &str) -> Option<Reported> {
+    let whole = std::iter::once(output.trim());
+    let lines = output.lines().rev().map(str::trim);
+    whole
+        .chain(lines)
+        .filter(|text| text.starts_with('{'))
+        .find_map(|text| {
+            let v: Value = serde_json::from_str(text).ok()?;
+            (v.get("type")?.as_str()? == "result").then_some(())?;
+            let usage = v.get("usage")?;
+            let count = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
+            Some(Reported {
+                usage: Usage {
+                    input_tokens: count("input_tokens")
+                        .saturating_add(count("cache_creation_input_tokens"))
+                        .saturating_add(count("cache_read_input_tokens")),
+                    output_tokens: count("output_tokens"),
+                    cost_usd: v.get("total_cost_usd").and_then(Value::as_f64),
+                },
+                answer: v.get("result").and_then(Value::as_str).map(str::to_string),
+            })
+        })
+}
+
+/// Codex's `turn.completed` events, summed.
+fn codex(output: &str) -> Option<Reported> {
+    let mut total: Option<Usage> = None;
+    for line in output.lines().map(str::trim).filter(|l| l.starts_with('{')) {
+        let Ok(v) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        if v.get("type").and_then(Value::as_str) != Some("turn.completed") {
+            continue;
+        }
+        let Some(usage) = v.get("usage") else {
+            continue;
+        };
+        let count = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
+        let turn = Usage {
+            input_tokens: count("input_tokens"),
+            output_tokens: count("output_tokens"),
+            cost_usd: None,
+        };
+        total = Some(total.unwrap_or_default().plus(turn));
+    }
+    total.map(|usage| Reported {
+        usage,
+        answer: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_budget_is_reached_at_its_limit_by_tokens_or_by_cost() {
+        let total = |input, output, cost| Total {
+            usage: Usage {
+                input_tokens: input,
+                output_tokens: output,
+                cost_usd: cost,
+            },
+            tasks: 1,
+        };
+        assert_eq!(over_budget(&total(50, 49, None), Some(100), None), None);
+        assert!(over_budget(&total(50, 50, None), Some(100), None)
+            .is_some_and(|why| why.contains("100 tokens used, wf.budget_tokens is 100")));
+        assert_eq!(over_budget(&total(1, 1, Some(0.99)), None, Some(1.0)), None);
+        assert!(over_budget(&total(1, 1, Some(1.0)), None, Some(1.0))
+            .is_some_and(|why| why.contains("$1.00 spent")));
+        // No cost reported: a cost budget cannot be judged, so it does not stop.
+        assert_eq!(over_budget(&total(1, 1, None), None, Some(0.01)), None);
+        assert_eq!(over_budget(&total(9, 9, Some(9.0)), None, None), None);
+    }
+
+    /// The shape `claude -p --output-format json` prints (field names from its docs).
+    const CLAUDE: &str = r#"{"type":"result","subtype":"success","is_error":false,"duration_ms":8123,"num_turns":4,"result":"Done.\n```json\n{\"success\": true, \"changed_files\": [\"src/a.rs\"], \"summary\": \"added a\"}\n```","session_id":"abc","total_cost_usd":0.0421,"usage":{"input_tokens":12,"cache_creation_input_tokens":3000,"cache_read_input_tokens":20000,"output_tokens":845}}"#;
+
+    #[test]
+    fn claude_json_gives_tokens_cost_and_the_answer() {
+        let r = parse(CLAUDE).expect("claude usage");
+        assert_eq!(
+            r.usage,
+            Usage {
+                input_tokens: 23_012,
+                output_tokens: 845,
+                cost_usd: Some(0.0421)
+            }
+        );
+        assert!(r.answer.unwrap().contains("```json"));
+        // stream-json: the result is the last line.
+        let stream = format!("{{\"type\":\"system\"}}\n{{\"type\":\"assistant\"}}\n{CLAUDE}\n");
+        assert_eq!(parse(&stream).unwrap().usage.output_tokens, 845);
+    }
+
+    #[test]
+    fn codex_turns_are_summed_without_a_cost() {
+        let out = concat!(
+            "{\"type\":\"thread.started\",\"thread_id\":\"t\"}\n",
+            "{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":26549,\"cached_input_tokens\":22272,\"output_tokens\":1590}}\n",
+            "{\"type\":\"item.completed\"}\n",
+            "{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":100,\"cached_input_tokens\":0,\"output_tokens\":10}}\n",
+        );
+        assert_eq!(
+            parse(out).unwrap().usage,
+            Usage {
+                input_tokens: 26_649,
+                output_tokens: 1_600,
+                cost_usd: None
+            }
+        );
+    }
+
+    #[test]
+    fn anything_else_reports_nothing() {
+        for out in [
+            "",
+            "plain text\nTOTAL SCORE: 90",
+            "{\"type\":\"result\"}",
+            "{not json",
+            "```json\n{\"success\": true}\n```",
+        ] {
+            assert_eq!(parse(out), None, "{out:?}");
+        }
+    }
+
+    #[test]
+    fn adding_keeps_a_cost_known_on_either_side() {
+        let a = Usage {
+            input_tokens: 1,
+            output_tokens: 2,
+            cost_usd: None,
+        };
+        let b = Usage {
+            input_tokens: 10,
+            output_tokens: 20,
+            cost_usd: Some(0.5),
+        };
+        assert_eq!(a.plus(b).cost_usd, Some(0.5));
+        assert_eq!(a.plus(a).cost_usd, None);
+        assert_eq!(a.plus(b).tokens(), 33);
+    }
+}

@@ -1,0 +1,195 @@
+//! What each task cost (issue 16 item 5): the usage an executor prints — in the
+//! shapes of `claude -p --output-format json` and `codex exec --json`, from fake
+//! agents in `fixtures/agents/` — is recorded per attempt in the task, the
+//! `task.execution_result` event and `contextMetrics.history`; `wf status` shows the
+//! totals and the most expensive tasks; a budget stops agent work.
+
+use serde_json::{json, Value};
+
+use crate::plans::{plan, start, task, task_status};
+use crate::test::{fixture, Test};
+
+fn agent(name: &str) -> String {
+    fixture(&format!("agents/{name}")).display().to_string()
+}
+
+/// Agent tasks (each creates hello.txt), done by `script`, with `extra` config.
+fn project(script: &str, tasks: &[&str], extra: Value) -> Test {
+    let t = Test::new();
+    let mut wf = json!({"executors": [{"name": "coder", "command": [agent(script)], "capabilities": ["implement"]}]});
+    for (k, v) in extra.as_object().into_iter().flatten() {
+        wf[k] = v.clone();
+    }
+    t.config(json!({ "wf": wf }).to_string());
+    let tasks: Vec<_> = tasks
+        .iter()
+        .map(|id| {
+            task(id, "impl")
+                .field("actions", "create_file")
+                .field("创建文件", "hello.txt")
+                .verify("grep -q hello hello.txt")
+        })
+        .collect();
+    start(&t, &plan(&tasks));
+    t
+}
+
+fn results(t: &Test) -> Vec<Value> {
+    std::fs::read_to_string(t.workflow_dir().join("events.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|e| e["type"] == "task.execution_result" && e["actor"] == "coder.executor")
+        .collect()
+}
+
+fn task_of<'a>(state: &'a Value, id: &str) -> &'a Value {
+    state["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["id"] == id)
+        .unwrap()
+}
+
+#[test]
+fn claude_usage_is_recorded_in_the_task_the_event_and_the_history() {
+    let t = project("claude-json.sh", &["T1"], json!({}));
+    t.wf(&["workflow-execute", "--all"]).ok();
+    let state = t.state();
+    assert_eq!(
+        task_status(&state, "T1"),
+        "completed",
+        "the claim inside `result` was read"
+    );
+    let want = json!({"input_tokens": 23012, "output_tokens": 845, "cost_usd": 0.0421});
+    assert_eq!(task_of(&state, "T1")["usage"], want);
+    assert_eq!(results(&t)[0]["data"]["usage"], want);
+    let history = state["contextMetrics"]["history"].as_array().unwrap();
+    let last = history.last().unwrap();
+    assert_eq!(
+        (
+            &last["taskId"],
+            &last["tokens"],
+            &last["estimated"],
+            &last["costUsd"]
+        ),
+        (&json!("T1"), &json!(23857), &json!(false), &json!(0.0421))
+    );
+}
+
+#[test]
+fn codex_turns_are_added_up_and_carry_no_cost() {
+    let t = project("codex-json.sh", &["T1"], json!({}));
+    t.wf(&["workflow-execute", "--all"]).ok();
+    assert_eq!(
+        task_of(&t.state(), "T1")["usage"],
+        json!({"input_tokens": 32794, "output_tokens": 1997})
+    );
+}
+
+#[test]
+fn without_reported_usage_the_history_keeps_the_estimate_marked_as_one() {
+    let t = project("edits-and-claims.sh", &["T1"], json!({}));
+    t.wf(&["workflow-execute", "--all"]).ok();
+    let state = t.state();
+    assert_eq!(task_of(&state, "T1").get("usage"), None);
+    let last = state["contextMetrics"]["history"]
+        .as_array()
+        .unwrap()
+        .last()
+        .cloned()
+        .unwrap();
+    assert_eq!(last["estimated"], true);
+    assert!(t
+        .wf(&["status", "--json"])
+        .ok()
+        .json()
+        .get("usage")
+        .is_none());
+}
+
+#[test]
+fn status_shows_the_totals_and_the_most_expensive_tasks() {
+    let mut t = project("claude-json.sh", &["T1", "T2"], json!({}));
+    t.wf(&["workflow-execute", "--step"]).ok();
+    t.env("FAKE_TOKENS", "2");
+    t.wf(&["workflow-execute", "--all"]).ok();
+    let v = t.wf(&["status", "--json"]).ok().json();
+    assert_eq!(v["usage"]["input_tokens"], 69036);
+    assert_eq!(v["usage"]["output_tokens"], 2535);
+    assert_eq!(v["usage"]["tasks"], 2);
+    let order: Vec<&str> = v["usage"]["most_expensive"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(order, ["T2", "T1"], "same cost: more tokens first");
+    let text = t.wf(&["status"]).ok().stdout;
+    let row = text
+        .lines()
+        .find(|l| l.contains("Usage"))
+        .expect("a Usage row");
+    assert!(
+        row.contains(
+            "71,571 tokens (69,036 in, 2,535 out), $0.08 over 2 tasks; most: T2 $0.04, T1 $0.04"
+        ),
+        "{row}"
+    );
+}
+
+#[test]
+fn a_token_budget_stops_agent_work_with_the_reason() {
+    let t = project(
+        "claude-json.sh",
+        &["T1", "T2"],
+        json!({"budget_tokens": 20000}),
+    );
+    let run = t.wf(&["workflow-execute", "--all"]).ok();
+    let state = t.state();
+    assert_eq!(task_status(&state, "T1"), "completed");
+    assert_eq!(task_status(&state, "T2"), "pending");
+    assert_eq!(state["status"], "paused");
+    assert!(
+        run.stdout.contains("Paused (budget reached: 23857 tokens used, wf.budget_tokens is 20000; raise it in the project config to go on)"),
+        "{}",
+        run.stdout
+    );
+    // In CI too: a budget is not a pause CI may skip.
+    let v = t
+        .wf(&["workflow-execute", "--all", "--ci", "--json"])
+        .ok()
+        .json();
+    assert_eq!(
+        (v["stop"].as_str(), v["ran"].as_u64()),
+        (Some("paused"), Some(0))
+    );
+}
+
+#[test]
+fn a_cost_budget_stops_agent_work_too() {
+    let t = project("claude-json.sh", &["T1", "T2"], json!({"budget_usd": 0.04}));
+    let v = t.wf(&["workflow-execute", "--all", "--json"]).ok().json();
+    assert_eq!(v["ran"], 1);
+    assert!(
+        v["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("budget reached: $0.04 spent, wf.budget_usd is $0.04"),
+        "{v}"
+    );
+}
+
+#[test]
+fn a_bad_budget_is_refused_with_its_place() {
+    let t = Test::new();
+    t.config(r#"{"wf": {"budget_usd": -1}}"#);
+    t.write("tasks.md", plan(&[task("T1", "a").verify("true")]));
+    insta::assert_snapshot!(t.wf(&["workflow-start", "tasks.md"]).whole(), @"
+    exit: 2
+    --- stdout
+    --- stderr
+    wf: error: [ROOT]/project/.claude/config/project-config.json: wf.budget_usd is -1; set it to a positive number of US dollars or remove it
+    ");
+}
