@@ -50,7 +50,7 @@ fn doctor_with_a_bad_config_names_its_line_and_still_checks_the_rest() {
     insta::assert_snapshot!(run.whole(), @"
     exit: 1
     --- stdout
-    problem  config       [ROOT]/project/.claude/config/project-config.json:3:17: invalid project config: unknown field `timout_secs`, expected one of `timeout_secs`, `max_retries`, `context_window_tokens`, `log_cap_bytes`, `allowed_command_prefixes`, `executors`, `classify`, `blockers`, `verifiers`, `capabilities` at line 3 column 17; fix: correct .claude/config/project-config.json where the message points; every command but init and doctor refuses to start until then
+    problem  config       [ROOT]/project/.claude/config/project-config.json:3:17: invalid project config: unknown field `timout_secs`, expected one of `timeout_secs`, `max_retries`, `context_window_tokens`, `log_cap_bytes`, `hook_timeout_secs`, `block_subagent_stop`, `allowed_command_prefixes`, `executors`, `classify`, `blockers`, `verifiers`, `capabilities` at line 3 column 17; fix: correct .claude/config/project-config.json where the message points; every command but init and doctor refuses to start until then
     warning  executors    not checked: the config does not read; fix: run `wf doctor` again once the problem above is fixed
     warning  hooks        no `wf hook` for SessionStart, UserPromptSubmit, Stop in Claude Code's settings: an agent in Claude Code is not given the task's brief, nor kept working while its checks fail; fix: `wf init` merges them into .claude/settings.json (every other setting kept); without Claude Code, ignore this
     warning  state        not checked: the config does not read, so the workflow is unknown; fix: run `wf doctor` again once the problem above is fixed
