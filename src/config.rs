@@ -20,6 +20,15 @@ pub const DEFAULT_CONTEXT_WINDOW: u64 = 200_000;
 /// Most bytes of one command's output a task log keeps, when the config sets none.
 pub const DEFAULT_LOG_CAP: u64 = 8 << 20;
 
+/// How long `wf hook Stop` spends on checks when the config does not say.
+pub const DEFAULT_HOOK_TIMEOUT_SECS: u64 = 120;
+
+/// The `wf.hook_timeout_secs` a config may set: below Claude Code's default timeout
+/// for a command hook (600 s, docs/hooks.md), with 10 s left for `wf`'s own work
+/// (reading the state, `git status`, writing its answer). Past the editor's timeout
+/// the hook is killed and says nothing at all.
+pub const HOOK_TIMEOUT_RANGE: std::ops::RangeInclusive<u64> = 1..=590;
+
 /// The `wf.log_cap_bytes` a config may set: enough for a screenful, and no more than
 /// half of it is ever held in memory (the tail waits there until the command ends).
 pub const LOG_CAP_RANGE: std::ops::RangeInclusive<u64> = 4096..=(256 << 20);
@@ -69,6 +78,13 @@ pub struct WfSettings {
     /// Most bytes of one command's output kept in its task log: the first and last
     /// halves, the middle elided with a marker line (8 MiB when unset).
     pub log_cap_bytes: Option<u64>,
+    /// How long `wf hook Stop` may spend on a handed-off task's checks, all of them
+    /// together (120 s when unset); kept below the editor's own hook timeout
+    /// (docs/hooks.md "Time budget").
+    pub hook_timeout_secs: Option<u64>,
+    /// Whether `wf hook SubagentStop` blocks like `Stop` while the checks fail (false
+    /// when unset: a subagent is not the one working on the handed-off task).
+    pub block_subagent_stop: Option<bool>,
     /// Command prefixes a constraint's `verifyCmd` may start with.
     pub allowed_command_prefixes: Option<Vec<String>>,
     #[serde(default)]
@@ -175,6 +191,11 @@ impl WfSettings {
         self.log_cap_bytes.unwrap_or(DEFAULT_LOG_CAP)
     }
 
+    /// `hook_timeout_secs` as a duration, or the default when unset.
+    pub fn hook_budget(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(self.hook_timeout_secs.unwrap_or(DEFAULT_HOOK_TIMEOUT_SECS))
+    }
+
     /// `context_window_tokens`, or the default when unset.
     pub fn context_window(&self) -> u64 {
         self.context_window_tokens.unwrap_or(DEFAULT_CONTEXT_WINDOW)
@@ -218,6 +239,11 @@ fn check_ranges(path: &Path, text: &str, wf: &WfSettings) -> Result<()> {
         _ => Ok(()),
     };
     check("wf.log_cap_bytes".into(), wf.log_cap_bytes, LOG_CAP_RANGE)?;
+    check(
+        "wf.hook_timeout_secs".into(),
+        wf.hook_timeout_secs,
+        HOOK_TIMEOUT_RANGE,
+    )?;
     check(
         "wf.timeout_secs".into(),
         wf.timeout_secs,
@@ -373,6 +399,30 @@ mod tests {
             Config::default().wf.context_window(),
             DEFAULT_CONTEXT_WINDOW
         );
+    }
+
+    #[test]
+    fn hook_settings_default_and_are_checked() {
+        let config = parse("{}").unwrap();
+        assert_eq!(config.wf.hook_budget().as_secs(), DEFAULT_HOOK_TIMEOUT_SECS);
+        assert_eq!(config.wf.block_subagent_stop, None);
+        let config =
+            parse(r#"{"wf": {"hook_timeout_secs": 30, "block_subagent_stop": true}}"#).unwrap();
+        assert_eq!(config.wf.hook_budget().as_secs(), 30);
+        assert_eq!(config.wf.block_subagent_stop, Some(true));
+        for bad in ["0", "600"] {
+            let err = parse(&format!(r#"{{"wf": {{"hook_timeout_secs": {bad}}}}}"#))
+                .unwrap_err()
+                .to_string();
+            assert_eq!(
+                err,
+                format!("c.json:1:9: wf.hook_timeout_secs is {bad}, outside 1..=590; set it within that range or remove it")
+            );
+        }
+        let err = parse(r#"{"wf": {"block_subagent_stop": "yes"}}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("c.json:1:"), "{err}");
     }
 
     #[test]

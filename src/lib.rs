@@ -8,6 +8,7 @@
 // Every write to stdout and stderr goes through `output`, which never panics.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod agent;
 pub mod cli;
 pub mod clock;
 pub mod commands;

@@ -1,31 +1,43 @@
-//! `wf hook EVENT`: Claude Code hooks (`.claude/settings.json`).
+//! `wf hook EVENT`: Claude Code hooks (`.claude/settings.json`), as docs/hooks.md
+//! describes them.
 //!
-//! The hook JSON arrives on stdin (`session_id`, `cwd`, `hook_event_name`,
-//! `stop_hook_active`, …). `SessionStart` and `UserPromptSubmit` print the current
-//! task's brief, which Claude Code adds to the agent's context. `Stop` and
-//! `SubagentStop` keep the agent working while a handed-off task's checks fail, by
-//! printing `{"decision": "block", "reason": …}`. A hook must never break the editor:
-//! bad JSON, an unknown event, no workflow or any error is a warning on stderr and
-//! exit 0 — a stdout the editor stopped reading too, and even a panic, which is caught
-//! here as the last line of defence. It is read-only: it takes no lock and writes
-//! nothing in the workflow dir.
+//! The hook JSON arrives on stdin (`session_id`, `cwd`, `hook_event_name`, `source`,
+//! `stop_hook_active`, …). `SessionStart` and `UserPromptSubmit` answer one line of
+//! context, plus the current task's brief the first time a session sees that task
+//! (`hookSpecificOutput.additionalContext`). `Stop` — and `SubagentStop` when
+//! `wf.block_subagent_stop` says so — runs a handed-off task's checks within
+//! `wf.hook_timeout_secs` and, while one fails, answers `{"decision": "block",
+//! "reason": …}` naming each failing check with the tail of its output; a failure
+//! found on the same working tree before is answered without running the checks
+//! again (`src/agent/`). A hook must never break the editor: bad JSON, an unknown
+//! event, no workflow or any error is a warning on stderr and exit 0 — a stdout the
+//! editor stopped reading too, and even a panic, which is caught here as the last
+//! line of defence. It takes no lock and never writes the state; it writes only its
+//! own small files under `<workflow dir>/hooks/` (`src/agent/memo.rs`).
 
 use std::io::{IsTerminal, Read};
 use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context};
 use serde_json::{json, Value};
 
+use crate::agent::checks::{self, Verdict};
+use crate::agent::{memo, tree};
 use crate::cli::HookArgs;
 use crate::exec::process::Children;
 use crate::output::{self, Output};
 use crate::project::Project;
-use crate::report::next::{next, Reason};
-use crate::run::work::{self, Part, Verdict, WorkCtx};
-use crate::state::TaskStatus;
+use crate::report::hook as hook_report;
+use crate::report::next::{next_given, Reason};
+use crate::run::work::WorkCtx;
+use crate::state::WorkflowState;
 
 /// Hook input larger than this is not a hook payload.
 const MAX_INPUT: u64 = 1024 * 1024;
+
+/// The most of the budget `git status` may take for the tree's fingerprint.
+const GIT_TIME: Duration = Duration::from_secs(10);
 
 pub fn run(explicit_project: Option<&std::path::Path>, args: &HookArgs, out: &Output) -> i32 {
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -57,6 +69,8 @@ fn hook(
     args: &HookArgs,
     _out: &Output,
 ) -> anyhow::Result<()> {
+    // The budget counts from here: the editor's timeout does.
+    let started = Instant::now();
     let mut input = String::new();
     // Run by hand at a terminal there is no JSON to wait for.
     if !std::io::stdin().is_terminal() {
@@ -86,47 +100,150 @@ fn hook(
     let Some(state) = project.store().load()? else {
         return Ok(());
     };
+    let str_field = |name: &str| payload.get(name).and_then(Value::as_str);
     match event.as_str() {
-        "SessionStart" | "UserPromptSubmit" => {
-            let n = next(&state);
-            let text = match n.task {
-                Some(task) if n.reason == Reason::InProgress || event == "SessionStart" => {
-                    format!("wf: {}\n\n{}", n.message, crate::report::brief::brief(&state, task))
-                }
-                _ => format!("wf: {}", n.message),
-            };
-            answer(&text)
+        "SessionStart" | "UserPromptSubmit" => context(
+            &project,
+            &state,
+            &event,
+            str_field("session_id").filter(|s| !s.is_empty()),
+            str_field("source"),
+        ),
+        "Stop" => stop(&project, &state, &payload, started),
+        // A subagent is not the one working on the handed-off task, unless the
+        // project says its stops count too.
+        "SubagentStop" if project.config.wf.block_subagent_stop == Some(true) => {
+            stop(&project, &state, &payload, started)
         }
-        "Stop" | "SubagentStop" => {
-            if payload.get("stop_hook_active").and_then(Value::as_bool) == Some(true) {
-                return Ok(());
-            }
-            let Some(task) = state
-                .tasks
-                .iter()
-                .find(|t| t.status == TaskStatus::InProgress && t.handed_off == Some(true))
-            else {
-                return Ok(());
-            };
-            let scratch = tempfile::tempdir().context("no temp dir for the checks' logs")?;
-            let ctx = WorkCtx {
-                project: project.dir.clone(),
-                workflow_dir: scratch.path().to_path_buf(),
-                config: project.config.clone(),
-                children: Children::default(),
-                // Evidence checks only: gates (and their constraints) are not run here.
-                hard_constraints: Vec::new(),
-            };
-            let outcome = work::do_task(&ctx, task, task.attempts.max(1), Part::Evidence);
-            if let Verdict::Failed { reason } = outcome.verdict {
-                let reason = format!(
-                    "wf: task {} is not done yet: {reason}. Keep working until its checks pass; then stop again.",
-                    task.id
-                );
-                return answer(&json!({"decision": "block", "reason": reason}).to_string());
-            }
-            Ok(())
-        }
+        "SubagentStop" => Ok(()),
         other => bail!("unknown hook event `{other}`; wf handles SessionStart, UserPromptSubmit, Stop and SubagentStop"),
     }
+}
+
+/// `SessionStart` and `UserPromptSubmit`: one line of context, and the current
+/// task's brief when this session has not had it yet (docs/hooks.md "Context").
+fn context(
+    project: &Project,
+    state: &WorkflowState,
+    event: &str,
+    session: Option<&str>,
+    source: Option<&str>,
+) -> anyhow::Result<()> {
+    let store = project.store();
+    let dir = store.dir();
+    // The answer `wf next` and `workflow-execute` give (run/now.rs), a crashed run's
+    // task included.
+    let facts = crate::run::now::Facts {
+        writer_alive: store.writer_alive(),
+        ..crate::run::now::Facts::default()
+    };
+    let n = next_given(state, facts);
+    let mut text = hook_report::context_line(state, &n);
+    // The brief of a task handed off, or at a session's start of the next one too.
+    let due = n
+        .task
+        .filter(|_| n.reason == Reason::InProgress || event == "SessionStart");
+    let Some(task) = due else {
+        return answer_context(event, &text);
+    };
+    // A cleared or compacted context no longer holds the brief it was given.
+    if let (Some(session), "SessionStart", Some("clear" | "compact")) = (session, event, source) {
+        memo::forget_brief(dir, session);
+    }
+    let mark = memo::brief_mark(task);
+    let given = session.and_then(|s| memo::last_brief(dir, s));
+    if given.as_deref() == Some(mark.as_str()) {
+        text.push(' ');
+        text.push_str(hook_report::BRIEF_GIVEN);
+        return answer_context(event, &text);
+    }
+    text.push_str("\n\n");
+    text.push_str(&crate::report::brief::brief(state, task));
+    answer_context(event, &text)?;
+    if let Some(session) = session {
+        memo::remember_brief(dir, session, &mark)
+            .context("cannot record which brief this session was given")?;
+    }
+    Ok(())
+}
+
+fn answer_context(event: &str, text: &str) -> anyhow::Result<()> {
+    answer(
+        &json!({
+            "hookSpecificOutput": {"hookEventName": event, "additionalContext": text}
+        })
+        .to_string(),
+    )
+}
+
+/// `Stop`: while the handed-off task's checks fail, keep the agent working with
+/// what failed (docs/hooks.md "Stop").
+fn stop(
+    project: &Project,
+    state: &WorkflowState,
+    payload: &Value,
+    started: Instant,
+) -> anyhow::Result<()> {
+    let Some(task) = state.handed_off_task() else {
+        return Ok(());
+    };
+    let dir = project.store().dir().to_path_buf();
+    let dir = dir.as_path();
+    let budget = project.config.wf.hook_budget();
+    let deadline = started + budget;
+    let scratch = tempfile::tempdir().context("no temp dir for the checks' logs")?;
+    let ctx = WorkCtx {
+        project: project.dir.clone(),
+        workflow_dir: scratch.path().to_path_buf(),
+        config: project.config.clone(),
+        children: Children::default(),
+        // Evidence checks only: gates (and their constraints) are not run here.
+        hard_constraints: Vec::new(),
+    };
+    // The tree as the checks find it: taken before they run, so whatever they
+    // write makes the next key differ and they run again.
+    let declared: Vec<&str> = task
+        .file
+        .iter()
+        .chain(&task.creates)
+        .chain(&task.modifies)
+        .map(String::as_str)
+        .collect();
+    let git_time = deadline
+        .saturating_duration_since(Instant::now())
+        .min(GIT_TIME);
+    let key = tree::fingerprint(&project.dir, &declared, git_time)
+        .map(|t| memo::stop_key(task, ctx.timeout(task), &t));
+    let remembered = key.as_deref().and_then(|k| memo::recall_failure(dir, k));
+    let from_memo = remembered.is_some();
+    let evaluation = remembered.unwrap_or_else(|| checks::run(&ctx, task, budget, deadline));
+    let active = payload.get("stop_hook_active").and_then(Value::as_bool) == Some(true);
+    let mut kept = Ok(());
+    let reply = match evaluation.verdict() {
+        Verdict::Failing => {
+            if let (false, Some(key)) = (from_memo, &key) {
+                kept = memo::remember_failure(dir, key, &evaluation);
+            }
+            // Already kept working once this turn: the docs' rule against loops.
+            if active {
+                json!({"systemMessage": hook_report::still_failing_message(task, &evaluation)})
+            } else {
+                json!({
+                    "decision": "block",
+                    "reason": hook_report::block_reason(task, &evaluation, from_memo),
+                })
+            }
+        }
+        Verdict::Passed => {
+            memo::forget_failure(dir);
+            json!({"systemMessage": hook_report::passed_message(task)})
+        }
+        Verdict::Undecided => {
+            memo::forget_failure(dir);
+            json!({"systemMessage": hook_report::undecided_message(task, &evaluation)})
+        }
+    };
+    answer(&reply.to_string())?;
+    kept.context("cannot remember the checks' result")?;
+    Ok(())
 }

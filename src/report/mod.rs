@@ -15,6 +15,7 @@ pub mod findings;
 pub mod github;
 pub mod gitlab;
 pub mod graph;
+pub mod hook;
 pub mod init;
 pub mod junit;
 pub mod list;

@@ -58,18 +58,7 @@ pub struct Next<'a> {
     pub message: String,
 }
 
-/// What to do now, for a reader that cannot tell whether a run is going on (a hook):
-/// a task a crashed run left in progress shows as in progress.
-pub fn next(state: &WorkflowState) -> Next<'_> {
-    next_given(
-        state,
-        Facts {
-            writer_alive: true,
-            ..Facts::default()
-        },
-    )
-}
-
+/// What to do now, as `run::now` decides it, in words.
 pub fn next_given(state: &WorkflowState, facts: Facts) -> Next<'_> {
     let (reason, task, message) = match now::what_now(state, facts) {
         Now::Undecided(why) => (Reason::Undecided, None, format!("Nothing runs until this is decided: {why}.")),

@@ -87,7 +87,9 @@ impl WorkCtx {
             .to_string()
     }
 
-    fn timeout(&self, task: &Task) -> Duration {
+    /// How long one command of `task` may run: the task's own timeout, else the
+    /// project's, else [`DEFAULT_TIMEOUT`].
+    pub fn timeout(&self, task: &Task) -> Duration {
         task.timeout_secs
             .or(self.config.wf.timeout_secs)
             .map_or(DEFAULT_TIMEOUT, Duration::from_secs)
@@ -105,6 +107,34 @@ impl WorkCtx {
         ]
     }
 
+    /// Runs one program for `task` within `timeout`, its output appended to `log`
+    /// (`$ program` first): how it ended, and why the log could not be written if it
+    /// could not.
+    pub fn run_program(
+        &self,
+        task: &Task,
+        attempt: u32,
+        program: &Program,
+        log: &Path,
+        timeout: Duration,
+    ) -> (Exit, Option<String>) {
+        // The log is created only if the command prints or fails (see `lazylog`).
+        process::run_logged(
+            Spec {
+                program: program.clone(),
+                cwd: &self.project,
+                env: self.env(task, attempt),
+                timeout,
+                log,
+                stdin: None,
+                on_start: None,
+                log_cap: self.config.wf.log_cap(),
+            },
+            &program.display(),
+            &self.children,
+        )
+    }
+
     /// Runs one program for `task`; `Err` is the failure reason.
     fn run(
         &self,
@@ -115,31 +145,15 @@ impl WorkCtx {
         log: &Path,
     ) -> Result<(), Verdict> {
         // A program that is not there fails with its name, not with a shell's 127.
-        if let Some(prog) = program.argv().first().filter(|p| !p.contains('/')) {
-            if !process::on_path(prog) {
-                return Err(Verdict::Failed {
-                    reason: format!(
-                        "{what}: `{prog}` is not on PATH (needed by task {})",
-                        task.id
-                    ),
-                });
-            }
+        if let Some(prog) = missing_program(&program) {
+            return Err(Verdict::Failed {
+                reason: format!(
+                    "{what}: `{prog}` is not on PATH (needed by task {})",
+                    task.id
+                ),
+            });
         }
-        // The log is created only if the command prints or fails (see `lazylog`).
-        let (exit, log_error) = process::run_logged(
-            Spec {
-                program: program.clone(),
-                cwd: &self.project,
-                env: self.env(task, attempt),
-                timeout: self.timeout(task),
-                log,
-                stdin: None,
-                on_start: None,
-                log_cap: self.config.wf.log_cap(),
-            },
-            &program.display(),
-            &self.children,
-        );
+        let (exit, log_error) = self.run_program(task, attempt, &program, log, self.timeout(task));
         match exit {
             Exit::Code(0) => Ok(()),
             Exit::Interrupted => Err(Verdict::Interrupted),
@@ -153,6 +167,15 @@ impl WorkCtx {
             }
         }
     }
+}
+
+/// The program `program` starts with, when it is a bare name that is not on PATH.
+pub fn missing_program(program: &Program) -> Option<String> {
+    program
+        .argv()
+        .into_iter()
+        .next()
+        .filter(|p| !p.contains('/') && !process::on_path(p))
 }
 
 pub(crate) fn append_header(log: &Path, line: &str) {
@@ -233,14 +256,18 @@ fn resolved_program(name: &str, resolved: &Resolved) -> Result<Program, String> 
     }
 }
 
+/// The files `task` declares it creates that are not in `project`.
+pub fn missing_declared_files(project: &Path, task: &Task) -> Vec<String> {
+    task.creates
+        .iter()
+        .filter(|f| !project.join(f).exists())
+        .cloned()
+        .collect()
+}
+
 /// Every file the task declared it creates must exist: a claim needs evidence.
 fn check_declared_files(ctx: &WorkCtx, task: &Task) -> Result<bool, Verdict> {
-    let missing: Vec<&str> = task
-        .creates
-        .iter()
-        .filter(|f| !ctx.project.join(f).exists())
-        .map(String::as_str)
-        .collect();
+    let missing = missing_declared_files(&ctx.project, task);
     if !missing.is_empty() {
         return Err(Verdict::Failed {
             reason: format!("declared files are missing: {}", missing.join(", ")),

@@ -4,7 +4,9 @@
 //!
 //! `wf hook` also answers `SubagentStop` (`src/commands/hook.rs`), but the README
 //! recommends only these three, so that is what `wf init` writes and `wf doctor`
-//! expects: a subagent is not the one working on the handed-off task.
+//! expects: a subagent is not the one working on the handed-off task, and its stop
+//! blocks only when `wf.block_subagent_stop` says so (docs/hooks.md). No `timeout`
+//! is set: `wf.hook_timeout_secs` keeps the `Stop` hook under Claude Code's default.
 
 use std::path::Path;
 

@@ -168,6 +168,19 @@ fn a_closed_pipe_never_breaks_a_hook() {
         assert_quiet(&run, 0, event);
         assert!(run.stderr.is_empty(), "{event}: {}", run.stderr);
     }
+    // A Stop that blocks a handed-off task has a long answer to write.
+    let t = Test::new();
+    start(
+        &t,
+        &plan(&[task("T1", "impl")
+            .field("actions", "create_file")
+            .field("创建文件", "hello.txt")
+            .verify("seq 1 5000; false")]),
+    );
+    t.wf(&["workflow-execute"]).code(6);
+    let run = with_closed_stdout(&t, &["hook", "Stop"]);
+    assert_quiet(&run, 0, "Stop");
+    assert!(run.stderr.is_empty(), "Stop: {}", run.stderr);
 }
 
 // ---- issue 14 item 7: a FIFO where a file belongs ----

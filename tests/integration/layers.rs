@@ -16,7 +16,7 @@ const LAYERS: &[&[&str]] = &[
     &["plan", "exec"],
     &["constraints"],
     &["run", "project"],
-    &["setup"],
+    &["setup", "agent"],
     &["report"],
     &["complete"],
     &["cli"],
