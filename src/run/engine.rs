@@ -21,6 +21,7 @@ use crate::run::dispatch::{Floor, Msg};
 use crate::run::executor::Pool;
 use crate::run::policy::{self, Assignment, StopCheck};
 pub use crate::run::policy::{agent_actions, needs_agent, Mode, Stop};
+use crate::run::ready_queue::ReadyQueue;
 use crate::run::signals;
 use crate::run::work::{self, Part, TaskOutcome, WorkCtx};
 use crate::state::model::Task;
@@ -111,8 +112,8 @@ pub struct Engine<'a> {
     pub(super) escalate: HashSet<String>,
     /// Executors each running task holds, to release when it ends.
     pub(super) held: HashMap<String, Vec<(String, Role)>>,
-    /// Every task before this index is done.
-    pub(super) first_open: std::cell::Cell<usize>,
+    /// Which task starts next (`ready_queue.rs`): kept as tasks finish, not rescanned.
+    pub(super) queue: ReadyQueue,
     /// How many tasks are completed or skipped, kept as they finish.
     pub(super) done: usize,
 }
@@ -126,13 +127,14 @@ impl<'a> Engine<'a> {
         brief: BriefFn,
         reporter: &'a mut dyn Reporter,
     ) -> Result<Engine<'a>> {
-        let index = session
+        let index: HashMap<String, usize> = session
             .state()?
             .tasks
             .iter()
             .enumerate()
             .map(|(i, t)| (t.id.clone(), i))
             .collect();
+        let queue = ReadyQueue::new(&session.state()?.tasks, &index);
         Ok(Engine {
             session,
             ctx: Arc::new(ctx),
@@ -146,7 +148,7 @@ impl<'a> Engine<'a> {
             brief,
             escalate: HashSet::new(),
             held: HashMap::new(),
-            first_open: std::cell::Cell::new(0),
+            queue,
             done: 0,
         })
     }
@@ -365,16 +367,18 @@ impl<'a> Engine<'a> {
         self.session.state().ok()?.tasks.get(i)
     }
 
-    /// The first ready task (`policy::next_ready`) not already running.
-    fn next_ready(&self, running: &HashSet<String>) -> Result<Option<Task>> {
+    /// The first ready task in plan order not already running.
+    fn next_ready(&mut self, running: &HashSet<String>) -> Result<Option<Task>> {
         let state = self.session.state()?;
-        let (next, first_open) =
-            policy::next_ready(&state.tasks, &self.index, self.first_open.get(), running);
-        self.first_open.set(first_open);
-        Ok(next.cloned())
+        Ok(self.queue.next(&state.tasks, running).cloned())
     }
 
-    fn any_ready(&self) -> Result<bool> {
+    /// How many tasks the ready queue has looked at in this run.
+    pub fn examined(&self) -> u64 {
+        self.queue.examined()
+    }
+
+    fn any_ready(&mut self) -> Result<bool> {
         Ok(self.next_ready(&HashSet::new())?.is_some())
     }
 

@@ -10,6 +10,7 @@ pub mod executor;
 pub mod now;
 mod outcome;
 pub mod policy;
+pub mod ready_queue;
 pub mod recovery;
 pub mod signals;
 pub mod usage;

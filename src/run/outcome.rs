@@ -111,6 +111,9 @@ impl Engine<'_> {
                 agent_work,
             } => {
                 self.done += 1;
+                if let Some(&i) = self.index.get(&task.id) {
+                    self.queue.done(i);
+                }
                 self.summary.passed += 1;
                 let verified = matches!(outcome.verdict, Verdict::Passed { verified: true });
                 let mut data = paid(json!({"verified": verified, "duration_ms": duration_ms}));

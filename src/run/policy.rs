@@ -7,7 +7,7 @@
 //! and lets a reader check the policy without following I/O: `engine.rs` asks these
 //! functions and records the answers, `dispatch.rs` carries them out on workers.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::time::Duration;
 
 use crate::run::context;
@@ -88,36 +88,6 @@ pub fn needs_agent(task: &Task) -> bool {
         return task.check_commands().next().is_none() && !task.quality_gate;
     }
     !agent_actions(task).is_empty()
-}
-
-/// The first ready task (`state::ready::is_ready`) at or after `first_open` that is
-/// not running, and the new `first_open`: every task before it is done or failed.
-///
-/// Done is final within a run, so the done prefix is never scanned twice: picking
-/// the next task of a 10,000-task chain stays O(1).
-pub fn next_ready<'t>(
-    tasks: &'t [Task],
-    index: &HashMap<String, usize>,
-    first_open: usize,
-    running: &HashSet<String>,
-) -> (Option<&'t Task>, usize) {
-    let done = |id: &str| {
-        index
-            .get(id)
-            .and_then(|&i| tasks.get(i))
-            .is_some_and(|t| t.status.is_done())
-    };
-    let mut first_open = first_open;
-    // A failed task is final within a run too (a retry happens before the run), so
-    // a `--keep-going` run does not rescan the failures at its start either.
-    let settled = |t: &Task| t.status.is_done() || t.status == TaskStatus::Failed;
-    while tasks.get(first_open).is_some_and(settled) {
-        first_open += 1;
-    }
-    let next = tasks[first_open.min(tasks.len())..]
-        .iter()
-        .find(|t| !running.contains(&t.id) && crate::state::ready::is_ready(t, done));
-    (next, first_open)
 }
 
 /// git_commit runs alone: `git add -A` must not take half-written files of tasks

@@ -1,6 +1,7 @@
 //! One table per decision of `policy`: each row is a rule or a failure path.
 
 use super::*;
+use std::collections::HashSet;
 
 fn task(id: &str) -> Task {
     Task {
@@ -71,37 +72,22 @@ fn needs_agent_and_agent_actions() {
 }
 
 #[test]
-fn next_ready_takes_the_first_ready_task_in_document_order() {
+fn the_ready_queue_takes_the_first_ready_task_in_document_order() {
     use TaskStatus::*;
     let running_b: HashSet<String> = ["b".to_string()].into();
     let none = HashSet::new();
-    // (statuses of a, b, c; b's deps; b blocked; running; want, want first_open)
+    // (statuses of a, b, c; b's deps; b blocked; running; want)
     type Row<'a> = (
         [TaskStatus; 3],
         &'a [&'a str],
         bool,
         &'a HashSet<String>,
         Option<&'a str>,
-        usize,
     );
     let rows: &[Row] = &[
-        ([Pending, Pending, Pending], &[], false, &none, Some("a"), 0),
-        (
-            [Completed, Pending, Pending],
-            &[],
-            false,
-            &none,
-            Some("b"),
-            1,
-        ),
-        (
-            [Skipped, Completed, Pending],
-            &[],
-            false,
-            &none,
-            Some("c"),
-            2,
-        ),
+        ([Pending, Pending, Pending], &[], false, &none, Some("a")),
+        ([Completed, Pending, Pending], &[], false, &none, Some("b")),
+        ([Skipped, Completed, Pending], &[], false, &none, Some("c")),
         // not running
         (
             [Completed, Pending, Pending],
@@ -109,7 +95,6 @@ fn next_ready_takes_the_first_ready_task_in_document_order() {
             false,
             &running_b,
             Some("c"),
-            1,
         ),
         // deps completed or skipped
         (
@@ -118,16 +103,8 @@ fn next_ready_takes_the_first_ready_task_in_document_order() {
             false,
             &none,
             Some("b"),
-            1,
         ),
-        (
-            [Skipped, Pending, Pending],
-            &["a"],
-            false,
-            &none,
-            Some("b"),
-            1,
-        ),
+        ([Skipped, Pending, Pending], &["a"], false, &none, Some("b")),
         // a dep not done, or an unknown one, keeps it waiting
         (
             [InProgress, Pending, Pending],
@@ -135,25 +112,17 @@ fn next_ready_takes_the_first_ready_task_in_document_order() {
             false,
             &none,
             Some("c"),
-            0,
         ),
-        // a failed task is final within a run: it joins the settled prefix
-        ([Failed, Pending, Completed], &["a"], false, &none, None, 1),
-        (
-            [Completed, Pending, Completed],
-            &["zz"],
-            false,
-            &none,
-            None,
-            1,
-        ),
+        // a failed task is not done: what depends on it waits
+        ([Failed, Pending, Completed], &["a"], false, &none, None),
+        ([Completed, Pending, Completed], &["zz"], false, &none, None),
         // not blocked
-        ([Completed, Pending, Completed], &[], true, &none, None, 1),
+        ([Completed, Pending, Completed], &[], true, &none, None),
         // only pending tasks start
-        ([Completed, Blocked, Failed], &[], false, &none, None, 1),
-        ([Completed, Completed, Skipped], &[], false, &none, None, 3),
+        ([Completed, Blocked, Failed], &[], false, &none, None),
+        ([Completed, Completed, Skipped], &[], false, &none, None),
     ];
-    for (i, (statuses, deps, blocked, running, want, want_open)) in rows.iter().enumerate() {
+    for (i, (statuses, deps, blocked, running, want)) in rows.iter().enumerate() {
         let mut tasks: Vec<Task> = ["a", "b", "c"].iter().map(|id| task(id)).collect();
         for (t, s) in tasks.iter_mut().zip(statuses) {
             t.status = *s;
@@ -162,23 +131,10 @@ fn next_ready_takes_the_first_ready_task_in_document_order() {
         if *blocked {
             tasks[1].blocked_by = vec!["api_spec".into()];
         }
-        let (next, open) = next_ready(&tasks, &index(&tasks), 0, running);
+        let mut queue = crate::run::ready_queue::ReadyQueue::new(&tasks, &index(&tasks));
+        let next = queue.next(&tasks, running);
         assert_eq!(next.map(|t| t.id.as_str()), *want, "row {i}");
-        assert_eq!(open, *want_open, "row {i}");
     }
-}
-
-#[test]
-fn next_ready_never_rescans_the_done_prefix() {
-    let mut tasks: Vec<Task> = ["a", "b"].iter().map(|id| task(id)).collect();
-    tasks[0].status = TaskStatus::Pending;
-    // first_open past a pending task: the caller vouches everything before is done.
-    let (next, open) = next_ready(&tasks, &index(&tasks), 1, &HashSet::new());
-    assert_eq!(next.map(|t| t.id.as_str()), Some("b"));
-    assert_eq!(open, 1);
-    // first_open past the end is not a panic.
-    let (next, _) = next_ready(&tasks, &index(&tasks), 9, &HashSet::new());
-    assert!(next.is_none());
 }
 
 #[test]
