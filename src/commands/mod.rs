@@ -77,12 +77,6 @@ fn refuse_json(command: &Command) -> Result<()> {
 /// is a usage error that says how to start one.
 fn load_state(project: &Project) -> Result<(Store, WorkflowState)> {
     let store = project.store();
-    let state = store.load()?.ok_or_else(|| {
-        WfError::usage(format!(
-            "no workflow for {} (id {}); start one with `wf workflow-start PLAN.md`",
-            project.dir.display(),
-            project.id
-        ))
-    })?;
+    let state = store.load()?.ok_or_else(|| project.no_workflow())?;
     Ok((store, state))
 }
