@@ -18,7 +18,7 @@ const LAYERS: &[&[&str]] = &[
     &["run", "project"],
     &["setup"],
     &["report"],
-    &["complete"],
+    &["complete", "mcp"],
     &["cli"],
     &["commands"],
 ];
