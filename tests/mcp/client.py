@@ -5,7 +5,8 @@
     T1  create_file hello.txt, checked by `grep -q hello hello.txt`
     T2  a command task after T1
 
-Arguments: WF_BINARY PROJECT_DIR. The environment carries WF_HOME and WF_NOW.
+Arguments: WF_BINARY PROJECT_DIR. The environment carries WF_HOME, WF_NOW and
+WF_SERVER_HOME (the HOME the server gets).
 Prints one line per step; any failed expectation exits non-zero with what was seen.
 """
 
@@ -30,6 +31,9 @@ def text_of(result):
 
 async def main(binary, project):
     env = {k: os.environ[k] for k in ("WF_HOME", "WF_NOW", "PATH", "HOME") if k in os.environ}
+    # The server's home is the test's; this interpreter keeps its own, where `mcp` is.
+    if "WF_SERVER_HOME" in os.environ:
+        env["HOME"] = os.environ["WF_SERVER_HOME"]
     params = StdioServerParameters(command=binary, args=["mcp"], cwd=project, env=env)
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
