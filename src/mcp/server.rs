@@ -170,10 +170,13 @@ pub fn serve(ctx: Context) -> Result<i32> {
     let server = WfServer::new(ctx);
     let busy = server.busy.clone();
     let code = runtime.block_on(async move {
-        let service = match server.serve(rmcp::transport::stdio()).await {
-            Ok(service) => service,
-            // The client went away, or spoke something else, before initializing.
-            Err(e) => return Err(WfError::usage(format!("MCP initialization failed: {e}"))),
+        let service = tokio::select! {
+            service = server.serve(rmcp::transport::stdio()) => match service {
+                Ok(service) => service,
+                // The client went away, or spoke something else, before initializing.
+                Err(e) => return Err(WfError::usage(format!("MCP initialization failed: {e}"))),
+            },
+            () = signalled() => return Ok(crate::error::ErrorKind::Interrupted.exit_code()),
         };
         let token = service.cancellation_token();
         let code = tokio::select! {

@@ -442,7 +442,10 @@ fn a_shell_workflow_execute_runs_between_two_calls() {
 #[test]
 fn a_call_waits_for_a_shell_wf_holding_the_lock() {
     let t = Test::new();
-    start(&t, &plan(&[task("T1", "impl").verify("sleep 1")]));
+    start(
+        &t,
+        &plan(&[task("T1", "impl").verify("touch started && sleep 1")]),
+    );
     let mut server = Server::start(&t);
     let mut shell = t
         .command(&["workflow-execute"])
@@ -450,17 +453,62 @@ fn a_call_waits_for_a_shell_wf_holding_the_lock() {
         .stderr(Stdio::null())
         .spawn()
         .expect("spawn wf workflow-execute");
-    // Until the shell run holds the lock, then a call queues behind it.
-    let lock = t.workflow_dir().join(".lock");
-    for _ in 0..200 {
-        if std::fs::read_to_string(&lock).is_ok_and(|s| !s.trim().is_empty()) {
+    // Once the shell run is checking T1 it holds the lock; a call queues behind it.
+    let started = t.project.join("started");
+    for _ in 0..1000 {
+        if started.exists() {
             break;
         }
         std::thread::sleep(Duration::from_millis(10));
     }
+    assert!(started.exists(), "the shell run never started T1");
     let done = server.call("done", json!({}));
     assert!(shell.wait().expect("wait").success());
     // The shell ran T1; the call, once it had the lock, found nothing left to check.
     assert_eq!(structured(&done)["result"], "completed", "{done}");
     assert_eq!(server.close(), 0);
+}
+
+#[test]
+fn a_signal_ends_the_server_and_stops_the_checks_of_a_call_in_flight() {
+    let t = Test::new();
+    start(
+        &t,
+        &plan(&[task("T1", "impl").verify("touch started && sleep 30")]),
+    );
+    // Idle: it ends at once, with the code of an interrupted run.
+    let server = Server::start(&t);
+    // SAFETY: signalling a child process we spawned.
+    unsafe { libc::kill(server.child.id() as i32, libc::SIGTERM) };
+    assert_eq!(wait_for_exit(server), 130);
+
+    // In the middle of `done`: its check is ended and the state saved, as a run's.
+    let mut server = Server::start(&t);
+    server.send(&json!({"jsonrpc": "2.0", "id": 99, "method": "tools/call", "params": {"name": "done", "arguments": {}}}));
+    let started = t.project.join("started");
+    for _ in 0..1000 {
+        if started.exists() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(started.exists(), "the check never started");
+    // SAFETY: as above.
+    unsafe { libc::kill(server.child.id() as i32, libc::SIGTERM) };
+    assert_eq!(wait_for_exit(server), 130);
+    let state = t.state();
+    assert_eq!(task_status(&state, "T1"), "pending");
+    assert_eq!(state["status"], "paused");
+    assert_invariants(&t);
+}
+
+/// The exit code of a server that must end within 15 s.
+fn wait_for_exit(mut server: Server) -> i32 {
+    for _ in 0..1500 {
+        if let Some(status) = server.child.try_wait().expect("wait") {
+            return status.code().unwrap_or(-1);
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    panic!("wf mcp did not end after the signal");
 }
