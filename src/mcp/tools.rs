@@ -7,11 +7,11 @@
 //!
 //! `next` and `done` change the workflow only the way `wf workflow-execute` does: they
 //! take the lock, recover an interrupted run and refuse an undecided plan
-//! (`src/run/recovery.rs`), then run the engine (`src/run/engine.rs`). `next` hands an
-//! agent task off exactly as a run without executors does (the task `in_progress` with
-//! `handed_off`, the workflow left `running`); `done` runs the engine in step mode,
-//! which takes a handed-off task back (its checks, tests, gate, commit) or runs a
-//! command task, records the outcome, and stops before the task after it.
+//! (`src/run/recovery.rs`), then run the engine (`src/run/engine.rs`) in step mode, so
+//! a call starts at most one task. `next` hands an agent task off exactly as a run
+//! without executors does (the task `in_progress` with `handed_off`, the workflow left
+//! `running`); `done` takes a handed-off task back (its checks, tests, gate, commit)
+//! or runs a command task, records the outcome, and stops before the task after it.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -127,10 +127,7 @@ fn next_inner(ctx: &Context) -> Result<Answer> {
     };
     let mut problems = Vec::new();
     if hand_off {
-        // In the mode the workflow runs in: the first task of a run is never stopped
-        // for the mode, and a hand-off ends the run, so this hands off just that task.
-        let mode = Mode::from_state_name(&session.state()?.execution_mode);
-        problems = run_engine(&project, &mut session, mode)?.1;
+        problems = run_step(&project, &mut session)?.1;
     }
     let state = session.state()?;
     let n = next_report::next(state);
@@ -261,15 +258,8 @@ fn done_inner(ctx: &Context, claim: &Claim) -> Result<Answer> {
     if let Some(id) = &id {
         record_claim(&mut session, id, claim)?;
     }
-    let mode = session.state()?.execution_mode.clone();
-    let (stop, more) = run_engine(&project, &mut session, Mode::Step)?;
+    let (stop, more) = run_step(&project, &mut session)?;
     problems.extend(more);
-    // Step mode is how one call checks one task; the mode the workflow runs in is
-    // the user's, and their next `wf workflow-execute` keeps it.
-    if session.state()?.execution_mode != mode {
-        session.state_mut()?.execution_mode = mode;
-        session.save()?;
-    }
     let state = session.state()?;
     Ok(done_answer(&session, state, id.as_deref(), &stop, problems))
 }
@@ -289,11 +279,10 @@ enum Target {
 }
 
 /// Hands `id` off with a run of the engine that does nothing else; the problems it
-/// reported. A task the run did not hand off (a context limit paused it first) is
-/// refused with the run's reason.
+/// reported. A task the run did not hand off (another one was ready before it) is
+/// refused with how the run stopped.
 fn hand_off(project: &Project, session: &mut Session, id: &str) -> Result<Vec<String>> {
-    let mode = Mode::from_state_name(&session.state()?.execution_mode);
-    let (stop, problems) = run_engine(project, session, mode)?;
+    let (stop, problems) = run_step(project, session)?;
     match stop {
         Stop::HandedOff(handed) if handed == id => Ok(problems),
         other => Err(WfError::usage(format!(
@@ -681,6 +670,20 @@ fn paused(state: &WorkflowState) -> Option<String> {
 fn stop_word(state: &WorkflowState, stop: &Stop) -> String {
     let (doc, _) = crate::report::execute::stop_report(state, stop, &RunSummary::default(), false);
     doc["stop"].as_str().unwrap_or_default().to_string()
+}
+
+/// One step of a run: the engine in step mode starts at most one task (after taking
+/// back a handed-off one), so a call never runs more than it answers for. Step mode is
+/// this server's way of working, not the user's: the workflow keeps the mode it had,
+/// and the next `wf workflow-execute` without a flag runs in it.
+fn run_step(project: &Project, session: &mut Session) -> Result<(Stop, Vec<String>)> {
+    let mode = session.state()?.execution_mode.clone();
+    let ran = run_engine(project, session, Mode::Step)?;
+    if session.state()?.execution_mode != mode {
+        session.state_mut()?.execution_mode = mode;
+        session.save()?;
+    }
+    Ok(ran)
 }
 
 /// Runs the engine as `wf workflow-execute` builds it (src/commands/execute.rs), with
