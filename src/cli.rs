@@ -233,6 +233,21 @@ pub enum Command {
             "  echo '{}' | wf hook SessionStart   what Claude Code runs at a session's start",
         ))]
     Hook(HookArgs),
+    /// Serve the workflow to an AI agent over MCP (stdio): the tools next, done, status, logs.
+    ///
+    /// The agent asks `next` for its task (an agent task is handed off to it, as
+    /// `wf workflow-execute` hands one off), does it, and calls `done`: wf runs the
+    /// task's checks and answers what is next, or each failing check with the end of
+    /// its log. No lock is held between calls, so a shell `wf` works on the same
+    /// workflow meanwhile; a call waits for another `wf`'s lock (`--wait SECS`, 600 by
+    /// default).
+    #[command(after_help = concat!(
+            "Examples:\n",
+            "  claude mcp add wf -- wf mcp                    register it with Claude Code\n",
+            "  claude mcp add wf -- wf -C ~/src/app mcp       for a project elsewhere\n",
+            "  {\"mcpServers\": {\"wf\": {\"command\": \"wf\", \"args\": [\"mcp\"]}}}   other clients' config",
+        ))]
+    Mcp,
     /// The workflow's constraints: add, list, remove, promote, merge model outputs, verify.
     #[command(after_help = concat!(
             "Examples:\n",

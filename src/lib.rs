@@ -18,6 +18,8 @@ pub mod constraints;
 pub mod error;
 pub mod exec;
 pub mod fs;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub mod output;
 pub mod plan;
 pub mod project;

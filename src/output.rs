@@ -146,19 +146,7 @@ impl Output {
 
     pub fn error(&self, err: &WfError) {
         if self.json {
-            let mut error = serde_json::json!({
-                "kind": err.kind.name(),
-                "message": err.message,
-                "exit_code": err.kind.exit_code(),
-            });
-            if let Some(at) = err.location() {
-                error["file"] = at.file.into();
-                error["line"] = at.line.into();
-                if let Some(column) = at.column {
-                    error["column"] = column.into();
-                }
-            }
-            self.json_value(&serde_json::json!({ "error": error }));
+            self.json_value(&serde_json::json!({ "error": error_json(err) }));
         }
         // One line whatever the message quotes from input: hooks read stderr by line.
         stderr_line(format_args!(
@@ -171,6 +159,25 @@ impl Output {
     pub fn paint(&self, text: &str, color: Color) -> String {
         paint(text, color, self.color)
     }
+}
+
+/// The `error` object of the JSON error document (docs/json.md "Errors"): its kind,
+/// message and exit code, and the place in a file when it is about one. `wf mcp`
+/// answers a failed tool call with the same object.
+pub fn error_json(err: &WfError) -> serde_json::Value {
+    let mut error = serde_json::json!({
+        "kind": err.kind.name(),
+        "message": err.message,
+        "exit_code": err.kind.exit_code(),
+    });
+    if let Some(at) = err.location() {
+        error["file"] = at.file.into();
+        error["line"] = at.line.into();
+        if let Some(column) = at.column {
+            error["column"] = column.into();
+        }
+    }
+    error
 }
 
 /// `text` in the given ANSI colour when `on`.

@@ -82,6 +82,16 @@ impl Project {
     pub fn store_with(&self, plan: PlanAccess) -> Store {
         Store::for_project(self.home.join(&self.id), &self.dir, plan)
     }
+
+    /// No workflow was started here: a usage error that says how to start one, the
+    /// same from every command that needs one (and from `wf mcp`'s tools).
+    pub fn no_workflow(&self) -> WfError {
+        WfError::usage(format!(
+            "no workflow for {} (id {}); start one with `wf workflow-start PLAN.md`",
+            self.dir.display(),
+            self.id
+        ))
+    }
 }
 
 /// A workflow under the home, as `wf list` and `wf resume` find it.

@@ -39,11 +39,7 @@ pub fn run(project: &Project, args: &LogsArgs, out: &Output) -> Result<i32> {
     let bytes = match crate::fs::read_regular(&path) {
         Ok(bytes) => bytes,
         Err(e) if e.io == Some(std::io::ErrorKind::NotFound) => {
-            return Err(WfError::usage(format!(
-                "task {} attempt {attempt} left no log at {}: a log is kept only when a check prints something or fails",
-                task.id,
-                path.display()
-            )))
+            return Err(WfError::usage(logs::no_log(&task.id, attempt, &path)))
         }
         Err(e) => return Err(e),
     };

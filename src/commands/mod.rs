@@ -15,6 +15,7 @@ mod init;
 mod list;
 mod logs;
 mod man;
+mod mcp;
 mod next;
 mod report;
 mod resources;
@@ -55,17 +56,19 @@ pub fn run(cli: &Cli, out: &Output) -> Result<i32> {
         Command::Man(args) => man::run(args, out),
         Command::Resources => resources::run(&project()?, out),
         Command::Hook(args) => Ok(hook::run(cli.global.project.as_deref(), args, out)),
+        Command::Mcp => mcp::run(&cli.global),
     }
 }
 
 /// `--json` on a command whose output has a fixed form of its own — a shell script, a
-/// man page, the hook protocol's answer — is refused rather than ignored, so a script
+/// man page, the hook protocol's answer, the MCP protocol — is refused rather than ignored, so a script
 /// that asks for JSON learns at once that it gets none.
 fn refuse_json(command: &Command) -> Result<()> {
     let (name, form) = match command {
         Command::Completions(_) => ("completions", "a shell script"),
         Command::Man(_) => ("man", "a roff man page"),
         Command::Hook(_) => ("hook", "the answer Claude Code's hook protocol asks for"),
+        Command::Mcp => ("mcp", "the MCP protocol, whose tool results carry JSON"),
         _ => return Ok(()),
     };
     Err(WfError::usage(format!(
@@ -77,12 +80,6 @@ fn refuse_json(command: &Command) -> Result<()> {
 /// is a usage error that says how to start one.
 fn load_state(project: &Project) -> Result<(Store, WorkflowState)> {
     let store = project.store();
-    let state = store.load()?.ok_or_else(|| {
-        WfError::usage(format!(
-            "no workflow for {} (id {}); start one with `wf workflow-start PLAN.md`",
-            project.dir.display(),
-            project.id
-        ))
-    })?;
+    let state = store.load()?.ok_or_else(|| project.no_workflow())?;
     Ok((store, state))
 }

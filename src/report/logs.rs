@@ -33,6 +33,14 @@ pub fn attempt(task: &Task, asked: Option<u32>) -> Result<u32, String> {
     }
 }
 
+/// Why an attempt has no log to show (`wf logs`, and `wf mcp`'s `logs` tool).
+pub fn no_log(id: &str, attempt: u32, path: &std::path::Path) -> String {
+    format!(
+        "task {id} attempt {attempt} left no log at {}: a log is kept only when a check prints something or fails",
+        path.display()
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -27,6 +27,7 @@ mod json_contract;
 mod layers;
 mod list;
 mod logs;
+mod mcp;
 mod plan_patterns;
 mod processes;
 mod recovery;

@@ -1,0 +1,206 @@
+//! The tools of `tools.rs` on the MCP protocol, over stdio, with the `rmcp` SDK.
+//!
+//! stdout carries the protocol and nothing else: the tools print nothing (the run's
+//! progress goes to a quiet reporter, checks write to their logs) and diagnostics go
+//! to stderr. A tool runs on tokio's blocking pool, since a check can run for minutes
+//! and the engine is synchronous code.
+//!
+//! Signals: SIGINT, SIGTERM, SIGHUP and SIGQUIT are counted as during a run
+//! (`src/run/signals.rs`) from the start, so a signal in the middle of `done` stops its
+//! checks and saves the state as `wf workflow-execute` would; the server then ends, after
+//! the call in flight has, with 130. The client closing stdin ends it with 0.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
+use rmcp::{schemars, tool, tool_handler, tool_router, ErrorData, ServerHandler, ServiceExt};
+
+use super::tools::{self, Answer, Claim, Context, LogsQuery};
+use crate::error::{Result, WfError};
+
+/// `done`'s arguments: the agent's claim, optional.
+#[derive(Debug, Default, serde::Deserialize, schemars::JsonSchema)]
+#[serde(default)]
+pub struct DoneArgs {
+    /// What was done, in a sentence or two (recorded with the result).
+    pub summary: Option<String>,
+    /// The files the work changed, relative to the project.
+    pub changed_files: Vec<String>,
+}
+
+/// `logs`' arguments, all optional.
+#[derive(Debug, Default, serde::Deserialize, schemars::JsonSchema)]
+#[serde(default)]
+pub struct LogsArgs {
+    /// The task id; by default the task in progress, else the failed one, else the last that ran.
+    pub task: Option<String>,
+    /// Which attempt (1 is the first); by default the last.
+    pub attempt: Option<u32>,
+    /// How many lines from the end (default 100, at most 2000).
+    pub lines: Option<usize>,
+}
+
+#[derive(Clone)]
+pub struct WfServer {
+    ctx: Context,
+    tool_router: ToolRouter<Self>,
+    /// Calls in flight: the server ends only when none is.
+    busy: Arc<AtomicUsize>,
+}
+
+/// Counts a call in flight until it is dropped, on the thread that ran it.
+struct Busy(Arc<AtomicUsize>);
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+#[tool_router]
+impl WfServer {
+    pub fn new(ctx: Context) -> WfServer {
+        WfServer {
+            ctx,
+            tool_router: Self::tool_router(),
+            busy: Arc::new(AtomicUsize::new(0)),
+        }
+    }
+
+    /// Runs a tool on the blocking pool; a panic in it is an error result, not the
+    /// end of the server.
+    async fn call(&self, tool: impl FnOnce(&Context) -> Answer + Send + 'static) -> CallToolResult {
+        let ctx = self.ctx.clone();
+        self.busy.fetch_add(1, Ordering::SeqCst);
+        let busy = Busy(self.busy.clone());
+        let answer = tokio::task::spawn_blocking(move || {
+            let _busy = busy;
+            tool(&ctx)
+        })
+        .await
+        .unwrap_or_else(|e| {
+            Answer::error(&WfError::new(
+                crate::error::ErrorKind::Failed,
+                format!("internal error in the tool ({e}); the state is as the last save left it"),
+            ))
+        });
+        result(answer)
+    }
+
+    #[tool(
+        description = "The task to do now: its brief (requirement, files, steps, the checks that will verify it, the hard constraints), or why there is none (failed, blocked on what, paused, completed) and what to do. An agent task is handed to you, as `wf workflow-execute` hands it off; do it, then call `done`."
+    )]
+    async fn next(&self) -> std::result::Result<CallToolResult, ErrorData> {
+        Ok(self.call(tools::next).await)
+    }
+
+    #[tool(
+        description = "Say you finished the current task: wf runs its checks and records the result. Passed: the answer says what is next. Failed: an error result with each failing check's command, exit code and the end of its log; fix it and call `done` again."
+    )]
+    async fn done(
+        &self,
+        Parameters(args): Parameters<DoneArgs>,
+    ) -> std::result::Result<CallToolResult, ErrorData> {
+        let claim = Claim {
+            summary: args.summary,
+            changed_files: args.changed_files,
+        };
+        Ok(self.call(move |ctx| tools::done(ctx, &claim)).await)
+    }
+
+    #[tool(
+        description = "Where the workflow stands: status, progress, the current task, the next one, failed and blocked tasks. Read-only."
+    )]
+    async fn status(&self) -> std::result::Result<CallToolResult, ErrorData> {
+        Ok(self.call(tools::status).await)
+    }
+
+    #[tool(
+        description = "The end of a task's log (its checks' output): by default the task in progress, else the failed one, else the last that ran, and its last attempt. Read-only."
+    )]
+    async fn logs(
+        &self,
+        Parameters(args): Parameters<LogsArgs>,
+    ) -> std::result::Result<CallToolResult, ErrorData> {
+        let query = LogsQuery {
+            task: args.task,
+            attempt: args.attempt,
+            lines: args.lines,
+        };
+        Ok(self.call(move |ctx| tools::logs(ctx, &query)).await)
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for WfServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("wf", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "wf runs a plan of tasks and checks each one. Loop: call `next` for the task to do, do it, call `done`; when `done` fails, fix what it shows and call `done` again. `status` shows progress, `logs` a task's check output.",
+            )
+    }
+}
+
+/// An answer as a tool result: the text, the JSON as structured content, and
+/// `isError` when the answer is a failure.
+pub fn result(answer: Answer) -> CallToolResult {
+    let content = vec![ContentBlock::text(answer.text)];
+    let mut result = if answer.is_error {
+        CallToolResult::error(content)
+    } else {
+        CallToolResult::success(content)
+    };
+    result.structured_content = Some(answer.json);
+    result
+}
+
+/// Serves the tools on stdin/stdout until the client closes stdin (0) or a signal
+/// comes (130).
+pub fn serve(ctx: Context) -> Result<i32> {
+    crate::run::signals::install();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| WfError::io(&e, format!("cannot start the MCP server's runtime: {e}")))?;
+    let server = WfServer::new(ctx);
+    let busy = server.busy.clone();
+    let code = runtime.block_on(async move {
+        let service = tokio::select! {
+            service = server.serve(rmcp::transport::stdio()) => match service {
+                Ok(service) => service,
+                // The client went away, or spoke something else, before initializing.
+                Err(e) => return Err(WfError::usage(format!("MCP initialization failed: {e}"))),
+            },
+            () = signalled() => return Ok(crate::error::ErrorKind::Interrupted.exit_code()),
+        };
+        let token = service.cancellation_token();
+        let code = tokio::select! {
+            _ = service.waiting() => 0,
+            () = signalled() => {
+                token.cancel();
+                crate::error::ErrorKind::Interrupted.exit_code()
+            }
+        };
+        // A call in flight finishes (a signal has already stopped its checks) and
+        // saves, before the process ends.
+        while busy.load(Ordering::SeqCst) > 0 {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        Ok(code)
+    });
+    // A pending read of stdin cannot be cancelled (rmcp's transport::stdio says so);
+    // waiting for it would keep a signalled server alive until the client writes.
+    runtime.shutdown_background();
+    code
+}
+
+async fn signalled() {
+    while crate::run::signals::count() == 0 {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}

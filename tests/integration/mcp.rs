@@ -1,0 +1,514 @@
+//! `wf mcp`: the real binary as an MCP server. One test drives it with a client of
+//! another implementation (the Python `mcp` SDK, tests/mcp/client.py); the others
+//! speak JSON-RPC to it directly, one line per message, to check each tool and the
+//! error cases, and that a shell `wf` runs between two calls.
+#![cfg(feature = "mcp")]
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use crate::plans::{assert_invariants, plan, start, task, task_status};
+use crate::test::Test;
+
+/// A `wf mcp` process and the messages it wrote, read on a thread so a silent server
+/// fails the test after a timeout instead of hanging it.
+struct Server {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    next_id: u64,
+}
+
+impl Server {
+    fn start(t: &Test) -> Server {
+        Server::start_with(t, &["mcp"])
+    }
+
+    fn start_with(t: &Test, args: &[&str]) -> Server {
+        let mut child = t
+            .command(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("spawn wf mcp");
+        let stdout = child.stdout.take().expect("stdout pipe");
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        let mut server = Server {
+            child,
+            stdin,
+            lines,
+            next_id: 0,
+        };
+        let init = server.request(
+            "initialize",
+            json!({
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "wf-tests", "version": "0"},
+            }),
+        );
+        assert_eq!(init["result"]["serverInfo"]["name"], "wf", "{init}");
+        server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        server
+    }
+
+    fn send(&mut self, message: &Value) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        writeln!(stdin, "{message}").expect("write to wf mcp");
+        stdin.flush().expect("flush");
+    }
+
+    /// Sends a request and returns its response (notifications in between skipped).
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        self.next_id += 1;
+        let id = self.next_id;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            let line = self
+                .lines
+                .recv_timeout(Duration::from_secs(60))
+                .unwrap_or_else(|e| panic!("no answer to {method} from wf mcp: {e}"));
+            let message: Value = serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("wf mcp wrote a line that is not JSON ({e}): {line}"));
+            if message["id"] == id {
+                return message;
+            }
+        }
+    }
+
+    /// Calls a tool; the result (`content`, `structuredContent`, `isError`).
+    fn call(&mut self, tool: &str, arguments: Value) -> Value {
+        let response = self.request("tools/call", json!({"name": tool, "arguments": arguments}));
+        assert!(
+            response.get("error").is_none(),
+            "a protocol error instead of a tool result: {response}"
+        );
+        response["result"].clone()
+    }
+
+    /// Closes stdin and waits for the server to end; its exit code.
+    fn close(mut self) -> i32 {
+        drop(self.stdin.take());
+        for _ in 0..500 {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                return status.code().unwrap_or(-1);
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let _ = self.child.kill();
+        panic!("wf mcp did not end when its stdin closed");
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn structured(result: &Value) -> &Value {
+    &result["structuredContent"]
+}
+
+fn text(result: &Value) -> String {
+    result["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c["text"].as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn is_error(result: &Value) -> bool {
+    result["isError"] == true
+}
+
+/// T1 needs an agent (it creates hello.txt, which its check greps); T2, a command
+/// task, follows it.
+fn agent_plan(t: &Test) {
+    start(
+        t,
+        &plan(&[
+            task("T1", "impl")
+                .field("actions", "create_file")
+                .field("创建文件", "hello.txt")
+                .verify("grep -q hello hello.txt"),
+            task("T2", "impl").verify("echo T2 >> runs.log").deps("T1"),
+        ]),
+    );
+}
+
+#[test]
+fn a_python_mcp_client_drives_wf_mcp_through_a_task() {
+    let t = Test::new();
+    let has_client = std::process::Command::new("python3")
+        .args(["-c", "import mcp"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !has_client {
+        assert!(
+            std::env::var_os("WF_REQUIRE_MCP_CLIENT").is_none(),
+            "WF_REQUIRE_MCP_CLIENT is set but `python3 -c \"import mcp\"` fails: pip install mcp"
+        );
+        eprintln!(
+            "\n*** SKIPPED a_python_mcp_client_drives_wf_mcp_through_a_task: the Python MCP SDK is not installed (pip install mcp) ***\n"
+        );
+        return;
+    }
+    agent_plan(&t);
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/client.py");
+    let out = std::process::Command::new("python3")
+        .arg(&script)
+        .arg(env!("CARGO_BIN_EXE_wf"))
+        .arg(&t.project)
+        .env("WF_HOME", &t.home)
+        .env("WF_NOW", crate::test::NOW)
+        .env("WF_SERVER_HOME", t.root.join("user-home"))
+        .env_remove("CI")
+        .output()
+        .expect("run python3");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "the Python client failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+    assert!(stdout.ends_with("done\n"), "{stdout}");
+    // What the client saw is what the workflow holds.
+    let state = t.state();
+    assert_eq!(task_status(&state, "T1"), "completed");
+    assert_eq!(task_status(&state, "T2"), "pending");
+    assert_invariants(&t);
+}
+
+#[test]
+fn the_tools_are_the_four_named_ones_and_wf_mcp_has_no_json_form() {
+    let t = Test::new();
+    agent_plan(&t);
+    let mut server = Server::start(&t);
+    let list = server.request("tools/list", json!({}));
+    let mut names: Vec<&str> = list["result"]["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|tool| tool["name"].as_str())
+        .collect();
+    names.sort_unstable();
+    assert_eq!(names, ["done", "logs", "next", "status"]);
+    assert_eq!(server.close(), 0);
+    let run = t.wf(&["mcp", "--json"]).code(2);
+    assert_eq!(
+        run.json()["error"]["message"],
+        "`wf mcp` has no JSON form (it prints the MCP protocol, whose tool results carry JSON); drop --json"
+    );
+}
+
+#[test]
+fn next_hands_an_agent_task_off_as_workflow_execute_does() {
+    let t = Test::new();
+    agent_plan(&t);
+    let mut server = Server::start(&t);
+    let next = server.call("next", json!({}));
+    assert!(!is_error(&next), "{next}");
+    let doc = structured(&next);
+    assert_eq!(doc["schemaVersion"], 2);
+    assert_eq!(doc["reason"], "in_progress");
+    assert_eq!(doc["handed_off"], true);
+    assert_eq!(doc["brief"]["task"]["id"], "T1");
+    assert_eq!(doc["workflow_status"], "running");
+    assert!(text(&next).contains("# T1: task T1"), "{}", text(&next));
+    assert!(text(&next).contains("call `done`"), "{}", text(&next));
+    // The state a hand-off leaves: T1 in progress and handed off, the workflow
+    // running, the mode the workflow had.
+    let state = t.state();
+    assert_eq!(task_status(&state, "T1"), "in_progress");
+    let t1 = &state["tasks"][0];
+    assert_eq!(t1["handed_off"], true, "{t1}");
+    assert_eq!(state["status"], "running");
+    assert_eq!(state["execution_mode"], "phase");
+    // Asked again, the same task: nothing is handed off twice.
+    let again = server.call("next", json!({}));
+    assert_eq!(structured(&again)["brief"]["task"]["attempts"], 1);
+    // And the CLI agrees.
+    assert!(t.wf(&["next"]).ok().stdout.starts_with("T1 is in progress"));
+    assert_eq!(server.close(), 0);
+}
+
+#[test]
+fn done_answers_a_failed_check_as_an_error_result_then_records_the_pass() {
+    let t = Test::new();
+    agent_plan(&t);
+    let mut server = Server::start(&t);
+    server.call("next", json!({}));
+    let fail = server.call(
+        "done",
+        json!({"summary": "wrote it", "changed_files": ["hello.txt"]}),
+    );
+    assert!(is_error(&fail), "{fail}");
+    let doc = structured(&fail);
+    assert_eq!(doc["result"], "failed");
+    assert_eq!(doc["task"], "T1");
+    assert_eq!(
+        doc["failed_checks"],
+        json!([{
+            "command": "grep -q hello hello.txt",
+            "exit_code": 2,
+            "ended": "exited with 2",
+            "log_tail": "$ grep -q hello hello.txt\ngrep: hello.txt: No such file or directory",
+        }])
+    );
+    assert!(
+        text(&fail).contains("grep: hello.txt: No such file or directory"),
+        "{}",
+        text(&fail)
+    );
+    assert_eq!(task_status(&t.state(), "T1"), "failed");
+    // The claim is recorded as an executor's, beside wf's own verdict.
+    let events = t.wf(&["events", "--json", "--task", "T1"]).ok().stdout;
+    assert!(
+        events.contains(r#""executor":"mcp""#) && events.contains("wrote it"),
+        "{events}"
+    );
+
+    // `next` after a failure says what to do; `done` after the work checks again.
+    let next = server.call("next", json!({}));
+    assert!(
+        structured(&next)["then"]
+            .as_str()
+            .is_some_and(|s| s.contains("call `done` to check it again")),
+        "{next}"
+    );
+    t.write("hello.txt", "hello\n");
+    let pass = server.call("done", json!({}));
+    assert!(!is_error(&pass), "{pass}");
+    let doc = structured(&pass);
+    assert_eq!(doc["result"], "passed");
+    assert_eq!(doc["status"], "completed");
+    assert_eq!(doc["attempt"], 2);
+    assert_eq!(doc["next"]["task"], "T2");
+    assert_eq!(task_status(&t.state(), "T1"), "completed");
+    // Step mode checked one task; the workflow keeps its own mode.
+    assert_eq!(t.state()["execution_mode"], "phase");
+
+    // T2 needs no agent: `next` does not hand it off, `done` runs it.
+    let next = server.call("next", json!({}));
+    assert_eq!(structured(&next)["reason"], "ready");
+    assert_eq!(structured(&next)["handed_off"], false);
+    let last = server.call("done", json!({}));
+    assert!(!is_error(&last), "{last}");
+    assert_eq!(structured(&last)["workflow_status"], "completed");
+    assert_eq!(t.read("runs.log"), "T2\n");
+    let after = server.call("done", json!({}));
+    assert_eq!(structured(&after)["result"], "completed");
+    assert_eq!(server.close(), 0);
+    assert_invariants(&t);
+}
+
+#[test]
+fn status_and_logs_answer_compactly_and_bounded() {
+    let t = Test::new();
+    agent_plan(&t);
+    let mut server = Server::start(&t);
+    let status = server.call("status", json!({}));
+    let doc = structured(&status);
+    assert_eq!(doc["status"], "planned");
+    assert_eq!(doc["progress"]["total"], 2);
+    assert_eq!(doc["next"]["task"], "T1");
+    // No task has run: the CLI's message, as an error result.
+    let logs = server.call("logs", json!({}));
+    assert!(is_error(&logs), "{logs}");
+    assert_eq!(
+        structured(&logs)["error"]["message"],
+        "no task has run yet, so there is no log; run `wf workflow-execute`"
+    );
+    server.call("next", json!({}));
+    server.call("done", json!({}));
+    let status = server.call("status", json!({}));
+    let doc = structured(&status);
+    assert_eq!(doc["status"], "failed");
+    assert_eq!(doc["failed"][0]["id"], "T1");
+    assert!(text(&status).contains("0/2 done"), "{}", text(&status));
+    let logs = server.call("logs", json!({"lines": 1}));
+    assert!(!is_error(&logs), "{logs}");
+    let doc = structured(&logs);
+    assert_eq!(
+        (&doc["task"], &doc["attempt"], &doc["cut"], &doc["text"]),
+        (
+            &json!("T1"),
+            &json!(1),
+            &json!(true),
+            &json!("grep: hello.txt: No such file or directory")
+        )
+    );
+    let logs = server.call("logs", json!({"task": "T1", "attempt": 3}));
+    assert_eq!(
+        structured(&logs)["error"]["message"],
+        "task T1 has run 1 time(s); --attempt takes 1 to 1"
+    );
+    assert_eq!(server.close(), 0);
+}
+
+#[test]
+fn errors_are_tool_results_with_the_clis_message_and_the_server_goes_on() {
+    let t = Test::new();
+    let mut server = Server::start(&t);
+    let cli = t.wf(&["status", "--json"]).code(2).json();
+    for tool in ["next", "done", "status", "logs"] {
+        let result = server.call(tool, json!({}));
+        assert!(is_error(&result), "{tool}: {result}");
+        assert_eq!(structured(&result)["error"], cli["error"], "{tool}");
+        assert_eq!(structured(&result)["schemaVersion"], 2);
+    }
+    // No workflow dir was made for a lock.
+    assert!(!t.workflow_dir().exists());
+    // A corrupt state: exit 5's kind and message, and the server still answers.
+    agent_plan(&t);
+    std::fs::write(t.workflow_dir().join("workflow-state.json"), "{ not json").unwrap();
+    let cli = t.wf(&["status", "--json"]).code(5).json();
+    for tool in ["next", "done", "status"] {
+        let result = server.call(tool, json!({}));
+        assert!(is_error(&result), "{tool}: {result}");
+        assert_eq!(structured(&result)["error"]["kind"], "corrupt_state");
+        assert_eq!(structured(&result)["error"], cli["error"], "{tool}");
+    }
+    assert_eq!(server.close(), 0);
+}
+
+#[test]
+fn done_with_nothing_in_progress_or_ready_says_why() {
+    let t = Test::new();
+    start(
+        &t,
+        &plan(&[task("T1", "impl")
+            .field("阻塞依赖", "api_spec")
+            .verify("true")]),
+    );
+    let mut server = Server::start(&t);
+    let done = server.call("done", json!({}));
+    assert!(is_error(&done), "{done}");
+    let doc = structured(&done);
+    assert_eq!(doc["result"], "nothing_to_check");
+    assert_eq!(doc["reason"], "blocked");
+    let next = server.call("next", json!({}));
+    assert!(!is_error(&next));
+    assert_eq!(structured(&next)["reason"], "blocked");
+    assert!(
+        text(&next).contains("wf workflow-unblock"),
+        "{}",
+        text(&next)
+    );
+    assert_eq!(server.close(), 0);
+}
+
+#[test]
+fn a_shell_workflow_execute_runs_between_two_calls() {
+    let t = Test::new();
+    agent_plan(&t);
+    let mut server = Server::start(&t);
+    server.call("next", json!({}));
+    // The server holds no lock between calls: the shell takes T1 back and goes on.
+    t.write("hello.txt", "hello\n");
+    let run = t.wf(&["workflow-execute"]).ok();
+    assert!(
+        run.stdout.contains("Completed: 2/2 tasks done."),
+        "{}",
+        run.stdout
+    );
+    let status = server.call("status", json!({}));
+    assert_eq!(structured(&status)["status"], "completed");
+    assert_eq!(structured(&status)["progress"]["done"], 2);
+    assert_eq!(server.close(), 0);
+    assert_invariants(&t);
+}
+
+#[test]
+fn a_call_waits_for_a_shell_wf_holding_the_lock() {
+    let t = Test::new();
+    start(
+        &t,
+        &plan(&[task("T1", "impl").verify("touch started && sleep 1")]),
+    );
+    let mut server = Server::start(&t);
+    let mut shell = t
+        .command(&["workflow-execute"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn wf workflow-execute");
+    // Once the shell run is checking T1 it holds the lock; a call queues behind it.
+    let started = t.project.join("started");
+    for _ in 0..1000 {
+        if started.exists() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(started.exists(), "the shell run never started T1");
+    let done = server.call("done", json!({}));
+    assert!(shell.wait().expect("wait").success());
+    // The shell ran T1; the call, once it had the lock, found nothing left to check.
+    assert_eq!(structured(&done)["result"], "completed", "{done}");
+    assert_eq!(server.close(), 0);
+}
+
+#[test]
+fn a_signal_ends_the_server_and_stops_the_checks_of_a_call_in_flight() {
+    let t = Test::new();
+    start(
+        &t,
+        &plan(&[task("T1", "impl").verify("touch started && sleep 30")]),
+    );
+    // Idle: it ends at once, with the code of an interrupted run.
+    let server = Server::start(&t);
+    // SAFETY: signalling a child process we spawned.
+    unsafe { libc::kill(server.child.id() as i32, libc::SIGTERM) };
+    assert_eq!(wait_for_exit(server), 130);
+
+    // In the middle of `done`: its check is ended and the state saved, as a run's.
+    let mut server = Server::start(&t);
+    server.send(&json!({"jsonrpc": "2.0", "id": 99, "method": "tools/call", "params": {"name": "done", "arguments": {}}}));
+    let started = t.project.join("started");
+    for _ in 0..1000 {
+        if started.exists() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(started.exists(), "the check never started");
+    // SAFETY: as above.
+    unsafe { libc::kill(server.child.id() as i32, libc::SIGTERM) };
+    assert_eq!(wait_for_exit(server), 130);
+    let state = t.state();
+    assert_eq!(task_status(&state, "T1"), "pending");
+    assert_eq!(state["status"], "paused");
+    assert_invariants(&t);
+}
+
+/// The exit code of a server that must end within 15 s.
+fn wait_for_exit(mut server: Server) -> i32 {
+    for _ in 0..1500 {
+        if let Some(status) = server.child.try_wait().expect("wait") {
+            return status.code().unwrap_or(-1);
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    panic!("wf mcp did not end after the signal");
+}
