@@ -451,44 +451,20 @@ fn done_answer(
 /// task's own commands first (they may hold backticks), else every `` `command` ``
 /// followed by how it ended (a gate's verifier, a hard constraint's `verifyCmd`).
 /// The attempt stopped at its first failure, so its log ends with that check's output.
+/// The checks the reason names, the last one with the log's tail (the log ends with
+/// the output of the check that failed last).
 fn failed_checks(task: &Task, reason: &str, tail: Option<&str>) -> Vec<Value> {
-    let mut found: Vec<(String, String)> = Vec::new();
-    for cmd in task.check_commands() {
-        let head = format!("`{cmd}` ");
-        if let Some(at) = reason.find(&head) {
-            found.push((cmd.to_string(), ending(&reason[at + head.len()..])));
-        }
-    }
-    if found.is_empty() {
-        let mentioned = regex::Regex::new(r"`([^`]+)` ((?:exited with|was killed|timed out|was interrupted|could not start)[^;`]*)")
-            .expect("a valid regex");
-        for c in mentioned.captures_iter(reason) {
-            found.push((c[1].to_string(), ending(&c[2])));
-        }
-    }
+    let found = crate::run::failure::failed_checks(task, reason);
     let last = found.len().saturating_sub(1);
     found
         .into_iter()
         .enumerate()
-        .map(|(i, (command, ended))| {
-            let exit_code = ended
-                .strip_prefix("exited with ")
-                .and_then(|n| n.trim().parse::<i64>().ok());
-            json!({
-                "command": command,
-                "exit_code": exit_code,
-                "ended": ended,
-                // The log ends with the output of the check that failed last.
-                "log_tail": if i == last { tail } else { None },
-            })
+        .map(|(i, check)| {
+            let mut value = json!(check);
+            value["log_tail"] = json!(if i == last { tail } else { None });
+            value
         })
         .collect()
-}
-
-/// How a command ended, up to the end of its clause in a failure reason.
-fn ending(rest: &str) -> String {
-    let end = rest.find([';', '(']).unwrap_or(rest.len());
-    rest[..end].trim().to_string()
 }
 
 // -------------------------------------------------------------------------- status
@@ -793,37 +769,15 @@ mod tests {
     }
 
     #[test]
-    fn a_failure_reason_gives_each_check_with_its_exit_code() {
+    fn the_last_failed_check_carries_the_log_tail() {
         let task = Task {
             id: "T1".into(),
-            verify: vec!["test -f `echo done.txt`".into()],
+            verify: vec!["false".into()],
             ..Task::default()
         };
-        let checks = failed_checks(
-            &task,
-            "check `test -f `echo done.txt`` exited with 1",
-            Some("tail"),
-        );
-        assert_eq!(checks.len(), 1);
-        assert_eq!(checks[0]["command"], "test -f `echo done.txt`");
+        let checks = failed_checks(&task, "check `false` exited with 1", Some("tail"));
+        assert_eq!(checks[0]["command"], "false");
         assert_eq!(checks[0]["exit_code"], 1);
         assert_eq!(checks[0]["log_tail"], "tail");
-        let gate = failed_checks(
-            &Task::default(),
-            "quality gate T4: score 0 is below the threshold 80; test `sh tests/check.sh` exited with 2",
-            None,
-        );
-        assert_eq!(gate[0]["command"], "sh tests/check.sh");
-        assert_eq!(gate[0]["exit_code"], 2);
-        let timed = failed_checks(
-            &Task {
-                verify: vec!["sleep 9".into()],
-                ..Task::default()
-            },
-            "check `sleep 9` timed out after 1s (its process group was killed)",
-            None,
-        );
-        assert_eq!(timed[0]["exit_code"], Value::Null);
-        assert_eq!(timed[0]["ended"], "timed out after 1s");
     }
 }

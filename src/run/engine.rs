@@ -90,9 +90,10 @@ pub struct TaskResult {
     pub duration_ms: u64,
     /// The attempt's log, absolute; none when the checks printed nothing and passed.
     pub log: Option<std::path::PathBuf>,
-    /// Why it did not pass, when it did not (the failing check's command and how it
-    /// ended, for a check).
+    /// Why it did not pass, when it did not.
     pub reason: Option<String>,
+    /// The checks that failed: each command, its exit code and how it ended.
+    pub failed_checks: Vec<crate::run::failure::FailedCheck>,
 }
 
 pub struct Engine<'a> {

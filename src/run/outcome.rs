@@ -191,6 +191,10 @@ fn task_result(task: &Task, outcome: &TaskOutcome, workflow_dir: &std::path::Pat
         attempt: task.attempts,
         duration_ms: u64::try_from(outcome.duration.as_millis()).unwrap_or(u64::MAX),
         log,
+        failed_checks: match &outcome.verdict {
+            Verdict::Failed { reason } => crate::run::failure::failed_checks(task, reason),
+            _ => Vec::new(),
+        },
         reason: match &outcome.verdict {
             Verdict::Failed { reason } | Verdict::DispatchFailed { reason, .. } => {
                 Some(reason.clone())

@@ -830,4 +830,9 @@ fn execute_json_reports_each_task_it_worked_on() {
         assert!(log.is_absolute() && log.is_file(), "{log:?}");
     }
     assert!(tasks[2]["duration_ms"].is_u64());
+    assert_eq!(
+        tasks[2]["failed_checks"],
+        serde_json::json!([{"command": "echo boom; exit 4", "exit_code": 4, "ended": "exited with 4"}])
+    );
+    assert_eq!(tasks[0]["failed_checks"], serde_json::json!([]));
 }
