@@ -140,27 +140,18 @@ pub fn execute_locked(
             "CI: agent tasks fail instead of being handed off, and the run goes to the end (--step or --phase keeps a mode's stop)."
         });
     }
-    let plan_chars = std::fs::read_to_string(session.store().dir().join(&state.tasks_file))
-        .map_or(0, |t| t.chars().count());
-    let design_chars = state
-        .tech_design
-        .as_ref()
-        .and_then(|p| std::fs::read_to_string(project.dir.join(p)).ok())
-        .map_or(0, |t| t.chars().count());
     let opts = Options {
-        mode,
         ci,
         explicit_mode,
         keep_going: args.keep_going,
         jobs: args.jobs as usize,
-        context_window: project.config.wf.context_window(),
-        plan_chars,
-        design_chars,
-        max_retries: project
-            .config
-            .wf
-            .max_retries
-            .unwrap_or(crate::run::executor::DEFAULT_MAX_RETRIES),
+        ..Options::for_workflow(
+            &project.config,
+            &project.dir,
+            session.store().dir(),
+            state,
+            mode,
+        )
     };
     let mock = match &args.mock {
         Some(text) => Some(

@@ -690,28 +690,13 @@ fn run_step(project: &Project, session: &mut Session) -> Result<(Stop, Vec<Strin
 /// a program of `wf.executors`. Returns how the run stopped and the problems it met.
 fn run_engine(project: &Project, session: &mut Session, mode: Mode) -> Result<(Stop, Vec<String>)> {
     let state = session.state()?;
-    let plan_chars = std::fs::read_to_string(session.store().dir().join(&state.tasks_file))
-        .map_or(0, |t| t.chars().count());
-    let design_chars = state
-        .tech_design
-        .as_ref()
-        .and_then(|p| std::fs::read_to_string(project.dir.join(p)).ok())
-        .map_or(0, |t| t.chars().count());
-    let opts = Options {
+    let opts = Options::for_workflow(
+        &project.config,
+        &project.dir,
+        session.store().dir(),
+        state,
         mode,
-        ci: false,
-        explicit_mode: false,
-        keep_going: false,
-        jobs: 1,
-        context_window: project.config.wf.context_window(),
-        plan_chars,
-        design_chars,
-        max_retries: project
-            .config
-            .wf
-            .max_retries
-            .unwrap_or(crate::run::executor::DEFAULT_MAX_RETRIES),
-    };
+    );
     let mut no_executors = project.config.clone();
     no_executors.wf.executors.clear();
     let pool = Pool::from_config(&no_executors, None);

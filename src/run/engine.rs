@@ -48,6 +48,41 @@ pub struct Options {
     pub max_retries: u32,
 }
 
+impl Options {
+    /// A run of the workflow in `workflow_dir` for the project in `project_dir`, in
+    /// `mode`: one job, not CI, stopping at the first failure, the context sized from
+    /// the plan copy and the tech design, the retries from the config. Callers change
+    /// what their command line says.
+    pub fn for_workflow(
+        config: &crate::config::Config,
+        project_dir: &std::path::Path,
+        workflow_dir: &std::path::Path,
+        state: &crate::state::WorkflowState,
+        mode: Mode,
+    ) -> Options {
+        let chars = |path: std::path::PathBuf| {
+            std::fs::read_to_string(path).map_or(0, |t| t.chars().count())
+        };
+        Options {
+            mode,
+            ci: false,
+            explicit_mode: false,
+            keep_going: false,
+            jobs: 1,
+            context_window: config.wf.context_window(),
+            plan_chars: chars(workflow_dir.join(&state.tasks_file)),
+            design_chars: state
+                .tech_design
+                .as_ref()
+                .map_or(0, |p| chars(project_dir.join(p))),
+            max_retries: config
+                .wf
+                .max_retries
+                .unwrap_or(crate::run::executor::DEFAULT_MAX_RETRIES),
+        }
+    }
+}
+
 /// What the command shows while the run goes on.
 pub trait Reporter {
     fn started(&mut self, task: &Task);
