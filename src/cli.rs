@@ -193,6 +193,16 @@ pub enum Command {
             "  wf report github-summary >> $GITHUB_STEP_SUMMARY   a job summary",
         ))]
     Report(ReportArgs),
+    /// Run one task's checks on their own (a CI job, another machine) and write a
+    /// result file for `wf import-results`. Takes no lock and writes nothing in the
+    /// workflow; exits 0 or 1 as the checks did.
+    #[command(after_help = concat!(
+            "Examples:\n",
+            "  wf run-task T3 --result results/T3.json   run T3's checks, write what they did\n",
+            "  wf run-task T3 --result r.json --json     the same result on stdout too\n",
+            "  wf run-task T7 --ci --result r.json       an agent task: a failed result, as a CI run fails it",
+        ))]
+    RunTask(RunTaskArgs),
     /// Move a completed workflow into archive/<UTC time>/ so a new one can start.
     #[command(after_help = concat!(
             "Examples:\n",
@@ -433,6 +443,20 @@ pub enum ReportFormat {
     GithubAnnotations,
     /// Markdown for $GITHUB_STEP_SUMMARY.
     GithubSummary,
+}
+
+#[derive(Debug, Args)]
+pub struct RunTaskArgs {
+    /// The task whose checks to run.
+    #[arg(add = ArgValueCandidates::new(complete::task_ids))]
+    pub task: String,
+    /// Write the result here (its directory is made if missing).
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub result: Option<PathBuf>,
+    /// The CI rules: a task that needs an agent gets a failed result instead of a
+    /// refusal (implied by CI=true).
+    #[arg(long)]
+    pub ci: bool,
 }
 
 #[derive(Debug, Args)]

@@ -19,6 +19,7 @@ mod next;
 mod report;
 mod resources;
 mod resume;
+mod run_task;
 mod start;
 mod status;
 mod unblock;
@@ -50,6 +51,7 @@ pub fn run(cli: &Cli, out: &Output) -> Result<i32> {
         Command::Events(args) => events::run(&project()?, args, out),
         Command::Logs(args) => logs::run(&project()?, args, out),
         Command::Report(args) => report::run(&project()?, args, out),
+        Command::RunTask(args) => run_task::run(&project()?, args, out),
         Command::Archive => archive::run(&project()?, cli.global.wait, out),
         Command::Completions(args) => completions::run(args, out),
         Command::Man(args) => man::run(args, out),

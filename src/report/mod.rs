@@ -8,6 +8,7 @@
 
 pub mod brief;
 pub mod constraints;
+pub mod distributed;
 pub mod doctor;
 pub mod events;
 pub mod execute;

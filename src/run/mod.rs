@@ -12,6 +12,7 @@ mod outcome;
 pub mod policy;
 pub mod recovery;
 pub mod signals;
+pub mod standalone;
 pub mod usage;
 pub mod work;
 pub mod workers;
