@@ -203,6 +203,17 @@ pub enum Command {
             "  wf run-task T7 --ci --result r.json       an agent task: a failed result, as a CI run fails it",
         ))]
     RunTask(RunTaskArgs),
+    /// Fold result files of `wf run-task` into the workflow, as if the tasks had run
+    /// here: in dependency order, each result for this plan only, the same one twice
+    /// changing nothing. Exits 1 when a task failed, 2 when a result was refused.
+    #[command(after_help = concat!(
+            "Examples:\n",
+            "  wf import-results results/                 every result file under results/\n",
+            "  gh run download 1234 -p 'wf-result-*' -D results && wf import-results results\n",
+            "                                             bring a GitHub Actions run's results home\n",
+            "  wf import-results T1.json T2.json --json   two files, and what became of each",
+        ))]
+    ImportResults(ImportResultsArgs),
     /// Move a completed workflow into archive/<UTC time>/ so a new one can start.
     #[command(after_help = concat!(
             "Examples:\n",
@@ -457,6 +468,13 @@ pub struct RunTaskArgs {
     /// refusal (implied by CI=true).
     #[arg(long)]
     pub ci: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ImportResultsArgs {
+    /// Result files, or directories searched for them.
+    #[arg(required = true, value_name = "DIR|FILE", value_hint = ValueHint::AnyPath)]
+    pub paths: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]

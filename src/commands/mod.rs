@@ -11,6 +11,7 @@ pub mod execute;
 
 mod graph;
 mod hook;
+mod import_results;
 mod init;
 mod list;
 mod logs;
@@ -52,6 +53,9 @@ pub fn run(cli: &Cli, out: &Output) -> Result<i32> {
         Command::Logs(args) => logs::run(&project()?, args, out),
         Command::Report(args) => report::run(&project()?, args, out),
         Command::RunTask(args) => run_task::run(&project()?, args, out),
+        Command::ImportResults(args) => {
+            import_results::run(&project()?, cli.global.wait, args, out)
+        }
         Command::Archive => archive::run(&project()?, cli.global.wait, out),
         Command::Completions(args) => completions::run(args, out),
         Command::Man(args) => man::run(args, out),

@@ -7,6 +7,7 @@ pub mod context;
 mod dispatch;
 pub mod engine;
 pub mod executor;
+pub mod import;
 pub mod now;
 mod outcome;
 pub mod policy;

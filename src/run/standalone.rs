@@ -232,10 +232,9 @@ pub fn run_task(
     };
     let (verdict, gate) = if agent {
         (
+            // The reason `workflow-execute --ci` gives, so both runs read alike.
             Verdict::Failed {
-                reason: format!(
-                    "task {task_id} needs an agent; CI runs fail it instead of handing it off"
-                ),
+                reason: crate::run::policy::ci_handoff_reason(task),
             },
             None,
         )

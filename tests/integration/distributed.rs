@@ -169,3 +169,214 @@ fn run_task_skips_the_commit_a_ci_checkout_cannot_keep() {
         run.stdout
     );
 }
+
+// ---- import-results ----
+
+/// Runs `ids`' checks with run-task into `results/<id>.json`.
+fn run_tasks(t: &Test, ids: &[&str]) {
+    for id in ids {
+        t.wf(&[
+            "run-task",
+            id,
+            "--ci",
+            "--result",
+            &format!("results/{id}.json"),
+        ]);
+    }
+}
+
+#[test]
+fn imported_results_read_like_a_local_run() {
+    // The same plan, run locally and distributed: status, JUnit and the summary agree
+    // but for times.
+    let local = Test::new();
+    start(&local, &a_plan());
+    local
+        .wf(&["workflow-execute", "--all", "--ci", "-k"])
+        .code(1);
+
+    let t = Test::new();
+    start(&t, &a_plan());
+    run_tasks(&t, &["T1", "T2", "T3"]);
+    let run = t.wf(&["import-results", "results"]).code(1);
+    insta::assert_snapshot!(run.whole(), @"
+    exit: 1
+    --- stdout
+    --- stderr
+    ✓ T1 completed (results/T1.json)
+    ✗ T2 failed (results/T2.json)
+    ✗ T3 failed (results/T3.json)
+    Imported 3 result(s), refused 0; the workflow is failed.
+    ");
+    let statuses = |t: &Test| crate::plans::statuses(&t.state());
+    assert_eq!(statuses(&t), statuses(&local));
+    assert_eq!(t.state()["status"], "failed");
+    crate::plans::assert_invariants(&t);
+    let summary = |t: &Test| t.wf(&["report", "github-summary"]).ok().stdout;
+    assert_eq!(summary(&t), summary(&local));
+    let junit = |t: &Test| {
+        let time = regex::Regex::new(r#" time="[0-9.]+""#).unwrap();
+        let xml = t.wf(&["report", "junit"]).ok().stdout;
+        time.replace_all(&xml, "").into_owned()
+    };
+    assert_eq!(junit(&t), junit(&local));
+}
+
+#[test]
+fn results_are_applied_in_dependency_order_and_the_same_result_twice_changes_nothing() {
+    let t = Test::new();
+    start(
+        &t,
+        &plan(&[
+            task("T1", "a").verify("true"),
+            task("T2", "a").verify("true").deps("T1"),
+            task("T3", "a").verify("true").deps("T2"),
+        ]),
+    );
+    run_tasks(&t, &["T1", "T2", "T3"]);
+    // Named last first: applied first to last all the same.
+    t.wf(&[
+        "import-results",
+        "results/T3.json",
+        "results/T2.json",
+        "results/T1.json",
+    ])
+    .ok();
+    assert_eq!(t.state()["status"], "completed");
+    let before = t.workflow_files();
+    let again = t.wf(&["import-results", "results", "--json"]).ok().json();
+    let fates: Vec<&str> = again["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["fate"].as_str().unwrap())
+        .collect();
+    assert_eq!(fates, ["duplicate", "duplicate", "duplicate"]);
+    assert_eq!(
+        t.workflow_files(),
+        before,
+        "a duplicate import wrote something"
+    );
+}
+
+#[test]
+fn a_result_whose_dependency_is_not_done_is_refused() {
+    let t = Test::new();
+    start(&t, &a_plan());
+    run_tasks(&t, &["T4"]);
+    let run = t.wf(&["import-results", "results/T4.json"]).code(2);
+    assert!(
+        run.stderr
+            .contains("refused: task T4 depends on T2, which is not done"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(crate::plans::task_status(&t.state(), "T4"), "pending");
+    assert_eq!(
+        t.state()["status"],
+        "planned",
+        "nothing applied, nothing moved"
+    );
+    // T2 failed, so T4 stays refused with T1 and T2's results beside it.
+    run_tasks(&t, &["T1", "T2"]);
+    let doc = t
+        .wf(&["import-results", "results", "--json"])
+        .code(2)
+        .json();
+    let fate = |id: &str| {
+        doc["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["task_id"] == id)
+            .map(|r| r["fate"].as_str().unwrap().to_string())
+            .unwrap()
+    };
+    assert_eq!(fate("T1"), "applied");
+    assert_eq!(fate("T2"), "applied");
+    assert_eq!(fate("T4"), "refused");
+    assert_eq!(doc["status"], "failed");
+}
+
+#[test]
+fn a_result_for_another_plan_is_refused() {
+    let other = Test::new();
+    start(&other, &plan(&[task("T1", "a").verify("echo other plan")]));
+    run_tasks(&other, &["T1"]);
+    let t = Test::new();
+    start(&t, &plan(&[task("T1", "a").verify("true")]));
+    std::fs::create_dir_all(t.project.join("results")).unwrap();
+    std::fs::copy(
+        other.project.join("results/T1.json"),
+        t.project.join("results/T1.json"),
+    )
+    .unwrap();
+    let run = t.wf(&["import-results", "results"]).code(2);
+    assert!(
+        run.stderr.contains("refused: it is for another plan"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(crate::plans::task_status(&t.state(), "T1"), "pending");
+}
+
+#[test]
+fn a_failed_result_fails_the_task_and_a_new_one_takes_it_back() {
+    let t = Test::new();
+    start(&t, &plan(&[task("T1", "a").verify("test -f fixed")]));
+    run_tasks(&t, &["T1"]);
+    t.wf(&["import-results", "results"]).code(1);
+    assert_eq!(crate::plans::task_status(&t.state(), "T1"), "failed");
+    assert_eq!(t.state()["status"], "failed");
+    // Fixed, run again elsewhere: the new result completes it.
+    t.write("fixed", "");
+    run_tasks(&t, &["T1"]);
+    t.wf(&["import-results", "results"]).ok();
+    assert_eq!(crate::plans::task_status(&t.state(), "T1"), "completed");
+    assert_eq!(t.state()["status"], "completed");
+    assert_eq!(t.state()["tasks"][0]["attempts"], 2);
+}
+
+#[test]
+fn an_edited_or_malformed_result_is_refused_with_its_place() {
+    let t = Test::new();
+    start(&t, &plan(&[task("T1", "a").verify("false")]));
+    run_tasks(&t, &["T1"]);
+    let text = t
+        .read("results/T1.json")
+        .replace("\"success\": false", "\"success\": true");
+    t.write("results/T1.json", &text);
+    let run = t.wf(&["import-results", "results"]).code(2);
+    assert!(
+        run.stderr.contains("changed after `wf run-task` wrote it"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(crate::plans::task_status(&t.state(), "T1"), "pending");
+    // A file that claims to be a result and is not: file:line:col, nothing written.
+    t.write(
+        "bad/T1.json",
+        "{\n  \"kind\": \"wf.task_result\",\n  \"task_id\": 7\n}\n",
+    );
+    let before = t.workflow_files();
+    let run = t.wf(&["import-results", "bad"]).code(2);
+    let line = run.stderr.trim();
+    assert!(
+        line.starts_with("wf: error: ") && line.contains("bad/T1.json:3:"),
+        "{line}"
+    );
+    assert!(
+        line.ends_with("write it again with `wf run-task TASK --result FILE`"),
+        "{line}"
+    );
+    assert_eq!(t.workflow_files(), before);
+    // Other JSON in a directory is ignored; named on the line, it is an error.
+    t.write("other/state.json", "{\"status\": \"planned\"}");
+    let run = t.wf(&["import-results", "other"]).ok();
+    assert!(
+        run.stdout.contains("Ignored 1 JSON file(s)"),
+        "{}",
+        run.stdout
+    );
+    t.wf(&["import-results", "other/state.json"]).code(2);
+}

@@ -225,6 +225,20 @@ fn every_json_output_in_every_state_matches_its_schema() {
     c.check(&t, "planned", &["run-task", "T9"], "run-task");
     let file: Value = serde_json::from_str(&t.read("r/T1.json")).expect("the result file is JSON");
     assert!(schema("run-task").is_valid(&file), "{file:#}");
+    t.wf(&["run-task", "T2", "--result", "r/T2.json"]).code(1);
+    c.check(&t, "planned", &["import-results", "r"], "import-results");
+    c.check(
+        &t,
+        "failed",
+        &["import-results", "r/T1.json"],
+        "import-results",
+    );
+    c.check(
+        &t,
+        "failed",
+        &["import-results", "nowhere"],
+        "import-results",
+    );
 
     // A corrupt state: every read is the error document, exit 5.
     let t = started(&[task("T1", "a").verify("true")]);
