@@ -214,6 +214,16 @@ pub enum Command {
             "  wf import-results T1.json T2.json --json   two files, and what became of each",
         ))]
     ImportResults(ImportResultsArgs),
+    /// Write a CI pipeline that runs the plan's tasks as jobs: GitHub Actions or
+    /// GitLab CI, one job per task or per chain of tasks, `needs` from the plan's
+    /// dependencies, and a collect job that imports the results and reports.
+    #[command(after_help = concat!(
+            "Examples:\n",
+            "  wf export github-actions -o .github/workflows/wf.yml\n",
+            "  wf export gitlab-ci -o .gitlab-ci.yml\n",
+            "  wf export github-actions --agent-tasks omit   leave agent tasks (and what needs them) out",
+        ))]
+    Export(ExportArgs),
     /// Move a completed workflow into archive/<UTC time>/ so a new one can start.
     #[command(after_help = concat!(
             "Examples:\n",
@@ -475,6 +485,47 @@ pub struct ImportResultsArgs {
     /// Result files, or directories searched for them.
     #[arg(required = true, value_name = "DIR|FILE", value_hint = ValueHint::AnyPath)]
     pub paths: Vec<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// Which CI.
+    #[arg(value_enum)]
+    pub target: ExportTarget,
+    /// Write the pipeline to FILE instead of stdout.
+    #[arg(short, long, value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub output: Option<PathBuf>,
+    /// Tasks that need an agent: `fail` gives each a job whose result fails it, as
+    /// `workflow-execute --ci` does; `omit` leaves them, and every task that depends
+    /// on one, out (a comment names them).
+    #[arg(long, value_enum, default_value_t = AgentTasks::Fail)]
+    pub agent_tasks: AgentTasks,
+    /// How each job gets wf: a `cargo install` argument list run in a first `build`
+    /// job whose binary the task jobs download (default: this wf's version from
+    /// crates.io; e.g. `--path .` when the project is wf, or
+    /// `--git https://example.com/wf --rev 0123abc`).
+    #[arg(long, value_name = "ARGS", allow_hyphen_values = true)]
+    pub install: Option<String>,
+    /// The most task jobs to write; tasks are packed into fewer jobs beyond it.
+    #[arg(long, value_name = "N", default_value_t = 200,
+          value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub max_jobs: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportTarget {
+    /// A GitHub Actions workflow (.github/workflows/*.yml).
+    GithubActions,
+    /// A GitLab CI pipeline (.gitlab-ci.yml).
+    GitlabCi,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AgentTasks {
+    /// A job whose result fails the task.
+    Fail,
+    /// Left out, with every task that depends on one.
+    Omit,
 }
 
 #[derive(Debug, Args)]

@@ -8,6 +8,7 @@ mod constraints;
 mod doctor;
 mod events;
 pub mod execute;
+mod export;
 
 mod graph;
 mod hook;
@@ -52,6 +53,7 @@ pub fn run(cli: &Cli, out: &Output) -> Result<i32> {
         Command::Events(args) => events::run(&project()?, args, out),
         Command::Logs(args) => logs::run(&project()?, args, out),
         Command::Report(args) => report::run(&project()?, args, out),
+        Command::Export(args) => export::run(&project()?, args, out),
         Command::RunTask(args) => run_task::run(&project()?, args, out),
         Command::ImportResults(args) => {
             import_results::run(&project()?, cli.global.wait, args, out)

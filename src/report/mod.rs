@@ -12,6 +12,7 @@ pub mod distributed;
 pub mod doctor;
 pub mod events;
 pub mod execute;
+pub mod export;
 pub mod findings;
 pub mod github;
 pub mod gitlab;

@@ -239,6 +239,20 @@ fn every_json_output_in_every_state_matches_its_schema() {
         &["import-results", "nowhere"],
         "import-results",
     );
+    c.check(&t, "failed", &["export", "github-actions"], "export");
+    c.check(
+        &t,
+        "failed",
+        &[
+            "export",
+            "gitlab-ci",
+            "-o",
+            "ci/gl.yml",
+            "--agent-tasks",
+            "omit",
+        ],
+        "export",
+    );
 
     // A corrupt state: every read is the error document, exit 5.
     let t = started(&[task("T1", "a").verify("true")]);
