@@ -193,6 +193,37 @@ pub enum Command {
             "  wf report github-summary >> $GITHUB_STEP_SUMMARY   a job summary",
         ))]
     Report(ReportArgs),
+    /// Run one task's checks on their own (a CI job, another machine) and write a
+    /// result file for `wf import-results`. Takes no lock and writes nothing in the
+    /// workflow; exits 0 or 1 as the checks did.
+    #[command(after_help = concat!(
+            "Examples:\n",
+            "  wf run-task T3 --result results/T3.json   run T3's checks, write what they did\n",
+            "  wf run-task T3 --result r.json --json     the same result on stdout too\n",
+            "  wf run-task T7 --ci --result r.json       an agent task: a failed result, as a CI run fails it",
+        ))]
+    RunTask(RunTaskArgs),
+    /// Fold result files of `wf run-task` into the workflow, as if the tasks had run
+    /// here: in dependency order, each result for this plan only, the same one twice
+    /// changing nothing. Exits 1 when a task failed, 2 when a result was refused.
+    #[command(after_help = concat!(
+            "Examples:\n",
+            "  wf import-results results/                 every result file under results/\n",
+            "  gh run download 1234 -p 'wf-result-*' -D results && wf import-results results\n",
+            "                                             bring a GitHub Actions run's results home\n",
+            "  wf import-results T1.json T2.json --json   two files, and what became of each",
+        ))]
+    ImportResults(ImportResultsArgs),
+    /// Write a CI pipeline that runs the plan's tasks as jobs: GitHub Actions or
+    /// GitLab CI, one job per task or per chain of tasks, `needs` from the plan's
+    /// dependencies, and a collect job that imports the results and reports.
+    #[command(after_help = concat!(
+            "Examples:\n",
+            "  wf export github-actions -o .github/workflows/wf.yml\n",
+            "  wf export gitlab-ci -o .gitlab-ci.yml\n",
+            "  wf export github-actions --agent-tasks omit   leave agent tasks (and what needs them) out",
+        ))]
+    Export(ExportArgs),
     /// Move a completed workflow into archive/<UTC time>/ so a new one can start.
     #[command(after_help = concat!(
             "Examples:\n",
@@ -448,6 +479,68 @@ pub enum ReportFormat {
     GithubAnnotations,
     /// Markdown for $GITHUB_STEP_SUMMARY.
     GithubSummary,
+}
+
+#[derive(Debug, Args)]
+pub struct RunTaskArgs {
+    /// The task whose checks to run.
+    #[arg(add = ArgValueCandidates::new(complete::task_ids))]
+    pub task: String,
+    /// Write the result here (its directory is made if missing).
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub result: Option<PathBuf>,
+    /// The CI rules: a task that needs an agent gets a failed result instead of a
+    /// refusal (implied by CI=true).
+    #[arg(long)]
+    pub ci: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ImportResultsArgs {
+    /// Result files, or directories searched for them.
+    #[arg(required = true, value_name = "DIR|FILE", value_hint = ValueHint::AnyPath)]
+    pub paths: Vec<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// Which CI.
+    #[arg(value_enum)]
+    pub target: ExportTarget,
+    /// Write the pipeline to FILE instead of stdout.
+    #[arg(short, long, value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub output: Option<PathBuf>,
+    /// Tasks that need an agent: `fail` gives each a job whose result fails it, as
+    /// `workflow-execute --ci` does; `omit` leaves them, and every task that depends
+    /// on one, out (a comment names them).
+    #[arg(long, value_enum, default_value_t = AgentTasks::Fail)]
+    pub agent_tasks: AgentTasks,
+    /// How each job gets wf: a `cargo install` argument list run in a first `build`
+    /// job whose binary the task jobs download (default: this wf's version from
+    /// crates.io; e.g. `--path .` when the project is wf, or
+    /// `--git https://example.com/wf --rev 0123abc`).
+    #[arg(long, value_name = "ARGS", allow_hyphen_values = true)]
+    pub install: Option<String>,
+    /// The most task jobs to write; tasks are packed into fewer jobs beyond it.
+    #[arg(long, value_name = "N", default_value_t = 200,
+          value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub max_jobs: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportTarget {
+    /// A GitHub Actions workflow (.github/workflows/*.yml).
+    GithubActions,
+    /// A GitLab CI pipeline (.gitlab-ci.yml).
+    GitlabCi,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AgentTasks {
+    /// A job whose result fails the task.
+    Fail,
+    /// Left out, with every task that depends on one.
+    Omit,
 }
 
 #[derive(Debug, Args)]

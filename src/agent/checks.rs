@@ -212,6 +212,7 @@ mod tests {
             config: Config::default(),
             children: Children::default(),
             hard_constraints: Vec::new(),
+            record: None,
         }
     }
 

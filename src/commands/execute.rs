@@ -167,6 +167,7 @@ pub fn execute_locked(
         config: project.config.clone(),
         children: Children::default(),
         hard_constraints: session.state()?.constraints.hard.clone(),
+        record: None,
     };
     let mut reporter = crate::report::progress::RunProgress::new(out, ctx.workflow_dir.clone());
     let mut engine = Engine::new(

@@ -199,6 +199,7 @@ fn stop(
         children: Children::default(),
         // Evidence checks only: gates (and their constraints) are not run here.
         hard_constraints: Vec::new(),
+        record: None,
     };
     // The tree as the checks find it: taken before they run, so whatever they
     // write makes the next key differ and they run again.

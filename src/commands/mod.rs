@@ -8,9 +8,11 @@ mod constraints;
 mod doctor;
 mod events;
 pub mod execute;
+mod export;
 
 mod graph;
 mod hook;
+mod import_results;
 mod init;
 mod list;
 mod logs;
@@ -20,6 +22,7 @@ mod next;
 mod report;
 mod resources;
 mod resume;
+mod run_task;
 mod start;
 mod status;
 mod unblock;
@@ -51,6 +54,11 @@ pub fn run(cli: &Cli, out: &Output) -> Result<i32> {
         Command::Events(args) => events::run(&project()?, args, out),
         Command::Logs(args) => logs::run(&project()?, args, out),
         Command::Report(args) => report::run(&project()?, args, out),
+        Command::Export(args) => export::run(&project()?, args, out),
+        Command::RunTask(args) => run_task::run(&project()?, args, out),
+        Command::ImportResults(args) => {
+            import_results::run(&project()?, cli.global.wait, args, out)
+        }
         Command::Archive => archive::run(&project()?, cli.global.wait, out),
         Command::Completions(args) => completions::run(args, out),
         Command::Man(args) => man::run(args, out),

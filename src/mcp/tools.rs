@@ -706,6 +706,7 @@ fn run_engine(project: &Project, session: &mut Session, mode: Mode) -> Result<(S
         config: project.config.clone(),
         children: Children::default(),
         hard_constraints: state.constraints.hard.clone(),
+        record: None,
     };
     let mut quiet = Quiet::default();
     let mut engine = Engine::new(

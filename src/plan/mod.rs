@@ -22,6 +22,7 @@ mod doc;
 mod fields;
 mod graph;
 mod ids;
+pub mod jobs;
 mod limits;
 pub mod mirror;
 pub mod render;

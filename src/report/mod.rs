@@ -8,9 +8,11 @@
 
 pub mod brief;
 pub mod constraints;
+pub mod distributed;
 pub mod doctor;
 pub mod events;
 pub mod execute;
+pub mod export;
 pub mod findings;
 pub mod github;
 pub mod gitlab;

@@ -544,6 +544,7 @@ mod tests {
             config: crate::config::Config::default(),
             children: Children::default(),
             hard_constraints: Vec::new(),
+            record: None,
         };
         let pool = Pool::from_config(&ctx.config, None);
         let opts = Options {

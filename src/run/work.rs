@@ -31,6 +31,34 @@ pub struct WorkCtx {
     /// The workflow's hard constraints: each one with a `verifyCmd` must hold at
     /// every quality gate (docs/constraints.md).
     pub hard_constraints: Vec<Constraint>,
+    /// Where each command run is recorded, when someone wants them one by one
+    /// (`wf run-task`'s result file, `src/run/standalone.rs`); the engine does not.
+    pub record: Option<Recorder>,
+}
+
+/// The commands a task ran, one [`CheckRun`] each, in order.
+pub type Recorder = std::sync::Arc<std::sync::Mutex<Vec<CheckRun>>>;
+
+/// One command of a task and how it ended.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct CheckRun {
+    /// What the command was for: `check`, `run_tests`, a builtin verifier's name.
+    pub what: String,
+    /// The command as the plan (or the verifier) gives it.
+    pub command: String,
+    /// What was spawned: the words of a plain line, else `/bin/sh -c LINE`.
+    pub argv: Vec<String>,
+    /// Its exit code when it exited (none when killed, timed out or never started).
+    pub exit_code: Option<i32>,
+    /// How it ended in words: "exited with 0", "timed out after 10s", …
+    pub outcome: String,
+    pub duration_ms: u64,
+    /// Where its output starts in the attempt's log (the log holds every command's).
+    #[serde(skip)]
+    pub log_from: u64,
+    /// Where it ends.
+    #[serde(skip)]
+    pub log_to: u64,
 }
 
 /// Which part of a task to do.
@@ -38,6 +66,9 @@ pub struct WorkCtx {
 pub enum Part {
     /// Everything: checks, tests, gate, commit.
     Full,
+    /// Everything but the commit: `wf run-task` on a machine whose commits go
+    /// nowhere (a CI checkout, docs/distributed.md).
+    Standalone,
     /// Only the evidence: a handed-off task coming back, or an executor's claim.
     Evidence,
 }
@@ -146,6 +177,22 @@ impl WorkCtx {
     ) -> Result<(), Verdict> {
         // A program that is not there fails with its name, not with a shell's 127.
         if let Some(prog) = missing_program(&program) {
+            if let Some(record) = &self.record {
+                let at = file_len(log);
+                record
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .push(CheckRun {
+                        what: what.to_string(),
+                        command: program.display(),
+                        argv: program.argv(),
+                        exit_code: None,
+                        outcome: format!("`{prog}` is not on PATH"),
+                        duration_ms: 0,
+                        log_from: at,
+                        log_to: at,
+                    });
+            }
             return Err(Verdict::Failed {
                 reason: format!(
                     "{what}: `{prog}` is not on PATH (needed by task {})",
@@ -153,7 +200,28 @@ impl WorkCtx {
                 ),
             });
         }
+        let log_from = file_len(log);
+        let started = Instant::now();
         let (exit, log_error) = self.run_program(task, attempt, &program, log, self.timeout(task));
+        if let Some(record) = &self.record {
+            let run = CheckRun {
+                what: what.to_string(),
+                command: program.display(),
+                argv: program.argv(),
+                exit_code: match exit {
+                    Exit::Code(c) => Some(c),
+                    _ => None,
+                },
+                outcome: exit.describe(),
+                duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+                log_from,
+                log_to: file_len(log),
+            };
+            record
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .push(run);
+        }
         match exit {
             Exit::Code(0) => Ok(()),
             Exit::Interrupted => Err(Verdict::Interrupted),
@@ -167,6 +235,11 @@ impl WorkCtx {
             }
         }
     }
+}
+
+/// The size of a log so far (0 before its first byte: logs are created lazily).
+fn file_len(path: &Path) -> u64 {
+    std::fs::metadata(path).map_or(0, |m| m.len())
 }
 
 /// The program `program` starts with, when it is a bare name that is not on PATH.
@@ -242,7 +315,7 @@ pub(crate) fn run_parts(
         result?;
         verified = true;
     }
-    if task.has_action("git_commit") {
+    if task.has_action("git_commit") && part == Part::Full {
         git_commit(ctx, task, attempt, log)?;
     }
     Ok(verified)
@@ -509,6 +582,7 @@ mod gate_constraint_tests {
             config,
             children: Children::default(),
             hard_constraints,
+            record: None,
         };
         let task = Task {
             id: "T3".into(),

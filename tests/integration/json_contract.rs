@@ -206,6 +206,54 @@ fn every_json_output_in_every_state_matches_its_schema() {
     c.check(&t, "planned", &["workflow-execute", "--all"], "execute");
     c.reads(&t, "handed-off");
 
+    // One task's checks on their own: passed, failed, an agent task refused and
+    // (under the CI rules) failed; the --result file is the same document.
+    let t = started(&[
+        task("T1", "a").verify("echo fine"),
+        task("T2", "a").verify("echo boom >&2; exit 3"),
+        task("T3", "a"),
+    ]);
+    c.check(
+        &t,
+        "planned",
+        &["run-task", "T1", "--result", "r/T1.json"],
+        "run-task",
+    );
+    c.check(&t, "planned", &["run-task", "T2"], "run-task");
+    c.check(&t, "planned", &["run-task", "T3"], "run-task");
+    c.check(&t, "planned", &["run-task", "T3", "--ci"], "run-task");
+    c.check(&t, "planned", &["run-task", "T9"], "run-task");
+    let file: Value = serde_json::from_str(&t.read("r/T1.json")).expect("the result file is JSON");
+    assert!(schema("run-task").is_valid(&file), "{file:#}");
+    t.wf(&["run-task", "T2", "--result", "r/T2.json"]).code(1);
+    c.check(&t, "planned", &["import-results", "r"], "import-results");
+    c.check(
+        &t,
+        "failed",
+        &["import-results", "r/T1.json"],
+        "import-results",
+    );
+    c.check(
+        &t,
+        "failed",
+        &["import-results", "nowhere"],
+        "import-results",
+    );
+    c.check(&t, "failed", &["export", "github-actions"], "export");
+    c.check(
+        &t,
+        "failed",
+        &[
+            "export",
+            "gitlab-ci",
+            "-o",
+            "ci/gl.yml",
+            "--agent-tasks",
+            "omit",
+        ],
+        "export",
+    );
+
     // A corrupt state: every read is the error document, exit 5.
     let t = started(&[task("T1", "a").verify("true")]);
     std::fs::write(t.workflow_dir().join("workflow-state.json"), "{ torn")

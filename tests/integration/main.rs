@@ -14,6 +14,7 @@ mod concurrency;
 mod constraints;
 mod cost;
 mod crash;
+mod distributed;
 mod doctor;
 mod events_filter;
 mod execute;

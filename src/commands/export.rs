@@ -1,0 +1,119 @@
+//! `wf export github-actions|gitlab-ci [-o FILE]`: the imported plan as a CI
+//! pipeline (docs/distributed.md "Exporting a pipeline"). Read-only: the jobs come
+//! from `src/plan/jobs.rs`, the YAML from `src/report/export/`.
+
+use serde_json::json;
+
+use crate::cli::{AgentTasks, ExportArgs, ExportTarget};
+use crate::error::{Result, WfError};
+use crate::output::Output;
+use crate::plan::jobs::{self, Limits};
+use crate::project::Project;
+use crate::report::export::{self, Pipeline};
+use crate::run::policy::needs_agent;
+use crate::state::model::Task;
+
+pub fn run(project: &Project, args: &ExportArgs, out: &Output) -> Result<i32> {
+    let (_, state) = super::load_state(project)?;
+    state.require_tasks()?;
+    let plan_path = plan_path(project, state.plan_file.as_deref())?;
+    export::check_plan_path(&plan_path).map_err(WfError::usage)?;
+    let install = args
+        .install
+        .clone()
+        .unwrap_or_else(|| format!("wf --version {}", env!("CARGO_PKG_VERSION")));
+    export::check_install(&install).map_err(WfError::usage)?;
+    let omit_agents = args.agent_tasks == AgentTasks::Omit;
+    let omit = |t: &Task| -> Option<String> {
+        if !t.blocked_by.is_empty() {
+            return Some(format!(
+                "blocked by {}; lift it with `wf workflow-unblock` and export again",
+                t.blocked_by.join(", ")
+            ));
+        }
+        (omit_agents && needs_agent(t)).then(|| "it needs an agent (--agent-tasks omit)".into())
+    };
+    let limits = Limits {
+        max_jobs: args.max_jobs as usize,
+        max_needs: match args.target {
+            ExportTarget::GithubActions => None,
+            ExportTarget::GitlabCi => Some(export::GITLAB_MAX_NEEDS),
+        },
+    };
+    let plan = jobs::plan_jobs(&state.tasks, &omit, limits).map_err(WfError::usage)?;
+    if plan.jobs.is_empty() {
+        return Err(WfError::usage(
+            "no task is left to export (every one was left out); see `wf status`",
+        ));
+    }
+    let pipeline = Pipeline {
+        jobs: &plan,
+        plan_path: &plan_path,
+        install: &install,
+    };
+    let (name, text) = match args.target {
+        ExportTarget::GithubActions => ("github-actions", export::github_actions(&pipeline)),
+        ExportTarget::GitlabCi => ("gitlab-ci", export::gitlab_ci(&pipeline)),
+    };
+    let (limit, ci) = match args.target {
+        ExportTarget::GithubActions => (export::GITHUB_MAX_BYTES, "GitHub's"),
+        ExportTarget::GitlabCi => (export::GITLAB_MAX_BYTES, "GitLab's default"),
+    };
+    if text.len() > limit {
+        return Err(WfError::usage(format!(
+            "the pipeline would be {} KB, over {ci} limit of {} KB per file ({} tasks, one command each); split the plan, or run it in one job with `wf workflow-execute --all --ci`",
+            text.len() / 1024,
+            limit / 1024,
+            state.tasks.len() - plan.omitted.len()
+        )));
+    }
+    let omitted: Vec<&str> = plan.omitted.iter().map(|(id, _)| id.as_str()).collect();
+    let task_jobs = plan.jobs.iter().filter(|j| !j.tasks.is_empty()).count();
+    if let Some(path) = &args.output {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| WfError::io(&e, format!("-o {}: {e}", dir.display())))?;
+        }
+        std::fs::write(path, &text)
+            .map_err(|e| WfError::io(&e, format!("cannot write {}: {e}", path.display())))?;
+        out.json_value(
+            &json!({"format": name, "output": path, "jobs": task_jobs, "omitted": omitted}),
+        );
+        out.say(format!(
+            "wrote {} ({task_jobs} task job(s){})",
+            path.display(),
+            if omitted.is_empty() {
+                String::new()
+            } else {
+                format!("; left out: {}", omitted.join(", "))
+            }
+        ));
+        return Ok(0);
+    }
+    out.json_value(&json!({"format": name, "text": text, "jobs": task_jobs, "omitted": omitted}));
+    if !out.json && !out.quiet {
+        out.print(text)?;
+    }
+    Ok(0)
+}
+
+/// The plan's path relative to the project, where the pipeline's checkout has it.
+fn plan_path(project: &Project, plan_file: Option<&str>) -> Result<String> {
+    let plan = plan_file.ok_or_else(|| {
+        WfError::usage(
+            "the workflow does not name its plan file; import it with `wf workflow-start PLAN.md`",
+        )
+    })?;
+    let path = std::path::Path::new(plan);
+    let rel = if path.is_absolute() {
+        path.strip_prefix(&project.dir).map_err(|_| {
+            WfError::usage(format!(
+                "the plan {plan} is outside the project {}; a pipeline checks out only the project: move the plan into it and import it again",
+                project.dir.display()
+            ))
+        })?
+    } else {
+        path
+    };
+    Ok(rel.to_string_lossy().into_owned())
+}

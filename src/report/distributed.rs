@@ -1,0 +1,100 @@
+//! What `wf run-task` and `wf import-results` print (docs/distributed.md): one line
+//! per command or result, then one line that sums it up.
+
+use crate::run::import::{Fate, ImportSummary};
+use crate::run::standalone::TaskResultFile;
+
+/// `✓ check `cargo test` (0.4s)` per command, the tail of a failed one's output, and
+/// the verdict.
+pub fn run_task_text(result: &TaskResultFile, written: Option<&std::path::Path>) -> String {
+    let mut text = String::new();
+    for c in &result.checks {
+        let passed = c.run.exit_code == Some(0);
+        text.push_str(&format!(
+            "{} {} `{}` {} ({:.1}s)\n",
+            if passed { "✓" } else { "✗" },
+            c.run.what,
+            crate::output::strip_controls(&c.run.command),
+            c.run.outcome,
+            c.run.duration_ms as f64 / 1000.0
+        ));
+        if !passed && !c.log_tail.is_empty() {
+            for line in c.log_tail.lines() {
+                text.push_str(&format!("  | {line}\n"));
+            }
+        }
+    }
+    let verdict = if result.success {
+        format!("Task {} passed.", result.task_id)
+    } else {
+        format!(
+            "Task {} failed: {}",
+            result.task_id,
+            crate::output::strip_controls(result.reason.as_deref().unwrap_or("no reason given"))
+        )
+    };
+    text.push_str(&verdict);
+    if let Some(path) = written {
+        text.push_str(&format!(" Result: {}", path.display()));
+    }
+    text
+}
+
+/// One line per result, then the workflow's status.
+pub fn import_text(summary: &ImportSummary, status: &str) -> String {
+    let mut text = String::new();
+    for r in &summary.results {
+        let line = match &r.fate {
+            Fate::Applied if r.success => {
+                format!("✓ {} completed ({})", r.task_id, r.file.display())
+            }
+            Fate::Applied => format!("✗ {} failed ({})", r.task_id, r.file.display()),
+            Fate::Duplicate => format!("= {} already imported ({})", r.task_id, r.file.display()),
+            Fate::AlreadyDone => {
+                format!("= {} already done here ({})", r.task_id, r.file.display())
+            }
+            Fate::Refused(why) => format!("! {}: refused: {why}", r.file.display()),
+        };
+        text.push_str(&crate::output::strip_controls(&line));
+        text.push('\n');
+    }
+    if !summary.ignored.is_empty() {
+        text.push_str(&format!(
+            "Ignored {} JSON file(s) that are not wf results.\n",
+            summary.ignored.len()
+        ));
+    }
+    let applied = summary
+        .results
+        .iter()
+        .filter(|r| r.fate == Fate::Applied)
+        .count();
+    text.push_str(&format!(
+        "Imported {applied} result(s), refused {}; the workflow is {status}.",
+        summary.refused()
+    ));
+    text
+}
+
+/// The `--json` document of `import-results`.
+pub fn import_json(summary: &ImportSummary, status: &str) -> serde_json::Value {
+    let results: Vec<serde_json::Value> = summary
+        .results
+        .iter()
+        .map(|r| {
+            serde_json::json!({
+                "file": r.file,
+                "task_id": r.task_id,
+                "success": r.success,
+                "fate": r.fate.name(),
+                "reason": match &r.fate { Fate::Refused(why) => Some(why.as_str()), _ => None },
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "results": results,
+        "ignored": summary.ignored,
+        "refused": summary.refused(),
+        "status": status,
+    })
+}

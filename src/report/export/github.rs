@@ -1,0 +1,179 @@
+//! The GitHub Actions workflow: a `build` job installs wf once and uploads it, one
+//! job per entry of the job plan runs its tasks with `wf run-task` and uploads the
+//! results, and `collect` (`if: always()`) imports them, writes the job summary and
+//! uploads the state and the JUnit report.
+
+use super::yaml::{document, map, s, Node};
+use super::{header, run_task_line, Pipeline};
+
+const CHECKOUT: &str = "actions/checkout@v4";
+const UPLOAD: &str = "actions/upload-artifact@v4";
+const DOWNLOAD: &str = "actions/download-artifact@v4";
+
+fn run(line: &str) -> Node {
+    map(vec![("run", s(line))])
+}
+
+fn named_run(name: &str, line: &str) -> Node {
+    map(vec![("name", s(name)), ("run", s(line))])
+}
+
+/// Checkout, then the wf the build job made, on PATH.
+fn setup() -> Vec<Node> {
+    vec![
+        map(vec![("uses", s(CHECKOUT))]),
+        map(vec![
+            ("uses", s(DOWNLOAD)),
+            (
+                "with",
+                map(vec![("name", s("wf-bin")), ("path", s(".wf-bin"))]),
+            ),
+        ]),
+        named_run(
+            "wf on PATH",
+            "chmod +x .wf-bin/wf && echo \"$PWD/.wf-bin\" >> \"$GITHUB_PATH\"",
+        ),
+        named_run("Import the plan", "wf workflow-start \"$WF_PLAN\""),
+    ]
+}
+
+pub fn github_actions(p: &Pipeline<'_>) -> String {
+    let mut jobs: Vec<(String, Node)> = Vec::new();
+    jobs.push((
+        "build".into(),
+        map(vec![
+            ("runs-on", s("ubuntu-latest")),
+            (
+                "steps",
+                Node::List(vec![
+                    map(vec![("uses", s(CHECKOUT))]),
+                    named_run(
+                        "Install wf",
+                        &format!(
+                            "cargo install --locked --root \"$RUNNER_TEMP/wf\" {}",
+                            p.install
+                        ),
+                    ),
+                    map(vec![
+                        ("uses", s(UPLOAD)),
+                        (
+                            "with",
+                            map(vec![
+                                ("name", s("wf-bin")),
+                                ("path", s("${{ runner.temp }}/wf/bin/wf")),
+                                ("retention-days", s("1")),
+                            ]),
+                        ),
+                    ]),
+                ]),
+            ),
+        ]),
+    ));
+    for job in &p.jobs.jobs {
+        let mut needs = vec![s("build")];
+        needs.extend(job.needs.iter().map(|&n| s(p.jobs.jobs[n].id.clone())));
+        let mut steps = if job.tasks.is_empty() {
+            Vec::new()
+        } else {
+            setup()
+        };
+        for id in &job.tasks {
+            steps.push(named_run(&format!("Task {id}"), &run_task_line(id)));
+        }
+        if job.tasks.is_empty() {
+            steps.push(run("true"));
+        } else {
+            steps.push(map(vec![
+                ("if", s("always()")),
+                ("uses", s(UPLOAD)),
+                (
+                    "with",
+                    map(vec![
+                        ("name", s(format!("wf-result-{}", job.id))),
+                        ("path", s("results/")),
+                        ("if-no-files-found", s("ignore")),
+                    ]),
+                ),
+            ]));
+        }
+        jobs.push((
+            job.id.clone(),
+            map(vec![
+                ("needs", Node::List(needs)),
+                ("runs-on", s("ubuntu-latest")),
+                ("steps", Node::List(steps)),
+            ]),
+        ));
+    }
+    let mut collect_needs = vec![s("build")];
+    collect_needs.extend(p.jobs.jobs.iter().map(|j| s(j.id.clone())));
+    let mut steps = setup();
+    steps.extend([
+        map(vec![
+            ("uses", s(DOWNLOAD)),
+            (
+                "with",
+                map(vec![
+                    ("pattern", s("wf-result-*")),
+                    ("path", s("results")),
+                    ("merge-multiple", s("true")),
+                ]),
+            ),
+        ]),
+        named_run(
+            "Import the results",
+            "mkdir -p results && wf import-results results",
+        ),
+        map(vec![
+            ("name", s("Report")),
+            ("if", s("always()")),
+            (
+                "run",
+                s("wf report junit -o wf-junit.xml; wf report github-summary >> \"$GITHUB_STEP_SUMMARY\""),
+            ),
+        ]),
+        map(vec![
+            ("if", s("always()")),
+            ("uses", s(UPLOAD)),
+            (
+                "with",
+                map(vec![
+                    ("name", s("wf-state")),
+                    ("path", s("wf-junit.xml\n.wf-home/")),
+                    ("include-hidden-files", s("true")),
+                    ("if-no-files-found", s("ignore")),
+                ]),
+            ),
+        ]),
+    ]);
+    jobs.push((
+        "collect".into(),
+        map(vec![
+            ("if", s("always()")),
+            ("needs", Node::List(collect_needs)),
+            ("runs-on", s("ubuntu-latest")),
+            ("steps", Node::List(steps)),
+        ]),
+    ));
+    let root = map(vec![
+        ("name", s("wf")),
+        ("on", map(vec![("workflow_dispatch", map(vec![]))])),
+        ("permissions", map(vec![("contents", s("read"))])),
+        (
+            "concurrency",
+            map(vec![
+                ("group", s("wf-${{ github.workflow }}-${{ github.ref }}")),
+                ("cancel-in-progress", Node::Bool(false)),
+            ]),
+        ),
+        (
+            "env",
+            map(vec![
+                ("WF_HOME", s("${{ github.workspace }}/.wf-home")),
+                ("WF_PLAN", s(p.plan_path)),
+            ]),
+        ),
+        ("jobs", Node::Map(jobs)),
+    ]);
+    document(&header(p, "github-actions"), &root)
+}

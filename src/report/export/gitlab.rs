@@ -1,0 +1,114 @@
+//! The GitLab CI pipeline: `wf-build` installs wf once as an artifact, one job per
+//! entry of the job plan runs its tasks with `wf run-task` (`needs` from the plan, at
+//! most 50 per job through relay jobs), and `wf-collect`, in the last stage with
+//! `when: always`, takes every earlier job's artifacts, imports the results and
+//! reports JUnit to the merge request.
+
+use super::yaml::{document, map, s, Node};
+use super::{header, run_task_line, Pipeline};
+
+pub fn gitlab_ci(p: &Pipeline<'_>) -> String {
+    let path = s("export PATH=\"$CI_PROJECT_DIR/.wf-bin/bin:$PATH\"");
+    let mut root: Vec<(String, Node)> = vec![
+        (
+            "stages".into(),
+            Node::List(vec![s("build"), s("tasks"), s("collect")]),
+        ),
+        (
+            "variables".into(),
+            map(vec![
+                ("WF_HOME", s("$CI_PROJECT_DIR/.wf-home")),
+                ("WF_PLAN", s(p.plan_path)),
+            ]),
+        ),
+        ("default".into(), map(vec![("image", s("rust:1"))])),
+        (
+            "wf-build".into(),
+            map(vec![
+                ("stage", s("build")),
+                (
+                    "script",
+                    Node::List(vec![s(format!(
+                        "cargo install --locked --root \"$CI_PROJECT_DIR/.wf-bin\" {}",
+                        p.install
+                    ))]),
+                ),
+                (
+                    "artifacts",
+                    map(vec![
+                        ("paths", Node::List(vec![s(".wf-bin/bin/wf")])),
+                        ("expire_in", s("1 day")),
+                    ]),
+                ),
+            ]),
+        ),
+    ];
+    for job in &p.jobs.jobs {
+        let mut needs = vec![map(vec![
+            ("job", s("wf-build")),
+            ("artifacts", Node::Bool(true)),
+        ])];
+        // Results are collected by the last stage; a task job needs its dependencies
+        // only to wait for them.
+        needs.extend(job.needs.iter().map(|&n| {
+            map(vec![
+                ("job", s(p.jobs.jobs[n].id.clone())),
+                ("artifacts", Node::Bool(false)),
+            ])
+        }));
+        let mut script = Vec::new();
+        if job.tasks.is_empty() {
+            script.push(s("true"));
+        } else {
+            script.push(path.clone());
+            script.push(s("wf workflow-start \"$WF_PLAN\""));
+            script.extend(job.tasks.iter().map(|id| s(run_task_line(id))));
+        }
+        let mut body = vec![
+            ("stage", s("tasks")),
+            ("needs", Node::List(needs)),
+            ("script", Node::List(script)),
+        ];
+        if !job.tasks.is_empty() {
+            body.push((
+                "artifacts",
+                map(vec![
+                    ("when", s("always")),
+                    ("paths", Node::List(vec![s("results/")])),
+                    ("expire_in", s("1 week")),
+                ]),
+            ));
+        }
+        root.push((job.id.clone(), map(body)));
+    }
+    // No `needs`: a last-stage job waits for every earlier one and takes all their
+    // artifacts, which no `needs` list of at most 50 could name.
+    root.push((
+        "wf-collect".into(),
+        map(vec![
+            ("stage", s("collect")),
+            ("when", s("always")),
+            (
+                "script",
+                Node::List(vec![
+                    path.clone(),
+                    s("wf workflow-start \"$WF_PLAN\""),
+                    s("mkdir -p results && wf import-results results"),
+                ]),
+            ),
+            (
+                "after_script",
+                Node::List(vec![path, s("wf report junit -o wf-junit.xml || true")]),
+            ),
+            (
+                "artifacts",
+                map(vec![
+                    ("when", s("always")),
+                    ("paths", Node::List(vec![s("wf-junit.xml"), s(".wf-home/")])),
+                    ("reports", map(vec![("junit", s("wf-junit.xml"))])),
+                ]),
+            ),
+        ]),
+    ));
+    document(&header(p, "gitlab-ci"), &Node::Map(root))
+}

