@@ -577,4 +577,64 @@ mod tests {
             WorkflowStatus::Failed
         );
     }
+
+    /// Runs a chain of `n` no-op command tasks with two slots; returns the tasks the
+    /// ready queue looked at.
+    fn examined_in_a_chain(n: usize, jobs: usize) -> u64 {
+        let dir = tempfile::tempdir().unwrap();
+        let store = crate::state::Store::new(dir.path().join("w"), crate::plan::STORE_ACCESS);
+        crate::fs::ensure_dir(store.dir()).unwrap();
+        let tasks: Vec<serde_json::Value> = (0..n)
+            .map(|i| {
+                let deps: Vec<String> = (i > 0).then(|| format!("T{}", i - 1)).into_iter().collect();
+                serde_json::json!({"id": format!("T{i}"), "name": "t", "status": "pending", "deps": deps, "verify": [":"]})
+            })
+            .collect();
+        std::fs::write(
+            store.state_path(),
+            serde_json::json!({"status": "planned", "tasks": tasks}).to_string(),
+        )
+        .unwrap();
+        let mut session = store.lock(None, "test").unwrap();
+        let ctx = WorkCtx {
+            project: dir.path().to_path_buf(),
+            workflow_dir: store.dir().to_path_buf(),
+            config: crate::config::Config::default(),
+            children: Children::default(),
+            hard_constraints: Vec::new(),
+            record: None,
+        };
+        let pool = Pool::from_config(&ctx.config, None);
+        let state = session.state().unwrap().clone();
+        let opts = Options {
+            ci: true,
+            jobs,
+            ..Options::for_workflow(
+                &ctx.config,
+                &ctx.project,
+                &ctx.workflow_dir,
+                &state,
+                Mode::All,
+            )
+        };
+        let mut quiet = Quiet;
+        let brief: BriefFn = |_, task| task.id.clone();
+        let mut engine = Engine::new(&mut session, ctx, opts, pool, brief, &mut quiet).unwrap();
+        assert_eq!(engine.run().unwrap(), Stop::Completed);
+        engine.examined()
+    }
+
+    #[test]
+    fn the_engine_examines_a_bounded_number_of_tasks_per_dispatch() {
+        // The real loop, not a model of it: three times the tasks, about three times
+        // the work, with one slot or two (a scan per dispatch would be nine times).
+        for jobs in [1, 2] {
+            let small = examined_in_a_chain(40, jobs);
+            let large = examined_in_a_chain(120, jobs);
+            assert!(
+                large <= small * 4,
+                "jobs {jobs}: {small} examined for 40 tasks, {large} for 120"
+            );
+        }
+    }
 }
