@@ -203,17 +203,14 @@ fn last_bytes(text: &str, max: usize) -> String {
 mod tests {
     use super::*;
     use crate::config::Config;
-    use crate::exec::process::Children;
 
     fn ctx(dir: &Path) -> WorkCtx {
-        WorkCtx {
-            project: dir.to_path_buf(),
-            workflow_dir: dir.join("scratch"),
-            config: Config::default(),
-            children: Children::default(),
-            hard_constraints: Vec::new(),
-            record: None,
-        }
+        WorkCtx::new(
+            dir.to_path_buf(),
+            dir.join("scratch"),
+            Config::default(),
+            Vec::new(),
+        )
     }
 
     fn task(verify: &[&str]) -> Task {

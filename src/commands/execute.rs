@@ -11,7 +11,6 @@ use serde_json::json;
 
 use crate::cli::{ExecuteArgs, GlobalArgs};
 use crate::error::{ErrorKind, Result, WfError};
-use crate::exec::process::Children;
 use crate::output::Output;
 use crate::project::Project;
 use crate::run::engine::{Engine, Mode, Options, Stop};
@@ -161,14 +160,12 @@ pub fn execute_locked(
         None => None,
     };
     let pool = Pool::from_config(&project.config, mock);
-    let ctx = WorkCtx {
-        project: project.dir.clone(),
-        workflow_dir: session.store().dir().to_path_buf(),
-        config: project.config.clone(),
-        children: Children::default(),
-        hard_constraints: session.state()?.constraints.hard.clone(),
-        record: None,
-    };
+    let ctx = WorkCtx::new(
+        project.dir.clone(),
+        session.store().dir().to_path_buf(),
+        project.config.clone(),
+        session.state()?.constraints.hard.clone(),
+    );
     let mut reporter = crate::report::progress::RunProgress::new(out, ctx.workflow_dir.clone());
     let mut engine = Engine::new(
         session,

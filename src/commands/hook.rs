@@ -25,7 +25,6 @@ use serde_json::{json, Value};
 use crate::agent::checks::{self, Verdict};
 use crate::agent::{memo, tree};
 use crate::cli::HookArgs;
-use crate::exec::process::Children;
 use crate::output::{self, Output};
 use crate::project::Project;
 use crate::report::hook as hook_report;
@@ -192,15 +191,13 @@ fn stop(
     let budget = project.config.wf.hook_budget();
     let deadline = started + budget;
     let scratch = tempfile::tempdir().context("no temp dir for the checks' logs")?;
-    let ctx = WorkCtx {
-        project: project.dir.clone(),
-        workflow_dir: scratch.path().to_path_buf(),
-        config: project.config.clone(),
-        children: Children::default(),
+    let ctx = WorkCtx::new(
+        project.dir.clone(),
+        scratch.path().to_path_buf(),
+        project.config.clone(),
         // Evidence checks only: gates (and their constraints) are not run here.
-        hard_constraints: Vec::new(),
-        record: None,
-    };
+        Vec::new(),
+    );
     // The tree as the checks find it: taken before they run, so whatever they
     // write makes the next key differ and they run again.
     let declared: Vec<&str> = task

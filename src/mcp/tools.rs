@@ -20,7 +20,7 @@ use serde_json::{json, Map, Value};
 
 use crate::config::Role;
 use crate::error::{Result, WfError};
-use crate::exec::process::{log_path, Children};
+use crate::exec::process::log_path;
 use crate::output::{error_json, strip_controls, JSON_SCHEMA_VERSION};
 use crate::project::Project;
 use crate::report::next::{self as next_report, Next, Reason};
@@ -700,14 +700,12 @@ fn run_engine(project: &Project, session: &mut Session, mode: Mode) -> Result<(S
     let mut no_executors = project.config.clone();
     no_executors.wf.executors.clear();
     let pool = Pool::from_config(&no_executors, None);
-    let ctx = WorkCtx {
-        project: project.dir.clone(),
-        workflow_dir: session.store().dir().to_path_buf(),
-        config: project.config.clone(),
-        children: Children::default(),
-        hard_constraints: state.constraints.hard.clone(),
-        record: None,
-    };
+    let ctx = WorkCtx::new(
+        project.dir.clone(),
+        session.store().dir().to_path_buf(),
+        project.config.clone(),
+        state.constraints.hard.clone(),
+    );
     let mut quiet = Quiet::default();
     let mut engine = Engine::new(
         session,

@@ -521,7 +521,6 @@ impl<'a> Engine<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::exec::process::Children;
 
     struct Quiet;
     impl Reporter for Quiet {
@@ -538,14 +537,12 @@ mod tests {
         crate::fs::ensure_dir(store.dir()).unwrap();
         std::fs::write(store.state_path(), r#"{"status": "planned"}"#).unwrap();
         let mut session = store.lock(None, "test").unwrap();
-        let ctx = WorkCtx {
-            project: dir.path().to_path_buf(),
-            workflow_dir: store.dir().to_path_buf(),
-            config: crate::config::Config::default(),
-            children: Children::default(),
-            hard_constraints: Vec::new(),
-            record: None,
-        };
+        let ctx = WorkCtx::new(
+            dir.path().to_path_buf(),
+            store.dir().to_path_buf(),
+            crate::config::Config::default(),
+            Vec::new(),
+        );
         let pool = Pool::from_config(&ctx.config, None);
         let opts = Options {
             mode: Mode::All,
@@ -596,14 +593,12 @@ mod tests {
         )
         .unwrap();
         let mut session = store.lock(None, "test").unwrap();
-        let ctx = WorkCtx {
-            project: dir.path().to_path_buf(),
-            workflow_dir: store.dir().to_path_buf(),
-            config: crate::config::Config::default(),
-            children: Children::default(),
-            hard_constraints: Vec::new(),
-            record: None,
-        };
+        let ctx = WorkCtx::new(
+            dir.path().to_path_buf(),
+            store.dir().to_path_buf(),
+            crate::config::Config::default(),
+            Vec::new(),
+        );
         let pool = Pool::from_config(&ctx.config, None);
         let state = session.state().unwrap().clone();
         let opts = Options {

@@ -17,7 +17,6 @@ use serde_json::Value;
 
 use crate::config::Config;
 use crate::error::{Result, WfError};
-use crate::exec::process::Children;
 use crate::run::policy::needs_agent;
 use crate::run::work::{self, CheckRun, Part, Recorder, Verdict, WorkCtx};
 use crate::state::model::{Task, WorkflowState};
@@ -223,12 +222,13 @@ pub fn run_task(
         .map_err(|e| WfError::io(&e, format!("cannot make a temporary directory: {e}")))?;
     let record = Recorder::default();
     let ctx = WorkCtx {
-        project: project.to_path_buf(),
-        workflow_dir: scratch.path().to_path_buf(),
-        config: config.clone(),
-        children: Children::default(),
-        hard_constraints: state.constraints.hard.clone(),
         record: Some(record.clone()),
+        ..WorkCtx::new(
+            project.to_path_buf(),
+            scratch.path().to_path_buf(),
+            config.clone(),
+            state.constraints.hard.clone(),
+        )
     };
     let (verdict, gate) = if agent {
         (

@@ -106,6 +106,23 @@ pub struct TaskOutcome {
 }
 
 impl WorkCtx {
+    /// A run's context: no command recorded one by one (see `record`).
+    pub fn new(
+        project: PathBuf,
+        workflow_dir: PathBuf,
+        config: Config,
+        hard_constraints: Vec<Constraint>,
+    ) -> WorkCtx {
+        WorkCtx {
+            project,
+            workflow_dir,
+            config,
+            children: Children::default(),
+            hard_constraints,
+            record: None,
+        }
+    }
+
     pub(crate) fn log_for(&self, task: &Task, attempt: u32) -> PathBuf {
         // The directory is made with the first log written (`process::open_log`).
         process::log_path(&self.workflow_dir.join("logs"), &task.id, attempt)
@@ -576,14 +593,12 @@ mod gate_constraint_tests {
         std::fs::write(dir.path().join("hay.txt"), "straw\n").unwrap();
         let mut config = Config::default();
         config.scripts.test = Some("true".into());
-        let ctx = WorkCtx {
-            project: dir.path().to_path_buf(),
-            workflow_dir: dir.path().join("wf"),
+        let ctx = WorkCtx::new(
+            dir.path().to_path_buf(),
+            dir.path().join("wf"),
             config,
-            children: Children::default(),
             hard_constraints,
-            record: None,
-        };
+        );
         let task = Task {
             id: "T3".into(),
             quality_gate: true,
