@@ -2,7 +2,7 @@
 //! "Agents" itself — ask for the task (`next`), do it, say it is done (`done`) and
 //! hear whether its checks agree — instead of a person running `wf workflow-execute`.
 //!
-//! `tools.rs` is each tool as a plain function of the project and its arguments,
+//! `tools/` is each tool as a plain function (a file each) of the project and its arguments,
 //! returning the answer (JSON, text, whether it is an error); `server.rs` puts them on
 //! the MCP protocol with the `rmcp` SDK. Each call finds the project, takes the
 //! workflow's lock when it writes (with a wait, as `--wait` does) and lets it go when

@@ -1,4 +1,4 @@
-//! The tools of `tools.rs` on the MCP protocol, over stdio, with the `rmcp` SDK.
+//! The tools of `tools/` on the MCP protocol, over stdio, with the `rmcp` SDK.
 //!
 //! stdout carries the protocol and nothing else: the tools print nothing (the run's
 //! progress goes to a quiet reporter, checks write to their logs) and diagnostics go

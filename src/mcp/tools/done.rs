@@ -1,0 +1,315 @@
+//! The `done` tool: the current task's checks run through the engine, the result recorded, and the answer — what is next, or each failed check with the end of its log.
+
+use super::{
+    advice, failed_run, first_failed, lock, read_tail, run_step, stop_word, what_now, Answer,
+    Claim, Context, DONE_TAIL_LINES,
+};
+use crate::config::Role;
+use crate::error::Result;
+use crate::error::WfError;
+use crate::exec::process::log_path;
+use crate::project::Project;
+use crate::report::next::Reason;
+use crate::report::one_line;
+use crate::run::engine::needs_agent;
+use crate::run::engine::Stop;
+use crate::run::recovery;
+use crate::state::event::EventKind;
+use crate::state::event_log::NewEvent;
+use crate::state::Session;
+use crate::state::Task;
+use crate::state::TaskStatus;
+use crate::state::WorkflowState;
+use crate::state::WorkflowStatus;
+use serde_json::json;
+use serde_json::Value;
+
+/// "I finished the current task": its checks run, the result is recorded, and the
+/// answer is the next step, or each failed check with the end of its log.
+pub fn done(ctx: &Context, claim: &Claim) -> Answer {
+    Answer::of(done_inner(ctx, claim))
+}
+
+fn done_inner(ctx: &Context, claim: &Claim) -> Result<Answer> {
+    let project = Project::discover(ctx.project.as_deref())?;
+    let mut session = lock(&project, ctx, "mcp done")?;
+    recovery::refuse_undecided(&mut session, false, false)?;
+    let mut problems = Vec::new();
+    let target = {
+        let state = session.state()?;
+        match state.status {
+            WorkflowStatus::Completed => {
+                return Ok(Answer::new(
+                    json!({"result": "completed", "workflow_status": state.status, "then": "The workflow is completed; nothing is left to check."}),
+                    "The workflow is already completed; nothing is left to check.".into(),
+                    false,
+                ))
+            }
+            WorkflowStatus::Archived | WorkflowStatus::Idle => {
+                return Err(WfError::usage(format!(
+                    "the workflow is {}; start one with `wf workflow-start PLAN.md`",
+                    state.status
+                )))
+            }
+            _ => {}
+        }
+        let n = what_now(state);
+        let failed =
+            first_failed(state).filter(|_| failed_run(state) || n.reason == Reason::Failed);
+        match (failed, n.reason, n.task) {
+            (Some(t), _, _) => Target::Retry(t.id.clone()),
+            (None, Reason::InProgress | Reason::Ready, Some(t)) => Target::Task {
+                id: t.id.clone(),
+                agent: needs_agent(t),
+                handed_off: t.handed_off == Some(true),
+            },
+            (None, Reason::Done, _) => Target::Finish,
+            _ => {
+                let then = advice(state, &n);
+                return Ok(Answer::new(
+                    json!({"result": "nothing_to_check", "reason": n.reason.as_str(), "message": n.message, "workflow_status": state.status, "then": then}),
+                    format!(
+                        "No task is being worked on, so there is nothing to check.\n{}\n\n{then}",
+                        n.message
+                    ),
+                    true,
+                ));
+            }
+        }
+    };
+    let id = match target {
+        Target::Finish => None,
+        Target::Retry(id) => {
+            recovery::retry(&mut session, &id)?;
+            let task = session.state()?.task(&id).cloned();
+            if task.as_ref().is_some_and(needs_agent) {
+                problems.extend(hand_off(&project, &mut session, &id)?);
+            }
+            Some(id)
+        }
+        Target::Task {
+            id,
+            agent,
+            handed_off,
+        } => {
+            // An agent task `next` was not asked for goes the same way: handed off,
+            // then taken back, so its result is recorded as any hand-off's.
+            if agent && !handed_off {
+                problems.extend(hand_off(&project, &mut session, &id)?);
+            }
+            Some(id)
+        }
+    };
+    if let Some(id) = &id {
+        record_claim(&mut session, id, claim)?;
+    }
+    let (stop, more) = run_step(&project, &mut session)?;
+    problems.extend(more);
+    let state = session.state()?;
+    Ok(done_answer(&session, state, id.as_deref(), &stop, problems))
+}
+
+/// What `done` checks.
+enum Target {
+    /// The task in progress or the first ready one.
+    Task {
+        id: String,
+        agent: bool,
+        handed_off: bool,
+    },
+    /// A failed task: the agent fixed it and asks for its checks again.
+    Retry(String),
+    /// Every task is done but the workflow is not completed: its final checks.
+    Finish,
+}
+
+/// Hands `id` off with a run of the engine that does nothing else; the problems it
+/// reported. A task the run did not hand off (another one was ready before it) is
+/// refused with how the run stopped.
+fn hand_off(project: &Project, session: &mut Session, id: &str) -> Result<Vec<String>> {
+    let (stop, problems) = run_step(project, session)?;
+    match stop {
+        Stop::HandedOff(handed) if handed == id => Ok(problems),
+        other => Err(WfError::usage(format!(
+            "task {id} could not be handed to the agent: the run stopped ({})",
+            stop_word(session.state()?, &other)
+        ))),
+    }
+}
+
+/// The agent's claim, as an executor's is recorded (`src/run/agent.rs`).
+fn record_claim(session: &mut Session, id: &str, claim: &Claim) -> Result<()> {
+    if claim.summary.is_none() && claim.changed_files.is_empty() {
+        return Ok(());
+    }
+    session.emit(
+        NewEvent::new(
+            EventKind::TaskExecutionResult,
+            json!({"success": true, "changed_files": claim.changed_files, "summary": claim.summary.clone().unwrap_or_default()}),
+        )
+        .task(id)
+        .executor("mcp", Role::Executor),
+    )?;
+    Ok(())
+}
+
+fn done_answer(
+    session: &Session,
+    state: &WorkflowState,
+    id: Option<&str>,
+    stop: &Stop,
+    problems: Vec<String>,
+) -> Answer {
+    let n = what_now(state);
+    let next = json!({
+        "reason": n.reason.as_str(),
+        "message": n.message,
+        "task": n.task.map(|t| t.id.clone()),
+    });
+    let word = stop_word(state, stop);
+    let task = id.and_then(|id| state.task(id));
+    let run_failed = match stop {
+        Stop::Failed { task: None, reason } => Some(reason.clone()),
+        _ => None,
+    };
+    let Some(task) = task else {
+        // The final checks of a workflow whose tasks were all done.
+        let text = match &run_failed {
+            Some(reason) => format!("The workflow's final checks failed: {}", one_line(reason)),
+            None => format!("The workflow is {}.", state.status),
+        };
+        return Answer::new(
+            json!({"result": if run_failed.is_some() { "failed" } else { "passed" }, "reason": run_failed, "stop": word, "workflow_status": state.status, "next": next, "problems": problems}),
+            text,
+            run_failed.is_some(),
+        );
+    };
+    let head = json!({
+        "task": task.id,
+        "name": task.name,
+        "status": task.status,
+        "attempt": task.attempts,
+        "stop": word,
+        "workflow_status": state.status,
+        "problems": problems,
+    });
+    match task.status {
+        TaskStatus::Completed | TaskStatus::Skipped => {
+            let then = match (&run_failed, n.task) {
+                (Some(reason), _) => format!(
+                    "The workflow's final checks failed: {}. Fix it, then call `done` again.",
+                    one_line(reason)
+                ),
+                (None, Some(t)) => format!(
+                    "Next: {} ({}). Call `next` for its brief.",
+                    one_line(&t.id),
+                    one_line(&t.name)
+                ),
+                (None, None) => advice(state, &n),
+            };
+            let mut body = head;
+            body["result"] = json!(if run_failed.is_some() {
+                "workflow_failed"
+            } else {
+                "passed"
+            });
+            body["accepted_unchecked"] = json!(task.accepted_unchecked);
+            body["reason"] = json!(run_failed);
+            body["next"] = next;
+            body["then"] = json!(then);
+            let how = if task.accepted_unchecked {
+                "was accepted unchecked (nothing checks it)"
+            } else {
+                "passed its checks"
+            };
+            let text = format!(
+                "{} {how} and is {}.\n{then}",
+                one_line(&task.id),
+                task.status
+            );
+            Answer::new(body, text, run_failed.is_some())
+        }
+        TaskStatus::Failed => {
+            let reason = task.failure_reason.clone().unwrap_or_default();
+            let path = log_path(&session.store().logs_dir(), &task.id, task.attempts.max(1));
+            let (tail, cut) = read_tail(&path, DONE_TAIL_LINES);
+            let checks = failed_checks(task, &reason, tail.as_deref());
+            let then = "Fix what failed, then call `done` again.";
+            let mut body = head;
+            body["result"] = json!("failed");
+            body["reason"] = json!(reason);
+            body["failed_checks"] = json!(checks);
+            body["log"] = json!(path);
+            body["log_tail_cut"] = json!(cut);
+            body["then"] = json!(then);
+            let mut text = format!(
+                "{} is not done: {}\n",
+                one_line(&task.id),
+                one_line(&reason)
+            );
+            if let Some(tail) = &tail {
+                text.push_str(&format!(
+                    "--- last lines of {} ---\n{tail}\n",
+                    path.display()
+                ));
+            }
+            text.push_str(then);
+            Answer::new(body, text, true)
+        }
+        _ => {
+            // Interrupted, blocked for a resource, or still out with the agent.
+            let mut body = head;
+            body["result"] = json!("not_checked");
+            body["reason"] = json!(state.status_reason);
+            body["next"] = next;
+            let text = format!(
+                "{} was not checked: the run stopped ({word}){}.",
+                one_line(&task.id),
+                state
+                    .status_reason
+                    .as_deref()
+                    .map(|r| format!(": {}", one_line(r)))
+                    .unwrap_or_default()
+            );
+            Answer::new(body, text, true)
+        }
+    }
+}
+
+/// Each check the failure reason names, with its exit code when it exited: the
+/// task's own commands first (they may hold backticks), else every `` `command` ``
+/// followed by how it ended (a gate's verifier, a hard constraint's `verifyCmd`).
+/// The attempt stopped at its first failure, so its log ends with that check's output.
+/// The checks the reason names, the last one with the log's tail (the log ends with
+/// the output of the check that failed last).
+fn failed_checks(task: &Task, reason: &str, tail: Option<&str>) -> Vec<Value> {
+    let found = crate::run::failure::failed_checks(task, reason);
+    let last = found.len().saturating_sub(1);
+    found
+        .into_iter()
+        .enumerate()
+        .map(|(i, check)| {
+            let mut value = json!(check);
+            value["log_tail"] = json!(if i == last { tail } else { None });
+            value
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_last_failed_check_carries_the_log_tail() {
+        let task = Task {
+            id: "T1".into(),
+            verify: vec!["false".into()],
+            ..Task::default()
+        };
+        let checks = failed_checks(&task, "check `false` exited with 1", Some("tail"));
+        assert_eq!(checks[0]["command"], "false");
+        assert_eq!(checks[0]["exit_code"], 1);
+        assert_eq!(checks[0]["log_tail"], "tail");
+    }
+}

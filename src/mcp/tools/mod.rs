@@ -1,0 +1,323 @@
+//! The four tools of `wf mcp` as plain functions: `next`, `done`, `status`, `logs`.
+//!
+//! Each returns an [`Answer`] whatever happens: a failed check, no workflow, a
+//! corrupt state or a lock another `wf` keeps past the wait are answers with
+//! `is_error` (the CLI's error object and message), never a protocol error and never
+//! the end of the server.
+//!
+//! `next` and `done` change the workflow only the way `wf workflow-execute` does: they
+//! take the lock, recover an interrupted run and refuse an undecided plan
+//! (`src/run/recovery.rs`), then run the engine (`src/run/engine.rs`) in step mode, so
+//! a call starts at most one task. `next` hands an agent task off exactly as a run
+//! without executors does (the task `in_progress` with `handed_off`, the workflow left
+//! `running`); `done` takes a handed-off task back (its checks, tests, gate, commit)
+//! or runs a command task, records the outcome, and stops before the task after it.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::{json, Map, Value};
+
+use crate::error::{Result, WfError};
+use crate::output::{error_json, strip_controls, JSON_SCHEMA_VERSION};
+use crate::project::Project;
+use crate::report::next::{self as next_report, Next, Reason};
+use crate::report::one_line;
+use crate::run::engine::{Engine, Mode, Options, Reporter, RunSummary, Stop};
+use crate::run::executor::Pool;
+use crate::run::recovery;
+use crate::run::work::{TaskOutcome, WorkCtx};
+use crate::state::{Session, Task, TaskStatus, WorkflowState, WorkflowStatus};
+
+mod done;
+mod logs;
+mod next;
+mod status;
+
+pub use done::done;
+pub use logs::logs;
+pub use next::next;
+pub use status::status;
+
+/// The most lines of a failed check's log `done` quotes.
+pub const DONE_TAIL_LINES: usize = 40;
+/// The lines `logs` shows when not asked, and the most it shows when asked.
+pub const LOGS_DEFAULT_LINES: usize = 100;
+pub const LOGS_MAX_LINES: usize = 2000;
+/// The most bytes of log text one answer carries: an agent's context is not the place
+/// for a test suite's whole output.
+pub const TAIL_MAX_BYTES: usize = 16 * 1024;
+
+/// Where the tools work and how long a call waits for another `wf`'s lock.
+#[derive(Debug, Clone)]
+pub struct Context {
+    /// `-C DIR`, else the directory `wf mcp` was started in; the project is found
+    /// again on every call, as every `wf` command finds it.
+    pub project: Option<PathBuf>,
+    pub wait: Duration,
+}
+
+/// What a tool answers.
+#[derive(Debug, Clone)]
+pub struct Answer {
+    /// The structured content: `schemaVersion` first, then snake_case keys, as every
+    /// `--json` document (docs/json.md).
+    pub json: Value,
+    /// The same for a reader: a brief, a check's output, one line of status.
+    pub text: String,
+    /// The call worked but its answer is a failure: a check failed, no workflow.
+    pub is_error: bool,
+}
+
+impl Answer {
+    fn new(body: Value, text: String, is_error: bool) -> Answer {
+        let mut doc = Map::new();
+        doc.insert("schemaVersion".into(), JSON_SCHEMA_VERSION.into());
+        if let Value::Object(body) = body {
+            doc.extend(body);
+        }
+        Answer {
+            json: Value::Object(doc),
+            text,
+            is_error,
+        }
+    }
+
+    /// An error as the CLI reports it: `{"error": {kind, message, exit_code, …}}`
+    /// and the message.
+    pub fn error(err: &WfError) -> Answer {
+        Answer::new(
+            json!({ "error": error_json(err) }),
+            format!("wf: error: {}", err.message),
+            true,
+        )
+    }
+
+    fn of(result: Result<Answer>) -> Answer {
+        result.unwrap_or_else(|e| Answer::error(&e))
+    }
+}
+
+/// The agent's word on the work it finished (`done`'s optional arguments); recorded as
+/// an executor's claim is (docs/events.md `task.execution_result`), and checked by the
+/// task's own checks, never taken for them.
+#[derive(Debug, Clone, Default)]
+pub struct Claim {
+    pub summary: Option<String>,
+    pub changed_files: Vec<String>,
+}
+
+/// `logs`' arguments: the task (else the one `wf logs` picks), the attempt (else its
+/// last), how many lines from the end.
+#[derive(Debug, Clone, Default)]
+pub struct LogsQuery {
+    pub task: Option<String>,
+    pub attempt: Option<u32>,
+    pub lines: Option<usize>,
+}
+
+/// The workflow's lock for a call that writes, taken as `wf workflow-execute` takes it
+/// (src/commands/execute.rs), then what it settles before running: an interrupted run
+/// recovered. No workflow is the CLI's error, without a workflow dir made for a lock.
+pub(super) fn lock(project: &Project, ctx: &Context, command: &str) -> Result<Session> {
+    let store = project.store();
+    if store.load_snapshot()?.is_none() {
+        return Err(project.no_workflow());
+    }
+    store.refuse_untouched_without_tasks()?;
+    let mut session = store.lock(Some(ctx.wait), command)?;
+    session.state()?.require_tasks()?;
+    recovery::recover_interrupted(&mut session)?;
+    Ok(session)
+}
+
+/// A run stopped by a failure that `wf workflow-execute` would not go past without
+/// `--retry` or `--skip`.
+pub(super) fn failed_run(state: &WorkflowState) -> bool {
+    state.status == WorkflowStatus::Failed && first_failed(state).is_some()
+}
+
+pub(super) fn first_failed(state: &WorkflowState) -> Option<&Task> {
+    state.tasks.iter().find(|t| t.status == TaskStatus::Failed)
+}
+
+pub(super) fn paused(state: &WorkflowState) -> Option<String> {
+    (state.status == WorkflowStatus::Paused).then(|| {
+        one_line(
+            state
+                .status_reason
+                .as_deref()
+                .unwrap_or("no reason recorded"),
+        )
+    })
+}
+
+/// The word `wf workflow-execute --json` gives a stop (`report::execute`).
+pub(super) fn stop_word(state: &WorkflowState, stop: &Stop) -> String {
+    let (doc, _) = crate::report::execute::stop_report(state, stop, &RunSummary::default(), false);
+    doc["stop"].as_str().unwrap_or_default().to_string()
+}
+
+/// One step of a run: the engine in step mode starts at most one task (after taking
+/// back a handed-off one), so a call never runs more than it answers for. Step mode is
+/// this server's way of working, not the user's: the workflow keeps the mode it had,
+/// and the next `wf workflow-execute` without a flag runs in it.
+pub(super) fn run_step(project: &Project, session: &mut Session) -> Result<(Stop, Vec<String>)> {
+    let mode = session.state()?.execution_mode.clone();
+    let ran = run_engine(project, session, Mode::Step)?;
+    if session.state()?.execution_mode != mode {
+        session.state_mut()?.execution_mode = mode;
+        session.save()?;
+    }
+    Ok(ran)
+}
+
+/// Runs the engine as `wf workflow-execute` builds it (src/commands/execute.rs), with
+/// two differences: never CI (an MCP client is an agent at work, not a CI job), and no
+/// executors — the client is the agent, so every agent task is handed to it, never to
+/// a program of `wf.executors`. Returns how the run stopped and the problems it met.
+pub(super) fn run_engine(
+    project: &Project,
+    session: &mut Session,
+    mode: Mode,
+) -> Result<(Stop, Vec<String>)> {
+    let state = session.state()?;
+    let opts = Options::for_workflow(
+        &project.config,
+        &project.dir,
+        session.store().dir(),
+        state,
+        mode,
+    );
+    let mut no_executors = project.config.clone();
+    no_executors.wf.executors.clear();
+    let pool = Pool::from_config(&no_executors, None);
+    let ctx = WorkCtx::new(
+        project.dir.clone(),
+        session.store().dir().to_path_buf(),
+        project.config.clone(),
+        state.constraints.hard.clone(),
+    );
+    let mut quiet = Quiet::default();
+    let mut engine = Engine::new(
+        session,
+        ctx,
+        opts,
+        pool,
+        crate::report::brief::brief,
+        &mut quiet,
+    )?;
+    let stop = engine.run()?;
+    drop(engine);
+    Ok((stop, quiet.problems))
+}
+
+/// The run's progress goes nowhere: stdout is the protocol's. Its problems (a
+/// capability no executor offers, an interrupted task's partial outputs) go into the
+/// answer.
+#[derive(Default)]
+pub(super) struct Quiet {
+    problems: Vec<String>,
+}
+
+impl Reporter for Quiet {
+    fn started(&mut self, _: &Task) {}
+    fn finished(&mut self, _: &Task, _: &TaskOutcome) {}
+    fn progress(&mut self, _: usize, _: usize) {}
+    fn problem(&mut self, text: &str) {
+        self.problems.push(one_line(text));
+    }
+}
+
+/// `wf next`'s answer (`run::now`), for a caller holding the lock: no other run can
+/// be going on, and an interrupted one was recovered when the lock was taken.
+pub(super) fn what_now(state: &WorkflowState) -> next_report::Next<'_> {
+    next_report::next_given(
+        state,
+        crate::run::now::Facts {
+            writer_alive: true,
+            ..crate::run::now::Facts::default()
+        },
+    )
+}
+
+/// What the agent does next, in this server's words (the report's message speaks of
+/// `wf workflow-execute`, which `done` stands for here).
+pub(super) fn advice(state: &WorkflowState, n: &Next<'_>) -> String {
+    if let Some(t) = first_failed(state).filter(|_| failed_run(state) || n.reason == Reason::Failed)
+    {
+        return format!(
+            "Task {id} failed: fix what its checks say, then call `done` to check it again (or the user skips it: `wf workflow-execute --skip {id} --reason …`).",
+            id = one_line(&t.id)
+        );
+    }
+    match n.reason {
+        Reason::InProgress => {
+            "Do this task, then call `done`: wf runs its checks and records the result.".into()
+        }
+        Reason::Interrupted => {
+            "A run was interrupted: call `done` to run its task again, or `next` to see it.".into()
+        }
+        Reason::Undecided => format!("The user must decide first: {}", n.message),
+        Reason::Ready => {
+            "wf does this task itself (it needs no agent work): call `done` to run its checks."
+                .into()
+        }
+        Reason::Blocked => {
+            "Nothing to do until the user lifts the blocker with `wf workflow-unblock KIND`.".into()
+        }
+        Reason::Waiting | Reason::Failed => "Nothing is ready to do now.".into(),
+        Reason::Done if state.status == WorkflowStatus::Completed => {
+            "The workflow is completed.".into()
+        }
+        Reason::Done => {
+            "Every task is done: call `done` to finish the workflow (its final checks).".into()
+        }
+    }
+}
+
+/// The last `lines` of a log, at most [`TAIL_MAX_BYTES`], without control characters
+/// (a check's output must not reach the agent's terminal or confuse its reader); and
+/// whether anything was left out.
+pub fn tail(text: &str, lines: usize) -> (String, bool) {
+    let clean = strip_controls(text);
+    let all: Vec<&str> = clean.lines().collect();
+    let start = all.len().saturating_sub(lines);
+    let mut out = all[start..].join("\n");
+    let mut cut = start > 0;
+    if out.len() > TAIL_MAX_BYTES {
+        let mut from = out.len() - TAIL_MAX_BYTES;
+        while !out.is_char_boundary(from) {
+            from += 1;
+        }
+        out = out[from..].to_string();
+        cut = true;
+    }
+    (out, cut)
+}
+
+pub(super) fn read_tail(path: &Path, lines: usize) -> (Option<String>, bool) {
+    match crate::fs::read_regular(path) {
+        Ok(bytes) => {
+            let (text, cut) = tail(&String::from_utf8_lossy(&bytes), lines);
+            (Some(text), cut)
+        }
+        Err(_) => (None, false),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tail_is_the_last_lines_without_controls_and_bounded() {
+        let (text, cut) = tail("a\nb\x1b[31mred\x1b[0m\nc\n", 2);
+        assert_eq!((text.as_str(), cut), ("bred\nc", true));
+        let (text, cut) = tail("one\n", 5);
+        assert_eq!((text.as_str(), cut), ("one", false));
+        let long = "é".repeat(TAIL_MAX_BYTES);
+        let (text, cut) = tail(&long, 1);
+        assert!(text.len() <= TAIL_MAX_BYTES && cut);
+    }
+}
