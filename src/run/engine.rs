@@ -152,6 +152,10 @@ pub struct Engine<'a> {
     pub(super) queue: ReadyQueue,
     /// How many tasks are completed or skipped, kept as they finish.
     pub(super) done: usize,
+    /// What the executors reported they used, all tasks added up: counted once at
+    /// the start and kept as outcomes come in, so the budget rule scans nothing per
+    /// dispatch (only its usage is read; `tasks` counts reports here).
+    pub(super) spent: crate::run::usage::Total,
 }
 
 impl<'a> Engine<'a> {
@@ -171,6 +175,7 @@ impl<'a> Engine<'a> {
             .map(|(i, t)| (t.id.clone(), i))
             .collect();
         let queue = ReadyQueue::new(&session.state()?.tasks, &index);
+        let spent = crate::run::usage::total(&session.state()?.tasks);
         Ok(Engine {
             session,
             ctx: Arc::new(ctx),
@@ -185,6 +190,7 @@ impl<'a> Engine<'a> {
             escalate: HashSet::new(),
             held: HashMap::new(),
             queue,
+            spent,
             done: 0,
         })
     }
@@ -446,7 +452,7 @@ impl<'a> Engine<'a> {
                 usage: context::usage_percent(&state.context_metrics, self.opts.context_window),
                 danger_threshold: state.context_metrics.danger_threshold,
                 over_budget: crate::run::usage::over_budget(
-                    &crate::run::usage::total(&state.tasks),
+                    &self.spent,
                     self.ctx.config.wf.budget_tokens,
                     self.ctx.config.wf.budget_usd,
                 ),

@@ -68,6 +68,9 @@ impl Engine<'_> {
         let duration_ms = u64::try_from(outcome.duration.as_millis()).unwrap_or(u64::MAX);
         // What the executors used goes with whatever the outcome leads to, so the
         // task's total counts every attempt, failed ones too.
+        if let Some(used) = outcome.usage {
+            self.spent.add(used);
+        }
         let paid = |mut data: serde_json::Value| {
             if let Some(u) = outcome.usage {
                 data["usage"] = json!(u);

@@ -22,8 +22,7 @@ pub use crate::state::model::Usage;
 pub fn total(tasks: &[crate::state::model::Task]) -> Total {
     let mut total = Total::default();
     for used in tasks.iter().filter_map(|t| t.usage) {
-        total.usage = total.usage.plus(used);
-        total.tasks += 1;
+        total.add(used);
     }
     total
 }
@@ -33,6 +32,14 @@ pub struct Total {
     pub usage: Usage,
     /// Tasks whose executors reported usage.
     pub tasks: usize,
+}
+
+impl Total {
+    /// One more report of usage.
+    pub fn add(&mut self, used: Usage) {
+        self.usage = self.usage.plus(used);
+        self.tasks += 1;
+    }
 }
 
 /// Why no more agent work may start, when the workflow's usage reached a budget.
