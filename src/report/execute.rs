@@ -50,7 +50,11 @@ pub fn stop_report(
         "ran": summary.ran,
         "passed": summary.passed,
         "failed": summary.failed,
-        "tasks": summary.tasks,
+        "tasks": summary.tasks.iter().map(|t| {
+            let mut t = t.clone();
+            t.log = t.log.filter(|path| path.is_file());
+            t
+        }).collect::<Vec<_>>(),
         "progress": {"done": done, "total": total},
         "status": state.status,
         "failed_tasks": fallout.failed,

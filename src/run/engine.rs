@@ -123,7 +123,9 @@ pub struct TaskResult {
     pub status: crate::state::TaskStatus,
     pub attempt: u32,
     pub duration_ms: u64,
-    /// The attempt's log, absolute; none when the checks printed nothing and passed.
+    /// Where the attempt's log goes, absolute. A log is written only when a check
+    /// prints or fails, so whether it is there is asked when the results are shown
+    /// (`report::execute`), not per task on the run's hot path.
     pub log: Option<std::path::PathBuf>,
     /// Why it did not pass, when it did not.
     pub reason: Option<String>,

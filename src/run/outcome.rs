@@ -185,9 +185,7 @@ impl Engine<'_> {
 }
 
 fn task_result(task: &Task, outcome: &TaskOutcome, workflow_dir: &std::path::Path) -> TaskResult {
-    let log = (!outcome.log.is_empty())
-        .then(|| workflow_dir.join(&outcome.log))
-        .filter(|path| path.is_file());
+    let log = (!outcome.log.is_empty()).then(|| workflow_dir.join(&outcome.log));
     TaskResult {
         id: task.id.clone(),
         status: task.status,
