@@ -19,6 +19,15 @@ pub struct FailedCheck {
     pub ended: String,
 }
 
+/// A command in backticks and how it ended, for a reason that names a command the
+/// task does not list itself (a gate's verifier).
+static MENTIONED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(
+        r"`([^`]+)` ((?:exited with|was killed|timed out|was interrupted|could not start)[^;`]*)",
+    )
+    .expect("a valid regex")
+});
+
 pub fn failed_checks(task: &Task, reason: &str) -> Vec<FailedCheck> {
     let mut found: Vec<(String, String)> = Vec::new();
     for cmd in task.check_commands() {
@@ -28,11 +37,7 @@ pub fn failed_checks(task: &Task, reason: &str) -> Vec<FailedCheck> {
         }
     }
     if found.is_empty() {
-        let mentioned = regex::Regex::new(
-            r"`([^`]+)` ((?:exited with|was killed|timed out|was interrupted|could not start)[^;`]*)",
-        )
-        .expect("a valid regex");
-        for c in mentioned.captures_iter(reason) {
+        for c in MENTIONED.captures_iter(reason) {
             found.push((c[1].to_string(), ending(&c[2])));
         }
     }
