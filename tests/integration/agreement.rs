@@ -5,23 +5,8 @@
 
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
-
 use crate::plans::{plan, start, task, task_status};
 use crate::test::Test;
-
-/// The events after the first `skip` lines of the log.
-fn events_after(t: &Test, skip: usize) -> Vec<Value> {
-    let text = std::fs::read_to_string(t.workflow_dir().join("events.jsonl")).unwrap_or_default();
-    text.lines()
-        .skip(skip)
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect()
-}
-
-fn event_count(t: &Test) -> usize {
-    events_after(t, 0).len()
-}
 
 /// Runs `wf next`, then `wf workflow-execute`, and checks they agree.
 #[track_caller]
@@ -30,10 +15,12 @@ fn agree(t: &Test, state: &str, want_reason: &str) {
     let answer = next.json();
     assert_eq!(answer["reason"], want_reason, "{state}: {answer:#}");
     let named = answer["brief"]["task"]["id"].as_str().map(str::to_string);
-    let before = event_count(t);
+    let before = t.events().len();
     let execute = t.wf(&["workflow-execute", "--json"]);
-    let worked_on = events_after(t, before)
+    let worked_on = t
+        .events()
         .into_iter()
+        .skip(before)
         .find_map(|e| e["task_id"].as_str().map(str::to_string));
     match want_reason {
         "ready" | "in_progress" | "interrupted" => {
@@ -154,15 +141,17 @@ fn next_and_execute_agree_in_every_state() {
     let next = t.wf(&["next", "--json"]).ok().json();
     assert_eq!(next["reason"], "interrupted", "{next:#}");
     assert_eq!(next["brief"]["task"]["id"], "T1");
-    let before = event_count(&t);
+    let before = t.events().len();
     let execute = t.wf(&["workflow-execute", "--step"]);
     assert!(
         execute.stderr.contains("interrupted; T1 will run again"),
         "{}",
         execute.stderr
     );
-    let reran = events_after(&t, before)
+    let reran = t
+        .events()
         .into_iter()
+        .skip(before)
         .find(|e| e["type"] == "task.status_changed" && e["data"]["to"] == "in_progress")
         .map(|e| e["task_id"].clone());
     assert_eq!(reran, Some("T1".into()));

@@ -29,14 +29,6 @@ fn constraints(t: &Test) -> Value {
     t.wf(&["constraints", "list", "--json"]).ok().json()["constraints"].clone()
 }
 
-fn events(t: &Test) -> Vec<Value> {
-    std::fs::read_to_string(t.workflow_dir().join("events.jsonl"))
-        .unwrap_or_default()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
 #[test]
 fn add_list_remove_promote() {
     let t = empty();
@@ -104,7 +96,8 @@ fn add_list_remove_promote() {
     assert_eq!(run.stdout, "");
     assert_eq!(constraints(&t)["hard"][2]["id"], "C004");
 
-    let kinds: Vec<String> = events(&t)
+    let kinds: Vec<String> = t
+        .events()
         .iter()
         .map(|e| e["type"].as_str().unwrap().to_string())
         .collect();
@@ -239,7 +232,8 @@ fn merge_ranks_intersects_and_reports_drops() {
         json!(["coverage > 80%", "looks right"])
     );
     assert_eq!(constraints(&t)["hard"].as_array().unwrap().len(), 7);
-    let merged: Vec<Value> = events(&t)
+    let merged: Vec<Value> = t
+        .events()
         .into_iter()
         .filter(|e| e["type"] == "constraint.merged")
         .collect();
@@ -339,7 +333,8 @@ fn verify_passing_and_unchecked() {
         constraints(&t)["verifications"].as_array().unwrap().len(),
         2
     );
-    let verified = events(&t)
+    let verified = t
+        .events()
         .iter()
         .filter(|e| e["type"] == "constraint.verified")
         .count();

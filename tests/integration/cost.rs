@@ -35,10 +35,8 @@ fn project(script: &str, tasks: &[&str], extra: Value) -> Test {
 }
 
 fn results(t: &Test) -> Vec<Value> {
-    std::fs::read_to_string(t.workflow_dir().join("events.jsonl"))
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+    t.events()
+        .into_iter()
         .filter(|e| e["type"] == "task.execution_result" && e["actor"] == "coder.executor")
         .collect()
 }

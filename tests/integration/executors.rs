@@ -20,14 +20,6 @@ fn hello_plan() -> String {
         .verify("grep -q hello hello.txt")])
 }
 
-fn events(t: &Test) -> Vec<Value> {
-    std::fs::read_to_string(t.workflow_dir().join("events.jsonl"))
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect()
-}
-
 fn kinds(events: &[Value]) -> Vec<String> {
     events
         .iter()
@@ -46,7 +38,7 @@ fn an_executor_that_does_the_work_completes_the_task_with_events_in_order() {
     t.wf(&["workflow-execute"]).ok();
     assert_eq!(t.state()["status"], "completed");
     assert!(t.read("hello.txt").contains("hello from T1"));
-    let ev = events(&t);
+    let ev = t.events();
     let run: Vec<String> = kinds(&ev)
         .into_iter()
         .skip_while(|k| k != "resource.allocated")
@@ -132,7 +124,8 @@ fn a_claim_without_evidence_is_rejected() {
         state["retry_counts"]["T1"], 2,
         "bounded retries are counted"
     );
-    let rejected = events(&t)
+    let rejected = t
+        .events()
         .into_iter()
         .filter(|e| e["type"] == "task.review_result" && e["data"]["passed"] == false)
         .count();
@@ -193,7 +186,8 @@ fn a_failure_escalates_to_the_strongest_executor() {
     let state = t.state();
     assert_eq!(state["status"], "completed");
     assert_eq!(state["retry_counts"]["T1"], 1);
-    let allocated: Vec<String> = events(&t)
+    let allocated: Vec<String> = t
+        .events()
         .into_iter()
         .filter(|e| e["type"] == "resource.allocated")
         .map(|e| e["executor"].as_str().unwrap_or("").to_string())
@@ -218,7 +212,7 @@ fn a_missing_executor_program_is_a_nack_and_blocks_the_task() {
     );
     let state = t.state();
     assert_eq!(task_status(&state, "T1"), "blocked");
-    let ev = kinds(&events(&t));
+    let ev = kinds(&t.events());
     assert!(ev.contains(&"task.dispatch_nack".to_string()), "{ev:?}");
     assert!(
         !ev.contains(&"task.execution_started".to_string()),
@@ -246,7 +240,7 @@ fn a_hanging_executor_is_an_execution_failure_after_its_timeout() {
     Failed: task T1 failed: executor `sloth` timed out after 1s (its process group was killed)
     Retry with `wf workflow-execute --retry`, or skip with `--skip --reason TEXT`.
     ");
-    let ev = kinds(&events(&t));
+    let ev = kinds(&t.events());
     assert!(
         ev.contains(&"task.dispatch_ack".to_string()),
         "it started, so it was acked: {ev:?}"
@@ -272,7 +266,8 @@ fn a_capability_nobody_offers_is_a_structured_error() {
     Blocked: T1 waits on resource_missing. Lift with `wf workflow-unblock resource_missing`.
     --- stderr
     ");
-    let missing: Vec<Value> = events(&t)
+    let missing: Vec<Value> = t
+        .events()
         .into_iter()
         .filter(|e| e["type"] == "resource.missing")
         .collect();
@@ -298,7 +293,8 @@ fn a_reviewer_must_reach_the_threshold() {
             .field("阈值", "90")]),
     );
     t.wf(&["workflow-execute"]).ok();
-    let review = events(&t)
+    let review = t
+        .events()
         .into_iter()
         .find(|e| e["type"] == "task.review_result" && e["executor"] == "critic")
         .expect("a review result");

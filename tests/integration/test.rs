@@ -254,6 +254,16 @@ impl Test {
     }
 
     /// The state as `wf status --json` sees it (snapshot plus event log).
+    /// The workflow's event log, a JSON value per line; a line that is not JSON fails
+    /// the test.
+    pub fn events(&self) -> Vec<Value> {
+        std::fs::read_to_string(self.workflow_dir().join("events.jsonl"))
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+            .collect()
+    }
+
     pub fn state(&self) -> Value {
         self.wf(&["status", "--json"]).ok().json()["state"].clone()
     }
