@@ -69,15 +69,16 @@ const POLL: Duration = Duration::from_millis(100);
 /// printed nothing has none.
 fn follow(store: &Store, id: &str, attempt: u32, path: &Path, out: &Output) -> Result<i32> {
     let mut offset = 0u64;
+    let mut polls = 0u32;
     loop {
         // Whether it runs is read before the log: what it wrote before it ended is in
-        // the log by then, so the last read below gets all of it.
-        // A state left `in_progress` by a run that is gone is not running: a crashed
-        // run must not keep `--follow` waiting for ever.
-        let running = store.load()?.is_some_and(|s| {
-            s.task(id)
-                .is_some_and(|t| t.status == TaskStatus::InProgress && t.attempts == attempt)
-        }) && store.writer_alive();
+        // the log by then, so the last read below gets all of it. A state left
+        // `in_progress` by a run that is gone is not running (the cheap lock probe
+        // first): a crashed run must not keep `--follow` waiting for ever. The state
+        // itself — a whole parse — is read once every STATE_EVERY polls.
+        let running = store.writer_alive()
+            && (!polls.is_multiple_of(STATE_EVERY) || attempt_running(store, id, attempt)?);
+        polls += 1;
         let (bytes, next) = read_from(path, offset, running)?;
         offset = next;
         if !bytes.is_empty()
@@ -92,6 +93,17 @@ fn follow(store: &Store, id: &str, attempt: u32, path: &Path, out: &Output) -> R
         }
         std::thread::sleep(POLL);
     }
+}
+
+/// How many polls `--follow` makes between reads of the state (one a second).
+const STATE_EVERY: u32 = 10;
+
+/// Whether the state says `attempt` of task `id` is still in progress.
+fn attempt_running(store: &Store, id: &str, attempt: u32) -> Result<bool> {
+    Ok(store.load()?.is_some_and(|s| {
+        s.task(id)
+            .is_some_and(|t| t.status == TaskStatus::InProgress && t.attempts == attempt)
+    }))
 }
 
 /// The bytes of `path` after `offset` (whole lines only when `whole_lines`), and the
