@@ -119,6 +119,19 @@ pub enum Command {
         )
     )]
     WorkflowExecute(ExecuteArgs),
+    /// Check completed tasks again where their inputs changed: a task whose
+    /// definition, declared files and upstream tasks are as when it passed is up to
+    /// date and not run; one that now fails goes back to pending, and the command
+    /// exits 1 naming it.
+    #[command(after_help = concat!(
+            "Examples:\n",
+            "  wf verify                      check again what changed since it passed\n",
+            "  wf verify --dry-run            list what would run, and which input changed\n",
+            "  wf verify T3                   T3 and the tasks that depend on it\n",
+            "  wf verify --cache .wf-cache    share passes with CI (restore and save the dir)\n",
+            "  wf verify --all --json         every check again, the result for a CI job",
+        ))]
+    Verify(VerifyArgs),
     /// Lift an external blocker (api_spec, design_spec, a custom kind, or all).
     #[command(
         visible_alias = "unblock",
@@ -374,6 +387,37 @@ pub struct ExecuteArgs {
     /// Start even though constraints.openQuestions is not empty.
     #[arg(long)]
     pub allow_open_questions: bool,
+    #[command(flatten)]
+    pub cache: CacheArgs,
+}
+
+/// Where the verification cache is (docs/proof.md "The cache").
+#[derive(Debug, Args, Clone, Default)]
+pub struct CacheArgs {
+    /// The verification cache: a command task whose declared inputs passed its checks
+    /// before (here or wherever the directory came from) is up to date and not run.
+    /// Default: the workflow dir's cache/. CI can restore and save DIR.
+    #[arg(long, value_name = "DIR", help_heading = "Verification cache")]
+    pub cache: Option<PathBuf>,
+    /// Neither answer from the verification cache nor record in it: run every check.
+    #[arg(long, conflicts_with = "cache", help_heading = "Verification cache")]
+    pub no_cache: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// Only these tasks, and the tasks that depend on them (default: every
+    /// completed task).
+    #[arg(value_name = "TASK", add = ArgValueCandidates::new(complete::task_ids))]
+    pub tasks: Vec<String>,
+    /// Run every task's checks again, changed or not (the cache is not asked).
+    #[arg(long)]
+    pub all: bool,
+    /// List what would run and which input changed; run and write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    #[command(flatten)]
+    pub cache: CacheArgs,
 }
 
 #[derive(Debug, Args)]

@@ -87,6 +87,14 @@ pub struct WfSettings {
     pub block_subagent_stop: Option<bool>,
     /// Command prefixes a constraint's `verifyCmd` may start with.
     pub allowed_command_prefixes: Option<Vec<String>>,
+    /// Whether an agent's change to a file its task does not declare fails the task
+    /// (false when unset: it is reported in the task's evidence; docs/proof.md).
+    pub reject_undeclared_changes: Option<bool>,
+    /// Tasks whose checks are never answered from the verification cache: those that
+    /// read the network, the clock, or anything else their declared files do not
+    /// cover (docs/proof.md "The cache").
+    #[serde(default)]
+    pub uncached_tasks: Vec<String>,
     #[serde(default)]
     pub executors: Vec<ExecutorConfig>,
     /// Which plans are classified and whether the builtin rules apply.

@@ -23,6 +23,7 @@ pub mod mcp;
 pub mod output;
 pub mod plan;
 pub mod project;
+pub mod proof;
 pub mod report;
 pub mod run;
 pub mod setup;

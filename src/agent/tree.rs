@@ -19,7 +19,6 @@
 
 use std::io::Read;
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use md5::{Digest, Md5};
@@ -141,60 +140,15 @@ fn hash_entry(h: &mut Md5, path: &Path, budget: &mut u64) {
     }
 }
 
-/// `git ARGS` in `dir`: its stdout when it succeeds before `deadline`, else `None`.
-/// `GIT_OPTIONAL_LOCKS=0`: a status must not take the index lock an editor or the
-/// agent's own git may be waiting for.
+/// `git ARGS` in `dir` (`src/exec/git.rs`), its output kept up to [`MAX_STATUS`].
 fn git(dir: &Path, args: &[&str], deadline: Instant) -> Option<Vec<u8>> {
-    let mut child = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_OPTIONAL_LOCKS", "0")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
-    let mut out = child.stdout.take()?;
-    // Read on a thread, all of it (keeping at most MAX_STATUS), so git never blocks
-    // on a full pipe while this one waits for its exit.
-    let reader = std::thread::spawn(move || {
-        let mut kept = Vec::new();
-        let mut buf = vec![0u8; 64 * 1024];
-        let mut whole = true;
-        loop {
-            match out.read(&mut buf) {
-                Ok(0) => break,
-                Ok(n) if kept.len() + n <= MAX_STATUS => kept.extend_from_slice(&buf[..n]),
-                Ok(_) => whole = false,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(_) => {
-                    whole = false;
-                    break;
-                }
-            }
-        }
-        whole.then_some(kept)
-    });
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if Instant::now() < deadline => {
-                std::thread::sleep(Duration::from_millis(2));
-            }
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return None;
-            }
-        }
-    };
-    let out = reader.join().ok()??;
-    status.success().then_some(out)
+    crate::exec::git::output(dir, args, &[], deadline, MAX_STATUS)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::process::{Command, Stdio};
 
     fn sh(dir: &Path, line: &str) {
         let ok = Command::new("sh")

@@ -26,6 +26,7 @@ mod run_task;
 mod start;
 mod status;
 mod unblock;
+mod verify;
 
 use crate::cli::{Cli, Command};
 use crate::error::{Result, WfError};
@@ -41,6 +42,7 @@ pub fn run(cli: &Cli, out: &Output) -> Result<i32> {
     match &cli.command {
         Command::Status(args) => status::run(&project()?, args, out),
         Command::WorkflowExecute(args) => execute::run(&project()?, &cli.global, args, out),
+        Command::Verify(args) => verify::run(&project()?, &cli.global, args, out),
         Command::WorkflowUnblock(args) => unblock::run(&project()?, &cli.global, args, out),
         Command::Resume(args) => resume::run(&cli.global, args, out),
         Command::Constraints(args) => constraints::run(&project()?, &cli.global, args, out),

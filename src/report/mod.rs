@@ -30,6 +30,7 @@ pub mod status;
 pub mod table;
 pub mod tasks;
 pub mod timing;
+pub mod verify;
 
 use serde::Serialize;
 

@@ -211,6 +211,20 @@ impl Reporter for RunProgress<'_> {
         }
     }
 
+    fn up_to_date(&mut self, task: &Task) {
+        let mark = self.out.paint("✓", Color::Green);
+        let name = crate::report::one_line(&task.name);
+        let line = format!(
+            "{mark} {} {name} (up to date: passed before on the same inputs)",
+            task.id
+        );
+        if self.gitlab.is_some() {
+            self.section(task, &line, "", true);
+        } else {
+            self.line(line);
+        }
+    }
+
     fn problem(&mut self, text: &str) {
         let mark = self.out.paint("!", Color::Yellow);
         if self.out.json {

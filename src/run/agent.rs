@@ -16,12 +16,18 @@ use serde_json::json;
 
 use crate::config::Role;
 use crate::exec::process::{self, Exit, Program, Spec};
+use crate::proof::{self, fingerprint, tree};
 use crate::run::executor::{self, Executor, MockOutcome, MockPolicy};
 use crate::run::usage::{self, Usage};
 use crate::run::work::{self, append_header, Part, TaskOutcome, Verdict, WorkCtx};
 use crate::state::event::EventKind;
 use crate::state::event_log::NewEvent;
+use crate::state::evidence::{Changes, ClaimEvidence};
 use crate::state::model::Task;
+
+/// What an agent's attempt leaves for the evidence: its claim, and what the working
+/// tree saw change.
+type AgentWork = (Option<ClaimEvidence>, Option<Changes>);
 
 pub const DEFAULT_AGENT_TIMEOUT: Duration = Duration::from_secs(1800);
 
@@ -44,15 +50,27 @@ pub fn do_agent_task(
     let log = ctx.log_for(task, attempt);
     // What the executors reported they used, added up over this attempt.
     let mut spent: Option<Usage> = None;
-    let finish = |verdict: Verdict, gate, spent: Option<Usage>| TaskOutcome {
-        task_id: task.id.clone(),
-        verdict,
-        gate,
-        log: ctx.relative(&log),
-        duration: started.elapsed(),
-        usage: spent,
-    };
-    let mut claimed = false;
+    // The working tree before any executor touched it, to tell what they changed
+    // (a --mock rehearsal changes nothing).
+    let before = dispatch
+        .mock
+        .is_none()
+        .then(|| tree::snapshot(&ctx.project))
+        .flatten();
+    let mut claim: Option<ClaimEvidence> = None;
+    let mut changes: Option<Changes> = None;
+    let finish =
+        |verdict: Verdict, gate, spent: Option<Usage>, checks, agent: AgentWork| TaskOutcome {
+            task_id: task.id.clone(),
+            verdict,
+            gate,
+            log: ctx.relative(&log),
+            duration: started.elapsed(),
+            usage: spent,
+            checks,
+            claim: agent.0,
+            changes: agent.1,
+        };
     for ex in &dispatch.executors {
         let role = ex.role();
         let run = Run {
@@ -66,20 +84,64 @@ pub fn do_agent_task(
             None => real_run(&run, ex, role, &dispatch.brief, &mut spent, emit),
         };
         match result {
-            Ok(did_claim) => claimed |= did_claim,
-            Err(verdict) => return finish(verdict, None, spent),
+            Ok(Some(said)) => {
+                let all = claim.get_or_insert_with(ClaimEvidence::default);
+                all.changed_files.extend(said.changed_files);
+                all.summary = said.summary;
+            }
+            Ok(None) => {}
+            Err(verdict) => return finish(verdict, None, spent, Vec::new(), (claim, None)),
         }
     }
+    let claimed = claim.is_some();
+    // The claim-evidence rule on files: what the agent says it changed must have
+    // changed, and what changed should be what the task declares.
+    if let Some(before) = &before {
+        changes = tree::snapshot(&ctx.project).and_then(|after| {
+            tree::changes(
+                &ctx.project,
+                before,
+                &after,
+                &fingerprint::declared_files(task),
+            )
+        });
+    }
+    if let Some(seen) = &changes {
+        let claimed_files = claim.as_ref().map_or(&[][..], |c| &c.changed_files[..]);
+        let strict = ctx.config.wf.reject_undeclared_changes == Some(true);
+        if let Err(why) = proof::check_changes(claimed_files, seen, strict) {
+            emit(
+                NewEvent::new(
+                    EventKind::TaskReviewResult,
+                    json!({"passed": false, "reason": format!("claim without evidence: {why}")}),
+                )
+                .task(&task.id)
+                .executor("wf", Role::Reviewer),
+            );
+            let reason = format!("the agent's work does not match: {why}");
+            return finish(
+                Verdict::Failed { reason },
+                None,
+                spent,
+                Vec::new(),
+                (claim, changes),
+            );
+        }
+    }
+    let undeclared = changes
+        .as_ref()
+        .map_or(Vec::new(), |c| c.undeclared.clone());
     // The evidence: everything the task itself can check, plus its tests, gate, commit.
     let mut gate = None;
-    match work::run_parts(ctx, task, attempt, Part::Full, &log, &mut gate) {
+    let mut checks = Vec::new();
+    match work::run_parts(ctx, task, attempt, Part::Full, &log, &mut gate, &mut checks) {
         Ok(verified) => {
             if claimed {
                 // A claim nothing could check is accepted unchecked, not confirmed.
                 emit(
                     NewEvent::new(
                         EventKind::TaskReviewResult,
-                        json!({"passed": true, "evidence": verified, "accepted_unchecked": !verified}),
+                        json!({"passed": true, "evidence": verified, "accepted_unchecked": !verified, "undeclared_changes": undeclared}),
                     )
                     .task(&task.id)
                     .executor("wf", Role::Reviewer),
@@ -87,7 +149,13 @@ pub fn do_agent_task(
             }
             // A mock rehearsal did no work; it is not evidence either way.
             let verified = verified && dispatch.mock.is_none();
-            finish(Verdict::Passed { verified }, gate, spent)
+            finish(
+                Verdict::Passed { verified },
+                gate,
+                spent,
+                checks,
+                (claim, changes),
+            )
         }
         Err(Verdict::Failed { reason }) => {
             let reason = if claimed {
@@ -103,9 +171,15 @@ pub fn do_agent_task(
             } else {
                 reason
             };
-            finish(Verdict::Failed { reason }, gate, spent)
+            finish(
+                Verdict::Failed { reason },
+                gate,
+                spent,
+                checks,
+                (claim, changes),
+            )
         }
-        Err(other) => finish(other, gate, spent),
+        Err(other) => finish(other, gate, spent, checks, (claim, changes)),
     }
 }
 
@@ -115,7 +189,7 @@ fn mock_run(
     role: Role,
     outcome: MockOutcome,
     emit: &mut dyn FnMut(NewEvent),
-) -> Result<bool, Verdict> {
+) -> Result<Option<executor::Claim>, Verdict> {
     let name = ex.config.name.as_str();
     emit(
         NewEvent::new(EventKind::TaskDispatchAck, json!({"mock": true}))
@@ -142,7 +216,7 @@ fn mock_run(
         .executor(name, role),
     );
     if success {
-        Ok(false)
+        Ok(None)
     } else {
         Err(Verdict::Failed {
             reason: format!("mock {role} `{name}` reported failure (--mock)"),
@@ -158,7 +232,8 @@ struct Run<'a> {
     log: &'a std::path::Path,
 }
 
-/// Runs one executor; `spent` gains what it reported it used.
+/// Runs one executor; `spent` gains what it reported it used. `Ok(Some)`: it made
+/// a claim of success.
 fn real_run(
     run: &Run<'_>,
     ex: &Executor,
@@ -166,7 +241,7 @@ fn real_run(
     brief: &[u8],
     spent: &mut Option<Usage>,
     emit: &mut dyn FnMut(NewEvent),
-) -> Result<bool, Verdict> {
+) -> Result<Option<executor::Claim>, Verdict> {
     let Run {
         ctx,
         task,
@@ -262,12 +337,12 @@ fn real_run(
         if let Some(u) = used {
             report(emit, json!({"usage": u}));
         }
-        return review_verdict(task, &name, &answer, emit).map(|()| false);
+        return review_verdict(task, &name, &answer, emit).map(|()| None);
     }
     match executor::parse_claim(&answer) {
         None => {
             report(emit, with_usage(json!({"success": true, "claim": null})));
-            Ok(false)
+            Ok(None)
         }
         Some(Err(why)) => {
             let reason = format!("executor `{name}`: {why}");
@@ -285,7 +360,7 @@ fn real_run(
                 ),
             );
             if claim.success {
-                Ok(true)
+                Ok(Some(claim))
             } else {
                 Err(Verdict::Failed {
                     reason: format!("executor `{name}` reported failure: {}", claim.summary),

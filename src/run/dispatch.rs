@@ -150,6 +150,9 @@ impl Engine<'_> {
             log: String::new(),
             duration: Duration::ZERO,
             usage: None,
+            checks: Vec::new(),
+            claim: None,
+            changes: None,
         };
         self.apply_outcome(task, outcome)
     }
@@ -304,6 +307,9 @@ fn guarded(task: &Task, body: impl FnOnce() -> TaskOutcome) -> TaskOutcome {
         log: String::new(),
         duration: Duration::ZERO,
         usage: None,
+        checks: Vec::new(),
+        claim: None,
+        changes: None,
     })
 }
 

@@ -46,6 +46,9 @@ pub struct Options {
     pub design_chars: usize,
     /// Bounded retries of a failed agent task, each on the strongest executor.
     pub max_retries: u32,
+    /// The verification cache (docs/proof.md): a command task whose inputs passed
+    /// its checks before is up to date and not run; none with `--no-cache`.
+    pub cache: Option<crate::proof::cache::Cache>,
 }
 
 impl Options {
@@ -79,6 +82,9 @@ impl Options {
                 .wf
                 .max_retries
                 .unwrap_or(crate::run::executor::DEFAULT_MAX_RETRIES),
+            cache: Some(crate::proof::cache::Cache::new(
+                workflow_dir.join(crate::proof::cache::DEFAULT_DIR),
+            )),
         }
     }
 }
@@ -91,6 +97,8 @@ pub trait Reporter {
     fn progress(&mut self, done: usize, total: usize);
     /// Something went wrong that is not a task failure: a missing capability.
     fn problem(&mut self, text: &str);
+    /// A task was up to date: the cache held a passing record of its inputs.
+    fn up_to_date(&mut self, task: &Task);
 }
 
 /// Where a run stands between slots being filled.
@@ -110,6 +118,8 @@ pub struct RunSummary {
     pub ran: usize,
     pub passed: usize,
     pub failed: usize,
+    /// Tasks found up to date in the verification cache: completed, not run.
+    pub cached: usize,
     /// What became of each task this run worked on, in the order they finished.
     pub tasks: Vec<TaskResult>,
 }
@@ -131,6 +141,9 @@ pub struct TaskResult {
     pub reason: Option<String>,
     /// The checks that failed: each command, its exit code and how it ended.
     pub failed_checks: Vec<crate::run::failure::FailedCheck>,
+    /// Completed from the verification cache: nothing ran.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub cached: bool,
 }
 
 pub struct Engine<'a> {
@@ -158,6 +171,8 @@ pub struct Engine<'a> {
     /// the start and kept as outcomes come in, so the budget rule scans nothing per
     /// dispatch (only its usage is read; `tasks` counts reports here).
     pub(super) spent: crate::run::usage::Total,
+    /// Whether this run said already that the verification cache cannot be written.
+    pub(super) cache_warned: bool,
 }
 
 impl<'a> Engine<'a> {
@@ -194,6 +209,7 @@ impl<'a> Engine<'a> {
             queue,
             spent,
             done: 0,
+            cache_warned: false,
         })
     }
 
@@ -394,6 +410,10 @@ impl<'a> Engine<'a> {
                     self.dispatch_agent(task, executors, floor)?;
                 }
                 Assignment::Command => {
+                    // Up to date: completed from the cache, not counted as a task run.
+                    if self.complete_if_cached(&task)? {
+                        continue;
+                    }
                     run.run_phase.get_or_insert_with(|| task.phase.clone());
                     run.dispatched += 1;
                     self.run_command(task, floor)?;
@@ -536,6 +556,7 @@ mod tests {
         fn finished(&mut self, _: &Task, _: &TaskOutcome) {}
         fn progress(&mut self, _: usize, _: usize) {}
         fn problem(&mut self, _: &str) {}
+        fn up_to_date(&mut self, _: &Task) {}
     }
 
     #[test]
@@ -562,6 +583,7 @@ mod tests {
             plan_chars: 0,
             design_chars: 0,
             max_retries: 1,
+            cache: None,
         };
         let mut quiet = Quiet;
         let brief: BriefFn = |_, task| task.id.clone();

@@ -119,9 +119,15 @@ impl Engine<'_> {
                 }
                 self.summary.passed += 1;
                 let verified = matches!(outcome.verdict, Verdict::Passed { verified: true });
-                let mut data = paid(json!({"verified": verified, "duration_ms": duration_ms}));
+                let evidence = self.evidence(task, &outcome)?;
+                let mut data = paid(
+                    json!({"verified": verified, "duration_ms": duration_ms, "evidence": evidence}),
+                );
                 if unchecked.is_some() {
                     data["accepted_unchecked"] = true.into();
+                }
+                if verified {
+                    self.remember(task, &evidence);
                 }
                 self.session
                     .set_task_status(&task.id, TaskStatus::Completed, data, None)?;
@@ -192,6 +198,7 @@ fn task_result(task: &Task, outcome: &TaskOutcome, workflow_dir: &std::path::Pat
         attempt: task.attempts,
         duration_ms: u64::try_from(outcome.duration.as_millis()).unwrap_or(u64::MAX),
         log,
+        cached: false,
         failed_checks: match &outcome.verdict {
             Verdict::Failed { reason } => crate::run::failure::failed_checks(task, reason),
             _ => Vec::new(),

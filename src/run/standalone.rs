@@ -18,7 +18,7 @@ use serde_json::Value;
 use crate::config::Config;
 use crate::error::{Result, WfError};
 use crate::run::policy::needs_agent;
-use crate::run::work::{self, CheckRun, Part, Recorder, Verdict, WorkCtx};
+use crate::run::work::{self, CheckRun, Part, Verdict, WorkCtx};
 use crate::state::model::{Task, WorkflowState};
 
 /// The `kind` every result file carries, so a stray JSON file is told from one.
@@ -220,16 +220,13 @@ pub fn run_task(
         .prefix("wf-run-task-")
         .tempdir()
         .map_err(|e| WfError::io(&e, format!("cannot make a temporary directory: {e}")))?;
-    let record = Recorder::default();
-    let ctx = WorkCtx {
-        record: Some(record.clone()),
-        ..WorkCtx::new(
-            project.to_path_buf(),
-            scratch.path().to_path_buf(),
-            config.clone(),
-            state.constraints.hard.clone(),
-        )
-    };
+    let ctx = WorkCtx::new(
+        project.to_path_buf(),
+        scratch.path().to_path_buf(),
+        config.clone(),
+        state.constraints.hard.clone(),
+    );
+    let mut runs = Vec::new();
     let (verdict, gate) = if agent {
         (
             // The reason `workflow-execute --ci` gives, so both runs read alike.
@@ -244,7 +241,7 @@ pub fn run_task(
         let verdict = {
             crate::run::signals::install();
             let _watch = crate::run::signals::InterruptWatch::start(ctx.children.clone());
-            match work::run_parts(&ctx, task, 1, Part::Standalone, &log, &mut gate) {
+            match work::run_parts(&ctx, task, 1, Part::Standalone, &log, &mut gate, &mut runs) {
                 Ok(verified) => Verdict::Passed { verified },
                 Err(v) => v,
             }
@@ -258,10 +255,6 @@ pub fn run_task(
         ));
     }
     let log = ctx.log_for(task, 1);
-    let runs = record
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .clone();
     let checks = runs
         .into_iter()
         .map(|run| {

@@ -26,18 +26,15 @@ use crate::exec::DEFAULT_TIMEOUT;
 pub struct WorkCtx {
     pub project: PathBuf,
     pub workflow_dir: PathBuf,
+    /// Where each attempt's log goes: `<workflow dir>/logs`, or `logs/verify` for
+    /// the checks `wf verify` runs again (so a task's own logs stay its attempts').
+    pub logs: PathBuf,
     pub config: Config,
     pub children: Children,
     /// The workflow's hard constraints: each one with a `verifyCmd` must hold at
     /// every quality gate (docs/constraints.md).
     pub hard_constraints: Vec<Constraint>,
-    /// Where each command run is recorded, when someone wants them one by one
-    /// (`wf run-task`'s result file, `src/run/standalone.rs`); the engine does not.
-    pub record: Option<Recorder>,
 }
-
-/// The commands a task ran, one [`CheckRun`] each, in order.
-pub type Recorder = std::sync::Arc<std::sync::Mutex<Vec<CheckRun>>>;
 
 /// One command of a task and how it ended.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -59,6 +56,10 @@ pub struct CheckRun {
     /// Where it ends.
     #[serde(skip)]
     pub log_to: u64,
+    /// `sha256:` of what it printed (that part of the log); none when it printed
+    /// nothing. Kept in the task's evidence (docs/proof.md).
+    #[serde(skip)]
+    pub log_digest: Option<String>,
 }
 
 /// Which part of a task to do.
@@ -103,6 +104,12 @@ pub struct TaskOutcome {
     /// What the task's executors reported they used, added up (none for a command
     /// task, or when no executor reported usage).
     pub usage: Option<crate::run::usage::Usage>,
+    /// Every command the attempt ran, in order: the task's evidence when it passed.
+    pub checks: Vec<CheckRun>,
+    /// What the agent claimed, when it did.
+    pub claim: Option<crate::state::evidence::ClaimEvidence>,
+    /// What the working tree saw change while the agent worked (in git).
+    pub changes: Option<crate::state::evidence::Changes>,
 }
 
 impl WorkCtx {
@@ -115,17 +122,17 @@ impl WorkCtx {
     ) -> WorkCtx {
         WorkCtx {
             project,
+            logs: workflow_dir.join("logs"),
             workflow_dir,
             config,
             children: Children::default(),
             hard_constraints,
-            record: None,
         }
     }
 
     pub(crate) fn log_for(&self, task: &Task, attempt: u32) -> PathBuf {
         // The directory is made with the first log written (`process::open_log`).
-        process::log_path(&self.workflow_dir.join("logs"), &task.id, attempt)
+        process::log_path(&self.logs, &task.id, attempt)
     }
 
     pub(crate) fn relative(&self, path: &Path) -> String {
@@ -183,7 +190,8 @@ impl WorkCtx {
         )
     }
 
-    /// Runs one program for `task`; `Err` is the failure reason.
+    /// Runs one program for `task`, adding how it ended to `runs`; `Err` is the
+    /// failure reason.
     fn run(
         &self,
         task: &Task,
@@ -191,25 +199,22 @@ impl WorkCtx {
         what: &str,
         program: Program,
         log: &Path,
+        runs: &mut Vec<CheckRun>,
     ) -> Result<(), Verdict> {
         // A program that is not there fails with its name, not with a shell's 127.
         if let Some(prog) = missing_program(&program) {
-            if let Some(record) = &self.record {
-                let at = file_len(log);
-                record
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner)
-                    .push(CheckRun {
-                        what: what.to_string(),
-                        command: program.display(),
-                        argv: program.argv(),
-                        exit_code: None,
-                        outcome: format!("`{prog}` is not on PATH"),
-                        duration_ms: 0,
-                        log_from: at,
-                        log_to: at,
-                    });
-            }
+            let at = file_len(log);
+            runs.push(CheckRun {
+                what: what.to_string(),
+                command: program.display(),
+                argv: program.argv(),
+                exit_code: None,
+                outcome: format!("`{prog}` is not on PATH"),
+                duration_ms: 0,
+                log_from: at,
+                log_to: at,
+                log_digest: None,
+            });
             return Err(Verdict::Failed {
                 reason: format!(
                     "{what}: `{prog}` is not on PATH (needed by task {})",
@@ -220,25 +225,24 @@ impl WorkCtx {
         let log_from = file_len(log);
         let started = Instant::now();
         let (exit, log_error) = self.run_program(task, attempt, &program, log, self.timeout(task));
-        if let Some(record) = &self.record {
-            let run = CheckRun {
-                what: what.to_string(),
-                command: program.display(),
-                argv: program.argv(),
-                exit_code: match exit {
-                    Exit::Code(c) => Some(c),
-                    _ => None,
-                },
-                outcome: exit.describe(),
-                duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-                log_from,
-                log_to: file_len(log),
-            };
-            record
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .push(run);
-        }
+        let log_to = file_len(log);
+        runs.push(CheckRun {
+            what: what.to_string(),
+            command: program.display(),
+            argv: program.argv(),
+            exit_code: match exit {
+                Exit::Code(c) => Some(c),
+                _ => None,
+            },
+            outcome: exit.describe(),
+            duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            log_from,
+            log_to,
+            // A quiet command has no log to read: the common case costs nothing.
+            log_digest: (log_to > log_from)
+                .then(|| log_part_digest(log, log_from, log_to))
+                .flatten(),
+        });
         match exit {
             Exit::Code(0) => Ok(()),
             Exit::Interrupted => Err(Verdict::Interrupted),
@@ -252,6 +256,16 @@ impl WorkCtx {
             }
         }
     }
+}
+
+/// The digest of bytes `from..to` of a log: what one command printed.
+fn log_part_digest(log: &Path, from: u64, to: u64) -> Option<String> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut file = crate::fs::open_regular(log, false).ok()?;
+    file.seek(SeekFrom::Start(from)).ok()?;
+    let mut bytes = Vec::new();
+    file.take(to - from).read_to_end(&mut bytes).ok()?;
+    Some(crate::proof::fingerprint::sha256(&bytes))
 }
 
 /// The size of a log so far (0 before its first byte: logs are created lazily).
@@ -280,7 +294,8 @@ pub fn do_task(ctx: &WorkCtx, task: &Task, attempt: u32, part: Part) -> TaskOutc
     let started = Instant::now();
     let log = ctx.log_for(task, attempt);
     let mut gate = None;
-    let verdict = match run_parts(ctx, task, attempt, part, &log, &mut gate) {
+    let mut checks = Vec::new();
+    let verdict = match run_parts(ctx, task, attempt, part, &log, &mut gate, &mut checks) {
         Ok(verified) => Verdict::Passed { verified },
         Err(v) => v,
     };
@@ -291,10 +306,14 @@ pub fn do_task(ctx: &WorkCtx, task: &Task, attempt: u32, part: Part) -> TaskOutc
         log: ctx.relative(&log),
         duration: started.elapsed(),
         usage: None,
+        checks,
+        claim: None,
+        changes: None,
     }
 }
 
-/// `Ok(verified)`: whether anything actually checked the task.
+/// `Ok(verified)`: whether anything actually checked the task. Every command run
+/// is added to `runs`.
 pub(crate) fn run_parts(
     ctx: &WorkCtx,
     task: &Task,
@@ -302,10 +321,12 @@ pub(crate) fn run_parts(
     part: Part,
     log: &Path,
     gate: &mut Option<Value>,
+    runs: &mut Vec<CheckRun>,
 ) -> Result<bool, Verdict> {
     let mut verified = false;
     for cmd in task.check_commands() {
-        ctx.run(task, attempt, "check", Program::Shell(cmd.to_string()), log)?;
+        let program = Program::Shell(cmd.to_string());
+        ctx.run(task, attempt, "check", program, log, runs)?;
         verified = true;
     }
     if part == Part::Evidence || crate::run::engine::needs_agent(task) {
@@ -323,17 +344,17 @@ pub(crate) fn run_parts(
         .map_err(|reason| Verdict::Failed {
             reason: format!("run_tests: {reason}"),
         })?;
-        ctx.run(task, attempt, "run_tests", program, log)?;
+        ctx.run(task, attempt, "run_tests", program, log, runs)?;
         verified = true;
     }
     if task.quality_gate {
-        let (record, result) = quality_gate(ctx, task, attempt, log);
+        let (record, result) = quality_gate(ctx, task, attempt, log, runs);
         *gate = Some(record);
         result?;
         verified = true;
     }
     if task.has_action("git_commit") && part == Part::Full {
-        git_commit(ctx, task, attempt, log)?;
+        git_commit(ctx, task, attempt, log, runs)?;
     }
     Ok(verified)
 }
@@ -394,6 +415,7 @@ fn quality_gate(
     task: &Task,
     attempt: u32,
     log: &Path,
+    runs: &mut Vec<CheckRun>,
 ) -> (Value, Result<(), Verdict>) {
     let threshold = task.threshold.unwrap_or(80);
     let mut results = Map::new();
@@ -408,7 +430,7 @@ fn quality_gate(
             continue;
         };
         considered += 1;
-        match ctx.run(task, attempt, name, program, log) {
+        match ctx.run(task, attempt, name, program, log, runs) {
             Ok(()) => {
                 passed += 1;
                 results.insert(name.into(), json!("passed"));
@@ -522,7 +544,13 @@ fn gate_constraints(ctx: &WorkCtx, log: &Path) -> Result<ConstraintChecks, Verdi
     })
 }
 
-fn git_commit(ctx: &WorkCtx, task: &Task, attempt: u32, log: &Path) -> Result<(), Verdict> {
+fn git_commit(
+    ctx: &WorkCtx,
+    task: &Task,
+    attempt: u32,
+    log: &Path,
+    runs: &mut Vec<CheckRun>,
+) -> Result<(), Verdict> {
     let git = |args: &[&str]| {
         Program::Argv(
             std::iter::once("git")
@@ -531,15 +559,10 @@ fn git_commit(ctx: &WorkCtx, task: &Task, attempt: u32, log: &Path) -> Result<()
                 .collect(),
         )
     };
-    ctx.run(task, attempt, "git_commit", git(&["add", "-A"]), log)?;
+    ctx.run(task, attempt, "git_commit", git(&["add", "-A"]), log, runs)?;
+    let staged = git(&["diff", "--cached", "--quiet"]);
     if ctx
-        .run(
-            task,
-            attempt,
-            "git_commit",
-            git(&["diff", "--cached", "--quiet"]),
-            log,
-        )
+        .run(task, attempt, "git_commit", staged, log, runs)
         .is_ok()
     {
         append_header(log, "(nothing staged: no commit made)");
@@ -567,6 +590,7 @@ fn git_commit(ctx: &WorkCtx, task: &Task, attempt: u32, log: &Path) -> Result<()
         "git_commit",
         git(&["commit", "-F", &msg]),
         log,
+        runs,
     )
 }
 
@@ -605,7 +629,7 @@ mod gate_constraint_tests {
             ..Task::default()
         };
         let log = ctx.log_for(&task, 1);
-        quality_gate(&ctx, &task, 1, &log)
+        quality_gate(&ctx, &task, 1, &log, &mut Vec::new())
     }
 
     #[test]

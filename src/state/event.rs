@@ -16,6 +16,9 @@ pub enum EventKind {
     TaskStatusChanged,
     /// A quality gate's result, with the hard constraints it verified (folded).
     GateResult,
+    /// `wf verify` checked a completed task again and it passed: its new evidence
+    /// (folded).
+    TaskVerified,
     /// `workflow-start` imported a plan.
     PlanImported,
     ConstraintAdded,
@@ -36,10 +39,11 @@ pub enum EventKind {
 }
 
 impl EventKind {
-    pub const ALL: [EventKind; 19] = [
+    pub const ALL: [EventKind; 20] = [
         EventKind::WorkflowStatusChanged,
         EventKind::TaskStatusChanged,
         EventKind::GateResult,
+        EventKind::TaskVerified,
         EventKind::PlanImported,
         EventKind::ConstraintAdded,
         EventKind::ConstraintRemoved,
@@ -64,6 +68,7 @@ impl EventKind {
             EventKind::WorkflowStatusChanged => "workflow.status_changed",
             EventKind::TaskStatusChanged => "task.status_changed",
             EventKind::GateResult => "gate.result",
+            EventKind::TaskVerified => "task.verified",
             EventKind::PlanImported => "plan.imported",
             EventKind::ConstraintAdded => "constraint.added",
             EventKind::ConstraintRemoved => "constraint.removed",
@@ -100,7 +105,8 @@ impl EventKind {
         match self {
             EventKind::WorkflowStatusChanged
             | EventKind::TaskStatusChanged
-            | EventKind::GateResult => true,
+            | EventKind::GateResult
+            | EventKind::TaskVerified => true,
             EventKind::PlanImported
             | EventKind::ConstraintAdded
             | EventKind::ConstraintRemoved

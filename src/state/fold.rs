@@ -33,6 +33,7 @@ pub fn apply_live(state: &mut WorkflowState, event: &Event) -> Result<()> {
     match kind {
         EventKind::TaskStatusChanged => apply_task_status(state, event)?,
         EventKind::WorkflowStatusChanged => apply_workflow_status(state, event)?,
+        EventKind::TaskVerified => apply_verified(state, event)?,
         EventKind::GateResult => {
             if let Some(id) = &event.task_id {
                 state.quality_gates.insert(id.clone(), event.data.clone());
@@ -161,6 +162,22 @@ fn apply_task_status(state: &mut WorkflowState, event: &Event) -> Result<()> {
     if to != TaskStatus::InProgress {
         task.handed_off = None;
     }
+    match to {
+        // A completion carries its proof; one without (a plugin's, an old wf's) has none.
+        TaskStatus::Completed => task.evidence = evidence_of(event),
+        TaskStatus::InProgress => {
+            task.base_tree = event
+                .data
+                .get("base_tree")
+                .and_then(|v| v.as_str())
+                .map(str::to_string);
+        }
+        _ => {}
+    }
+    task.reopened = (to == TaskStatus::Pending)
+        .then(|| event.data.get("reopened").and_then(|v| v.as_str()))
+        .flatten()
+        .map(str::to_string);
     task.accepted_unchecked = to == TaskStatus::Completed
         && event
             .data
@@ -190,6 +207,24 @@ fn apply_task_status(state: &mut WorkflowState, event: &Event) -> Result<()> {
             serde_json::json!({"reason": reason.unwrap_or(""), "skippedAt": event.ts}),
         );
     }
+    Ok(())
+}
+
+fn evidence_of(event: &Event) -> Option<crate::state::evidence::Evidence> {
+    serde_json::from_value(event.data.get("evidence")?.clone()).ok()
+}
+
+/// `wf verify` checked a completed task again and it passed: its new proof.
+fn apply_verified(state: &mut WorkflowState, event: &Event) -> Result<()> {
+    let id = event
+        .task_id
+        .as_deref()
+        .ok_or_else(|| bad_event(event, "no task_id"))?;
+    let evidence = evidence_of(event).ok_or_else(|| bad_event(event, "no valid data.evidence"))?;
+    let task = state
+        .task_mut(id)
+        .ok_or_else(|| bad_event(event, &format!("unknown task {id}")))?;
+    task.evidence = Some(evidence);
     Ok(())
 }
 

@@ -4,6 +4,7 @@
 pub mod archive;
 pub mod event;
 pub mod event_log;
+pub mod evidence;
 pub mod fold;
 pub mod machine;
 #[cfg(test)]

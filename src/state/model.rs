@@ -454,6 +454,18 @@ pub struct Task {
     /// declared file, gate) checked it.
     #[serde(default, skip_serializing_if = "is_false")]
     pub accepted_unchecked: bool,
+    /// Its proof, once completed (docs/proof.md); none before, and for tasks
+    /// completed before wf recorded evidence.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<super::evidence::Evidence>,
+    /// `wf verify` found it no longer passes and put it back to pending; the next
+    /// `wf verify` checks it again (docs/proof.md "Verify").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reopened: Option<String>,
+    /// The working tree when an agent took it (a git tree id, `src/proof/tree.rs`),
+    /// to tell what the agent really changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_tree: Option<String>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }

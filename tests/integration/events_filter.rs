@@ -21,13 +21,13 @@ fn two_task_run() -> Test {
 fn events_filter_by_task_and_type() {
     let t = two_task_run();
     let run = t.wf(&["events", "--task", "T2", "--type", "task.status_changed"]);
-    insta::assert_snapshot!(run.whole(), @"
+    insta::assert_snapshot!(run.whole(), @r#"
     exit: 0
     --- stdout
        8 2026-01-08T10:00:00Z wf.orchestrator task.status_changed T2 attempt=1 log=logs/T2.1.log from=pending to=in_progress
-      11 2026-01-08T10:00:00Z wf.orchestrator task.status_changed T2 verified=true duration_ms=N from=in_progress to=completed
+      11 2026-01-08T10:00:00Z wf.orchestrator task.status_changed T2 verified=true duration_ms=N evidence={"at":"2026-01-08T10:00:00Z","inputs":{"fingerprint":"sha256:768af332ef5a145a14b71…
     --- stderr
-    ");
+    "#);
 }
 
 #[test]

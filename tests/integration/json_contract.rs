@@ -179,6 +179,8 @@ fn every_json_output_in_every_state_matches_its_schema() {
     // Completed, then archived.
     c.check(&t, "paused", &["resume", "--all"], "execute");
     c.check(&t, "completed", &["workflow-execute"], "execute");
+    c.check(&t, "completed", &["verify"], "verify");
+    c.check(&t, "completed", &["verify", "--dry-run", "--all"], "verify");
     c.reads(&t, "completed");
     c.check(&t, "completed", &["archive"], "archive");
     c.reads(&t, "archived");
@@ -194,6 +196,17 @@ fn every_json_output_in_every_state_matches_its_schema() {
         &["workflow-execute", "--all", "--keep-going"],
         "execute",
     );
+    c.check(&t, "failed", &["verify", "T1"], "verify");
+
+    // A completed task that no longer passes: reopened, exit 1.
+    let t = started(&[task("T1", "a")
+        .field("文件", "a.txt")
+        .verify("grep -q ok a.txt")]);
+    t.write("a.txt", "ok\n");
+    t.wf(&["workflow-execute", "--all"]).ok();
+    t.write("a.txt", "bad\n");
+    let run = c.check(&t, "completed", &["verify"], "verify");
+    assert_eq!(run.code, 1);
 
     // Blocked on an outside dependency, then unblocked.
     let t = started(&[task("T1", "a").field("阻塞依赖", "api_spec").verify("true")]);

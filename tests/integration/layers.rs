@@ -14,7 +14,7 @@ const LAYERS: &[&[&str]] = &[
     &["config"],
     &["state"],
     &["plan", "exec"],
-    &["constraints"],
+    &["constraints", "proof"],
     &["run", "project"],
     &["setup", "agent"],
     &["report"],

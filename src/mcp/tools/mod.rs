@@ -227,6 +227,7 @@ impl Reporter for Quiet {
     fn problem(&mut self, text: &str) {
         self.problems.push(one_line(text));
     }
+    fn up_to_date(&mut self, _: &Task) {}
 }
 
 /// `wf next`'s answer (`run::now`), for a caller holding the lock: no other run can

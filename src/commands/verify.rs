@@ -1,0 +1,58 @@
+//! `wf verify [TASK…]`: completed tasks checked again where their inputs changed
+//! (`src/run/verify.rs`, docs/proof.md). Exit 1 when a task no longer passes.
+
+use std::time::Duration;
+
+use crate::cli::{CacheArgs, GlobalArgs, VerifyArgs};
+use crate::error::Result;
+use crate::output::Output;
+use crate::project::Project;
+use crate::proof::cache::{Cache, DEFAULT_DIR};
+use crate::run::verify::{self, Request};
+use crate::run::work::WorkCtx;
+
+pub fn run(project: &Project, global: &GlobalArgs, args: &VerifyArgs, out: &Output) -> Result<i32> {
+    let store = project.store();
+    store.refuse_untouched_without_tasks()?;
+    let mut session = store.lock(global.wait.map(Duration::from_secs), "verify")?;
+    session.state()?.require_tasks()?;
+    let workflow_dir = session.store().dir().to_path_buf();
+    let mut ctx = WorkCtx::new(
+        project.dir.clone(),
+        workflow_dir.clone(),
+        project.config.clone(),
+        session.state()?.constraints.hard.clone(),
+    );
+    ctx.logs = workflow_dir.join("logs").join("verify");
+    let request = Request {
+        tasks: args.tasks.clone(),
+        all: args.all,
+        dry_run: args.dry_run,
+        cache: cache(&args.cache, &workflow_dir),
+    };
+    crate::run::signals::install();
+    let report = verify::verify(&mut session, &ctx, &request)?;
+    out.json_value(&crate::report::verify::json(&report, args.dry_run));
+    let text = crate::report::verify::text(&report, args.dry_run);
+    if report.regressions.is_empty() {
+        out.say(text);
+        Ok(0)
+    } else {
+        if !out.json {
+            crate::output::stderr_line(format_args!("{text}"));
+        }
+        Ok(1)
+    }
+}
+
+/// The cache `--cache`/`--no-cache` name: the workflow dir's `cache/` by default.
+pub fn cache(args: &CacheArgs, workflow_dir: &std::path::Path) -> Option<Cache> {
+    if args.no_cache {
+        return None;
+    }
+    Some(Cache::new(
+        args.cache
+            .clone()
+            .unwrap_or_else(|| workflow_dir.join(DEFAULT_DIR)),
+    ))
+}

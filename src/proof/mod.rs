@@ -1,0 +1,82 @@
+//! Proof-carrying completion (docs/proof.md): what a completed task keeps as proof,
+//! and how that proof is checked again.
+//!
+//! - [`fingerprint`]: the digest of a task's inputs — its definition, its declared
+//!   files, its dependencies' fingerprints — and which of them changed;
+//! - [`cache`]: passing checks by fingerprint, shared between runs and machines, so
+//!   a task whose inputs were proven before is not run again;
+//! - [`tree`]: what an agent really changed, from git, against what it claimed and
+//!   what the task declares.
+//!
+//! The data (`Evidence`) lives in the state (`src/state/evidence.rs`); the engine
+//! records it as a task completes, `wf verify` and `wf proof` read it back.
+
+pub mod cache;
+pub mod fingerprint;
+pub mod tree;
+
+use std::path::Path;
+
+use crate::state::evidence::{Changes, Inputs};
+use crate::state::model::{Task, WorkflowState};
+
+/// The inputs of `task` as they are now, its dependencies' fingerprints taken from
+/// their evidence in `state`.
+pub fn inputs_now(project: &Path, state: &WorkflowState, task: &Task) -> Inputs {
+    fingerprint::inputs(project, task, |id| recorded_fingerprint(state, id))
+}
+
+/// The fingerprint a task's evidence records, if it has any.
+pub fn recorded_fingerprint(state: &WorkflowState, id: &str) -> Option<String> {
+    state
+        .task(id)
+        .and_then(|t| t.evidence.as_ref())
+        .map(|e| e.inputs.fingerprint.clone())
+}
+
+/// The claim-evidence rule on files (docs/proof.md "Agent work"): every file the
+/// agent claims it changed must be among those the working tree saw change; with
+/// `strict`, every change must be one the task declares. `Err` says which files break
+/// it.
+pub fn check_changes(claimed: &[String], seen: &Changes, strict: bool) -> Result<(), String> {
+    let unchanged: Vec<&str> = claimed
+        .iter()
+        .map(String::as_str)
+        .filter(|c| !seen.files.iter().any(|f| tree::covers(c, f)))
+        .collect();
+    if !unchanged.is_empty() {
+        return Err(format!(
+            "claimed to change {} but the working tree shows no change there",
+            unchanged.join(", ")
+        ));
+    }
+    if strict && !seen.undeclared.is_empty() {
+        return Err(format!(
+            "changed {}, which the task does not declare (wf.reject_undeclared_changes is on)",
+            seen.undeclared.join(", ")
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_claimed_file_must_have_changed_and_strict_refuses_undeclared_ones() {
+        let seen = Changes {
+            files: vec!["src/a.py".into(), "notes.txt".into()],
+            undeclared: vec!["notes.txt".into()],
+        };
+        assert_eq!(check_changes(&["src/a.py".into()], &seen, false), Ok(()));
+        assert_eq!(check_changes(&["./src/".into()], &seen, false), Ok(()));
+        let err = check_changes(&["src/a.py".into(), "src/b.py".into()], &seen, false).unwrap_err();
+        assert!(err.starts_with("claimed to change src/b.py but"), "{err}");
+        let err = check_changes(&[], &seen, true).unwrap_err();
+        assert!(
+            err.starts_with("changed notes.txt, which the task does not declare"),
+            "{err}"
+        );
+    }
+}

@@ -1,0 +1,133 @@
+//! The proof a task completes with (docs/proof.md): its evidence, built from the
+//! outcome when it completes, and the verification cache — asked before a command
+//! task runs (a hit completes it as up to date, nothing run) and told after one
+//! passed.
+
+use serde_json::json;
+
+use crate::error::Result;
+use crate::proof::{self, cache::Cache};
+use crate::run::engine::{Engine, TaskResult};
+use crate::run::policy::needs_agent;
+use crate::run::work::TaskOutcome;
+use crate::state::evidence::{CheckEvidence, Evidence};
+use crate::state::model::Task;
+use crate::state::TaskStatus;
+
+impl Engine<'_> {
+    /// The evidence `task` completes with: the inputs as they are now (the files the
+    /// checks just passed on), and what the outcome ran and saw.
+    pub(super) fn evidence(&self, task: &Task, outcome: &TaskOutcome) -> Result<Evidence> {
+        let state = self.session.state()?;
+        Ok(Evidence {
+            at: crate::clock::now_rfc3339(),
+            inputs: proof::inputs_now(&self.ctx.project, state, task),
+            checks: checks_of(outcome),
+            executor: state.task(&task.id).and_then(|t| t.executor.clone()),
+            claim: outcome.claim.clone(),
+            changes: outcome.changes.clone(),
+            cached: false,
+        })
+    }
+
+    /// The cache this run may answer `task` from, and record it in: none for an
+    /// agent task (its work is the agent's, not a check's), a task the config marks
+    /// uncached, or with `--no-cache`.
+    fn cache_for(&self, task: &Task) -> Option<&Cache> {
+        let uncached = &self.ctx.config.wf.uncached_tasks;
+        (!needs_agent(task) && !uncached.contains(&task.id))
+            .then_some(self.opts.cache.as_ref())
+            .flatten()
+    }
+
+    /// Records a passing command task's checks in the cache, when its inputs are
+    /// declared (else a fingerprint cannot tell they changed) and something checked
+    /// it. A cache that cannot be written is said once, never a failure of the run.
+    pub(super) fn remember(&mut self, task: &Task, evidence: &Evidence) {
+        let Some(cache) = self.cache_for(task) else {
+            return;
+        };
+        if !evidence.inputs.declared() || evidence.checks.is_empty() {
+            return;
+        }
+        if let Err(e) = cache.put(&evidence.inputs.fingerprint, &task.id, &evidence.checks) {
+            if !self.cache_warned {
+                self.cache_warned = true;
+                self.reporter.problem(&e.message);
+            }
+        }
+    }
+
+    /// Completes `task` without running it when the cache has passed its checks on
+    /// inputs with the fingerprint they have now; `Ok(false)` when it must run.
+    pub(super) fn complete_if_cached(&mut self, task: &Task) -> Result<bool> {
+        let Some(cache) = self.cache_for(task) else {
+            return Ok(false);
+        };
+        let inputs = proof::inputs_now(&self.ctx.project, self.session.state()?, task);
+        if !inputs.declared() {
+            return Ok(false);
+        }
+        let Some(record) = cache.get(&inputs.fingerprint) else {
+            return Ok(false);
+        };
+        let evidence = Evidence {
+            at: record.at,
+            inputs,
+            checks: record.checks,
+            executor: None,
+            claim: None,
+            changes: None,
+            cached: true,
+        };
+        self.session.set_task_status(
+            &task.id,
+            TaskStatus::InProgress,
+            json!({"attempt": task.attempts + 1, "cached": true}),
+            None,
+        )?;
+        self.session.set_task_status(
+            &task.id,
+            TaskStatus::Completed,
+            json!({"verified": true, "cached": true, "evidence": evidence}),
+            None,
+        )?;
+        self.done += 1;
+        if let Some(&i) = self.index.get(&task.id) {
+            self.queue.done(i);
+        }
+        self.summary.cached += 1;
+        if let Some(current) = self.task(&task.id) {
+            self.summary.tasks.push(TaskResult {
+                id: current.id.clone(),
+                status: current.status,
+                attempt: current.attempts,
+                duration_ms: 0,
+                log: None,
+                reason: None,
+                failed_checks: Vec::new(),
+                cached: true,
+            });
+        }
+        self.reporter.up_to_date(task);
+        let (done, total) = self.counts()?;
+        self.reporter.progress(done, total);
+        Ok(true)
+    }
+}
+
+/// The checks an outcome ran, as evidence: the commit is not a check.
+pub fn checks_of(outcome: &TaskOutcome) -> Vec<CheckEvidence> {
+    outcome
+        .checks
+        .iter()
+        .filter(|c| c.what != "git_commit")
+        .map(|c| CheckEvidence {
+            what: c.what.clone(),
+            argv: c.argv.clone(),
+            exit_code: c.exit_code,
+            duration_ms: c.duration_ms,
+            log_digest: c.log_digest.clone(),
+        })
+        .collect()
+}
