@@ -274,6 +274,11 @@ impl Engine<'_> {
         let mut data = json!({"attempt": attempt, "log": log});
         if how == Start::HandOff {
             data["handoff"] = true.into();
+            // The tree the agent starts from, to tell what it changed when the task
+            // comes back (docs/proof.md "Agent work").
+            if let Some(tree) = crate::proof::tree::snapshot(&self.ctx.project) {
+                data["base_tree"] = tree.into();
+            }
         }
         let executor = match &how {
             Start::Dispatched(Some(name)) => Some((name.as_str(), Role::Executor)),

@@ -6,11 +6,11 @@
 use serde_json::json;
 
 use crate::error::Result;
-use crate::proof::{self, cache::Cache};
+use crate::proof::{self, cache::Cache, fingerprint, tree};
 use crate::run::engine::{Engine, TaskResult};
 use crate::run::policy::needs_agent;
-use crate::run::work::TaskOutcome;
-use crate::state::evidence::{CheckEvidence, Evidence};
+use crate::run::work::{TaskOutcome, Verdict, WorkCtx};
+use crate::state::evidence::{Changes, CheckEvidence, Evidence};
 use crate::state::model::Task;
 use crate::state::TaskStatus;
 
@@ -114,6 +114,33 @@ impl Engine<'_> {
         self.reporter.progress(done, total);
         Ok(true)
     }
+}
+
+/// What changed in the working tree since `task` was handed off (none outside git,
+/// or for a task handed off before wf wrote the tree down).
+pub fn changes_since(ctx: &WorkCtx, task: &Task) -> Option<Changes> {
+    let base = task.base_tree.as_deref()?;
+    let now = tree::snapshot(&ctx.project)?;
+    tree::changes(&ctx.project, base, &now, &fingerprint::declared_files(task))
+}
+
+/// Puts the changes a handed-off task came back with into its outcome, and fails a
+/// passing one whose changes break the claim-evidence rule on files (an undeclared
+/// change, when `wf.reject_undeclared_changes` is on: a hand-off's claim is not
+/// known here).
+pub fn judge_changes(ctx: &WorkCtx, outcome: &mut TaskOutcome, changes: Option<Changes>) {
+    let Some(seen) = changes else {
+        return;
+    };
+    let strict = ctx.config.wf.reject_undeclared_changes == Some(true);
+    if let (Verdict::Passed { .. }, Err(why)) =
+        (&outcome.verdict, proof::check_changes(&[], &seen, strict))
+    {
+        outcome.verdict = Verdict::Failed {
+            reason: format!("the agent's work does not match: {why}"),
+        };
+    }
+    outcome.changes = Some(seen);
 }
 
 /// The checks an outcome ran, as evidence: the commit is not a check.

@@ -31,6 +31,7 @@ mod logs;
 mod mcp;
 mod plan_patterns;
 mod processes;
+mod proof;
 mod recovery;
 mod report;
 mod security;
