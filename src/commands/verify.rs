@@ -28,7 +28,7 @@ pub fn run(project: &Project, global: &GlobalArgs, args: &VerifyArgs, out: &Outp
         tasks: args.tasks.clone(),
         all: args.all,
         dry_run: args.dry_run,
-        cache: cache(&args.cache, &workflow_dir),
+        cache: cache(&args.cache, &workflow_dir).map(Cache::new),
     };
     crate::run::signals::install();
     let report = verify::verify(&mut session, &ctx, &request)?;
@@ -45,14 +45,15 @@ pub fn run(project: &Project, global: &GlobalArgs, args: &VerifyArgs, out: &Outp
     }
 }
 
-/// The cache `--cache`/`--no-cache` name: the workflow dir's `cache/` by default.
-pub fn cache(args: &CacheArgs, workflow_dir: &std::path::Path) -> Option<Cache> {
+/// The cache directory `--cache`/`--no-cache` name: the workflow dir's `cache/` by
+/// default.
+pub fn cache(args: &CacheArgs, workflow_dir: &std::path::Path) -> Option<std::path::PathBuf> {
     if args.no_cache {
         return None;
     }
-    Some(Cache::new(
+    Some(
         args.cache
             .clone()
             .unwrap_or_else(|| workflow_dir.join(DEFAULT_DIR)),
-    ))
+    )
 }

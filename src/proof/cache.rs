@@ -1,13 +1,20 @@
-//! The verification cache (docs/proof.md "The cache"): a directory of passing
-//! checks, one file per fingerprint. A command task whose inputs now have the
+//! The verification cache (docs/proof.md "The cache"): passing checks by the
+//! fingerprint of the inputs they passed on. A command task whose inputs now have the
 //! fingerprint of a record here is up to date: the same definition passed the same
 //! checks on the same files and the same inputs upstream, so it is not run again.
 //!
-//! Records are content-addressed and never edited, so a cache can be shared by
-//! runs, clones and machines (CI restores and saves the directory); a record that
-//! cannot be read, or names another fingerprint, is a miss, never an answer. Writes
-//! are not synced: a record lost to a crash costs one re-run, nothing else.
+//! A cache is a directory of segment files (`<time>-<pid>.jsonl`, one record per
+//! line). A run keeps what passed in memory and writes it as one new segment at each
+//! checkpoint and at its end — one file every few seconds, never one per task, so a
+//! 10,000-task run pays nothing per task for it — and a reader loads every segment
+//! once, on its first lookup. Segments are written beside their place and renamed
+//! there, never edited, so runs, clones and machines can share a directory (CI
+//! restores and saves it); past [`MAX_SEGMENTS`] a writer merges the ones it read
+//! into one. A line that cannot be read is skipped: a miss, never an answer. Nothing
+//! is synced: a record lost to a crash costs one re-run.
 
+use std::cell::{OnceCell, RefCell};
+use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -16,11 +23,14 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Result, WfError};
 use crate::state::evidence::CheckEvidence;
 
-/// The `kind` of every record, so a stray JSON file is told from one.
+/// The `kind` of every record, so a stray JSON line is told from one.
 pub const RECORD_KIND: &str = "wf.verification";
 
 /// The cache's directory inside a workflow dir, when no `--cache DIR` is given.
 pub const DEFAULT_DIR: &str = "cache";
+
+/// More segments than this are merged into one by the next writer.
+pub const MAX_SEGMENTS: usize = 32;
 
 /// One passing verification.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -36,46 +46,51 @@ pub struct Record {
     pub wf_version: String,
 }
 
-/// A cache directory.
-#[derive(Debug, Clone)]
+/// What a reader loaded: every record by fingerprint, and the segments it read.
+#[derive(Default)]
+struct Loaded {
+    records: HashMap<String, Record>,
+    segments: Vec<PathBuf>,
+}
+
+/// A cache directory, with this run's records not yet written.
 pub struct Cache {
     dir: PathBuf,
+    loaded: OnceCell<RefCell<Loaded>>,
+    pending: RefCell<Vec<Record>>,
+}
+
+impl std::fmt::Debug for Cache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Cache({})", self.dir.display())
+    }
 }
 
 impl Cache {
     pub fn new(dir: PathBuf) -> Cache {
-        Cache { dir }
+        Cache {
+            dir,
+            loaded: OnceCell::new(),
+            pending: RefCell::new(Vec::new()),
+        }
     }
 
     pub fn dir(&self) -> &Path {
         &self.dir
     }
 
-    /// Where the record of `fingerprint` lives: `<dir>/<2 hex>/<rest>.json`; none
-    /// for anything that is not a `sha256:` of 64 hex digits (so no path is built
-    /// from anything else).
-    fn path(&self, fingerprint: &str) -> Option<PathBuf> {
-        let hex = fingerprint.strip_prefix("sha256:")?;
-        if hex.len() != 64 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return None;
-        }
-        Some(self.dir.join(&hex[..2]).join(format!("{}.json", &hex[2..])))
+    fn loaded(&self) -> &RefCell<Loaded> {
+        self.loaded.get_or_init(|| RefCell::new(load(&self.dir)))
     }
 
     /// The passing record of `fingerprint`, if the cache has one.
     pub fn get(&self, fingerprint: &str) -> Option<Record> {
-        let bytes = crate::fs::read_regular(&self.path(fingerprint)?).ok()?;
-        let record: Record = serde_json::from_slice(&bytes).ok()?;
-        (record.kind == RECORD_KIND && record.fingerprint == fingerprint).then_some(record)
+        self.loaded().borrow().records.get(fingerprint).cloned()
     }
 
-    /// Records that `task_id`'s checks passed on inputs with `fingerprint`. A new
-    /// file is written beside its place and renamed there, so a reader sees a whole
-    /// record or none.
-    pub fn put(&self, fingerprint: &str, task_id: &str, checks: &[CheckEvidence]) -> Result<()> {
-        let Some(path) = self.path(fingerprint) else {
-            return Ok(());
-        };
+    /// Records that `task_id`'s checks passed on inputs with `fingerprint`; written
+    /// with the next [`Cache::flush`].
+    pub fn put(&self, fingerprint: &str, task_id: &str, checks: &[CheckEvidence]) {
         let record = Record {
             kind: RECORD_KIND.into(),
             fingerprint: fingerprint.into(),
@@ -84,10 +99,44 @@ impl Cache {
             at: crate::clock::now_rfc3339(),
             wf_version: env!("CARGO_PKG_VERSION").into(),
         };
-        let Some(shard) = path.parent() else {
+        if let Some(loaded) = self.loaded.get() {
+            loaded
+                .borrow_mut()
+                .records
+                .insert(record.fingerprint.clone(), record.clone());
+        }
+        self.pending.borrow_mut().push(record);
+    }
+
+    /// Writes the records put since the last flush as one new segment (and merges
+    /// the segments read when there are too many). Nothing to write, nothing done.
+    pub fn flush(&self) -> Result<()> {
+        let pending = std::mem::take(&mut *self.pending.borrow_mut());
+        if pending.is_empty() {
             return Ok(());
-        };
-        crate::fs::ensure_dir(shard)?;
+        }
+        crate::fs::ensure_dir(&self.dir)?;
+        let merge = self
+            .loaded
+            .get()
+            .is_some_and(|l| l.borrow().segments.len() >= MAX_SEGMENTS);
+        if !merge {
+            return self.write_segment(pending.iter());
+        }
+        let mut loaded = self.loaded().borrow_mut();
+        for r in pending {
+            loaded.records.insert(r.fingerprint.clone(), r);
+        }
+        self.write_segment(loaded.records.values())?;
+        // Only segments this reader read go: one another writer renamed in meanwhile
+        // stays.
+        for old in loaded.segments.drain(..) {
+            let _ = std::fs::remove_file(old);
+        }
+        Ok(())
+    }
+
+    fn write_segment<'a>(&self, records: impl Iterator<Item = &'a Record>) -> Result<()> {
         let failed = |e: std::io::Error| {
             WfError::io(
                 &e,
@@ -97,16 +146,65 @@ impl Cache {
                 ),
             )
         };
+        let mut bytes = Vec::new();
+        for r in records {
+            serde_json::to_writer(&mut bytes, r).map_err(|e| failed(e.into()))?;
+            bytes.push(b'\n');
+        }
+        let name = format!(
+            "{}-{}.jsonl",
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos()),
+            std::process::id()
+        );
         let mut tmp = tempfile::Builder::new()
             .prefix(".tmp-")
-            .tempfile_in(shard)
+            .tempfile_in(&self.dir)
             .map_err(failed)?;
-        let mut bytes = serde_json::to_vec(&record).unwrap_or_default();
-        bytes.push(b'\n');
         tmp.write_all(&bytes).map_err(failed)?;
-        tmp.persist(&path).map_err(|e| failed(e.error))?;
+        tmp.persist_noclobber(self.dir.join(name))
+            .map_err(|e| failed(e.error))?;
         Ok(())
     }
+}
+
+impl Drop for Cache {
+    /// What a run passed is kept even when it ends early; a cache that cannot be
+    /// written was said by the flush before.
+    fn drop(&mut self) {
+        let _ = self.flush();
+    }
+}
+
+/// Every segment of `dir` (none when it is missing or unreadable).
+fn load(dir: &Path) -> Loaded {
+    let mut loaded = Loaded::default();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return loaded;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if !path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.ends_with(".jsonl") && !n.starts_with('.'))
+        {
+            continue;
+        }
+        let Ok(bytes) = crate::fs::read_regular(&path) else {
+            continue;
+        };
+        for line in bytes.split(|&b| b == b'\n') {
+            if let Ok(r) = serde_json::from_slice::<Record>(line) {
+                if r.kind == RECORD_KIND {
+                    loaded.records.insert(r.fingerprint.clone(), r);
+                }
+            }
+        }
+        loaded.segments.push(path);
+    }
+    loaded
 }
 
 #[cfg(test)]
@@ -115,46 +213,59 @@ mod tests {
 
     const FP: &str = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
 
-    #[test]
-    fn a_record_reads_back_by_its_fingerprint_only() {
-        let dir = tempfile::tempdir().unwrap();
-        let cache = Cache::new(dir.path().join("c"));
-        assert_eq!(cache.get(FP), None);
-        let checks = vec![CheckEvidence {
+    fn check() -> Vec<CheckEvidence> {
+        vec![CheckEvidence {
             what: "check".into(),
             argv: vec!["true".into()],
             exit_code: Some(0),
             duration_ms: 1,
             log_digest: None,
-        }];
-        cache.put(FP, "T1", &checks).unwrap();
-        let got = cache.get(FP).unwrap();
-        assert_eq!((got.task_id.as_str(), got.checks), ("T1", checks));
-        let other = FP.replace("sha256:0", "sha256:1");
-        assert_eq!(cache.get(&other), None);
+        }]
     }
 
     #[test]
-    fn a_record_under_the_wrong_name_or_broken_is_a_miss() {
+    fn a_record_reads_back_by_its_fingerprint_in_this_run_and_the_next() {
         let dir = tempfile::tempdir().unwrap();
-        let cache = Cache::new(dir.path().to_path_buf());
-        cache.put(FP, "T1", &[]).unwrap();
-        let path = cache.path(FP).unwrap();
-        let other = FP.replace("sha256:01", "sha256:01f");
-        let other = &other[..71];
-        let moved = cache.path(other).unwrap();
-        std::fs::create_dir_all(moved.parent().unwrap()).unwrap();
-        std::fs::copy(&path, &moved).unwrap();
-        assert_eq!(cache.get(other), None, "a copied record names its own key");
-        std::fs::write(&path, "{").unwrap();
+        let cache = Cache::new(dir.path().join("c"));
         assert_eq!(cache.get(FP), None);
+        cache.put(FP, "T1", &check());
+        assert_eq!(
+            cache.get(FP).unwrap().task_id,
+            "T1",
+            "this run sees it at once"
+        );
+        drop(cache);
+        let next = Cache::new(dir.path().join("c"));
+        assert_eq!(next.get(FP).unwrap().checks, check());
+        assert_eq!(next.get(&FP.replace("sha256:0", "sha256:1")), None);
     }
 
     #[test]
-    fn no_path_is_built_from_anything_but_a_digest() {
-        let cache = Cache::new(PathBuf::from("/c"));
-        for bad in ["sha256:../../etc/passwd", "md5:00", "", "sha256:zz"] {
-            assert_eq!(cache.path(bad), None, "{bad}");
+    fn one_segment_per_flush_and_too_many_are_merged() {
+        let dir = tempfile::tempdir().unwrap();
+        let segments = || std::fs::read_dir(dir.path()).unwrap().count();
+        for i in 0..MAX_SEGMENTS {
+            let cache = Cache::new(dir.path().to_path_buf());
+            for j in 0..3 {
+                cache.put(&format!("sha256:{i}-{j}"), "T", &[]);
+            }
+            cache.flush().unwrap();
         }
+        assert_eq!(segments(), MAX_SEGMENTS);
+        let cache = Cache::new(dir.path().to_path_buf());
+        assert!(cache.get("sha256:0-0").is_some());
+        cache.put("sha256:new", "T", &[]);
+        cache.flush().unwrap();
+        assert_eq!(segments(), 1, "merged");
+        let again = Cache::new(dir.path().to_path_buf());
+        assert!(again.get("sha256:0-0").is_some() && again.get("sha256:new").is_some());
+    }
+
+    #[test]
+    fn a_broken_line_or_a_foreign_file_is_a_miss() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("x.jsonl"), format!("{{\n{{\"kind\":\"other\",\"fingerprint\":\"{FP}\",\"task_id\":\"T\",\"checks\":[],\"at\":\"\",\"wf_version\":\"\"}}\n")).unwrap();
+        std::fs::write(dir.path().join("notes.txt"), "hello").unwrap();
+        assert_eq!(Cache::new(dir.path().to_path_buf()).get(FP), None);
     }
 }

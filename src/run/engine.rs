@@ -46,9 +46,10 @@ pub struct Options {
     pub design_chars: usize,
     /// Bounded retries of a failed agent task, each on the strongest executor.
     pub max_retries: u32,
-    /// The verification cache (docs/proof.md): a command task whose inputs passed
-    /// its checks before is up to date and not run; none with `--no-cache`.
-    pub cache: Option<crate::proof::cache::Cache>,
+    /// The verification cache's directory (docs/proof.md): a command task whose
+    /// inputs passed its checks before is up to date and not run; none with
+    /// `--no-cache`.
+    pub cache: Option<std::path::PathBuf>,
 }
 
 impl Options {
@@ -82,9 +83,7 @@ impl Options {
                 .wf
                 .max_retries
                 .unwrap_or(crate::run::executor::DEFAULT_MAX_RETRIES),
-            cache: Some(crate::proof::cache::Cache::new(
-                workflow_dir.join(crate::proof::cache::DEFAULT_DIR),
-            )),
+            cache: Some(workflow_dir.join(crate::proof::cache::DEFAULT_DIR)),
         }
     }
 }
@@ -171,8 +170,8 @@ pub struct Engine<'a> {
     /// the start and kept as outcomes come in, so the budget rule scans nothing per
     /// dispatch (only its usage is read; `tasks` counts reports here).
     pub(super) spent: crate::run::usage::Total,
-    /// Whether this run said already that the verification cache cannot be written.
-    pub(super) cache_warned: bool,
+    /// The verification cache, when the run uses one.
+    pub(super) cache: Option<crate::proof::cache::Cache>,
 }
 
 impl<'a> Engine<'a> {
@@ -193,6 +192,7 @@ impl<'a> Engine<'a> {
             .collect();
         let queue = ReadyQueue::new(&session.state()?.tasks, &index);
         let spent = crate::run::usage::total(&session.state()?.tasks);
+        let cache = opts.cache.clone().map(crate::proof::cache::Cache::new);
         Ok(Engine {
             session,
             ctx: Arc::new(ctx),
@@ -209,7 +209,7 @@ impl<'a> Engine<'a> {
             queue,
             spent,
             done: 0,
-            cache_warned: false,
+            cache,
         })
     }
 
@@ -525,6 +525,7 @@ impl<'a> Engine<'a> {
     fn maybe_snapshot(&mut self) -> Result<()> {
         if self.last_snapshot.elapsed() >= SNAPSHOT_EVERY {
             crate::run::checkpoint::save(self.session)?;
+            self.flush_cache();
             self.last_snapshot = Instant::now();
         }
         Ok(())
@@ -545,6 +546,7 @@ impl<'a> Engine<'a> {
             None => self.session.state_mut()?.status_reason = reason,
         }
         crate::run::checkpoint::save(self.session)?;
+        self.flush_cache();
         Ok(stop)
     }
 }

@@ -36,25 +36,27 @@ impl Engine<'_> {
     fn cache_for(&self, task: &Task) -> Option<&Cache> {
         let uncached = &self.ctx.config.wf.uncached_tasks;
         (!needs_agent(task) && !uncached.contains(&task.id))
-            .then_some(self.opts.cache.as_ref())
+            .then_some(self.cache.as_ref())
             .flatten()
     }
 
     /// Records a passing command task's checks in the cache, when its inputs are
     /// declared (else a fingerprint cannot tell they changed) and something checked
-    /// it. A cache that cannot be written is said once, never a failure of the run.
-    pub(super) fn remember(&mut self, task: &Task, evidence: &Evidence) {
+    /// it. Written at the next checkpoint ([`Engine::flush_cache`]).
+    pub(super) fn remember(&self, task: &Task, evidence: &Evidence) {
         let Some(cache) = self.cache_for(task) else {
             return;
         };
-        if !evidence.inputs.declared() || evidence.checks.is_empty() {
-            return;
+        if evidence.inputs.declared() && !evidence.checks.is_empty() {
+            cache.put(&evidence.inputs.fingerprint, &task.id, &evidence.checks);
         }
-        if let Err(e) = cache.put(&evidence.inputs.fingerprint, &task.id, &evidence.checks) {
-            if !self.cache_warned {
-                self.cache_warned = true;
-                self.reporter.problem(&e.message);
-            }
+    }
+
+    /// Writes what passed since the last checkpoint to the cache. A cache that cannot
+    /// be written is said, never a failure of the run (it costs re-runs later).
+    pub(super) fn flush_cache(&mut self) {
+        if let Some(Err(e)) = self.cache.as_ref().map(Cache::flush) {
+            self.reporter.problem(&e.message);
         }
     }
 

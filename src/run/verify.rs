@@ -29,7 +29,7 @@ use crate::state::model::{Task, WorkflowState};
 use crate::state::{Session, TaskStatus, WorkflowStatus};
 
 /// What `wf verify` was asked.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 pub struct Request {
     /// Only these tasks (and what depends on them); every one when empty.
     pub tasks: Vec<String>,
@@ -279,8 +279,7 @@ pub fn verify(session: &mut Session, ctx: &WorkCtx, request: &Request) -> Result
                     ..Evidence::default()
                 };
                 if let Some(c) = cache {
-                    // A cache that cannot be written costs a re-run later, nothing now.
-                    let _ = c.put(&evidence.inputs.fingerprint, &task.id, &evidence.checks);
+                    c.put(&evidence.inputs.fingerprint, &task.id, &evidence.checks);
                 }
                 now_fp.insert(task.id.clone(), evidence.inputs.fingerprint.clone());
                 recompleted += usize::from(record_pass(session, &task, &evidence, &why)?);
@@ -312,6 +311,9 @@ pub fn verify(session: &mut Session, ctx: &WorkCtx, request: &Request) -> Result
     if !request.dry_run {
         not_completed = settle_workflow(session, ctx, &regressions, recompleted)?;
         crate::run::checkpoint::save(session)?;
+        if let Some(cache) = &request.cache {
+            cache.flush()?;
+        }
     }
     Ok(Report {
         tasks: checked,
