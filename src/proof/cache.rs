@@ -185,11 +185,13 @@ fn load(dir: &Path) -> Loaded {
     };
     for entry in entries.flatten() {
         let path = entry.path();
-        if !path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .is_some_and(|n| n.ends_with(".jsonl") && !n.starts_with('.'))
-        {
+        // Only segments: not a temp file being written, not anything else.
+        let segment = path.extension().is_some_and(|e| e == "jsonl")
+            && path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| !n.starts_with('.'));
+        if !segment {
             continue;
         }
         let Ok(bytes) = crate::fs::read_regular(&path) else {
