@@ -308,7 +308,12 @@ pub fn verify(session: &mut Session, ctx: &WorkCtx, request: &Request) -> Result
         checked.push(line);
     }
     let mut not_completed = None;
-    if !request.dry_run {
+    // Nothing recorded, nothing to write: a verify that finds everything up to date
+    // leaves the workflow's files as they were.
+    let recorded = checked
+        .iter()
+        .any(|c| c.result != Standing::UpToDate && c.result != Standing::Unchecked);
+    if !request.dry_run && recorded {
         not_completed = settle_workflow(session, ctx, &regressions, recompleted)?;
         crate::run::checkpoint::save(session)?;
         if let Some(cache) = &request.cache {

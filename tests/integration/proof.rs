@@ -96,8 +96,13 @@ fn every_completed_task_carries_its_evidence() {
 #[test]
 fn verify_runs_nothing_when_nothing_changed_and_only_what_changed_after_an_edit() {
     let t = completed_three();
+    let before = t.workflow_files();
     let run = t.wf(&["verify"]).ok();
     assert_eq!(runs(&t), Vec::<String>::new(), "{}", run.stdout);
+    assert!(
+        t.workflow_files() == before,
+        "an all-up-to-date verify writes nothing"
+    );
     assert_eq!(
         run.stdout.trim(),
         "0 checked again, 3 up to date, 0 up to date in the cache."
