@@ -61,10 +61,11 @@ pub fn run(project: &Project, args: &ExportArgs, out: &Output) -> Result<i32> {
     };
     if text.len() > limit {
         return Err(WfError::usage(format!(
-            "the pipeline would be {} KB, over {ci} limit of {} KB per file ({} tasks, one command each); split the plan, or run it in one job with `wf workflow-execute --all --ci`",
+            "the pipeline would be {} KB, over {ci} limit of {} KB per file ({} tasks in {} jobs, each task id written once); split the plan, or run it in one job with `wf workflow-execute --all --ci`",
             text.len() / 1024,
             limit / 1024,
-            state.tasks.len() - plan.omitted.len()
+            state.tasks.len() - plan.omitted.len(),
+            plan.jobs.len()
         )));
     }
     let omitted: Vec<&str> = plan.omitted.iter().map(|(id, _)| id.as_str()).collect();

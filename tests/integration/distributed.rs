@@ -170,6 +170,88 @@ fn run_task_skips_the_commit_a_ci_checkout_cannot_keep() {
     );
 }
 
+#[test]
+fn a_chain_runs_in_order_and_stops_at_the_first_failure() {
+    let t = Test::new();
+    start(&t, &a_plan());
+    // T4 does not depend on T1; after T2's failure it does not run all the same.
+    let run = t
+        .wf(&["run-task", "T1", "T2", "T4", "--result-dir", "results"])
+        .code(1);
+    assert!(
+        run.stdout
+            .contains("Task T1 passed. Result: results/T1.json"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stderr.contains("Task T2 failed: check"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("Task T4 not run: T2 failed before it in this chain."),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(result(&t, "results/T1.json")["success"], true);
+    assert_eq!(result(&t, "results/T2.json")["success"], false);
+    assert!(!t.project.join("results/T4.json").exists());
+    // Imported, the task that did not run stays pending, like a failure's dependant.
+    t.wf(&["import-results", "results"]).code(1);
+    let state = t.state();
+    assert_eq!(crate::plans::task_status(&state, "T1"), "completed");
+    assert_eq!(crate::plans::task_status(&state, "T2"), "failed");
+    assert_eq!(crate::plans::task_status(&state, "T4"), "pending");
+    // --json: every result and what did not run.
+    let doc = t
+        .wf(&["run-task", "T1", "T2", "T4", "--json"])
+        .code(1)
+        .json();
+    assert_eq!(doc["kind"], "wf.task_chain");
+    assert_eq!(doc["success"], false);
+    assert_eq!(doc["results"].as_array().map(Vec::len), Some(2));
+    assert_eq!(
+        doc["not_run"],
+        serde_json::json!([{"task_id": "T4", "reason": "T2 failed before it in this chain"}])
+    );
+}
+
+#[test]
+fn a_chain_is_checked_before_anything_runs() {
+    let t = Test::new();
+    start(&t, &a_plan());
+    let refused = |args: &[&str], why: &str| {
+        let run = t.wf(args).code(2);
+        assert!(run.stderr.contains(why), "{args:?}: {}", run.stderr);
+        assert!(
+            !t.project.join("results").exists(),
+            "{args:?} ran something"
+        );
+    };
+    refused(
+        &["run-task", "T2", "T1", "--result-dir", "results"],
+        "task T2 depends on T1, which comes after it",
+    );
+    refused(
+        &["run-task", "T1", "T1", "--result-dir", "results"],
+        "task T1 is named twice",
+    );
+    refused(
+        &["run-task", "T1", "T3", "--result-dir", "results"],
+        "task T3 needs an agent",
+    );
+    refused(
+        &["run-task", "T1", "T9", "--result-dir", "results"],
+        "no task T9 in this workflow",
+    );
+    refused(
+        &["run-task", "T1", "T2", "--result", "results/T1.json"],
+        "--result FILE takes one task",
+    );
+}
+
 // ---- import-results ----
 
 /// Runs `ids`' checks with run-task into `results/<id>.json`.
@@ -488,33 +570,35 @@ fn jobs_of(yaml: &str, gitlab: bool) -> Vec<(String, Vec<String>, Vec<String>)> 
     jobs
 }
 
+/// The one `run-task` line of a job: its tasks' ids, single-quoted, in order.
+const RUN_TASK_LINE: &str = r"^wf run-task --ci --result-dir results( '[A-Za-z0-9_.-]+')+$";
+
 /// For every dependency of every exported task, the dependant's job waits for the
 /// dependency's job, directly or through other jobs — or both run in the same job,
 /// the dependency first.
 fn assert_every_dependency_is_waited_for(t: &Test, yaml: &str, gitlab: bool) {
     let jobs = jobs_of(yaml, gitlab);
-    let id = regex::Regex::new(
-        r"^wf run-task '([A-Za-z0-9_.-]+)' --ci --result 'results/([A-Za-z0-9_.-]+)\.json'$",
-    )
-    .unwrap();
+    let line = regex::Regex::new(RUN_TASK_LINE).unwrap();
     let mut job_of = std::collections::HashMap::new();
     let mut position = std::collections::HashMap::new();
     for (name, _, runs) in &jobs {
-        for (n, run) in runs
+        let lines: Vec<&String> = runs
             .iter()
             .filter(|r| r.starts_with("wf run-task"))
-            .enumerate()
-        {
-            let caps = id
-                .captures(run)
-                .unwrap_or_else(|| panic!("an unexpected run-task line: {run}"));
-            assert_eq!(&caps[1], &caps[2]);
-            assert!(
-                job_of.insert(caps[1].to_string(), name.clone()).is_none(),
-                "{} twice",
-                &caps[1]
-            );
-            position.insert(caps[1].to_string(), n);
+            .collect();
+        assert!(lines.len() <= 1, "{name}: more than one run-task line");
+        for run in lines {
+            assert!(line.is_match(run), "an unexpected run-task line: {run}");
+            let ids = run["wf run-task --ci --result-dir results ".len()..]
+                .split(' ')
+                .map(|q| q.trim_matches('\''));
+            for (n, id) in ids.enumerate() {
+                assert!(
+                    job_of.insert(id.to_string(), name.clone()).is_none(),
+                    "{id} twice"
+                );
+                position.insert(id.to_string(), n);
+            }
         }
     }
     let needs: std::collections::HashMap<&str, &Vec<String>> = jobs
@@ -614,32 +698,49 @@ fn every_dependency_waits_in_chains_wide_and_mixed_plans() {
 }
 
 #[test]
-fn ten_thousand_tasks_export_within_the_limits_or_are_refused() {
-    let t = Test::new();
-    // Ten thousand tasks in layers of a hundred, each after one of the layer before.
-    start(
-        &t,
-        &shaped(10_000, &|i| {
-            if i < 100 {
-                vec![]
-            } else {
-                vec![i - 100 + (i % 3)]
-            }
-        }),
-    );
-    // One command per task: GitHub's 500 KB per file is too small for them all.
-    let run = t.wf(&["export", "github-actions"]).code(2);
-    assert!(
-        run.stderr
-            .contains("over GitHub's limit of 500 KB per file"),
-        "{}",
-        run.stderr
-    );
-    let run = t.wf(&["export", "gitlab-ci", "--json"]).ok().json();
-    let yaml = run["text"].as_str().unwrap();
-    assert!(run["jobs"].as_u64().unwrap() <= 200, "{}", run["jobs"]);
-    assert!(yaml.len() < 1024 * 1024, "{} bytes", yaml.len());
-    assert_every_dependency_is_waited_for(&t, yaml, true);
+fn ten_thousand_tasks_export_within_the_limits() {
+    // One job runs a chain of tasks with one `run-task` line, and jobs are packed
+    // past --max-jobs: 10,000 tasks as a chain, wide, or in a thousand layers of ten
+    // (deeper than the 200 jobs) fit GitHub's 500 KB and GitLab's 50 needs a job.
+    type Shape<'a> = (&'a str, &'a dyn Fn(usize) -> Vec<usize>);
+    let chain = |i: usize| if i == 0 { vec![] } else { vec![i - 1] };
+    let wide = |i: usize| if i == 0 { vec![] } else { vec![0] };
+    let mixed = |i: usize| {
+        if i < 10 {
+            vec![]
+        } else {
+            vec![i - 10, (i / 10 - 1) * 10 + (i * 7) % 10]
+        }
+    };
+    let shapes: [Shape<'_>; 3] = [("chain", &chain), ("wide", &wide), ("mixed", &mixed)];
+    for (name, shape) in shapes {
+        let t = Test::new();
+        start(&t, &shaped(10_000, shape));
+        for (target, gitlab, schema, limit) in [
+            (
+                "github-actions",
+                false,
+                "vendor.github-workflows",
+                500 * 1024,
+            ),
+            ("gitlab-ci", true, "vendor.gitlab-ci", 1024 * 1024),
+        ] {
+            let file = t.root.join(format!("{name}-10000-{target}.yml"));
+            let run = t
+                .wf(&["export", target, "-o", file.to_str().unwrap(), "--json"])
+                .ok()
+                .json();
+            assert!(
+                run["jobs"].as_u64().unwrap() <= 200,
+                "{name}: {}",
+                run["jobs"]
+            );
+            let yaml = std::fs::read_to_string(&file).unwrap();
+            assert!(yaml.len() < limit, "{name} {target}: {} bytes", yaml.len());
+            assert_every_dependency_is_waited_for(&t, &yaml, gitlab);
+            assert_valid_pipeline(&file, schema);
+        }
+    }
 }
 
 #[test]
@@ -663,7 +764,7 @@ fn hostile_task_text_never_reaches_a_command() {
     text.push_str("## T9: multi\n- **阶段**: p\n- **需求**: line one\n  line two ${{ github.token }}\n- **验证命令**: `true`\n");
     start(&t, &text);
     let allowed = regex::Regex::new(
-        r#"^(wf run-task '[A-Za-z0-9_.-]+' --ci --result 'results/[A-Za-z0-9_.-]+\.json'|wf workflow-start "\$WF_PLAN"|mkdir -p results && wf import-results results|true|export PATH="\$CI_PROJECT_DIR/\.wf-bin/bin:\$PATH"|chmod \+x \.wf-bin/wf && echo "\$PWD/\.wf-bin" >> "\$GITHUB_PATH"|cargo install --locked --root "\$(RUNNER_TEMP/wf|CI_PROJECT_DIR/\.wf-bin)" wf --version [0-9.]+|wf report junit -o wf-junit\.xml(; wf report github-summary >> "\$GITHUB_STEP_SUMMARY"| \|\| true))$"#,
+        r#"^(wf run-task --ci --result-dir results( '[A-Za-z0-9_.-]+')+|wf workflow-start "\$WF_PLAN"|mkdir -p results && wf import-results results|true|export PATH="\$CI_PROJECT_DIR/\.wf-bin/bin:\$PATH"|chmod \+x \.wf-bin/wf && echo "\$PWD/\.wf-bin" >> "\$GITHUB_PATH"|cargo install --locked --root "\$(RUNNER_TEMP/wf|CI_PROJECT_DIR/\.wf-bin)" wf --version [0-9.]+|wf report junit -o wf-junit\.xml(; wf report github-summary >> "\$GITHUB_STEP_SUMMARY"| \|\| true))$"#,
     )
     .unwrap();
     for (target, gitlab, schema) in [
@@ -727,7 +828,10 @@ fn agent_tasks_fail_in_ci_or_are_left_out_with_their_dependants() {
         ]),
     );
     let yaml = t.wf(&["export", "github-actions"]).ok().stdout;
-    assert!(yaml.contains("wf run-task 'T2' --ci"), "{yaml}");
+    assert!(
+        yaml.contains("wf run-task --ci --result-dir results 'T2'"),
+        "{yaml}"
+    );
     let run = t
         .wf(&["export", "gitlab-ci", "--agent-tasks", "omit", "--json"])
         .ok()
@@ -742,11 +846,8 @@ fn agent_tasks_fail_in_ci_or_are_left_out_with_their_dependants() {
         yaml.contains("#   T3: it depends on T2, which is left out"),
         "{yaml}"
     );
-    assert!(
-        !yaml.contains("run-task 'T2'") && !yaml.contains("run-task 'T3'"),
-        "{yaml}"
-    );
-    assert!(yaml.contains("run-task 'T4'"), "{yaml}");
+    assert!(!yaml.contains("'T2'") && !yaml.contains("'T3'"), "{yaml}");
+    assert!(yaml.contains("'T4'"), "{yaml}");
 }
 
 #[test]

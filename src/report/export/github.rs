@@ -4,7 +4,7 @@
 //! uploads the state and the JUnit report.
 
 use super::yaml::{document, map, s, Node};
-use super::{header, run_task_line, Pipeline};
+use super::{header, run_task_line, tasks_name, Pipeline};
 
 const CHECKOUT: &str = "actions/checkout@v4";
 const UPLOAD: &str = "actions/upload-artifact@v4";
@@ -77,8 +77,11 @@ pub fn github_actions(p: &Pipeline<'_>) -> String {
         } else {
             setup()
         };
-        for id in &job.tasks {
-            steps.push(named_run(&format!("Task {id}"), &run_task_line(id)));
+        if !job.tasks.is_empty() {
+            steps.push(named_run(
+                &tasks_name(&job.tasks),
+                &run_task_line(&job.tasks),
+            ));
         }
         if job.tasks.is_empty() {
             steps.push(run("true"));

@@ -62,7 +62,7 @@ pub fn gitlab_ci(p: &Pipeline<'_>) -> String {
         } else {
             script.push(path.clone());
             script.push(s("wf workflow-start \"$WF_PLAN\""));
-            script.extend(job.tasks.iter().map(|id| s(run_task_line(id))));
+            script.push(s(run_task_line(&job.tasks)));
         }
         let mut body = vec![
             ("stage", s("tasks")),

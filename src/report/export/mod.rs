@@ -74,13 +74,26 @@ fn quoted_id(id: &str) -> String {
     format!("'{id}'")
 }
 
-/// The `run-task` line of one task.
-fn run_task_line(id: &str) -> String {
-    format!(
-        "wf run-task {} --ci --result {}",
-        quoted_id(id),
-        quoted_id(&format!("results/{id}.json"))
-    )
+/// The `run-task` line of one job: its tasks in order, each result written to
+/// `results/<id>.json`, the first failure ending the chain (docs/distributed.md).
+/// One line per job, not per task, so a plan of 10,000 tasks stays far below
+/// GitHub's 500 KB per file.
+fn run_task_line(ids: &[String]) -> String {
+    let mut line = String::from("wf run-task --ci --result-dir results");
+    for id in ids {
+        line.push(' ');
+        line.push_str(&quoted_id(id));
+    }
+    line
+}
+
+/// The step's name for a job's tasks: `Task T1`, or `Tasks T1 to T9 (9)`.
+fn tasks_name(ids: &[String]) -> String {
+    match ids {
+        [one] => format!("Task {one}"),
+        [first, .., last] => format!("Tasks {first} to {last} ({})", ids.len()),
+        [] => "No task".into(),
+    }
 }
 
 /// The comment lines at the top: what made the file, and what was left out.
