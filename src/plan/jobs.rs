@@ -225,15 +225,8 @@ fn pack(
     let band = |g: usize| depth[g] / per_band;
     // Components of each band: union-find over the needs inside a band.
     let mut parent: Vec<usize> = (0..groups.len()).collect();
-    fn root(parent: &mut [usize], mut g: usize) -> usize {
-        while parent[g] != g {
-            parent[g] = parent[parent[g]];
-            g = parent[g];
-        }
-        g
-    }
-    for g in 0..groups.len() {
-        for &n in &needs[g] {
+    for (g, need) in needs.iter().enumerate() {
+        for &n in need {
             if band(n) == band(g) {
                 let (a, b) = (root(&mut parent, g), root(&mut parent, n));
                 parent[a.max(b)] = a.min(b);
@@ -278,6 +271,15 @@ fn pack(
         }
     }
     (jobs, names)
+}
+
+/// The representative of `g`'s set in a union-find forest, halving the path.
+fn root(parent: &mut [usize], mut g: usize) -> usize {
+    while parent[g] != g {
+        parent[g] = parent[parent[g]];
+        g = parent[g];
+    }
+    g
 }
 
 /// Tasks in dependency order, document order among equals (Kahn's algorithm).
