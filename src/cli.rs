@@ -207,13 +207,15 @@ pub enum Command {
         ))]
     Report(ReportArgs),
     /// Run one task's checks on their own (a CI job, another machine) and write a
-    /// result file for `wf import-results`. Takes no lock and writes nothing in the
-    /// workflow; exits 0 or 1 as the checks did.
+    /// result file for `wf import-results` — or a chain of tasks, in order, until the
+    /// first failure. Takes no lock and writes nothing in the workflow; exits 0 or 1
+    /// as the checks did.
     #[command(after_help = concat!(
             "Examples:\n",
-            "  wf run-task T3 --result results/T3.json   run T3's checks, write what they did\n",
-            "  wf run-task T3 --result r.json --json     the same result on stdout too\n",
-            "  wf run-task T7 --ci --result r.json       an agent task: a failed result, as a CI run fails it",
+            "  wf run-task T3 --result results/T3.json      run T3's checks, write what they did\n",
+            "  wf run-task T3 --result r.json --json        the same result on stdout too\n",
+            "  wf run-task T7 --ci --result r.json          an agent task: a failed result, as a CI run fails it\n",
+            "  wf run-task T1 T2 T3 --result-dir results    a chain: results/T1.json, …; stops at the first failure",
         ))]
     RunTask(RunTaskArgs),
     /// Fold result files of `wf run-task` into the workflow, as if the tasks had run
@@ -527,12 +529,16 @@ pub enum ReportFormat {
 
 #[derive(Debug, Args)]
 pub struct RunTaskArgs {
-    /// The task whose checks to run.
-    #[arg(add = ArgValueCandidates::new(complete::task_ids))]
-    pub task: String,
-    /// Write the result here (its directory is made if missing).
-    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
+    /// The task whose checks to run; several run in the order given, each after the
+    /// one before passed (a task must come after the tasks it depends on).
+    #[arg(required = true, value_name = "TASK", add = ArgValueCandidates::new(complete::task_ids))]
+    pub tasks: Vec<String>,
+    /// Write the result here (its directory is made if missing); one task only.
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath, conflicts_with = "result_dir")]
     pub result: Option<PathBuf>,
+    /// Write each task's result to DIR/<task id>.json (made if missing).
+    #[arg(long, value_name = "DIR", value_hint = ValueHint::DirPath)]
+    pub result_dir: Option<PathBuf>,
     /// The CI rules: a task that needs an agent gets a failed result instead of a
     /// refusal (implied by CI=true).
     #[arg(long)]
@@ -559,11 +565,11 @@ pub struct ExportArgs {
     /// on one, out (a comment names them).
     #[arg(long, value_enum, default_value_t = AgentTasks::Fail)]
     pub agent_tasks: AgentTasks,
-    /// How each job gets wf: a `cargo install` argument list run in a first `build`
-    /// job whose binary the task jobs download (default: this wf's version from
-    /// crates.io; e.g. `--path .` when the project is wf, or
-    /// `--git https://example.com/wf --rev 0123abc`).
-    #[arg(long, value_name = "ARGS", allow_hyphen_values = true)]
+    /// How the jobs get wf: `path` (already on the runners' PATH: no build job),
+    /// `source` (the project is wf: `cargo install --path .`), `git:URL@COMMIT`
+    /// (built once from wf's repository at a pinned commit) or `crate:VERSION`
+    /// (a crates.io release). Default: `source` in wf's own repository, else `path`.
+    #[arg(long, value_name = "HOW")]
     pub install: Option<String>,
     /// The most task jobs to write; tasks are packed into fewer jobs beyond it.
     #[arg(long, value_name = "N", default_value_t = 200,

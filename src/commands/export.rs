@@ -9,7 +9,7 @@ use crate::error::{Result, WfError};
 use crate::output::Output;
 use crate::plan::jobs::{self, Limits};
 use crate::project::Project;
-use crate::report::export::{self, Pipeline};
+use crate::report::export::{self, Install, Pipeline};
 use crate::run::policy::needs_agent;
 use crate::state::model::Task;
 
@@ -18,11 +18,20 @@ pub fn run(project: &Project, args: &ExportArgs, out: &Output) -> Result<i32> {
     state.require_tasks()?;
     let plan_path = plan_path(project, state.plan_file.as_deref())?;
     export::check_plan_path(&plan_path).map_err(WfError::usage)?;
-    let install = args
-        .install
-        .clone()
-        .unwrap_or_else(|| format!("wf --version {}", env!("CARGO_PKG_VERSION")));
-    export::check_install(&install).map_err(WfError::usage)?;
+    let install = match &args.install {
+        Some(text) => Install::parse(text).map_err(WfError::usage)?,
+        None if is_wf_source(&project.dir) => Install::Source,
+        None => {
+            // wf has no crates.io release to install: without a word from the user,
+            // the jobs expect it on the runners, and say so when it is not there.
+            if !out.quiet && !out.json {
+                crate::output::stderr_line(format_args!(
+                    "note: the jobs expect wf on the runners' PATH (--install path); for GitHub-hosted or stock runners, export with --install git:URL@COMMIT to build it in the pipeline"
+                ));
+            }
+            Install::Path
+        }
+    };
     let omit_agents = args.agent_tasks == AgentTasks::Omit;
     let omit = |t: &Task| -> Option<String> {
         if !t.blocked_by.is_empty() {
@@ -61,10 +70,11 @@ pub fn run(project: &Project, args: &ExportArgs, out: &Output) -> Result<i32> {
     };
     if text.len() > limit {
         return Err(WfError::usage(format!(
-            "the pipeline would be {} KB, over {ci} limit of {} KB per file ({} tasks, one command each); split the plan, or run it in one job with `wf workflow-execute --all --ci`",
+            "the pipeline would be {} KB, over {ci} limit of {} KB per file ({} tasks in {} jobs, each task id written once); split the plan, or run it in one job with `wf workflow-execute --all --ci`",
             text.len() / 1024,
             limit / 1024,
-            state.tasks.len() - plan.omitted.len()
+            state.tasks.len() - plan.omitted.len(),
+            plan.jobs.len()
         )));
     }
     let omitted: Vec<&str> = plan.omitted.iter().map(|(id, _)| id.as_str()).collect();
@@ -95,6 +105,24 @@ pub fn run(project: &Project, args: &ExportArgs, out: &Output) -> Result<i32> {
         out.print(text)?;
     }
     Ok(0)
+}
+
+/// Whether the project is wf's own source (its Cargo.toml's package is `wf`): then
+/// the pipeline builds the checked-out wf (`--install source`).
+fn is_wf_source(dir: &std::path::Path) -> bool {
+    let Ok(bytes) = crate::fs::read_regular(&dir.join("Cargo.toml")) else {
+        return false;
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    let mut in_package = false;
+    for line in text.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_package = line == "[package]";
+        } else if in_package && line.replace(' ', "") == "name=\"wf\"" {
+            return true;
+        }
+    }
+    false
 }
 
 /// The plan's path relative to the project, where the pipeline's checkout has it.

@@ -1,7 +1,13 @@
 //! `wf run-task TASK --result FILE`: one task's checks, run on their own, written
-//! down for `wf import-results` (docs/distributed.md). It reads the imported state
+//! down for `wf import-results` (docs/distributed.md) — or a chain of tasks
+//! (`TASK… --result-dir DIR`), run in turn until the first failure, as an exported
+//! CI job runs its tasks. It reads the imported state
 //! without the lock and writes nothing in the workflow dir (the logs live in a
 //! temporary directory, `src/run/standalone.rs`), so it can run beside anything.
+
+use std::path::Path;
+
+use serde_json::{json, Value};
 
 use crate::cli::RunTaskArgs;
 use crate::error::{Result, WfError};
@@ -12,37 +18,106 @@ use crate::run::standalone;
 pub fn run(project: &Project, args: &RunTaskArgs, out: &Output) -> Result<i32> {
     let (_, state) = super::load_state(project)?;
     let ci = standalone::ci_rules(args.ci);
-    let result = standalone::run_task(&project.dir, &project.config, &state, &args.task, ci)?;
+    if args.tasks.len() > 1 && args.result.is_some() {
+        return Err(WfError::usage(
+            "--result FILE takes one task; for several, --result-dir DIR writes DIR/<task id>.json for each",
+        ));
+    }
+    standalone::check_chain(&state, &args.tasks, ci)?;
+    let [task] = args.tasks.as_slice() else {
+        return chain(project, &state, args, ci, out);
+    };
+    if args.result_dir.is_some() {
+        return chain(project, &state, args, ci, out);
+    }
+    let result = standalone::run_task(&project.dir, &project.config, &state, task, ci)?;
     if let Some(path) = &args.result {
         write_result(path, &result)?;
     }
     out.json_value(&result);
-    let text = crate::report::distributed::run_task_text(&result, args.result.as_deref());
+    say(out, &result, args.result.as_deref());
+    Ok(i32::from(!result.success))
+}
+
+/// One task's verdict: on stdout when it passed, on stderr when it failed.
+fn say(out: &Output, result: &standalone::TaskResultFile, written: Option<&Path>) {
+    let text = crate::report::distributed::run_task_text(result, written);
     if result.success {
         out.say(text);
     } else if !out.json {
         crate::output::stderr_line(format_args!("{text}"));
     }
-    Ok(i32::from(!result.success))
 }
 
-/// The result file: the `--json` document (`schemaVersion` first), so one schema
-/// reads both; replaced whole, never half-written.
-fn write_result(path: &std::path::Path, result: &standalone::TaskResultFile) -> Result<()> {
-    let fail = |e: String| WfError::usage(format!("--result {}: {e}", path.display()));
-    // Relative to the current directory; the durable write syncs the file's directory,
-    // which a bare file name does not name.
-    let path = &std::path::absolute(path).map_err(|e| fail(e.to_string()))?;
+/// `wf run-task T1 T2 … [--result-dir DIR]`: each task in turn, each result written
+/// as soon as it is known; after the first failure the rest do not run (they are
+/// named as not run, and stay pending where the results are imported, like the
+/// dependants of a failed task in a local run).
+fn chain(
+    project: &Project,
+    state: &crate::state::model::WorkflowState,
+    args: &RunTaskArgs,
+    ci: bool,
+    out: &Output,
+) -> Result<i32> {
+    let mut results: Vec<Value> = Vec::new();
+    let mut not_run: Vec<Value> = Vec::new();
+    let mut failed: Option<&str> = None;
+    for id in &args.tasks {
+        if let Some(first) = failed {
+            let reason = format!("{first} failed before it in this chain");
+            if !out.json {
+                crate::output::stderr_line(format_args!("Task {id} not run: {reason}."));
+            }
+            not_run.push(json!({"task_id": id, "reason": reason}));
+            continue;
+        }
+        let result = standalone::run_task(&project.dir, &project.config, state, id, ci)?;
+        let path = args
+            .result_dir
+            .as_ref()
+            .map(|dir| dir.join(format!("{id}.json")));
+        if let Some(path) = &path {
+            write_result(path, &result)?;
+        }
+        say(out, &result, path.as_deref());
+        if !result.success {
+            failed = Some(id);
+        }
+        results.push(document(&result).map_err(|e| WfError::usage(e.to_string()))?);
+    }
+    out.json_value(&json!({
+        "kind": "wf.task_chain",
+        "success": failed.is_none(),
+        "results": results,
+        "not_run": not_run,
+        "result_dir": args.result_dir,
+    }));
+    Ok(i32::from(failed.is_some()))
+}
+
+/// A result as a document: `schemaVersion` first, then the result's fields — the
+/// file `--result` writes, and each entry of a chain's `--json`.
+fn document(result: &standalone::TaskResultFile) -> serde_json::Result<Value> {
     let mut file = serde_json::Map::new();
     file.insert(
         "schemaVersion".into(),
         crate::output::JSON_SCHEMA_VERSION.into(),
     );
-    if let serde_json::Value::Object(fields) =
-        serde_json::to_value(result).map_err(|e| fail(e.to_string()))?
-    {
+    if let Value::Object(fields) = serde_json::to_value(result)? {
         file.extend(fields);
     }
+    Ok(Value::Object(file))
+}
+
+/// The result file: the `--json` document (`schemaVersion` first), so one schema
+/// reads both; replaced whole, never half-written.
+fn write_result(path: &Path, result: &standalone::TaskResultFile) -> Result<()> {
+    let fail = |e: String| WfError::usage(format!("--result {}: {e}", path.display()));
+    // Relative to the current directory; the durable write syncs the file's directory,
+    // which a bare file name does not name.
+    let path = &std::path::absolute(path).map_err(|e| fail(e.to_string()))?;
+    let file = document(result).map_err(|e| fail(e.to_string()))?;
     let mut text = serde_json::to_string_pretty(&file).map_err(|e| fail(e.to_string()))?;
     text.push('\n');
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {

@@ -2,9 +2,11 @@
 //! pipeline"): which tasks share a job, which jobs each job needs, and the job ids.
 //!
 //! A task whose single dependency has no other dependant would wait for it anyway,
-//! so the two share a job (a chain is one job). Past `max_jobs`, jobs are packed by
-//! depth: jobs at the same depth never need each other, so merging them keeps every
-//! dependency behind its dependant. `needs` lists only what is not already implied
+//! so the two share a job (a chain is one job, `wf run-task T1 T2 …` running it).
+//! Past `max_jobs`, jobs are packed by depth: bands of consecutive depths, each
+//! band's jobs that wait for one another merged, the rest spread over the band's
+//! share of jobs — so every dependency stays behind its dependant, whatever the
+//! plan's depth. `needs` lists only what is not already implied
 //! through another need (a transitive reduction), and where a CI caps the `needs` of
 //! one job (GitLab, 50), relay jobs with no task take the surplus. Every dependency
 //! of an exported task is thereby waited for, directly or through other jobs — the
@@ -60,7 +62,8 @@ pub fn id_part(task_id: &str) -> String {
 /// The plan's tasks as jobs. `omit` names the tasks to leave out, with why; their
 /// dependants go too. `Err` when a task id is not one a plan may hold (ids are
 /// checked at import; a hand-edited state is checked again here, since ids reach the
-/// pipeline's commands) or when the jobs cannot fit `limits`.
+/// pipeline's commands) or when the graph is not one (an unknown dependency, a
+/// cycle). Any plan fits `limits.max_jobs`.
 pub fn plan_jobs(
     tasks: &[Task],
     omit: &dyn Fn(&Task) -> Option<String>,
@@ -150,73 +153,133 @@ pub fn plan_jobs(
             })
             .collect()
     };
-    let mut needs = needs_of(&groups, &job_of);
-    let mut packed = false;
+    let needs = needs_of(&groups, &job_of);
+    let mut names: Vec<String> = groups
+        .iter()
+        .map(|members| format!("task-{}", id_part(&tasks[members[0]].id)))
+        .collect();
     if groups.len() > limits.max_jobs {
-        // Depth of each job; jobs are in dependency order, so one pass does.
-        let mut depth = vec![0usize; groups.len()];
-        for g in 0..groups.len() {
-            depth[g] = needs[g].iter().map(|&n| depth[n] + 1).max().unwrap_or(0);
-        }
-        let levels = depth.iter().max().map_or(0, |d| d + 1);
-        if levels > limits.max_jobs {
-            return Err(format!(
-                "the plan's longest line of dependent jobs is {levels} long, more than --max-jobs {}; raise --max-jobs, or run it in one job with `wf workflow-execute --all --ci`",
-                limits.max_jobs
-            ));
-        }
-        let per_level = (limits.max_jobs / levels).max(1);
-        let mut seen = vec![0usize; levels];
-        let mut bucket: HashMap<(usize, usize), usize> = HashMap::new();
-        let mut merged: Vec<Vec<usize>> = Vec::new();
-        let mut new_job_of = vec![usize::MAX; tasks.len()];
-        // Level by level, so a merged job still comes after what it needs.
-        let mut by_level: Vec<usize> = (0..groups.len()).collect();
-        by_level.sort_by_key(|&g| (depth[g], g));
-        for g in by_level {
-            let key = (depth[g], seen[depth[g]] % per_level);
-            seen[depth[g]] += 1;
-            let m = *bucket.entry(key).or_insert_with(|| {
-                merged.push(Vec::new());
-                merged.len() - 1
-            });
-            for &i in &groups[g] {
-                new_job_of[i] = m;
+        let position: Vec<usize> = {
+            let mut p = vec![0usize; tasks.len()];
+            for (k, &i) in order.iter().enumerate() {
+                p[i] = k;
             }
-            merged[m].extend(groups[g].iter().copied());
-        }
-        groups = merged;
-        job_of = new_job_of;
-        needs = needs_of(&groups, &job_of);
-        packed = true;
-    }
-    let needs = reduce(&needs);
-    let mut jobs: Vec<Job> = Vec::new();
-    let mut level_count: HashMap<usize, usize> = HashMap::new();
-    let mut depth = vec![0usize; groups.len()];
-    for (g, members) in groups.iter().enumerate() {
-        depth[g] = needs[g].iter().map(|&n| depth[n] + 1).max().unwrap_or(0);
-        let id = if packed {
-            let n = level_count.entry(depth[g]).or_default();
-            *n += 1;
-            format!("level-{}-{}", depth[g] + 1, n)
-        } else {
-            format!("task-{}", id_part(&tasks[members[0]].id))
+            p
         };
-        jobs.push(Job {
+        let (packed, packed_names) = pack(&groups, &needs, &position, limits.max_jobs);
+        for (m, members) in packed.iter().enumerate() {
+            for &i in members {
+                job_of[i] = m;
+            }
+        }
+        groups = packed;
+        names = packed_names;
+    }
+    let needs = reduce(&needs_of(&groups, &job_of));
+    let jobs: Vec<Job> = groups
+        .iter()
+        .zip(names)
+        .enumerate()
+        .map(|(g, (members, id))| Job {
             id,
             tasks: members.iter().map(|&i| tasks[i].id.clone()).collect(),
             needs: needs[g].clone(),
-        });
-    }
-    if let Some(max) = limits.max_needs {
-        jobs = relay(jobs, max);
-    }
+        })
+        .collect();
+    let jobs = match limits.max_needs {
+        Some(max) => relay(jobs, max),
+        None => jobs,
+    };
     let omitted = order
         .iter()
         .filter_map(|&i| out[i].clone().map(|why| (tasks[i].id.clone(), why)))
         .collect();
     Ok(JobPlan { jobs, omitted })
+}
+
+/// `groups` (in dependency order, `needs` between them) packed into at most
+/// `max_jobs` jobs, with their names. The groups' depths are cut into bands of
+/// consecutive depths, as few depths to a band as keeps the bands within `max_jobs`;
+/// a band's groups that wait for one another (directly, inside the band) form one
+/// component, and the components are spread over the band's share of jobs, largest
+/// first onto the lightest. A job thus needs only jobs of earlier bands, and runs its
+/// tasks in the plan's dependency order (`position`), so every dependency is waited
+/// for or runs before it in the job; a plan of any depth fits (a line of 1,000
+/// dependent tasks in 200 jobs: five depths to a band).
+fn pack(
+    groups: &[Vec<usize>],
+    needs: &[Vec<usize>],
+    position: &[usize],
+    max_jobs: usize,
+) -> (Vec<Vec<usize>>, Vec<String>) {
+    let max_jobs = max_jobs.max(1);
+    // Groups are in dependency order, so one pass gives each its depth.
+    let mut depth = vec![0usize; groups.len()];
+    for g in 0..groups.len() {
+        depth[g] = needs[g].iter().map(|&n| depth[n] + 1).max().unwrap_or(0);
+    }
+    let levels = depth.iter().max().map_or(0, |d| d + 1);
+    let per_band = levels.div_ceil(max_jobs);
+    let bands = levels.div_ceil(per_band);
+    let share = (max_jobs / bands).max(1);
+    let band = |g: usize| depth[g] / per_band;
+    // Components of each band: union-find over the needs inside a band.
+    let mut parent: Vec<usize> = (0..groups.len()).collect();
+    for (g, need) in needs.iter().enumerate() {
+        for &n in need {
+            if band(n) == band(g) {
+                let (a, b) = (root(&mut parent, g), root(&mut parent, n));
+                parent[a.max(b)] = a.min(b);
+            }
+        }
+    }
+    let mut components: Vec<Vec<Vec<usize>>> = vec![Vec::new(); bands];
+    let mut component_of: HashMap<usize, usize> = HashMap::new();
+    for g in 0..groups.len() {
+        let r = root(&mut parent, g);
+        let list = &mut components[band(g)];
+        let c = *component_of.entry(r).or_insert_with(|| {
+            list.push(Vec::new());
+            list.len() - 1
+        });
+        list[c].push(g);
+    }
+    let mut jobs: Vec<Vec<usize>> = Vec::new();
+    let mut names: Vec<String> = Vec::new();
+    for (b, mut comps) in components.into_iter().enumerate() {
+        let size = |c: &Vec<usize>| c.iter().map(|&g| groups[g].len()).sum::<usize>();
+        // Largest first onto the lightest job; ties in plan order.
+        comps.sort_by_key(|c| std::cmp::Reverse(size(c)));
+        let mut buckets: Vec<Vec<usize>> = vec![Vec::new(); share.min(comps.len())];
+        let mut load = vec![0usize; buckets.len()];
+        for c in &comps {
+            let k = (0..buckets.len())
+                .min_by_key(|&k| (load[k], k))
+                .unwrap_or(0);
+            load[k] += size(c);
+            buckets[k].extend(c.iter().flat_map(|&g| groups[g].iter().copied()));
+        }
+        let (first, last) = (b * per_band + 1, ((b + 1) * per_band).min(levels));
+        for (k, mut tasks) in buckets.into_iter().enumerate() {
+            tasks.sort_by_key(|&i| position[i]);
+            names.push(if first == last {
+                format!("level-{first}-{}", k + 1)
+            } else {
+                format!("levels-{first}-{last}-{}", k + 1)
+            });
+            jobs.push(tasks);
+        }
+    }
+    (jobs, names)
+}
+
+/// The representative of `g`'s set in a union-find forest, halving the path.
+fn root(parent: &mut [usize], mut g: usize) -> usize {
+    while parent[g] != g {
+        parent[g] = parent[parent[g]];
+        g = parent[g];
+    }
+    g
 }
 
 /// Tasks in dependency order, document order among equals (Kahn's algorithm).
@@ -400,6 +463,116 @@ mod tests {
         assert_eq!(plan.jobs.len(), 1);
     }
 
+    /// Every task in exactly one job; each dependency earlier in the same job, or in
+    /// a job this one waits for (directly or not); needs point backwards.
+    fn assert_sound(tasks: &[Task], plan: &JobPlan) {
+        let mut place: HashMap<&str, (usize, usize)> = HashMap::new();
+        for (j, job) in plan.jobs.iter().enumerate() {
+            assert!(
+                job.needs.iter().all(|&n| n < j),
+                "{} needs a later job",
+                job.id
+            );
+            for (k, t) in job.tasks.iter().enumerate() {
+                assert!(place.insert(t, (j, k)).is_none(), "{t} twice");
+            }
+        }
+        assert_eq!(place.len(), tasks.len());
+        let waits = |from: usize, to: usize| {
+            let mut stack = vec![from];
+            let mut seen = vec![false; plan.jobs.len()];
+            while let Some(j) = stack.pop() {
+                if j == to {
+                    return true;
+                }
+                if !std::mem::replace(&mut seen[j], true) {
+                    stack.extend(&plan.jobs[j].needs);
+                }
+            }
+            false
+        };
+        for t in tasks {
+            for d in &t.deps {
+                let ((a, ka), (b, kb)) = (place[t.id.as_str()], place[d.as_str()]);
+                if a == b {
+                    assert!(kb < ka, "{d} after {} in {}", t.id, plan.jobs[a].id);
+                } else {
+                    assert!(waits(a, b), "{} does not wait for {d}", t.id);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_plan_deeper_than_the_job_limit_is_packed_in_bands() {
+        // A thousand layers of three, each task after two of the layer before: too
+        // deep for one depth per job.
+        let tasks: Vec<Task> = (0..3000)
+            .map(|i| {
+                let deps: Vec<String> = if i < 3 {
+                    vec![]
+                } else {
+                    vec![
+                        format!("T{}", i - 3),
+                        format!("T{}", (i / 3 - 1) * 3 + (i + 1) % 3),
+                    ]
+                };
+                let refs: Vec<&str> = deps.iter().map(String::as_str).collect();
+                t(&format!("T{i}"), &refs)
+            })
+            .collect();
+        for max_jobs in [1, 7, 200, 5000] {
+            let plan = plan_jobs(
+                &tasks,
+                &|_| None,
+                Limits {
+                    max_jobs,
+                    max_needs: Some(50),
+                },
+            )
+            .unwrap();
+            let carrying = plan.jobs.iter().filter(|j| !j.tasks.is_empty()).count();
+            assert!(carrying <= max_jobs, "{carrying} jobs for {max_jobs}");
+            assert_sound(&tasks, &plan);
+        }
+        let plan = plan_jobs(
+            &tasks,
+            &|_| None,
+            Limits {
+                max_jobs: 200,
+                max_needs: None,
+            },
+        )
+        .unwrap();
+        assert_eq!(plan.jobs[0].id, "levels-1-5-1");
+        // Layers that never meet spread over the band's jobs: 100 independent chains
+        // of 30, in 10 jobs of 10 chains each.
+        let chains: Vec<Task> = (0..3000)
+            .map(|i| {
+                if i < 100 {
+                    t(&format!("C{i}"), &[])
+                } else {
+                    t(&format!("C{i}"), &[&format!("C{}", i - 100)])
+                }
+            })
+            .collect();
+        let plan = plan_jobs(
+            &chains,
+            &|_| None,
+            Limits {
+                max_jobs: 10,
+                max_needs: None,
+            },
+        )
+        .unwrap();
+        assert_eq!(plan.jobs.len(), 10);
+        assert!(plan
+            .jobs
+            .iter()
+            .all(|j| j.tasks.len() == 300 && j.needs.is_empty()));
+        assert_sound(&chains, &plan);
+    }
+
     #[test]
     fn job_ids_are_safe_and_distinct() {
         assert_eq!(id_part("T1.2"), "T1_2e2");
@@ -449,6 +622,7 @@ mod tests {
             })
             .collect();
         // A chain is one job, whatever the limit.
+        assert_eq!(plan_jobs(&chain, &|_| None, WIDE).unwrap().jobs.len(), 1);
         assert_eq!(
             plan_jobs(
                 &chain,

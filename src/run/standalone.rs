@@ -186,6 +186,43 @@ fn runner() -> Option<Runner> {
     None
 }
 
+/// Checks a chain of tasks for `wf run-task T1 T2 …` before any runs: every task is
+/// in the workflow, none is named twice, none comes before a task it depends on (the
+/// chain runs in the order given, so a dependency must already have passed), and an
+/// agent task is named only under the CI rules — so a chain never stops half-way for
+/// a reason known at its start.
+pub fn check_chain(state: &WorkflowState, ids: &[String], ci: bool) -> Result<()> {
+    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    for (k, id) in ids.iter().enumerate() {
+        let task = state.task(id).ok_or_else(|| {
+            WfError::usage(format!(
+                "no task {} in this workflow; `wf status` lists the task ids",
+                crate::error::one_line(id)
+            ))
+        })?;
+        if !seen.insert(id) {
+            return Err(WfError::usage(format!(
+                "task {id} is named twice; name each task of the chain once"
+            )));
+        }
+        if let Some(later) = ids[k + 1..].iter().find(|d| task.deps.contains(d)) {
+            return Err(WfError::usage(format!(
+                "task {id} depends on {later}, which comes after it; name a task after the tasks it depends on"
+            )));
+        }
+        if needs_agent(task) && !ci {
+            return Err(agent_refusal(id));
+        }
+    }
+    Ok(())
+}
+
+fn agent_refusal(task_id: &str) -> WfError {
+    WfError::usage(format!(
+        "task {task_id} needs an agent, and `wf run-task` runs only the checks wf runs itself; do it with `wf workflow-execute`, or pass --ci to write a failed result as a CI run would"
+    ))
+}
+
 /// Runs `task_id`'s checks in `project` and returns the result. An agent task is
 /// refused unless `ci` (then its result is a failure, as `workflow-execute --ci`
 /// fails it).
@@ -208,9 +245,7 @@ pub fn run_task(
     })?;
     let agent = needs_agent(task);
     if agent && !ci {
-        return Err(WfError::usage(format!(
-            "task {task_id} needs an agent, and `wf run-task` runs only the checks wf runs itself; do it with `wf workflow-execute`, or pass --ci to write a failed result as a CI run would"
-        )));
+        return Err(agent_refusal(task_id));
     }
     let fingerprint = fingerprint(project, task);
     let started_at = crate::clock::now_rfc3339();

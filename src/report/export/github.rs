@@ -1,10 +1,10 @@
-//! The GitHub Actions workflow: a `build` job installs wf once and uploads it, one
-//! job per entry of the job plan runs its tasks with `wf run-task` and uploads the
+//! The GitHub Actions workflow: a `build` job installs wf once and uploads it (none
+//! when wf is already on the runners, `--install path`), one job per entry of the job plan runs its tasks with `wf run-task` and uploads the
 //! results, and `collect` (`if: always()`) imports them, writes the job summary and
 //! uploads the state and the JUnit report.
 
 use super::yaml::{document, map, s, Node};
-use super::{header, run_task_line, Pipeline};
+use super::{header, run_task_line, tasks_name, Install, Pipeline, WF_ON_PATH_CHECK};
 
 const CHECKOUT: &str = "actions/checkout@v4";
 const UPLOAD: &str = "actions/upload-artifact@v4";
@@ -18,67 +18,98 @@ fn named_run(name: &str, line: &str) -> Node {
     map(vec![("name", s(name)), ("run", s(line))])
 }
 
-/// Checkout, then the wf the build job made, on PATH.
-fn setup() -> Vec<Node> {
-    vec![
-        map(vec![("uses", s(CHECKOUT))]),
-        map(vec![
+/// Checkout, then wf on PATH (the build job's, or the runner's own under
+/// `--install path`), then the plan imported.
+fn setup(p: &Pipeline<'_>) -> Vec<Node> {
+    let mut steps = vec![map(vec![("uses", s(CHECKOUT))])];
+    if *p.install == Install::Path {
+        steps.push(named_run("wf on PATH", WF_ON_PATH_CHECK));
+    } else {
+        steps.push(map(vec![
             ("uses", s(DOWNLOAD)),
             (
                 "with",
                 map(vec![("name", s("wf-bin")), ("path", s(".wf-bin"))]),
             ),
-        ]),
-        named_run(
+        ]));
+        steps.push(named_run(
             "wf on PATH",
             "chmod +x .wf-bin/wf && echo \"$PWD/.wf-bin\" >> \"$GITHUB_PATH\"",
+        ));
+    }
+    steps.push(named_run(
+        "Import the plan",
+        "wf workflow-start \"$WF_PLAN\"",
+    ));
+    steps
+}
+
+/// The job that installs wf once and keeps it as the `wf-bin` artifact; none under
+/// `--install path`.
+fn build(p: &Pipeline<'_>) -> Option<Node> {
+    let (line, vars) = p.install.cargo_line("\"$RUNNER_TEMP/wf\"")?;
+    let mut install = vec![("name", s("Install wf"))];
+    if !vars.is_empty() {
+        install.push((
+            "env",
+            Node::Map(
+                vars.into_iter()
+                    .map(|(k, v)| (k.to_string(), s(v)))
+                    .collect(),
+            ),
+        ));
+    }
+    install.push(("run", s(line)));
+    Some(map(vec![
+        ("runs-on", s("ubuntu-latest")),
+        (
+            "steps",
+            Node::List(vec![
+                map(vec![("uses", s(CHECKOUT))]),
+                map(install),
+                map(vec![
+                    ("uses", s(UPLOAD)),
+                    (
+                        "with",
+                        map(vec![
+                            ("name", s("wf-bin")),
+                            ("path", s("${{ runner.temp }}/wf/bin/wf")),
+                            ("retention-days", s("1")),
+                        ]),
+                    ),
+                ]),
+            ]),
         ),
-        named_run("Import the plan", "wf workflow-start \"$WF_PLAN\""),
-    ]
+    ]))
 }
 
 pub fn github_actions(p: &Pipeline<'_>) -> String {
     let mut jobs: Vec<(String, Node)> = Vec::new();
-    jobs.push((
-        "build".into(),
-        map(vec![
-            ("runs-on", s("ubuntu-latest")),
-            (
-                "steps",
-                Node::List(vec![
-                    map(vec![("uses", s(CHECKOUT))]),
-                    named_run(
-                        "Install wf",
-                        &format!(
-                            "cargo install --locked --root \"$RUNNER_TEMP/wf\" {}",
-                            p.install
-                        ),
-                    ),
-                    map(vec![
-                        ("uses", s(UPLOAD)),
-                        (
-                            "with",
-                            map(vec![
-                                ("name", s("wf-bin")),
-                                ("path", s("${{ runner.temp }}/wf/bin/wf")),
-                                ("retention-days", s("1")),
-                            ]),
-                        ),
-                    ]),
-                ]),
-            ),
-        ]),
-    ));
+    let build = build(p);
+    let built = build.is_some();
+    if let Some(job) = build {
+        jobs.push(("build".into(), job));
+    }
+    let first_needs = || -> Vec<Node> {
+        if built {
+            vec![s("build")]
+        } else {
+            Vec::new()
+        }
+    };
     for job in &p.jobs.jobs {
-        let mut needs = vec![s("build")];
+        let mut needs = first_needs();
         needs.extend(job.needs.iter().map(|&n| s(p.jobs.jobs[n].id.clone())));
         let mut steps = if job.tasks.is_empty() {
             Vec::new()
         } else {
-            setup()
+            setup(p)
         };
-        for id in &job.tasks {
-            steps.push(named_run(&format!("Task {id}"), &run_task_line(id)));
+        if !job.tasks.is_empty() {
+            steps.push(named_run(
+                &tasks_name(&job.tasks),
+                &run_task_line(&job.tasks),
+            ));
         }
         if job.tasks.is_empty() {
             steps.push(run("true"));
@@ -96,18 +127,17 @@ pub fn github_actions(p: &Pipeline<'_>) -> String {
                 ),
             ]));
         }
-        jobs.push((
-            job.id.clone(),
-            map(vec![
-                ("needs", Node::List(needs)),
-                ("runs-on", s("ubuntu-latest")),
-                ("steps", Node::List(steps)),
-            ]),
-        ));
+        let mut body = Vec::new();
+        if !needs.is_empty() {
+            body.push(("needs", Node::List(needs)));
+        }
+        body.push(("runs-on", s("ubuntu-latest")));
+        body.push(("steps", Node::List(steps)));
+        jobs.push((job.id.clone(), map(body)));
     }
-    let mut collect_needs = vec![s("build")];
+    let mut collect_needs = first_needs();
     collect_needs.extend(p.jobs.jobs.iter().map(|j| s(j.id.clone())));
-    let mut steps = setup();
+    let mut steps = setup(p);
     steps.extend([
         map(vec![
             ("uses", s(DOWNLOAD)),

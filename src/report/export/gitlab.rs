@@ -1,19 +1,29 @@
-//! The GitLab CI pipeline: `wf-build` installs wf once as an artifact, one job per
+//! The GitLab CI pipeline: `wf-build` installs wf once as an artifact (none under
+//! `--install path`), one job per
 //! entry of the job plan runs its tasks with `wf run-task` (`needs` from the plan, at
 //! most 50 per job through relay jobs), and `wf-collect`, in the last stage with
 //! `when: always`, takes every earlier job's artifacts, imports the results and
 //! reports JUnit to the merge request.
 
 use super::yaml::{document, map, s, Node};
-use super::{header, run_task_line, Pipeline};
+use super::{header, run_task_line, Pipeline, WF_ON_PATH_CHECK};
 
 pub fn gitlab_ci(p: &Pipeline<'_>) -> String {
-    let path = s("export PATH=\"$CI_PROJECT_DIR/.wf-bin/bin:$PATH\"");
+    let built = p.install.cargo_line("\"$CI_PROJECT_DIR/.wf-bin\"");
+    // The first line of every job: the build job's wf on PATH, or (`--install path`)
+    // a check that the runner has its own.
+    let path = if built.is_some() {
+        s("export PATH=\"$CI_PROJECT_DIR/.wf-bin/bin:$PATH\"")
+    } else {
+        s(WF_ON_PATH_CHECK)
+    };
+    let mut stages = Vec::new();
+    if built.is_some() {
+        stages.push(s("build"));
+    }
+    stages.extend([s("tasks"), s("collect")]);
     let mut root: Vec<(String, Node)> = vec![
-        (
-            "stages".into(),
-            Node::List(vec![s("build"), s("tasks"), s("collect")]),
-        ),
+        ("stages".into(), Node::List(stages)),
         (
             "variables".into(),
             map(vec![
@@ -21,33 +31,42 @@ pub fn gitlab_ci(p: &Pipeline<'_>) -> String {
                 ("WF_PLAN", s(p.plan_path)),
             ]),
         ),
-        ("default".into(), map(vec![("image", s("rust:1"))])),
-        (
-            "wf-build".into(),
-            map(vec![
-                ("stage", s("build")),
-                (
-                    "script",
-                    Node::List(vec![s(format!(
-                        "cargo install --locked --root \"$CI_PROJECT_DIR/.wf-bin\" {}",
-                        p.install
-                    ))]),
-                ),
-                (
-                    "artifacts",
-                    map(vec![
-                        ("paths", Node::List(vec![s(".wf-bin/bin/wf")])),
-                        ("expire_in", s("1 day")),
-                    ]),
-                ),
-            ]),
-        ),
     ];
+    if let Some((line, vars)) = built {
+        let mut job = vec![("stage", s("build"))];
+        if !vars.is_empty() {
+            job.push((
+                "variables",
+                Node::Map(
+                    vars.into_iter()
+                        .map(|(k, v)| (k.to_string(), s(v)))
+                        .collect(),
+                ),
+            ));
+        }
+        job.extend([
+            ("script", Node::List(vec![s(line)])),
+            (
+                "artifacts",
+                map(vec![
+                    ("paths", Node::List(vec![s(".wf-bin/bin/wf")])),
+                    ("expire_in", s("1 day")),
+                ]),
+            ),
+        ]);
+        // cargo is in the Rust image; under `--install path` the runner's own image
+        // (or shell) is used, since that is where wf is.
+        root.push(("default".into(), map(vec![("image", s("rust:1"))])));
+        root.push(("wf-build".into(), map(job)));
+    }
     for job in &p.jobs.jobs {
-        let mut needs = vec![map(vec![
-            ("job", s("wf-build")),
-            ("artifacts", Node::Bool(true)),
-        ])];
+        let mut needs = Vec::new();
+        if p.install.cargo_line("").is_some() {
+            needs.push(map(vec![
+                ("job", s("wf-build")),
+                ("artifacts", Node::Bool(true)),
+            ]));
+        }
         // Results are collected by the last stage; a task job needs its dependencies
         // only to wait for them.
         needs.extend(job.needs.iter().map(|&n| {
@@ -62,7 +81,7 @@ pub fn gitlab_ci(p: &Pipeline<'_>) -> String {
         } else {
             script.push(path.clone());
             script.push(s("wf workflow-start \"$WF_PLAN\""));
-            script.extend(job.tasks.iter().map(|id| s(run_task_line(id))));
+            script.push(s(run_task_line(&job.tasks)));
         }
         let mut body = vec![
             ("stage", s("tasks")),
