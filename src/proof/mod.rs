@@ -12,7 +12,9 @@
 //! records it as a task completes, `wf verify` and `wf proof` read it back.
 
 pub mod cache;
+pub mod document;
 pub mod fingerprint;
+pub mod now;
 pub mod tree;
 
 use std::path::Path;

@@ -1,0 +1,149 @@
+//! Whether one completed task is up to date now (`wf show TASK`): its inputs
+//! fingerprinted as they are now — with the fingerprints its dependencies have now,
+//! recomputed up the whole chain as `wf verify` does it (`src/run/verify.rs`), so a
+//! change upstream shows — and compared with what its evidence recorded.
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+use crate::proof::{fingerprint, recorded_fingerprint};
+use crate::state::evidence::Inputs;
+use crate::state::model::{Task, WorkflowState};
+use crate::state::TaskStatus;
+
+/// A task's standing now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Now {
+    /// Its inputs as they are now.
+    pub inputs: Inputs,
+    /// Up to date: same fingerprint as its evidence, and files to tell it by. None
+    /// when it has no evidence to compare with.
+    pub up_to_date: Option<bool>,
+    /// Why it is not up to date, as `wf verify --dry-run` would say it.
+    pub changed: Vec<String>,
+}
+
+/// Whether `verify` takes the task up: completed, or reopened by an earlier verify.
+fn eligible(task: &Task) -> bool {
+    task.status == TaskStatus::Completed || task.reopened.is_some()
+}
+
+/// `task`'s inputs now and how they compare with its evidence.
+pub fn now(project: &Path, state: &WorkflowState, task: &Task) -> Now {
+    let upstream = upstream_now(project, state, task);
+    let inputs = fingerprint::inputs(project, task, |d| {
+        upstream
+            .get(d)
+            .cloned()
+            .or_else(|| recorded_fingerprint(state, d))
+    });
+    let Some(evidence) = &task.evidence else {
+        return Now {
+            inputs,
+            up_to_date: None,
+            changed: Vec::new(),
+        };
+    };
+    let mut changed = Vec::new();
+    if let Some(reason) = &task.reopened {
+        changed.push(format!("an earlier verify reopened it: {reason}"));
+    }
+    changed.extend(fingerprint::changes(&evidence.inputs, &inputs));
+    if changed.is_empty() && !inputs.declared() {
+        changed.push("it declares no files, so nothing tells that its inputs are unchanged".into());
+    }
+    Now {
+        inputs,
+        up_to_date: Some(changed.is_empty()),
+        changed,
+    }
+}
+
+/// The fingerprints now of every task `task` depends on, directly or not, that
+/// `verify` would take up; the others keep their recorded one. Each is computed
+/// after its own dependencies (an explicit stack: a chain of 10,000 tasks must not
+/// exhaust the thread's stack).
+fn upstream_now(project: &Path, state: &WorkflowState, task: &Task) -> HashMap<String, String> {
+    let mut now: HashMap<String, String> = HashMap::new();
+    let mut seen: HashSet<&str> = HashSet::new();
+    let mut stack: Vec<(&Task, bool)> = task
+        .deps
+        .iter()
+        .filter_map(|d| state.task(d))
+        .map(|t| (t, false))
+        .collect();
+    while let Some((t, expanded)) = stack.pop() {
+        if expanded {
+            if eligible(t) {
+                let inputs = fingerprint::inputs(project, t, |d| {
+                    now.get(d)
+                        .cloned()
+                        .or_else(|| recorded_fingerprint(state, d))
+                });
+                now.insert(t.id.clone(), inputs.fingerprint);
+            }
+            continue;
+        }
+        if !seen.insert(&t.id) {
+            continue;
+        }
+        stack.push((t, true));
+        stack.extend(
+            t.deps
+                .iter()
+                .filter_map(|d| state.task(d))
+                .filter(|d| !seen.contains(d.id.as_str()))
+                .map(|d| (d, false)),
+        );
+    }
+    now
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::evidence::Evidence;
+
+    fn completed(state: &mut WorkflowState, project: &Path, id: &str, file: &str, deps: &[&str]) {
+        let mut task = Task {
+            id: id.into(),
+            digest: id.into(),
+            status: TaskStatus::Completed,
+            file: Some(file.into()),
+            deps: deps.iter().map(|d| (*d).to_string()).collect(),
+            ..Task::default()
+        };
+        task.evidence = Some(Evidence {
+            inputs: crate::proof::inputs_now(project, state, &task),
+            ..Evidence::default()
+        });
+        state.tasks.push(task);
+    }
+
+    #[test]
+    fn a_change_two_tasks_upstream_shows_on_the_task() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path();
+        for f in ["a", "b", "c"] {
+            std::fs::write(p.join(f), f).unwrap();
+        }
+        let mut state = WorkflowState::new();
+        completed(&mut state, p, "T1", "a", &[]);
+        completed(&mut state, p, "T2", "b", &["T1"]);
+        completed(&mut state, p, "T3", "c", &["T2"]);
+        let t3 = state.task("T3").unwrap().clone();
+        let fresh = now(p, &state, &t3);
+        assert_eq!((fresh.up_to_date, fresh.changed.len()), (Some(true), 0));
+
+        std::fs::write(p.join("a"), "edited").unwrap();
+        let stale = now(p, &state, &t3);
+        assert_eq!(stale.up_to_date, Some(false));
+        assert_eq!(stale.changed, ["its dependency T2 changed"]);
+        let t1 = state.task("T1").unwrap().clone();
+        assert_eq!(now(p, &state, &t1).changed, ["a changed"]);
+
+        let mut bare = t3.clone();
+        bare.evidence = None;
+        assert_eq!(now(p, &state, &bare).up_to_date, None);
+    }
+}
