@@ -132,6 +132,27 @@ pub enum Command {
             "  wf verify --all --json         every check again, the result for a CI job",
         ))]
     Verify(VerifyArgs),
+    /// The portable proof: export the evidence of every completed task as one JSON
+    /// document, or check such a document against the working tree — without the
+    /// workflow, so a reviewer or a CI job in a fresh clone can confirm that nothing the
+    /// tasks cover changed since they passed.
+    #[command(after_help = concat!(
+            "Examples:\n",
+            "  wf proof export proof.json      write the proof of every completed task\n",
+            "  wf proof check proof.json       exit 0 when nothing any task covers changed,\n",
+            "                                  1 naming each task that changed or was edited\n",
+            "  wf proof export - | jq .tasks   the document on stdout",
+        ))]
+    Proof(ProofArgs),
+    /// Show one task for people: its definition, status, declared files and checks,
+    /// its evidence (each check run, the executor, the claim and what changed) and
+    /// whether it is up to date now, with the input that changed.
+    #[command(after_help = concat!(
+            "Examples:\n",
+            "  wf show T3          the task, its proof, and whether it still holds\n",
+            "  wf show T3 --json   the task as the state holds it, with up_to_date and changed",
+        ))]
+    Show(ShowArgs),
     /// Lift an external blocker (api_spec, design_spec, a custom kind, or all).
     #[command(
         visible_alias = "unblock",
@@ -420,6 +441,50 @@ pub struct VerifyArgs {
     pub dry_run: bool,
     #[command(flatten)]
     pub cache: CacheArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ProofArgs {
+    #[command(subcommand)]
+    pub command: ProofCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ProofCommand {
+    /// Write the evidence of every completed task (the fingerprint of its inputs with
+    /// each declared file's digest, its checks, executor and claim) as one JSON document;
+    /// tasks completed without evidence are listed as such.
+    #[command(after_help = concat!(
+            "Examples:\n",
+            "  wf proof export proof.json   write it (replaced whole, never half-written)\n",
+            "  wf proof export -            print it on stdout",
+        ))]
+    Export {
+        /// Where to write the document; `-` for stdout.
+        #[arg(value_name = "FILE", value_hint = ValueHint::FilePath)]
+        file: PathBuf,
+    },
+    /// Check a proof document against the working tree, without the workflow: every
+    /// declared file hashed again, every fingerprint recomputed in dependency order.
+    /// Exits 1 naming each task whose inputs changed or whose entry was edited, 2 for a
+    /// file that is not a proof document.
+    #[command(after_help = concat!(
+            "Examples:\n",
+            "  wf proof check proof.json          in CI, or in a fresh clone: no workflow needed\n",
+            "  wf proof check proof.json --json   each task's result and what changed",
+        ))]
+    Check {
+        /// The document `wf proof export` wrote; `-` for stdin.
+        #[arg(value_name = "FILE", value_hint = ValueHint::FilePath)]
+        file: PathBuf,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// The task's id.
+    #[arg(value_name = "TASK", add = ArgValueCandidates::new(complete::task_ids))]
+    pub task: String,
 }
 
 #[derive(Debug, Args)]

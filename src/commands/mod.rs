@@ -19,10 +19,12 @@ mod logs;
 mod man;
 mod mcp;
 mod next;
+mod proof;
 mod report;
 mod resources;
 mod resume;
 mod run_task;
+mod show;
 mod start;
 mod status;
 mod unblock;
@@ -43,6 +45,8 @@ pub fn run(cli: &Cli, out: &Output) -> Result<i32> {
         Command::Status(args) => status::run(&project()?, args, out),
         Command::WorkflowExecute(args) => execute::run(&project()?, &cli.global, args, out),
         Command::Verify(args) => verify::run(&project()?, &cli.global, args, out),
+        Command::Proof(args) => proof::run(cli.global.project.as_deref(), args, out),
+        Command::Show(args) => show::run(&project()?, args, out),
         Command::WorkflowUnblock(args) => unblock::run(&project()?, &cli.global, args, out),
         Command::Resume(args) => resume::run(&cli.global, args, out),
         Command::Constraints(args) => constraints::run(&project()?, &cli.global, args, out),

@@ -181,6 +181,24 @@ fn every_json_output_in_every_state_matches_its_schema() {
     c.check(&t, "completed", &["workflow-execute"], "execute");
     c.check(&t, "completed", &["verify"], "verify");
     c.check(&t, "completed", &["verify", "--dry-run", "--all"], "verify");
+    c.check(&t, "completed", &["show", "T1"], "show");
+    c.check(&t, "completed", &["show", "T9"], "show");
+    c.check(&t, "completed", &["proof", "export", "p.json"], "proof");
+    c.check(&t, "completed", &["proof", "export", "-"], "proof");
+    c.check(
+        &t,
+        "completed",
+        &["proof", "check", "p.json"],
+        "proof-check",
+    );
+    c.check(
+        &t,
+        "completed",
+        &["proof", "check", "tasks.md"],
+        "proof-check",
+    );
+    let file: Value = serde_json::from_str(&t.read("p.json")).expect("the proof is JSON");
+    assert!(schema("proof").is_valid(&file), "{file:#}");
     c.reads(&t, "completed");
     c.check(&t, "completed", &["archive"], "archive");
     c.reads(&t, "archived");
@@ -197,6 +215,9 @@ fn every_json_output_in_every_state_matches_its_schema() {
         "execute",
     );
     c.check(&t, "failed", &["verify", "T1"], "verify");
+    c.check(&t, "failed", &["show", "T1"], "show");
+    c.check(&t, "failed", &["proof", "export", "p.json"], "proof");
+    c.check(&t, "failed", &["proof", "check", "p.json"], "proof-check");
 
     // A completed task that no longer passes: reopened, exit 1.
     let t = started(&[task("T1", "a")
@@ -204,9 +225,18 @@ fn every_json_output_in_every_state_matches_its_schema() {
         .verify("grep -q ok a.txt")]);
     t.write("a.txt", "ok\n");
     t.wf(&["workflow-execute", "--all"]).ok();
+    t.wf(&["proof", "export", "p.json"]).ok();
     t.write("a.txt", "bad\n");
+    let run = c.check(
+        &t,
+        "completed",
+        &["proof", "check", "p.json"],
+        "proof-check",
+    );
+    assert_eq!(run.code, 1);
     let run = c.check(&t, "completed", &["verify"], "verify");
     assert_eq!(run.code, 1);
+    c.check(&t, "planned", &["show", "T1"], "show");
 
     // Blocked on an outside dependency, then unblocked.
     let t = started(&[task("T1", "a").field("阻塞依赖", "api_spec").verify("true")]);

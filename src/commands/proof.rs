@@ -1,0 +1,99 @@
+//! `wf proof export FILE` and `wf proof check FILE`: the portable proof
+//! (`src/proof/document.rs`, docs/proof.md "Portable proof"). Export reads the state
+//! without a lock; check reads no workflow at all, only the document and the
+//! project's files, so it works in a fresh clone.
+
+use std::path::Path;
+
+use crate::cli::{ProofArgs, ProofCommand};
+use crate::error::{Result, WfError};
+use crate::output::Output;
+use crate::project::Project;
+use crate::proof::document::{self, Document};
+
+pub fn run(explicit: Option<&Path>, args: &ProofArgs, out: &Output) -> Result<i32> {
+    match &args.command {
+        ProofCommand::Export { file } => export(&Project::discover(explicit)?, file, out),
+        ProofCommand::Check { file } => check(&Project::locate(explicit)?, file, out),
+    }
+}
+
+fn export(project: &Project, file: &Path, out: &Output) -> Result<i32> {
+    let (_store, state) = super::load_state(project)?;
+    let doc = document::export(&state, &project.dir, crate::clock::now_rfc3339());
+    let text = doc.to_json();
+    if file == Path::new("-") {
+        // The document is the product, --json or not.
+        out.print(&text)?;
+        return Ok(0);
+    }
+    write(file, &text)?;
+    if out.json {
+        // The document itself, as `run-task --result` does: one schema reads both.
+        out.print(&text)?;
+    }
+    out.say(crate::report::proof::export_text(
+        &doc,
+        &file.display().to_string(),
+    ));
+    Ok(0)
+}
+
+/// Writes the document whole or not at all (never through a link at `file`), its
+/// directory made when missing.
+fn write(file: &Path, text: &str) -> Result<()> {
+    let named = |e: WfError| {
+        WfError::new(
+            e.kind,
+            format!("cannot write {}: {}", file.display(), e.message),
+        )
+    };
+    // Relative to the current directory; the durable write syncs the file's
+    // directory, which a bare file name does not name.
+    let path = std::path::absolute(file)
+        .map_err(|e| WfError::io(&e, format!("cannot write {}: {e}", file.display())))?;
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| WfError::io(&e, format!("cannot write {}: {e}", file.display())))?;
+    }
+    crate::fs::durable::write_atomic(&path, text.as_bytes()).map_err(named)
+}
+
+fn check(dir: &Path, file: &Path, out: &Output) -> Result<i32> {
+    let name = if file == Path::new("-") {
+        "stdin".to_string()
+    } else {
+        file.display().to_string()
+    };
+    let bytes = if file == Path::new("-") {
+        use std::io::Read;
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut bytes)
+            .map_err(|e| WfError::io(&e, format!("cannot read the proof on stdin: {e}")))?;
+        bytes
+    } else {
+        crate::fs::read_regular(file).map_err(|e| {
+            WfError::new(
+                e.kind,
+                format!(
+                    "cannot read {name}: {}; name the file `wf proof export FILE` wrote",
+                    e.message
+                ),
+            )
+        })?
+    };
+    let doc = Document::parse(&bytes, &name)?;
+    let result = document::check(&doc, dir);
+    out.json_value(&crate::report::proof::check_json(&doc, &name, &result));
+    let text = crate::report::proof::check_text(&doc, &name, &result);
+    if result.ok() {
+        out.say(text);
+        Ok(0)
+    } else {
+        if !out.json {
+            crate::output::stderr_line(format_args!("{text}"));
+        }
+        Ok(1)
+    }
+}

@@ -1,0 +1,203 @@
+//! What `wf show TASK` prints: one task for people — its definition, where it
+//! stands, its evidence, and whether that evidence still holds now (docs/proof.md
+//! "Evidence").
+
+use std::fmt::Write as _;
+
+use serde_json::{json, Value};
+
+use crate::output::{paint, Color, Look};
+use crate::proof::fingerprint::declared_files;
+use crate::proof::now::Now;
+use crate::state::evidence::{CheckEvidence, Evidence};
+use crate::state::model::Task;
+use crate::state::TaskStatus;
+
+/// Width of the label column.
+const LABEL: usize = 10;
+
+fn clean(text: &str) -> String {
+    super::one_line(&crate::output::strip_controls(text))
+}
+
+/// `sha256:` and the first 12 hex digits: enough to tell fingerprints apart by eye.
+pub fn short(fingerprint: &str) -> String {
+    let (algo, hex) = fingerprint.split_once(':').unwrap_or(("", fingerprint));
+    let hex: String = hex.chars().take(12).collect();
+    if algo.is_empty() {
+        hex
+    } else {
+        format!("{algo}:{hex}")
+    }
+}
+
+/// An argv as a reader would type it: words with spaces or shell syntax in single
+/// quotes.
+fn shell_words(argv: &[String]) -> String {
+    argv.iter()
+        .map(|w| {
+            let plain = !w.is_empty()
+                && w.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c));
+            if plain {
+                clean(w)
+            } else {
+                format!("'{}'", clean(&w.replace('\'', "'\\''")))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `(1.2s)`, as `wf workflow-execute` prints a duration.
+fn seconds(ms: u64) -> String {
+    format!("({:.1}s)", ms as f64 / 1000.0)
+}
+
+fn row(out: &mut String, indent: &str, label: &str, value: &str) {
+    let width = LABEL.saturating_sub(indent.len());
+    let _ = writeln!(out, "{indent}{label:<width$} {value}");
+}
+
+fn list_or(items: &[String], none: &str) -> String {
+    if items.is_empty() {
+        none.to_string()
+    } else {
+        items
+            .iter()
+            .map(|i| clean(i))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+fn check_line(c: &CheckEvidence) -> String {
+    let exit = c.exit_code.map_or_else(
+        || "no exit code (killed)".to_string(),
+        |c| format!("exit {c}"),
+    );
+    format!(
+        "{} → {exit} {}",
+        shell_words(&c.argv),
+        seconds(c.duration_ms)
+    )
+}
+
+fn evidence_rows(out: &mut String, e: &Evidence) {
+    row(
+        out,
+        "",
+        "evidence",
+        &format!(
+            "{} at {}, fingerprint {}",
+            if e.cached {
+                "answered from the cache"
+            } else {
+                "passed"
+            },
+            clean(&e.at),
+            short(&e.inputs.fingerprint)
+        ),
+    );
+    for c in &e.checks {
+        row(out, "  ", &clean(&c.what), &check_line(c));
+    }
+    if let Some(executor) = &e.executor {
+        row(out, "  ", "executor", &clean(executor));
+    }
+    if let Some(claim) = &e.claim {
+        let mut text = list_or(&claim.changed_files, "no files");
+        if !claim.summary.is_empty() {
+            let _ = write!(text, ": {}", clean(&claim.summary));
+        }
+        row(out, "  ", "claim", &format!("changed {text}"));
+    }
+    if let Some(changes) = &e.changes {
+        let mut text = list_or(&changes.files, "no file");
+        if !changes.undeclared.is_empty() {
+            let _ = write!(
+                text,
+                " (not declared: {})",
+                list_or(&changes.undeclared, "")
+            );
+        }
+        row(out, "  ", "changed", &text);
+    }
+    row(out, "  ", "cached", if e.cached { "yes" } else { "no" });
+}
+
+/// The text of `wf show`.
+pub fn text(task: &Task, now: &Now, look: Look) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{}  {}",
+        paint(&clean(&task.id), Color::Bold, look.color),
+        clean(&task.name)
+    );
+    row(&mut out, "", "status", task.status.as_str());
+    if !task.phase.is_empty() {
+        row(&mut out, "", "phase", &clean(&task.phase));
+    }
+    row(&mut out, "", "deps", &list_or(&task.deps, "none"));
+    let files: Vec<String> = declared_files(task).into_iter().map(String::from).collect();
+    row(
+        &mut out,
+        "",
+        "files",
+        &list_or(&files, "none (nothing tells when its inputs change)"),
+    );
+    let checks: Vec<String> = task.check_commands().map(String::from).collect();
+    row(&mut out, "", "checks", &list_or(&checks, "none"));
+    if let Some(reason) = &task.failure_reason {
+        row(&mut out, "", "reason", &clean(reason));
+    }
+    if let Some(reason) = &task.reopened {
+        row(&mut out, "", "reopened", &clean(reason));
+    }
+    match &task.evidence {
+        Some(e) => evidence_rows(&mut out, e),
+        None => row(
+            &mut out,
+            "",
+            "evidence",
+            &if task.status == TaskStatus::Completed {
+                "none (completed before wf kept evidence): `wf verify` records it".to_string()
+            } else {
+                format!("none: it is {}", task.status)
+            },
+        ),
+    }
+    match now.up_to_date {
+        Some(true) => row(
+            &mut out,
+            "",
+            "now",
+            &paint("up to date", Color::Green, look.color),
+        ),
+        Some(false) => row(
+            &mut out,
+            "",
+            "now",
+            &format!(
+                "{}: {}; `wf verify {}` checks it again",
+                paint("not up to date", Color::Yellow, look.color),
+                clean(&now.changed.join("; ")),
+                clean(&task.id)
+            ),
+        ),
+        None => {}
+    }
+    out.trim_end().to_string()
+}
+
+/// The `--json` document of `wf show` (docs/json/show.schema.json): the task as the
+/// state holds it, and how it stands now.
+pub fn json(task: &Task, now: &Now) -> Value {
+    json!({
+        "task": task,
+        "up_to_date": now.up_to_date,
+        "changed": now.changed,
+        "fingerprint_now": now.inputs.fingerprint,
+    })
+}
