@@ -32,6 +32,7 @@ mod mcp;
 mod plan_patterns;
 mod processes;
 mod proof;
+mod proof_doc;
 mod recovery;
 mod report;
 mod security;
