@@ -46,6 +46,15 @@ pub struct Document {
     /// plan when it is not.
     #[serde(default)]
     pub not_completed: Vec<OpenTask>,
+    /// `sha256:` of the document as written without this key, its keys sorted
+    /// ([`digest_of`]): an edit anywhere — a check's argv, a claim — that did not
+    /// recompute it shows. A hash, not a signature: it catches an inconsistent edit,
+    /// not a forger.
+    pub digest: String,
+    /// Set by [`Document::parse`] when the file's `digest` is not the hash of what
+    /// the file holds.
+    #[serde(skip)]
+    pub edited: bool,
 }
 
 /// A completed task and its proof.
@@ -76,7 +85,7 @@ pub fn export(state: &WorkflowState, project: &Path, exported_at: String) -> Doc
         .tasks
         .iter()
         .partition(|t| t.status == TaskStatus::Completed);
-    Document {
+    let mut doc = Document {
         kind: KIND.to_string(),
         wf_version: env!("CARGO_PKG_VERSION").to_string(),
         plan_file,
@@ -97,13 +106,42 @@ pub fn export(state: &WorkflowState, project: &Path, exported_at: String) -> Doc
                 status: t.status,
             })
             .collect(),
+        digest: String::new(),
+        edited: false,
+    };
+    doc.digest = digest_of(&doc.file_value());
+    doc
+}
+
+/// `sha256:` of `value` without its top-level `digest`, in a canonical form (keys
+/// sorted at every level, no spaces), so a document's digest covers every key of it
+/// — those a later wf adds too — and not how the file is laid out.
+fn digest_of(value: &Value) -> String {
+    fn sorted(value: &Value) -> Value {
+        match value {
+            Value::Object(map) => {
+                let mut keys: Vec<&String> = map.keys().collect();
+                keys.sort();
+                Value::Object(
+                    keys.into_iter()
+                        .map(|k| (k.clone(), sorted(&map[k])))
+                        .collect(),
+                )
+            }
+            Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
+            other => other.clone(),
+        }
     }
+    let mut canonical = sorted(value);
+    if let Value::Object(map) = &mut canonical {
+        map.shift_remove("digest");
+    }
+    fingerprint::sha256(&serde_json::to_vec(&canonical).unwrap_or_default())
 }
 
 impl Document {
-    /// The document as written to a file: `schemaVersion` first, pretty, with a
-    /// final newline — the same document `wf proof export --json` prints.
-    pub fn to_json(&self) -> String {
+    /// The document as a file holds it: `schemaVersion` first, then its keys.
+    fn file_value(&self) -> Value {
         let mut doc = serde_json::Map::new();
         doc.insert(
             "schemaVersion".into(),
@@ -112,7 +150,13 @@ impl Document {
         if let Ok(Value::Object(fields)) = serde_json::to_value(self) {
             doc.extend(fields);
         }
-        let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+        Value::Object(doc)
+    }
+
+    /// The document as written to a file: pretty, with a final newline — the same
+    /// document `wf proof export --json` prints.
+    pub fn to_json(&self) -> String {
+        let mut text = serde_json::to_string_pretty(&self.file_value()).unwrap_or_default();
         text.push('\n');
         text
     }
@@ -143,7 +187,7 @@ impl Document {
                 crate::output::JSON_SCHEMA_VERSION
             )));
         }
-        let doc: Document = serde_json::from_slice(bytes).map_err(|e| {
+        let mut doc: Document = serde_json::from_slice(bytes).map_err(|e| {
             WfError::usage(format!(
                 "{name}:{}:{}: not a valid wf proof document ({}); {again}",
                 e.line(),
@@ -160,6 +204,7 @@ impl Document {
                 )));
             }
         }
+        doc.edited = value.get("digest").and_then(Value::as_str) != Some(&digest_of(&value));
         Ok(doc)
     }
 }
@@ -210,6 +255,9 @@ pub struct TaskCheck {
 /// The whole check.
 #[derive(Debug, Clone, Serialize)]
 pub struct Check {
+    /// The document's `digest` is the hash of its content: nothing in it was edited
+    /// after the export without recomputing it.
+    pub intact: bool,
     pub tasks: Vec<TaskCheck>,
     /// The tasks that changed or were tampered with, in the document's order.
     pub mismatches: Vec<String>,
@@ -220,9 +268,9 @@ impl Check {
         self.tasks.iter().filter(|t| t.result == result).count()
     }
 
-    /// Every task with evidence still matches.
+    /// The document is intact and every task with evidence still matches.
     pub fn ok(&self) -> bool {
-        self.mismatches.is_empty()
+        self.intact && self.mismatches.is_empty()
     }
 }
 
@@ -288,7 +336,11 @@ pub fn check(doc: &Document, project: &Path) -> Check {
         .filter(|t| matches!(t.result, Standing::Changed | Standing::Tampered))
         .map(|t| t.id.clone())
         .collect();
-    Check { tasks, mismatches }
+    Check {
+        intact: !doc.edited,
+        tasks,
+        mismatches,
+    }
 }
 
 /// The task as far as its fingerprint goes: its definition digest, its declared
@@ -549,7 +601,7 @@ mod tests {
         assert_eq!(check.mismatches, ["T2"]);
         assert_eq!(check.tasks[1].changed, ["b.txt changed"]);
 
-        let mut edited = doc;
+        let mut edited = doc.clone();
         edited.tasks[0]
             .evidence
             .as_mut()
@@ -558,6 +610,26 @@ mod tests {
             .fingerprint = fingerprint::sha256(b"anything");
         let check = super::check(&edited, p);
         assert_eq!(check.tasks[0].result, Standing::Tampered);
+
+        // Outside the fingerprint (a check's argv): the document's digest shows it,
+        // and only that: a file laid out anew, its keys reordered, is the same.
+        let text = doc.to_json();
+        let read = |text: &str| Document::parse(text.as_bytes(), "p.json").unwrap();
+        assert!(super::check(&read(&text), p).intact);
+        let mut value: Value = serde_json::from_str(&text).unwrap();
+        let tasks = value
+            .as_object_mut()
+            .unwrap()
+            .shift_remove("tasks")
+            .unwrap();
+        value["tasks"] = tasks;
+        assert!(super::check(&read(&value.to_string()), p).intact);
+        value["tasks"][2]["evidence"]["checks"][0]["argv"] = serde_json::json!(["pytest"]);
+        let check = super::check(&read(&value.to_string()), p);
+        assert!(
+            !check.intact && !check.ok() && check.mismatches.is_empty(),
+            "{check:?}"
+        );
     }
 
     #[test]

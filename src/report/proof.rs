@@ -84,6 +84,12 @@ fn line(t: &TaskCheck) -> Option<String> {
 /// The text report of `wf proof check`.
 pub fn check_text(doc: &Document, file: &str, check: &Check) -> String {
     let mut lines: Vec<String> = check.tasks.iter().filter_map(line).collect();
+    if !check.intact {
+        lines.push(format!(
+            "✗ {} was edited after the export: its digest is not the hash of its content",
+            clean(file)
+        ));
+    }
     let proven = check.tasks.len() - check.count(Standing::NoEvidence);
     let matching = check.count(Standing::Matches);
     let mut summary = if check.ok() {
@@ -147,9 +153,14 @@ pub fn check_text(doc: &Document, file: &str, check: &Check) -> String {
     }
     if !tampered.is_empty() {
         summary.push_str(&format!(
-            " Edited after the export: {}; this document proves nothing about them.",
-            ids(tampered.into_iter())
+            " Edited after the export: {}.",
+            ids(tampered.iter().copied())
         ));
+    }
+    if !check.intact || !tampered.is_empty() {
+        summary.push_str(
+            " The document proves nothing as it stands: export it again where the workflow is.",
+        );
     }
     lines.push(summary);
     lines.join("\n")
@@ -160,6 +171,7 @@ pub fn check_json(doc: &Document, file: &str, check: &Check) -> Value {
     json!({
         "file": file,
         "ok": check.ok(),
+        "intact": check.intact,
         "plan_file": doc.plan_file,
         "plan_digest": doc.plan_digest,
         "exported_at": doc.exported_at,

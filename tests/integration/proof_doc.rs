@@ -82,7 +82,10 @@ fn an_exported_proof_checks_in_place_and_in_a_fresh_copy_without_the_workflow() 
     }
     clone.wf(&["status"]).code(2);
     let run = clone.wf(&["proof", "check", "p.json"]).ok();
-    assert_eq!(run.stdout, "p.json: all 3 proven tasks match the working tree.\n");
+    assert_eq!(
+        run.stdout,
+        "p.json: all 3 proven tasks match the working tree.\n"
+    );
     let run = clone.wf(&["proof", "check", "p.json", "--json"]).ok();
     assert_eq!(run.json()["counts"]["matches"], 3);
     assert!(
@@ -124,10 +127,7 @@ fn a_digest_edited_by_hand_is_reported_as_tampered() {
     // fingerprint, as someone covering up a change would.
     t.write("a.txt", "ok, but not what passed\n");
     let mut doc: Value = serde_json::from_str(&t.read("p.json")).expect("JSON");
-    let digest = format!(
-        "sha256:{}",
-        sha256_hex(b"ok, but not what passed\n")
-    );
+    let digest = format!("sha256:{}", sha256_hex(b"ok, but not what passed\n"));
     doc["tasks"][0]["evidence"]["inputs"]["files"][0]["digest"] = Value::String(digest);
     t.write("p.json", serde_json::to_string_pretty(&doc).expect("JSON"));
     let run = t.wf(&["proof", "check", "p.json"]).code(1);
@@ -138,10 +138,34 @@ fn a_digest_edited_by_hand_is_reported_as_tampered() {
     ✗ T1 was edited after the export: its recorded fingerprint is not the hash of its recorded inputs
     ✗ T2 changed: its dependency T1 changed
     ✗ T3 changed: its dependency T2 changed
-    p.json: 0 of 3 proven tasks match the working tree. Changed since the export: T2, T3; `wf verify` checks them again, then export again. Edited after the export: T1; this document proves nothing about them.
+    ✗ p.json was edited after the export: its digest is not the hash of its content
+    p.json: 0 of 3 proven tasks match the working tree. Changed since the export: T2, T3; `wf verify` checks them again, then export again. Edited after the export: T1. The document proves nothing as it stands: export it again where the workflow is.
     ");
     let run = t.wf(&["proof", "check", "p.json", "--json"]).code(1);
     assert_eq!(run.json()["tasks"][0]["result"], "tampered");
+}
+
+#[test]
+fn an_edit_outside_the_fingerprints_is_caught_by_the_document_digest() {
+    let t = completed();
+    t.wf(&["proof", "export", "p.json"]).ok();
+    let mut doc: Value = serde_json::from_str(&t.read("p.json")).expect("JSON");
+    doc["tasks"][2]["evidence"]["checks"][0]["argv"] = serde_json::json!(["pytest", "-q"]);
+    t.write("p.json", serde_json::to_string(&doc).expect("JSON"));
+    let run = t.wf(&["proof", "check", "p.json"]).code(1);
+    insta::assert_snapshot!(run.whole(), @"
+    exit: 1
+    --- stdout
+    --- stderr
+    ✗ p.json was edited after the export: its digest is not the hash of its content
+    p.json: 3 of 3 proven tasks match the working tree. The document proves nothing as it stands: export it again where the workflow is.
+    ");
+    let doc = t.wf(&["proof", "check", "p.json", "--json"]).code(1).json();
+    assert_eq!(
+        (doc["ok"].clone(), doc["intact"].clone()),
+        (Value::Bool(false), Value::Bool(false))
+    );
+    assert_eq!(doc["mismatches"], serde_json::json!([]));
 }
 
 fn sha256_hex(bytes: &[u8]) -> String {
@@ -253,7 +277,10 @@ fn show_a_pending_task_and_an_unknown_one() {
     evidence   none: it is pending
     --- stderr
     ");
-    assert_eq!(t.wf(&["show", "T1", "--json"]).ok().json()["up_to_date"], Value::Null);
+    assert_eq!(
+        t.wf(&["show", "T1", "--json"]).ok().json()["up_to_date"],
+        Value::Null
+    );
     insta::assert_snapshot!(t.wf(&["show", "T9"]).code(2).whole(), @"
     exit: 2
     --- stdout
