@@ -201,3 +201,77 @@ pub fn json(task: &Task, now: &Now) -> Value {
         "fingerprint_now": now.inputs.fingerprint,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::evidence::{Changes, ClaimEvidence, Inputs};
+
+    fn look() -> Look {
+        Look {
+            color: false,
+            width: None,
+        }
+    }
+
+    #[test]
+    fn an_agent_tasks_evidence_shows_its_claim_and_what_really_changed() {
+        let task = Task {
+            id: "T7".into(),
+            name: "Write the \x1b]0;owned\x07parser".into(),
+            status: TaskStatus::Completed,
+            file: Some("src/parse.py".into()),
+            verify: vec!["pytest -q 'tests/a b.py'".into()],
+            evidence: Some(Evidence {
+                at: "2026-01-08T10:00:00Z".into(),
+                inputs: Inputs {
+                    fingerprint: format!("sha256:{}", "ab".repeat(32)),
+                    ..Inputs::default()
+                },
+                checks: vec![CheckEvidence {
+                    what: "check".into(),
+                    argv: vec![
+                        "/bin/sh".into(),
+                        "-c".into(),
+                        "pytest -q 'tests/a b.py'".into(),
+                    ],
+                    exit_code: Some(0),
+                    duration_ms: 1400,
+                    log_digest: None,
+                }],
+                executor: Some("claude".into()),
+                claim: Some(ClaimEvidence {
+                    changed_files: vec!["src/parse.py".into()],
+                    summary: "parser\nwritten".into(),
+                }),
+                changes: Some(Changes {
+                    files: vec!["notes.txt".into(), "src/parse.py".into()],
+                    undeclared: vec!["notes.txt".into()],
+                }),
+                cached: false,
+            }),
+            ..Task::default()
+        };
+        let now = Now {
+            inputs: Inputs::default(),
+            up_to_date: Some(false),
+            changed: vec!["src/parse.py changed".into()],
+        };
+        let text = text(&task, &now, look());
+        assert_eq!(
+            text,
+            "T7  Write the parser
+status     completed
+deps       none
+files      src/parse.py
+checks     pytest -q 'tests/a b.py'
+evidence   passed at 2026-01-08T10:00:00Z, fingerprint sha256:abababababab
+  check    /bin/sh -c 'pytest -q '\\''tests/a b.py'\\''' → exit 0 (1.4s)
+  executor claude
+  claim    changed src/parse.py: parser written
+  changed  notes.txt, src/parse.py (not declared: notes.txt)
+  cached   no
+now        not up to date: src/parse.py changed; `wf verify T7` checks it again"
+        );
+    }
+}
