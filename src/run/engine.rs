@@ -282,7 +282,7 @@ impl<'a> Engine<'a> {
             let outcome = {
                 // The checks run on this thread, so Ctrl-C needs its own watcher.
                 let _watch = signals::InterruptWatch::start(self.ctx.children.clone());
-                let changes = crate::run::proven::changes_since(&self.ctx, &task);
+                let changes = crate::run::proven::changes_since(&self.ctx.project, &task);
                 let mut outcome = work::do_task(&self.ctx, &task, task.attempts.max(1), Part::Full);
                 crate::run::proven::judge_changes(&self.ctx, &mut outcome, changes);
                 outcome

@@ -120,10 +120,10 @@ impl Engine<'_> {
 
 /// What changed in the working tree since `task` was handed off (none outside git,
 /// or for a task handed off before wf wrote the tree down).
-pub fn changes_since(ctx: &WorkCtx, task: &Task) -> Option<Changes> {
+pub fn changes_since(project: &std::path::Path, task: &Task) -> Option<Changes> {
     let base = task.base_tree.as_deref()?;
-    let now = tree::snapshot(&ctx.project)?;
-    tree::changes(&ctx.project, base, &now, &fingerprint::declared_files(task))
+    let now = tree::snapshot(project)?;
+    tree::changes(project, base, &now, &fingerprint::declared_files(task))
 }
 
 /// Puts the changes a handed-off task came back with into its outcome, and fails a

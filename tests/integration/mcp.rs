@@ -323,6 +323,55 @@ fn done_answers_a_failed_check_as_an_error_result_then_records_the_pass() {
 }
 
 #[test]
+fn done_refuses_a_claim_of_a_file_git_saw_no_change_in() {
+    if which::which("git").is_err() {
+        return;
+    }
+    let t = Test::new();
+    t.write("README.md", "a project\n");
+    agent_plan(&t);
+    let ok = std::process::Command::new("sh")
+        .args([
+            "-c",
+            "git init -q . && git add -A && git -c user.name=t -c user.email=t@t commit -qm plan",
+        ])
+        .current_dir(&t.project)
+        .status()
+        .expect("git")
+        .success();
+    assert!(ok, "git init");
+    let mut server = Server::start(&t);
+    server.call("next", json!({}));
+    t.write("hello.txt", "hello\n");
+    let refused = server.call(
+        "done",
+        json!({"summary": "wrote it and documented it", "changed_files": ["hello.txt", "README.md"]}),
+    );
+    assert!(is_error(&refused), "{refused}");
+    let doc = structured(&refused);
+    assert_eq!(doc["result"], "claim_rejected");
+    assert_eq!(doc["changed_files"], json!(["hello.txt"]));
+    assert!(
+        text(&refused)
+            .contains("claimed to change README.md but the working tree shows no change there"),
+        "{}",
+        text(&refused)
+    );
+    // Nothing recorded: the task is still the agent's, not failed.
+    assert_eq!(task_status(&t.state(), "T1"), "in_progress");
+    let pass = server.call("done", json!({"changed_files": ["hello.txt"]}));
+    assert!(!is_error(&pass), "{pass}");
+    assert_eq!(task_status(&t.state(), "T1"), "completed");
+    let evidence = &t.state()["tasks"][0]["evidence"];
+    assert_eq!(
+        evidence["changes"]["files"],
+        json!(["hello.txt"]),
+        "{evidence}"
+    );
+    assert_eq!(server.close(), 0);
+}
+
+#[test]
 fn status_and_logs_answer_compactly_and_bounded() {
     let t = Test::new();
     agent_plan(&t);

@@ -77,6 +77,15 @@ fn done_inner(ctx: &Context, claim: &Claim) -> Result<Answer> {
             }
         }
     };
+    // A claim is compared with what git saw change since the hand-off only when the
+    // hand-off was before this call: one made now has seen nothing yet.
+    let checked_claim = matches!(
+        target,
+        Target::Task {
+            handed_off: true,
+            ..
+        }
+    );
     let id = match target {
         Target::Finish => None,
         Target::Retry(id) => {
@@ -101,6 +110,10 @@ fn done_inner(ctx: &Context, claim: &Claim) -> Result<Answer> {
         }
     };
     if let Some(id) = &id {
+        if let Some(rejected) = claim_rejected(&project, session.state()?, id, claim, checked_claim)
+        {
+            return Ok(rejected);
+        }
         record_claim(&mut session, id, claim)?;
     }
     let (stop, more) = run_step(&project, &mut session)?;
@@ -135,6 +148,30 @@ fn hand_off(project: &Project, session: &mut Session, id: &str) -> Result<Vec<St
             stop_word(session.state()?, &other)
         ))),
     }
+}
+
+/// The claim-evidence rule on files (docs/proof.md "Agent work"): a claimed file
+/// that did not change since the hand-off is refused as an error result, before
+/// any check runs; the task stays with the agent.
+fn claim_rejected(
+    project: &Project,
+    state: &WorkflowState,
+    id: &str,
+    claim: &Claim,
+    checked: bool,
+) -> Option<Answer> {
+    if !checked || claim.changed_files.is_empty() {
+        return None;
+    }
+    let seen = crate::run::proven::changes_since(&project.dir, state.task(id)?)?;
+    let why = crate::proof::check_changes(&claim.changed_files, &seen, false).err()?;
+    Some(Answer::new(
+        json!({"result": "claim_rejected", "task": id, "reason": why, "changed_files": seen.files, "workflow_status": state.status}),
+        format!(
+            "The claim was not accepted: {why}. Nothing was recorded; {id} is still yours. Call `done` again with the files you really changed."
+        ),
+        true,
+    ))
 }
 
 /// The agent's claim, as an executor's is recorded (`src/run/agent.rs`).
