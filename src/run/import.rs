@@ -404,7 +404,7 @@ fn apply(session: &mut Session, item: &Loaded) -> Result<Fate> {
                 "duration_ms": r.duration_ms,
                 "reason": r.reason,
                 "result_id": r.result_id,
-                "fingerprint": r.fingerprint.digest,
+                "fingerprint": r.fingerprint.fingerprint,
                 "runner": r.runner,
             }),
         )
@@ -414,10 +414,11 @@ fn apply(session: &mut Session, item: &Loaded) -> Result<Fate> {
         session.emit(NewEvent::new(EventKind::GateResult, gate.clone()).task(&task.id))?;
     }
     if r.success {
+        let evidence = evidence_of(session.state()?, r);
         session.set_task_status(
             &task.id,
             TaskStatus::Completed,
-            json!({"verified": r.verified, "duration_ms": r.duration_ms}),
+            json!({"verified": r.verified, "duration_ms": r.duration_ms, "evidence": evidence}),
             None,
         )?;
     } else {
@@ -486,4 +487,37 @@ fn settle(session: &mut Session) -> Result<Stop> {
         }
     }
     Ok(stop)
+}
+
+/// The evidence a passing result brings: its checks, and its inputs resealed with
+/// the fingerprints this workflow's dependencies have (a CI job knew none of them),
+/// so it is the fingerprint a local run of the same files would have recorded.
+fn evidence_of(
+    state: &crate::state::WorkflowState,
+    r: &TaskResultFile,
+) -> crate::state::evidence::Evidence {
+    let deps = r
+        .fingerprint
+        .deps
+        .iter()
+        .map(|d| crate::state::evidence::DepDigest {
+            id: d.id.clone(),
+            fingerprint: crate::proof::recorded_fingerprint(state, &d.id),
+        })
+        .collect();
+    crate::state::evidence::Evidence {
+        at: r.finished_at.clone(),
+        inputs: crate::proof::fingerprint::seal(
+            r.fingerprint.definition.clone(),
+            r.fingerprint.files.clone(),
+            deps,
+        ),
+        checks: r
+            .checks
+            .iter()
+            .filter(|c| c.run.what != "git_commit")
+            .map(|c| c.run.evidence())
+            .collect(),
+        ..crate::state::evidence::Evidence::default()
+    }
 }

@@ -151,12 +151,6 @@ pub fn checks_of(outcome: &TaskOutcome) -> Vec<CheckEvidence> {
         .checks
         .iter()
         .filter(|c| c.what != "git_commit")
-        .map(|c| CheckEvidence {
-            what: c.what.clone(),
-            argv: c.argv.clone(),
-            exit_code: c.exit_code,
-            duration_ms: c.duration_ms,
-            log_digest: c.log_digest.clone(),
-        })
+        .map(crate::run::work::CheckRun::evidence)
         .collect()
 }

@@ -19,7 +19,8 @@ use crate::config::Config;
 use crate::error::{Result, WfError};
 use crate::run::policy::needs_agent;
 use crate::run::work::{self, CheckRun, Part, Verdict, WorkCtx};
-use crate::state::model::{Task, WorkflowState};
+use crate::state::evidence::Inputs;
+use crate::state::model::WorkflowState;
 
 /// The `kind` every result file carries, so a stray JSON file is told from one.
 pub const RESULT_KIND: &str = "wf.task_result";
@@ -29,26 +30,6 @@ pub const TAIL_LINES: usize = 40;
 
 /// Most bytes of a command's output a result keeps.
 pub const TAIL_BYTES: usize = 4096;
-
-/// What the result's fingerprint covers (docs/distributed.md "The result file").
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Fingerprint {
-    /// MD5 over `task_digest` and every file's path and digest, in this order.
-    pub digest: String,
-    /// The task's definition hash (`src/plan/digest.rs`): everything the plan says
-    /// about it but its status and line.
-    pub task_digest: String,
-    /// Every file the task declares (`file`, `creates`, `modifies`, `tests`), as it
-    /// was before the checks ran.
-    pub files: Vec<FileDigest>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FileDigest {
-    pub path: String,
-    /// MD5 of its content; none when it was not there (or not a regular file).
-    pub digest: Option<String>,
-}
 
 /// One command of the result: [`CheckRun`] with the tail of its output.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -73,7 +54,10 @@ pub struct TaskResultFile {
     /// The plan's `plan_digest` (MD5 of the imported text): a result is imported only
     /// into a workflow of the same plan.
     pub plan_digest: String,
-    pub fingerprint: Fingerprint,
+    /// The task's inputs as the checks left them (docs/proof.md "Fingerprint"):
+    /// dependencies' fingerprints as this machine knew them (none on a fresh CI
+    /// checkout; `wf import-results` reseals with the workflow's own).
+    pub fingerprint: Inputs,
     pub success: bool,
     /// Whether anything actually checked the task (as the engine's `verified`).
     pub verified: bool,
@@ -124,47 +108,6 @@ impl TaskResultFile {
 /// `workflow-execute` (`src/commands/execute.rs`).
 pub fn ci_rules(flag: bool) -> bool {
     flag || std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
-}
-
-/// The fingerprint of `task`'s inputs in `project`, read now.
-pub fn fingerprint(project: &Path, task: &Task) -> Fingerprint {
-    let mut paths: Vec<&String> = Vec::new();
-    for p in task
-        .file
-        .iter()
-        .chain(&task.creates)
-        .chain(&task.modifies)
-        .chain(&task.tests)
-    {
-        if !paths.contains(&p) {
-            paths.push(p);
-        }
-    }
-    let files: Vec<FileDigest> = paths
-        .into_iter()
-        .map(|p| FileDigest {
-            path: p.clone(),
-            // Through `open_regular`: a link or a FIFO where a declared file goes is
-            // "not there", never followed or blocked on.
-            digest: crate::fs::read_regular(&project.join(p))
-                .ok()
-                .map(|bytes| format!("{:x}", Md5::digest(&bytes))),
-        })
-        .collect();
-    let mut h = Md5::new();
-    h.update(b"wf-fingerprint-v1\n");
-    h.update(task.digest.as_bytes());
-    for f in &files {
-        h.update(b"\n");
-        h.update(f.path.as_bytes());
-        h.update(b"\0");
-        h.update(f.digest.as_deref().unwrap_or("-").as_bytes());
-    }
-    Fingerprint {
-        digest: format!("{:x}", h.finalize()),
-        task_digest: task.digest.clone(),
-        files,
-    }
 }
 
 fn runner() -> Option<Runner> {
@@ -247,7 +190,6 @@ pub fn run_task(
     if agent && !ci {
         return Err(agent_refusal(task_id));
     }
-    let fingerprint = fingerprint(project, task);
     let started_at = crate::clock::now_rfc3339();
     let started = Instant::now();
     // The logs live only as long as this run: nothing in the workflow dir is written.
@@ -289,6 +231,8 @@ pub fn run_task(
             format!("task {task_id}'s checks were interrupted; no result was written"),
         ));
     }
+    // Taken after the checks: the files as they passed (or failed) on them.
+    let fingerprint = crate::proof::inputs_now(project, state, task);
     let log = ctx.log_for(task, 1);
     let checks = runs
         .into_iter()
@@ -378,28 +322,6 @@ mod tests {
         assert!(cut.len() <= 100, "{}", cut.len());
         assert!(cut.starts_with("…\n"));
         assert_eq!(last_bytes("short", 100), "short");
-    }
-
-    #[test]
-    fn the_fingerprint_follows_the_task_and_its_files() {
-        let dir = tempfile::tempdir().unwrap();
-        let task = Task {
-            id: "T1".into(),
-            digest: "abc".into(),
-            file: Some("a.txt".into()),
-            creates: vec!["b.txt".into(), "a.txt".into()],
-            ..Task::default()
-        };
-        let before = fingerprint(dir.path(), &task);
-        assert_eq!(before.files.len(), 2, "a file declared twice counts once");
-        assert_eq!(before.files[0].digest, None);
-        std::fs::write(dir.path().join("a.txt"), "x").unwrap();
-        let after = fingerprint(dir.path(), &task);
-        assert_ne!(before.digest, after.digest);
-        assert!(after.files[0].digest.is_some());
-        let mut other = task.clone();
-        other.digest = "abd".into();
-        assert_ne!(fingerprint(dir.path(), &other).digest, after.digest);
     }
 
     #[test]

@@ -62,6 +62,19 @@ pub struct CheckRun {
     pub log_digest: Option<String>,
 }
 
+impl CheckRun {
+    /// This run as a task's evidence keeps it (docs/proof.md).
+    pub fn evidence(&self) -> crate::state::evidence::CheckEvidence {
+        crate::state::evidence::CheckEvidence {
+            what: self.what.clone(),
+            argv: self.argv.clone(),
+            exit_code: self.exit_code,
+            duration_ms: self.duration_ms,
+            log_digest: self.log_digest.clone(),
+        }
+    }
+}
+
 /// Which part of a task to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Part {

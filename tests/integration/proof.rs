@@ -404,3 +404,30 @@ fn a_handed_off_task_comes_back_with_the_changes_git_saw() {
     );
     assert_eq!(changes["undeclared"], json!(["notes.txt"]));
 }
+
+#[test]
+fn an_imported_result_brings_its_evidence_so_verify_finds_it_up_to_date() {
+    let t = Test::new();
+    write_sources(&t);
+    start(&t, &three_tasks());
+    t.wf(&["run-task", "T1", "--result", "r/T1.json"]).ok();
+    t.wf(&["run-task", "T2", "--result", "r/T2.json"]).ok();
+    assert_eq!(runs(&t), ["T1", "T2"]);
+    t.wf(&["import-results", "r/T1.json"]).ok();
+    t.wf(&["import-results", "r/T2.json"]).ok();
+    let run = t.wf(&["verify", "--json"]).ok().json();
+    let results: Vec<&str> = run["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["result"].as_str().unwrap())
+        .collect();
+    assert_eq!(results, ["up_to_date", "up_to_date"], "{run:#}");
+    assert_eq!(runs(&t), Vec::<String>::new());
+    // T2's evidence carries T1's fingerprint as this workflow knows it.
+    let state = t.state();
+    assert_eq!(
+        state["tasks"][1]["evidence"]["inputs"]["deps"][0]["fingerprint"],
+        state["tasks"][0]["evidence"]["inputs"]["fingerprint"]
+    );
+}
