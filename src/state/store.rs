@@ -30,6 +30,7 @@ use crate::state::event_log::{self, Event, EventLog, NewEvent};
 use crate::state::fold::{apply_event, apply_live};
 use crate::state::machine::{TaskStatus, WorkflowStatus};
 use crate::state::model::{LogMark, WorkflowState, SCHEMA_VERSION};
+use crate::state::summary::{self, View};
 
 pub const STATE_FILE: &str = "workflow-state.json";
 pub const EVENTS_FILE: &str = "events.jsonl";
@@ -129,9 +130,31 @@ impl Store {
         Ok(Some(state))
     }
 
+    /// What the read paths show (`wf status`, `wf next`, the hooks): from the
+    /// summary beside the snapshot when it is current, else the whole state as
+    /// `load` reads it, with its digest (`state::summary`). Takes no lock and writes
+    /// nothing.
+    pub fn view(&self) -> Result<Option<View>> {
+        if !is_linked(&self.dir) {
+            if let Some(view) = summary::read(&self.dir, &self.state_path(), &self.events_path()) {
+                return Ok(Some(view));
+            }
+        }
+        Ok(self.load()?.map(View::whole))
+    }
+
     /// The snapshot alone, validated; a plugin-written one with its tasks adopted.
     pub fn load_snapshot(&self) -> Result<Option<WorkflowState>> {
         let path = self.state_path();
+        if crate::testing::full_load_forbidden() {
+            return Err(WfError::new(
+                ErrorKind::Usage,
+                format!(
+                    "{}: parsing the whole state is forbidden here (WF_TEST_NO_FULL_LOAD)",
+                    path.display()
+                ),
+            ));
+        }
         // Readers refuse a linked workflow dir as writers do: reading through it
         // would show a state that is not this workflow's.
         refuse_symlink(&self.dir)?;
@@ -431,6 +454,9 @@ impl Session {
             state.event_log = Some(LogMark { seq, offset });
         }
         state.sync_progress();
+        // The summary describes one snapshot: gone before the next is written, so a
+        // stop between the two leaves none (readers check it anyway).
+        summary::remove(&self.store.dir);
         // Streamed into the temp file: a 10,000-task snapshot is 4–5 MB of JSON that
         // need not also sit in memory.
         write_atomic_with(&self.store.state_path(), |file| {
@@ -440,8 +466,14 @@ impl Session {
         })?;
         self.saved_seq = state.event_log.map_or(0, |m| m.seq);
         self.in_txn = false;
+        summary::write(&self.store.dir, &self.store.state_path(), state);
         Ok(())
     }
+}
+
+/// The workflow dir is a link (refused by every load, which says so).
+fn is_linked(dir: &Path) -> bool {
+    std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink())
 }
 
 fn no_workflow() -> WfError {
