@@ -2,6 +2,9 @@
 //!
 //! - Readers take no lock: they read the last snapshot (`workflow-state.json`) and
 //!   fold the event-log tail written after it, so they always see current progress.
+//!   The read paths that show one task or a summary (`view`) read `summary.json`
+//!   instead while it describes that snapshot and the log holds nothing to fold
+//!   (`state::summary`).
 //! - Writers hold an exclusive lock on `.lock` (never deleted) for the whole of a
 //!   read-modify-write. The lock file names the holder's pid.
 //! - A snapshot is written to a temp file in the same directory, synced, renamed over
@@ -30,6 +33,7 @@ use crate::state::event_log::{self, Event, EventLog, NewEvent};
 use crate::state::fold::{apply_event, apply_live};
 use crate::state::machine::{TaskStatus, WorkflowStatus};
 use crate::state::model::{LogMark, WorkflowState, SCHEMA_VERSION};
+use crate::state::recover::CatchUp;
 use crate::state::summary::{self, View};
 
 pub const STATE_FILE: &str = "workflow-state.json";
@@ -264,8 +268,9 @@ impl Store {
             in_txn: false,
             staged: false,
             saved_seq,
+            catch_up: false,
         };
-        crate::state::recover::recover(&mut session)?;
+        crate::state::recover::recover(&mut session, CatchUp::AtNextSave)?;
         Ok(session)
     }
 }
@@ -297,6 +302,10 @@ pub struct Session {
     staged: bool,
     /// The last event the snapshot on disk covers.
     saved_seq: u64,
+    /// The snapshot was behind the log when the lock was taken: the next save also
+    /// brings the plan copy up (`recover::CatchUp::AtNextSave`); if none comes, the
+    /// drop settles it (the log is ahead of `saved_seq`).
+    catch_up: bool,
 }
 
 impl Drop for Session {
@@ -391,7 +400,12 @@ impl Session {
             .as_ref()
             .and_then(|s| s.event_log)
             .map_or(0, |m| m.seq);
-        crate::state::recover::recover(self)
+        crate::state::recover::recover(self, CatchUp::Now)
+    }
+
+    /// See `recover::CatchUp::AtNextSave`.
+    pub(crate) fn catch_up_at_next_save(&mut self) {
+        self.catch_up = true;
     }
 
     /// Forgets the state and the log after their files were moved away (an archive).
@@ -444,6 +458,8 @@ impl Session {
         let Some(state) = self.state.as_mut() else {
             return Err(no_workflow());
         };
+        // A transaction's save commits a new plan copy of its own (promoted after it).
+        let mirror = std::mem::take(&mut self.catch_up) && !self.in_txn;
         if let Some(log) = self.log.as_mut() {
             log.sync()?;
             let (seq, offset) = log.mark();
@@ -467,6 +483,9 @@ impl Session {
         self.saved_seq = state.event_log.map_or(0, |m| m.seq);
         self.in_txn = false;
         summary::write(&self.store.dir, &self.store.state_path(), state);
+        if mirror {
+            (self.store.plan.mirror)(self)?;
+        }
         Ok(())
     }
 }
