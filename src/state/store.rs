@@ -451,6 +451,15 @@ impl Session {
         self.emit(NewEvent::new(EventKind::WorkflowStatusChanged, data))
     }
 
+    /// `save`, then the plan copy brought up to the state (`PlanAccess::mirror`): a
+    /// checkpoint. The copy is mirrored once, also when this save is the catch-up
+    /// after a crash (which a bare `save` follows with a mirror of its own).
+    pub fn checkpoint(&mut self) -> Result<()> {
+        self.catch_up = false;
+        self.save()?;
+        (self.store.plan.mirror)(self)
+    }
+
     /// Writes the snapshot: everything emitted so far is folded into it. The log is
     /// synced first, so the snapshot never marks events a power loss could take back.
     /// The rename of the snapshot commits an open transaction.
