@@ -328,7 +328,8 @@ pub fn write(dir: &Path, snapshot: &Path, state: &mut WorkflowState) {
         return;
     };
     let digest = Digest::of(state);
-    if digest.urgent.len() > MAX_LISTED || digest.failed.len() > MAX_LISTED {
+    // `urgent` holds every task in progress, failed or blocked.
+    if digest.urgent.len() > MAX_LISTED {
         return;
     }
     let named = digest.named(state);

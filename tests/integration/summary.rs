@@ -283,3 +283,37 @@ fn a_plugin_state_without_a_summary_still_reads() {
     assert!(!summary_path(&t).exists());
     falls_back(&t, "plugin state");
 }
+
+/// After a crash the snapshot is behind the log: a `--step` resume folds the tail,
+/// runs one task and writes the snapshot once (and the plan copy once), not once
+/// for the catch-up, once for the recovery and once at the end. Counted with the
+/// fault hook: a third durable rename would fail the command, and say so.
+#[test]
+fn a_step_resume_after_a_crash_writes_the_snapshot_once() {
+    let t = Test::new();
+    start(&t, &chain(None));
+    let path = t.workflow_dir().join("workflow-state.json");
+    let before = std::fs::read(&path).unwrap();
+    t.wf(&["workflow-execute", "--step"]).ok();
+    // What a kill before the final save leaves: the log ahead of the snapshot.
+    std::fs::write(&path, &before).unwrap();
+    std::fs::remove_file(summary_path(&t)).unwrap();
+    assert_eq!(t.state_file()["tasks"][0]["status"], "pending");
+    let mut cmd = t.command(&["resume", "--step"]);
+    cmd.env("WF_TEST_FAULT", "rename:3")
+        .stdout(std::process::Stdio::null());
+    let run = t.within(cmd, 60);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(!run.stderr.contains("test fault"), "{}", run.stderr);
+    let raw = t.state_file();
+    assert_eq!(raw["tasks"][0]["status"], "completed");
+    assert_eq!(raw["tasks"][1]["status"], "completed");
+    let copy = std::fs::read_dir(t.workflow_dir())
+        .unwrap()
+        .flatten()
+        .find(|e| e.file_name().to_string_lossy().starts_with("tasks-"))
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .expect("a plan copy");
+    assert!(copy.contains("## T2: task T2 ✅"), "{copy}");
+    same_from_summary(&t, "after the resume");
+}
