@@ -6,6 +6,10 @@
 //!   create) of this process fail with `errno` (EIO, the default, or ENOSPC) inside
 //!   the file helpers of `state::durable`, through which every durable write goes. It
 //!   says so on stderr (`wf: test fault: …`), so a test knows a fault point was hit.
+//! - `WF_TEST_NO_SUMMARY=1` makes readers ignore `summary.json` and load the whole
+//!   state, so a test can compare the two ways of reading.
+//! - `WF_TEST_NO_FULL_LOAD=1` makes parsing the whole snapshot an error, so a test
+//!   can tell a read path that must not do it when the summary is current.
 //!
 //! For tests only; users never set them. The fault setting is read from the
 //! environment once, on the first file operation, and cached.
@@ -17,6 +21,16 @@ pub fn crash_point(name: &str) {
     if std::env::var_os("WF_TEST_CRASH_AT").is_some_and(|v| v == name) {
         std::process::abort();
     }
+}
+
+/// Readers ignore `summary.json` (`WF_TEST_NO_SUMMARY`).
+pub fn summary_off() -> bool {
+    std::env::var_os("WF_TEST_NO_SUMMARY").is_some_and(|v| v == "1")
+}
+
+/// Parsing the whole snapshot is refused (`WF_TEST_NO_FULL_LOAD`).
+pub fn full_load_forbidden() -> bool {
+    std::env::var_os("WF_TEST_NO_FULL_LOAD").is_some_and(|v| v == "1")
 }
 
 /// The kinds of file operation a fault can be injected into.

@@ -28,9 +28,9 @@ use crate::cli::HookArgs;
 use crate::output::{self, Output};
 use crate::project::Project;
 use crate::report::hook as hook_report;
-use crate::report::next::{next_given, Reason};
+use crate::report::next::{next_in, Reason};
 use crate::run::work::WorkCtx;
-use crate::state::WorkflowState;
+use crate::state::summary::View;
 
 /// Hook input larger than this is not a hook payload.
 const MAX_INPUT: u64 = 1024 * 1024;
@@ -96,23 +96,25 @@ fn hook(
             .map(PathBuf::from)
     });
     let project = Project::discover(dir.as_deref())?;
-    let Some(state) = project.store().load()? else {
+    // From the summary when it is current: an editor calls this many times a
+    // minute, and the answer needs one task, not the whole state.
+    let Some(view) = project.store().view()? else {
         return Ok(());
     };
     let str_field = |name: &str| payload.get(name).and_then(Value::as_str);
     match event.as_str() {
         "SessionStart" | "UserPromptSubmit" => context(
             &project,
-            &state,
+            &view,
             &event,
             str_field("session_id").filter(|s| !s.is_empty()),
             str_field("source"),
         ),
-        "Stop" => stop(&project, &state, &payload, started),
+        "Stop" => stop(&project, &view, &payload, started),
         // A subagent is not the one working on the handed-off task, unless the
         // project says its stops count too.
         "SubagentStop" if project.config.wf.block_subagent_stop == Some(true) => {
-            stop(&project, &state, &payload, started)
+            stop(&project, &view, &payload, started)
         }
         "SubagentStop" => Ok(()),
         other => bail!("unknown hook event `{other}`; wf handles SessionStart, UserPromptSubmit, Stop and SubagentStop"),
@@ -123,11 +125,12 @@ fn hook(
 /// task's brief when this session has not had it yet (docs/hooks.md "Context").
 fn context(
     project: &Project,
-    state: &WorkflowState,
+    view: &View,
     event: &str,
     session: Option<&str>,
     source: Option<&str>,
 ) -> anyhow::Result<()> {
+    let (state, digest) = (&view.state, &view.digest);
     let store = project.store();
     let dir = store.dir();
     // The answer `wf next` and `workflow-execute` give (run/now.rs), a crashed run's
@@ -136,8 +139,8 @@ fn context(
         writer_alive: store.writer_alive(),
         ..crate::run::now::Facts::default()
     };
-    let n = next_given(state, facts);
-    let mut text = hook_report::context_line(state, &n);
+    let n = next_in(state, digest, facts);
+    let mut text = hook_report::context_line(state, digest, &n);
     // The brief of a task handed off, or at a session's start of the next one too.
     let due = n
         .task
@@ -177,13 +180,9 @@ fn answer_context(event: &str, text: &str) -> anyhow::Result<()> {
 
 /// `Stop`: while the handed-off task's checks fail, keep the agent working with
 /// what failed (docs/hooks.md "Stop").
-fn stop(
-    project: &Project,
-    state: &WorkflowState,
-    payload: &Value,
-    started: Instant,
-) -> anyhow::Result<()> {
-    let Some(task) = state.handed_off_task() else {
+fn stop(project: &Project, view: &View, payload: &Value, started: Instant) -> anyhow::Result<()> {
+    let handed_off = view.digest.handed_off.as_deref();
+    let Some(task) = handed_off.and_then(|id| view.state.task(id)) else {
         return Ok(());
     };
     let dir = project.store().dir().to_path_buf();

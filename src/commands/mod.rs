@@ -34,6 +34,7 @@ use crate::cli::{Cli, Command};
 use crate::error::{Result, WfError};
 use crate::output::Output;
 use crate::project::Project;
+use crate::state::summary::View;
 use crate::state::{Store, WorkflowState};
 
 pub fn run(cli: &Cli, out: &Output) -> Result<i32> {
@@ -96,4 +97,11 @@ fn load_state(project: &Project) -> Result<(Store, WorkflowState)> {
     let store = project.store();
     let state = store.load()?.ok_or_else(|| project.no_workflow())?;
     Ok((store, state))
+}
+
+/// What a read path shows, from the summary when it is current (`Store::view`).
+fn load_view(project: &Project) -> Result<(Store, View)> {
+    let store = project.store();
+    let view = store.view()?.ok_or_else(|| project.no_workflow())?;
+    Ok((store, view))
 }

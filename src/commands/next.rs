@@ -11,14 +11,17 @@ use crate::report::next;
 use crate::run::now::Facts;
 
 pub fn run(project: &Project, out: &Output) -> Result<i32> {
-    let (store, state) = super::load_state(project)?;
-    state.require_tasks()?;
+    let (store, view) = super::load_view(project)?;
+    let (state, digest) = (&view.state, &view.digest);
+    if digest.total == 0 {
+        state.require_tasks()?;
+    }
     let facts = Facts {
         writer_alive: store.writer_alive(),
         ..Facts::default()
     };
-    let answer = next::next_given(&state, facts);
-    out.json_value(&next::json(&state, &answer));
-    out.say(next::text(&state, &answer).trim_end());
+    let answer = next::next_in(state, digest, facts);
+    out.json_value(&next::json_in(state, digest, &answer));
+    out.say(next::text(state, &answer).trim_end());
     Ok(answer.reason.exit_code())
 }

@@ -6,29 +6,39 @@ use crate::error::Result;
 use crate::output::Output;
 use crate::project::Project;
 use crate::report::status::{self, Paths};
+use crate::state::summary::View;
 use crate::state::WorkflowStatus;
 
 pub fn run(project: &Project, args: &StatusArgs, out: &Output) -> Result<i32> {
-    let (store, state) = super::load_state(project)?;
+    // The summary table and the short task list are what the summary holds; the
+    // JSON document, the filtered or full lists and the details need every task.
+    let whole = out.json || args.failed || args.all || args.phase.is_some() || args.detail;
+    let (store, view) = if whole {
+        let (store, state) = super::load_state(project)?;
+        (store, View::whole(state))
+    } else {
+        super::load_view(project)?
+    };
+    let (state, digest) = (&view.state, &view.digest);
     let window = project.config.wf.context_window();
     // A state left `running` with nobody holding the lock is a crashed run, unless
     // it rests with a task handed off to an agent.
     let interrupted = state.status == WorkflowStatus::Running
-        && state.handed_off_task().is_none()
+        && digest.handed_off.is_none()
         && !store.writer_alive();
     if out.json {
         let paths = Paths {
             workflow_dir: store.dir().to_path_buf(),
             state_file: store.state_path(),
             events_file: store.events_path(),
-            plan_copy: crate::state::archive::plan_copies(store.dir(), &state)
+            plan_copy: crate::state::archive::plan_copies(store.dir(), state)
                 .into_iter()
                 .next(),
         };
-        out.json_value(&status::json(&state, &paths, window, interrupted));
+        out.json_value(&status::json(state, &paths, window, interrupted));
         return Ok(0);
     }
-    let mut text = status::table(&state, window, out.look());
+    let mut text = status::table_in(state, digest, window, out.look());
     if interrupted {
         text.push_str("\nInterrupted: the run that was executing this workflow is gone; `wf resume` continues where it stopped.");
     }
@@ -38,15 +48,19 @@ pub fn run(project: &Project, args: &StatusArgs, out: &Output) -> Result<i32> {
         all: args.all,
     };
     if let Some(phase) = filter.phase {
-        known_phase(&state, phase)?;
+        known_phase(state, phase)?;
     }
-    if !state.tasks.is_empty() {
+    if digest.total > 0 {
         text.push_str("\n\n");
-        text.push_str(&crate::report::tasks::list(&state, &filter, out.look()));
+        text.push_str(&if whole {
+            crate::report::tasks::list(state, &filter, out.look())
+        } else {
+            crate::report::tasks::list_in(state, digest, out.look())
+        });
     }
     if args.detail {
         text.push_str("\n\n");
-        text.push_str(&status::detail(&state, out.look()));
+        text.push_str(&status::detail(state, out.look()));
     }
     out.say(text.trim_end());
     Ok(0)

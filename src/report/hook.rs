@@ -10,6 +10,7 @@ use super::next::{Next, Reason};
 use super::{one_line, truncate, Counts};
 use crate::agent::checks::{Check, Evaluation, Outcome};
 use crate::state::model::{Task, WorkflowState};
+use crate::state::summary::Digest;
 
 /// Failing checks whose output is quoted in a block reason; the others are named
 /// only, so the reason stays a few KiB however many checks fail.
@@ -17,8 +18,8 @@ pub const QUOTED_CHECKS: usize = 5;
 
 /// The line every `SessionStart` and `UserPromptSubmit` gives: the workflow's
 /// status and progress, and the current task with what to do about it.
-pub fn context_line(state: &WorkflowState, next: &Next<'_>) -> String {
-    let c = Counts::of(&state.tasks);
+pub fn context_line(state: &WorkflowState, digest: &Digest, next: &Next<'_>) -> String {
+    let c = Counts::of_digest(digest);
     let head = format!(
         "wf: workflow {} ({}/{} tasks done).",
         state.status,

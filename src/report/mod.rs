@@ -76,6 +76,21 @@ impl Counts {
         c
     }
 
+    /// The counts of a digest (`state::summary`), the same as `of` its state's tasks.
+    pub fn of_digest(d: &crate::state::summary::Digest) -> Counts {
+        let c = d.counts;
+        Counts {
+            total: d.total,
+            completed: c.completed,
+            skipped: c.skipped,
+            failed: c.failed,
+            blocked: c.blocked,
+            in_progress: c.in_progress,
+            pending: c.pending,
+            percent: percent(c.completed + c.skipped, d.total),
+        }
+    }
+
     pub fn done(&self) -> usize {
         self.completed + self.skipped
     }

@@ -1,15 +1,13 @@
 //! What `wf next` shows: the task to do now, or why there is none — the answer of
 //! `run::now`, which `workflow-execute` acts on too, put into words.
 
-use std::collections::HashMap;
-
 use serde_json::{json, Value};
 
 use super::brief::{brief, brief_json};
 use super::one_line;
 use crate::run::now::{self, Facts, Now};
-use crate::state::machine::TaskStatus;
 use crate::state::model::{Task, WorkflowState};
+use crate::state::summary::Digest;
 
 /// Why `wf next` shows what it shows; the `reason` of the JSON.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,7 +58,13 @@ pub struct Next<'a> {
 
 /// What to do now, as `run::now` decides it, in words.
 pub fn next_given(state: &WorkflowState, facts: Facts) -> Next<'_> {
-    let (reason, task, message) = match now::what_now(state, facts) {
+    next_in(state, &Digest::of(state), facts)
+}
+
+/// `next_given` of a state and its digest (a view read from the summary holds only
+/// the tasks its digest names).
+pub fn next_in<'a>(state: &'a WorkflowState, digest: &Digest, facts: Facts) -> Next<'a> {
+    let (reason, task, message) = match now::what_now_in(state, digest, facts) {
         Now::Undecided(why) => (Reason::Undecided, None, format!("Nothing runs until this is decided: {why}.")),
         Now::Interrupted(tasks) => (
             Reason::Interrupted,
@@ -86,10 +90,10 @@ pub fn next_given(state: &WorkflowState, facts: Facts) -> Next<'_> {
                 id = one_line(&tasks[0].id)
             );
             // What else stands in the way, so one answer tells all of it.
-            let kinds = now::blocker_kinds(state);
+            let kinds = &digest.blocker_kinds;
             if !kinds.is_empty() {
                 message.push('\n');
-                message.push_str(&blocked_message(&kinds));
+                message.push_str(&blocked_message(kinds));
             }
             (Reason::Failed, None, message)
         }
@@ -99,7 +103,7 @@ pub fn next_given(state: &WorkflowState, facts: Facts) -> Next<'_> {
             None,
             format!(
                 "All {} tasks are done; {}.",
-                state.tasks.len(),
+                digest.total,
                 if completed {
                     "archive it with `wf archive` to start another"
                 } else {
@@ -108,7 +112,7 @@ pub fn next_given(state: &WorkflowState, facts: Facts) -> Next<'_> {
             ),
         ),
         Now::Blocked(kinds) => (Reason::Blocked, None, blocked_message(&kinds)),
-        Now::Waiting => (Reason::Waiting, None, waiting(state)),
+        Now::Waiting => (Reason::Waiting, None, waiting(digest)),
         Now::NoTasks => (Reason::Done, None, "The workflow has no tasks.".into()),
     };
     Next {
@@ -118,10 +122,16 @@ pub fn next_given(state: &WorkflowState, facts: Facts) -> Next<'_> {
     }
 }
 
-fn blocked_message(kinds: &std::collections::BTreeSet<&str>) -> String {
+fn blocked_message(kinds: &std::collections::BTreeSet<String>) -> String {
     format!(
         "Blocked by {}: lift with `wf workflow-unblock KIND` once it is available.",
-        one_line(&kinds.iter().copied().collect::<Vec<_>>().join(", "))
+        one_line(
+            &kinds
+                .iter()
+                .map(String::as_str)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
     )
 }
 
@@ -135,26 +145,11 @@ fn ids(tasks: &[&Task]) -> String {
 
 /// Pending tasks whose dependencies are neither done nor explained above (e.g. a
 /// dependency id the state does not know).
-fn waiting(state: &WorkflowState) -> String {
-    let status: HashMap<&str, TaskStatus> = state
-        .tasks
+fn waiting(digest: &Digest) -> String {
+    let stuck: Vec<String> = digest
+        .waiting
         .iter()
-        .map(|t| (t.id.as_str(), t.status))
-        .collect();
-    let stuck: Vec<String> = state
-        .tasks
-        .iter()
-        .filter(|t| t.status == TaskStatus::Pending)
-        .take(5)
-        .map(|t| {
-            let open: Vec<&str> = t
-                .deps
-                .iter()
-                .filter(|d| !status.get(d.as_str()).is_some_and(|s| s.is_done()))
-                .map(String::as_str)
-                .collect();
-            format!("{} waits for {}", t.id, open.join(", "))
-        })
+        .map(|(id, open)| format!("{id} waits for {}", open.join(", ")))
         .collect();
     one_line(&format!(
         "No task is ready: {}.",
@@ -176,17 +171,16 @@ pub fn text(state: &WorkflowState, n: &Next<'_>) -> String {
 
 /// `wf next --json`.
 pub fn json(state: &WorkflowState, n: &Next<'_>) -> Value {
-    let failed: Vec<&str> = state
-        .tasks
-        .iter()
-        .filter(|t| t.status == TaskStatus::Failed)
-        .map(|t| t.id.as_str())
-        .collect();
+    json_in(state, &Digest::of(state), n)
+}
+
+/// `json` of a state and its digest.
+pub fn json_in(state: &WorkflowState, digest: &Digest, n: &Next<'_>) -> Value {
     json!({
         "reason": n.reason.as_str(),
         "message": n.message,
         "brief": n.task.map(|t| brief_json(state, t)),
-        "failed": failed,
-        "blocked_kinds": now::blocker_kinds(state),
+        "failed": digest.failed,
+        "blocked_kinds": digest.blocker_kinds,
     })
 }

@@ -18,11 +18,12 @@ use super::{bar, one_line, truncate, workflow_name, ContextLevel, ContextUsage, 
 use crate::state::machine::{TaskStatus, WorkflowStatus};
 use crate::state::model::{Constraint, Task, WorkflowState};
 use crate::state::ready::ready;
+use crate::state::summary::Digest;
 
 /// How many ready tasks the table shows.
-pub const NEXT_READY_SHOWN: usize = 5;
+pub const NEXT_READY_SHOWN: usize = crate::state::summary::READY_SHOWN;
 /// How many blocked or failed tasks the table lists before "… and N more".
-const LIST_CAP: usize = 10;
+const LIST_CAP: usize = crate::state::summary::LIST_CAP;
 
 /// The files behind the workflow, reported so scripts need not rebuild the paths.
 #[derive(Debug, Clone, Serialize)]
@@ -40,7 +41,13 @@ pub fn label(task: &Task) -> String {
 
 /// The summary table of `wf status`.
 pub fn table(state: &WorkflowState, window: u64, look: Look) -> String {
-    let counts = Counts::of(&state.tasks);
+    table_in(state, &Digest::of(state), window, look)
+}
+
+/// `table` of a state and its digest (a view read from the summary holds only the
+/// tasks its digest names).
+pub fn table_in(state: &WorkflowState, digest: &Digest, window: u64, look: Look) -> String {
+    let counts = Counts::of_digest(digest);
     let context = ContextUsage::of(&state.context_metrics, window);
     let mut t = super::table::new(look);
     t.set_header(vec!["Workflow", &one_line(workflow_name(state))]);
@@ -65,21 +72,22 @@ pub fn table(state: &WorkflowState, window: u64, look: Look) -> String {
         ]);
     }
     t.add_row(vec!["Current task", &current_task(state)]);
-    t.add_row(vec!["Next ready", &next_ready_text(state)]);
-    if let Some(text) = blocked_text(state) {
+    t.add_row(vec!["Next ready", &next_ready_text(state, digest)]);
+    if let Some(text) = blocked_text(state, digest) {
         t.add_row(vec![
             Cell::new("Blocked"),
             colored(&text, Color::Yellow, look.color),
         ]);
     }
-    if let Some(text) = failed_text(state) {
+    if let Some(text) = failed_text(state, digest) {
         t.add_row(vec![
             Cell::new("Failed"),
             colored(&text, Color::Red, look.color),
         ]);
     }
     // Completed on an agent's word with nothing that checked it: not verified work.
-    if let Some(text) = capped_lines(unchecked(state).map(label)) {
+    let unchecked = tasks_of(state, &digest.unchecked).map(label);
+    if let Some(text) = capped_lines(unchecked, digest.unchecked_count) {
         t.add_row(vec![
             Cell::new("Accepted unchecked"),
             colored(&text, Color::Yellow, look.color),
@@ -123,7 +131,7 @@ pub fn table(state: &WorkflowState, window: u64, look: Look) -> String {
         ContextLevel::Warning => Some(Color::Yellow),
         ContextLevel::Danger => Some(Color::Red),
     };
-    if let Some(text) = usage_text(state) {
+    if let Some(text) = usage_text(digest) {
         t.add_row(vec!["Usage", &text]);
     }
     let context_text = context_text(&context);
@@ -178,12 +186,12 @@ pub struct StatusJson<'a> {
     pub unadopted: Option<&'a str>,
     /// What the executors reported they used, when any did.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub usage: Option<UsageSummary<'a>>,
+    pub usage: Option<UsageSummary>,
 }
 
 /// The workflow's reported usage: totals and the tasks that cost most.
 #[derive(Debug, Serialize)]
-pub struct UsageSummary<'a> {
+pub struct UsageSummary {
     pub input_tokens: u64,
     pub output_tokens: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -191,12 +199,12 @@ pub struct UsageSummary<'a> {
     /// Tasks whose executors reported usage.
     pub tasks: usize,
     /// At most five, the most expensive first (by cost, then tokens).
-    pub most_expensive: Vec<TaskUsage<'a>>,
+    pub most_expensive: Vec<TaskUsage>,
 }
 
 #[derive(Debug, Serialize)]
-pub struct TaskUsage<'a> {
-    pub id: &'a str,
+pub struct TaskUsage {
+    pub id: String,
     pub input_tokens: u64,
     pub output_tokens: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -204,54 +212,42 @@ pub struct TaskUsage<'a> {
 }
 
 /// How many tasks `most_expensive` names.
-const MOST_EXPENSIVE: usize = 5;
+const MOST_EXPENSIVE: usize = crate::state::summary::MOST_EXPENSIVE;
 
-pub fn usage_summary(state: &WorkflowState) -> Option<UsageSummary<'_>> {
-    let total = crate::run::usage::total(&state.tasks);
-    if total.tasks == 0 {
-        return None;
-    }
-    let mut tasks: Vec<TaskUsage<'_>> = state
-        .tasks
-        .iter()
-        .filter_map(|t| {
-            t.usage.map(|u| TaskUsage {
-                id: &t.id,
-                input_tokens: u.input_tokens,
-                output_tokens: u.output_tokens,
-                cost_usd: u.cost_usd,
-            })
-        })
-        .collect();
-    let key = |t: &TaskUsage<'_>| (t.cost_usd.unwrap_or(0.0), t.input_tokens + t.output_tokens);
-    tasks.sort_by(|a, b| {
-        let (ca, ta) = key(a);
-        let (cb, tb) = key(b);
-        cb.total_cmp(&ca).then(tb.cmp(&ta))
-    });
-    tasks.truncate(MOST_EXPENSIVE);
+pub fn usage_summary(digest: &Digest) -> Option<UsageSummary> {
+    let u = digest.usage.as_ref()?;
     Some(UsageSummary {
-        input_tokens: total.usage.input_tokens,
-        output_tokens: total.usage.output_tokens,
-        cost_usd: total.usage.cost_usd,
-        tasks: total.tasks,
-        most_expensive: tasks,
+        input_tokens: u.total.input_tokens,
+        output_tokens: u.total.output_tokens,
+        cost_usd: u.total.cost_usd,
+        tasks: u.tasks,
+        most_expensive: u
+            .most
+            .iter()
+            .take(MOST_EXPENSIVE)
+            .map(|(id, used)| TaskUsage {
+                id: id.clone(),
+                input_tokens: used.input_tokens,
+                output_tokens: used.output_tokens,
+                cost_usd: used.cost_usd,
+            })
+            .collect(),
     })
 }
 
 /// `23,857 tokens (23,012 in, 845 out), $0.04 over 2 tasks; most: T2 $0.03, T1 $0.01`.
-fn usage_text(state: &WorkflowState) -> Option<String> {
-    let s = usage_summary(state)?;
+fn usage_text(digest: &Digest) -> Option<String> {
+    let s = usage_summary(digest)?;
     let cost = |c: Option<f64>| c.map(|c| format!(", ${c:.2}")).unwrap_or_default();
     let most: Vec<String> = s
         .most_expensive
         .iter()
         .take(3)
         .map(|t| match t.cost_usd {
-            Some(c) => format!("{} ${c:.2}", one_line(t.id)),
+            Some(c) => format!("{} ${c:.2}", one_line(&t.id)),
             None => format!(
                 "{} {} tokens",
-                one_line(t.id),
+                one_line(&t.id),
                 thousands(t.input_tokens + t.output_tokens)
             ),
         })
@@ -286,7 +282,7 @@ pub fn json<'a>(
         interrupted,
         accepted_unchecked: unchecked(state).map(|t| t.id.as_str()).collect(),
         unadopted: state.unadopted.as_deref(),
-        usage: usage_summary(state),
+        usage: usage_summary(&Digest::of(state)),
     }
 }
 
@@ -365,58 +361,53 @@ fn current_task(state: &WorkflowState) -> String {
     }
 }
 
-fn next_ready_text(state: &WorkflowState) -> String {
-    let ready = ready(state);
-    if ready.is_empty() {
+/// The tasks of `ids` the state holds, in order.
+fn tasks_of<'a>(state: &'a WorkflowState, ids: &'a [String]) -> impl Iterator<Item = &'a Task> {
+    ids.iter().filter_map(|id| state.task(id))
+}
+
+fn next_ready_text(state: &WorkflowState, digest: &Digest) -> String {
+    if digest.ready_count == 0 {
         return "—".into();
     }
-    let mut lines: Vec<String> = ready
-        .iter()
+    let mut lines: Vec<String> = tasks_of(state, &digest.ready)
         .take(NEXT_READY_SHOWN)
-        .map(|&i| label(&state.tasks[i]))
+        .map(label)
         .collect();
-    if ready.len() > NEXT_READY_SHOWN {
-        lines.push(format!("… and {} more", ready.len() - NEXT_READY_SHOWN));
+    if digest.ready_count > NEXT_READY_SHOWN {
+        lines.push(format!(
+            "… and {} more",
+            digest.ready_count - NEXT_READY_SHOWN
+        ));
     }
     lines.join("\n")
 }
 
 /// Tasks held by an external blocker, or in the blocked state: `T4: name (api_spec)`.
-fn blocked_text(state: &WorkflowState) -> Option<String> {
-    let blocked = state.tasks.iter().filter(|t| {
-        t.status == TaskStatus::Blocked || (!t.blocked_by.is_empty() && !t.status.is_done())
-    });
-    capped_lines(blocked.map(|t| {
+fn blocked_text(state: &WorkflowState, digest: &Digest) -> Option<String> {
+    let blocked = tasks_of(state, &digest.blocked).map(|t| {
         let kinds = if t.blocked_by.is_empty() {
             "blocked".to_string()
         } else {
             one_line(&t.blocked_by.join(", "))
         };
         format!("{} ({kinds})", label(t))
-    }))
+    });
+    capped_lines(blocked, digest.blocked_count)
 }
 
-fn failed_text(state: &WorkflowState) -> Option<String> {
-    let failed = state
-        .tasks
-        .iter()
-        .filter(|t| t.status == TaskStatus::Failed);
-    capped_lines(failed.map(|t| match t.failure_reason.as_deref() {
+fn failed_text(state: &WorkflowState, digest: &Digest) -> Option<String> {
+    let failed = tasks_of(state, &digest.failed).map(|t| match t.failure_reason.as_deref() {
         Some(r) if !r.is_empty() => format!("{} — {}", label(t), truncate(&one_line(r), 120)),
         _ => label(t),
-    }))
+    });
+    capped_lines(failed, digest.failed.len())
 }
 
-fn capped_lines(items: impl Iterator<Item = String>) -> Option<String> {
-    let mut lines = Vec::new();
-    let mut more = 0usize;
-    for item in items {
-        if lines.len() < LIST_CAP {
-            lines.push(item);
-        } else {
-            more += 1;
-        }
-    }
+/// The first [`LIST_CAP`] of `items`, then "… and N more" of `count` in all.
+fn capped_lines(items: impl Iterator<Item = String>, count: usize) -> Option<String> {
+    let mut lines: Vec<String> = items.take(LIST_CAP).collect();
+    let more = count.saturating_sub(lines.len());
     if more > 0 {
         lines.push(format!("… and {more} more"));
     }

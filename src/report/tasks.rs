@@ -5,14 +5,16 @@
 //! attention (in progress, failed, blocked), fills up to [`SHORT_LIST`] lines with
 //! the pending tasks next in plan order, and says what it left out and how to see it.
 
+use std::collections::HashSet;
 use std::fmt::Write as _;
 
 use crate::output::{paint, Color, Look};
 use crate::state::model::Task;
+use crate::state::summary::Digest;
 use crate::state::{TaskStatus, WorkflowState};
 
 /// How many tasks a list shows before it is cut (without `--all`).
-pub const SHORT_LIST: usize = 40;
+pub const SHORT_LIST: usize = crate::state::summary::SHORT_LIST;
 
 /// Which tasks the list shows.
 #[derive(Debug, Default, Clone, Copy)]
@@ -54,6 +56,44 @@ pub fn list(state: &WorkflowState, filter: &Filter<'_>, look: Look) -> String {
             .iter()
             .filter(|t| t.status.is_done() && !shown.iter().any(|s| s.id == t.id))
             .count();
+        let _ = write!(
+            text,
+            "\n… and {left_out} more ({done} done, {} to do): `wf status --all` lists every task.",
+            left_out - done
+        );
+    }
+    text
+}
+
+/// The list without a filter, from a state and its digest (a view read from the
+/// summary holds only the tasks its digest names): the same lines as `list` with
+/// the default filter.
+pub fn list_in(state: &WorkflowState, digest: &Digest, look: Look) -> String {
+    if digest.total == 0 {
+        return "No task matches.".to_string();
+    }
+    if digest.total <= SHORT_LIST {
+        let all: Vec<&Task> = state.tasks.iter().collect();
+        return render(&all, look);
+    }
+    let room = SHORT_LIST.saturating_sub(digest.urgent.len());
+    let chosen: HashSet<&str> = digest
+        .urgent
+        .iter()
+        .chain(digest.pending.iter().take(room))
+        .map(String::as_str)
+        .collect();
+    // The view keeps plan order, so the two lists merge by walking it.
+    let shown: Vec<&Task> = state
+        .tasks
+        .iter()
+        .filter(|t| chosen.contains(t.id.as_str()))
+        .collect();
+    let mut text = render(&shown, look);
+    let left_out = digest.total - shown.len();
+    if left_out > 0 {
+        // Done tasks are never on a cut list: all of them are left out.
+        let done = digest.done();
         let _ = write!(
             text,
             "\n… and {left_out} more ({done} done, {} to do): `wf status --all` lists every task.",

@@ -8,6 +8,7 @@ use crate::error::Result;
 use crate::state::Session;
 
 pub fn save(session: &mut Session) -> Result<()> {
-    session.save()?;
-    crate::plan::mirror::mirror_plan_copy(session)
+    // `Session::checkpoint` mirrors through `plan::STORE_ACCESS`, which is
+    // `plan::mirror::mirror_plan_copy`.
+    session.checkpoint()
 }

@@ -14,6 +14,7 @@ use std::collections::BTreeSet;
 
 use crate::state::machine::{TaskStatus, WorkflowStatus};
 use crate::state::model::{Task, WorkflowState};
+use crate::state::summary::Digest;
 
 /// What the state cannot tell by itself.
 #[derive(Debug, Clone, Copy, Default)]
@@ -41,7 +42,7 @@ pub enum Now<'a> {
     /// Every task is done; `completed` once the workflow says so.
     Done { completed: bool },
     /// Nothing is ready and these blocker kinds hold the rest.
-    Blocked(BTreeSet<&'a str>),
+    Blocked(BTreeSet<String>),
     /// Pending tasks wait on something that is neither done nor blocked.
     Waiting,
     /// The workflow has no tasks.
@@ -49,37 +50,48 @@ pub enum Now<'a> {
 }
 
 pub fn what_now(state: &WorkflowState, facts: Facts) -> Now<'_> {
-    if state.tasks.is_empty() {
+    what_now_in(state, &Digest::of(state), facts)
+}
+
+/// `what_now` of a state and its digest (`state::summary`): `state` needs to hold
+/// only the tasks the digest names, as a view read from the summary does.
+pub fn what_now_in<'a>(state: &'a WorkflowState, digest: &Digest, facts: Facts) -> Now<'a> {
+    if digest.total == 0 {
         return Now::NoTasks;
     }
     if let Some(why) = undecided(state, facts.allow_audit_errors, facts.allow_open_questions) {
         return Now::Undecided(why);
     }
+    let tasks =
+        |ids: &[String]| -> Vec<&'a Task> { ids.iter().filter_map(|id| state.task(id)).collect() };
+    let in_progress = tasks(&digest.in_progress);
     if state.status == WorkflowStatus::Running && !facts.writer_alive {
-        let rerun: Vec<&Task> = state
-            .tasks
+        let rerun: Vec<&Task> = in_progress
             .iter()
-            .filter(|t| t.status == TaskStatus::InProgress && t.handed_off != Some(true))
+            .copied()
+            .filter(|t| t.handed_off != Some(true))
             .collect();
         if !rerun.is_empty() {
             return Now::Interrupted(rerun);
         }
     }
-    if let Some(task) = in_progress(state) {
+    // The task in progress: `current_task` when it is, else the first in plan order.
+    let current = state
+        .current_task
+        .as_deref()
+        .and_then(|id| state.task(id))
+        .filter(|t| t.status == TaskStatus::InProgress);
+    if let Some(task) = current.or_else(|| in_progress.first().copied()) {
         return Now::HandedOff(task);
     }
-    let failed: Vec<&Task> = state
-        .tasks
-        .iter()
-        .filter(|t| t.status == TaskStatus::Failed)
-        .collect();
+    let failed = tasks(&digest.failed);
     if state.status == WorkflowStatus::Failed && !failed.is_empty() {
         return Now::Failed(failed);
     }
-    if let Some(&i) = crate::state::ready::ready(state).first() {
-        return Now::Ready(&state.tasks[i]);
+    if let Some(task) = digest.ready.first().and_then(|id| state.task(id)) {
+        return Now::Ready(task);
     }
-    if state.tasks.iter().all(|t| t.status.is_done()) {
+    if digest.done() == digest.total {
         return Now::Done {
             completed: matches!(
                 state.status,
@@ -90,11 +102,10 @@ pub fn what_now(state: &WorkflowState, facts: Facts) -> Now<'_> {
     if !failed.is_empty() {
         return Now::Failed(failed);
     }
-    let kinds = blocker_kinds(state);
-    if kinds.is_empty() {
+    if digest.blocker_kinds.is_empty() {
         Now::Waiting
     } else {
-        Now::Blocked(kinds)
+        Now::Blocked(digest.blocker_kinds.clone())
     }
 }
 
@@ -136,33 +147,6 @@ pub fn undecided(
     None
 }
 
-/// The task in progress: `current_task` when it is, else the first in plan order.
-fn in_progress(state: &WorkflowState) -> Option<&Task> {
-    let current = state
-        .current_task
-        .as_deref()
-        .and_then(|id| state.task(id))
-        .filter(|t| t.status == TaskStatus::InProgress);
-    current.or_else(|| {
-        state
-            .tasks
-            .iter()
-            .find(|t| t.status == TaskStatus::InProgress)
-    })
-}
-
-/// The blocker kinds holding tasks that are not done, sorted.
-pub fn blocker_kinds(state: &WorkflowState) -> BTreeSet<&str> {
-    let mut kinds = BTreeSet::new();
-    for t in state.tasks.iter().filter(|t| !t.status.is_done()) {
-        if t.status == TaskStatus::Blocked && t.blocked_by.is_empty() {
-            kinds.insert("blocked");
-        }
-        kinds.extend(t.blocked_by.iter().map(String::as_str));
-    }
-    kinds
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -197,7 +181,7 @@ mod tests {
             Now::Ready(t) => ("ready", vec![t.id.clone()]),
             Now::Done { completed: true } => ("completed", vec![]),
             Now::Done { completed: false } => ("done", vec![]),
-            Now::Blocked(k) => ("blocked", k.iter().map(|k| (*k).to_string()).collect()),
+            Now::Blocked(k) => ("blocked", k.into_iter().collect()),
             Now::Waiting => ("waiting", vec![]),
             Now::NoTasks => ("no_tasks", vec![]),
         }

@@ -60,7 +60,10 @@ pub fn recover_interrupted(session: &mut Session) -> Result<Recovered> {
     if was_running {
         session.set_workflow_status(WorkflowStatus::Paused, Some("interrupted"))?;
     }
-    session.save()?;
+    // Not saved here: the moves are in the event log (every reader folds them), and
+    // the caller's run writes the snapshot; a caller that stops before it leaves the
+    // log ahead, which dropping the session settles. So a `--step` resume writes the
+    // snapshot once.
     Ok(Recovered {
         rerun: in_flight,
         ended: ended.len(),

@@ -20,6 +20,8 @@ const MOVED: &[&str] = &["project-meta.json", "logs", "changes"];
 pub fn move_into(session: &mut Session, dest: &Path) -> Result<Vec<String>> {
     let state = session.state()?.clone();
     let dir = session.store().dir().to_path_buf();
+    // The summary describes the state that is leaving; readers of the dir find none.
+    crate::state::summary::remove(&dir);
     durable::create_dir(dest)?;
     let mut names: Vec<PathBuf> = plan_copies(&dir, &state);
     names.extend(backups(&dir));

@@ -13,6 +13,7 @@ pub mod model;
 pub mod ready;
 pub mod recover;
 pub mod store;
+pub mod summary;
 
 pub use machine::{TaskStatus, WorkflowStatus};
 pub use model::{Task, WorkflowState};

@@ -34,7 +34,18 @@ pub const STAGED_PREFIX: &str = ".staged-";
 /// The journal of an archive under way: the name of its `archive/<dir>`.
 pub const ARCHIVE_JOURNAL: &str = ".archiving";
 
-pub fn recover(session: &mut Session) -> Result<()> {
+/// When the snapshot found behind the event log is written again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CatchUp {
+    /// Now, with the plan copy: a session settling what its command left.
+    Now,
+    /// By the session's next save (which then mirrors the plan copy too), or, if its
+    /// command never saves, when the session is dropped: a writer that goes on to
+    /// save anyway (a `--step` resume) writes the snapshot once, not twice.
+    AtNextSave,
+}
+
+pub fn recover(session: &mut Session, catch_up: CatchUp) -> Result<()> {
     let dir = session.store().dir().to_path_buf();
     durable::sweep_tmp(&dir);
     for (_, change) in change_dirs(&dir) {
@@ -58,8 +69,13 @@ pub fn recover(session: &mut Session) -> Result<()> {
     promote_staged(session, true)?;
     sweep_uncommitted_changes(session);
     if has_log && session.log()?.mark().0 > mark.seq {
-        session.save()?;
-        (session.store().plan().mirror)(session)?;
+        match catch_up {
+            CatchUp::Now => {
+                session.save()?;
+                (session.store().plan().mirror)(session)?;
+            }
+            CatchUp::AtNextSave => session.catch_up_at_next_save(),
+        }
     }
     Ok(())
 }

@@ -2,6 +2,9 @@
 //!
 //! - Readers take no lock: they read the last snapshot (`workflow-state.json`) and
 //!   fold the event-log tail written after it, so they always see current progress.
+//!   The read paths that show one task or a summary (`view`) read `summary.json`
+//!   instead while it describes that snapshot and the log holds nothing to fold
+//!   (`state::summary`).
 //! - Writers hold an exclusive lock on `.lock` (never deleted) for the whole of a
 //!   read-modify-write. The lock file names the holder's pid.
 //! - A snapshot is written to a temp file in the same directory, synced, renamed over
@@ -30,6 +33,8 @@ use crate::state::event_log::{self, Event, EventLog, NewEvent};
 use crate::state::fold::{apply_event, apply_live};
 use crate::state::machine::{TaskStatus, WorkflowStatus};
 use crate::state::model::{LogMark, WorkflowState, SCHEMA_VERSION};
+use crate::state::recover::CatchUp;
+use crate::state::summary::{self, View};
 
 pub const STATE_FILE: &str = "workflow-state.json";
 pub const EVENTS_FILE: &str = "events.jsonl";
@@ -129,9 +134,31 @@ impl Store {
         Ok(Some(state))
     }
 
+    /// What the read paths show (`wf status`, `wf next`, the hooks): from the
+    /// summary beside the snapshot when it is current, else the whole state as
+    /// `load` reads it, with its digest (`state::summary`). Takes no lock and writes
+    /// nothing.
+    pub fn view(&self) -> Result<Option<View>> {
+        if !is_linked(&self.dir) {
+            if let Some(view) = summary::read(&self.dir, &self.state_path(), &self.events_path()) {
+                return Ok(Some(view));
+            }
+        }
+        Ok(self.load()?.map(View::whole))
+    }
+
     /// The snapshot alone, validated; a plugin-written one with its tasks adopted.
     pub fn load_snapshot(&self) -> Result<Option<WorkflowState>> {
         let path = self.state_path();
+        if crate::testing::full_load_forbidden() {
+            return Err(WfError::new(
+                ErrorKind::Usage,
+                format!(
+                    "{}: parsing the whole state is forbidden here (WF_TEST_NO_FULL_LOAD)",
+                    path.display()
+                ),
+            ));
+        }
         // Readers refuse a linked workflow dir as writers do: reading through it
         // would show a state that is not this workflow's.
         refuse_symlink(&self.dir)?;
@@ -241,8 +268,9 @@ impl Store {
             in_txn: false,
             staged: false,
             saved_seq,
+            catch_up: false,
         };
-        crate::state::recover::recover(&mut session)?;
+        crate::state::recover::recover(&mut session, CatchUp::AtNextSave)?;
         Ok(session)
     }
 }
@@ -274,6 +302,10 @@ pub struct Session {
     staged: bool,
     /// The last event the snapshot on disk covers.
     saved_seq: u64,
+    /// The snapshot was behind the log when the lock was taken: the next save also
+    /// brings the plan copy up (`recover::CatchUp::AtNextSave`); if none comes, the
+    /// drop settles it (the log is ahead of `saved_seq`).
+    catch_up: bool,
 }
 
 impl Drop for Session {
@@ -368,7 +400,12 @@ impl Session {
             .as_ref()
             .and_then(|s| s.event_log)
             .map_or(0, |m| m.seq);
-        crate::state::recover::recover(self)
+        crate::state::recover::recover(self, CatchUp::Now)
+    }
+
+    /// See `recover::CatchUp::AtNextSave`.
+    pub(crate) fn catch_up_at_next_save(&mut self) {
+        self.catch_up = true;
     }
 
     /// Forgets the state and the log after their files were moved away (an archive).
@@ -414,6 +451,15 @@ impl Session {
         self.emit(NewEvent::new(EventKind::WorkflowStatusChanged, data))
     }
 
+    /// `save`, then the plan copy brought up to the state (`PlanAccess::mirror`): a
+    /// checkpoint. The copy is mirrored once, also when this save is the catch-up
+    /// after a crash (which a bare `save` follows with a mirror of its own).
+    pub fn checkpoint(&mut self) -> Result<()> {
+        self.catch_up = false;
+        self.save()?;
+        (self.store.plan.mirror)(self)
+    }
+
     /// Writes the snapshot: everything emitted so far is folded into it. The log is
     /// synced first, so the snapshot never marks events a power loss could take back.
     /// The rename of the snapshot commits an open transaction.
@@ -421,6 +467,8 @@ impl Session {
         let Some(state) = self.state.as_mut() else {
             return Err(no_workflow());
         };
+        // A transaction's save commits a new plan copy of its own (promoted after it).
+        let mirror = std::mem::take(&mut self.catch_up) && !self.in_txn;
         if let Some(log) = self.log.as_mut() {
             log.sync()?;
             let (seq, offset) = log.mark();
@@ -431,6 +479,9 @@ impl Session {
             state.event_log = Some(LogMark { seq, offset });
         }
         state.sync_progress();
+        // The summary describes one snapshot: gone before the next is written, so a
+        // stop between the two leaves none (readers check it anyway).
+        summary::remove(&self.store.dir);
         // Streamed into the temp file: a 10,000-task snapshot is 4–5 MB of JSON that
         // need not also sit in memory.
         write_atomic_with(&self.store.state_path(), |file| {
@@ -440,8 +491,17 @@ impl Session {
         })?;
         self.saved_seq = state.event_log.map_or(0, |m| m.seq);
         self.in_txn = false;
+        summary::write(&self.store.dir, &self.store.state_path(), state);
+        if mirror {
+            (self.store.plan.mirror)(self)?;
+        }
         Ok(())
     }
+}
+
+/// The workflow dir is a link (refused by every load, which says so).
+fn is_linked(dir: &Path) -> bool {
+    std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink())
 }
 
 fn no_workflow() -> WfError {

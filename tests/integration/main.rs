@@ -38,5 +38,6 @@ mod report;
 mod security;
 mod start;
 mod status_tasks;
+mod summary;
 mod terminal;
 mod usage;

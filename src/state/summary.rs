@@ -1,0 +1,445 @@
+//! The workflow at a glance, without its whole state: what the editor's and the
+//! agent's read paths (`wf status`, `wf next`, `wf hook`) show, computed once per
+//! snapshot and kept beside it in `summary.json` (docs/state-file.md "The summary").
+//!
+//! A [`Digest`] is everything those paths take from the task list — counts, the
+//! ready, failed, blocked and waiting tasks, the short task list, usage — and the
+//! tasks it names are kept whole beside it, with the state's other fields. Both ways
+//! of reading go through it: a reader with a current summary takes the digest from
+//! the file; any other reader loads the whole state and computes the digest from it
+//! (`Digest::of`), so the two cannot show different things.
+//!
+//! The summary is an index, never a source of truth. A writer removes it before each
+//! snapshot and writes it after, naming the snapshot file it describes (device,
+//! inode, size, modification time: every snapshot is a new file, renamed into place)
+//! and the event-log mark that snapshot has. A reader uses it only when that file is
+//! still the snapshot and the log holds nothing to fold past the mark; anything else
+//! — no summary, a torn or unreadable one, one of another version, a snapshot written
+//! by another tool, progress in the log — is the whole load, as before.
+
+use std::collections::{BTreeSet, HashMap};
+use std::io::Write;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::state::machine::TaskStatus;
+use crate::state::model::{LogMark, Task, Usage, WorkflowState, SCHEMA_VERSION};
+
+pub const SUMMARY_FILE: &str = "summary.json";
+/// The layout of `summary.json`; a reader ignores a file of any other.
+pub const SUMMARY_VERSION: u32 = 1;
+/// Ready tasks named (`wf status` shows five, `wf next` runs the first).
+pub const READY_SHOWN: usize = 5;
+/// Blocked, failed or unchecked tasks `wf status` lists before "… and N more".
+pub const LIST_CAP: usize = 10;
+/// How many tasks the task list under `wf status` shows before it is cut.
+pub const SHORT_LIST: usize = 40;
+/// Pending tasks `wf next` names when nothing is ready.
+pub const WAITING_SHOWN: usize = 5;
+/// Tasks the usage summary names as the most expensive.
+pub const MOST_EXPENSIVE: usize = 5;
+/// With more tasks than this in progress, failed or blocked, no summary is written:
+/// its lists would no longer be small, and readers load the whole state.
+pub const MAX_LISTED: usize = 1000;
+
+/// How many tasks are in each status.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StatusCounts {
+    pub completed: usize,
+    pub skipped: usize,
+    pub failed: usize,
+    pub blocked: usize,
+    pub in_progress: usize,
+    pub pending: usize,
+}
+
+/// The reported usage: totals and the tasks that cost most.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct UsageDigest {
+    pub total: Usage,
+    /// Tasks whose executors reported usage.
+    pub tasks: usize,
+    /// At most [`MOST_EXPENSIVE`], the most expensive first (by cost, then tokens),
+    /// plan order among equals.
+    pub most: Vec<(String, Usage)>,
+}
+
+/// What the read paths take from the task list. Ids are in plan order.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Digest {
+    pub total: usize,
+    pub counts: StatusCounts,
+    /// Every task in progress.
+    pub in_progress: Vec<String>,
+    /// The first task in progress that was handed off to an agent.
+    pub handed_off: Option<String>,
+    /// Every failed task.
+    pub failed: Vec<String>,
+    /// Every task in progress, failed or blocked: the ones the task list always shows.
+    pub urgent: Vec<String>,
+    /// The first [`LIST_CAP`] tasks blocked, or held by a blocker and not done.
+    pub blocked: Vec<String>,
+    pub blocked_count: usize,
+    /// The first [`LIST_CAP`] tasks completed with nothing that checked them.
+    pub unchecked: Vec<String>,
+    pub unchecked_count: usize,
+    /// The first [`READY_SHOWN`] ready tasks (`state::ready`).
+    pub ready: Vec<String>,
+    pub ready_count: usize,
+    /// The blocker kinds holding tasks that are not done (`blocked` for a blocked
+    /// task without kinds).
+    pub blocker_kinds: BTreeSet<String>,
+    /// The first [`WAITING_SHOWN`] pending tasks, each with its dependencies that are
+    /// not done.
+    pub waiting: Vec<(String, Vec<String>)>,
+    /// The first [`SHORT_LIST`] pending tasks.
+    pub pending: Vec<String>,
+    pub usage: Option<UsageDigest>,
+}
+
+impl Digest {
+    /// The digest of a whole state: one pass over the tasks, plus the ready test.
+    pub fn of(state: &WorkflowState) -> Digest {
+        let status: HashMap<&str, TaskStatus> = state
+            .tasks
+            .iter()
+            .map(|t| (t.id.as_str(), t.status))
+            .collect();
+        let done = |id: &str| status.get(id).is_some_and(|s| s.is_done());
+        let mut d = Digest {
+            total: state.tasks.len(),
+            ..Digest::default()
+        };
+        let mut usage: Vec<(&Task, Usage)> = Vec::new();
+        for t in &state.tasks {
+            let id = || t.id.clone();
+            let c = &mut d.counts;
+            match t.status {
+                TaskStatus::Completed => c.completed += 1,
+                TaskStatus::Skipped => c.skipped += 1,
+                TaskStatus::Failed => c.failed += 1,
+                TaskStatus::Blocked => c.blocked += 1,
+                TaskStatus::InProgress => c.in_progress += 1,
+                TaskStatus::Pending => c.pending += 1,
+            }
+            match t.status {
+                TaskStatus::InProgress => {
+                    d.in_progress.push(id());
+                    if d.handed_off.is_none() && t.handed_off == Some(true) {
+                        d.handed_off = Some(id());
+                    }
+                }
+                TaskStatus::Failed => d.failed.push(id()),
+                TaskStatus::Pending => {
+                    if d.pending.len() < SHORT_LIST {
+                        d.pending.push(id());
+                    }
+                    if d.waiting.len() < WAITING_SHOWN {
+                        let open = t.deps.iter().filter(|x| !done(x)).cloned().collect();
+                        d.waiting.push((id(), open));
+                    }
+                }
+                _ => {}
+            }
+            if matches!(
+                t.status,
+                TaskStatus::InProgress | TaskStatus::Failed | TaskStatus::Blocked
+            ) {
+                d.urgent.push(id());
+            }
+            if t.status == TaskStatus::Blocked || (!t.blocked_by.is_empty() && !t.status.is_done())
+            {
+                d.blocked_count += 1;
+                if d.blocked.len() < LIST_CAP {
+                    d.blocked.push(id());
+                }
+            }
+            if !t.status.is_done() {
+                if t.status == TaskStatus::Blocked && t.blocked_by.is_empty() {
+                    d.blocker_kinds.insert("blocked".into());
+                }
+                d.blocker_kinds.extend(t.blocked_by.iter().cloned());
+            }
+            if t.accepted_unchecked && t.status == TaskStatus::Completed {
+                d.unchecked_count += 1;
+                if d.unchecked.len() < LIST_CAP {
+                    d.unchecked.push(id());
+                }
+            }
+            if crate::state::ready::is_ready(t, done) {
+                d.ready_count += 1;
+                if d.ready.len() < READY_SHOWN {
+                    d.ready.push(id());
+                }
+            }
+            if let Some(u) = t.usage {
+                usage.push((t, u));
+            }
+        }
+        if !usage.is_empty() {
+            let mut total = UsageDigest {
+                tasks: usage.len(),
+                ..UsageDigest::default()
+            };
+            for (_, u) in &usage {
+                total.total = total.total.plus(*u);
+            }
+            let key = |u: &Usage| (u.cost_usd.unwrap_or(0.0), u.tokens());
+            // Stable: plan order among equals.
+            usage.sort_by(|(_, a), (_, b)| {
+                let (ca, ta) = key(a);
+                let (cb, tb) = key(b);
+                cb.total_cmp(&ca).then(tb.cmp(&ta))
+            });
+            total.most = usage
+                .into_iter()
+                .take(MOST_EXPENSIVE)
+                .map(|(t, u)| (t.id.clone(), u))
+                .collect();
+            d.usage = Some(total);
+        }
+        d
+    }
+
+    /// Completed or skipped.
+    pub fn done(&self) -> usize {
+        self.counts.completed + self.counts.skipped
+    }
+
+    /// Every task the digest names, and the state's current task: the tasks a reader
+    /// of the summary gets whole. With few tasks, all of them (the task list shows
+    /// every task then).
+    fn named(&self, state: &WorkflowState) -> BTreeSet<String> {
+        if self.total <= SHORT_LIST {
+            return state.tasks.iter().map(|t| t.id.clone()).collect();
+        }
+        let mut ids: BTreeSet<String> = BTreeSet::new();
+        let lists = [
+            &self.in_progress,
+            &self.failed,
+            &self.urgent,
+            &self.blocked,
+            &self.unchecked,
+            &self.ready,
+            &self.pending,
+        ];
+        for list in lists {
+            ids.extend(list.iter().cloned());
+        }
+        ids.extend(self.waiting.iter().map(|(id, _)| id.clone()));
+        ids.extend(self.handed_off.iter().cloned());
+        ids.extend(state.current_task.iter().cloned());
+        if let Some(u) = &self.usage {
+            ids.extend(u.most.iter().map(|(id, _)| id.clone()));
+        }
+        ids
+    }
+}
+
+/// A state to read from and its digest. From a current summary, `state` holds the
+/// tasks the digest names and the state's other fields, except the per-task maps and
+/// lists the read paths do not show (`progress`, `skipped_info`, `quality_gates`);
+/// otherwise it is the whole state.
+#[derive(Debug)]
+pub struct View {
+    pub state: WorkflowState,
+    pub digest: Digest,
+    /// Read from `summary.json` (the whole state was not parsed).
+    pub from_summary: bool,
+}
+
+impl View {
+    /// The view of a whole state.
+    pub fn whole(state: WorkflowState) -> View {
+        let digest = Digest::of(&state);
+        View {
+            state,
+            digest,
+            from_summary: false,
+        }
+    }
+}
+
+/// Which file a summary describes: a snapshot is never rewritten in place, so a new
+/// one is another inode (and, to be sure, size and time are compared too).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileId {
+    pub dev: u64,
+    pub ino: u64,
+    pub len: u64,
+    pub mtime: i64,
+    pub mtime_ns: i64,
+}
+
+impl FileId {
+    pub fn of(meta: &std::fs::Metadata) -> FileId {
+        FileId {
+            dev: meta.dev(),
+            ino: meta.ino(),
+            len: meta.len(),
+            mtime: meta.mtime(),
+            mtime_ns: meta.mtime_nsec(),
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct SummaryOut<'a> {
+    summary_version: u32,
+    snapshot: FileId,
+    event_log: LogMark,
+    digest: &'a Digest,
+    state: &'a WorkflowState,
+    tasks: Vec<&'a Task>,
+}
+
+#[derive(Deserialize)]
+struct SummaryIn {
+    summary_version: u32,
+    snapshot: FileId,
+    event_log: LogMark,
+    digest: Digest,
+    state: WorkflowState,
+    tasks: Vec<Task>,
+}
+
+/// Removes the summary: done before a snapshot is written, so a writer stopped
+/// between the two leaves none rather than one that a check would have to catch.
+pub fn remove(dir: &Path) {
+    let _ = std::fs::remove_file(dir.join(SUMMARY_FILE));
+}
+
+/// Writes the summary of `state`, just saved as the snapshot at `snapshot`. Best
+/// effort and not synced: it is an index that readers check against the snapshot,
+/// so a missing or torn one only sends them to the whole load. (Its writes are not
+/// fault points of `WF_TEST_FAULT`: the state's durable writes keep their numbers.)
+pub fn write(dir: &Path, snapshot: &Path, state: &mut WorkflowState) {
+    let Some(mark) = state.event_log else {
+        return;
+    };
+    // A plugin state nobody adopted has no tasks to summarise, and the read paths
+    // have to say why: they load it whole.
+    if state.tasks.is_empty() || state.unadopted.is_some() {
+        return;
+    }
+    let Ok(meta) = std::fs::symlink_metadata(snapshot) else {
+        return;
+    };
+    let digest = Digest::of(state);
+    // `urgent` holds every task in progress, failed or blocked.
+    if digest.urgent.len() > MAX_LISTED {
+        return;
+    }
+    let named = digest.named(state);
+    // The big per-task parts are taken out for the write and put back after: the
+    // summary holds the named tasks only, and no copy of the rest is made.
+    let tasks = std::mem::take(&mut state.tasks);
+    let progress = std::mem::take(&mut state.progress);
+    let skipped = std::mem::take(&mut state.skipped_info);
+    let gates = std::mem::take(&mut state.quality_gates);
+    let out = SummaryOut {
+        summary_version: SUMMARY_VERSION,
+        snapshot: FileId::of(&meta),
+        event_log: mark,
+        digest: &digest,
+        state,
+        tasks: tasks.iter().filter(|t| named.contains(&t.id)).collect(),
+    };
+    let bytes = serde_json::to_vec(&out);
+    state.tasks = tasks;
+    state.progress = progress;
+    state.skipped_info = skipped;
+    state.quality_gates = gates;
+    if let Ok(bytes) = bytes {
+        let _ = replace(dir, &bytes);
+    }
+}
+
+/// `summary.json` replaced by `bytes` through a temp file (swept like every `.tmp-*`
+/// a killed writer leaves), without following a planted link.
+fn replace(dir: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let tmp = dir.join(format!(
+        "{}summary-{}",
+        crate::fs::durable::TMP_PREFIX,
+        std::process::id()
+    ));
+    let _ = std::fs::remove_file(&tmp);
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o644)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(&tmp)?;
+    let written = file.write_all(bytes);
+    drop(file);
+    if let Err(e) = written.and_then(|()| std::fs::rename(&tmp, dir.join(SUMMARY_FILE))) {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
+    }
+    Ok(())
+}
+
+/// Tail bytes past the mark a reader is willing to scan for events to fold; past
+/// this, it loads the whole state (which it would do anyway for such a tail).
+const MAX_TAIL: u64 = 256 * 1024;
+
+/// The view from a current summary, or `None` when there is none to trust (the
+/// caller then loads the whole state, which also reports what is wrong, if anything).
+pub fn read(dir: &Path, state_path: &Path, events_path: &Path) -> Option<View> {
+    if crate::testing::summary_off() {
+        return None;
+    }
+    let bytes = crate::fs::read_regular(&dir.join(SUMMARY_FILE)).ok()?;
+    let file: SummaryIn = serde_json::from_slice(&bytes).ok()?;
+    if file.summary_version != SUMMARY_VERSION || file.state.wf_schema > SCHEMA_VERSION {
+        return None;
+    }
+    let meta = std::fs::symlink_metadata(state_path).ok()?;
+    if !meta.file_type().is_file() || FileId::of(&meta) != file.snapshot {
+        return None;
+    }
+    if file.state.event_log != Some(file.event_log) || !nothing_to_fold(events_path, file.event_log)
+    {
+        return None;
+    }
+    let mut state = file.state;
+    state.tasks = file.tasks;
+    Some(View {
+        state,
+        digest: file.digest,
+        from_summary: true,
+    })
+}
+
+/// Whether the whole load would fold nothing past `mark`: the log ends at the mark,
+/// or what follows it holds no committed event that changes state.
+fn nothing_to_fold(events_path: &Path, mark: LogMark) -> bool {
+    let len = match std::fs::symlink_metadata(events_path) {
+        Ok(meta) if meta.file_type().is_file() => meta.len(),
+        // No log: the whole load folds nothing either (a log that was moved away
+        // without its snapshot is left to it).
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return mark.offset == 0,
+        _ => return false,
+    };
+    if len == mark.offset {
+        return true;
+    }
+    // Shorter: the log was started afresh and the whole load reads it all.
+    if len < mark.offset || len - mark.offset > MAX_TAIL {
+        return false;
+    }
+    let mut folds = false;
+    let read = crate::state::event_log::for_each_from(events_path, mark.offset, |event| {
+        if event.seq > mark.seq
+            && !event.txn
+            && crate::state::event::EventKind::parse(&event.kind)
+                .is_some_and(crate::state::event::EventKind::changes_state)
+        {
+            folds = true;
+        }
+        Ok(())
+    });
+    read.is_ok() && !folds
+}

@@ -1,0 +1,319 @@
+//! `summary.json`, the compact view beside the snapshot (docs/state-file.md "The
+//! summary"): the read paths (`wf status`, `wf next`, the hooks) answer from it
+//! without parsing the whole state while it is current, show exactly what the whole
+//! load shows, and fall back to the whole load whenever it is missing, torn,
+//! corrupt, of another version, for another snapshot, or behind the event log.
+//!
+//! `WF_TEST_NO_FULL_LOAD=1` makes parsing the whole snapshot an error, so a read
+//! path that does it when it need not fails here; `WF_TEST_NO_SUMMARY=1` makes the
+//! readers ignore the summary, the reference every answer is compared with.
+
+use serde_json::{json, Value};
+
+use crate::plans::{plan, start, task};
+use crate::test::{Run, Test};
+
+/// Over the 40 tasks the task list shows, so the summary holds a part of them.
+const TASKS: usize = 50;
+
+fn chain(fail_at: Option<usize>) -> String {
+    let ids: Vec<String> = (1..=TASKS).map(|i| format!("T{i}")).collect();
+    let tasks: Vec<_> = ids
+        .iter()
+        .enumerate()
+        .map(|(i, id)| {
+            let t = task(id, if i < 25 { "one" } else { "two" });
+            let t = t.verify(if Some(i + 1) == fail_at {
+                "false"
+            } else {
+                "true"
+            });
+            if i == 0 {
+                t
+            } else {
+                t.deps(&ids[i - 1])
+            }
+        })
+        .collect();
+    plan(&tasks)
+}
+
+/// The read paths whose output must not depend on how the state was read. The
+/// hooks get no session id, so they keep no memo between the two runs.
+fn reads() -> Vec<(Vec<&'static str>, Option<&'static str>)> {
+    vec![
+        (vec!["status"], None),
+        (vec!["next"], None),
+        (vec!["--json", "next"], None),
+        (vec!["hook", "SessionStart"], Some("SessionStart")),
+        (vec!["hook", "UserPromptSubmit"], Some("UserPromptSubmit")),
+    ]
+}
+
+fn read(t: &Test, args: &[&str], event: Option<&str>, env: Option<&str>) -> Run {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut cmd = t.command(args);
+    if let Some(key) = env {
+        cmd.env(key, "1");
+    }
+    cmd.stdin(if event.is_some() {
+        Stdio::piped()
+    } else {
+        Stdio::null()
+    })
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("spawn wf");
+    if let Some(event) = event {
+        let payload = json!({"cwd": t.project.display().to_string(), "hook_event_name": event});
+        let _ = child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(payload.to_string().as_bytes());
+    }
+    let out = child.wait_with_output().expect("wait for wf");
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        root: t.root.clone(),
+    }
+}
+
+/// Every read path answers from the summary (the whole parse is forbidden) with
+/// what the whole load answers.
+#[track_caller]
+fn same_from_summary(t: &Test, what: &str) {
+    assert!(
+        t.workflow_dir().join("summary.json").is_file(),
+        "{what}: no summary"
+    );
+    for (args, event) in reads() {
+        let fast = read(t, &args, event, Some("WF_TEST_NO_FULL_LOAD"));
+        let whole = read(t, &args, event, Some("WF_TEST_NO_SUMMARY"));
+        assert_eq!(
+            (fast.code, &fast.stdout, &fast.stderr),
+            (whole.code, &whole.stdout, &whole.stderr),
+            "{what}: `wf {}` differs between the summary and the whole load",
+            args.join(" ")
+        );
+        assert!(fast.stderr.is_empty(), "{what}: {}", fast.stderr);
+    }
+}
+
+/// Every read path loads the whole state (the summary cannot be used) and answers
+/// as the whole load does.
+#[track_caller]
+fn falls_back(t: &Test, what: &str) {
+    for (args, event) in reads() {
+        let refused = read(t, &args, event, Some("WF_TEST_NO_FULL_LOAD"));
+        assert!(
+            refused.stderr.contains("WF_TEST_NO_FULL_LOAD"),
+            "{what}: `wf {}` did not load the whole state: {refused:?}",
+            args.join(" ")
+        );
+        let plain = read(t, &args, event, None);
+        let whole = read(t, &args, event, Some("WF_TEST_NO_SUMMARY"));
+        assert_eq!(
+            (plain.code, &plain.stdout, &plain.stderr),
+            (whole.code, &whole.stdout, &whole.stderr),
+            "{what}: `wf {}`",
+            args.join(" ")
+        );
+    }
+}
+
+fn summary_path(t: &Test) -> std::path::PathBuf {
+    t.workflow_dir().join("summary.json")
+}
+
+#[test]
+fn read_paths_answer_from_a_current_summary_as_the_whole_load_does() {
+    let t = Test::new();
+    start(&t, &chain(Some(30)));
+    same_from_summary(&t, "imported");
+    t.wf(&["workflow-execute", "--step"]).ok();
+    same_from_summary(&t, "one step");
+    t.wf(&["workflow-execute", "--all"]).code(1);
+    same_from_summary(&t, "failed at T30");
+    t.wf(&["workflow-execute", "--skip", "T30", "--reason", "later"])
+        .ok();
+    same_from_summary(&t, "skipped T30, the rest run");
+    let status = t.wf(&["status"]).ok();
+    assert!(status.stdout.contains("Progress"), "{}", status.stdout);
+}
+
+#[test]
+fn a_handed_off_task_is_found_from_the_summary_by_every_hook() {
+    let t = Test::new();
+    let mut tasks = vec![task("T1", "impl")
+        .field("actions", "create_file")
+        .field("创建文件", "hello.txt")
+        .verify("grep -q hello hello.txt")];
+    let ids: Vec<String> = (2..=TASKS).map(|i| format!("T{i}")).collect();
+    tasks.extend(ids.iter().map(|id| task(id, "impl").verify("true")));
+    start(&t, &plan(&tasks));
+    t.wf(&["workflow-execute"]).code(6);
+    same_from_summary(&t, "handed off");
+    // Stop runs the task's checks: the task comes from the summary.
+    let stop = read(
+        &t,
+        &["hook", "Stop"],
+        Some("Stop"),
+        Some("WF_TEST_NO_FULL_LOAD"),
+    );
+    assert!(stop.stderr.is_empty(), "{stop:?}");
+    let answer: Value = serde_json::from_str(stop.stdout.trim()).expect("a JSON answer");
+    assert_eq!(answer["decision"], "block", "{answer}");
+    assert!(
+        answer["reason"].as_str().unwrap_or("").contains("T1"),
+        "{answer}"
+    );
+}
+
+#[test]
+fn a_missing_torn_corrupt_or_old_summary_is_never_used() {
+    let t = Test::new();
+    start(&t, &chain(None));
+    t.wf(&["workflow-execute", "--step"]).ok();
+    let good = std::fs::read(summary_path(&t)).unwrap();
+    std::fs::remove_file(summary_path(&t)).unwrap();
+    falls_back(&t, "deleted");
+    std::fs::write(summary_path(&t), &good[..good.len() / 2]).unwrap();
+    falls_back(&t, "truncated");
+    std::fs::write(summary_path(&t), b"\x00\xffnot json").unwrap();
+    falls_back(&t, "garbage");
+    let mut old: Value = serde_json::from_slice(&good).unwrap();
+    old["summary_version"] = json!(0);
+    std::fs::write(summary_path(&t), old.to_string()).unwrap();
+    falls_back(&t, "another version");
+    // A link planted in its place is not followed.
+    let elsewhere = t.root.join("elsewhere.json");
+    std::fs::write(&elsewhere, &good).unwrap();
+    std::fs::remove_file(summary_path(&t)).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, summary_path(&t)).unwrap();
+    falls_back(&t, "a link");
+    std::fs::remove_file(summary_path(&t)).unwrap();
+    std::fs::write(summary_path(&t), &good).unwrap();
+    same_from_summary(&t, "restored");
+}
+
+#[test]
+fn a_summary_of_another_snapshot_is_never_used() {
+    let t = Test::new();
+    start(&t, &chain(None));
+    t.wf(&["workflow-execute", "--step"]).ok();
+    // Another tool rewrites the snapshot (as the plugin or jq does: a new file).
+    let state_path = t.workflow_dir().join("workflow-state.json");
+    let mut state: Value = serde_json::from_slice(&std::fs::read(&state_path).unwrap()).unwrap();
+    state["tasks"][1]["status"] = json!("skipped");
+    state["tasks"][1]["name"] = json!("renamed by hand");
+    let tmp = t.workflow_dir().join("edited.json");
+    std::fs::write(&tmp, serde_json::to_vec_pretty(&state).unwrap()).unwrap();
+    std::fs::rename(&tmp, &state_path).unwrap();
+    falls_back(&t, "snapshot replaced");
+    let next = t.wf(&["next"]).ok();
+    assert!(next.stdout.contains("T3 is ready"), "{}", next.stdout);
+    // Rewritten in place, a different size.
+    state["tasks"][2]["name"] = json!("renamed in place, a longer name");
+    std::fs::write(&state_path, serde_json::to_vec_pretty(&state).unwrap()).unwrap();
+    falls_back(&t, "snapshot rewritten in place");
+    // The next writer writes a summary of its own snapshot.
+    t.wf(&["workflow-execute", "--step"]).ok();
+    same_from_summary(&t, "after the next step");
+}
+
+#[test]
+fn progress_in_the_event_log_past_the_summary_is_always_shown() {
+    let t = Test::new();
+    start(&t, &chain(None));
+    t.wf(&["workflow-execute", "--step"]).ok();
+    let events = t.workflow_dir().join("events.jsonl");
+    let seq = t.events().last().and_then(|e| e["seq"].as_u64()).unwrap();
+    let append = |line: Value| {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&events)
+            .unwrap();
+        writeln!(f, "{line}").unwrap();
+    };
+    // An event that changes nothing: the summary is still current.
+    append(
+        json!({"seq": seq + 1, "ts": "2026-01-08T10:00:00Z", "type": "task.execution_started",
+        "task_id": "T2", "actor": "wf.orchestrator", "role": "orchestrator", "data": {}}),
+    );
+    same_from_summary(&t, "a note past the mark");
+    // A status move past the mark (a run that died before its snapshot): folded.
+    append(
+        json!({"seq": seq + 2, "ts": "2026-01-08T10:00:01Z", "type": "task.status_changed",
+        "task_id": "T2", "actor": "wf.orchestrator", "role": "orchestrator",
+        "data": {"from": "pending", "to": "skipped", "reason": "by hand"}}),
+    );
+    falls_back(&t, "a status move past the mark");
+    let next = t.wf(&["next"]).ok();
+    assert!(next.stdout.contains("T3 is ready"), "{}", next.stdout);
+    // A transaction nobody committed is not folded, by either reader.
+    let t = Test::new();
+    start(&t, &chain(None));
+    let seq = t.events().last().and_then(|e| e["seq"].as_u64()).unwrap();
+    let events = t.workflow_dir().join("events.jsonl");
+    {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&events)
+            .unwrap();
+        let line = json!({"seq": seq + 1, "ts": "2026-01-08T10:00:00Z", "type": "task.status_changed",
+            "task_id": "T1", "actor": "wf.orchestrator", "role": "orchestrator", "txn": true,
+            "data": {"from": "pending", "to": "skipped"}});
+        writeln!(f, "{line}").unwrap();
+    }
+    same_from_summary(&t, "an uncommitted transaction past the mark");
+}
+
+#[test]
+fn a_plugin_state_without_a_summary_still_reads() {
+    let t = Test::new();
+    t.plugin_state();
+    let status = read(&t, &["status"], None, None);
+    assert_eq!(status.code, 0, "{status:?}");
+    assert!(!summary_path(&t).exists());
+    falls_back(&t, "plugin state");
+}
+
+/// After a crash the snapshot is behind the log: a `--step` resume folds the tail,
+/// runs one task and writes the snapshot once (and the plan copy once), not once
+/// for the catch-up, once for the recovery and once at the end. Counted with the
+/// fault hook: a third durable rename would fail the command, and say so.
+#[test]
+fn a_step_resume_after_a_crash_writes_the_snapshot_once() {
+    let t = Test::new();
+    start(&t, &chain(None));
+    let path = t.workflow_dir().join("workflow-state.json");
+    let before = std::fs::read(&path).unwrap();
+    t.wf(&["workflow-execute", "--step"]).ok();
+    // What a kill before the final save leaves: the log ahead of the snapshot.
+    std::fs::write(&path, &before).unwrap();
+    std::fs::remove_file(summary_path(&t)).unwrap();
+    assert_eq!(t.state_file()["tasks"][0]["status"], "pending");
+    let mut cmd = t.command(&["resume", "--step"]);
+    cmd.env("WF_TEST_FAULT", "rename:3")
+        .stdout(std::process::Stdio::null());
+    let run = t.within(cmd, 60);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(!run.stderr.contains("test fault"), "{}", run.stderr);
+    let raw = t.state_file();
+    assert_eq!(raw["tasks"][0]["status"], "completed");
+    assert_eq!(raw["tasks"][1]["status"], "completed");
+    let copy = std::fs::read_dir(t.workflow_dir())
+        .unwrap()
+        .flatten()
+        .find(|e| e.file_name().to_string_lossy().starts_with("tasks-"))
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .expect("a plan copy");
+    assert!(copy.contains("## T2: task T2 ✅"), "{copy}");
+    same_from_summary(&t, "after the resume");
+}
