@@ -402,33 +402,8 @@ fn dependency_order(tasks: &[ProvenTask]) -> Vec<usize> {
                 .collect()
         })
     };
-    let mut waiting: Vec<usize> = tasks.iter().map(|t| deps(t).len()).collect();
-    let mut dependants: Vec<Vec<usize>> = vec![Vec::new(); tasks.len()];
-    for (i, t) in tasks.iter().enumerate() {
-        for j in deps(t) {
-            dependants[j].push(i);
-        }
-    }
-    let mut ready: std::collections::BinaryHeap<std::cmp::Reverse<usize>> = waiting
-        .iter()
-        .enumerate()
-        .filter(|(_, &n)| n == 0)
-        .map(|(i, _)| std::cmp::Reverse(i))
-        .collect();
-    let mut order = Vec::with_capacity(tasks.len());
-    let mut placed = vec![false; tasks.len()];
-    while let Some(std::cmp::Reverse(i)) = ready.pop() {
-        order.push(i);
-        placed[i] = true;
-        for &k in &dependants[i] {
-            waiting[k] -= 1;
-            if waiting[k] == 0 {
-                ready.push(std::cmp::Reverse(k));
-            }
-        }
-    }
-    order.extend((0..tasks.len()).filter(|&i| !placed[i]));
-    order
+    let deps: Vec<Vec<usize>> = tasks.iter().map(deps).collect();
+    super::dependency_order(&deps)
 }
 
 #[cfg(test)]

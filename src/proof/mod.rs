@@ -36,6 +36,41 @@ pub fn recorded_fingerprint(state: &WorkflowState, id: &str) -> Option<String> {
         .map(|e| e.inputs.fingerprint.clone())
 }
 
+/// Positions `0..deps.len()`, each after the positions it depends on (`deps[i]`),
+/// the lowest first among those ready (plan order); positions on a cycle, which an
+/// import refuses, come last in order. `wf verify` and `wf proof check` take tasks
+/// this way, so a dependency's fingerprint is known before its dependants'.
+pub fn dependency_order(deps: &[Vec<usize>]) -> Vec<usize> {
+    use std::cmp::Reverse;
+    let mut waiting: Vec<usize> = deps.iter().map(Vec::len).collect();
+    let mut dependants: Vec<Vec<usize>> = vec![Vec::new(); deps.len()];
+    for (i, ds) in deps.iter().enumerate() {
+        for &j in ds {
+            dependants[j].push(i);
+        }
+    }
+    let mut ready: std::collections::BinaryHeap<Reverse<usize>> = waiting
+        .iter()
+        .enumerate()
+        .filter(|(_, &n)| n == 0)
+        .map(|(i, _)| Reverse(i))
+        .collect();
+    let mut order = Vec::with_capacity(deps.len());
+    let mut placed = vec![false; deps.len()];
+    while let Some(Reverse(i)) = ready.pop() {
+        order.push(i);
+        placed[i] = true;
+        for &k in &dependants[i] {
+            waiting[k] -= 1;
+            if waiting[k] == 0 {
+                ready.push(Reverse(k));
+            }
+        }
+    }
+    order.extend((0..deps.len()).filter(|&i| !placed[i]));
+    order
+}
+
 /// The claim-evidence rule on files (docs/proof.md "Agent work"): every file the
 /// agent claims it changed must be among those the working tree saw change; with
 /// `strict`, every change must be one the task declares. `Err` says which files break

@@ -129,51 +129,23 @@ fn selection(state: &WorkflowState, wanted: &[String]) -> Result<Vec<usize>> {
     Ok(out)
 }
 
-/// Task positions, each after the tasks it depends on (plan order among equals);
-/// tasks on a cycle, which an import refuses, come last in plan order.
+/// Task positions, each after the tasks it depends on (`proof::dependency_order`).
 fn dependency_order(tasks: &[Task]) -> Vec<usize> {
     let index: HashMap<&str, usize> = tasks
         .iter()
         .enumerate()
         .map(|(i, t)| (t.id.as_str(), i))
         .collect();
-    let mut waiting: Vec<usize> = tasks
+    let deps: Vec<Vec<usize>> = tasks
         .iter()
         .map(|t| {
             t.deps
                 .iter()
-                .filter(|d| index.contains_key(d.as_str()))
-                .count()
+                .filter_map(|d| index.get(d.as_str()).copied())
+                .collect()
         })
         .collect();
-    let mut dependants: Vec<Vec<usize>> = vec![Vec::new(); tasks.len()];
-    for (i, t) in tasks.iter().enumerate() {
-        for d in &t.deps {
-            if let Some(&j) = index.get(d.as_str()) {
-                dependants[j].push(i);
-            }
-        }
-    }
-    let mut ready: std::collections::BinaryHeap<std::cmp::Reverse<usize>> = waiting
-        .iter()
-        .enumerate()
-        .filter(|(_, &n)| n == 0)
-        .map(|(i, _)| std::cmp::Reverse(i))
-        .collect();
-    let mut order = Vec::with_capacity(tasks.len());
-    let mut placed = vec![false; tasks.len()];
-    while let Some(std::cmp::Reverse(i)) = ready.pop() {
-        order.push(i);
-        placed[i] = true;
-        for &k in &dependants[i] {
-            waiting[k] -= 1;
-            if waiting[k] == 0 {
-                ready.push(std::cmp::Reverse(k));
-            }
-        }
-    }
-    order.extend((0..tasks.len()).filter(|&i| !placed[i]));
-    order
+    proof::dependency_order(&deps)
 }
 
 /// Why `task` must be checked again, given its inputs now; empty when it is up to

@@ -3,7 +3,6 @@
 //! `permission_mode`, `hook_event_name`, `source`, `prompt`, `stop_hook_active`,
 //! `last_assistant_message`), answering in the shapes docs/hooks.md gives.
 
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
@@ -54,18 +53,7 @@ fn answer(run: &Run) -> Value {
 
 /// The project as a git repository with everything committed.
 fn git_init(t: &Test) {
-    std::fs::remove_dir_all(t.project.join(".git")).unwrap();
-    let ok = Command::new("sh")
-        .args([
-            "-c",
-            "git init -q . && git add -A && git -c user.name=t -c user.email=t@t commit -qm plan",
-        ])
-        .current_dir(&t.project)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok, "git init");
+    t.git_commit_all();
 }
 
 fn handed_off(t: &Test) {

@@ -330,16 +330,7 @@ fn done_refuses_a_claim_of_a_file_git_saw_no_change_in() {
     let t = Test::new();
     t.write("README.md", "a project\n");
     agent_plan(&t);
-    let ok = std::process::Command::new("sh")
-        .args([
-            "-c",
-            "git init -q . && git add -A && git -c user.name=t -c user.email=t@t commit -qm plan",
-        ])
-        .current_dir(&t.project)
-        .status()
-        .expect("git")
-        .success();
-    assert!(ok, "git init");
+    t.git_commit_all();
     let mut server = Server::start(&t);
     server.call("next", json!({}));
     t.write("hello.txt", "hello\n");

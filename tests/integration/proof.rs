@@ -7,8 +7,6 @@
 //! Every check appends its task id to `runs.log` in the project, so "ran nothing"
 //! is counted, not assumed.
 
-use std::process::Command;
-
 use serde_json::{json, Value};
 
 use crate::plans::{plan, start, task, task_status};
@@ -305,16 +303,7 @@ fn agent_project(script: &str, extra: Value) -> Test {
             .field("创建文件", "hello.txt")
             .verify("grep -q hello hello.txt")]),
     );
-    let ok = Command::new("sh")
-        .args([
-            "-c",
-            "git init -q . && git add -A && git -c user.name=t -c user.email=t@t commit -qm plan",
-        ])
-        .current_dir(&t.project)
-        .status()
-        .expect("git")
-        .success();
-    assert!(ok, "git init");
+    t.git_commit_all();
     t.wf(&["workflow-start", "tasks.md"]).ok();
     t
 }

@@ -113,6 +113,23 @@ impl Test {
     }
 
     /// Writes `content` to `rel` inside the project, creating directories.
+    /// Makes the project a git repository of its own with everything committed (the
+    /// `.git` marker the project starts with is replaced).
+    pub fn git_commit_all(&self) {
+        let _ = std::fs::remove_dir_all(self.project.join(".git"));
+        let ok = Command::new("sh")
+            .args([
+                "-c",
+                "git init -q . && git add -A && git -c user.name=t -c user.email=t@t commit -qm plan",
+            ])
+            .current_dir(&self.project)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .status()
+            .expect("git")
+            .success();
+        assert!(ok, "git init");
+    }
+
     pub fn write(&self, rel: &str, content: impl AsRef<[u8]>) -> &Test {
         let path = self.project.join(rel);
         if let Some(parent) = path.parent() {
