@@ -30,12 +30,10 @@ impl Engine<'_> {
         })
     }
 
-    /// The cache this run may answer `task` from, and record it in: none for an
-    /// agent task (its work is the agent's, not a check's), a task the config marks
-    /// uncached, or with `--no-cache`.
+    /// The cache this run may answer `task` from, and record it in ([`cacheable`]);
+    /// none with `--no-cache`.
     fn cache_for(&self, task: &Task) -> Option<&Cache> {
-        let uncached = &self.ctx.config.wf.uncached_tasks;
-        (!needs_agent(task) && !uncached.contains(&task.id))
+        cacheable(task, &self.ctx.config)
             .then_some(self.cache.as_ref())
             .flatten()
     }
@@ -118,6 +116,18 @@ impl Engine<'_> {
     }
 }
 
+/// Whether the cache may answer for `task` at all: not an agent task (its work is
+/// the agent's, not a check's), not a quality gate or a task that runs the project's
+/// tests (they read the whole project, not the files the task declares), not one that
+/// commits (skipping it would skip the commit), not one the config marks uncached.
+pub fn cacheable(task: &Task, config: &crate::config::Config) -> bool {
+    !needs_agent(task)
+        && !task.quality_gate
+        && !task.has_action("run_tests")
+        && !task.has_action("git_commit")
+        && !config.wf.uncached_tasks.contains(&task.id)
+}
+
 /// What changed in the working tree since `task` was handed off (none outside git,
 /// or for a task handed off before wf wrote the tree down).
 pub fn changes_since(project: &std::path::Path, task: &Task) -> Option<Changes> {
@@ -153,4 +163,41 @@ pub fn checks_of(outcome: &TaskOutcome) -> Vec<CheckEvidence> {
         .filter(|c| c.what != "git_commit")
         .map(crate::run::work::CheckRun::evidence)
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_plain_command_tasks_are_answered_from_the_cache() {
+        let config = crate::config::Config::default();
+        let command = Task {
+            id: "T1".into(),
+            verify: vec!["true".into()],
+            ..Task::default()
+        };
+        assert!(cacheable(&command, &config));
+        let with = |f: &dyn Fn(&mut Task)| {
+            let mut t = command.clone();
+            f(&mut t);
+            cacheable(&t, &config)
+        };
+        assert!(
+            !with(&|t| t.quality_gate = true),
+            "a gate reads the whole project"
+        );
+        assert!(!with(&|t| t.actions = vec!["run_tests".into()]));
+        assert!(
+            !with(&|t| t.actions = vec!["git_commit".into()]),
+            "skipping it skips the commit"
+        );
+        assert!(
+            !with(&|t| t.actions = vec!["create_file".into()]),
+            "an agent's work"
+        );
+        let mut marked = config.clone();
+        marked.wf.uncached_tasks = vec!["T1".into()];
+        assert!(!cacheable(&command, &marked));
+    }
 }

@@ -19,7 +19,6 @@ use serde_json::json;
 
 use crate::error::{ErrorKind, Result, WfError};
 use crate::proof::{self, cache::Cache, fingerprint};
-use crate::run::policy::needs_agent;
 use crate::run::proven::checks_of;
 use crate::run::work::{self, Part, Verdict, WorkCtx};
 use crate::state::event::EventKind;
@@ -300,18 +299,15 @@ pub fn verify(session: &mut Session, ctx: &WorkCtx, request: &Request) -> Result
     })
 }
 
-/// The cache `task` may be answered from: a command task with declared inputs, not
-/// marked uncached, and no `--all`.
+/// The cache `task` may be answered from: one the cache may answer for at all
+/// (`proven::cacheable`), with declared inputs, and no `--all`.
 fn cacheable<'a>(
     ctx: &WorkCtx,
     task: &Task,
     inputs: &Inputs,
     request: &'a Request,
 ) -> Option<&'a Cache> {
-    let ok = !request.all
-        && inputs.declared()
-        && !needs_agent(task)
-        && !ctx.config.wf.uncached_tasks.contains(&task.id);
+    let ok = !request.all && inputs.declared() && crate::run::proven::cacheable(task, &ctx.config);
     ok.then_some(request.cache.as_ref()).flatten()
 }
 
