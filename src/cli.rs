@@ -343,6 +343,48 @@ pub enum Command {
     Constraints(ConstraintsArgs),
 }
 
+/// How a subcommand's arguments are added to its clap `Command`.
+pub type Augment = fn(clap::Command) -> clap::Command;
+
+/// Each subcommand of [`Command`] as the parser needs it and no more: its name, its
+/// aliases and its arguments — no about, help or examples, which only the whole tree's
+/// help shows. `wf` parses a line against the one subcommand it names
+/// (src/lib.rs `one_subcommand`) instead of building all of them; a test checks this
+/// table against `Cli::command()`, so a subcommand added above and not here fails it.
+pub const SUBCOMMANDS: &[(&str, &[&str], Augment)] = &[
+    ("init", &[], InitArgs::augment_args),
+    ("doctor", &[], no_args),
+    ("workflow-start", &["start"], StartArgs::augment_args),
+    ("check", &[], CheckArgs::augment_args),
+    ("workflow-execute", &["execute"], ExecuteArgs::augment_args),
+    ("verify", &[], VerifyArgs::augment_args),
+    ("proof", &[], ProofArgs::augment_args),
+    ("show", &[], ShowArgs::augment_args),
+    ("workflow-unblock", &["unblock"], UnblockArgs::augment_args),
+    ("resume", &[], ResumeArgs::augment_args),
+    ("status", &["st"], StatusArgs::augment_args),
+    ("next", &[], no_args),
+    ("list", &[], no_args),
+    ("graph", &[], GraphArgs::augment_args),
+    ("events", &[], EventsArgs::augment_args),
+    ("logs", &[], LogsArgs::augment_args),
+    ("report", &[], ReportArgs::augment_args),
+    ("run-task", &[], RunTaskArgs::augment_args),
+    ("import-results", &[], ImportResultsArgs::augment_args),
+    ("export", &[], ExportArgs::augment_args),
+    ("archive", &[], no_args),
+    ("completions", &[], CompletionsArgs::augment_args),
+    ("resources", &[], no_args),
+    ("man", &[], ManArgs::augment_args),
+    ("hook", &[], HookArgs::augment_args),
+    ("mcp", &[], no_args),
+    ("constraints", &[], ConstraintsArgs::augment_args),
+];
+
+fn no_args(command: clap::Command) -> clap::Command {
+    command
+}
+
 #[derive(Debug, Args)]
 pub struct InitArgs {
     /// Replace an existing tasks.md or project config (and settings that cannot be
