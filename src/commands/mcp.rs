@@ -14,7 +14,8 @@ use crate::cli::McpCli;
 use crate::error::{Result, WfError};
 
 /// The server's binary, next to `wf`.
-pub const SERVER_BINARY: &str = "wf-mcp";
+#[cfg(feature = "mcp")]
+const SERVER_BINARY: &str = "wf-mcp";
 
 /// How long a call waits for another `wf`'s lock without `--wait`: an agent's call
 /// should queue behind a shell `wf` rather than fail at once, as `--wait` does.
