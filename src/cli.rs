@@ -54,6 +54,24 @@ pub struct GlobalArgs {
     pub wait: Option<u64>,
 }
 
+/// `wf-mcp`, the binary that serves `wf mcp` (src/bin/wf-mcp.rs): `wf mcp` runs it with
+/// the options it reads, and an MCP client may run it directly.
+#[cfg(feature = "mcp")]
+#[derive(Debug, Parser)]
+#[command(
+    name = "wf-mcp",
+    version,
+    about = "Serve the workflow to an AI agent over MCP (stdio): the tools next, done, status, logs. `wf mcp` runs this; see `wf mcp --help`."
+)]
+pub struct McpCli {
+    /// The project directory (default: the git top level, else the current directory).
+    #[arg(short = 'C', long = "project", value_name = "DIR", value_hint = ValueHint::DirPath)]
+    pub project: Option<PathBuf>,
+    /// How long a call waits for another wf's lock (default 600 s).
+    #[arg(long, value_name = "SECS", num_args = 0..=1, default_missing_value = "600")]
+    pub wait: Option<u64>,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ColorChoice {
     Auto,
@@ -323,6 +341,48 @@ pub enum Command {
             "  wf constraints verify                                     run every hard constraint's check",
         ))]
     Constraints(ConstraintsArgs),
+}
+
+/// How a subcommand's arguments are added to its clap `Command`.
+pub type Augment = fn(clap::Command) -> clap::Command;
+
+/// Each subcommand of [`Command`] as the parser needs it and no more: its name, its
+/// aliases and its arguments — no about, help or examples, which only the whole tree's
+/// help shows. `wf` parses a line against the one subcommand it names
+/// (src/lib.rs `one_subcommand`) instead of building all of them; a test checks this
+/// table against `Cli::command()`, so a subcommand added above and not here fails it.
+pub const SUBCOMMANDS: &[(&str, &[&str], Augment)] = &[
+    ("init", &[], InitArgs::augment_args),
+    ("doctor", &[], no_args),
+    ("workflow-start", &["start"], StartArgs::augment_args),
+    ("check", &[], CheckArgs::augment_args),
+    ("workflow-execute", &["execute"], ExecuteArgs::augment_args),
+    ("verify", &[], VerifyArgs::augment_args),
+    ("proof", &[], ProofArgs::augment_args),
+    ("show", &[], ShowArgs::augment_args),
+    ("workflow-unblock", &["unblock"], UnblockArgs::augment_args),
+    ("resume", &[], ResumeArgs::augment_args),
+    ("status", &["st"], StatusArgs::augment_args),
+    ("next", &[], no_args),
+    ("list", &[], no_args),
+    ("graph", &[], GraphArgs::augment_args),
+    ("events", &[], EventsArgs::augment_args),
+    ("logs", &[], LogsArgs::augment_args),
+    ("report", &[], ReportArgs::augment_args),
+    ("run-task", &[], RunTaskArgs::augment_args),
+    ("import-results", &[], ImportResultsArgs::augment_args),
+    ("export", &[], ExportArgs::augment_args),
+    ("archive", &[], no_args),
+    ("completions", &[], CompletionsArgs::augment_args),
+    ("resources", &[], no_args),
+    ("man", &[], ManArgs::augment_args),
+    ("hook", &[], HookArgs::augment_args),
+    ("mcp", &[], no_args),
+    ("constraints", &[], ConstraintsArgs::augment_args),
+];
+
+fn no_args(command: clap::Command) -> clap::Command {
+    command
 }
 
 #[derive(Debug, Args)]

@@ -17,7 +17,7 @@ mod init;
 mod list;
 mod logs;
 mod man;
-mod mcp;
+pub(crate) mod mcp;
 mod next;
 mod proof;
 mod report;

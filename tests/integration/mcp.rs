@@ -29,8 +29,11 @@ impl Server {
     }
 
     fn start_with(t: &Test, args: &[&str]) -> Server {
-        let mut child = t
-            .command(args)
+        Server::spawn(t.command(args))
+    }
+
+    fn spawn(mut command: std::process::Command) -> Server {
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -218,6 +221,63 @@ fn the_tools_are_the_four_named_ones_and_wf_mcp_has_no_json_form() {
     assert_eq!(
         run.json()["error"]["message"],
         "`wf mcp` has no JSON form (it prints the MCP protocol, whose tool results carry JSON); drop --json"
+    );
+}
+
+/// `program` with the environment and directory the test gives `wf`.
+fn program_as_wf(t: &Test, program: impl AsRef<std::ffi::OsStr>) -> std::process::Command {
+    let like = t.command(&[]);
+    let mut command = std::process::Command::new(program);
+    for (key, value) in like.get_envs() {
+        match value {
+            Some(value) => command.env(key, value),
+            None => command.env_remove(key),
+        };
+    }
+    if let Some(dir) = like.get_current_dir() {
+        command.current_dir(dir);
+    }
+    command
+}
+
+/// `wf mcp` is the `wf-mcp` binary beside `wf`, given `-C` and `--wait`; an MCP
+/// client may start `wf-mcp` itself; a `wf` without it says what to install.
+#[test]
+fn wf_mcp_runs_the_wf_mcp_binary_beside_it_which_serves_on_its_own_too() {
+    let t = Test::new();
+    agent_plan(&t);
+    let project = t.project.to_str().expect("a UTF-8 path");
+    // Started outside the project: -C reaches the server.
+    let mut command = t.command(&["-C", project, "--wait", "5", "mcp"]);
+    command.current_dir(&t.root);
+    let mut server = Server::spawn(command);
+    let status = server.call("status", json!({}));
+    assert!(!is_error(&status), "{status}");
+    assert_eq!(structured(&status)["progress"]["total"], 2, "{status}");
+    assert_eq!(server.close(), 0);
+
+    let mut command = program_as_wf(&t, env!("CARGO_BIN_EXE_wf-mcp"));
+    command.args(["-C", project]).current_dir(&t.root);
+    let mut server = Server::spawn(command);
+    let next = server.call("next", json!({}));
+    assert_eq!(structured(&next)["brief"]["task"]["id"], "T1", "{next}");
+    assert_eq!(server.close(), 0);
+
+    // A wf with no wf-mcp beside it.
+    let bin = t.root.join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    std::fs::copy(env!("CARGO_BIN_EXE_wf"), bin.join("wf")).unwrap();
+    let out = program_as_wf(&t, bin.join("wf"))
+        .arg("mcp")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run wf mcp");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        stderr.replace(&*t.root.to_string_lossy(), "[ROOT]"),
+        "wf: error: `wf mcp` runs the MCP server [ROOT]/bin/wf-mcp, which is missing; install it beside wf with `cargo install --path .` (it installs both binaries), or copy wf-mcp from the same build next to [ROOT]/bin/wf\n"
     );
 }
 
