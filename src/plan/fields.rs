@@ -423,7 +423,7 @@ pub(crate) fn build(block: Block, warnings: &mut Vec<PlanWarning>) -> Result<Dra
     if task.quality_gate && task.threshold.is_none() {
         task.threshold = Some(80);
     }
-    task.digest = digest::of(&task);
+    digest::stamp(&mut task);
     task.status = status::imported(
         field_status
             .or(heading_status)

@@ -135,8 +135,18 @@ fn ellipsis(prose: &str) -> Option<String> {
 }
 
 pub fn audit(tasks: &[Task], text: &str, audited_at: &str) -> ZeroDecisionAudit {
+    audit_as(tasks, text, super::detect_format(text), audited_at)
+}
+
+/// [`audit`] of a plan whose format is known (a parsed plan's): the text is not
+/// read a second time to detect it.
+pub fn audit_as(
+    tasks: &[Task],
+    text: &str,
+    format: Option<Format>,
+    audited_at: &str,
+) -> ZeroDecisionAudit {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let format = super::detect_format(text);
     // Read only when a finding needs its line: a 10,000-task plan is ~70,000 lines.
     let lines: OnceCell<Vec<Line<'_>>> = OnceCell::new();
     let mut findings: Vec<AuditFinding> = Vec::new();
