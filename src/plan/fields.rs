@@ -164,6 +164,17 @@ pub(crate) fn canon(key: &str) -> Option<Key> {
             }
             table
         });
+    // Most plans spell a field as the table does: found without normalizing.
+    static EXACT: std::sync::LazyLock<std::collections::HashMap<&'static str, Key>> =
+        std::sync::LazyLock::new(|| {
+            NAMES
+                .iter()
+                .filter_map(|(n, _)| Some((*n, *TABLE.get(&norm(n))?)))
+                .collect()
+        });
+    if let Some(k) = EXACT.get(key) {
+        return Some(*k);
+    }
     TABLE.get(&norm(key)).copied()
 }
 
