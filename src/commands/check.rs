@@ -22,7 +22,12 @@ pub fn run(project: &Project, args: &CheckArgs, out: &Output) -> Result<i32> {
     let (text, plan) = plan::read(&args.plan)?;
     let rules = classify::Rules::from_config(&project.config)?.for_plan(plan.format);
     let file = args.plan.display().to_string();
-    let audit = audit::audit(&plan.tasks, &text, &crate::clock::now_rfc3339());
+    let audit = audit::audit_as(
+        &plan.tasks,
+        &text,
+        Some(plan.format),
+        &crate::clock::now_rfc3339(),
+    );
     let findings = findings::all(&file, &plan, &audit, &rules);
 
     let count = |s: &str| findings.iter().filter(|f| f.severity == s).count();

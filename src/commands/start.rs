@@ -56,7 +56,7 @@ pub fn run(project: &Project, global: &GlobalArgs, args: &StartArgs, out: &Outpu
         None => None,
     };
     let now = clock::now_rfc3339();
-    let audit = plan::audit::audit(&plan.tasks, &text, &now);
+    let audit = plan::audit::audit_as(&plan.tasks, &text, Some(plan.format), &now);
     let digest = crate::plan::digest::text_digest(&text);
 
     let mut session = project

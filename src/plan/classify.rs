@@ -260,17 +260,22 @@ pub fn matches(task: &Task, rules: &Rules) -> Vec<Match> {
         return Vec::new();
     }
     let file = task.file.as_deref().unwrap_or("");
+    // The name's words, split once per task rather than once per rule.
+    let name = Name {
+        text: &task.name,
+        words: std::cell::OnceCell::new(),
+    };
     let mut out: Vec<Match> = Vec::new();
     for r in &rules.rules {
         if out.iter().any(|m| m.kind == r.kind) {
             continue;
         }
-        let hit = name_reason(&r.name, &r.kind, &task.name)
-            .or_else(|| file_reason(&r.file, &r.kind, file));
+        let hit =
+            name_reason(&r.name, &r.kind, &name).or_else(|| file_reason(&r.file, &r.kind, file));
         let exempt = r
             .exempt
             .as_ref()
-            .is_some_and(|t| terms_hit(t, &task.name).is_some());
+            .is_some_and(|t| terms_hit(t, &name).is_some());
         if let (Some(reason), false) = (hit, exempt) {
             out.push(Match {
                 kind: r.kind.clone(),
@@ -281,12 +286,27 @@ pub fn matches(task: &Task, rules: &Rules) -> Vec<Match> {
     out
 }
 
-fn name_reason(m: &Matcher, kind: &str, name: &str) -> Option<String> {
+/// A task's name and, once a rule asks, its words.
+struct Name<'a> {
+    text: &'a str,
+    words: std::cell::OnceCell<Vec<String>>,
+}
+
+impl Name<'_> {
+    /// A URL or a path in the name is not what the task is about: `https://x.dev`
+    /// names no HTTP API, `src/UI/Controller.php` no UI work (the file rule reads files).
+    fn words(&self) -> &[String] {
+        self.words
+            .get_or_init(|| words(&super::audit::without_paths(self.text)))
+    }
+}
+
+fn name_reason(m: &Matcher, kind: &str, name: &Name<'_>) -> Option<String> {
     match m {
         Matcher::None => None,
         Matcher::Terms(t) => terms_hit(t, name),
         Matcher::Regex(re) => re
-            .find(name)
+            .find(name.text)
             .map(|x| format!("name matches wf.blockers.{kind}.name at {:?}", x.as_str())),
     }
 }
@@ -315,13 +335,11 @@ fn file_reason(m: &FileMatcher, kind: &str, file: &str) -> Option<String> {
 }
 
 /// The first term of `t` in `name`, as a reason.
-fn terms_hit(t: &Terms, name: &str) -> Option<String> {
-    if let Some(c) = t.cjk.iter().find(|c| name.contains(**c)) {
+fn terms_hit(t: &Terms, name: &Name<'_>) -> Option<String> {
+    if let Some(c) = t.cjk.iter().find(|c| name.text.contains(**c)) {
         return Some(format!("name contains {c}"));
     }
-    // A URL or a path in the name is not what the task is about: `https://x.dev`
-    // names no HTTP API, `src/UI/Controller.php` no UI work (the file rule reads files).
-    let ws = words(&super::audit::without_paths(name));
+    let ws = name.words();
     t.words
         .iter()
         .find(|term| {

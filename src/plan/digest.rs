@@ -14,18 +14,42 @@ use crate::state::model::Task;
 /// Bumped if what the hash covers changes, so old and new hashes never compare equal.
 const VERSION: &[u8] = b"wf-plan-digest-v1\n";
 
+#[cfg(test)]
 pub(crate) fn of(task: &Task) -> String {
     let mut t = task.clone();
-    t.status = TaskStatus::Pending;
-    t.line = 0;
-    t.digest.clear();
-    // Serializing a task of strings, numbers and bools cannot fail; an empty body
-    // would still give a stable (if coarse) hash.
-    let body = serde_json::to_vec(&t).unwrap_or_default();
+    stamp(&mut t);
+    t.digest
+}
+
+/// Sets `task.digest` to the hash of the task as imported: its status, line and
+/// digest set aside. Done in place and streamed into the hash (no copy of the task
+/// and no buffer of its JSON): every task of a plan is stamped on import.
+pub(crate) fn stamp(task: &mut Task) {
+    let status = std::mem::replace(&mut task.status, TaskStatus::Pending);
+    let line = std::mem::take(&mut task.line);
+    task.digest.clear();
     let mut h = Md5::new();
     h.update(VERSION);
-    h.update(&body);
-    format!("{:x}", h.finalize())
+    // Serializing a task of strings, numbers and bools cannot fail; a short body
+    // would still give a stable (if coarse) hash.
+    let _ = serde_json::to_writer(Hashing(&mut h), &*task);
+    task.status = status;
+    task.line = line;
+    task.digest = format!("{:x}", h.finalize());
+}
+
+/// The hash as a byte sink for the serializer.
+struct Hashing<'a>(&'a mut Md5);
+
+impl std::io::Write for Hashing<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.update(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// The hash of a whole plan's text, to tell "the same plan again" on re-import.

@@ -166,6 +166,17 @@ static BY_NORM: std::sync::LazyLock<std::collections::HashMap<String, Key>> =
     });
 
 pub(crate) fn canon(key: &str) -> Option<Key> {
+    // Most plans spell a field as the table does: found without normalizing.
+    static EXACT: std::sync::LazyLock<std::collections::HashMap<&'static str, Key>> =
+        std::sync::LazyLock::new(|| {
+            NAMES
+                .iter()
+                .filter_map(|(n, _)| Some((*n, *BY_NORM.get(&norm(n))?)))
+                .collect()
+        });
+    if let Some(k) = EXACT.get(key) {
+        return Some(*k);
+    }
     BY_NORM.get(&norm(key)).copied()
 }
 
@@ -425,7 +436,7 @@ pub(crate) fn build(block: Block, warnings: &mut Vec<PlanWarning>) -> Result<Dra
     if task.quality_gate && task.threshold.is_none() {
         task.threshold = Some(80);
     }
-    task.digest = digest::of(&task);
+    digest::stamp(&mut task);
     task.status = status::imported(
         field_status
             .or(heading_status)

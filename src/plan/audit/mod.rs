@@ -95,15 +95,28 @@ static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
         .collect()
 });
 
+/// Every pattern as one alternation: it matches a text exactly when one of
+/// [`PATTERNS`] does (each keeps its own flags in its group). Most fields match
+/// none, and one search then stands for nine on a large plan.
+static ANY: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    let alternation: Vec<String> = SOURCES
+        .iter()
+        .map(|(_, _, src)| format!("(?:{src})"))
+        .collect();
+    Regex::new(&alternation.join("|")).ok()
+});
+
 /// A text hit: `(pattern, severity, matched text)`.
 fn hits(text: &str) -> Vec<(&'static str, &'static str, String)> {
     let prose = prose(text);
     let mut out: Vec<(&'static str, &'static str, String)> = Vec::new();
+    let any = ANY.as_ref().is_none_or(|re| re.is_match(&prose));
     for p in PATTERNS.iter() {
-        let found =
-            p.re.find(&prose)
-                .map(|m| m.as_str().to_string())
-                .or_else(|| (p.name == "etc.").then(|| ellipsis(&prose)).flatten());
+        let found = any
+            .then(|| p.re.find(&prose))
+            .flatten()
+            .map(|m| m.as_str().to_string())
+            .or_else(|| (p.name == "etc.").then(|| ellipsis(&prose)).flatten());
         if let Some(m) = found {
             out.push((p.name, p.severity, m));
         }
@@ -135,8 +148,18 @@ fn ellipsis(prose: &str) -> Option<String> {
 }
 
 pub fn audit(tasks: &[Task], text: &str, audited_at: &str) -> ZeroDecisionAudit {
+    audit_as(tasks, text, super::detect_format(text), audited_at)
+}
+
+/// [`audit`] of a plan whose format is known (a parsed plan's): the text is not
+/// read a second time to detect it.
+pub fn audit_as(
+    tasks: &[Task],
+    text: &str,
+    format: Option<Format>,
+    audited_at: &str,
+) -> ZeroDecisionAudit {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let format = super::detect_format(text);
     // Read only when a finding needs its line: a 10,000-task plan is ~70,000 lines.
     let lines: OnceCell<Vec<Line<'_>>> = OnceCell::new();
     let mut findings: Vec<AuditFinding> = Vec::new();

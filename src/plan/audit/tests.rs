@@ -246,3 +246,19 @@ fn speckit_has_no_actions_check() {
     assert!(a.anti_patterns.is_empty());
     assert_eq!(a.remaining_ambiguities[0]["pattern"], "placeholder task id");
 }
+
+#[test]
+fn the_alternation_of_every_pattern_compiles_and_agrees_with_each() {
+    let any = super::ANY.as_ref().expect("the alternation compiles");
+    for text in [
+        "Step 5 TBD",
+        "maybe later",
+        "适当",
+        "run it",
+        "etc",
+        "depends on T1",
+    ] {
+        let one = super::PATTERNS.iter().any(|p| p.re.is_match(text));
+        assert_eq!(any.is_match(text), one, "{text}");
+    }
+}

@@ -172,7 +172,7 @@ pub(crate) fn parse(
     }
     resolve(&mut drafts, &explicit, &section_edges, warnings)?;
     for d in &mut drafts {
-        d.task.digest = digest::of(&d.task);
+        digest::stamp(&mut d.task);
     }
     Ok(drafts)
 }

@@ -153,21 +153,21 @@ pub(super) fn is_path(w: &str, ticked: bool) -> bool {
     {
         return false;
     }
-    let segments: Vec<&str> = w.split('/').collect();
+    // Segments read in place, not collected: every word of every task line is asked.
     // URL routes: `/api/users/:id`, `/venues`.
-    if segments.iter().any(|s| s.starts_with(':')) {
+    if w.split('/').any(|s| s.starts_with(':')) {
         return false;
     }
-    let last = segments.last().copied().unwrap_or("");
+    let last = w.rsplit('/').next().unwrap_or("");
     if w.starts_with('/') {
         return ext_ok(last);
     }
-    if segments.len() == 1 {
+    if !w.contains('/') {
         return ext_ok(w) || BARE_FILES.contains(&w);
     }
     if w.ends_with('/') || last.contains('.') {
         return true;
     }
-    let first = segments.first().copied().unwrap_or("");
+    let first = w.split('/').next().unwrap_or("");
     ticked || first.starts_with('.') || first == "~" || ROOTS.contains(&first)
 }
