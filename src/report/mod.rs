@@ -58,36 +58,27 @@ pub struct Counts {
 
 impl Counts {
     pub fn of(tasks: &[Task]) -> Counts {
-        let mut c = Counts {
-            total: tasks.len(),
-            ..Counts::default()
-        };
+        let mut by_status = crate::state::summary::StatusCounts::default();
         for t in tasks {
-            match t.status {
-                TaskStatus::Completed => c.completed += 1,
-                TaskStatus::Skipped => c.skipped += 1,
-                TaskStatus::Failed => c.failed += 1,
-                TaskStatus::Blocked => c.blocked += 1,
-                TaskStatus::InProgress => c.in_progress += 1,
-                TaskStatus::Pending => c.pending += 1,
-            }
+            by_status.add(t.status);
         }
-        c.percent = percent(c.completed + c.skipped, c.total);
-        c
+        Counts::of_status(by_status, tasks.len())
     }
 
-    /// The counts of a digest (`state::summary`), the same as `of` its state's tasks.
     pub fn of_digest(d: &crate::state::summary::Digest) -> Counts {
-        let c = d.counts;
+        Counts::of_status(d.counts, d.total)
+    }
+
+    fn of_status(c: crate::state::summary::StatusCounts, total: usize) -> Counts {
         Counts {
-            total: d.total,
+            total,
             completed: c.completed,
             skipped: c.skipped,
             failed: c.failed,
             blocked: c.blocked,
             in_progress: c.in_progress,
             pending: c.pending,
-            percent: percent(c.completed + c.skipped, d.total),
+            percent: percent(c.completed + c.skipped, total),
         }
     }
 

@@ -55,6 +55,20 @@ pub struct StatusCounts {
     pub pending: usize,
 }
 
+impl StatusCounts {
+    /// Counts one task in `status`.
+    pub fn add(&mut self, status: TaskStatus) {
+        match status {
+            TaskStatus::Completed => self.completed += 1,
+            TaskStatus::Skipped => self.skipped += 1,
+            TaskStatus::Failed => self.failed += 1,
+            TaskStatus::Blocked => self.blocked += 1,
+            TaskStatus::InProgress => self.in_progress += 1,
+            TaskStatus::Pending => self.pending += 1,
+        }
+    }
+}
+
 /// The reported usage: totals and the tasks that cost most.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct UsageDigest {
@@ -115,15 +129,7 @@ impl Digest {
         let mut usage: Vec<(&Task, Usage)> = Vec::new();
         for t in &state.tasks {
             let id = || t.id.clone();
-            let c = &mut d.counts;
-            match t.status {
-                TaskStatus::Completed => c.completed += 1,
-                TaskStatus::Skipped => c.skipped += 1,
-                TaskStatus::Failed => c.failed += 1,
-                TaskStatus::Blocked => c.blocked += 1,
-                TaskStatus::InProgress => c.in_progress += 1,
-                TaskStatus::Pending => c.pending += 1,
-            }
+            d.counts.add(t.status);
             match t.status {
                 TaskStatus::InProgress => {
                     d.in_progress.push(id());
