@@ -28,6 +28,45 @@ pub fn inputs_now(project: &Path, state: &WorkflowState, task: &Task) -> Inputs 
     fingerprint::inputs(project, task, |id| recorded_fingerprint(state, id))
 }
 
+/// The inputs of `task` as they are now, each dependency's fingerprint taken from
+/// `upstream` (recomputed in this pass) when it is there, else from its evidence.
+pub fn inputs_with(
+    project: &Path,
+    state: &WorkflowState,
+    task: &Task,
+    upstream: &std::collections::HashMap<String, String>,
+) -> Inputs {
+    fingerprint::inputs(project, task, |id| {
+        upstream
+            .get(id)
+            .cloned()
+            .or_else(|| recorded_fingerprint(state, id))
+    })
+}
+
+/// Whether `wf verify` takes a task up: completed, or reopened by an earlier verify.
+pub fn verifiable(task: &Task) -> bool {
+    task.status == crate::state::TaskStatus::Completed || task.reopened.is_some()
+}
+
+/// Why `task` must be checked again, given its inputs `now`, after the reasons
+/// `why` the caller already has (`wf verify --all`); empty when it is up to date
+/// (`wf verify`, `wf show`).
+pub fn stale_reasons(task: &Task, now: &Inputs, mut why: Vec<String>) -> Vec<String> {
+    if let Some(reason) = &task.reopened {
+        why.push(format!("an earlier verify reopened it: {reason}"));
+    }
+    match &task.evidence {
+        None => why
+            .push("no evidence recorded (completed before wf kept evidence, or outside wf)".into()),
+        Some(e) => why.extend(fingerprint::changes(&e.inputs, now)),
+    }
+    if why.is_empty() && !now.declared() {
+        why.push("it declares no files, so nothing tells that its inputs are unchanged".into());
+    }
+    why
+}
+
 /// The fingerprint a task's evidence records, if it has any.
 pub fn recorded_fingerprint(state: &WorkflowState, id: &str) -> Option<String> {
     state

@@ -6,10 +6,9 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
-use crate::proof::{fingerprint, recorded_fingerprint};
+use crate::proof::{inputs_with, stale_reasons, verifiable};
 use crate::state::evidence::Inputs;
 use crate::state::model::{Task, WorkflowState};
-use crate::state::TaskStatus;
 
 /// A task's standing now.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,35 +22,18 @@ pub struct Now {
     pub changed: Vec<String>,
 }
 
-/// Whether `verify` takes the task up: completed, or reopened by an earlier verify.
-fn eligible(task: &Task) -> bool {
-    task.status == TaskStatus::Completed || task.reopened.is_some()
-}
-
 /// `task`'s inputs now and how they compare with its evidence.
 pub fn now(project: &Path, state: &WorkflowState, task: &Task) -> Now {
     let upstream = upstream_now(project, state, task);
-    let inputs = fingerprint::inputs(project, task, |d| {
-        upstream
-            .get(d)
-            .cloned()
-            .or_else(|| recorded_fingerprint(state, d))
-    });
-    let Some(evidence) = &task.evidence else {
+    let inputs = inputs_with(project, state, task, &upstream);
+    if task.evidence.is_none() {
         return Now {
             inputs,
             up_to_date: None,
             changed: Vec::new(),
         };
-    };
-    let mut changed = Vec::new();
-    if let Some(reason) = &task.reopened {
-        changed.push(format!("an earlier verify reopened it: {reason}"));
     }
-    changed.extend(fingerprint::changes(&evidence.inputs, &inputs));
-    if changed.is_empty() && !inputs.declared() {
-        changed.push("it declares no files, so nothing tells that its inputs are unchanged".into());
-    }
+    let changed = stale_reasons(task, &inputs, Vec::new());
     Now {
         inputs,
         up_to_date: Some(changed.is_empty()),
@@ -74,12 +56,8 @@ fn upstream_now(project: &Path, state: &WorkflowState, task: &Task) -> HashMap<S
         .collect();
     while let Some((t, expanded)) = stack.pop() {
         if expanded {
-            if eligible(t) {
-                let inputs = fingerprint::inputs(project, t, |d| {
-                    now.get(d)
-                        .cloned()
-                        .or_else(|| recorded_fingerprint(state, d))
-                });
+            if verifiable(t) {
+                let inputs = inputs_with(project, state, t, &now);
                 now.insert(t.id.clone(), inputs.fingerprint);
             }
             continue;
@@ -103,6 +81,7 @@ fn upstream_now(project: &Path, state: &WorkflowState, task: &Task) -> HashMap<S
 mod tests {
     use super::*;
     use crate::state::evidence::Evidence;
+    use crate::state::TaskStatus;
 
     fn completed(state: &mut WorkflowState, project: &Path, id: &str, file: &str, deps: &[&str]) {
         let mut task = Task {

@@ -18,7 +18,7 @@ use serde::Serialize;
 use serde_json::json;
 
 use crate::error::{ErrorKind, Result, WfError};
-use crate::proof::{self, cache::Cache, fingerprint};
+use crate::proof::{self, cache::Cache};
 use crate::run::proven::checks_of;
 use crate::run::work::{self, Part, Verdict, WorkCtx};
 use crate::state::event::EventKind;
@@ -147,25 +147,15 @@ fn dependency_order(tasks: &[Task]) -> Vec<usize> {
     proof::dependency_order(&deps)
 }
 
-/// Why `task` must be checked again, given its inputs now; empty when it is up to
-/// date.
+/// Why `task` must be checked again, given its inputs now (`--all`, then
+/// `proof::stale_reasons`); empty when it is up to date.
 fn reasons(task: &Task, now: &Inputs, all: bool) -> Vec<String> {
-    let mut why = Vec::new();
-    if all {
-        why.push("--all".to_string());
-    }
-    if let Some(reason) = &task.reopened {
-        why.push(format!("an earlier verify reopened it: {reason}"));
-    }
-    match &task.evidence {
-        None => why
-            .push("no evidence recorded (completed before wf kept evidence, or outside wf)".into()),
-        Some(e) => why.extend(fingerprint::changes(&e.inputs, now)),
-    }
-    if !now.declared() && why.is_empty() {
-        why.push("it declares no files, so nothing tells that its inputs are unchanged".into());
-    }
-    why
+    let all = if all {
+        vec!["--all".to_string()]
+    } else {
+        Vec::new()
+    };
+    proof::stale_reasons(task, now, all)
 }
 
 /// Runs `verify` on the locked `session` (or, with `dry_run`, only reads it).
@@ -177,15 +167,7 @@ pub fn verify(session: &mut Session, ctx: &WorkCtx, request: &Request) -> Result
     let mut recompleted = 0usize;
     for i in order {
         let task = session.state()?.tasks[i].clone();
-        let inputs = {
-            let state = session.state()?;
-            fingerprint::inputs(&ctx.project, &task, |d| {
-                now_fp
-                    .get(d)
-                    .cloned()
-                    .or_else(|| proof::recorded_fingerprint(state, d))
-            })
-        };
+        let inputs = proof::inputs_with(&ctx.project, session.state()?, &task, &now_fp);
         let why = reasons(&task, &inputs, request.all);
         let mut line = Checked {
             id: task.id.clone(),
@@ -235,13 +217,7 @@ pub fn verify(session: &mut Session, ctx: &WorkCtx, request: &Request) -> Result
             Verdict::Passed { verified: true } => {
                 line.result = Standing::Passed;
                 // The files as the checks just passed on them.
-                let state = session.state()?;
-                let after = fingerprint::inputs(&ctx.project, &task, |d| {
-                    now_fp
-                        .get(d)
-                        .cloned()
-                        .or_else(|| proof::recorded_fingerprint(state, d))
-                });
+                let after = proof::inputs_with(&ctx.project, session.state()?, &task, &now_fp);
                 let evidence = Evidence {
                     at: crate::clock::now_rfc3339(),
                     inputs: after,
@@ -397,6 +373,7 @@ fn settle_workflow(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::proof::fingerprint;
 
     fn t(id: &str, deps: &[&str]) -> Task {
         Task {
