@@ -103,6 +103,16 @@ impl Output {
         }
     }
 
+    /// A command's closing text: on stdout when it `passed`, else on stderr (and not
+    /// at all under `--json`, whose document says it).
+    pub fn conclude(&self, text: &str, passed: bool) {
+        if passed {
+            self.say(text);
+        } else if !self.json {
+            stderr_line(format_args!("{text}"));
+        }
+    }
+
     /// The command's JSON result (only under `--json`): `value`, an object, with
     /// `schemaVersion` put first.
     pub fn json_value<T: Serialize + ?Sized>(&self, value: &T) {

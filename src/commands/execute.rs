@@ -243,12 +243,6 @@ fn report_stop(
     let (json, text) =
         crate::report::execute::stop_report(session.state()?, stop, summary, keep_going);
     out.json_value(&json);
-    if matches!(stop, Stop::Failed { .. }) {
-        if !out.json {
-            crate::output::stderr_line(format_args!("{text}"));
-        }
-    } else {
-        out.say(text);
-    }
+    out.conclude(&text, !matches!(stop, Stop::Failed { .. }));
     Ok(())
 }

@@ -36,10 +36,6 @@ pub fn run(
     } else {
         i32::from(status == WorkflowStatus::Failed)
     };
-    if code == 0 {
-        out.say(text);
-    } else if !out.json {
-        crate::output::stderr_line(format_args!("{text}"));
-    }
+    out.conclude(&text, code == 0);
     Ok(code)
 }

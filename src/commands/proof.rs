@@ -86,14 +86,9 @@ fn check(dir: &Path, file: &Path, out: &Output) -> Result<i32> {
     let doc = Document::parse(&bytes, &name)?;
     let result = document::check(&doc, dir);
     out.json_value(&crate::report::proof::check_json(&doc, &name, &result));
-    let text = crate::report::proof::check_text(&doc, &name, &result);
-    if result.ok() {
-        out.say(text);
-        Ok(0)
-    } else {
-        if !out.json {
-            crate::output::stderr_line(format_args!("{text}"));
-        }
-        Ok(1)
-    }
+    out.conclude(
+        &crate::report::proof::check_text(&doc, &name, &result),
+        result.ok(),
+    );
+    Ok(i32::from(!result.ok()))
 }

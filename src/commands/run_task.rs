@@ -41,12 +41,10 @@ pub fn run(project: &Project, args: &RunTaskArgs, out: &Output) -> Result<i32> {
 
 /// One task's verdict: on stdout when it passed, on stderr when it failed.
 fn say(out: &Output, result: &standalone::TaskResultFile, written: Option<&Path>) {
-    let text = crate::report::distributed::run_task_text(result, written);
-    if result.success {
-        out.say(text);
-    } else if !out.json {
-        crate::output::stderr_line(format_args!("{text}"));
-    }
+    out.conclude(
+        &crate::report::distributed::run_task_text(result, written),
+        result.success,
+    );
 }
 
 /// `wf run-task T1 T2 … [--result-dir DIR]`: each task in turn, each result written

@@ -33,16 +33,9 @@ pub fn run(project: &Project, global: &GlobalArgs, args: &VerifyArgs, out: &Outp
     crate::run::signals::install();
     let report = verify::verify(&mut session, &ctx, &request)?;
     out.json_value(&crate::report::verify::json(&report, args.dry_run));
-    let text = crate::report::verify::text(&report, args.dry_run);
-    if report.regressions.is_empty() {
-        out.say(text);
-        Ok(0)
-    } else {
-        if !out.json {
-            crate::output::stderr_line(format_args!("{text}"));
-        }
-        Ok(1)
-    }
+    let passed = report.regressions.is_empty();
+    out.conclude(&crate::report::verify::text(&report, args.dry_run), passed);
+    Ok(i32::from(!passed))
 }
 
 /// The cache directory `--cache`/`--no-cache` name: the workflow dir's `cache/` by
