@@ -144,7 +144,7 @@ pub fn execute_locked(
         explicit_mode,
         keep_going: args.keep_going,
         jobs: args.jobs as usize,
-        cache: crate::commands::verify::cache(&args.cache, session.store().dir()),
+        cache: super::cache_dir(&args.cache, session.store().dir()),
         ..Options::for_workflow(
             &project.config,
             &project.dir,

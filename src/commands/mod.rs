@@ -105,3 +105,19 @@ fn load_view(project: &Project) -> Result<(Store, View)> {
     let view = store.view()?.ok_or_else(|| project.no_workflow())?;
     Ok((store, view))
 }
+
+/// The cache directory `--cache`/`--no-cache` name: the workflow dir's `cache/` by
+/// default (`workflow-execute`, `resume`, `verify`).
+pub(crate) fn cache_dir(
+    args: &crate::cli::CacheArgs,
+    workflow_dir: &std::path::Path,
+) -> Option<std::path::PathBuf> {
+    if args.no_cache {
+        return None;
+    }
+    Some(
+        args.cache
+            .clone()
+            .unwrap_or_else(|| workflow_dir.join(crate::proof::cache::DEFAULT_DIR)),
+    )
+}

@@ -3,11 +3,11 @@
 
 use std::time::Duration;
 
-use crate::cli::{CacheArgs, GlobalArgs, VerifyArgs};
+use crate::cli::{GlobalArgs, VerifyArgs};
 use crate::error::Result;
 use crate::output::Output;
 use crate::project::Project;
-use crate::proof::cache::{Cache, DEFAULT_DIR};
+use crate::proof::cache::Cache;
 use crate::run::verify::{self, Request};
 use crate::run::work::WorkCtx;
 
@@ -28,7 +28,7 @@ pub fn run(project: &Project, global: &GlobalArgs, args: &VerifyArgs, out: &Outp
         tasks: args.tasks.clone(),
         all: args.all,
         dry_run: args.dry_run,
-        cache: cache(&args.cache, &workflow_dir).map(Cache::new),
+        cache: super::cache_dir(&args.cache, &workflow_dir).map(Cache::new),
     };
     crate::run::signals::install();
     let report = verify::verify(&mut session, &ctx, &request)?;
@@ -36,17 +36,4 @@ pub fn run(project: &Project, global: &GlobalArgs, args: &VerifyArgs, out: &Outp
     let passed = report.regressions.is_empty();
     out.conclude(&crate::report::verify::text(&report, args.dry_run), passed);
     Ok(i32::from(!passed))
-}
-
-/// The cache directory `--cache`/`--no-cache` name: the workflow dir's `cache/` by
-/// default.
-pub fn cache(args: &CacheArgs, workflow_dir: &std::path::Path) -> Option<std::path::PathBuf> {
-    if args.no_cache {
-        return None;
-    }
-    Some(
-        args.cache
-            .clone()
-            .unwrap_or_else(|| workflow_dir.join(DEFAULT_DIR)),
-    )
 }
