@@ -83,6 +83,12 @@ impl Cache {
         self.loaded.get_or_init(|| RefCell::new(load(&self.dir)))
     }
 
+    /// Whether the cache holds no record at all (loading it if need be): then no
+    /// task's inputs need hashing to ask it.
+    pub fn is_empty(&self) -> bool {
+        self.loaded().borrow().records.is_empty() && self.pending.borrow().is_empty()
+    }
+
     /// The passing record of `fingerprint`, if the cache has one.
     pub fn get(&self, fingerprint: &str) -> Option<Record> {
         self.loaded().borrow().records.get(fingerprint).cloned()
@@ -230,7 +236,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let cache = Cache::new(dir.path().join("c"));
         assert_eq!(cache.get(FP), None);
+        assert!(cache.is_empty());
         cache.put(FP, "T1", &check());
+        assert!(!cache.is_empty());
         assert_eq!(
             cache.get(FP).unwrap().task_id,
             "T1",
@@ -238,6 +246,7 @@ mod tests {
         );
         drop(cache);
         let next = Cache::new(dir.path().join("c"));
+        assert!(!next.is_empty());
         assert_eq!(next.get(FP).unwrap().checks, check());
         assert_eq!(next.get(&FP.replace("sha256:0", "sha256:1")), None);
     }

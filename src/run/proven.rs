@@ -61,7 +61,8 @@ impl Engine<'_> {
     /// Completes `task` without running it when the cache has passed its checks on
     /// inputs with the fingerprint they have now; `Ok(false)` when it must run.
     pub(super) fn complete_if_cached(&mut self, task: &Task) -> Result<bool> {
-        let Some(cache) = self.cache_for(task) else {
+        // An empty cache (a first run) answers nothing: no file is hashed to ask it.
+        let Some(cache) = self.cache_for(task).filter(|c| !c.is_empty()) else {
             return Ok(false);
         };
         let inputs = proof::inputs_now(&self.ctx.project, self.session.state()?, task);
