@@ -161,12 +161,7 @@ pub fn execute_locked(
         None => None,
     };
     let pool = Pool::from_config(&project.config, mock);
-    let ctx = WorkCtx::new(
-        project.dir.clone(),
-        session.store().dir().to_path_buf(),
-        project.config.clone(),
-        session.state()?.constraints.hard.clone(),
-    );
+    let ctx = WorkCtx::for_session(&project.dir, &project.config, session)?;
     let mut reporter = crate::report::progress::RunProgress::new(out, ctx.workflow_dir.clone());
     let mut engine = Engine::new(
         session,

@@ -17,12 +17,7 @@ pub fn run(project: &Project, global: &GlobalArgs, args: &VerifyArgs, out: &Outp
     let mut session = store.lock(global.wait.map(Duration::from_secs), "verify")?;
     session.state()?.require_tasks()?;
     let workflow_dir = session.store().dir().to_path_buf();
-    let mut ctx = WorkCtx::new(
-        project.dir.clone(),
-        workflow_dir.clone(),
-        project.config.clone(),
-        session.state()?.constraints.hard.clone(),
-    );
+    let mut ctx = WorkCtx::for_session(&project.dir, &project.config, &session)?;
     ctx.logs = workflow_dir.join("logs").join("verify");
     let request = Request {
         tasks: args.tasks.clone(),

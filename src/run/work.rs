@@ -143,6 +143,22 @@ impl WorkCtx {
         }
     }
 
+    /// The context of a run of `session`'s workflow for the project in
+    /// `project_dir`: its logs in the workflow dir, its hard constraints checked at
+    /// every gate.
+    pub fn for_session(
+        project_dir: &Path,
+        config: &Config,
+        session: &crate::state::Session,
+    ) -> crate::error::Result<WorkCtx> {
+        Ok(WorkCtx::new(
+            project_dir.to_path_buf(),
+            session.store().dir().to_path_buf(),
+            config.clone(),
+            session.state()?.constraints.hard.clone(),
+        ))
+    }
+
     pub(crate) fn log_for(&self, task: &Task, attempt: u32) -> PathBuf {
         // The directory is made with the first log written (`process::open_log`).
         process::log_path(&self.logs, &task.id, attempt)

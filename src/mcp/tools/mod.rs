@@ -192,12 +192,7 @@ pub(super) fn run_engine(
     let mut no_executors = project.config.clone();
     no_executors.wf.executors.clear();
     let pool = Pool::from_config(&no_executors, None);
-    let ctx = WorkCtx::new(
-        project.dir.clone(),
-        session.store().dir().to_path_buf(),
-        project.config.clone(),
-        state.constraints.hard.clone(),
-    );
+    let ctx = WorkCtx::for_session(&project.dir, &project.config, session)?;
     let mut quiet = Quiet::default();
     let mut engine = Engine::new(
         session,
