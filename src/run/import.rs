@@ -512,12 +512,7 @@ fn evidence_of(
             r.fingerprint.files.clone(),
             deps,
         ),
-        checks: r
-            .checks
-            .iter()
-            .filter(|c| c.run.what != "git_commit")
-            .map(|c| c.run.evidence())
-            .collect(),
+        checks: crate::run::work::CheckRun::evidence(r.checks.iter().map(|c| &c.run)),
         ..crate::state::evidence::Evidence::default()
     }
 }

@@ -9,8 +9,8 @@ use crate::error::Result;
 use crate::proof::{self, cache::Cache, fingerprint, tree};
 use crate::run::engine::{Engine, TaskResult};
 use crate::run::policy::needs_agent;
-use crate::run::work::{TaskOutcome, Verdict, WorkCtx};
-use crate::state::evidence::{Changes, CheckEvidence, Evidence};
+use crate::run::work::{CheckRun, TaskOutcome, Verdict, WorkCtx};
+use crate::state::evidence::{Changes, Evidence};
 use crate::state::model::Task;
 use crate::state::TaskStatus;
 
@@ -22,7 +22,7 @@ impl Engine<'_> {
         Ok(Evidence {
             at: crate::clock::now_rfc3339(),
             inputs: proof::inputs_now(&self.ctx.project, state, task),
-            checks: checks_of(outcome),
+            checks: CheckRun::evidence(&outcome.checks),
             executor: state.task(&task.id).and_then(|t| t.executor.clone()),
             claim: outcome.claim.clone(),
             changes: outcome.changes.clone(),
@@ -154,16 +154,6 @@ pub fn judge_changes(ctx: &WorkCtx, outcome: &mut TaskOutcome, changes: Option<C
         };
     }
     outcome.changes = Some(seen);
-}
-
-/// The checks an outcome ran, as evidence: the commit is not a check.
-pub fn checks_of(outcome: &TaskOutcome) -> Vec<CheckEvidence> {
-    outcome
-        .checks
-        .iter()
-        .filter(|c| c.what != "git_commit")
-        .map(crate::run::work::CheckRun::evidence)
-        .collect()
 }
 
 #[cfg(test)]

@@ -19,7 +19,6 @@ use serde_json::json;
 
 use crate::error::{ErrorKind, Result, WfError};
 use crate::proof::{self, cache::Cache};
-use crate::run::proven::checks_of;
 use crate::run::work::{self, Part, Verdict, WorkCtx};
 use crate::state::event::EventKind;
 use crate::state::event_log::NewEvent;
@@ -221,7 +220,7 @@ pub fn verify(session: &mut Session, ctx: &WorkCtx, request: &Request) -> Result
                 let evidence = Evidence {
                     at: crate::clock::now_rfc3339(),
                     inputs: after,
-                    checks: checks_of(&outcome),
+                    checks: work::CheckRun::evidence(&outcome.checks),
                     executor: task.evidence.as_ref().and_then(|e| e.executor.clone()),
                     ..Evidence::default()
                 };

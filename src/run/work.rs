@@ -63,15 +63,21 @@ pub struct CheckRun {
 }
 
 impl CheckRun {
-    /// This run as a task's evidence keeps it (docs/proof.md).
-    pub fn evidence(&self) -> crate::state::evidence::CheckEvidence {
-        crate::state::evidence::CheckEvidence {
-            what: self.what.clone(),
-            argv: self.argv.clone(),
-            exit_code: self.exit_code,
-            duration_ms: self.duration_ms,
-            log_digest: self.log_digest.clone(),
-        }
+    /// The checks among `runs`, as a task's evidence keeps them (docs/proof.md): the
+    /// commit is not a check.
+    pub fn evidence<'a>(
+        runs: impl IntoIterator<Item = &'a CheckRun>,
+    ) -> Vec<crate::state::evidence::CheckEvidence> {
+        runs.into_iter()
+            .filter(|c| c.what != "git_commit")
+            .map(|c| crate::state::evidence::CheckEvidence {
+                what: c.what.clone(),
+                argv: c.argv.clone(),
+                exit_code: c.exit_code,
+                duration_ms: c.duration_ms,
+                log_digest: c.log_digest.clone(),
+            })
+            .collect()
     }
 }
 
