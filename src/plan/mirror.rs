@@ -13,7 +13,7 @@
 //! comment is left alone.
 
 use std::collections::HashMap;
-use std::path::{Component, Path};
+use std::path::{Component, Path, PathBuf};
 
 use super::claude::{self, Kind};
 use super::doc::{self, Line};
@@ -27,8 +27,9 @@ use crate::state::machine::TaskStatus;
 use crate::state::model::Task;
 use crate::state::Session;
 
-pub fn mirror(format: Format, text: &str, tasks: &[Task]) -> String {
-    let want: HashMap<&str, TaskStatus> = tasks.iter().map(|t| (t.id.as_str(), t.status)).collect();
+pub fn mirror(format: Format, text: &str, statuses: &[(String, TaskStatus)]) -> String {
+    let want: HashMap<&str, TaskStatus> =
+        statuses.iter().map(|(id, s)| (id.as_str(), *s)).collect();
     let (bom, body) = match text.strip_prefix('\u{feff}') {
         Some(b) => ("\u{feff}", b),
         None => ("", text),
@@ -138,39 +139,67 @@ fn speckit_line(line: &Line<'_>, want: &HashMap<&str, TaskStatus>) -> Option<Str
 
 /// Brings the plan copy's statuses up to the state; writes only when they differ.
 pub fn mirror_plan_copy(session: &Session) -> Result<()> {
-    let state = session.state()?;
-    // A format this wf does not know (a state from a newer one) keeps its copy as is.
-    let Some(format) = state.plan_format.as_deref().and_then(Format::named) else {
-        return Ok(());
-    };
-    // tasks_file comes from a file a user may edit: one plain name, nothing more.
-    let name = Path::new(&state.tasks_file);
-    if name.components().count() != 1
-        || !matches!(name.components().next(), Some(Component::Normal(_)))
-    {
-        return Ok(());
+    match PlanCopy::of(session)? {
+        Some(copy) => copy.bring_up_to(&statuses(&session.state()?.tasks)),
+        None => Ok(()),
     }
-    let path = session.store().dir().join(name);
-    let Ok(text) = std::fs::read_to_string(&path) else {
-        return Ok(());
-    };
-    let mirrored = mirror(format, &text, &state.tasks);
-    if mirrored != text {
-        write_atomic(&path, mirrored.as_bytes())?;
+}
+
+/// Each task's id and status, in plan order: what a mirror writes.
+pub fn statuses(tasks: &[Task]) -> Vec<(String, TaskStatus)> {
+    tasks.iter().map(|t| (t.id.clone(), t.status)).collect()
+}
+
+/// A workflow's plan copy: where it is and in which format. Taken from the state,
+/// so a run can mirror statuses into it on another thread while the state moves on.
+#[derive(Debug, Clone)]
+pub struct PlanCopy {
+    path: PathBuf,
+    format: Format,
+}
+
+impl PlanCopy {
+    /// The session's plan copy; none when the state names a format this wf does not
+    /// know (a state from a newer one keeps its copy as is) or a file that is not one
+    /// plain name in the workflow dir.
+    pub fn of(session: &Session) -> Result<Option<PlanCopy>> {
+        let state = session.state()?;
+        let Some(format) = state.plan_format.as_deref().and_then(Format::named) else {
+            return Ok(None);
+        };
+        // tasks_file comes from a file a user may edit: one plain name, nothing more.
+        let name = Path::new(&state.tasks_file);
+        if name.components().count() != 1
+            || !matches!(name.components().next(), Some(Component::Normal(_)))
+        {
+            return Ok(None);
+        }
+        Ok(Some(PlanCopy {
+            path: session.store().dir().join(name),
+            format,
+        }))
     }
-    Ok(())
+
+    /// Rewrites the copy with these statuses (from [`statuses`]) when they differ
+    /// from what it shows; a missing or unreadable copy is left alone.
+    pub fn bring_up_to(&self, statuses: &[(String, TaskStatus)]) -> Result<()> {
+        let Ok(text) = std::fs::read_to_string(&self.path) else {
+            return Ok(());
+        };
+        let mirrored = mirror(self.format, &text, statuses);
+        if mirrored != text {
+            write_atomic(&self.path, mirrored.as_bytes())?;
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn with(id: &str, s: TaskStatus) -> Task {
-        Task {
-            id: id.into(),
-            status: s,
-            ..Task::default()
-        }
+    fn with(id: &str, s: TaskStatus) -> (String, TaskStatus) {
+        (id.into(), s)
     }
 
     #[test]

@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 
 use crate::config::Role;
 use crate::error::Result;
+use crate::run::checkpoint::Checkpoints;
 use crate::run::context;
 use crate::run::dispatch::{Floor, Msg};
 use crate::run::executor::Pool;
@@ -153,6 +154,7 @@ pub struct Engine<'a> {
     pub(super) reporter: &'a mut dyn Reporter,
     pub(super) index: HashMap<String, usize>,
     pub(super) last_snapshot: Instant,
+    checkpoints: Checkpoints,
     pub(super) summary: RunSummary,
     /// Agent tasks done in this run (the consecutive-task limit counts these).
     pub(super) agent_tasks: u32,
@@ -200,6 +202,7 @@ impl<'a> Engine<'a> {
             reporter,
             index,
             last_snapshot: Instant::now(),
+            checkpoints: Checkpoints::default(),
             summary: RunSummary::default(),
             agent_tasks: 0,
             pool,
@@ -524,7 +527,7 @@ impl<'a> Engine<'a> {
 
     fn maybe_snapshot(&mut self) -> Result<()> {
         if self.last_snapshot.elapsed() >= SNAPSHOT_EVERY {
-            crate::run::checkpoint::save(self.session)?;
+            self.checkpoints.while_running(self.session)?;
             self.flush_cache();
             self.last_snapshot = Instant::now();
         }
@@ -545,7 +548,7 @@ impl<'a> Engine<'a> {
             Some(_) => {}
             None => self.session.state_mut()?.status_reason = reason,
         }
-        crate::run::checkpoint::save(self.session)?;
+        self.checkpoints.at_stop(self.session)?;
         self.flush_cache();
         Ok(stop)
     }

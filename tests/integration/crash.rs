@@ -555,3 +555,32 @@ fn regression_the_snapshot_never_caught_up_after_a_kill_before_the_final_save() 
         "a killed write's temp file was not swept"
     );
 }
+
+#[test]
+fn a_checkpoint_while_tasks_run_mirrors_the_plan_copy() {
+    // The plan copy is mirrored on a thread of its own while tasks run
+    // (src/run/checkpoint.rs): T1 outlasts the 2 s between checkpoints, so the one
+    // after it writes T1 completed, and T2, running meanwhile, sees the copy show it
+    // before the run's own stop mirrors anything.
+    let t = Test::new();
+    let text = plan(&[
+        task("T1", "a").verify("sleep 2.2"),
+        task("T2", "a").deps("T1").verify("sh copy-shows-t1.sh"),
+    ]);
+    start(&t, &text);
+    let copy = t
+        .workflow_dir()
+        .join(t.state()["tasks_file"].as_str().unwrap_or(""));
+    let before = std::fs::read_to_string(&copy).expect("plan copy");
+    assert!(!before.contains("T1: task T1 ✅"), "{before}");
+    t.write(
+        "copy-shows-t1.sh",
+        format!(
+            "for i in $(seq 100); do grep -q 'T1: task T1 ✅' '{}' && exit 0; sleep 0.05; done; exit 1\n",
+            copy.display()
+        ),
+    );
+    let run = t.wf(&["workflow-execute", "--all", "--ci"]);
+    assert_eq!(run.code, 0, "{}", run.whole());
+    assert_invariants(&t);
+}
