@@ -5,6 +5,7 @@
 //! document order: `added`, `modified`, `unchanged` in the new plan's order, `removed`
 //! in the old plan's. The caller decides what is minor and what needs `--force`.
 
+use std::borrow::Borrow;
 use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
@@ -26,10 +27,12 @@ impl PlanDiff {
     }
 }
 
-pub fn diff(old: &[Task], new: &[Task]) -> PlanDiff {
+/// `old` is a state's tasks or a plan's (`Arc<Task>` or `Task`), `new` a plan's.
+pub fn diff(old: &[impl Borrow<Task>], new: &[Task]) -> PlanDiff {
     let old_digest: HashMap<&str, &str> = old
         .iter()
-        .map(|t| (t.id.as_str(), t.digest.as_str()))
+        .map(Borrow::borrow)
+        .map(|t: &Task| (t.id.as_str(), t.digest.as_str()))
         .collect();
     let mut out = PlanDiff::default();
     for t in new {
@@ -42,7 +45,8 @@ pub fn diff(old: &[Task], new: &[Task]) -> PlanDiff {
     let new_ids: HashSet<&str> = new.iter().map(|t| t.id.as_str()).collect();
     out.removed = old
         .iter()
-        .filter(|t| !new_ids.contains(t.id.as_str()))
+        .map(Borrow::borrow)
+        .filter(|t: &&Task| !new_ids.contains(t.id.as_str()))
         .map(|t| t.id.clone())
         .collect();
     out

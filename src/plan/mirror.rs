@@ -12,6 +12,7 @@
 //! the same block rules as the parser; a task line that also holds an inline HTML
 //! comment is left alone.
 
+use std::borrow::Borrow;
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 
@@ -146,8 +147,12 @@ pub fn mirror_plan_copy(session: &Session) -> Result<()> {
 }
 
 /// Each task's id and status, in plan order: what a mirror writes.
-pub fn statuses(tasks: &[Task]) -> Vec<(String, TaskStatus)> {
-    tasks.iter().map(|t| (t.id.clone(), t.status)).collect()
+pub fn statuses(tasks: &[impl Borrow<Task>]) -> Vec<(String, TaskStatus)> {
+    tasks
+        .iter()
+        .map(Borrow::borrow)
+        .map(|t: &Task| (t.id.clone(), t.status))
+        .collect()
 }
 
 /// A workflow's plan copy: where it is and in which format. Taken from the state,

@@ -84,6 +84,7 @@ pub fn export(state: &WorkflowState, project: &Path, exported_at: String) -> Doc
     let (done, open): (Vec<&Task>, Vec<&Task>) = state
         .tasks
         .iter()
+        .map(AsRef::as_ref)
         .partition(|t| t.status == TaskStatus::Completed);
     let mut doc = Document {
         kind: KIND.to_string(),
@@ -410,6 +411,7 @@ fn dependency_order(tasks: &[ProvenTask]) -> Vec<usize> {
 mod tests {
     use super::*;
     use crate::state::evidence::CheckEvidence;
+    use std::sync::Arc;
 
     /// A completed task declaring `files`, depending on `deps`, its evidence as the
     /// engine records it in `project`, upstream fingerprints from `state`.
@@ -442,7 +444,7 @@ mod tests {
             executor: Some("wf".into()),
             ..Evidence::default()
         });
-        state.tasks.push(task);
+        state.tasks.push(Arc::new(task));
     }
 
     /// T1 ← T2 ← T3, each declaring its own file, plus T4 completed without
@@ -457,16 +459,16 @@ mod tests {
         complete(&mut state, project, "T1", &["a.txt"], &[]);
         complete(&mut state, project, "T2", &["b.txt"], &["T1"]);
         complete(&mut state, project, "T3", &["c.txt"], &["T2"]);
-        state.tasks.push(Task {
+        state.tasks.push(Arc::new(Task {
             id: "T4".into(),
             status: TaskStatus::Completed,
             ..Task::default()
-        });
-        state.tasks.push(Task {
+        }));
+        state.tasks.push(Arc::new(Task {
             id: "T5".into(),
             status: TaskStatus::Pending,
             ..Task::default()
-        });
+        }));
         state
     }
 

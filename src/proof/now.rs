@@ -82,6 +82,7 @@ mod tests {
     use super::*;
     use crate::state::evidence::Evidence;
     use crate::state::TaskStatus;
+    use std::sync::Arc;
 
     fn completed(state: &mut WorkflowState, project: &Path, id: &str, file: &str, deps: &[&str]) {
         let mut task = Task {
@@ -96,7 +97,7 @@ mod tests {
             inputs: crate::proof::inputs_now(project, state, &task),
             ..Evidence::default()
         });
-        state.tasks.push(task);
+        state.tasks.push(Arc::new(task));
     }
 
     #[test]

@@ -137,6 +137,7 @@ mod tests {
     use super::*;
     use crate::state::model::Task;
     use crate::state::TaskStatus;
+    use std::sync::Arc;
 
     fn task(id: &str) -> Task {
         Task {
@@ -152,10 +153,10 @@ mod tests {
             let mut t = task(id);
             t.status = TaskStatus::Blocked;
             t.blocked_by = vec!["api_spec".into()];
-            s.tasks.push(t);
+            s.tasks.push(Arc::new(t));
         }
         for i in 0..waiting {
-            s.tasks.push(task(&format!("W{i}")));
+            s.tasks.push(Arc::new(task(&format!("W{i}"))));
         }
         s
     }

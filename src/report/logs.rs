@@ -10,10 +10,23 @@ pub fn pick<'a>(state: &'a WorkflowState, named: Option<&str>) -> Result<&'a Tas
             .task(id)
             .ok_or_else(|| format!("there is no task {id} in this workflow"));
     }
-    let with = |status: TaskStatus| state.tasks.iter().find(|t| t.status == status);
+    let with = |status: TaskStatus| {
+        state
+            .tasks
+            .iter()
+            .find(|t| t.status == status)
+            .map(AsRef::as_ref)
+    };
     with(TaskStatus::InProgress)
         .or_else(|| with(TaskStatus::Failed))
-        .or_else(|| state.tasks.iter().rev().find(|t| t.attempts > 0))
+        .or_else(|| {
+            state
+                .tasks
+                .iter()
+                .rev()
+                .find(|t| t.attempts > 0)
+                .map(AsRef::as_ref)
+        })
         .ok_or_else(|| "no task has run yet, so there is no log; run `wf workflow-execute`".into())
 }
 
@@ -44,6 +57,7 @@ pub fn no_log(id: &str, attempt: u32, path: &std::path::Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Arc;
 
     fn task(id: &str, status: TaskStatus, attempts: u32) -> Task {
         Task {
@@ -57,7 +71,7 @@ mod tests {
 
     fn state(tasks: Vec<Task>) -> WorkflowState {
         let mut s = WorkflowState::new();
-        s.tasks = tasks;
+        s.tasks = tasks.into_iter().map(Arc::new).collect();
         s
     }
 

@@ -35,6 +35,7 @@ pub mod timing;
 pub mod verify;
 
 use serde::Serialize;
+use std::sync::Arc;
 
 use crate::state::machine::TaskStatus;
 use crate::state::model::{ContextMetrics, Task, WorkflowState};
@@ -57,7 +58,7 @@ pub struct Counts {
 }
 
 impl Counts {
-    pub fn of(tasks: &[Task]) -> Counts {
+    pub fn of(tasks: &[Arc<Task>]) -> Counts {
         let mut by_status = crate::state::summary::StatusCounts::default();
         for t in tasks {
             by_status.add(t.status);

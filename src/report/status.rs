@@ -291,6 +291,7 @@ fn unchecked(state: &WorkflowState) -> impl Iterator<Item = &Task> {
         .tasks
         .iter()
         .filter(|t| t.accepted_unchecked && t.status == TaskStatus::Completed)
+        .map(AsRef::as_ref)
 }
 
 fn colored(text: &str, fg: Color, color: bool) -> Cell {

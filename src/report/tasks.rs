@@ -36,7 +36,12 @@ impl Filter<'_> {
 
 /// The list, or a line saying no task matched.
 pub fn list(state: &WorkflowState, filter: &Filter<'_>, look: Look) -> String {
-    let matching: Vec<&Task> = state.tasks.iter().filter(|t| filter.keeps(t)).collect();
+    let matching: Vec<&Task> = state
+        .tasks
+        .iter()
+        .filter(|t| filter.keeps(t))
+        .map(AsRef::as_ref)
+        .collect();
     if matching.is_empty() {
         return if filter.failed {
             "No failed task.".to_string()
@@ -73,7 +78,7 @@ pub fn list_in(state: &WorkflowState, digest: &Digest, look: Look) -> String {
         return "No task matches.".to_string();
     }
     if digest.total <= SHORT_LIST {
-        let all: Vec<&Task> = state.tasks.iter().collect();
+        let all: Vec<&Task> = state.tasks.iter().map(AsRef::as_ref).collect();
         return render(&all, look);
     }
     let room = SHORT_LIST.saturating_sub(digest.urgent.len());
@@ -88,6 +93,7 @@ pub fn list_in(state: &WorkflowState, digest: &Digest, look: Look) -> String {
         .tasks
         .iter()
         .filter(|t| chosen.contains(t.id.as_str()))
+        .map(AsRef::as_ref)
         .collect();
     let mut text = render(&shown, look);
     let left_out = digest.total - shown.len();
@@ -220,6 +226,7 @@ fn duration(ms: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Arc;
 
     fn task(id: &str, status: TaskStatus, phase: &str) -> Task {
         Task {
@@ -233,7 +240,7 @@ mod tests {
 
     fn state(tasks: Vec<Task>) -> WorkflowState {
         let mut state = WorkflowState::new();
-        state.tasks = tasks;
+        state.tasks = tasks.into_iter().map(Arc::new).collect();
         state
     }
 

@@ -4,15 +4,17 @@
 //! the source format writes it, so a person reading it sees the truth; it is derived
 //! from the state, so it is written second.
 //!
-//! While tasks run, the scheduler must not wait for a checkpoint: mirroring means
-//! parsing and rewriting the whole copy (at 100,000 tasks, 15 MB and about half a
-//! second, BENCHMARKS.md), so a run's periodic checkpoints write the snapshot on the
-//! scheduler's thread and hand the copy to a thread of their own, with the statuses
-//! the snapshot holds. The copy is written after the snapshot it shows, never
-//! before; one mirror writes at a time, in order; and the checkpoint at a stop waits
-//! for a mirror still writing, then writes both, so a run ends with both current. A
-//! crash while a mirror writes leaves the older copy whole (it is replaced by a
-//! rename); the next command's catch-up save mirrors it again.
+//! While tasks run, the scheduler must not wait for a checkpoint: at 100,000 tasks
+//! writing the snapshot takes about 0.2 s and mirroring the plan copy (parsing and
+//! rewriting 15 MB) about 0.3 s (BENCHMARKS.md). So a run's periodic checkpoints
+//! take the state as it stands (`Session::snapshot`: the tasks are shared, not
+//! copied) and write both on a thread of their own, the snapshot first. The
+//! guarantees are those of a checkpoint written in line: every event is in the log
+//! before the next task starts, so the snapshot only shortens what a reader folds;
+//! the snapshot marks only events already synced; one checkpoint writes at a time,
+//! in order; and the checkpoint at a stop waits for one still writing, then writes
+//! both before it returns. A crash while one writes leaves the older files whole
+//! (each is replaced by a rename), which the next command's catch-up brings up.
 
 use std::thread::JoinHandle;
 
@@ -27,40 +29,46 @@ pub fn save(session: &mut Session) -> Result<()> {
     session.checkpoint()
 }
 
-/// A run's checkpoints, with at most one plan-copy mirror writing in the background.
+/// A run's checkpoints, with at most one being written in the background.
 #[derive(Default)]
 pub struct Checkpoints {
-    mirror: Option<JoinHandle<Result<()>>>,
+    writing: Option<JoinHandle<Result<()>>>,
 }
 
 impl Checkpoints {
-    /// A checkpoint while tasks run: the snapshot now, the plan copy on another
-    /// thread. When the previous mirror is still writing, this one leaves the copy
-    /// to the next checkpoint rather than wait for it.
+    /// A checkpoint while tasks run, written on another thread. When the previous
+    /// one is still being written, this one is left to the next checkpoint rather
+    /// than waited for.
     pub fn while_running(&mut self, session: &mut Session) -> Result<()> {
-        session.save()?;
-        if self.mirror.as_ref().is_some_and(|m| !m.is_finished()) {
+        if self.writing.as_ref().is_some_and(|w| !w.is_finished()) {
             return Ok(());
         }
         self.settle()?;
-        if let Some(copy) = PlanCopy::of(session)? {
-            let statuses = statuses(&session.state()?.tasks);
-            self.mirror = Some(std::thread::spawn(move || copy.bring_up_to(&statuses)));
-        }
+        let Some(snapshot) = session.snapshot()? else {
+            return save(session);
+        };
+        let copy = PlanCopy::of(session)?;
+        self.writing = Some(std::thread::spawn(move || {
+            let state = snapshot.write()?;
+            match copy {
+                Some(copy) => copy.bring_up_to(&statuses(&state.tasks)),
+                None => Ok(()),
+            }
+        }));
         Ok(())
     }
 
-    /// The checkpoint at a stop: once a mirror still writing is done, the snapshot
+    /// The checkpoint at a stop: once one still being written is done, the snapshot
     /// and the plan copy, both written when it returns.
     pub fn at_stop(&mut self, session: &mut Session) -> Result<()> {
         self.settle()?;
         save(session)
     }
 
-    /// Waits for the mirror in the background, if any, and gives its outcome (a
+    /// Waits for the checkpoint in the background, if any, and gives its outcome (a
     /// panic in it, a bug, goes on here).
     fn settle(&mut self) -> Result<()> {
-        match self.mirror.take().map(JoinHandle::join) {
+        match self.writing.take().map(JoinHandle::join) {
             Some(Ok(outcome)) => outcome,
             Some(Err(panic)) => std::panic::resume_unwind(panic),
             None => Ok(()),
@@ -69,10 +77,10 @@ impl Checkpoints {
 }
 
 impl Drop for Checkpoints {
-    /// A run that ends early (an error) still leaves no mirror writing behind it.
+    /// A run that ends early (an error) still leaves nothing being written behind it.
     fn drop(&mut self) {
-        if let Some(mirror) = self.mirror.take() {
-            let _ = mirror.join();
+        if let Some(writing) = self.writing.take() {
+            let _ = writing.join();
         }
     }
 }

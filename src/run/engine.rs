@@ -271,7 +271,7 @@ impl<'a> Engine<'a> {
     /// if `wf` had run it (checks, tests, gate, commit) except the agent's part.
     /// `Ok(Ok(phase))`: the run goes on, in that task's phase when one came back.
     fn take_back_handed_off(&mut self) -> Result<std::result::Result<Option<String>, Stop>> {
-        let handed: Vec<Task> = self
+        let handed: Vec<Arc<Task>> = self
             .session
             .state()?
             .tasks
@@ -434,7 +434,7 @@ impl<'a> Engine<'a> {
 
     pub(super) fn task(&self, id: &str) -> Option<&Task> {
         let i = *self.index.get(id)?;
-        self.session.state().ok()?.tasks.get(i)
+        self.session.state().ok()?.tasks.get(i).map(AsRef::as_ref)
     }
 
     /// The first ready task in plan order not already running.

@@ -150,6 +150,7 @@ pub fn undecided(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Arc;
 
     fn task(id: &str, status: TaskStatus) -> Task {
         Task {
@@ -163,7 +164,7 @@ mod tests {
     fn state(status: WorkflowStatus, tasks: Vec<Task>) -> WorkflowState {
         let mut s = WorkflowState::new();
         s.status = status;
-        s.tasks = tasks;
+        s.tasks = tasks.into_iter().map(Arc::new).collect();
         s
     }
 

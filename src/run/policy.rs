@@ -8,6 +8,7 @@
 //! functions and records the answers, `dispatch.rs` carries them out on workers.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::run::context;
@@ -321,11 +322,11 @@ pub fn after_outcome(verdict: &Verdict, f: &OutcomeFacts) -> Next {
 
 /// Nothing ready and nothing running: stuck behind a failure, or blocked. `None`
 /// when every task is done (the deliverables are checked next).
-pub fn nothing_ready(tasks: &[Task]) -> Option<Stop> {
+pub fn nothing_ready(tasks: &[Arc<Task>]) -> Option<Stop> {
     if let Some(stop) = failed_stop(tasks) {
         return Some(stop);
     }
-    let open: Vec<&Task> = tasks.iter().filter(|t| !t.status.is_done()).collect();
+    let open: Vec<&Arc<Task>> = tasks.iter().filter(|t| !t.status.is_done()).collect();
     if open.is_empty() {
         return None;
     }
@@ -343,8 +344,8 @@ pub fn nothing_ready(tasks: &[Task]) -> Option<Stop> {
 
 /// The failed stop when any task failed: the first failed task, and with several
 /// (a `--keep-going` run) how many and which.
-pub fn failed_stop(tasks: &[Task]) -> Option<Stop> {
-    let failed: Vec<&Task> = tasks
+pub fn failed_stop(tasks: &[Arc<Task>]) -> Option<Stop> {
+    let failed: Vec<&Arc<Task>> = tasks
         .iter()
         .filter(|t| t.status == TaskStatus::Failed)
         .collect();
@@ -385,7 +386,7 @@ pub fn stop_after_failure(task_id: &str, reason: &str, keep_going: bool) -> Opti
 /// run may go on to a mode's stop (a phase's end, a gate under `--all`, step mode),
 /// and a workflow with a failed task must end `failed`, as it does without the flag.
 /// An interruption or a hand-off keeps its own stop.
-pub fn settle(stop: Stop, tasks: &[Task]) -> Stop {
+pub fn settle(stop: Stop, tasks: &[Arc<Task>]) -> Stop {
     match stop {
         Stop::Paused(_) => failed_stop(tasks).unwrap_or(stop),
         stop => stop,
@@ -403,7 +404,7 @@ pub struct Fallout {
 /// [`Fallout`] of `tasks`: a walk from each failed task along reverse dependency
 /// edges, O(tasks + edges) and without recursion, so a 10,000-task chain is fine. A
 /// done task ends the walk: what depends on it does not wait on the failure.
-pub fn fallout(tasks: &[Task]) -> Fallout {
+pub fn fallout(tasks: &[Arc<Task>]) -> Fallout {
     let index: HashMap<&str, usize> = tasks
         .iter()
         .enumerate()
@@ -443,7 +444,7 @@ pub fn fallout(tasks: &[Task]) -> Fallout {
 }
 
 /// Files completed tasks said they create that `exists` does not find.
-pub fn missing_deliverables(tasks: &[Task], exists: impl Fn(&str) -> bool) -> Vec<String> {
+pub fn missing_deliverables(tasks: &[Arc<Task>], exists: impl Fn(&str) -> bool) -> Vec<String> {
     tasks
         .iter()
         .filter(|t| t.status == TaskStatus::Completed)

@@ -12,6 +12,11 @@ fn task(id: &str) -> Task {
     }
 }
 
+/// Tasks as a state holds them.
+fn arcs(tasks: &[Task]) -> Vec<Arc<Task>> {
+    tasks.iter().cloned().map(Arc::new).collect()
+}
+
 fn with(id: &str, f: impl FnOnce(&mut Task)) -> Task {
     let mut t = task(id);
     f(&mut t);
@@ -131,7 +136,9 @@ fn the_ready_queue_takes_the_first_ready_task_in_document_order() {
         if *blocked {
             tasks[1].blocked_by = vec!["api_spec".into()];
         }
-        let mut queue = crate::run::ready_queue::ReadyQueue::new(&tasks, &index(&tasks));
+        let index = index(&tasks);
+        let tasks = arcs(&tasks);
+        let mut queue = crate::run::ready_queue::ReadyQueue::new(&tasks, &index);
         let next = queue.next(&tasks, running);
         assert_eq!(next.map(|t| t.id.as_str()), *want, "row {i}");
     }
@@ -743,7 +750,7 @@ fn nothing_ready_ends_the_run() {
         ),
     ];
     for (name, tasks, want) in rows {
-        assert_eq!(nothing_ready(&tasks), want, "{name}");
+        assert_eq!(nothing_ready(&arcs(&tasks)), want, "{name}");
     }
 }
 
@@ -759,13 +766,13 @@ fn several_failures_are_named_in_the_stop() {
         with("c", |t| t.status = Failed),
     ];
     assert_eq!(
-        failed_stop(&tasks),
+        failed_stop(&arcs(&tasks)),
         Some(Stop::Failed {
             task: Some("a".into()),
             reason: "2 tasks failed (a, c); task a failed: boom".into(),
         })
     );
-    assert_eq!(failed_stop(&tasks[1..2]), None);
+    assert_eq!(failed_stop(&arcs(&tasks[1..2])), None);
 }
 
 #[test]
@@ -831,7 +838,7 @@ fn settle_turns_a_pause_after_a_failure_into_failed() {
         ("a failure stays", failed_stop.clone(), &failed, failed_stop),
     ];
     for (name, stop, tasks, want) in rows {
-        assert_eq!(settle(stop, tasks), want, "{name}");
+        assert_eq!(settle(stop, &arcs(tasks)), want, "{name}");
     }
 }
 
@@ -931,7 +938,7 @@ fn fallout_follows_dependencies_transitively() {
     ];
     for (name, tasks, want_failed, want_not_run) in rows {
         assert_eq!(
-            fallout(&tasks),
+            fallout(&arcs(&tasks)),
             Fallout {
                 failed: ids(want_failed),
                 not_run: ids(want_not_run),
@@ -949,7 +956,7 @@ fn fallout_of_a_long_chain_needs_no_recursion() {
             t.deps = vec![format!("t{}", i - 1)];
         }));
     }
-    assert_eq!(fallout(&tasks).not_run.len(), 19_999);
+    assert_eq!(fallout(&arcs(&tasks)).not_run.len(), 19_999);
 }
 
 #[test]
@@ -962,10 +969,10 @@ fn missing_deliverables_of_completed_tasks_only() {
         with("b", |t| t.creates = vec!["not yet".into()]),
     ];
     assert_eq!(
-        missing_deliverables(&tasks, |f| f == "here"),
+        missing_deliverables(&arcs(&tasks), |f| f == "here"),
         vec!["gone".to_string()]
     );
-    assert!(missing_deliverables(&tasks, |_| true).is_empty());
+    assert!(missing_deliverables(&arcs(&tasks), |_| true).is_empty());
 }
 
 #[test]

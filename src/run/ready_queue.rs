@@ -14,6 +14,7 @@
 //! candidate is dropped for good.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
+use std::sync::Arc;
 
 use crate::state::machine::TaskStatus;
 use crate::state::model::Task;
@@ -35,7 +36,7 @@ pub struct ReadyQueue {
 
 impl ReadyQueue {
     /// The queue for `tasks` as they are now: O(tasks + dependency edges).
-    pub fn new(tasks: &[Task], index: &HashMap<String, usize>) -> ReadyQueue {
+    pub fn new(tasks: &[Arc<Task>], index: &HashMap<String, usize>) -> ReadyQueue {
         let mut q = ReadyQueue {
             waiting_on: vec![0; tasks.len()],
             dependants: vec![Vec::new(); tasks.len()],
@@ -80,12 +81,16 @@ impl ReadyQueue {
     }
 
     /// The first ready task in plan order that is not `running`.
-    pub fn next<'t>(&mut self, tasks: &'t [Task], running: &HashSet<String>) -> Option<&'t Task> {
+    pub fn next<'t>(
+        &mut self,
+        tasks: &'t [Arc<Task>],
+        running: &HashSet<String>,
+    ) -> Option<&'t Task> {
         let mut gone = Vec::new();
         let mut found = None;
         for &i in &self.candidates {
             self.examined += 1;
-            let task = &tasks[i];
+            let task: &Task = &tasks[i];
             if task.status.is_done() {
                 gone.push(i);
                 continue;
@@ -130,7 +135,7 @@ mod tests {
             .collect()
     }
 
-    fn index(tasks: &[Task]) -> HashMap<String, usize> {
+    fn index(tasks: &[Arc<Task>]) -> HashMap<String, usize> {
         tasks
             .iter()
             .enumerate()
@@ -140,7 +145,8 @@ mod tests {
 
     /// Runs `tasks` to the end as the engine does with `jobs` slots, every task
     /// passing; returns the order they started in and the tasks examined.
-    fn run(mut tasks: Vec<Task>, jobs: usize) -> (Vec<String>, u64) {
+    fn run(tasks: Vec<Task>, jobs: usize) -> (Vec<String>, u64) {
+        let mut tasks: Vec<Arc<Task>> = tasks.into_iter().map(Arc::new).collect();
         let index = index(&tasks);
         let mut q = ReadyQueue::new(&tasks, &index);
         let mut running: Vec<usize> = Vec::new();
@@ -151,14 +157,14 @@ mod tests {
                 let Some(t) = q.next(&tasks, &ids) else { break };
                 let i = index[&t.id];
                 order.push(t.id.clone());
-                tasks[i].status = TaskStatus::InProgress;
+                Arc::make_mut(&mut tasks[i]).status = TaskStatus::InProgress;
                 running.push(i);
             }
             if running.is_empty() {
                 return (order, q.examined());
             }
             let i = running.remove(0);
-            tasks[i].status = TaskStatus::Completed;
+            Arc::make_mut(&mut tasks[i]).status = TaskStatus::Completed;
             q.done(i);
         }
     }
@@ -211,12 +217,13 @@ mod tests {
             deps: vec!["nowhere".into()],
             ..Task::default()
         });
+        let mut tasks: Vec<Arc<Task>> = tasks.into_iter().map(Arc::new).collect();
         let index = index(&tasks);
         let mut q = ReadyQueue::new(&tasks, &index);
         assert_eq!(q.next(&tasks, &HashSet::new()).map(|t| t.id.as_str()), None);
         // The blocker lifted (an unblock) and the failure retried: both can start.
-        tasks[1].blocked_by.clear();
-        tasks[4].status = TaskStatus::Pending;
+        Arc::make_mut(&mut tasks[1]).blocked_by.clear();
+        Arc::make_mut(&mut tasks[4]).status = TaskStatus::Pending;
         assert_eq!(
             q.next(&tasks, &HashSet::new()).map(|t| t.id.as_str()),
             Some("T1")

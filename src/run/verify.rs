@@ -13,6 +13,7 @@
 //! completed again (after its final verifiers).
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::json;
@@ -128,7 +129,7 @@ fn selection(state: &WorkflowState, wanted: &[String]) -> Result<Vec<usize>> {
 }
 
 /// Task positions, each after the tasks it depends on (`proof::dependency_order`).
-fn dependency_order(tasks: &[Task]) -> Vec<usize> {
+fn dependency_order(tasks: &[Arc<Task>]) -> Vec<usize> {
     let index: HashMap<&str, usize> = tasks
         .iter()
         .enumerate()
@@ -385,7 +386,7 @@ mod tests {
 
     #[test]
     fn dependencies_come_first_even_when_they_point_forward() {
-        let tasks = [t("A", &["C"]), t("B", &[]), t("C", &["B"]), t("D", &["A"])];
+        let tasks = [t("A", &["C"]), t("B", &[]), t("C", &["B"]), t("D", &["A"])].map(Arc::new);
         let order: Vec<&str> = dependency_order(&tasks)
             .into_iter()
             .map(|i| tasks[i].id.as_str())
@@ -396,12 +397,14 @@ mod tests {
     #[test]
     fn a_selection_takes_the_dependants_of_what_was_asked() {
         let mut state = WorkflowState::new();
-        state.tasks = vec![
+        state.tasks = [
             t("T1", &[]),
             t("T2", &["T1"]),
             t("T3", &[]),
             t("T4", &["T2"]),
-        ];
+        ]
+        .map(Arc::new)
+        .into();
         let ids = |sel: Vec<usize>| -> Vec<String> {
             sel.into_iter().map(|i| state.tasks[i].id.clone()).collect()
         };

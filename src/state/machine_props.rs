@@ -7,6 +7,8 @@
 //! leaves the state exactly as it was. The plan round-trip properties live in
 //! `plan/prop_tests.rs`.
 
+use std::sync::Arc;
+
 use proptest::prelude::*;
 use serde_json::json;
 
@@ -25,6 +27,7 @@ fn state_with(n: usize) -> WorkflowState {
             name: format!("task {i}"),
             ..Task::default()
         })
+        .map(Arc::new)
         .collect();
     state.sync_progress();
     state

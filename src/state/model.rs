@@ -6,6 +6,7 @@
 //! save; fields `wf` only passes through stay `serde_json::Value`.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -119,7 +120,7 @@ pub struct WorkflowState {
     pub plan_format: Option<String>,
     /// The task graph `wf` runs, in document order (absent in plugin-written files).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub tasks: Vec<Task>,
+    pub tasks: Vec<Arc<Task>>,
     /// How far into the event log this snapshot reaches; readers fold the rest.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub event_log: Option<LogMark>,
@@ -140,7 +141,7 @@ pub struct WorkflowState {
 struct TaskIndex(std::sync::Mutex<std::collections::HashMap<String, usize>>);
 
 impl TaskIndex {
-    fn position(&self, tasks: &[Task], id: &str) -> Option<usize> {
+    fn position(&self, tasks: &[Arc<Task>], id: &str) -> Option<usize> {
         let mut map = self
             .0
             .lock()
@@ -516,12 +517,14 @@ impl WorkflowState {
 
     pub fn task(&self, id: &str) -> Option<&Task> {
         let i = self.task_index.position(&self.tasks, id)?;
-        self.tasks.get(i)
+        self.tasks.get(i).map(Arc::as_ref)
     }
 
+    /// The task to change: a copy of its own first if a checkpoint being written
+    /// still holds it (`Arc::make_mut`; src/run/checkpoint.rs).
     pub fn task_mut(&mut self, id: &str) -> Option<&mut Task> {
         let i = self.task_index.position(&self.tasks, id)?;
-        self.tasks.get_mut(i)
+        self.tasks.get_mut(i).map(Arc::make_mut)
     }
 
     /// The task handed off to an agent and not yet taken back, if any.
@@ -529,6 +532,7 @@ impl WorkflowState {
         self.tasks
             .iter()
             .find(|t| t.status == TaskStatus::InProgress && t.handed_off == Some(true))
+            .map(Arc::as_ref)
     }
 
     /// The error every command that runs tasks gives for a workflow without any:

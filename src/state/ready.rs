@@ -40,6 +40,7 @@ pub fn ready(state: &WorkflowState) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Arc;
 
     fn task(id: &str, status: TaskStatus, deps: &[&str], blocked_by: &[&str]) -> Task {
         Task {
@@ -58,7 +59,7 @@ mod tests {
     fn state(tasks: Vec<Task>) -> WorkflowState {
         let mut s: WorkflowState =
             serde_json::from_value(serde_json::json!({"status": "running"})).unwrap();
-        s.tasks = tasks;
+        s.tasks = tasks.into_iter().map(Arc::new).collect();
         s
     }
 

@@ -478,25 +478,79 @@ impl Session {
             let (seq, offset) = log.mark();
             state.event_log = Some(LogMark { seq, offset });
         }
-        state.sync_progress();
-        // The summary describes one snapshot: gone before the next is written, so a
-        // stop between the two leaves none (readers check it anyway).
-        summary::remove(&self.store.dir);
-        // Streamed into the temp file: a 10,000-task snapshot is 4–5 MB of JSON that
-        // need not also sit in memory.
-        write_atomic_with(&self.store.state_path(), |file| {
-            let mut out = std::io::BufWriter::with_capacity(64 * 1024, file);
-            serde_json::to_writer_pretty(&mut out, state).map_err(std::io::Error::from)?;
-            out.flush()
-        })?;
+        write_snapshot(&self.store.dir, &self.store.state_path(), state)?;
         self.saved_seq = state.event_log.map_or(0, |m| m.seq);
         self.in_txn = false;
-        summary::write(&self.store.dir, &self.store.state_path(), state);
         if mirror {
             (self.store.plan.mirror)(self)?;
         }
         Ok(())
     }
+}
+
+impl Session {
+    /// The state as it stands, to be written as the snapshot on another thread while
+    /// this session goes on (a run's periodic checkpoints, src/run/checkpoint.rs),
+    /// with the log synced up to the mark it carries, as `save` does. Its tasks are
+    /// shared with this state, not copied: a task changed meanwhile is copied first
+    /// (`WorkflowState::task_mut`). `None` when the save has to be written here and
+    /// now: inside a transaction (its rename commits it), for the catch-up save
+    /// after a crash (which also mirrors the plan copy), or before any event.
+    pub fn snapshot(&mut self) -> Result<Option<Snapshot>> {
+        if self.in_txn || self.catch_up {
+            return Ok(None);
+        }
+        let Some(log) = self.log.as_mut() else {
+            return Ok(None);
+        };
+        log.sync()?;
+        let (seq, offset) = log.mark();
+        let state = self.state.as_mut().ok_or_else(no_workflow)?;
+        // Recomputed from the tasks when the copy is written: not worth copying.
+        let progress = std::mem::take(&mut state.progress);
+        let mut copy = state.clone();
+        state.progress = progress;
+        copy.event_log = Some(LogMark { seq, offset });
+        Ok(Some(Snapshot {
+            state: copy,
+            dir: self.store.dir.clone(),
+        }))
+    }
+}
+
+/// A state taken by [`Session::snapshot`], to write as the workflow's snapshot. The
+/// session's own `saved_seq` does not move: until a save of its own, a session that
+/// ends early settles from the files (its drop), whether this write landed or not.
+#[derive(Debug)]
+pub struct Snapshot {
+    state: WorkflowState,
+    dir: PathBuf,
+}
+
+impl Snapshot {
+    /// Writes it as `Session::save` does, and gives the state written.
+    pub fn write(mut self) -> Result<WorkflowState> {
+        let path = self.dir.join(STATE_FILE);
+        write_snapshot(&self.dir, &path, &mut self.state)?;
+        Ok(self.state)
+    }
+}
+
+/// The snapshot of `state` at `path`, and the summary of it beside it.
+fn write_snapshot(dir: &Path, path: &Path, state: &mut WorkflowState) -> Result<()> {
+    state.sync_progress();
+    // The summary describes one snapshot: gone before the next is written, so a
+    // stop between the two leaves none (readers check it anyway).
+    summary::remove(dir);
+    // Streamed into the temp file: a 10,000-task snapshot is 4–9 MB of JSON that
+    // need not also sit in memory.
+    write_atomic_with(path, |file| {
+        let mut out = std::io::BufWriter::with_capacity(64 * 1024, file);
+        serde_json::to_writer_pretty(&mut out, state).map_err(std::io::Error::from)?;
+        out.flush()
+    })?;
+    summary::write(dir, path, state);
+    Ok(())
 }
 
 /// The workflow dir is a link (refused by every load, which says so).
@@ -622,6 +676,57 @@ mod tests {
         writer.join().unwrap();
         assert_eq!(err.kind, ErrorKind::Locked);
         assert!(err.message.contains("wf process 4242"), "{}", err.message);
+    }
+
+    #[test]
+    fn a_snapshot_taken_is_written_as_it_was_while_the_session_moves_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let none = PlanAccess {
+            adopt: |_, _, _| {},
+            mirror: |_| Ok(()),
+            digest: |_| String::new(),
+        };
+        let store = Store::new(dir.path().join("w"), none);
+        let mut session = store.lock(None, "test").unwrap();
+        let mut state = WorkflowState::new();
+        state.tasks = ["T1", "T2"]
+            .map(|id| {
+                std::sync::Arc::new(crate::state::model::Task {
+                    id: id.into(),
+                    ..Default::default()
+                })
+            })
+            .into();
+        session.state = Some(state);
+        session.save().unwrap();
+        session
+            .set_task_status("T1", TaskStatus::InProgress, serde_json::json!({}), None)
+            .unwrap();
+        let snapshot = session.snapshot().unwrap().expect("a snapshot to write");
+        // The session goes on while the snapshot waits to be written: its tasks
+        // were shared, so this change must copy T1, not reach the snapshot.
+        session
+            .set_task_status("T1", TaskStatus::Completed, serde_json::json!({}), None)
+            .unwrap();
+        let written = snapshot.write().unwrap();
+        let status = |s: &WorkflowState, i: usize| s.tasks[i].status;
+        assert_eq!(status(&written, 0), TaskStatus::InProgress);
+        assert_eq!(status(session.state().unwrap(), 0), TaskStatus::Completed);
+        // T2 was not changed: still one task for both.
+        assert!(std::sync::Arc::ptr_eq(
+            &written.tasks[1],
+            &session.state().unwrap().tasks[1]
+        ));
+        // On disk: the snapshot as taken, marking the log up to the first change,
+        // and progress recomputed from its tasks; readers fold the second change.
+        let on_disk = store.load_snapshot().unwrap().unwrap();
+        assert_eq!(status(&on_disk, 0), TaskStatus::InProgress);
+        assert_eq!(on_disk.event_log, written.event_log);
+        assert!(on_disk.progress.completed.is_empty());
+        assert_eq!(
+            status(&store.load().unwrap().unwrap(), 0),
+            TaskStatus::Completed
+        );
     }
 
     #[test]

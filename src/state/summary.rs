@@ -21,6 +21,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::io::Write;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::Path;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -351,7 +352,11 @@ pub fn write(dir: &Path, snapshot: &Path, state: &mut WorkflowState) {
         event_log: mark,
         digest: &digest,
         state,
-        tasks: tasks.iter().filter(|t| named.contains(&t.id)).collect(),
+        tasks: tasks
+            .iter()
+            .filter(|t| named.contains(&t.id))
+            .map(AsRef::as_ref)
+            .collect(),
     };
     let bytes = serde_json::to_vec(&out);
     state.tasks = tasks;
@@ -411,7 +416,7 @@ pub fn read(dir: &Path, state_path: &Path, events_path: &Path) -> Option<View> {
         return None;
     }
     let mut state = file.state;
-    state.tasks = file.tasks;
+    state.tasks = file.tasks.into_iter().map(Arc::new).collect();
     Some(View {
         state,
         digest: file.digest,

@@ -138,7 +138,11 @@ pub(super) fn failed_run(state: &WorkflowState) -> bool {
 }
 
 pub(super) fn first_failed(state: &WorkflowState) -> Option<&Task> {
-    state.tasks.iter().find(|t| t.status == TaskStatus::Failed)
+    state
+        .tasks
+        .iter()
+        .find(|t| t.status == TaskStatus::Failed)
+        .map(AsRef::as_ref)
 }
 
 pub(super) fn paused(state: &WorkflowState) -> Option<String> {

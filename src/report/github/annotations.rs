@@ -99,17 +99,18 @@ pub fn escape_property(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Arc;
 
     fn failed(line: usize, name: &str) -> WorkflowState {
         let mut s = WorkflowState::new();
-        s.tasks.push(Task {
+        s.tasks.push(Arc::new(Task {
             id: "T3".into(),
             name: name.into(),
             line,
             status: TaskStatus::Failed,
             failure_reason: Some("100% broken\nnext".into()),
             ..Task::default()
-        });
+        }));
         s
     }
 
