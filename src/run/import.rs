@@ -171,14 +171,18 @@ fn read_one(path: &Path) -> Result<Option<TaskResultFile>> {
 /// The `result_id`s already imported into this workflow, from its event log.
 fn imported_ids(session: &Session) -> Result<HashSet<String>> {
     let mut ids = HashSet::new();
-    event_log::for_each_from(&session.store().events_path(), 0, |event| {
-        if event.kind == EventKind::TaskExecutionResult.name() {
-            if let Some(id) = event.data.get("result_id").and_then(Value::as_str) {
-                ids.insert(id.to_string());
+    event_log::for_each_from(
+        &session.store().events_path(),
+        0,
+        |event: event_log::Event| {
+            if event.kind == EventKind::TaskExecutionResult.name() {
+                if let Some(id) = event.data.get("result_id").and_then(Value::as_str) {
+                    ids.insert(id.to_string());
+                }
             }
-        }
-        Ok(())
-    })?;
+            Ok(())
+        },
+    )?;
     Ok(ids)
 }
 

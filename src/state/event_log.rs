@@ -45,6 +45,25 @@ pub struct Event {
     pub txn: bool,
 }
 
+/// An event's envelope without its data: what a scan of the log for its place
+/// (`seq`), its kind and `txn` reads. The fields an [`Event`] requires are required
+/// here too, so a line is one exactly when it is an event; `data` is skipped over,
+/// never built (after a crash a tail holds thousands of events).
+#[derive(Debug, Deserialize)]
+pub struct EventHead {
+    pub seq: u64,
+    #[serde(rename = "ts")]
+    _ts: serde::de::IgnoredAny,
+    #[serde(rename = "type")]
+    pub kind: String,
+    #[serde(rename = "actor")]
+    _actor: serde::de::IgnoredAny,
+    #[serde(rename = "role")]
+    _role: serde::de::IgnoredAny,
+    #[serde(default)]
+    pub txn: bool,
+}
+
 /// An event before the log gives it a sequence number and a time.
 #[derive(Debug, Clone)]
 pub struct NewEvent {
@@ -184,7 +203,7 @@ pub fn cut_uncommitted(path: &Path, mark_seq: u64, mark_offset: u64) -> Result<u
         if !line.ends_with(b"\n") {
             break; // a torn final line goes with whatever precedes it
         }
-        match serde_json::from_slice::<Event>(line) {
+        match serde_json::from_slice::<EventHead>(line) {
             Ok(ev) if ev.txn && ev.seq > mark_seq => {
                 let (from, n) = cut.unwrap_or((line_start, 0));
                 cut = Some((from, n + 1));
@@ -245,10 +264,11 @@ fn seq_of(line: &[u8]) -> u64 {
 /// at a time (after a crash the tail can hold ~2 s of progress: 10,000 events). A
 /// torn or unreadable final line is skipped; an unreadable line before the end is an
 /// error naming its line.
-pub fn for_each_from(
+/// `E` is [`Event`], or [`EventHead`] for a scan that needs no event's data.
+pub fn for_each_from<E: serde::de::DeserializeOwned>(
     path: &Path,
     offset: u64,
-    apply: impl FnMut(Event) -> Result<()>,
+    apply: impl FnMut(E) -> Result<()>,
 ) -> Result<()> {
     let mut file = match crate::fs::open_regular(path, false) {
         Ok(f) => f,
@@ -270,10 +290,10 @@ pub fn for_each_from(
     )
 }
 
-fn for_each_line(
+fn for_each_line<E: serde::de::DeserializeOwned>(
     path: &Path,
     mut reader: impl std::io::BufRead,
-    mut apply: impl FnMut(Event) -> Result<()>,
+    mut apply: impl FnMut(E) -> Result<()>,
 ) -> Result<()> {
     let read_error =
         |e: std::io::Error| WfError::io(&e, format!("cannot read {}: {e}", path.display()));
@@ -291,7 +311,7 @@ fn for_each_line(
         if body.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        match serde_json::from_slice::<Event>(body) {
+        match serde_json::from_slice::<E>(body) {
             Ok(ev) if complete => apply(ev)?,
             Ok(_) => {}
             Err(_) if is_last => {}

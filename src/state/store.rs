@@ -121,7 +121,7 @@ impl Store {
         let offset = state.event_log.map_or(0, |m| m.offset);
         let seq = state.event_log.map_or(0, |m| m.seq);
         let mut folded = false;
-        event_log::for_each_from(&self.events_path(), offset, |event| {
+        event_log::for_each_from(&self.events_path(), offset, |event: Event| {
             if event.seq > seq {
                 apply_event(&mut state, &event)?;
                 folded = true;

@@ -25,6 +25,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use crate::state::event_log::EventHead;
 use crate::state::machine::TaskStatus;
 use crate::state::model::{LogMark, Task, Usage, WorkflowState, SCHEMA_VERSION};
 
@@ -442,15 +443,16 @@ fn nothing_to_fold(events_path: &Path, mark: LogMark) -> bool {
         return false;
     }
     let mut folds = false;
-    let read = crate::state::event_log::for_each_from(events_path, mark.offset, |event| {
-        if event.seq > mark.seq
-            && !event.txn
-            && crate::state::event::EventKind::parse(&event.kind)
-                .is_some_and(crate::state::event::EventKind::changes_state)
-        {
-            folds = true;
-        }
-        Ok(())
-    });
+    let read =
+        crate::state::event_log::for_each_from(events_path, mark.offset, |event: EventHead| {
+            if event.seq > mark.seq
+                && !event.txn
+                && crate::state::event::EventKind::parse(&event.kind)
+                    .is_some_and(crate::state::event::EventKind::changes_state)
+            {
+                folds = true;
+            }
+            Ok(())
+        });
     read.is_ok() && !folds
 }
