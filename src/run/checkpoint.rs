@@ -8,7 +8,11 @@
 //! writing the snapshot takes about 0.2 s and mirroring the plan copy (parsing and
 //! rewriting 15 MB) about 0.3 s (BENCHMARKS.md). So a run's periodic checkpoints
 //! take the state as it stands (`Session::snapshot`: the tasks are shared, not
-//! copied) and write both on a thread of their own, the snapshot first. The
+//! copied) and write both on a thread of their own, the snapshot first. That thread
+//! still takes a core's time from the tasks (with `--jobs 2` on two cores, 12 % of a
+//! 50,000-task run when it wrote every 2 s), so a checkpoint is due every
+//! [`EVERY`], or [`COST_SHARE`] times as long as the last one took to write when
+//! that is longer: at most a twentieth of a core. The
 //! guarantees are those of a checkpoint written in line: every event is in the log
 //! before the next task starts, so the snapshot only shortens what a reader folds;
 //! the snapshot marks only events already synced; one checkpoint writes at a time,
@@ -17,6 +21,7 @@
 //! (each is replaced by a rename), which the next command's catch-up brings up.
 
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use crate::error::Result;
 use crate::plan::mirror::{statuses, PlanCopy};
@@ -29,31 +34,67 @@ pub fn save(session: &mut Session) -> Result<()> {
     session.checkpoint()
 }
 
+/// How often a run writes a checkpoint, at most.
+pub const EVERY: Duration = Duration::from_secs(2);
+/// How many times as long as writing the last checkpoint took to wait before the
+/// next, at least.
+pub const COST_SHARE: u32 = 20;
+
+/// When the next checkpoint is due after one that started at `last` and took `took`
+/// to write.
+pub fn next_due(last: Instant, took: Duration) -> Instant {
+    last + EVERY.max(took * COST_SHARE)
+}
+
 /// A run's checkpoints, with at most one being written in the background.
-#[derive(Default)]
 pub struct Checkpoints {
-    writing: Option<JoinHandle<Result<()>>>,
+    writing: Option<JoinHandle<Result<Duration>>>,
+    /// When the last checkpoint started, and how long the last written one took.
+    last: Instant,
+    took: Duration,
+}
+
+impl Default for Checkpoints {
+    fn default() -> Checkpoints {
+        Checkpoints {
+            writing: None,
+            last: Instant::now(),
+            took: Duration::ZERO,
+        }
+    }
 }
 
 impl Checkpoints {
-    /// A checkpoint while tasks run, written on another thread. When the previous
-    /// one is still being written, this one is left to the next checkpoint rather
-    /// than waited for.
-    pub fn while_running(&mut self, session: &mut Session) -> Result<()> {
+    /// Whether a checkpoint is due now (see the module docs); one still being
+    /// written is never followed by another.
+    pub fn due(&mut self) -> Result<bool> {
         if self.writing.as_ref().is_some_and(|w| !w.is_finished()) {
-            return Ok(());
+            return Ok(false);
         }
         self.settle()?;
+        Ok(Instant::now() >= next_due(self.last, self.took))
+    }
+
+    /// A checkpoint while tasks run, written on another thread (after [`due`]
+    /// said so: it waits for one still being written).
+    ///
+    /// [`due`]: Checkpoints::due
+    pub fn while_running(&mut self, session: &mut Session) -> Result<()> {
+        self.settle()?;
+        self.last = Instant::now();
         let Some(snapshot) = session.snapshot()? else {
-            return save(session);
+            save(session)?;
+            self.took = self.last.elapsed();
+            return Ok(());
         };
         let copy = PlanCopy::of(session)?;
         self.writing = Some(std::thread::spawn(move || {
+            let started = Instant::now();
             let state = snapshot.write()?;
-            match copy {
-                Some(copy) => copy.bring_up_to(&statuses(&state.tasks)),
-                None => Ok(()),
+            if let Some(copy) = copy {
+                copy.bring_up_to(&statuses(&state.tasks))?;
             }
+            Ok(started.elapsed())
         }));
         Ok(())
     }
@@ -69,7 +110,10 @@ impl Checkpoints {
     /// panic in it, a bug, goes on here).
     fn settle(&mut self) -> Result<()> {
         match self.writing.take().map(JoinHandle::join) {
-            Some(Ok(outcome)) => outcome,
+            Some(Ok(outcome)) => {
+                self.took = outcome?;
+                Ok(())
+            }
             Some(Err(panic)) => std::panic::resume_unwind(panic),
             None => Ok(()),
         }
@@ -82,5 +126,24 @@ impl Drop for Checkpoints {
         if let Some(writing) = self.writing.take() {
             let _ = writing.join();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_checkpoint_is_due_every_two_seconds_or_twenty_times_its_cost() {
+        let t = Instant::now();
+        // Cheap checkpoints (a small plan): every 2 s.
+        assert_eq!(next_due(t, Duration::ZERO), t + EVERY);
+        assert_eq!(next_due(t, Duration::from_millis(100)), t + EVERY);
+        // Dear ones (100,000 tasks: about half a second of a core): a twentieth of
+        // the time goes to them, not more.
+        assert_eq!(
+            next_due(t, Duration::from_millis(500)),
+            t + Duration::from_secs(10)
+        );
     }
 }

@@ -3,8 +3,8 @@
 //!
 //! The main thread owns the locked session: it alone changes state and writes the
 //! event log; workers only run commands and send back an outcome. Progress is durable
-//! per task through the event log; the snapshot is rewritten at most every
-//! [`SNAPSHOT_EVERY`] and at every stop, so a 10,000-task run costs O(1) per task.
+//! per task through the event log; the snapshot is rewritten now and then, off this
+//! thread (`run::checkpoint`), and at every stop, so a run costs O(1) per task here.
 //!
 //! This file is the loop and the run's begin and end; it asks `policy` what to do
 //! (pure rules, tested on plain data), has `dispatch` start the work, and `outcome`
@@ -12,7 +12,6 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use crate::config::Role;
 use crate::error::Result;
@@ -27,8 +26,6 @@ use crate::run::signals;
 use crate::run::work::{self, Part, TaskOutcome, WorkCtx};
 use crate::state::model::Task;
 use crate::state::{Session, TaskStatus, WorkflowStatus};
-
-pub const SNAPSHOT_EVERY: Duration = Duration::from_secs(2);
 
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -153,7 +150,6 @@ pub struct Engine<'a> {
     pub(super) opts: Options,
     pub(super) reporter: &'a mut dyn Reporter,
     pub(super) index: HashMap<String, usize>,
-    pub(super) last_snapshot: Instant,
     checkpoints: Checkpoints,
     pub(super) summary: RunSummary,
     /// Agent tasks done in this run (the consecutive-task limit counts these).
@@ -201,7 +197,6 @@ impl<'a> Engine<'a> {
             opts,
             reporter,
             index,
-            last_snapshot: Instant::now(),
             checkpoints: Checkpoints::default(),
             summary: RunSummary::default(),
             agent_tasks: 0,
@@ -526,10 +521,9 @@ impl<'a> Engine<'a> {
     }
 
     fn maybe_snapshot(&mut self) -> Result<()> {
-        if self.last_snapshot.elapsed() >= SNAPSHOT_EVERY {
+        if self.checkpoints.due()? {
             self.checkpoints.while_running(self.session)?;
             self.flush_cache();
-            self.last_snapshot = Instant::now();
         }
         Ok(())
     }
