@@ -652,19 +652,24 @@ mod tests {
         assert!(err.message.starts_with("/w/s.json:2:"), "{}", err.message);
     }
 
+    /// A store in `dir` whose plan access does nothing: these tests never adopt or
+    /// mirror a plan.
+    fn plain_store(dir: &Path) -> Store {
+        let none = PlanAccess {
+            adopt: |_, _, _| {},
+            mirror: |_| Ok(()),
+            digest: |_| String::new(),
+        };
+        Store::new(dir.join("w"), none)
+    }
+
     #[test]
     fn locked_error_names_the_holder_written_just_after_the_lock() {
         // Regression: a contender reading the lock file between the holder's
         // truncate and its pid write said "another wf process" (seen in
         // tests/integration/concurrency.rs).
         let dir = tempfile::tempdir().unwrap();
-        // No workflow, so the plan is never touched.
-        let none = PlanAccess {
-            adopt: |_, _, _| {},
-            mirror: |_| Ok(()),
-            digest: |_| String::new(),
-        };
-        let store = Store::new(dir.path().join("w"), none);
+        let store = plain_store(dir.path());
         let _held = store.lock(None, "test").unwrap();
         std::fs::write(store.lock_path(), "").unwrap();
         let lock_path = store.lock_path();
@@ -681,12 +686,7 @@ mod tests {
     #[test]
     fn a_snapshot_taken_is_written_as_it_was_while_the_session_moves_on() {
         let dir = tempfile::tempdir().unwrap();
-        let none = PlanAccess {
-            adopt: |_, _, _| {},
-            mirror: |_| Ok(()),
-            digest: |_| String::new(),
-        };
-        let store = Store::new(dir.path().join("w"), none);
+        let store = plain_store(dir.path());
         let mut session = store.lock(None, "test").unwrap();
         let mut state = WorkflowState::new();
         state.tasks = ["T1", "T2"]
