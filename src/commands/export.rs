@@ -49,10 +49,7 @@ pub fn run(project: &Project, args: &ExportArgs, out: &Output) -> Result<i32> {
             ExportTarget::GitlabCi => Some(export::GITLAB_MAX_NEEDS),
         },
     };
-    // A copy of the tasks: the job planner takes a plan's tasks, and exporting is
-    // one pass, not a run's hot path.
-    let tasks: Vec<Task> = state.tasks.iter().map(|t| Task::clone(t)).collect();
-    let plan = jobs::plan_jobs(&tasks, &omit, limits).map_err(WfError::usage)?;
+    let plan = jobs::plan_jobs(&state.tasks, &omit, limits).map_err(WfError::usage)?;
     if plan.jobs.is_empty() {
         return Err(WfError::usage(
             "no task is left to export (every one was left out); see `wf status`",

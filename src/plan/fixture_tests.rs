@@ -4,13 +4,7 @@
 use std::path::Path;
 
 use super::test_support::{assert_speckit_order, fixture, read, Reach};
-use super::{
-    audit::audit,
-    classify,
-    diff::diff,
-    mirror::{mirror, statuses},
-    parse, Format, Plan,
-};
+use super::{audit::audit, classify, diff::diff, mirror::mirror, parse, Format, Plan};
 use crate::state::machine::TaskStatus;
 use crate::state::model::Task;
 
@@ -473,7 +467,7 @@ fn mirror_round_trip_on_real_files() {
         // Statuses as imported: nothing to write ([-]/[~] boxes, status marks, bold
         // ids stay). (The older fixtures hold in-progress statuses an import resets.)
         if rel.starts_with("plans/p-") {
-            assert_eq!(mirror(format, &text, &statuses(&plan.tasks)), text, "{rel}");
+            assert_eq!(mirror(format, &text, &plan.tasks), text, "{rel}");
         }
         let cycle = [
             TaskStatus::Completed,
@@ -486,7 +480,7 @@ fn mirror_round_trip_on_real_files() {
         for (i, t) in changed.iter_mut().enumerate() {
             t.status = cycle[(i + 1) % cycle.len()];
         }
-        let out = mirror(format, &text, &statuses(&changed));
+        let out = mirror(format, &text, &changed);
         let again = parse(Path::new(rel), &out).unwrap();
         let want: Vec<TaskStatus> = changed
             .iter()
@@ -511,7 +505,7 @@ fn mirror_round_trip_on_real_files() {
             }
         }
         // Mirroring is idempotent.
-        assert_eq!(mirror(format, &out, &statuses(&changed)), out, "{rel}");
+        assert_eq!(mirror(format, &out, &changed), out, "{rel}");
     }
 }
 

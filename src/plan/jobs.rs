@@ -12,6 +12,7 @@
 //! of an exported task is thereby waited for, directly or through other jobs — the
 //! property `tests/integration/distributed.rs` checks on chains, wide and mixed plans.
 
+use std::borrow::Borrow;
 use std::collections::HashMap;
 
 use crate::state::model::Task;
@@ -64,11 +65,13 @@ pub fn id_part(task_id: &str) -> String {
 /// checked at import; a hand-edited state is checked again here, since ids reach the
 /// pipeline's commands) or when the graph is not one (an unknown dependency, a
 /// cycle). Any plan fits `limits.max_jobs`.
+/// `tasks` are a state's (`Arc<Task>`) or a plan's (`Task`).
 pub fn plan_jobs(
-    tasks: &[Task],
+    tasks: &[impl Borrow<Task>],
     omit: &dyn Fn(&Task) -> Option<String>,
     limits: Limits,
 ) -> Result<JobPlan, String> {
+    let tasks: Vec<&Task> = tasks.iter().map(Borrow::borrow).collect();
     if let Some(bad) = tasks.iter().find(|t| !super::ids::is_valid_id(&t.id)) {
         return Err(format!(
             "task id {:?} is not one a plan may hold (1-64 letters, digits, '_', '.' or '-'); re-import the plan",
@@ -80,11 +83,11 @@ pub fn plan_jobs(
         .enumerate()
         .map(|(i, t)| (t.id.as_str(), i))
         .collect();
-    let order = topological(tasks, &index)?;
+    let order = topological(&tasks, &index)?;
     // Left out: what `omit` names, then what depends on it, in dependency order.
     let mut out: Vec<Option<String>> = vec![None; tasks.len()];
     for &i in &order {
-        out[i] = omit(&tasks[i]).or_else(|| {
+        out[i] = omit(tasks[i]).or_else(|| {
             tasks[i]
                 .deps
                 .iter()
@@ -283,7 +286,7 @@ fn root(parent: &mut [usize], mut g: usize) -> usize {
 }
 
 /// Tasks in dependency order, document order among equals (Kahn's algorithm).
-fn topological(tasks: &[Task], index: &HashMap<&str, usize>) -> Result<Vec<usize>, String> {
+fn topological(tasks: &[&Task], index: &HashMap<&str, usize>) -> Result<Vec<usize>, String> {
     let mut indegree = vec![0usize; tasks.len()];
     let mut dependants: Vec<Vec<usize>> = vec![Vec::new(); tasks.len()];
     for (i, t) in tasks.iter().enumerate() {

@@ -15,6 +15,7 @@
 use std::borrow::Borrow;
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
 use super::claude::{self, Kind};
 use super::doc::{self, Line};
@@ -28,9 +29,13 @@ use crate::state::machine::TaskStatus;
 use crate::state::model::Task;
 use crate::state::Session;
 
-pub fn mirror(format: Format, text: &str, statuses: &[(String, TaskStatus)]) -> String {
-    let want: HashMap<&str, TaskStatus> =
-        statuses.iter().map(|(id, s)| (id.as_str(), *s)).collect();
+/// `tasks` are a state's (`Arc<Task>`) or a plan's (`Task`).
+pub fn mirror(format: Format, text: &str, tasks: &[impl Borrow<Task>]) -> String {
+    let want: HashMap<&str, TaskStatus> = tasks
+        .iter()
+        .map(Borrow::borrow)
+        .map(|t: &Task| (t.id.as_str(), t.status))
+        .collect();
     let (bom, body) = match text.strip_prefix('\u{feff}') {
         Some(b) => ("\u{feff}", b),
         None => ("", text),
@@ -141,18 +146,9 @@ fn speckit_line(line: &Line<'_>, want: &HashMap<&str, TaskStatus>) -> Option<Str
 /// Brings the plan copy's statuses up to the state; writes only when they differ.
 pub fn mirror_plan_copy(session: &Session) -> Result<()> {
     match PlanCopy::of(session)? {
-        Some(copy) => copy.bring_up_to(&statuses(&session.state()?.tasks)),
+        Some(copy) => copy.bring_up_to(&session.state()?.tasks),
         None => Ok(()),
     }
-}
-
-/// Each task's id and status, in plan order: what a mirror writes.
-pub fn statuses(tasks: &[impl Borrow<Task>]) -> Vec<(String, TaskStatus)> {
-    tasks
-        .iter()
-        .map(Borrow::borrow)
-        .map(|t: &Task| (t.id.clone(), t.status))
-        .collect()
 }
 
 /// A workflow's plan copy: where it is and in which format. Taken from the state,
@@ -185,13 +181,13 @@ impl PlanCopy {
         }))
     }
 
-    /// Rewrites the copy with these statuses (from [`statuses`]) when they differ
-    /// from what it shows; a missing or unreadable copy is left alone.
-    pub fn bring_up_to(&self, statuses: &[(String, TaskStatus)]) -> Result<()> {
+    /// Rewrites the copy with the statuses of `tasks` when they differ from what it
+    /// shows; a missing or unreadable copy is left alone.
+    pub fn bring_up_to(&self, tasks: &[Arc<Task>]) -> Result<()> {
         let Ok(text) = std::fs::read_to_string(&self.path) else {
             return Ok(());
         };
-        let mirrored = mirror(self.format, &text, statuses);
+        let mirrored = mirror(self.format, &text, tasks);
         if mirrored != text {
             write_atomic(&self.path, mirrored.as_bytes())?;
         }
@@ -203,8 +199,12 @@ impl PlanCopy {
 mod tests {
     use super::*;
 
-    fn with(id: &str, s: TaskStatus) -> (String, TaskStatus) {
-        (id.into(), s)
+    fn with(id: &str, s: TaskStatus) -> Task {
+        Task {
+            id: id.into(),
+            status: s,
+            ..Task::default()
+        }
     }
 
     #[test]

@@ -9,13 +9,7 @@ use proptest::prelude::*;
 use proptest::sample::Index;
 
 use super::test_support::assert_speckit_order;
-use super::{
-    audit::audit,
-    mirror::{mirror, statuses},
-    parse,
-    render::render,
-    status, Format,
-};
+use super::{audit::audit, mirror::mirror, parse, render::render, status, Format};
 use crate::state::machine::TaskStatus;
 use crate::state::model::Task;
 
@@ -162,7 +156,7 @@ proptest! {
         for (t, s) in changed.iter_mut().zip(&new) {
             t.status = TaskStatus::ALL[*s];
         }
-        let out = mirror(format, &text, &statuses(&changed));
+        let out = mirror(format, &text, &changed);
         let again = parse(Path::new("m.md"), &out).map_err(|e| TestCaseError::fail(format!("{e}\n{out}")))?;
         for ((a, b), old) in changed.iter().zip(&again.tasks).zip(&plan.tasks) {
             prop_assert_eq!(status::imported(a.status), b.status);
@@ -269,7 +263,7 @@ fn exercise(text: &str) {
         for (i, t) in tasks.iter_mut().enumerate() {
             t.status = TaskStatus::ALL[i % TaskStatus::ALL.len()];
         }
-        let mirrored = mirror(plan.format, text, &statuses(&tasks));
+        let mirrored = mirror(plan.format, text, &tasks);
         // The mirror only changes statuses, so the result still parses.
         if let Err(e) = parse(Path::new("soup.md"), &mirrored) {
             panic!("mirror broke the plan: {e}\n--- before\n{text}\n--- after\n{mirrored}");

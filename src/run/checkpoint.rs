@@ -24,7 +24,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::error::Result;
-use crate::plan::mirror::{statuses, PlanCopy};
+use crate::plan::mirror::PlanCopy;
 use crate::state::Session;
 
 /// A checkpoint written whole before it returns: the snapshot, then the plan copy.
@@ -92,7 +92,7 @@ impl Checkpoints {
             let started = Instant::now();
             let state = snapshot.write()?;
             if let Some(copy) = copy {
-                copy.bring_up_to(&statuses(&state.tasks))?;
+                copy.bring_up_to(&state.tasks)?;
             }
             Ok(started.elapsed())
         }));

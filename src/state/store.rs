@@ -470,9 +470,7 @@ impl Session {
         // A transaction's save commits a new plan copy of its own (promoted after it).
         let mirror = std::mem::take(&mut self.catch_up) && !self.in_txn;
         if let Some(log) = self.log.as_mut() {
-            log.sync()?;
-            let (seq, offset) = log.mark();
-            state.event_log = Some(LogMark { seq, offset });
+            state.event_log = Some(synced_mark(log)?);
         } else if state.event_log.is_none() {
             let log = EventLog::open(&self.store.events_path(), 0)?;
             let (seq, offset) = log.mark();
@@ -486,9 +484,7 @@ impl Session {
         }
         Ok(())
     }
-}
 
-impl Session {
     /// The state as it stands, to be written as the snapshot on another thread while
     /// this session goes on (a run's periodic checkpoints, src/run/checkpoint.rs),
     /// with the log synced up to the mark it carries, as `save` does. Its tasks are
@@ -503,19 +499,26 @@ impl Session {
         let Some(log) = self.log.as_mut() else {
             return Ok(None);
         };
-        log.sync()?;
-        let (seq, offset) = log.mark();
+        let mark = synced_mark(log)?;
         let state = self.state.as_mut().ok_or_else(no_workflow)?;
         // Recomputed from the tasks when the copy is written: not worth copying.
         let progress = std::mem::take(&mut state.progress);
         let mut copy = state.clone();
         state.progress = progress;
-        copy.event_log = Some(LogMark { seq, offset });
+        copy.event_log = Some(mark);
         Ok(Some(Snapshot {
             state: copy,
             dir: self.store.dir.clone(),
         }))
     }
+}
+
+/// The log synced, and the mark of its end: what a snapshot may say it holds, so it
+/// never marks events a power loss could take back.
+fn synced_mark(log: &mut EventLog) -> Result<LogMark> {
+    log.sync()?;
+    let (seq, offset) = log.mark();
+    Ok(LogMark { seq, offset })
 }
 
 /// A state taken by [`Session::snapshot`], to write as the workflow's snapshot. The

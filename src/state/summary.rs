@@ -310,7 +310,7 @@ struct SummaryIn {
     event_log: LogMark,
     digest: Digest,
     state: WorkflowState,
-    tasks: Vec<Task>,
+    tasks: Vec<Arc<Task>>,
 }
 
 /// Removes the summary: done before a snapshot is written, so a writer stopped
@@ -417,7 +417,7 @@ pub fn read(dir: &Path, state_path: &Path, events_path: &Path) -> Option<View> {
         return None;
     }
     let mut state = file.state;
-    state.tasks = file.tasks.into_iter().map(Arc::new).collect();
+    state.tasks = file.tasks;
     Some(View {
         state,
         digest: file.digest,
