@@ -24,8 +24,10 @@ use crate::state::event::EventKind;
 
 pub const SYNC_INTERVAL: Duration = Duration::from_millis(100);
 
+/// An event as the log holds it. `D` is how its data is read: whole (`Value`), or
+/// [`WithoutEvidence`] where a reader folds a long tail and shows no proof.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Event {
+pub struct Event<D = Value> {
     pub seq: u64,
     pub ts: String,
     #[serde(rename = "type")]
@@ -38,7 +40,7 @@ pub struct Event {
     pub actor: String,
     pub role: String,
     #[serde(default)]
-    pub data: Value,
+    pub data: D,
     /// Part of a transaction that the next snapshot commits: never folded by
     /// readers (see `fold`), cut off the log if that snapshot never comes.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -62,6 +64,67 @@ pub struct EventHead {
     _role: serde::de::IgnoredAny,
     #[serde(default)]
     pub txn: bool,
+}
+
+/// An event's data object without its `evidence`: a completion's proof is most of a
+/// run's log, and the read paths that fold a tail onto the task index
+/// (`state::task_index`) show none. Data that is not an object fails the parse (the
+/// reader then loads the whole state, which folds it as it is).
+#[derive(Debug, Default)]
+pub struct WithoutEvidence(serde_json::Map<String, Value>);
+
+impl<'de> Deserialize<'de> for WithoutEvidence {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> std::result::Result<Self, D::Error> {
+        struct Fields;
+        impl<'de> serde::de::Visitor<'de> for Fields {
+            type Value = WithoutEvidence;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an event's data object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> std::result::Result<WithoutEvidence, A::Error> {
+                let mut data = serde_json::Map::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    if key == "evidence" {
+                        map.next_value::<serde::de::IgnoredAny>()?;
+                    } else {
+                        data.insert(key, map.next_value()?);
+                    }
+                }
+                Ok(WithoutEvidence(data))
+            }
+        }
+        deserializer.deserialize_map(Fields)
+    }
+}
+
+impl<D> Event<D> {
+    /// The same event with `data` in place of its own.
+    pub fn with_data<E>(self, data: E) -> Event<E> {
+        Event {
+            seq: self.seq,
+            ts: self.ts,
+            kind: self.kind,
+            task_id: self.task_id,
+            executor: self.executor,
+            actor: self.actor,
+            role: self.role,
+            data,
+            txn: self.txn,
+        }
+    }
+}
+
+impl Event<WithoutEvidence> {
+    /// The event as folds take it, its data without `evidence`.
+    pub fn into_event(mut self) -> Event {
+        let data = Value::Object(std::mem::take(&mut self.data.0));
+        self.with_data(data)
+    }
 }
 
 /// An event before the log gives it a sequence number and a time.
@@ -270,6 +333,23 @@ pub fn for_each_from<E: serde::de::DeserializeOwned>(
     offset: u64,
     apply: impl FnMut(E) -> Result<()>,
 ) -> Result<()> {
+    for_each_parsed_from(
+        path,
+        offset,
+        |line| serde_json::from_slice::<E>(line),
+        apply,
+    )
+}
+
+/// [`for_each_from`] with the parse of a line up to the caller: `parse` says what a
+/// line is (an error if it is not an event), `apply` takes what it made of it. For a
+/// reader that looks at most lines only in place and builds a few of them.
+pub fn for_each_parsed_from<T>(
+    path: &Path,
+    offset: u64,
+    parse: impl FnMut(&[u8]) -> serde_json::Result<T>,
+    apply: impl FnMut(T) -> Result<()>,
+) -> Result<()> {
     let mut file = match crate::fs::open_regular(path, false) {
         Ok(f) => f,
         Err(e) if e.kind == ErrorKind::Usage && !path.exists() => return Ok(()),
@@ -286,14 +366,16 @@ pub fn for_each_from<E: serde::de::DeserializeOwned>(
     for_each_line(
         path,
         std::io::BufReader::with_capacity(64 * 1024, file),
+        parse,
         apply,
     )
 }
 
-fn for_each_line<E: serde::de::DeserializeOwned>(
+fn for_each_line<T>(
     path: &Path,
     mut reader: impl std::io::BufRead,
-    mut apply: impl FnMut(E) -> Result<()>,
+    mut parse: impl FnMut(&[u8]) -> serde_json::Result<T>,
+    mut apply: impl FnMut(T) -> Result<()>,
 ) -> Result<()> {
     let read_error =
         |e: std::io::Error| WfError::io(&e, format!("cannot read {}: {e}", path.display()));
@@ -311,7 +393,7 @@ fn for_each_line<E: serde::de::DeserializeOwned>(
         if body.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        match serde_json::from_slice::<E>(body) {
+        match parse(body) {
             Ok(ev) if complete => apply(ev)?,
             Ok(_) => {}
             Err(_) if is_last => {}
@@ -335,10 +417,15 @@ mod tests {
 
     fn parse_lines(buf: &[u8]) -> Result<Vec<Event>> {
         let mut events = Vec::new();
-        for_each_line(Path::new("e"), buf, |e| {
-            events.push(e);
-            Ok(())
-        })?;
+        for_each_line(
+            Path::new("e"),
+            buf,
+            |line| serde_json::from_slice(line),
+            |e| {
+                events.push(e);
+                Ok(())
+            },
+        )?;
         Ok(events)
     }
 

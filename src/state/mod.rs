@@ -14,6 +14,7 @@ pub mod ready;
 pub mod recover;
 pub mod store;
 pub mod summary;
+pub mod task_index;
 
 pub use machine::{TaskStatus, WorkflowStatus};
 pub use model::{Task, WorkflowState};

@@ -119,7 +119,11 @@ pub struct WorkflowState {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plan_format: Option<String>,
     /// The task graph `wf` runs, in document order (absent in plugin-written files).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        serialize_with = "crate::state::task_index::serialize_tasks"
+    )]
     pub tasks: Vec<Arc<Task>>,
     /// How far into the event log this snapshot reaches; readers fold the rest.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -471,6 +475,43 @@ pub struct Task {
     pub extra: Map<String, Value>,
 }
 
+/// What the read paths' digest (`state::summary`) and the current-task rule read of a
+/// task: a whole [`Task`], or an entry of the task index (`state::task_index`), which
+/// holds only this.
+pub trait Glance {
+    fn id(&self) -> &str;
+    fn status(&self) -> TaskStatus;
+    fn deps(&self) -> &[String];
+    fn blocked_by(&self) -> &[String];
+    fn handed_off(&self) -> bool;
+    fn accepted_unchecked(&self) -> bool;
+    fn usage(&self) -> Option<Usage>;
+}
+
+impl Glance for Task {
+    fn id(&self) -> &str {
+        &self.id
+    }
+    fn status(&self) -> TaskStatus {
+        self.status
+    }
+    fn deps(&self) -> &[String] {
+        &self.deps
+    }
+    fn blocked_by(&self) -> &[String] {
+        &self.blocked_by
+    }
+    fn handed_off(&self) -> bool {
+        self.handed_off == Some(true)
+    }
+    fn accepted_unchecked(&self) -> bool {
+        self.accepted_unchecked
+    }
+    fn usage(&self) -> Option<Usage> {
+        self.usage
+    }
+}
+
 /// A V2 step: `- A1: do → output（验证：check）`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct Step {
@@ -572,19 +613,31 @@ impl WorkflowState {
     /// its retry), else the first pending task in document order (what the plugin's
     /// start and its next-task lookup pick), else none.
     fn sync_current(&mut self) {
-        let of = |s: TaskStatus| self.tasks.iter().filter(move |t| t.status == s);
-        let mut current: Vec<String> = of(TaskStatus::InProgress).map(|t| t.id.clone()).collect();
-        if current.is_empty() {
-            current.extend(
-                of(TaskStatus::Failed)
-                    .chain(of(TaskStatus::Pending))
-                    .take(1)
-                    .map(|t| t.id.clone()),
-            );
-        }
-        self.current_task = current.first().cloned();
-        self.current_tasks = current;
+        self.current_tasks = current_of::<Task>(&self.tasks);
+        self.current_task = self.current_tasks.first().cloned();
     }
+}
+
+/// The current tasks by the plugin's rule (`WorkflowState::sync_current`).
+pub fn current_of<G: Glance>(tasks: &[impl std::borrow::Borrow<G>]) -> Vec<String> {
+    let of = |s: TaskStatus| {
+        tasks
+            .iter()
+            .map(std::borrow::Borrow::borrow)
+            .filter(move |t: &&G| t.status() == s)
+    };
+    let mut current: Vec<String> = of(TaskStatus::InProgress)
+        .map(|t| t.id().to_string())
+        .collect();
+    if current.is_empty() {
+        current.extend(
+            of(TaskStatus::Failed)
+                .chain(of(TaskStatus::Pending))
+                .take(1)
+                .map(|t| t.id().to_string()),
+        );
+    }
+    current
 }
 
 fn schema_version() -> u32 {

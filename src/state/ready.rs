@@ -7,21 +7,15 @@
 use std::collections::HashMap;
 
 use crate::state::machine::TaskStatus;
-use crate::state::model::{Task, WorkflowState};
+use crate::state::model::{Glance, WorkflowState};
 
 /// Whether `task` may run now, given how to tell a done dependency.
-pub fn is_ready(task: &Task, dep_done: impl Fn(&str) -> bool) -> bool {
-    task.status == TaskStatus::Pending
-        && task.blocked_by.is_empty()
-        && task.deps.iter().all(|d| dep_done(d))
+pub fn is_ready(task: &impl Glance, dep_done: impl Fn(&str) -> bool) -> bool {
+    task.status() == TaskStatus::Pending
+        && task.blocked_by().is_empty()
+        && task.deps().iter().all(|d| dep_done(d))
 }
 
-/// Indices into `state.tasks` of the ready tasks, in document order.
-///
-/// Linear in tasks + dependency edges: one id → status map is built up front rather
-/// than searching the task list per dependency. A dependency on an id the state does
-/// not know keeps its task waiting (plan validation rejects such plans; a hand-edited
-/// state must not make `wf` run a task early).
 pub fn ready(state: &WorkflowState) -> Vec<usize> {
     let status: HashMap<&str, TaskStatus> = state
         .tasks
@@ -32,7 +26,7 @@ pub fn ready(state: &WorkflowState) -> Vec<usize> {
         .tasks
         .iter()
         .enumerate()
-        .filter(|(_, t)| is_ready(t, |d| status.get(d).is_some_and(|s| s.is_done())))
+        .filter(|(_, t)| is_ready(t.as_ref(), |d| status.get(d).is_some_and(|s| s.is_done())))
         .map(|(i, _)| i)
         .collect()
 }
@@ -40,6 +34,7 @@ pub fn ready(state: &WorkflowState) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::state::model::Task;
     use std::sync::Arc;
 
     fn task(id: &str, status: TaskStatus, deps: &[&str], blocked_by: &[&str]) -> Task {

@@ -35,6 +35,7 @@ use crate::state::machine::{TaskStatus, WorkflowStatus};
 use crate::state::model::{LogMark, WorkflowState, SCHEMA_VERSION};
 use crate::state::recover::CatchUp;
 use crate::state::summary::{self, View};
+use crate::state::task_index;
 
 pub const STATE_FILE: &str = "workflow-state.json";
 pub const EVENTS_FILE: &str = "events.jsonl";
@@ -547,12 +548,16 @@ fn write_snapshot(dir: &Path, path: &Path, state: &mut WorkflowState) -> Result<
     summary::remove(dir);
     // Streamed into the temp file: a 10,000-task snapshot is 4–9 MB of JSON that
     // need not also sit in memory.
+    let mut spans = Vec::new();
     write_atomic_with(path, |file| {
-        let mut out = std::io::BufWriter::with_capacity(64 * 1024, file);
-        serde_json::to_writer_pretty(&mut out, state).map_err(std::io::Error::from)?;
-        out.flush()
+        let out = std::io::BufWriter::with_capacity(64 * 1024, file);
+        spans = task_index::recording_spans(out, |out| {
+            serde_json::to_writer_pretty(&mut *out, state).map_err(std::io::Error::from)?;
+            out.flush()
+        })?;
+        Ok(())
     })?;
-    summary::write(dir, path, state);
+    summary::write(dir, path, state, &spans);
     Ok(())
 }
 

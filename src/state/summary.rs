@@ -13,9 +13,11 @@
 //! snapshot and writes it after, naming the snapshot file it describes (device,
 //! inode, size, modification time: every snapshot is a new file, renamed into place)
 //! and the event-log mark that snapshot has. A reader uses it only when that file is
-//! still the snapshot and the log holds nothing to fold past the mark; anything else
-//! — no summary, a torn or unreadable one, one of another version, a snapshot written
-//! by another tool, progress in the log — is the whole load, as before.
+//! still the snapshot; when the log holds progress past the mark (a run going on, or
+//! one that died), it folds that onto the task index written with it
+//! (`state::task_index`). Anything else — no summary, a torn or unreadable one, one
+//! of another version, a snapshot written by another tool, an index that cannot be
+//! used — is the whole load, as before.
 
 use std::collections::{BTreeSet, HashMap};
 use std::io::Write;
@@ -27,7 +29,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::state::event_log::EventHead;
 use crate::state::machine::TaskStatus;
-use crate::state::model::{LogMark, Task, Usage, WorkflowState, SCHEMA_VERSION};
+use crate::state::model::{Glance, LogMark, Task, Usage, WorkflowState, SCHEMA_VERSION};
+use crate::state::task_index;
 
 pub const SUMMARY_FILE: &str = "summary.json";
 /// The layout of `summary.json`; a reader ignores a file of any other.
@@ -118,24 +121,30 @@ pub struct Digest {
 impl Digest {
     /// The digest of a whole state: one pass over the tasks, plus the ready test.
     pub fn of(state: &WorkflowState) -> Digest {
-        let status: HashMap<&str, TaskStatus> = state
-            .tasks
+        Digest::of_tasks::<Task>(&state.tasks)
+    }
+
+    /// The digest of `tasks`, in plan order.
+    pub fn of_tasks<G: Glance>(tasks: &[impl std::borrow::Borrow<G>]) -> Digest {
+        let status: HashMap<&str, TaskStatus> = tasks
             .iter()
-            .map(|t| (t.id.as_str(), t.status))
+            .map(|t| (t.borrow().id(), t.borrow().status()))
             .collect();
         let done = |id: &str| status.get(id).is_some_and(|s| s.is_done());
         let mut d = Digest {
-            total: state.tasks.len(),
+            total: tasks.len(),
             ..Digest::default()
         };
-        let mut usage: Vec<(&Task, Usage)> = Vec::new();
-        for t in &state.tasks {
-            let id = || t.id.clone();
-            d.counts.add(t.status);
-            match t.status {
+        let mut usage: Vec<(&str, Usage)> = Vec::new();
+        for t in tasks {
+            let t: &G = t.borrow();
+            let id = || t.id().to_string();
+            let status = t.status();
+            d.counts.add(status);
+            match status {
                 TaskStatus::InProgress => {
                     d.in_progress.push(id());
-                    if d.handed_off.is_none() && t.handed_off == Some(true) {
+                    if d.handed_off.is_none() && t.handed_off() {
                         d.handed_off = Some(id());
                     }
                 }
@@ -145,32 +154,31 @@ impl Digest {
                         d.pending.push(id());
                     }
                     if d.waiting.len() < WAITING_SHOWN {
-                        let open = t.deps.iter().filter(|x| !done(x)).cloned().collect();
+                        let open = t.deps().iter().filter(|x| !done(x)).cloned().collect();
                         d.waiting.push((id(), open));
                     }
                 }
                 _ => {}
             }
             if matches!(
-                t.status,
+                status,
                 TaskStatus::InProgress | TaskStatus::Failed | TaskStatus::Blocked
             ) {
                 d.urgent.push(id());
             }
-            if t.status == TaskStatus::Blocked || (!t.blocked_by.is_empty() && !t.status.is_done())
-            {
+            if status == TaskStatus::Blocked || (!t.blocked_by().is_empty() && !status.is_done()) {
                 d.blocked_count += 1;
                 if d.blocked.len() < LIST_CAP {
                     d.blocked.push(id());
                 }
             }
-            if !t.status.is_done() {
-                if t.status == TaskStatus::Blocked && t.blocked_by.is_empty() {
+            if !status.is_done() {
+                if status == TaskStatus::Blocked && t.blocked_by().is_empty() {
                     d.blocker_kinds.insert("blocked".into());
                 }
-                d.blocker_kinds.extend(t.blocked_by.iter().cloned());
+                d.blocker_kinds.extend(t.blocked_by().iter().cloned());
             }
-            if t.accepted_unchecked && t.status == TaskStatus::Completed {
+            if t.accepted_unchecked() && status == TaskStatus::Completed {
                 d.unchecked_count += 1;
                 if d.unchecked.len() < LIST_CAP {
                     d.unchecked.push(id());
@@ -182,8 +190,8 @@ impl Digest {
                     d.ready.push(id());
                 }
             }
-            if let Some(u) = t.usage {
-                usage.push((t, u));
+            if let Some(u) = t.usage() {
+                usage.push((t.id(), u));
             }
         }
         if !usage.is_empty() {
@@ -204,7 +212,7 @@ impl Digest {
             total.most = usage
                 .into_iter()
                 .take(MOST_EXPENSIVE)
-                .map(|(t, u)| (t.id.clone(), u))
+                .map(|(id, u)| (id.to_string(), u))
                 .collect();
             d.usage = Some(total);
         }
@@ -219,9 +227,18 @@ impl Digest {
     /// Every task the digest names, and the state's current task: the tasks a reader
     /// of the summary gets whole. With few tasks, all of them (the task list shows
     /// every task then).
-    fn named(&self, state: &WorkflowState) -> BTreeSet<String> {
+    pub fn named(&self, state: &WorkflowState) -> BTreeSet<String> {
+        self.named_among::<Task>(&state.tasks, state.current_task.as_deref())
+    }
+
+    /// [`Digest::named`] for the digest of `tasks`, with `current` the current task.
+    pub fn named_among<G: Glance>(
+        &self,
+        tasks: &[impl std::borrow::Borrow<G>],
+        current: Option<&str>,
+    ) -> BTreeSet<String> {
         if self.total <= SHORT_LIST {
-            return state.tasks.iter().map(|t| t.id.clone()).collect();
+            return tasks.iter().map(|t| t.borrow().id().to_string()).collect();
         }
         let mut ids: BTreeSet<String> = BTreeSet::new();
         let lists = [
@@ -238,7 +255,7 @@ impl Digest {
         }
         ids.extend(self.waiting.iter().map(|(id, _)| id.clone()));
         ids.extend(self.handed_off.iter().cloned());
-        ids.extend(state.current_task.iter().cloned());
+        ids.extend(current.map(str::to_string));
         if let Some(u) = &self.usage {
             ids.extend(u.most.iter().map(|(id, _)| id.clone()));
         }
@@ -248,7 +265,8 @@ impl Digest {
 
 /// A state to read from and its digest. From a current summary, `state` holds the
 /// tasks the digest names and the state's other fields, except the per-task maps and
-/// lists the read paths do not show (`progress`, `skipped_info`, `quality_gates`);
+/// lists the read paths do not show (`progress`, `skipped_info`, `quality_gates`),
+/// and, for a task completed in a log tail folded onto the task index, its proof;
 /// otherwise it is the whole state.
 #[derive(Debug)]
 pub struct View {
@@ -313,17 +331,20 @@ struct SummaryIn {
     tasks: Vec<Arc<Task>>,
 }
 
-/// Removes the summary: done before a snapshot is written, so a writer stopped
-/// between the two leaves none rather than one that a check would have to catch.
+/// Removes the summary and the task index: done before a snapshot is written, so a
+/// writer stopped between the two leaves none rather than one that a check would
+/// have to catch.
 pub fn remove(dir: &Path) {
     let _ = std::fs::remove_file(dir.join(SUMMARY_FILE));
+    let _ = std::fs::remove_file(dir.join(task_index::INDEX_FILE));
 }
 
-/// Writes the summary of `state`, just saved as the snapshot at `snapshot`. Best
-/// effort and not synced: it is an index that readers check against the snapshot,
-/// so a missing or torn one only sends them to the whole load. (Its writes are not
-/// fault points of `WF_TEST_FAULT`: the state's durable writes keep their numbers.)
-pub fn write(dir: &Path, snapshot: &Path, state: &mut WorkflowState) {
+/// Writes the summary of `state`, just saved as the snapshot at `snapshot` with its
+/// task records at `spans`, and the task index beside it. Best effort and not
+/// synced: they are indexes that readers check against the snapshot, so a missing
+/// or torn one only sends them to the whole load. (Their writes are not fault points
+/// of `WF_TEST_FAULT`: the state's durable writes keep their numbers.)
+pub fn write(dir: &Path, snapshot: &Path, state: &mut WorkflowState, spans: &[[u64; 2]]) {
     let Some(mark) = state.event_log else {
         return;
     };
@@ -340,6 +361,8 @@ pub fn write(dir: &Path, snapshot: &Path, state: &mut WorkflowState) {
     if digest.urgent.len() > MAX_LISTED {
         return;
     }
+    let snapshot = FileId::of(&meta);
+    task_index::write(dir, snapshot, mark, state, spans);
     let named = digest.named(state);
     // The big per-task parts are taken out for the write and put back after: the
     // summary holds the named tasks only, and no copy of the rest is made.
@@ -349,7 +372,7 @@ pub fn write(dir: &Path, snapshot: &Path, state: &mut WorkflowState) {
     let gates = std::mem::take(&mut state.quality_gates);
     let out = SummaryOut {
         summary_version: SUMMARY_VERSION,
-        snapshot: FileId::of(&meta),
+        snapshot,
         event_log: mark,
         digest: &digest,
         state,
@@ -365,15 +388,15 @@ pub fn write(dir: &Path, snapshot: &Path, state: &mut WorkflowState) {
     state.skipped_info = skipped;
     state.quality_gates = gates;
     if let Ok(bytes) = bytes {
-        let _ = replace(dir, &bytes);
+        let _ = replace(dir, SUMMARY_FILE, &bytes);
     }
 }
 
-/// `summary.json` replaced by `bytes` through a temp file (swept like every `.tmp-*`
-/// a killed writer leaves), without following a planted link.
-fn replace(dir: &Path, bytes: &[u8]) -> std::io::Result<()> {
+/// The index file `name` in `dir` replaced by `bytes` through a temp file (swept
+/// like every `.tmp-*` a killed writer leaves), without following a planted link.
+pub fn replace(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<()> {
     let tmp = dir.join(format!(
-        "{}summary-{}",
+        "{}{name}-{}",
         crate::fs::durable::TMP_PREFIX,
         std::process::id()
     ));
@@ -386,7 +409,7 @@ fn replace(dir: &Path, bytes: &[u8]) -> std::io::Result<()> {
         .open(&tmp)?;
     let written = file.write_all(bytes);
     drop(file);
-    if let Err(e) = written.and_then(|()| std::fs::rename(&tmp, dir.join(SUMMARY_FILE))) {
+    if let Err(e) = written.and_then(|()| std::fs::rename(&tmp, dir.join(name))) {
         let _ = std::fs::remove_file(&tmp);
         return Err(e);
     }
@@ -412,9 +435,18 @@ pub fn read(dir: &Path, state_path: &Path, events_path: &Path) -> Option<View> {
     if !meta.file_type().is_file() || FileId::of(&meta) != file.snapshot {
         return None;
     }
-    if file.state.event_log != Some(file.event_log) || !nothing_to_fold(events_path, file.event_log)
-    {
+    if file.state.event_log != Some(file.event_log) {
         return None;
+    }
+    if !nothing_to_fold(events_path, file.event_log) {
+        return task_index::fold_view(
+            dir,
+            state_path,
+            events_path,
+            file.state,
+            file.snapshot,
+            file.event_log,
+        );
     }
     let mut state = file.state;
     state.tasks = file.tasks;

@@ -129,6 +129,24 @@ fn summary_path(t: &Test) -> std::path::PathBuf {
     t.workflow_dir().join("summary.json")
 }
 
+fn index_path(t: &Test) -> std::path::PathBuf {
+    t.workflow_dir().join("task-index.json")
+}
+
+/// Appends `line` to the event log, as a run that dies before its snapshot leaves it.
+fn append_event(t: &Test, line: &Value) {
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(t.workflow_dir().join("events.jsonl"))
+        .unwrap();
+    writeln!(f, "{line}").unwrap();
+}
+
+fn last_seq(t: &Test) -> u64 {
+    t.events().last().and_then(|e| e["seq"].as_u64()).unwrap()
+}
+
 #[test]
 fn read_paths_answer_from_a_current_summary_as_the_whole_load_does() {
     let t = Test::new();
@@ -246,15 +264,19 @@ fn progress_in_the_event_log_past_the_summary_is_always_shown() {
         "task_id": "T2", "actor": "wf.orchestrator", "role": "orchestrator", "data": {}}),
     );
     same_from_summary(&t, "a note past the mark");
-    // A status move past the mark (a run that died before its snapshot): folded.
+    // A status move past the mark (a run that died before its snapshot): folded
+    // onto the task index, with the same answer as the whole load.
     append(
         json!({"seq": seq + 2, "ts": "2026-01-08T10:00:01Z", "type": "task.status_changed",
         "task_id": "T2", "actor": "wf.orchestrator", "role": "orchestrator",
         "data": {"from": "pending", "to": "skipped", "reason": "by hand"}}),
     );
-    falls_back(&t, "a status move past the mark");
+    same_from_summary(&t, "a status move past the mark");
     let next = t.wf(&["next"]).ok();
     assert!(next.stdout.contains("T3 is ready"), "{}", next.stdout);
+    // Without the index, the summary alone cannot show it: the whole load does.
+    std::fs::remove_file(index_path(&t)).unwrap();
+    falls_back(&t, "a status move past the mark, no index");
     // A transaction nobody committed is not folded, by either reader.
     let t = Test::new();
     start(&t, &chain(None));
@@ -316,4 +338,116 @@ fn a_step_resume_after_a_crash_writes_the_snapshot_once() {
         .expect("a plan copy");
     assert!(copy.contains("## T2: task T2 ✅"), "{copy}");
     same_from_summary(&t, "after the resume");
+}
+
+/// A run killed mid-way leaves its progress in the log past the snapshot: the read
+/// paths fold it onto the task index, parse only the records they show, and answer
+/// as the whole load does.
+#[test]
+fn after_a_kill_the_read_paths_fold_the_log_onto_the_task_index() {
+    let t = Test::new();
+    let ids: Vec<String> = (1..=TASKS).map(|i| format!("T{i}")).collect();
+    let tasks: Vec<_> = ids
+        .iter()
+        .enumerate()
+        .map(|(i, id)| {
+            let check = if i + 1 == 45 {
+                "sh -c 'touch reached; sleep 5'"
+            } else {
+                "true"
+            };
+            let t = task(id, "one").verify(check);
+            if i == 0 {
+                t
+            } else {
+                t.deps(&ids[i - 1])
+            }
+        })
+        .collect();
+    start(&t, &plan(&tasks));
+    let snapshot = std::fs::read(t.workflow_dir().join("workflow-state.json")).unwrap();
+    let mut run = t
+        .command(&["workflow-execute", "--all", "--ci"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn wf");
+    let reached = t.project.join("reached");
+    let waited = std::time::Instant::now();
+    while !reached.exists() {
+        assert!(waited.elapsed().as_secs() < 60, "T45 never started");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    run.kill().expect("SIGKILL wf");
+    run.wait().unwrap();
+    // The run took no checkpoint: the snapshot and its index are the start's.
+    assert_eq!(
+        std::fs::read(t.workflow_dir().join("workflow-state.json")).unwrap(),
+        snapshot
+    );
+    same_from_summary(&t, "killed at T45");
+    let status = read(&t, &["status"], None, Some("WF_TEST_NO_FULL_LOAD")).stdout;
+    assert!(status.contains("(44/50 done"), "{status}");
+    assert!(status.contains("T45: task T45 (in_progress)"), "{status}");
+}
+
+/// The index is used only for the snapshot and log mark it was written with, and
+/// only whole; anything else is the whole load, which answers the same.
+#[test]
+fn a_missing_torn_or_stale_task_index_is_never_used() {
+    let t = Test::new();
+    start(&t, &chain(None));
+    t.wf(&["workflow-execute", "--step"]).ok();
+    append_event(
+        &t,
+        &json!({"seq": last_seq(&t) + 1, "ts": "2026-01-08T10:00:01Z", "type": "task.status_changed",
+        "task_id": "T2", "actor": "wf.orchestrator", "role": "orchestrator",
+        "data": {"from": "pending", "to": "in_progress", "attempt": 1}}),
+    );
+    same_from_summary(&t, "a task started past the mark");
+    let good = std::fs::read(index_path(&t)).unwrap();
+    std::fs::write(index_path(&t), &good[..good.len() / 2]).unwrap();
+    falls_back(&t, "torn index");
+    let mut other: Value = serde_json::from_slice(&good).unwrap();
+    other["index_version"] = json!(0);
+    std::fs::write(index_path(&t), other.to_string()).unwrap();
+    falls_back(&t, "index of another version");
+    let mut other: Value = serde_json::from_slice(&good).unwrap();
+    other["snapshot"]["ino"] = json!(1);
+    std::fs::write(index_path(&t), other.to_string()).unwrap();
+    falls_back(&t, "index of another snapshot");
+    let mut other: Value = serde_json::from_slice(&good).unwrap();
+    other["event_log"]["seq"] = json!(1);
+    std::fs::write(index_path(&t), other.to_string()).unwrap();
+    falls_back(&t, "index of another log mark");
+    // A span that does not hold its task's record.
+    let mut other: Value = serde_json::from_slice(&good).unwrap();
+    other["tasks"][1]["span"] = other["tasks"][2]["span"].clone();
+    std::fs::write(index_path(&t), other.to_string()).unwrap();
+    falls_back(&t, "a span pointing at another task");
+    std::fs::write(index_path(&t), &good).unwrap();
+    same_from_summary(&t, "index restored");
+}
+
+/// An event past the mark that the fold refuses (an unknown task) is reported by
+/// the whole load, as without the index.
+#[test]
+fn an_event_the_fold_refuses_is_reported_by_the_whole_load() {
+    let t = Test::new();
+    start(&t, &chain(None));
+    t.wf(&["workflow-execute", "--step"]).ok();
+    append_event(
+        &t,
+        &json!({"seq": last_seq(&t) + 1, "ts": "2026-01-08T10:00:01Z", "type": "task.status_changed",
+        "task_id": "T999", "actor": "wf.orchestrator", "role": "orchestrator",
+        "data": {"from": "pending", "to": "in_progress"}}),
+    );
+    falls_back(&t, "an unknown task past the mark");
+    let status = t.wf(&["status"]);
+    assert_eq!(status.code, 5, "{}", status.whole());
+    assert!(
+        status.stderr.contains("unknown task T999"),
+        "{}",
+        status.stderr
+    );
 }

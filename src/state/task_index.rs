@@ -1,0 +1,586 @@
+//! `task-index.json`: every task of a snapshot in the few fields the read paths'
+//! digest reads, and where its record lies in the snapshot, so those paths can fold a
+//! log tail without parsing the whole state (docs/state-file.md "The task index").
+//!
+//! After a run dies, the log holds up to a checkpoint's worth of progress past the
+//! snapshot (3.4 MB, 2,600 tasks, at 10,000 tasks), and `summary.json` no longer
+//! describes the workflow. Loading the whole state to fold that tail took 80 ms at
+//! 10,000 tasks, most of it parsing the snapshot. Instead the reader takes the tasks
+//! the tail moves, builds them from their entries, folds the tail onto them with the
+//! same fold as the whole load, writes the result back to their entries, and computes
+//! the digest from the entries (`Glance`); then it parses from the snapshot only the
+//! records of the tasks the digest names, at the byte spans the writer noted as it
+//! wrote them, and folds their own events onto those. A completion's proof is left
+//! out of both folds ([`WithoutEvidence`]): no read path shows it.
+//!
+//! Like the summary, the index is never a source of truth: it names the snapshot it
+//! was written with (and that snapshot's log mark) and is used only while the summary
+//! and the index both name the file that is the snapshot; any doubt — missing, torn,
+//! another snapshot's, a span that does not hold its task, an event the fold refuses
+//! — is the whole load.
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::io::Write;
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use serde::ser::SerializeSeq;
+use serde::{Deserialize, Serialize, Serializer};
+
+use crate::state::event::EventKind;
+use crate::state::event_log::{Event, WithoutEvidence};
+use crate::state::fold::apply_event;
+use crate::state::machine::TaskStatus;
+use crate::state::model::{current_of, Glance, LogMark, Task, Usage, WorkflowState};
+use crate::state::summary::{Digest, FileId, View};
+
+pub const INDEX_FILE: &str = "task-index.json";
+/// The layout of `task-index.json`; a reader ignores a file of any other.
+pub const INDEX_VERSION: u32 = 1;
+
+/// One task as the digest sees it, and where its whole record is in the snapshot.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Entry {
+    id: String,
+    status: TaskStatus,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    deps: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    blocked_by: Vec<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    accepted_unchecked: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    handed_off: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    usage: Option<Usage>,
+    /// Start and end byte offsets of the task's record in the snapshot.
+    span: [u64; 2],
+}
+
+impl Entry {
+    fn of(task: &Task, span: [u64; 2]) -> Entry {
+        Entry {
+            id: task.id.clone(),
+            status: task.status,
+            deps: task.deps.clone(),
+            blocked_by: task.blocked_by.clone(),
+            accepted_unchecked: task.accepted_unchecked,
+            handed_off: task.handed_off,
+            usage: task.usage,
+            span,
+        }
+    }
+
+    /// What a fold did to the task built from this entry.
+    fn take_fold(&mut self, task: &Task) {
+        *self = Entry::of(task, self.span);
+    }
+
+    /// The task with only what the entry holds: enough for the fold.
+    fn task(&self) -> Task {
+        Task {
+            id: self.id.clone(),
+            status: self.status,
+            deps: self.deps.clone(),
+            blocked_by: self.blocked_by.clone(),
+            accepted_unchecked: self.accepted_unchecked,
+            handed_off: self.handed_off,
+            usage: self.usage,
+            ..Task::default()
+        }
+    }
+}
+
+impl Glance for Entry {
+    fn id(&self) -> &str {
+        &self.id
+    }
+    fn status(&self) -> TaskStatus {
+        self.status
+    }
+    fn deps(&self) -> &[String] {
+        &self.deps
+    }
+    fn blocked_by(&self) -> &[String] {
+        &self.blocked_by
+    }
+    fn handed_off(&self) -> bool {
+        self.handed_off == Some(true)
+    }
+    fn accepted_unchecked(&self) -> bool {
+        self.accepted_unchecked
+    }
+    fn usage(&self) -> Option<Usage> {
+        self.usage
+    }
+}
+
+#[derive(Serialize)]
+struct IndexOut<'a> {
+    index_version: u32,
+    snapshot: FileId,
+    event_log: LogMark,
+    tasks: &'a [Entry],
+}
+
+#[derive(Deserialize)]
+struct IndexIn {
+    index_version: u32,
+    snapshot: FileId,
+    event_log: LogMark,
+    tasks: Vec<Entry>,
+}
+
+// Where each task's record starts and ends in the snapshot being written. The
+// derived `Serialize` of the state gives its `tasks` field no way to reach the writer,
+// so the writer's byte count is lent to it here, for one snapshot on one thread.
+thread_local! {
+    static RECORDING: RefCell<Option<Recording>> = const { RefCell::new(None) };
+}
+
+struct Recording {
+    written: Rc<Cell<u64>>,
+    spans: Vec<[u64; 2]>,
+}
+
+/// A writer that counts what passes through it.
+pub struct Counted<W> {
+    inner: W,
+    written: Rc<Cell<u64>>,
+}
+
+impl<W: Write> Write for Counted<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.written.set(self.written.get() + n as u64);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// Runs `write` on `out` (which starts at offset 0) and returns the byte span of
+/// every task record it serialized, in order.
+pub fn recording_spans<W: Write>(
+    out: W,
+    write: impl FnOnce(&mut Counted<W>) -> std::io::Result<()>,
+) -> std::io::Result<Vec<[u64; 2]>> {
+    struct Stop;
+    impl Drop for Stop {
+        fn drop(&mut self) {
+            RECORDING.with(|r| r.borrow_mut().take());
+        }
+    }
+    let written = Rc::new(Cell::new(0));
+    let mut counted = Counted {
+        inner: out,
+        written: Rc::clone(&written),
+    };
+    RECORDING.with(|r| {
+        *r.borrow_mut() = Some(Recording {
+            written,
+            spans: Vec::new(),
+        });
+    });
+    let stop = Stop;
+    write(&mut counted)?;
+    let spans = RECORDING.with(|r| r.borrow_mut().take().map(|r| r.spans));
+    drop(stop);
+    Ok(spans.unwrap_or_default())
+}
+
+fn written() -> Option<u64> {
+    RECORDING.with(|r| r.borrow().as_ref().map(|r| r.written.get()))
+}
+
+/// `WorkflowState::tasks` as serde writes it, noting each record's span while a
+/// snapshot is being recorded ([`recording_spans`]).
+#[allow(clippy::ptr_arg)] // serde's `serialize_with` passes the field as declared.
+pub fn serialize_tasks<S: Serializer>(tasks: &Vec<Arc<Task>>, s: S) -> Result<S::Ok, S::Error> {
+    struct Spanned<'a>(&'a Task);
+    impl Serialize for Spanned<'_> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let start = written();
+            let done = self.0.serialize(s)?;
+            if let (Some(start), Some(end)) = (start, written()) {
+                RECORDING.with(|r| {
+                    if let Some(r) = r.borrow_mut().as_mut() {
+                        r.spans.push([start, end]);
+                    }
+                });
+            }
+            Ok(done)
+        }
+    }
+    let mut seq = s.serialize_seq(Some(tasks.len()))?;
+    for task in tasks {
+        seq.serialize_element(&Spanned(task))?;
+    }
+    seq.end()
+}
+
+/// Writes the index of `state`, just saved as the snapshot `snapshot` with its task
+/// records at `spans`. Best effort and not synced, as the summary.
+pub fn write(
+    dir: &Path,
+    snapshot: FileId,
+    mark: LogMark,
+    state: &WorkflowState,
+    spans: &[[u64; 2]],
+) {
+    if spans.len() != state.tasks.len() {
+        return;
+    }
+    let tasks: Vec<Entry> = state
+        .tasks
+        .iter()
+        .zip(spans)
+        .map(|(t, span)| Entry::of(t, *span))
+        .collect();
+    let out = IndexOut {
+        index_version: INDEX_VERSION,
+        snapshot,
+        event_log: mark,
+        tasks: &tasks,
+    };
+    if let Ok(bytes) = serde_json::to_vec(&out) {
+        let _ = crate::state::summary::replace(dir, INDEX_FILE, &bytes);
+    }
+}
+
+/// The view of the snapshot `snapshot` (whose other fields are `state`, from the
+/// summary) with the log past `mark` folded on, from the index; `None` when the index
+/// cannot be trusted or the fold refuses an event (the caller loads the whole state,
+/// which reports what is wrong).
+pub fn fold_view(
+    dir: &Path,
+    state_path: &Path,
+    events_path: &Path,
+    state: WorkflowState,
+    snapshot: FileId,
+    mark: LogMark,
+) -> Option<View> {
+    let bytes = crate::fs::read_regular(&dir.join(INDEX_FILE)).ok()?;
+    let index: IndexIn = serde_json::from_slice(&bytes).ok()?;
+    drop(bytes);
+    if index.index_version != INDEX_VERSION || index.snapshot != snapshot || index.event_log != mark
+    {
+        return None;
+    }
+    let mut entries = index.tasks;
+    // The file read from is the one the index describes: a snapshot is never
+    // rewritten in place, so a newer one renamed over it since is another inode.
+    let file = crate::fs::open_regular(state_path, false).ok()?;
+    if FileId::of(&file.metadata().ok()?) != snapshot {
+        return None;
+    }
+    let tail = Tail::read(events_path, mark)?;
+    // The tasks the tail moves, built from their entries, take the fold; the others
+    // are as the index has them.
+    let position: HashMap<&str, usize> = entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (e.id.as_str(), i))
+        .collect();
+    let mut is_moved = vec![false; entries.len()];
+    for id in tail.lines.iter().filter_map(|(id, _)| id.as_deref()) {
+        is_moved[*position.get(id)?] = true;
+    }
+    drop(position);
+    let moved: Vec<usize> = (0..entries.len()).filter(|&i| is_moved[i]).collect();
+    let mut light = state.clone();
+    light.tasks = moved.iter().map(|&i| Arc::new(entries[i].task())).collect();
+    for (_, line) in &tail.lines {
+        let event: Event<WithoutEvidence> = serde_json::from_slice(line).ok()?;
+        apply_event(&mut light, &event.into_event()).ok()?;
+    }
+    for (&i, task) in moved.iter().zip(&light.tasks) {
+        entries[i].take_fold(task);
+    }
+    if !tail.lines.is_empty() {
+        light.current_tasks = current_of::<Entry>(&entries);
+        light.current_task = light.current_tasks.first().cloned();
+    }
+    let digest = Digest::of_tasks::<Entry>(&entries);
+    let named = digest.named_among::<Entry>(&entries, light.current_task.as_deref());
+    // The named tasks whole, from the snapshot, with their own events folded on;
+    // the state's own fields come from the fold of every event above.
+    let mut whole = state;
+    whole.tasks = Vec::with_capacity(named.len());
+    for entry in entries.iter().filter(|e| named.contains(&e.id)) {
+        let [start, end] = entry.span;
+        let mut record = vec![0; usize::try_from(end.checked_sub(start)?).ok()?];
+        file.file().read_exact_at(&mut record, start).ok()?;
+        let task: Task = serde_json::from_slice(&record).ok()?;
+        if task.id != entry.id {
+            return None;
+        }
+        whole.tasks.push(Arc::new(task));
+    }
+    for (id, line) in &tail.lines {
+        if id.as_ref().is_some_and(|id| named.contains(id)) {
+            let event: Event<WithoutEvidence> = serde_json::from_slice(line).ok()?;
+            let event = event.into_event();
+            if is_of_task(&event) {
+                apply_event(&mut whole, &event).ok()?;
+            }
+        }
+    }
+    light.tasks = whole.tasks;
+    Some(View {
+        state: light,
+        digest,
+        from_summary: true,
+    })
+}
+
+/// Events that change one task's own fields (the rest change the state's).
+fn is_of_task(event: &Event) -> bool {
+    matches!(
+        EventKind::parse(&event.kind),
+        Some(EventKind::TaskStatusChanged | EventKind::TaskVerified)
+    )
+}
+
+/// The committed events past a mark that change state — what the whole load folds
+/// (`Store::load`) — as their lines, with the task each names. Every line is read in
+/// place for its place, kind and task; none is built here (half a run's events are
+/// notes, and most of the rest carry a proof no read path shows).
+struct Tail {
+    lines: Vec<(Option<String>, Box<[u8]>)>,
+}
+
+impl Tail {
+    fn read(events_path: &Path, mark: LogMark) -> Option<Tail> {
+        /// An event line read in place: a line is one exactly when it parses as this.
+        #[derive(Deserialize)]
+        struct Head<'a> {
+            seq: u64,
+            #[serde(rename = "ts")]
+            _ts: serde::de::IgnoredAny,
+            #[serde(rename = "type", borrow)]
+            kind: std::borrow::Cow<'a, str>,
+            #[serde(default, borrow)]
+            task_id: Option<std::borrow::Cow<'a, str>>,
+            #[serde(rename = "actor")]
+            _actor: serde::de::IgnoredAny,
+            #[serde(rename = "role")]
+            _role: serde::de::IgnoredAny,
+            #[serde(default)]
+            txn: bool,
+        }
+        let mut lines = Vec::new();
+        crate::state::event_log::for_each_parsed_from(
+            events_path,
+            mark.offset,
+            |line| {
+                let head: Head = serde_json::from_slice(line)?;
+                let folded = head.seq > mark.seq
+                    && !head.txn
+                    && EventKind::parse(&head.kind).is_some_and(EventKind::changes_state);
+                Ok(folded.then(|| (head.task_id.map(String::from), Box::from(line))))
+            },
+            |line| {
+                lines.extend(line);
+                Ok(())
+            },
+        )
+        .ok()?;
+        Some(Tail { lines })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::machine::WorkflowStatus;
+    use crate::state::summary;
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    /// A snapshot written as the store writes it (pretty, spans recorded).
+    fn snapshot(path: &Path, state: &WorkflowState) -> Vec<[u64; 2]> {
+        let file = std::fs::File::create(path).unwrap();
+        recording_spans(std::io::BufWriter::new(file), |out| {
+            serde_json::to_writer_pretty(&mut *out, state).map_err(std::io::Error::from)?;
+            out.flush()
+        })
+        .unwrap()
+    }
+
+    fn plan(n: usize, seed: &[u8]) -> WorkflowState {
+        let mut state = WorkflowState::new();
+        state.status = WorkflowStatus::Running;
+        state.event_log = Some(LogMark { seq: 0, offset: 0 });
+        state.tasks = (0..n)
+            .map(|i| {
+                let byte = seed.get(i).copied().unwrap_or(0);
+                Task {
+                    id: format!("T{}", i + 1),
+                    name: format!(
+                        "task \"{}\" — ünïcode\n{}",
+                        i + 1,
+                        "x".repeat(usize::from(byte % 7))
+                    ),
+                    deps: if i > 0 && byte % 3 != 0 {
+                        vec![format!("T{}", usize::from(byte) % i + 1)]
+                    } else {
+                        Vec::new()
+                    },
+                    blocked_by: if byte % 11 == 0 {
+                        vec!["human".into()]
+                    } else {
+                        Vec::new()
+                    },
+                    ..Task::default()
+                }
+            })
+            .map(Arc::new)
+            .collect();
+        state
+    }
+
+    #[test]
+    fn each_span_holds_its_task_record_and_nothing_is_noted_outside_a_recording() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("workflow-state.json");
+        let state = plan(30, &[5, 9, 22, 0, 3, 250, 77, 11, 130]);
+        let spans = snapshot(&path, &state);
+        let bytes = std::fs::read(&path).unwrap();
+        assert_eq!(spans.len(), state.tasks.len());
+        for (task, [start, end]) in state.tasks.iter().zip(spans) {
+            let record = &bytes[usize::try_from(start).unwrap()..usize::try_from(end).unwrap()];
+            let read: Task = serde_json::from_slice(record).unwrap();
+            assert_eq!(&read, task.as_ref());
+        }
+        // Serialized anywhere else, the tasks note nothing and the next recording
+        // starts empty.
+        let _ = serde_json::to_vec(&state).unwrap();
+        assert!(written().is_none());
+        let spans = recording_spans(Vec::new(), |out| {
+            serde_json::to_writer(&mut *out, &plan(2, &[])).map_err(std::io::Error::from)
+        })
+        .unwrap();
+        assert_eq!(spans.len(), 2);
+    }
+
+    /// A legal walk of task moves, as a run that dies leaves them in the log: each
+    /// completion with its proof and usage, some blocks with their blockers.
+    fn walk(state: &WorkflowState, moves: &[(usize, usize, u8)], first_seq: u64) -> Vec<Event> {
+        let mut status: Vec<TaskStatus> = state.tasks.iter().map(|t| t.status).collect();
+        let mut events = Vec::new();
+        for (i, &(task, pick, flags)) in moves.iter().enumerate() {
+            let task = task % status.len();
+            let from = status[task];
+            let legal: Vec<TaskStatus> = TaskStatus::ALL
+                .into_iter()
+                .filter(|to| from.can_move_to(*to))
+                .collect();
+            let Some(&to) = legal.get(pick % legal.len().max(1)) else {
+                continue;
+            };
+            let mut data = json!({"from": from.as_str(), "to": to.as_str(), "duration_ms": 3});
+            if to == TaskStatus::Completed {
+                data["evidence"] = json!({"at": "2026-11-26T15:55:04Z", "inputs": {"fingerprint": "sha256:00", "definition": "d", "files": [], "deps": []}, "checks": []});
+                data["usage"] = json!({"input_tokens": 10 * u64::from(flags), "cost_usd": f64::from(flags) / 10.0});
+                data["accepted_unchecked"] = json!(flags % 2 == 0);
+            }
+            if to == TaskStatus::Blocked {
+                data["blocked_by"] = json!(["ci"]);
+            }
+            if to == TaskStatus::InProgress {
+                data["handoff"] = json!(flags % 3 == 0);
+                data["log"] = json!(format!("logs/T{}.log", task + 1));
+            }
+            if matches!(to, TaskStatus::Failed | TaskStatus::Blocked) {
+                data["reason"] = json!("it broke");
+            }
+            status[task] = to;
+            events.push(Event {
+                seq: first_seq + i as u64,
+                ts: format!("2026-11-26T10:00:{:02}Z", i % 60),
+                kind: EventKind::TaskStatusChanged.name().into(),
+                task_id: Some(state.tasks[task].id.clone()),
+                executor: None,
+                actor: "wf.orchestrator".into(),
+                role: "orchestrator".into(),
+                data,
+                txn: false,
+            });
+        }
+        events
+    }
+
+    fn without_proof(tasks: &[Arc<Task>]) -> Vec<Task> {
+        tasks
+            .iter()
+            .map(|t| Task {
+                evidence: None,
+                ..t.as_ref().clone()
+            })
+            .collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        /// Folded onto the index, any legal tail gives the digest, the named tasks
+        /// (but for proof) and the state's fields that the whole load gives.
+        #[test]
+        fn a_tail_folded_onto_the_index_reads_as_the_whole_load(
+            n in 1usize..70,
+            seed in proptest::collection::vec(any::<u8>(), 70),
+            before in proptest::collection::vec((any::<usize>(), any::<usize>(), any::<u8>()), 0..40),
+            after in proptest::collection::vec((any::<usize>(), any::<usize>(), any::<u8>()), 1..120),
+        ) {
+            let dir = tempfile::tempdir().unwrap();
+            let state_path = dir.path().join("workflow-state.json");
+            let events_path = dir.path().join("events.jsonl");
+            // A snapshot some way into the run, with a log mark at its last event.
+            let mut state = plan(n, &seed);
+            let mut log = Vec::new();
+            for event in walk(&state, &before, 1) {
+                apply_event(&mut state, &event).unwrap();
+                log.extend(serde_json::to_vec(&event).unwrap());
+                log.push(b'\n');
+            }
+            state.sync_progress();
+            state.event_log = Some(LogMark { seq: before.len() as u64, offset: log.len() as u64 });
+            let spans = snapshot(&state_path, &state);
+            summary::write(dir.path(), &state_path, &mut state, &spans);
+            // The run goes on, then dies: its progress is only in the log.
+            let tail = walk(&state, &after, before.len() as u64 + 1);
+            let mut whole = state.clone();
+            for event in &tail {
+                apply_event(&mut whole, event).unwrap();
+                log.extend(serde_json::to_vec(event).unwrap());
+                log.push(b'\n');
+            }
+            whole.sync_progress();
+            std::fs::write(&events_path, &log).unwrap();
+            let view = summary::read(dir.path(), &state_path, &events_path)
+                .expect("the index is current and every event legal");
+            let reference = View::whole(whole);
+            prop_assert_eq!(&view.digest, &reference.digest);
+            let named = reference.digest.named(&reference.state);
+            let shown: Vec<Arc<Task>> = reference
+                .state
+                .tasks
+                .iter()
+                .filter(|t| named.contains(&t.id))
+                .cloned()
+                .collect();
+            prop_assert_eq!(without_proof(&view.state.tasks), without_proof(&shown));
+            prop_assert_eq!(&view.state.current_task, &reference.state.current_task);
+            prop_assert_eq!(&view.state.current_tasks, &reference.state.current_tasks);
+            prop_assert_eq!(view.state.status, reference.state.status);
+            prop_assert_eq!(&view.state.updated_at, &reference.state.updated_at);
+            prop_assert_eq!(&view.state.retry_counts, &reference.state.retry_counts);
+        }
+    }
+}
