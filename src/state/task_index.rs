@@ -357,20 +357,27 @@ struct Tail {
 
 impl Tail {
     fn read(events_path: &Path, mark: LogMark) -> Option<Tail> {
-        /// An event line read in place: a line is one exactly when it parses as this.
+        /// An event line read in place. Every field of an [`Event`] is here, of its
+        /// type (strings borrowed where they can be, `data` skipped over but still
+        /// JSON), so a line parses as this exactly when it parses as an event.
         #[derive(Deserialize)]
+        #[allow(dead_code)] // Some fields are parsed only to check the line is an event.
         struct Head<'a> {
             seq: u64,
-            #[serde(rename = "ts")]
-            _ts: serde::de::IgnoredAny,
+            #[serde(borrow)]
+            ts: std::borrow::Cow<'a, str>,
             #[serde(rename = "type", borrow)]
             kind: std::borrow::Cow<'a, str>,
             #[serde(default, borrow)]
             task_id: Option<std::borrow::Cow<'a, str>>,
-            #[serde(rename = "actor")]
-            _actor: serde::de::IgnoredAny,
-            #[serde(rename = "role")]
-            _role: serde::de::IgnoredAny,
+            #[serde(default, borrow)]
+            executor: Option<std::borrow::Cow<'a, str>>,
+            #[serde(borrow)]
+            actor: std::borrow::Cow<'a, str>,
+            #[serde(borrow)]
+            role: std::borrow::Cow<'a, str>,
+            #[serde(default)]
+            data: Option<serde::de::IgnoredAny>,
             #[serde(default)]
             txn: bool,
         }

@@ -450,4 +450,25 @@ fn an_event_the_fold_refuses_is_reported_by_the_whole_load() {
         "{}",
         status.stderr
     );
+
+    // A note that is not an event (its time is a number), before a status move: the
+    // whole load refuses the line, so the index is not used to skip over it.
+    let t = Test::new();
+    start(&t, &chain(None));
+    t.wf(&["workflow-execute", "--step"]).ok();
+    let seq = last_seq(&t);
+    append_event(
+        &t,
+        &json!({"seq": seq + 1, "ts": 5, "type": "task.execution_started",
+        "task_id": "T2", "actor": "wf.orchestrator", "role": "orchestrator", "data": {}}),
+    );
+    append_event(
+        &t,
+        &json!({"seq": seq + 2, "ts": "2026-01-08T10:00:01Z", "type": "task.status_changed",
+        "task_id": "T2", "actor": "wf.orchestrator", "role": "orchestrator",
+        "data": {"from": "pending", "to": "in_progress"}}),
+    );
+    falls_back(&t, "a note that is not an event");
+    let status = t.wf(&["status"]);
+    assert_eq!(status.code, 5, "{}", status.whole());
 }
