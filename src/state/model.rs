@@ -488,29 +488,38 @@ pub trait Glance {
     fn usage(&self) -> Option<Usage>;
 }
 
-impl Glance for Task {
-    fn id(&self) -> &str {
-        &self.id
-    }
-    fn status(&self) -> TaskStatus {
-        self.status
-    }
-    fn deps(&self) -> &[String] {
-        &self.deps
-    }
-    fn blocked_by(&self) -> &[String] {
-        &self.blocked_by
-    }
-    fn handed_off(&self) -> bool {
-        self.handed_off == Some(true)
-    }
-    fn accepted_unchecked(&self) -> bool {
-        self.accepted_unchecked
-    }
-    fn usage(&self) -> Option<Usage> {
-        self.usage
-    }
+/// `Glance` for a struct whose fields of those names are typed as [`Task`]'s (the task
+/// itself, and the task index's entry).
+macro_rules! glance_by_fields {
+    ($t:ty) => {
+        impl $crate::state::model::Glance for $t {
+            fn id(&self) -> &str {
+                &self.id
+            }
+            fn status(&self) -> $crate::state::machine::TaskStatus {
+                self.status
+            }
+            fn deps(&self) -> &[String] {
+                &self.deps
+            }
+            fn blocked_by(&self) -> &[String] {
+                &self.blocked_by
+            }
+            fn handed_off(&self) -> bool {
+                self.handed_off == Some(true)
+            }
+            fn accepted_unchecked(&self) -> bool {
+                self.accepted_unchecked
+            }
+            fn usage(&self) -> Option<$crate::state::model::Usage> {
+                self.usage
+            }
+        }
+    };
 }
+pub(crate) use glance_by_fields;
+
+glance_by_fields!(Task);
 
 /// A V2 step: `- A1: do → output（验证：check）`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]

@@ -34,7 +34,7 @@ use crate::state::event::EventKind;
 use crate::state::event_log::{Event, WithoutEvidence};
 use crate::state::fold::apply_event;
 use crate::state::machine::TaskStatus;
-use crate::state::model::{current_of, Glance, LogMark, Task, Usage, WorkflowState};
+use crate::state::model::{current_of, LogMark, Task, Usage, WorkflowState};
 use crate::state::summary::{Digest, FileId, View};
 
 pub const INDEX_FILE: &str = "task-index.json";
@@ -94,29 +94,7 @@ impl Entry {
     }
 }
 
-impl Glance for Entry {
-    fn id(&self) -> &str {
-        &self.id
-    }
-    fn status(&self) -> TaskStatus {
-        self.status
-    }
-    fn deps(&self) -> &[String] {
-        &self.deps
-    }
-    fn blocked_by(&self) -> &[String] {
-        &self.blocked_by
-    }
-    fn handed_off(&self) -> bool {
-        self.handed_off == Some(true)
-    }
-    fn accepted_unchecked(&self) -> bool {
-        self.accepted_unchecked
-    }
-    fn usage(&self) -> Option<Usage> {
-        self.usage
-    }
-}
+crate::state::model::glance_by_fields!(Entry);
 
 #[derive(Serialize)]
 struct IndexOut<'a> {

@@ -129,6 +129,28 @@ fn summary_path(t: &Test) -> std::path::PathBuf {
     t.workflow_dir().join("summary.json")
 }
 
+/// A workflow of [`chain`] with its first task run by `--step`.
+fn one_step_in() -> Test {
+    let t = Test::new();
+    start(&t, &chain(None));
+    t.wf(&["workflow-execute", "--step"]).ok();
+    t
+}
+
+/// `path` holds `good` with `edit` made to it, and every read falls back.
+fn falls_back_edited(
+    t: &Test,
+    path: &std::path::Path,
+    good: &[u8],
+    what: &str,
+    edit: impl FnOnce(&mut Value),
+) {
+    let mut value: Value = serde_json::from_slice(good).unwrap();
+    edit(&mut value);
+    std::fs::write(path, value.to_string()).unwrap();
+    falls_back(t, what);
+}
+
 fn index_path(t: &Test) -> std::path::PathBuf {
     t.workflow_dir().join("task-index.json")
 }
@@ -145,6 +167,16 @@ fn append_event(t: &Test, line: &Value) {
 
 fn last_seq(t: &Test) -> u64 {
     t.events().last().and_then(|e| e["seq"].as_u64()).unwrap()
+}
+
+/// An event line of `kind` about task `id`, as a run writes it.
+fn event(seq: u64, kind: &str, id: &str, data: Value) -> Value {
+    json!({"seq": seq, "ts": "2026-01-08T10:00:01Z", "type": kind, "task_id": id,
+        "actor": "wf.orchestrator", "role": "orchestrator", "data": data})
+}
+
+fn moved(seq: u64, id: &str, data: Value) -> Value {
+    event(seq, "task.status_changed", id, data)
 }
 
 #[test]
@@ -193,9 +225,7 @@ fn a_handed_off_task_is_found_from_the_summary_by_every_hook() {
 
 #[test]
 fn a_missing_torn_corrupt_or_old_summary_is_never_used() {
-    let t = Test::new();
-    start(&t, &chain(None));
-    t.wf(&["workflow-execute", "--step"]).ok();
+    let t = one_step_in();
     let good = std::fs::read(summary_path(&t)).unwrap();
     std::fs::remove_file(summary_path(&t)).unwrap();
     falls_back(&t, "deleted");
@@ -203,10 +233,9 @@ fn a_missing_torn_corrupt_or_old_summary_is_never_used() {
     falls_back(&t, "truncated");
     std::fs::write(summary_path(&t), b"\x00\xffnot json").unwrap();
     falls_back(&t, "garbage");
-    let mut old: Value = serde_json::from_slice(&good).unwrap();
-    old["summary_version"] = json!(0);
-    std::fs::write(summary_path(&t), old.to_string()).unwrap();
-    falls_back(&t, "another version");
+    falls_back_edited(&t, &summary_path(&t), &good, "another version", |v| {
+        v["summary_version"] = json!(0);
+    });
     // A link planted in its place is not followed.
     let elsewhere = t.root.join("elsewhere.json");
     std::fs::write(&elsewhere, &good).unwrap();
@@ -220,9 +249,7 @@ fn a_missing_torn_corrupt_or_old_summary_is_never_used() {
 
 #[test]
 fn a_summary_of_another_snapshot_is_never_used() {
-    let t = Test::new();
-    start(&t, &chain(None));
-    t.wf(&["workflow-execute", "--step"]).ok();
+    let t = one_step_in();
     // Another tool rewrites the snapshot (as the plugin or jq does: a new file).
     let state_path = t.workflow_dir().join("workflow-state.json");
     let mut state: Value = serde_json::from_slice(&std::fs::read(&state_path).unwrap()).unwrap();
@@ -245,31 +272,23 @@ fn a_summary_of_another_snapshot_is_never_used() {
 
 #[test]
 fn progress_in_the_event_log_past_the_summary_is_always_shown() {
-    let t = Test::new();
-    start(&t, &chain(None));
-    t.wf(&["workflow-execute", "--step"]).ok();
-    let events = t.workflow_dir().join("events.jsonl");
-    let seq = t.events().last().and_then(|e| e["seq"].as_u64()).unwrap();
-    let append = |line: Value| {
-        use std::io::Write;
-        let mut f = std::fs::OpenOptions::new()
-            .append(true)
-            .open(&events)
-            .unwrap();
-        writeln!(f, "{line}").unwrap();
-    };
+    let t = one_step_in();
+    let seq = last_seq(&t);
     // An event that changes nothing: the summary is still current.
-    append(
-        json!({"seq": seq + 1, "ts": "2026-01-08T10:00:00Z", "type": "task.execution_started",
-        "task_id": "T2", "actor": "wf.orchestrator", "role": "orchestrator", "data": {}}),
+    append_event(
+        &t,
+        &event(seq + 1, "task.execution_started", "T2", json!({})),
     );
     same_from_summary(&t, "a note past the mark");
     // A status move past the mark (a run that died before its snapshot): folded
     // onto the task index, with the same answer as the whole load.
-    append(
-        json!({"seq": seq + 2, "ts": "2026-01-08T10:00:01Z", "type": "task.status_changed",
-        "task_id": "T2", "actor": "wf.orchestrator", "role": "orchestrator",
-        "data": {"from": "pending", "to": "skipped", "reason": "by hand"}}),
+    append_event(
+        &t,
+        &moved(
+            seq + 2,
+            "T2",
+            json!({"from": "pending", "to": "skipped", "reason": "by hand"}),
+        ),
     );
     same_from_summary(&t, "a status move past the mark");
     let next = t.wf(&["next"]).ok();
@@ -280,19 +299,13 @@ fn progress_in_the_event_log_past_the_summary_is_always_shown() {
     // A transaction nobody committed is not folded, by either reader.
     let t = Test::new();
     start(&t, &chain(None));
-    let seq = t.events().last().and_then(|e| e["seq"].as_u64()).unwrap();
-    let events = t.workflow_dir().join("events.jsonl");
-    {
-        use std::io::Write;
-        let mut f = std::fs::OpenOptions::new()
-            .append(true)
-            .open(&events)
-            .unwrap();
-        let line = json!({"seq": seq + 1, "ts": "2026-01-08T10:00:00Z", "type": "task.status_changed",
-            "task_id": "T1", "actor": "wf.orchestrator", "role": "orchestrator", "txn": true,
-            "data": {"from": "pending", "to": "skipped"}});
-        writeln!(f, "{line}").unwrap();
-    }
+    let mut line = moved(
+        last_seq(&t) + 1,
+        "T1",
+        json!({"from": "pending", "to": "skipped"}),
+    );
+    line["txn"] = json!(true);
+    append_event(&t, &line);
     same_from_summary(&t, "an uncommitted transaction past the mark");
 }
 
@@ -395,36 +408,33 @@ fn after_a_kill_the_read_paths_fold_the_log_onto_the_task_index() {
 /// only whole; anything else is the whole load, which answers the same.
 #[test]
 fn a_missing_torn_or_stale_task_index_is_never_used() {
-    let t = Test::new();
-    start(&t, &chain(None));
-    t.wf(&["workflow-execute", "--step"]).ok();
+    let t = one_step_in();
     append_event(
         &t,
-        &json!({"seq": last_seq(&t) + 1, "ts": "2026-01-08T10:00:01Z", "type": "task.status_changed",
-        "task_id": "T2", "actor": "wf.orchestrator", "role": "orchestrator",
-        "data": {"from": "pending", "to": "in_progress", "attempt": 1}}),
+        &moved(
+            last_seq(&t) + 1,
+            "T2",
+            json!({"from": "pending", "to": "in_progress", "attempt": 1}),
+        ),
     );
     same_from_summary(&t, "a task started past the mark");
     let good = std::fs::read(index_path(&t)).unwrap();
     std::fs::write(index_path(&t), &good[..good.len() / 2]).unwrap();
     falls_back(&t, "torn index");
-    let mut other: Value = serde_json::from_slice(&good).unwrap();
-    other["index_version"] = json!(0);
-    std::fs::write(index_path(&t), other.to_string()).unwrap();
-    falls_back(&t, "index of another version");
-    let mut other: Value = serde_json::from_slice(&good).unwrap();
-    other["snapshot"]["ino"] = json!(1);
-    std::fs::write(index_path(&t), other.to_string()).unwrap();
-    falls_back(&t, "index of another snapshot");
-    let mut other: Value = serde_json::from_slice(&good).unwrap();
-    other["event_log"]["seq"] = json!(1);
-    std::fs::write(index_path(&t), other.to_string()).unwrap();
-    falls_back(&t, "index of another log mark");
+    let index = index_path(&t);
+    falls_back_edited(&t, &index, &good, "index of another version", |v| {
+        v["index_version"] = json!(0);
+    });
+    falls_back_edited(&t, &index, &good, "index of another snapshot", |v| {
+        v["snapshot"]["ino"] = json!(1);
+    });
+    falls_back_edited(&t, &index, &good, "index of another log mark", |v| {
+        v["event_log"]["seq"] = json!(1);
+    });
     // A span that does not hold its task's record.
-    let mut other: Value = serde_json::from_slice(&good).unwrap();
-    other["tasks"][1]["span"] = other["tasks"][2]["span"].clone();
-    std::fs::write(index_path(&t), other.to_string()).unwrap();
-    falls_back(&t, "a span pointing at another task");
+    falls_back_edited(&t, &index, &good, "a span pointing at another task", |v| {
+        v["tasks"][1]["span"] = v["tasks"][2]["span"].clone();
+    });
     std::fs::write(index_path(&t), &good).unwrap();
     same_from_summary(&t, "index restored");
 }
@@ -433,14 +443,14 @@ fn a_missing_torn_or_stale_task_index_is_never_used() {
 /// the whole load, as without the index.
 #[test]
 fn an_event_the_fold_refuses_is_reported_by_the_whole_load() {
-    let t = Test::new();
-    start(&t, &chain(None));
-    t.wf(&["workflow-execute", "--step"]).ok();
+    let t = one_step_in();
     append_event(
         &t,
-        &json!({"seq": last_seq(&t) + 1, "ts": "2026-01-08T10:00:01Z", "type": "task.status_changed",
-        "task_id": "T999", "actor": "wf.orchestrator", "role": "orchestrator",
-        "data": {"from": "pending", "to": "in_progress"}}),
+        &moved(
+            last_seq(&t) + 1,
+            "T999",
+            json!({"from": "pending", "to": "in_progress"}),
+        ),
     );
     falls_back(&t, "an unknown task past the mark");
     let status = t.wf(&["status"]);
@@ -453,20 +463,20 @@ fn an_event_the_fold_refuses_is_reported_by_the_whole_load() {
 
     // A note that is not an event (its time is a number), before a status move: the
     // whole load refuses the line, so the index is not used to skip over it.
-    let t = Test::new();
-    start(&t, &chain(None));
-    t.wf(&["workflow-execute", "--step"]).ok();
+    let t = one_step_in();
     let seq = last_seq(&t);
+    append_event(&t, &{
+        let mut line = event(seq + 1, "task.execution_started", "T2", json!({}));
+        line["ts"] = json!(5);
+        line
+    });
     append_event(
         &t,
-        &json!({"seq": seq + 1, "ts": 5, "type": "task.execution_started",
-        "task_id": "T2", "actor": "wf.orchestrator", "role": "orchestrator", "data": {}}),
-    );
-    append_event(
-        &t,
-        &json!({"seq": seq + 2, "ts": "2026-01-08T10:00:01Z", "type": "task.status_changed",
-        "task_id": "T2", "actor": "wf.orchestrator", "role": "orchestrator",
-        "data": {"from": "pending", "to": "in_progress"}}),
+        &moved(
+            seq + 2,
+            "T2",
+            json!({"from": "pending", "to": "in_progress"}),
+        ),
     );
     falls_back(&t, "a note that is not an event");
     let status = t.wf(&["status"]);
