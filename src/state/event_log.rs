@@ -47,21 +47,29 @@ pub struct Event<D = Value> {
     pub txn: bool,
 }
 
-/// An event's envelope without its data: what a scan of the log for its place
-/// (`seq`), its kind and `txn` reads. The fields an [`Event`] requires are required
-/// here too, so a line is one exactly when it is an event; `data` is skipped over,
-/// never built (after a crash a tail holds thousands of events).
+/// An event line read in place: its place (`seq`), kind, task and `txn`, for scans
+/// that build no event (the uncommitted-transaction cut; the read paths' tail,
+/// `state::task_index`). Every field of an [`Event`] is here, of its type — strings
+/// borrowed where they can be, `data` skipped over but still JSON — so a line parses
+/// as this exactly when it parses as an event.
 #[derive(Debug, Deserialize)]
-pub struct EventHead {
+#[allow(dead_code)] // Some fields are parsed only to check the line is an event.
+pub struct EventHead<'a> {
     pub seq: u64,
-    #[serde(rename = "ts")]
-    _ts: serde::de::IgnoredAny,
-    #[serde(rename = "type")]
-    pub kind: String,
-    #[serde(rename = "actor")]
-    _actor: serde::de::IgnoredAny,
-    #[serde(rename = "role")]
-    _role: serde::de::IgnoredAny,
+    #[serde(borrow)]
+    ts: std::borrow::Cow<'a, str>,
+    #[serde(rename = "type", borrow)]
+    pub kind: std::borrow::Cow<'a, str>,
+    #[serde(default, borrow)]
+    pub task_id: Option<std::borrow::Cow<'a, str>>,
+    #[serde(default, borrow)]
+    executor: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow)]
+    actor: std::borrow::Cow<'a, str>,
+    #[serde(borrow)]
+    role: std::borrow::Cow<'a, str>,
+    #[serde(default)]
+    data: Option<serde::de::IgnoredAny>,
     #[serde(default)]
     pub txn: bool,
 }
@@ -102,9 +110,9 @@ impl<'de> Deserialize<'de> for WithoutEvidence {
     }
 }
 
-impl<D> Event<D> {
-    /// The same event with `data` in place of its own.
-    pub fn with_data<E>(self, data: E) -> Event<E> {
+impl Event<WithoutEvidence> {
+    /// The event as folds take it, its data without `evidence`.
+    pub fn into_event(self) -> Event {
         Event {
             seq: self.seq,
             ts: self.ts,
@@ -113,17 +121,9 @@ impl<D> Event<D> {
             executor: self.executor,
             actor: self.actor,
             role: self.role,
-            data,
+            data: Value::Object(self.data.0),
             txn: self.txn,
         }
-    }
-}
-
-impl Event<WithoutEvidence> {
-    /// The event as folds take it, its data without `evidence`.
-    pub fn into_event(mut self) -> Event {
-        let data = Value::Object(std::mem::take(&mut self.data.0));
-        self.with_data(data)
     }
 }
 
@@ -327,18 +327,12 @@ fn seq_of(line: &[u8]) -> u64 {
 /// at a time (after a crash the tail can hold ~2 s of progress: 10,000 events). A
 /// torn or unreadable final line is skipped; an unreadable line before the end is an
 /// error naming its line.
-/// `E` is [`Event`], or [`EventHead`] for a scan that needs no event's data.
-pub fn for_each_from<E: serde::de::DeserializeOwned>(
+pub fn for_each_from(
     path: &Path,
     offset: u64,
-    apply: impl FnMut(E) -> Result<()>,
+    apply: impl FnMut(Event) -> Result<()>,
 ) -> Result<()> {
-    for_each_parsed_from(
-        path,
-        offset,
-        |line| serde_json::from_slice::<E>(line),
-        apply,
-    )
+    for_each_parsed_from(path, offset, |line| serde_json::from_slice(line), apply)
 }
 
 /// [`for_each_from`] with the parse of a line up to the caller: `parse` says what a

@@ -27,7 +27,6 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::state::event_log::EventHead;
 use crate::state::machine::TaskStatus;
 use crate::state::model::{Glance, LogMark, Task, Usage, WorkflowState, SCHEMA_VERSION};
 use crate::state::task_index;
@@ -416,10 +415,6 @@ pub fn replace(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Tail bytes past the mark a reader is willing to scan for events to fold; past
-/// this, it loads the whole state (which it would do anyway for such a tail).
-const MAX_TAIL: u64 = 256 * 1024;
-
 /// The view from a current summary, or `None` when there is none to trust (the
 /// caller then loads the whole state, which also reports what is wrong, if anything).
 pub fn read(dir: &Path, state_path: &Path, events_path: &Path) -> Option<View> {
@@ -438,14 +433,18 @@ pub fn read(dir: &Path, state_path: &Path, events_path: &Path) -> Option<View> {
     if file.state.event_log != Some(file.event_log) {
         return None;
     }
-    if !nothing_to_fold(events_path, file.event_log) {
+    // What the whole load would fold past the snapshot's mark, read once: nothing
+    // (the log ends there, or holds only notes and uncommitted transactions), and the
+    // summary is the answer; else the task index takes it.
+    let tail = task_index::Tail::read(events_path, file.event_log)?;
+    if !tail.is_empty() {
         return task_index::fold_view(
             dir,
             state_path,
-            events_path,
             file.state,
             file.snapshot,
             file.event_log,
+            &tail,
         );
     }
     let mut state = file.state;
@@ -455,36 +454,4 @@ pub fn read(dir: &Path, state_path: &Path, events_path: &Path) -> Option<View> {
         digest: file.digest,
         from_summary: true,
     })
-}
-
-/// Whether the whole load would fold nothing past `mark`: the log ends at the mark,
-/// or what follows it holds no committed event that changes state.
-fn nothing_to_fold(events_path: &Path, mark: LogMark) -> bool {
-    let len = match std::fs::symlink_metadata(events_path) {
-        Ok(meta) if meta.file_type().is_file() => meta.len(),
-        // No log: the whole load folds nothing either (a log that was moved away
-        // without its snapshot is left to it).
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return mark.offset == 0,
-        _ => return false,
-    };
-    if len == mark.offset {
-        return true;
-    }
-    // Shorter: the log was started afresh and the whole load reads it all.
-    if len < mark.offset || len - mark.offset > MAX_TAIL {
-        return false;
-    }
-    let mut folds = false;
-    let read =
-        crate::state::event_log::for_each_from(events_path, mark.offset, |event: EventHead| {
-            if event.seq > mark.seq
-                && !event.txn
-                && crate::state::event::EventKind::parse(&event.kind)
-                    .is_some_and(crate::state::event::EventKind::changes_state)
-            {
-                folds = true;
-            }
-            Ok(())
-        });
-    read.is_ok() && !folds
 }

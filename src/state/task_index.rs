@@ -31,7 +31,7 @@ use serde::ser::SerializeSeq;
 use serde::{Deserialize, Serialize, Serializer};
 
 use crate::state::event::EventKind;
-use crate::state::event_log::{Event, WithoutEvidence};
+use crate::state::event_log::{Event, EventHead, WithoutEvidence};
 use crate::state::fold::apply_event;
 use crate::state::machine::TaskStatus;
 use crate::state::model::{current_of, LogMark, Task, Usage, WorkflowState};
@@ -165,11 +165,13 @@ pub fn recording_spans<W: Write>(
             spans: Vec::new(),
         });
     });
-    let stop = Stop;
+    // Whether `write` returns, fails or panics, the recording ends with it.
+    let _stop = Stop;
     write(&mut counted)?;
-    let spans = RECORDING.with(|r| r.borrow_mut().take().map(|r| r.spans));
-    drop(stop);
-    Ok(spans.unwrap_or_default())
+    Ok(RECORDING
+        .with(|r| r.borrow_mut().take())
+        .map(|r| r.spans)
+        .unwrap_or_default())
 }
 
 fn written() -> Option<u64> {
@@ -232,16 +234,16 @@ pub fn write(
 }
 
 /// The view of the snapshot `snapshot` (whose other fields are `state`, from the
-/// summary) with the log past `mark` folded on, from the index; `None` when the index
-/// cannot be trusted or the fold refuses an event (the caller loads the whole state,
-/// which reports what is wrong).
+/// summary, with log mark `mark`) with `tail` folded on, from the index; `None` when
+/// the index cannot be trusted or the fold refuses an event (the caller loads the
+/// whole state, which reports what is wrong).
 pub fn fold_view(
     dir: &Path,
     state_path: &Path,
-    events_path: &Path,
     state: WorkflowState,
     snapshot: FileId,
     mark: LogMark,
+    tail: &Tail,
 ) -> Option<View> {
     let bytes = crate::fs::read_regular(&dir.join(INDEX_FILE)).ok()?;
     let index: IndexIn = serde_json::from_slice(&bytes).ok()?;
@@ -257,7 +259,6 @@ pub fn fold_view(
     if FileId::of(&file.metadata().ok()?) != snapshot {
         return None;
     }
-    let tail = Tail::read(events_path, mark)?;
     // The tasks the tail moves, built from their entries, take the fold; the others
     // are as the index has them.
     let position: HashMap<&str, usize> = entries
@@ -329,42 +330,20 @@ fn is_of_task(event: &Event) -> bool {
 /// (`Store::load`) — as their lines, with the task each names. Every line is read in
 /// place for its place, kind and task; none is built here (half a run's events are
 /// notes, and most of the rest carry a proof no read path shows).
-struct Tail {
+pub struct Tail {
     lines: Vec<(Option<String>, Box<[u8]>)>,
 }
 
 impl Tail {
-    fn read(events_path: &Path, mark: LogMark) -> Option<Tail> {
-        /// An event line read in place. Every field of an [`Event`] is here, of its
-        /// type (strings borrowed where they can be, `data` skipped over but still
-        /// JSON), so a line parses as this exactly when it parses as an event.
-        #[derive(Deserialize)]
-        #[allow(dead_code)] // Some fields are parsed only to check the line is an event.
-        struct Head<'a> {
-            seq: u64,
-            #[serde(borrow)]
-            ts: std::borrow::Cow<'a, str>,
-            #[serde(rename = "type", borrow)]
-            kind: std::borrow::Cow<'a, str>,
-            #[serde(default, borrow)]
-            task_id: Option<std::borrow::Cow<'a, str>>,
-            #[serde(default, borrow)]
-            executor: Option<std::borrow::Cow<'a, str>>,
-            #[serde(borrow)]
-            actor: std::borrow::Cow<'a, str>,
-            #[serde(borrow)]
-            role: std::borrow::Cow<'a, str>,
-            #[serde(default)]
-            data: Option<serde::de::IgnoredAny>,
-            #[serde(default)]
-            txn: bool,
-        }
+    /// The tail of the log at `events_path` past `mark`; `None` when the whole load
+    /// would refuse the log (it then says why).
+    pub fn read(events_path: &Path, mark: LogMark) -> Option<Tail> {
         let mut lines = Vec::new();
         crate::state::event_log::for_each_parsed_from(
             events_path,
             mark.offset,
             |line| {
-                let head: Head = serde_json::from_slice(line)?;
+                let head: EventHead = serde_json::from_slice(line)?;
                 let folded = head.seq > mark.seq
                     && !head.txn
                     && EventKind::parse(&head.kind).is_some_and(EventKind::changes_state);
@@ -377,6 +356,11 @@ impl Tail {
         )
         .ok()?;
         Some(Tail { lines })
+    }
+
+    /// Nothing to fold: the snapshot is the workflow as the log has it.
+    pub fn is_empty(&self) -> bool {
+        self.lines.is_empty()
     }
 }
 

@@ -481,4 +481,21 @@ fn an_event_the_fold_refuses_is_reported_by_the_whole_load() {
     falls_back(&t, "a note that is not an event");
     let status = t.wf(&["status"]);
     assert_eq!(status.code, 5, "{}", status.whole());
+
+    // Nor with only notes past the mark: the summary is not shown over a line the
+    // whole load refuses.
+    let t = one_step_in();
+    let seq = last_seq(&t);
+    append_event(&t, &{
+        let mut line = event(seq + 1, "task.execution_started", "T2", json!({}));
+        line["actor"] = json!(["not", "a", "string"]);
+        line
+    });
+    append_event(
+        &t,
+        &event(seq + 2, "task.execution_started", "T2", json!({})),
+    );
+    falls_back(&t, "only notes, one not an event");
+    let status = t.wf(&["status"]);
+    assert_eq!(status.code, 5, "{}", status.whole());
 }
