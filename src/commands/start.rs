@@ -13,7 +13,6 @@
 //! what the attempt left; after it, the next writer finishes the moves.
 
 use std::path::Path;
-use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -251,7 +250,7 @@ fn fresh_state(
         changes_dir: "changes/".into(),
         ..DeltaTracking::default()
     });
-    state.tasks = tasks.into_iter().map(Arc::new).collect();
+    state.tasks = crate::state::model::shared(tasks);
     state
 }
 
@@ -325,7 +324,7 @@ fn reimport(
     }
     let state = session.state_mut()?;
     state.use_subagent = tasks.len() > 5;
-    state.tasks = tasks.into_iter().map(Arc::new).collect();
+    state.tasks = crate::state::model::shared(tasks);
     state.task_name = Some(name.to_string());
     state.tasks_file = tasks_file.to_string();
     if tech_design.is_some() {

@@ -17,7 +17,6 @@
 //! `unadopted` says what is missing, and commands that run tasks refuse with that.
 
 use std::path::{Component, Path, PathBuf};
-use std::sync::Arc;
 
 use crate::plan::{self, classify};
 use crate::state::machine::TaskStatus;
@@ -103,7 +102,7 @@ fn try_adopt(state: &mut WorkflowState, dir: &Path, project: Option<&Path>) -> R
             task.blocked_by.clear();
         }
     }
-    state.tasks = tasks.into_iter().map(Arc::new).collect();
+    state.tasks = crate::state::model::shared(tasks);
     state.plan_format = Some(parsed.format.name().to_string());
     Ok(())
 }

@@ -93,10 +93,10 @@ mod tests {
             deps: deps.iter().map(|d| (*d).to_string()).collect(),
             ..Task::default()
         };
-        task.evidence = Some(Evidence {
+        task.evidence = Some(Box::new(Evidence {
             inputs: crate::proof::inputs_now(project, state, &task),
             ..Evidence::default()
-        });
+        }));
         state.tasks.push(Arc::new(task));
     }
 

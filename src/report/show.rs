@@ -222,7 +222,7 @@ mod tests {
             status: TaskStatus::Completed,
             file: Some("src/parse.py".into()),
             verify: vec!["pytest -q 'tests/a b.py'".into()],
-            evidence: Some(Evidence {
+            evidence: Some(Box::new(Evidence {
                 at: "2026-01-08T10:00:00Z".into(),
                 inputs: Inputs {
                     fingerprint: format!("sha256:{}", "ab".repeat(32)),
@@ -249,7 +249,7 @@ mod tests {
                     undeclared: vec!["notes.txt".into()],
                 }),
                 cached: false,
-            }),
+            })),
             ..Task::default()
         };
         let now = Now {

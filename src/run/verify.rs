@@ -421,10 +421,10 @@ mod tests {
         let now = fingerprint::seal("d".into(), Vec::new(), Vec::new());
         let mut task = t("T1", &[]);
         assert!(reasons(&task, &now, false)[0].starts_with("no evidence"));
-        task.evidence = Some(Evidence {
+        task.evidence = Some(Box::new(Evidence {
             inputs: now.clone(),
             ..Evidence::default()
-        });
+        }));
         assert!(reasons(&task, &now, false)[0].starts_with("it declares no files"));
         let declared = fingerprint::seal(
             "d".into(),
@@ -434,10 +434,10 @@ mod tests {
             }],
             Vec::new(),
         );
-        task.evidence = Some(Evidence {
+        task.evidence = Some(Box::new(Evidence {
             inputs: declared.clone(),
             ..Evidence::default()
-        });
+        }));
         assert!(reasons(&task, &declared, false).is_empty());
         assert_eq!(reasons(&task, &declared, true), ["--all"]);
     }

@@ -210,7 +210,7 @@ fn apply_task_status(state: &mut WorkflowState, event: &Event) -> Result<()> {
     Ok(())
 }
 
-fn evidence_of(event: &Event) -> Option<crate::state::evidence::Evidence> {
+fn evidence_of(event: &Event) -> Option<Box<crate::state::evidence::Evidence>> {
     serde_json::from_value(event.data.get("evidence")?.clone()).ok()
 }
 

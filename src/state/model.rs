@@ -462,7 +462,7 @@ pub struct Task {
     /// Its proof, once completed (docs/proof.md); none before, and for tasks
     /// completed before wf recorded evidence.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub evidence: Option<super::evidence::Evidence>,
+    pub evidence: Option<Box<super::evidence::Evidence>>,
     /// `wf verify` found it no longer passes and put it back to pending; the next
     /// `wf verify` checks it again (docs/proof.md "Verify").
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -627,6 +627,22 @@ impl WorkflowState {
     }
 }
 
+/// A plan's tasks as a state holds them. Moved a chunk at a time from the back, the
+/// plan's buffer shrunk after each, so the tasks are never held twice: at 100,000
+/// tasks a `map(Arc::new).collect()` keeps the whole 78 MB buffer alive until the
+/// last task is moved (collected in place, it cannot be freed sooner).
+pub fn shared(mut tasks: Vec<Task>) -> Vec<Arc<Task>> {
+    const CHUNK: usize = 1024;
+    let mut out = Vec::with_capacity(tasks.len());
+    while !tasks.is_empty() {
+        let chunk = tasks.split_off(tasks.len().saturating_sub(CHUNK));
+        tasks.shrink_to_fit();
+        out.extend(chunk.into_iter().rev().map(Arc::new));
+    }
+    out.reverse();
+    out
+}
+
 /// The current tasks by the plugin's rule (`WorkflowState::sync_current`).
 pub fn current_of<G: Glance>(tasks: &[impl std::borrow::Borrow<G>]) -> Vec<String> {
     let of = |s: TaskStatus| {
@@ -681,4 +697,24 @@ fn is_false(b: &bool) -> bool {
 #[allow(clippy::trivially_copy_pass_by_ref)]
 fn is_zero(n: &u32) -> bool {
     *n == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shared_keeps_every_task_in_plan_order_across_chunks() {
+        for n in [0, 1, 1023, 1024, 1025, 3000] {
+            let tasks: Vec<Task> = (0..n)
+                .map(|i| Task {
+                    id: format!("T{i}"),
+                    ..Task::default()
+                })
+                .collect();
+            let ids: Vec<String> = shared(tasks).iter().map(|t| t.id.clone()).collect();
+            let want: Vec<String> = (0..n).map(|i| format!("T{i}")).collect();
+            assert_eq!(ids, want, "{n} tasks");
+        }
+    }
 }

@@ -381,32 +381,38 @@ pub fn write(dir: &Path, snapshot: &Path, state: &mut WorkflowState, spans: &[[u
             .map(AsRef::as_ref)
             .collect(),
     };
-    let bytes = serde_json::to_vec(&out);
+    let _ = replace(dir, SUMMARY_FILE, |w| serde_json::to_writer(w, &out));
     state.tasks = tasks;
     state.progress = progress;
     state.skipped_info = skipped;
     state.quality_gates = gates;
-    if let Ok(bytes) = bytes {
-        let _ = replace(dir, SUMMARY_FILE, &bytes);
-    }
 }
 
-/// The index file `name` in `dir` replaced by `bytes` through a temp file (swept
-/// like every `.tmp-*` a killed writer leaves), without following a planted link.
-pub fn replace(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<()> {
+/// The index file `name` in `dir` replaced by what `write` writes, through a temp file
+/// (swept like every `.tmp-*` a killed writer leaves), without following a planted
+/// link. Streamed: an index of 100,000 tasks is never held whole in memory.
+pub fn replace(
+    dir: &Path,
+    name: &str,
+    write: impl FnOnce(&mut std::io::BufWriter<&std::fs::File>) -> serde_json::Result<()>,
+) -> std::io::Result<()> {
     let tmp = dir.join(format!(
         "{}{name}-{}",
         crate::fs::durable::TMP_PREFIX,
         std::process::id()
     ));
     let _ = std::fs::remove_file(&tmp);
-    let mut file = std::fs::OpenOptions::new()
+    let file = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
         .mode(0o644)
         .custom_flags(libc::O_NOFOLLOW)
         .open(&tmp)?;
-    let written = file.write_all(bytes);
+    let mut out = std::io::BufWriter::new(&file);
+    let written = write(&mut out)
+        .map_err(std::io::Error::from)
+        .and_then(|()| out.flush());
+    drop(out);
     drop(file);
     if let Err(e) = written.and_then(|()| std::fs::rename(&tmp, dir.join(name))) {
         let _ = std::fs::remove_file(&tmp);

@@ -41,20 +41,21 @@ pub const INDEX_FILE: &str = "task-index.json";
 /// The layout of `task-index.json`; a reader ignores a file of any other.
 pub const INDEX_VERSION: u32 = 1;
 
-/// One task as the digest sees it, and where its whole record is in the snapshot.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// One task as the digest sees it, and where its whole record is in the snapshot (as
+/// read; written as [`EntryOut`]).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 struct Entry {
     id: String,
     status: TaskStatus,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default)]
     deps: Vec<String>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default)]
     blocked_by: Vec<String>,
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[serde(default)]
     accepted_unchecked: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     handed_off: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     usage: Option<Usage>,
     /// Start and end byte offsets of the task's record in the snapshot.
     span: [u64; 2],
@@ -101,7 +102,42 @@ struct IndexOut<'a> {
     index_version: u32,
     snapshot: FileId,
     event_log: LogMark,
-    tasks: &'a [Entry],
+    #[serde(serialize_with = "entries_of")]
+    tasks: (&'a [Arc<Task>], &'a [[u64; 2]]),
+}
+
+/// An [`Entry`] as written: borrowed from its task, so writing the index copies nothing.
+#[derive(Serialize)]
+struct EntryOut<'a> {
+    id: &'a str,
+    status: TaskStatus,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    deps: &'a [String],
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    blocked_by: &'a [String],
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    accepted_unchecked: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    handed_off: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    usage: Option<Usage>,
+    span: [u64; 2],
+}
+
+fn entries_of<S: Serializer>(
+    (tasks, spans): &(&[Arc<Task>], &[[u64; 2]]),
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    s.collect_seq(tasks.iter().zip(*spans).map(|(t, span)| EntryOut {
+        id: &t.id,
+        status: t.status,
+        deps: &t.deps,
+        blocked_by: &t.blocked_by,
+        accepted_unchecked: t.accepted_unchecked,
+        handed_off: t.handed_off,
+        usage: t.usage,
+        span: *span,
+    }))
 }
 
 #[derive(Deserialize)]
@@ -216,21 +252,13 @@ pub fn write(
     if spans.len() != state.tasks.len() {
         return;
     }
-    let tasks: Vec<Entry> = state
-        .tasks
-        .iter()
-        .zip(spans)
-        .map(|(t, span)| Entry::of(t, *span))
-        .collect();
     let out = IndexOut {
         index_version: INDEX_VERSION,
         snapshot,
         event_log: mark,
-        tasks: &tasks,
+        tasks: (&state.tasks, spans),
     };
-    if let Ok(bytes) = serde_json::to_vec(&out) {
-        let _ = crate::state::summary::replace(dir, INDEX_FILE, &bytes);
-    }
+    let _ = crate::state::summary::replace(dir, INDEX_FILE, |w| serde_json::to_writer(w, &out));
 }
 
 /// The view of the snapshot `snapshot` (whose other fields are `state`, from the
