@@ -139,10 +139,19 @@ pub struct WorkflowState {
     pub unadopted: Option<String>,
 }
 
-/// A cache of task positions. Every hit is checked against `tasks`, and a miss
-/// rebuilds it, so replacing or reordering `tasks` can never return a wrong task.
+/// A cache of task positions. Every hit is checked against `tasks`; a miss first
+/// indexes the tasks appended since the last look (a state built a task at a time
+/// pays O(1) per task), then rebuilds it, so replacing or reordering `tasks` can never
+/// return a wrong task.
 #[derive(Default)]
-struct TaskIndex(std::sync::Mutex<std::collections::HashMap<String, usize>>);
+struct TaskIndex(std::sync::Mutex<Positions>);
+
+#[derive(Default)]
+struct Positions {
+    of: std::collections::HashMap<String, usize>,
+    /// How many of `tasks` (from the front) `of` has seen.
+    seen: usize,
+}
 
 impl TaskIndex {
     fn position(&self, tasks: &[Arc<Task>], id: &str) -> Option<usize> {
@@ -150,14 +159,33 @@ impl TaskIndex {
             .0
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(&i) = map.get(id) {
-            if tasks.get(i).is_some_and(|t| t.id == id) {
+        let hit = |map: &Positions| {
+            map.of
+                .get(id)
+                .copied()
+                .filter(|&i| tasks.get(i).is_some_and(|t| t.id == id))
+        };
+        if let Some(i) = hit(&map) {
+            return Some(i);
+        }
+        if map.seen < tasks.len() {
+            let seen = map.seen;
+            map.of.extend(
+                tasks[seen..]
+                    .iter()
+                    .enumerate()
+                    .map(|(i, t)| (t.id.clone(), seen + i)),
+            );
+            map.seen = tasks.len();
+            if let Some(i) = hit(&map) {
                 return Some(i);
             }
         }
-        map.clear();
-        map.extend(tasks.iter().enumerate().map(|(i, t)| (t.id.clone(), i)));
-        map.get(id).copied()
+        map.of.clear();
+        map.of
+            .extend(tasks.iter().enumerate().map(|(i, t)| (t.id.clone(), i)));
+        map.seen = tasks.len();
+        map.of.get(id).copied()
     }
 }
 
@@ -702,6 +730,33 @@ fn is_zero(n: &u32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_task_is_found_where_it_is_however_the_tasks_changed() {
+        let task = |id: &str| {
+            Arc::new(Task {
+                id: id.into(),
+                ..Task::default()
+            })
+        };
+        let mut state = WorkflowState::new();
+        for i in 0..50 {
+            state.tasks.push(task(&format!("T{i}")));
+            // Appended one at a time, each is found (and the earlier still are).
+            assert_eq!(
+                state.task_mut(&format!("T{i}")).unwrap().id,
+                format!("T{i}")
+            );
+            assert_eq!(state.task("T0").unwrap().id, "T0");
+        }
+        state.tasks.reverse();
+        state.tasks.truncate(30);
+        state.tasks.push(task("T0"));
+        for t in state.tasks.clone() {
+            assert!(std::ptr::eq(state.task(&t.id).unwrap(), Arc::as_ptr(&t)), "{}", t.id);
+        }
+        assert!(state.task("T5").is_none());
+    }
 
     #[test]
     fn shared_keeps_every_task_in_plan_order_across_chunks() {

@@ -442,16 +442,17 @@ pub fn read(dir: &Path, state_path: &Path, events_path: &Path) -> Option<View> {
     // What the whole load would fold past the snapshot's mark, read once: nothing
     // (the log ends there, or holds only notes and uncommitted transactions), and the
     // summary is the answer; else the task index takes it.
-    let tail = task_index::Tail::read(events_path, file.event_log)?;
-    if !tail.is_empty() {
-        return task_index::fold_view(
-            dir,
-            state_path,
-            file.state,
-            file.snapshot,
-            file.event_log,
-            &tail,
-        );
+    match task_index::fold_tail(
+        dir,
+        state_path,
+        events_path,
+        &file.state,
+        file.snapshot,
+        file.event_log,
+    ) {
+        task_index::Tail::Empty => {}
+        task_index::Tail::Folded(view) => return Some(*view),
+        task_index::Tail::Unsure => return None,
     }
     let mut state = file.state;
     state.tasks = file.tasks;

@@ -11,7 +11,7 @@
 //! the digest from the entries (`Glance`); then it parses from the snapshot only the
 //! records of the tasks the digest names, at the byte spans the writer noted as it
 //! wrote them, and folds their own events onto those. A completion's proof is left
-//! out of both folds ([`WithoutEvidence`]): no read path shows it.
+//! out of both folds (`EventHead::into_event`): no read path shows it.
 //!
 //! Like the summary, the index is never a source of truth: it names the snapshot it
 //! was written with (and that snapshot's log mark) and is used only while the summary
@@ -19,7 +19,7 @@
 //! another snapshot's, a span that does not hold its task, an event the fold refuses
 //! — is the whole load.
 
-use std::cell::{Cell, RefCell};
+use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::HashMap;
 use std::io::Write;
 use std::os::unix::fs::FileExt;
@@ -31,7 +31,7 @@ use serde::ser::SerializeSeq;
 use serde::{Deserialize, Serialize, Serializer};
 
 use crate::state::event::EventKind;
-use crate::state::event_log::{Event, EventHead, WithoutEvidence};
+use crate::state::event_log::{Event, EventHead};
 use crate::state::fold::apply_event;
 use crate::state::machine::TaskStatus;
 use crate::state::model::{current_of, LogMark, Task, Usage, WorkflowState};
@@ -261,65 +261,191 @@ pub fn write(
     let _ = crate::state::summary::replace(dir, INDEX_FILE, |w| serde_json::to_writer(w, &out));
 }
 
+/// What the log past the summary's mark makes of the summary.
+pub enum Tail {
+    /// Nothing the whole load would fold: the summary is the workflow.
+    Empty,
+    /// The workflow with the tail folded on.
+    Folded(Box<View>),
+    /// The index cannot be trusted, or a line must be seen whole: load the state.
+    Unsure,
+}
+
 /// The view of the snapshot `snapshot` (whose other fields are `state`, from the
-/// summary, with log mark `mark`) with `tail` folded on, from the index; `None` when
-/// the index cannot be trusted or the fold refuses an event (the caller loads the
-/// whole state, which reports what is wrong).
-pub fn fold_view(
+/// summary, with log mark `mark`) with the log past the mark folded on, in one scan of
+/// the log: every line is read in place for its place, kind and task, and only the
+/// state-changing ones are built (without their proof) and folded as they are read —
+/// half a run's events are notes, and most of the rest carry a proof no read path
+/// shows. Each folded line names a task that is built from its entry the first time;
+/// the index is read only when a line needs it.
+pub fn fold_tail(
     dir: &Path,
     state_path: &Path,
-    state: WorkflowState,
+    events_path: &Path,
+    state: &WorkflowState,
     snapshot: FileId,
     mark: LogMark,
-    tail: &Tail,
-) -> Option<View> {
+) -> Tail {
+    let index = OnceCell::new();
+    let mut light = state.clone();
+    light.tasks = Vec::new();
+    let mut fold = Fold {
+        index: || {
+            index
+                .get_or_init(|| read_index(dir, snapshot, mark))
+                .as_ref()
+        },
+        position: OnceCell::new(),
+        light,
+        moved: Vec::new(),
+        is_moved: Vec::new(),
+        own_events: Vec::new(),
+        folded: 0,
+    };
+    let scanned = crate::state::event_log::for_each_parsed_from(
+        events_path,
+        mark.offset,
+        |offset, line| {
+            let head = EventHead::parse(line, changes_state)?;
+            let folded = head.seq > mark.seq && !head.txn && changes_state(&head.kind);
+            Ok(folded.then(|| (offset, line.len(), head.into_event())))
+        },
+        |line| match line {
+            Some((offset, len, Some(event))) => fold.apply(offset, len, &event),
+            Some((_, _, None)) => Err(unsure()),
+            None => Ok(()),
+        },
+    );
+    if scanned.is_err() {
+        return Tail::Unsure;
+    }
+    if fold.folded == 0 {
+        return Tail::Empty;
+    }
+    let Fold {
+        position,
+        mut light,
+        moved,
+        own_events,
+        ..
+    } = fold;
+    drop(position);
+    let Some(mut entries) = index.into_inner().flatten() else {
+        return Tail::Unsure;
+    };
+    match view_of(
+        state_path,
+        events_path,
+        state,
+        snapshot,
+        &mut entries,
+        &mut light,
+        &moved,
+        &own_events,
+    ) {
+        Some(view) => Tail::Folded(Box::new(view)),
+        None => Tail::Unsure,
+    }
+}
+
+fn changes_state(kind: &str) -> bool {
+    EventKind::parse(kind).is_some_and(EventKind::changes_state)
+}
+
+/// A doubt that sends the reader to the whole load (which says what, if anything, is
+/// wrong); never shown.
+fn unsure() -> crate::error::WfError {
+    crate::error::WfError::new(crate::error::ErrorKind::CorruptState, "unsure")
+}
+
+/// The index named by the summary, if it is that snapshot's at that mark.
+fn read_index(dir: &Path, snapshot: FileId, mark: LogMark) -> Option<Vec<Entry>> {
     let bytes = crate::fs::read_regular(&dir.join(INDEX_FILE)).ok()?;
     let index: IndexIn = serde_json::from_slice(&bytes).ok()?;
-    drop(bytes);
-    if index.index_version != INDEX_VERSION || index.snapshot != snapshot || index.event_log != mark
-    {
-        return None;
+    (index.index_version == INDEX_VERSION && index.snapshot == snapshot && index.event_log == mark)
+        .then_some(index.tasks)
+}
+
+/// The fold of the tail as it is read.
+struct Fold<'i, I: Fn() -> Option<&'i Vec<Entry>>> {
+    index: I,
+    position: OnceCell<HashMap<&'i str, usize>>,
+    /// The state from the summary, holding only the tasks the tail moves.
+    light: WorkflowState,
+    /// For each of `light.tasks`, its entry.
+    moved: Vec<usize>,
+    is_moved: Vec<bool>,
+    /// Where the task-level events of each moved task are in the log (entry, offset,
+    /// length, seq), to fold them again onto the records the digest names.
+    own_events: Vec<(usize, u64, usize, u64)>,
+    folded: usize,
+}
+
+impl<'i, I: Fn() -> Option<&'i Vec<Entry>>> Fold<'i, I> {
+    fn apply(&mut self, offset: u64, len: usize, event: &Event) -> crate::error::Result<()> {
+        let entries = (self.index)().ok_or_else(unsure)?;
+        if let Some(id) = event.task_id.as_deref() {
+            let position = self.position.get_or_init(|| {
+                entries
+                    .iter()
+                    .enumerate()
+                    .map(|(i, e)| (e.id.as_str(), i))
+                    .collect()
+            });
+            let i = *position.get(id).ok_or_else(unsure)?;
+            if self.is_moved.is_empty() {
+                self.is_moved = vec![false; entries.len()];
+            }
+            if !self.is_moved[i] {
+                self.is_moved[i] = true;
+                self.moved.push(i);
+                self.light.tasks.push(Arc::new(entries[i].task()));
+            }
+            if is_of_task(event) {
+                self.own_events.push((i, offset, len, event.seq));
+            }
+        }
+        apply_event(&mut self.light, event).map_err(|_| unsure())?;
+        self.folded += 1;
+        Ok(())
     }
-    let mut entries = index.tasks;
+}
+
+/// The digest from the entries with the fold written back, and the tasks it names
+/// whole: their records from the snapshot, with their own events folded on again.
+#[allow(clippy::too_many_arguments)]
+fn view_of(
+    state_path: &Path,
+    events_path: &Path,
+    state: &WorkflowState,
+    snapshot: FileId,
+    entries: &mut [Entry],
+    light: &mut WorkflowState,
+    moved: &[usize],
+    own_events: &[(usize, u64, usize, u64)],
+) -> Option<View> {
     // The file read from is the one the index describes: a snapshot is never
     // rewritten in place, so a newer one renamed over it since is another inode.
     let file = crate::fs::open_regular(state_path, false).ok()?;
     if FileId::of(&file.metadata().ok()?) != snapshot {
         return None;
     }
-    // The tasks the tail moves, built from their entries, take the fold; the others
-    // are as the index has them.
-    let position: HashMap<&str, usize> = entries
-        .iter()
-        .enumerate()
-        .map(|(i, e)| (e.id.as_str(), i))
-        .collect();
-    let mut is_moved = vec![false; entries.len()];
-    for id in tail.lines.iter().filter_map(|(id, _)| id.as_deref()) {
-        is_moved[*position.get(id)?] = true;
-    }
-    drop(position);
-    let moved: Vec<usize> = (0..entries.len()).filter(|&i| is_moved[i]).collect();
-    let mut light = state.clone();
-    light.tasks = moved.iter().map(|&i| Arc::new(entries[i].task())).collect();
-    for (_, line) in &tail.lines {
-        let event: Event<WithoutEvidence> = serde_json::from_slice(line).ok()?;
-        apply_event(&mut light, &event.into_event()).ok()?;
-    }
     for (&i, task) in moved.iter().zip(&light.tasks) {
         entries[i].take_fold(task);
     }
-    if !tail.lines.is_empty() {
-        light.current_tasks = current_of::<Entry>(&entries);
-        light.current_task = light.current_tasks.first().cloned();
-    }
-    let digest = Digest::of_tasks::<Entry>(&entries);
-    let named = digest.named_among::<Entry>(&entries, light.current_task.as_deref());
-    // The named tasks whole, from the snapshot, with their own events folded on;
-    // the state's own fields come from the fold of every event above.
-    let mut whole = state;
+    light.current_tasks = current_of::<Entry>(entries);
+    light.current_task = light.current_tasks.first().cloned();
+    let digest = Digest::of_tasks::<Entry>(entries);
+    let named = digest.named_among::<Entry>(entries, light.current_task.as_deref());
+    // The state's own fields come from the fold of every event above.
+    let mut whole = state.clone();
     whole.tasks = Vec::with_capacity(named.len());
-    for entry in entries.iter().filter(|e| named.contains(&e.id)) {
+    let mut is_named = vec![false; entries.len()];
+    for (i, entry) in entries.iter().enumerate() {
+        if !named.contains(&entry.id) {
+            continue;
+        }
+        is_named[i] = true;
         let [start, end] = entry.span;
         let mut record = vec![0; usize::try_from(end.checked_sub(start)?).ok()?];
         file.file().read_exact_at(&mut record, start).ok()?;
@@ -329,18 +455,22 @@ pub fn fold_view(
         }
         whole.tasks.push(Arc::new(task));
     }
-    for (id, line) in &tail.lines {
-        if id.as_ref().is_some_and(|id| named.contains(id)) {
-            let event: Event<WithoutEvidence> = serde_json::from_slice(line).ok()?;
-            let event = event.into_event();
-            if is_of_task(&event) {
-                apply_event(&mut whole, &event).ok()?;
-            }
+    let log = crate::fs::open_regular(events_path, false).ok()?;
+    for &(i, offset, len, seq) in own_events {
+        if !is_named[i] {
+            continue;
         }
+        let mut line = vec![0; len];
+        log.file().read_exact_at(&mut line, offset).ok()?;
+        let event = EventHead::parse(&line, changes_state).ok()?.into_event()?;
+        if event.seq != seq {
+            return None;
+        }
+        apply_event(&mut whole, &event).ok()?;
     }
     light.tasks = whole.tasks;
     Some(View {
-        state: light,
+        state: std::mem::take(light),
         digest,
         from_summary: true,
     })
@@ -352,47 +482,6 @@ fn is_of_task(event: &Event) -> bool {
         EventKind::parse(&event.kind),
         Some(EventKind::TaskStatusChanged | EventKind::TaskVerified)
     )
-}
-
-/// The committed events past a mark that change state — what the whole load folds
-/// (`Store::load`) — as their lines, with the task each names. Every line is read in
-/// place for its place, kind and task; none is built here (half a run's events are
-/// notes, and most of the rest carry a proof no read path shows). Kept as lines and
-/// built when folded, not built here: their data maps take more memory than the
-/// lines, and the page faults cost more than the second parse (35 against 30 ms at
-/// 10,000 tasks, measured both ways).
-pub struct Tail {
-    lines: Vec<(Option<String>, Box<[u8]>)>,
-}
-
-impl Tail {
-    /// The tail of the log at `events_path` past `mark`; `None` when the whole load
-    /// would refuse the log (it then says why).
-    pub fn read(events_path: &Path, mark: LogMark) -> Option<Tail> {
-        let mut lines = Vec::new();
-        crate::state::event_log::for_each_parsed_from(
-            events_path,
-            mark.offset,
-            |line| {
-                let head: EventHead = serde_json::from_slice(line)?;
-                let folded = head.seq > mark.seq
-                    && !head.txn
-                    && EventKind::parse(&head.kind).is_some_and(EventKind::changes_state);
-                Ok(folded.then(|| (head.task_id.map(String::from), Box::from(line))))
-            },
-            |line| {
-                lines.extend(line);
-                Ok(())
-            },
-        )
-        .ok()?;
-        Some(Tail { lines })
-    }
-
-    /// Nothing to fold: the snapshot is the workflow as the log has it.
-    pub fn is_empty(&self) -> bool {
-        self.lines.is_empty()
-    }
 }
 
 #[cfg(test)]
