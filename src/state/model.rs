@@ -753,7 +753,11 @@ mod tests {
         state.tasks.truncate(30);
         state.tasks.push(task("T0"));
         for t in state.tasks.clone() {
-            assert!(std::ptr::eq(state.task(&t.id).unwrap(), Arc::as_ptr(&t)), "{}", t.id);
+            assert!(
+                std::ptr::eq(state.task(&t.id).unwrap(), Arc::as_ptr(&t)),
+                "{}",
+                t.id
+            );
         }
         assert!(state.task("T5").is_none());
     }

@@ -39,23 +39,19 @@ use crate::state::summary::{Digest, FileId, View};
 
 pub const INDEX_FILE: &str = "task-index.json";
 /// The layout of `task-index.json`; a reader ignores a file of any other.
-pub const INDEX_VERSION: u32 = 1;
+pub const INDEX_VERSION: u32 = 2;
 
-/// One task as the digest sees it, and where its whole record is in the snapshot (as
-/// read; written as [`EntryOut`]).
+/// One task as the digest sees it, and where its whole record is in the snapshot.
+/// Written as an array of its fields in this order (borrowed from the task: writing
+/// the index copies nothing), which reads faster than an object: no key to parse.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 struct Entry {
     id: String,
     status: TaskStatus,
-    #[serde(default)]
     deps: Vec<String>,
-    #[serde(default)]
     blocked_by: Vec<String>,
-    #[serde(default)]
     accepted_unchecked: bool,
-    #[serde(default)]
     handed_off: Option<bool>,
-    #[serde(default)]
     usage: Option<Usage>,
     /// Start and end byte offsets of the task's record in the snapshot.
     span: [u64; 2],
@@ -106,37 +102,21 @@ struct IndexOut<'a> {
     tasks: (&'a [Arc<Task>], &'a [[u64; 2]]),
 }
 
-/// An [`Entry`] as written: borrowed from its task, so writing the index copies nothing.
-#[derive(Serialize)]
-struct EntryOut<'a> {
-    id: &'a str,
-    status: TaskStatus,
-    #[serde(skip_serializing_if = "<[String]>::is_empty")]
-    deps: &'a [String],
-    #[serde(skip_serializing_if = "<[String]>::is_empty")]
-    blocked_by: &'a [String],
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    accepted_unchecked: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    handed_off: Option<bool>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    usage: Option<Usage>,
-    span: [u64; 2],
-}
-
 fn entries_of<S: Serializer>(
     (tasks, spans): &(&[Arc<Task>], &[[u64; 2]]),
     s: S,
 ) -> Result<S::Ok, S::Error> {
-    s.collect_seq(tasks.iter().zip(*spans).map(|(t, span)| EntryOut {
-        id: &t.id,
-        status: t.status,
-        deps: &t.deps,
-        blocked_by: &t.blocked_by,
-        accepted_unchecked: t.accepted_unchecked,
-        handed_off: t.handed_off,
-        usage: t.usage,
-        span: *span,
+    s.collect_seq(tasks.iter().zip(*spans).map(|(t, span)| {
+        (
+            &t.id,
+            t.status,
+            &t.deps,
+            &t.blocked_by,
+            t.accepted_unchecked,
+            t.handed_off,
+            t.usage,
+            span,
+        )
     }))
 }
 

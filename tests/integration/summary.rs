@@ -431,9 +431,10 @@ fn a_missing_torn_or_stale_task_index_is_never_used() {
     falls_back_edited(&t, &index, &good, "index of another log mark", |v| {
         v["event_log"]["seq"] = json!(1);
     });
-    // A span that does not hold its task's record.
+    // A span (an entry's last field) that does not hold its task's record.
     falls_back_edited(&t, &index, &good, "a span pointing at another task", |v| {
-        v["tasks"][1]["span"] = v["tasks"][2]["span"].clone();
+        let other = v["tasks"][2].as_array().unwrap().last().unwrap().clone();
+        *v["tasks"][1].as_array_mut().unwrap().last_mut().unwrap() = other;
     });
     std::fs::write(index_path(&t), &good).unwrap();
     same_from_summary(&t, "index restored");
