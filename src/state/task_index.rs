@@ -349,7 +349,7 @@ fn read_index(dir: &Path, snapshot: FileId, mark: LogMark) -> Option<Vec<Entry>>
 /// The fold of the tail as it is read.
 struct Fold<'i, I: Fn() -> Option<&'i Vec<Entry>>> {
     index: I,
-    position: OnceCell<HashMap<&'i str, usize>>,
+    position: OnceCell<HashMap<&'i str, usize, foldhash::fast::RandomState>>,
     /// The state from the summary, holding only the tasks the tail moves.
     light: WorkflowState,
     /// For each of `light.tasks`, its entry.
