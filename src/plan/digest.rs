@@ -24,7 +24,7 @@ pub(crate) fn of(task: &Task) -> String {
 /// Sets `task.digest` to the hash of the task as imported: its status, line and
 /// digest set aside. Done in place and streamed into the hash (no copy of the task
 /// and no buffer of its JSON): every task of a plan is stamped on import.
-pub(crate) fn stamp(task: &mut Task) {
+fn stamp(task: &mut Task) {
     let status = std::mem::replace(&mut task.status, TaskStatus::Pending);
     let line = std::mem::take(&mut task.line);
     task.digest.clear();
@@ -36,6 +36,25 @@ pub(crate) fn stamp(task: &mut Task) {
     task.status = status;
     task.line = line;
     task.digest = format!("{:x}", h.finalize());
+}
+
+/// [`stamp`]s every task of a plan as parsed, split across the machine's cores: the hash of a
+/// 100,000-task plan is ~30 MB of JSON through MD5, a tenth of its import on one core.
+pub(crate) fn stamp_all(drafts: &mut [super::Draft]) {
+    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    // Below this a thread costs more than it saves.
+    const PER_THREAD: usize = 2_000;
+    let chunk = drafts.len().div_ceil(threads).max(PER_THREAD);
+    std::thread::scope(|scope| {
+        let mut chunks = drafts.chunks_mut(chunk);
+        let first = chunks.next();
+        for rest in chunks {
+            scope.spawn(move || rest.iter_mut().for_each(|d| stamp(&mut d.task)));
+        }
+        for d in first.into_iter().flatten() {
+            stamp(&mut d.task);
+        }
+    });
 }
 
 /// The hash as a byte sink for the serializer.
@@ -60,6 +79,27 @@ pub fn text_digest(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_task_is_stamped_as_alone_whatever_thread_takes_it() {
+        let mut drafts: Vec<super::super::Draft> = (0..5_001)
+            .map(|i| super::super::Draft {
+                task: Task {
+                    id: format!("T{i}"),
+                    name: format!("step {i}"),
+                    ..Task::default()
+                },
+                deps_line: 0,
+                group: 0,
+                section_deps: Vec::new(),
+            })
+            .collect();
+        stamp_all(&mut drafts);
+        for d in &drafts {
+            assert_eq!(d.task.digest, of(&d.task), "{}", d.task.id);
+        }
+        assert_ne!(drafts[0].task.digest, drafts[5_000].task.digest);
+    }
 
     #[test]
     fn ignores_status_and_line_only() {

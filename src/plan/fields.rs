@@ -40,7 +40,7 @@
 use serde_json::Value;
 
 use super::doc::{is_none_word, shown, strip_ticks};
-use super::{digest, status, Draft, PlanError, PlanWarning};
+use super::{status, Draft, PlanError, PlanWarning};
 use crate::state::machine::TaskStatus;
 use crate::state::model::Task;
 
@@ -436,7 +436,6 @@ pub(crate) fn build(block: Block, warnings: &mut Vec<PlanWarning>) -> Result<Dra
     if task.quality_gate && task.threshold.is_none() {
         task.threshold = Some(80);
     }
-    digest::stamp(&mut task);
     task.status = status::imported(
         field_status
             .or(heading_status)

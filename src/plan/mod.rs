@@ -169,6 +169,9 @@ pub fn parse(path: &Path, text: &str) -> Result<Plan> {
         Format::SpecKit => speckit::parse(&lines, &mut warnings),
     }
     .map_err(at)?;
+    // Hashed as the plan has them: before spec-kit's phase-order edges and the
+    // Dependencies section's deps are added (`digest`).
+    digest::stamp_all(&mut drafts);
     limits::check(&drafts, &lines).map_err(at)?;
     warnings.sort_by_key(|w| w.line);
     if drafts.is_empty() {

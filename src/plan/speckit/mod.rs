@@ -74,7 +74,7 @@ use regex::Regex;
 
 use super::doc::{self, is_none_word, shown, Line};
 use super::ids::{bad_id, id_problem, id_suggestion, is_valid_id};
-use super::{digest, Draft, PlanError, PlanWarning};
+use super::{Draft, PlanError, PlanWarning};
 use crate::state::machine::TaskStatus;
 use crate::state::model::Task;
 
@@ -171,9 +171,6 @@ pub(crate) fn parse(
         }
     }
     resolve(&mut drafts, &explicit, &section_edges, warnings)?;
-    for d in &mut drafts {
-        digest::stamp(&mut d.task);
-    }
     Ok(drafts)
 }
 
