@@ -543,9 +543,11 @@ impl Snapshot {
 /// The snapshot of `state` at `path`, and the summary of it beside it.
 fn write_snapshot(dir: &Path, path: &Path, state: &mut WorkflowState) -> Result<()> {
     state.sync_progress();
-    // The summary describes one snapshot: gone before the next is written, so a
-    // stop between the two leaves none (readers check it anyway).
-    summary::remove(dir);
+    // The summary and index of the snapshot being replaced stay until the new ones
+    // replace them: until the rename they still describe the file at `path`, and
+    // after it no reader takes them (they name the old file, which a new snapshot
+    // never is). Removed first, a stop in the middle of a 100,000-task snapshot left
+    // readers the whole load.
     // Streamed into the temp file: a 10,000-task snapshot is 4–9 MB of JSON that
     // need not also sit in memory.
     let mut spans = Vec::new();

@@ -9,10 +9,10 @@
 //! the file; any other reader loads the whole state and computes the digest from it
 //! (`Digest::of`), so the two cannot show different things.
 //!
-//! The summary is an index, never a source of truth. A writer removes it before each
-//! snapshot and writes it after, naming the snapshot file it describes (device,
-//! inode, size, modification time: every snapshot is a new file, renamed into place)
-//! and the event-log mark that snapshot has. A reader uses it only when that file is
+//! The summary is an index, never a source of truth. A writer replaces it after each
+//! snapshot, naming the snapshot file it describes (device, inode, size,
+//! modification time: every snapshot is a new file, renamed into place) and the
+//! event-log mark that snapshot has. A reader uses it only when that file is
 //! still the snapshot; when the log holds progress past the mark (a run going on, or
 //! one that died), it folds that onto the task index written with it
 //! (`state::task_index`). Anything else — no summary, a torn or unreadable one, one

@@ -353,6 +353,26 @@ fn a_step_resume_after_a_crash_writes_the_snapshot_once() {
     same_from_summary(&t, "after the resume");
 }
 
+/// A writer that dies while it writes a snapshot leaves the summary and index of the
+/// one before: they still describe the file in place, and the read paths fold the
+/// log past them, as the whole load does (removed first, every read was the whole
+/// load until the next writer).
+#[test]
+fn a_stop_in_the_middle_of_a_snapshot_leaves_the_reads_their_summary() {
+    let t = one_step_in();
+    let index_before = std::fs::read(index_path(&t)).unwrap();
+    let events_before = t.events().len();
+    let died = t
+        .command(&["workflow-execute", "--step"])
+        .env("WF_TEST_CRASH_AT", "before-rename")
+        .output()
+        .unwrap();
+    assert!(!died.status.success(), "the crash point was not reached");
+    assert!(t.events().len() > events_before, "the step logged nothing");
+    assert_eq!(std::fs::read(index_path(&t)).unwrap(), index_before);
+    same_from_summary(&t, "after a stop before the snapshot's rename");
+}
+
 /// A run killed mid-way leaves its progress in the log past the snapshot: the read
 /// paths fold it onto the task index, parse only the records they show, and answer
 /// as the whole load does.
