@@ -5,13 +5,14 @@
 //! After a run dies, the log holds up to a checkpoint's worth of progress past the
 //! snapshot (3.4 MB, 2,600 tasks, at 10,000 tasks), and `summary.json` no longer
 //! describes the workflow. Loading the whole state to fold that tail took 80 ms at
-//! 10,000 tasks, most of it parsing the snapshot. Instead the reader takes the tasks
-//! the tail moves, builds them from their entries, folds the tail onto them with the
-//! same fold as the whole load, writes the result back to their entries, and computes
-//! the digest from the entries (`Glance`); then it parses from the snapshot only the
-//! records of the tasks the digest names, at the byte spans the writer noted as it
-//! wrote them, and folds their own events onto those. A completion's proof is left
-//! out of both folds (`EventHead::into_event`): no read path shows it.
+//! 10,000 tasks, most of it parsing the snapshot. Instead the reader scans the tail
+//! once ([`fold_tail`]): each event that changes state is folded as it is read, by the
+//! same fold as the whole load, onto the tasks it moves, each built from its entry
+//! the first time; then the fold is written back to the entries and the digest
+//! computed from them (`Glance`), and only the records of the tasks the digest names
+//! are parsed from the snapshot, at the byte spans the writer noted as it wrote them,
+//! with their own events folded on again. A completion's proof is left out of both
+//! folds (`EventHead::into_event`): no read path shows it.
 //!
 //! Like the summary, the index is never a source of truth: it names the snapshot it
 //! was written with (and that snapshot's log mark) and is used only while the summary
@@ -270,11 +271,8 @@ pub fn fold_tail(
     let mut light = state.clone();
     light.tasks = Vec::new();
     let mut fold = Fold {
-        index: || {
-            index
-                .get_or_init(|| read_index(dir, snapshot, mark))
-                .as_ref()
-        },
+        index: &index,
+        index_of: (dir, snapshot, mark),
         position: OnceCell::new(),
         light,
         moved: Vec::new(),
@@ -347,8 +345,11 @@ fn read_index(dir: &Path, snapshot: FileId, mark: LogMark) -> Option<Vec<Entry>>
 }
 
 /// The fold of the tail as it is read.
-struct Fold<'i, I: Fn() -> Option<&'i Vec<Entry>>> {
-    index: I,
+struct Fold<'i> {
+    /// The index, read at the first event to fold (`None`: it cannot be used), from
+    /// the workflow dir, for the snapshot and mark, of `index_of`.
+    index: &'i OnceCell<Option<Vec<Entry>>>,
+    index_of: (&'i Path, FileId, LogMark),
     position: OnceCell<HashMap<&'i str, usize, foldhash::fast::RandomState>>,
     /// The state from the summary, holding only the tasks the tail moves.
     light: WorkflowState,
@@ -361,9 +362,14 @@ struct Fold<'i, I: Fn() -> Option<&'i Vec<Entry>>> {
     folded: usize,
 }
 
-impl<'i, I: Fn() -> Option<&'i Vec<Entry>>> Fold<'i, I> {
+impl Fold<'_> {
     fn apply(&mut self, offset: u64, len: usize, event: &Event) -> crate::error::Result<()> {
-        let entries = (self.index)().ok_or_else(unsure)?;
+        let (dir, snapshot, mark) = self.index_of;
+        let entries = self
+            .index
+            .get_or_init(|| read_index(dir, snapshot, mark))
+            .as_ref()
+            .ok_or_else(unsure)?;
         if let Some(id) = event.task_id.as_deref() {
             let position = self.position.get_or_init(|| {
                 entries
