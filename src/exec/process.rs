@@ -14,6 +14,7 @@
 use std::collections::{HashMap, HashSet};
 
 use std::io::{Read, Seek, SeekFrom};
+use std::ops::Range;
 use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -307,33 +308,52 @@ fn signal_group(pgid: u32, sig: Signal) {
 
 /// Runs one command to its end (or its deadline), output appended to `spec.log`.
 pub fn run(spec: Spec<'_>, children: &Children) -> Exit {
-    run_with(spec, None, children).0
+    run_with(spec, None, children).exit
+}
+
+/// How a logged command ended, and what it left in its log.
+#[derive(Debug)]
+pub struct Logged {
+    pub exit: Exit,
+    /// Why the log could not be written, if it could not: the command's result
+    /// stands, and the reason belongs in its failure text.
+    pub log_error: Option<String>,
+    /// The bytes of the log this command wrote, its `$ header` line first; none when
+    /// it wrote nothing.
+    pub written: Option<Range<u64>>,
+}
+
+impl Logged {
+    fn unlogged(exit: Exit) -> Logged {
+        Logged {
+            exit,
+            log_error: None,
+            written: None,
+        }
+    }
 }
 
 /// Like [`run`], but the log — `$ header`, then the output — is only created when the
 /// command prints something or fails (see `lazylog`): a silent success writes no file.
-/// Also returns why the log could not be written, if it could not: the command's
-/// result stands, and the reason belongs in its failure text.
-pub fn run_logged(spec: Spec<'_>, header: &str, children: &Children) -> (Exit, Option<String>) {
+pub fn run_logged(spec: Spec<'_>, header: &str, children: &Children) -> Logged {
     run_with(spec, Some(header), children)
 }
 
-fn run_with(spec: Spec<'_>, header: Option<&str>, children: &Children) -> (Exit, Option<String>) {
+fn run_with(spec: Spec<'_>, header: Option<&str>, children: &Children) -> Logged {
     if children.is_interrupted() {
-        return (Exit::Interrupted, None);
+        return Logged::unlogged(Exit::Interrupted);
     }
     let (mut log, out, err) = match LazyLog::new(spec.log, header, spec.log_cap) {
         Ok(pipe) => pipe,
         Err(e) => {
-            return (
-                Exit::SpawnFailed(format!("cannot make a pipe for its output: {e}")),
-                None,
-            )
+            return Logged::unlogged(Exit::SpawnFailed(format!(
+                "cannot make a pipe for its output: {e}"
+            )))
         }
     };
     let argv = spec.program.argv();
     let Some((prog, args)) = argv.split_first() else {
-        return (Exit::SpawnFailed("empty command".into()), None);
+        return Logged::unlogged(Exit::SpawnFailed("empty command".into()));
     };
     let mut cmd = match program_path(prog, &spec.env) {
         Some(path) => {
@@ -366,7 +386,12 @@ fn run_with(spec: Spec<'_>, header: Option<&str>, children: &Children) -> (Exit,
             } else {
                 Exit::SpawnFailed(format!("`{prog}`: {e}"))
             };
-            return (exit, log.finish());
+            let log_error = log.finish();
+            return Logged {
+                exit,
+                log_error,
+                written: log.written(),
+            };
         }
     };
     let pgid = child.id();
@@ -409,7 +434,11 @@ fn run_with(spec: Spec<'_>, header: Option<&str>, children: &Children) -> (Exit,
         Waited::TimedOut => Exit::TimedOut(started.elapsed()),
         Waited::Error(e) => Exit::SpawnFailed(e),
     };
-    (exit, log_error)
+    Logged {
+        exit,
+        log_error,
+        written: log.written(),
+    }
 }
 
 /// Where `prog` is on PATH, looked up once per run. Without it every task pays a
@@ -535,6 +564,11 @@ fn wait_with_deadline(
 /// Opens a task log for appending, creating it — and its directory, the first time
 /// or if it was removed — but never following a link planted where the log goes.
 pub fn open_log(path: &Path) -> std::io::Result<std::fs::File> {
+    open_log_at_end(path).map(|(file, _)| file)
+}
+
+/// [`open_log`], with the file's length when opened: where the next write lands.
+pub fn open_log_at_end(path: &Path) -> std::io::Result<(std::fs::File, u64)> {
     let open = || {
         // O_NONBLOCK: opening a FIFO planted here returns at once instead of waiting
         // for a reader; it is then refused below. It changes nothing for a file.
@@ -544,8 +578,9 @@ pub fn open_log(path: &Path) -> std::io::Result<std::fs::File> {
             .mode(0o644)
             .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_NONBLOCK)
             .open(path)?;
-        if file.metadata()?.is_file() {
-            Ok(file)
+        let meta = file.metadata()?;
+        if meta.is_file() {
+            Ok((file, meta.len()))
         } else {
             Err(std::io::Error::other(format!(
                 "{} is not a regular file",
