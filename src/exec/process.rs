@@ -248,6 +248,15 @@ impl Children {
     // process-wide.
     #[allow(clippy::unused_self)]
     fn end(&self, number: u64, pgid: u32) {
+        // The common case, a command that left nothing running: `wf` has no child
+        // at all, so its group is empty and no stray is left (`orphans::no_children`
+        // says why). Neither the group's SIGKILL nor a read of /proc is needed; the
+        // SIGKILL of a group whose leader is reaped could even reach a new group that
+        // took its id.
+        if crate::exec::orphans::no_children() {
+            running().leaders.remove(&number);
+            return;
+        }
         signal_group(pgid, Signal::KILL);
         let give_up = Instant::now() + SWEEP_GRACE + Duration::from_secs(2);
         let mut termed: HashMap<i32, Instant> = HashMap::new();
@@ -680,6 +689,35 @@ mod tests {
         assert!(matches!(exit, Exit::TimedOut(_)), "{exit:?}");
         std::thread::sleep(Duration::from_millis(1500));
         assert!(!marker.exists(), "a background child survived the timeout");
+    }
+
+    #[test]
+    fn a_stray_that_left_its_emptied_group_is_still_ended() {
+        // The command's group is empty when it ends (its shell is gone, the sleep
+        // is in a session of its own), yet the sleep is its and must not outlive it.
+        let dir = tempfile::tempdir().unwrap();
+        let pid_file = dir.path().join("pid");
+        let line = format!(
+            "setsid sleep 30 > /dev/null 2>&1 & echo $! > {}",
+            pid_file.display()
+        );
+        let exit = run(
+            Spec {
+                program: Program::Shell(line),
+                cwd: dir.path(),
+                env: vec![],
+                timeout: Duration::from_secs(10),
+                log: &dir.path().join("t.log"),
+                stdin: None,
+                on_start: None,
+                log_cap: crate::config::DEFAULT_LOG_CAP,
+            },
+            &Children::default(),
+        );
+        assert_eq!(exit, Exit::Code(0));
+        let pid = std::fs::read_to_string(&pid_file).unwrap();
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid.trim()));
+        assert!(stat.is_err(), "the stray lives on: {stat:?}");
     }
 
     #[test]
