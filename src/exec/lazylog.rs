@@ -59,9 +59,10 @@ impl<'a> LazyLog<'a> {
     ) -> std::io::Result<(LazyLog<'a>, std::io::PipeWriter, std::io::PipeWriter)> {
         let (pipe, writer) = std::io::pipe()?;
         let writer_err = writer.try_clone()?;
-        // SAFETY: fcntl on an fd we own; F_SETFL with O_NONBLOCK touches no memory.
-        let flags = rustix::fs::fcntl_getfl(&pipe)?;
-        rustix::fs::fcntl_setfl(&pipe, flags | rustix::fs::OFlags::NONBLOCK)?;
+        // Set, not added to what F_GETFL would say: a pipe just made has none of the
+        // flags F_SETFL changes (append, async, direct, noatime, nonblock), so there
+        // is nothing to keep and one fcntl fewer per command.
+        rustix::fs::fcntl_setfl(&pipe, rustix::fs::OFlags::NONBLOCK)?;
         let head = cap / 2;
         Ok((
             LazyLog {
@@ -92,6 +93,11 @@ impl<'a> LazyLog<'a> {
 
     /// Moves whatever output is waiting into the log, without blocking.
     pub fn pump(&mut self) {
+        // A pipe at its end stays there (no writer is left to open it again): reading
+        // would only say so once more, a system call per wake-up and at the finish.
+        if self.eof {
+            return;
+        }
         // One read drains a full pipe (64 KiB on Linux); the pump runs on the
         // scheduler's thread, whose stack has room for it.
         #[allow(clippy::large_stack_arrays)]

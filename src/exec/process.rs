@@ -533,17 +533,6 @@ fn wait_with_deadline(
     // Opened before the first try_wait, while the pid cannot have been reused.
     let exit_fd = crate::exec::pidfd::ExitFd::open(pgid);
     loop {
-        log.pump();
-        match child.try_wait() {
-            Ok(Some(status)) => return Waited::Exited(status),
-            Ok(None) => {}
-            Err(e) => return Waited::Error(e.to_string()),
-        }
-        if Instant::now() >= deadline {
-            signal_group(pgid, Signal::KILL);
-            let _ = child.wait();
-            return Waited::TimedOut;
-        }
         if children.is_interrupted() && interrupted_at.is_none() {
             // Signal our own group too: interrupt() may have run before this group
             // was registered. Then give it the same grace before the deadline's SIGKILL.
@@ -551,8 +540,10 @@ fn wait_with_deadline(
             interrupted_at = Some(Instant::now());
             deadline = deadline.min(Instant::now() + Duration::from_secs(2));
         }
-        // Woken by the exit itself where the kernel can (pidfd), else by a nap: a
-        // no-op task used to spend most of its time here, overshooting its exit.
+        // Waiting comes first: a command just started has neither printed nor exited,
+        // and asking would cost a read and a wait4 that answer nothing. Woken by the
+        // exit itself where the kernel can (pidfd), else by a nap: a no-op task used
+        // to spend most of its time here, overshooting its exit.
         let pipe = log.fd();
         match &exit_fd {
             Some(fd) => {
@@ -567,6 +558,17 @@ fn wait_with_deadline(
             }
         }
         nap = (nap * 2).min(Duration::from_millis(20));
+        log.pump();
+        match child.try_wait() {
+            Ok(Some(status)) => return Waited::Exited(status),
+            Ok(None) => {}
+            Err(e) => return Waited::Error(e.to_string()),
+        }
+        if Instant::now() >= deadline {
+            signal_group(pgid, Signal::KILL);
+            let _ = child.wait();
+            return Waited::TimedOut;
+        }
     }
 }
 
