@@ -352,55 +352,67 @@ fn run_with(spec: Spec<'_>, header: Option<&str>, children: &Children) -> Logged
     if children.is_interrupted() {
         return Logged::unlogged(Exit::Interrupted);
     }
-    let (mut log, out, err) = match LazyLog::new(spec.log, header, spec.log_cap) {
-        Ok(pipe) => pipe,
-        Err(e) => {
-            return Logged::unlogged(Exit::SpawnFailed(format!(
-                "cannot make a pipe for its output: {e}"
-            )))
-        }
-    };
     let argv = spec.program.argv();
     let Some((prog, args)) = argv.split_first() else {
         return Logged::unlogged(Exit::SpawnFailed("empty command".into()));
     };
-    let mut cmd = match program_path(prog, &spec.env) {
-        Some(path) => {
-            let mut cmd = Command::new(path);
-            std::os::unix::process::CommandExt::arg0(&mut cmd, prog);
-            cmd
-        }
-        None => Command::new(prog),
-    };
-    cmd.args(args)
-        .current_dir(spec.cwd)
-        .envs(spec.env.iter().map(|(k, v)| (k, v)))
-        .stdin(if spec.stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(out)
-        .stderr(err);
-    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
-    let spawned = children.spawn(&mut cmd);
-    // The parent's copies of the pipe's write ends go now, or it never reaches its end.
-    drop(cmd);
-    let (number, mut child) = match spawned {
-        Ok(c) => c,
-        Err(e) => {
-            log.ensure();
-            let exit = if e.kind() == std::io::ErrorKind::NotFound {
-                Exit::NotOnPath(prog.clone())
+    let mut path = program_path(prog, &spec.env);
+    let mut looked_again = false;
+    let (mut log, number, mut child) = loop {
+        let (mut log, out, err) = match LazyLog::new(spec.log, header, spec.log_cap) {
+            Ok(pipe) => pipe,
+            Err(e) => {
+                return Logged::unlogged(Exit::SpawnFailed(format!(
+                    "cannot make a pipe for its output: {e}"
+                )))
+            }
+        };
+        let mut cmd = match &path {
+            Some(path) => {
+                let mut cmd = Command::new(path);
+                std::os::unix::process::CommandExt::arg0(&mut cmd, prog);
+                cmd
+            }
+            None => Command::new(prog),
+        };
+        cmd.args(args)
+            .current_dir(spec.cwd)
+            .envs(spec.env.iter().map(|(k, v)| (k, v)))
+            .stdin(if spec.stdin.is_some() {
+                Stdio::piped()
             } else {
-                Exit::SpawnFailed(format!("`{prog}`: {e}"))
-            };
-            let log_error = log.finish();
-            return Logged {
-                exit,
-                log_error,
-                written: log.written(),
-            };
+                Stdio::null()
+            })
+            .stdout(out)
+            .stderr(err);
+        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+        let spawned = children.spawn(&mut cmd);
+        // The parent's copies of the pipe's write ends go now, or it never reaches its end.
+        drop(cmd);
+        match spawned {
+            Ok((number, child)) => break (log, number, child),
+            // The program found on PATH earlier is no longer a file there: look it
+            // up again, as the stat before every spawn that this replaces did. The
+            // failed spawn left nothing behind (its log is not created yet).
+            Err(_) if !looked_again && path.as_ref().is_some_and(|p| !p.is_file()) => {
+                looked_again = true;
+                forget(prog);
+                path = program_path(prog, &spec.env);
+            }
+            Err(e) => {
+                log.ensure();
+                let exit = if e.kind() == std::io::ErrorKind::NotFound {
+                    Exit::NotOnPath(prog.clone())
+                } else {
+                    Exit::SpawnFailed(format!("`{prog}`: {e}"))
+                };
+                let log_error = log.finish();
+                return Logged {
+                    exit,
+                    log_error,
+                    written: log.written(),
+                };
+            }
         }
     };
     let pgid = child.id();
@@ -454,22 +466,24 @@ fn run_with(spec: Spec<'_>, header: Option<&str>, children: &Children) -> Logged
 /// search of PATH twice: a stat per entry in `wf`, then a failed exec per entry in the
 /// child (about 65 µs of a no-op task's 800). Like a shell's hash table, a program
 /// installed later in an earlier PATH entry is not seen; one that vanished is looked
-/// up again. `None` leaves the search to the spawn: a path, a PATH set for this
-/// command, a relative PATH entry (it would mean the child's directory), or a program
-/// not found (the spawn then reports it).
+/// up again — once its spawn fails, so a spawn costs no stat of its program. `None`
+/// leaves the search to the spawn: a path, a PATH set for this command, a relative
+/// PATH entry (it would mean the child's directory), or a program not found (the
+/// spawn then reports it).
 fn program_path(prog: &str, env: &[(String, String)]) -> Option<PathBuf> {
     if prog.contains('/') || env.iter().any(|(k, _)| k == "PATH") {
         return None;
     }
-    match lookup(prog) {
+    match lookup(prog, Cached::Trusted) {
         Lookup::Found(path) => Some(path),
         Lookup::NotFound | Lookup::Uncached => None,
     }
 }
 
-/// Whether a bare program name is on `wf`'s PATH, through the same cache as spawns.
+/// Whether a bare program name is on `wf`'s PATH, through the same cache as spawns;
+/// a cached answer is checked to still be a file.
 pub fn on_path(prog: &str) -> bool {
-    match lookup(prog) {
+    match lookup(prog, Cached::Checked) {
         Lookup::Found(_) => true,
         Lookup::NotFound => false,
         Lookup::Uncached => which::which(prog).is_ok(),
@@ -483,20 +497,39 @@ enum Lookup {
     Uncached,
 }
 
-fn lookup(prog: &str) -> Lookup {
+/// Whether a program found earlier is taken as still there.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Cached {
+    /// Yes: a spawn finds out if it is not, and looks again.
+    Trusted,
+    /// Only if it still is a file (a stat).
+    Checked,
+}
+
+/// Where each program was found on PATH this run.
+fn found() -> std::sync::MutexGuard<'static, HashMap<String, PathBuf>> {
     static FOUND: OnceLock<Mutex<HashMap<String, PathBuf>>> = OnceLock::new();
+    FOUND
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Drops where `prog` was found: it is not there any more.
+fn forget(prog: &str) {
+    found().remove(prog);
+}
+
+fn lookup(prog: &str, cached: Cached) -> Lookup {
     let Some(path_var) = std::env::var_os("PATH") else {
         return Lookup::NotFound;
     };
     if std::env::split_paths(&path_var).any(|dir| !dir.is_absolute()) {
         return Lookup::Uncached;
     }
-    let mut found = FOUND
-        .get_or_init(Mutex::default)
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut found = found();
     if let Some(path) = found.get(prog) {
-        if path.is_file() {
+        if cached == Cached::Trusted || path.is_file() {
             return Lookup::Found(path.clone());
         }
     }
@@ -720,6 +753,35 @@ mod tests {
         let pid = std::fs::read_to_string(&pid_file).unwrap();
         let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid.trim()));
         assert!(stat.is_err(), "the stray lives on: {stat:?}");
+    }
+
+    #[test]
+    fn a_program_gone_from_where_it_was_found_is_looked_up_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("t.log");
+        let spec = |prog: &str| Spec {
+            program: Program::Argv(vec![prog.into()]),
+            cwd: dir.path(),
+            env: vec![],
+            timeout: Duration::from_secs(10),
+            log: &log,
+            stdin: None,
+            on_start: None,
+            log_cap: crate::config::DEFAULT_LOG_CAP,
+        };
+        // Spawns trust where a program was found; `true` "was" somewhere now gone
+        // (a concurrent test spawning `true` meanwhile takes the same way back).
+        let gone = dir.path().join("gone").join("true");
+        found().insert("true".into(), gone.clone());
+        assert_eq!(run(spec("true"), &Children::default()), Exit::Code(0));
+        let now = found().get("true").cloned().expect("found again");
+        assert!(now != gone && now.is_file(), "{now:?}");
+        // Gone from everywhere: not on PATH, as when the spawn searched PATH itself.
+        let prog = "wf-test-gone-from-path";
+        found().insert(prog.into(), gone);
+        let exit = run(spec(prog), &Children::default());
+        assert_eq!(exit, Exit::NotOnPath(prog.into()));
+        assert!(!found().contains_key(prog));
     }
 
     #[test]
