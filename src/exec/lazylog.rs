@@ -115,6 +115,18 @@ impl<'a> LazyLog<'a> {
         }
     }
 
+    /// Takes what a wait saw of the pipe (its poll flags): reads it when it may hold
+    /// data; marks its end when it is empty with no writer left (`HUP` without `IN`:
+    /// a read would only return nothing); leaves it when it was not ready.
+    pub fn pump_ready(&mut self, flags: rustix::event::PollFlags) {
+        use rustix::event::PollFlags;
+        if flags == PollFlags::HUP {
+            self.eof = true;
+        } else if !flags.is_empty() {
+            self.pump();
+        }
+    }
+
     /// Makes sure the log exists (with its header), e.g. because the command failed.
     pub fn ensure(&mut self) {
         self.write(&[]);
@@ -373,5 +385,41 @@ mod written_tests {
         log.ensure();
         assert_eq!(log.finish(), None);
         assert_eq!(log.written(), None, "no header, no byte: no span");
+    }
+}
+
+#[cfg(test)]
+mod pump_ready_tests {
+    use super::*;
+    use rustix::event::PollFlags;
+
+    #[test]
+    fn data_is_read_when_seen_and_an_empty_ended_pipe_never() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.log");
+        let (mut log, mut w, w2) = LazyLog::new(&path, None, 1 << 20).unwrap();
+        w.write_all(b"data\n").unwrap();
+        log.pump_ready(PollFlags::empty());
+        assert!(!path.exists(), "not seen ready: left for later");
+        log.pump_ready(PollFlags::IN);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "data\n");
+        assert!(log.fd().is_some(), "writers left: not at its end");
+        drop((w, w2));
+        log.pump_ready(PollFlags::HUP);
+        assert!(log.fd().is_none(), "empty, no writer: at its end");
+        assert_eq!(log.finish(), None);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "data\n");
+    }
+
+    #[test]
+    fn output_a_wait_did_not_see_is_kept_by_the_finish() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.log");
+        let (mut log, mut w, w2) = LazyLog::new(&path, Some("cmd"), 1 << 20).unwrap();
+        w.write_all(b"late\n").unwrap();
+        drop((w, w2));
+        log.pump_ready(PollFlags::empty());
+        assert_eq!(log.finish(), None);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "$ cmd\nlate\n");
     }
 }

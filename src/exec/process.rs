@@ -578,24 +578,23 @@ fn wait_with_deadline(
         // exit itself where the kernel can (pidfd), else by a nap: a no-op task used
         // to spend most of its time here, overshooting its exit.
         let pipe = log.fd();
-        match &exit_fd {
-            Some(fd) => {
-                fd.wait(
-                    pipe,
-                    Duration::from_millis(20)
-                        .min(deadline.saturating_duration_since(Instant::now())),
-                );
-            }
-            None => {
-                crate::exec::pidfd::poll_readable(&[pipe], nap);
-            }
-        }
+        let ready = match &exit_fd {
+            Some(fd) => fd.wait(
+                pipe,
+                Duration::from_millis(20).min(deadline.saturating_duration_since(Instant::now())),
+            ),
+            None => crate::exec::pidfd::wait_output(pipe, nap),
+        };
         nap = (nap * 2).min(Duration::from_millis(20));
-        log.pump();
-        match child.try_wait() {
-            Ok(Some(status)) => return Waited::Exited(status),
-            Ok(None) => {}
-            Err(e) => return Waited::Error(e.to_string()),
+        log.pump_ready(ready.output);
+        // Not exited (the pidfd says so) is nothing a wait4 would find: a command's
+        // output often ends a moment before its exit does.
+        if ready.exited {
+            match child.try_wait() {
+                Ok(Some(status)) => return Waited::Exited(status),
+                Ok(None) => {}
+                Err(e) => return Waited::Error(e.to_string()),
+            }
         }
         if Instant::now() >= deadline {
             signal_group(pgid, Signal::KILL);
