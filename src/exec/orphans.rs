@@ -68,9 +68,10 @@ pub fn become_subreaper() {
 /// The pids of the main thread's children: every orphan a subreaper adopts goes to
 /// its first live thread (the main one, alive all run), as do the commands the main
 /// thread starts; workers' own commands are their threads' children and need no
-/// sweep of their own (`process::Children` knows them). One small file, so the
-/// common case — nothing escaped — costs a read. Where the kernel has no `children`
-/// file (CONFIG_PROC_CHILDREN), every `/proc/<pid>/stat` is scanned for this parent.
+/// sweep of their own (`process::Children` knows them). One small file, read only
+/// when `wf` has children at all ([`no_children`] answers the commonest case, nothing
+/// left, without it). Where the kernel has no `children` file (CONFIG_PROC_CHILDREN),
+/// every `/proc/<pid>/stat` is scanned for this parent.
 pub fn children() -> Vec<i32> {
     let me = own_pid() as i32;
     if let Ok(text) = std::fs::read_to_string(format!("/proc/self/task/{me}/children")) {
