@@ -130,7 +130,9 @@ pub fn run(ctx: &WorkCtx, task: &Task, budget: Duration, deadline: Instant) -> E
         }
         let capped = left < own;
         let log = ctx.workflow_dir.join(format!("check-{}.log", i + 1));
-        let (exit, _) = ctx.run_program(task, attempt, &program, &log, own.min(left));
+        let exit = ctx
+            .run_program(task, attempt, &program, &log, own.min(left))
+            .exit;
         let outcome = match exit {
             Exit::Code(0) => Outcome::Passed,
             Exit::TimedOut(_) if capped => Outcome::OverBudget,

@@ -235,9 +235,11 @@ fn report_stop(
     keep_going: bool,
     out: &Output,
 ) -> Result<()> {
-    let (json, text) =
-        crate::report::execute::stop_report(session.state()?, stop, summary, keep_going);
-    out.json_value(&json);
+    let state = session.state()?;
+    if out.json {
+        out.json_value(&crate::report::execute::stop_json(state, stop, summary));
+    }
+    let text = crate::report::execute::stop_text(state, stop, keep_going);
     out.conclude(&text, !matches!(stop, Stop::Failed { .. }));
     Ok(())
 }

@@ -17,6 +17,7 @@
 use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{Read, Write};
+use std::ops::Range;
 use std::os::fd::{AsFd, BorrowedFd};
 use std::path::Path;
 
@@ -27,6 +28,11 @@ pub struct LazyLog<'a> {
     header: Option<&'a str>,
     pipe: std::io::PipeReader,
     file: Option<File>,
+    /// Where this log's bytes start in the file (its length when opened) and how
+    /// many were written: where a command's output lies is known without a `stat`
+    /// of the log before and after every command.
+    start: u64,
+    written: u64,
     /// Every writer closed the pipe: nothing more to wait for on it.
     eof: bool,
     /// Why the log could not be written; output is then read and dropped, never
@@ -53,9 +59,10 @@ impl<'a> LazyLog<'a> {
     ) -> std::io::Result<(LazyLog<'a>, std::io::PipeWriter, std::io::PipeWriter)> {
         let (pipe, writer) = std::io::pipe()?;
         let writer_err = writer.try_clone()?;
-        // SAFETY: fcntl on an fd we own; F_SETFL with O_NONBLOCK touches no memory.
-        let flags = rustix::fs::fcntl_getfl(&pipe)?;
-        rustix::fs::fcntl_setfl(&pipe, flags | rustix::fs::OFlags::NONBLOCK)?;
+        // Set, not added to what F_GETFL would say: a pipe just made has none of the
+        // flags F_SETFL changes (append, async, direct, noatime, nonblock), so there
+        // is nothing to keep and one fcntl fewer per command.
+        rustix::fs::fcntl_setfl(&pipe, rustix::fs::OFlags::NONBLOCK)?;
         let head = cap / 2;
         Ok((
             LazyLog {
@@ -63,6 +70,8 @@ impl<'a> LazyLog<'a> {
                 header,
                 pipe,
                 file: None,
+                start: 0,
+                written: 0,
                 eof: false,
                 error: None,
                 head_left: head,
@@ -84,6 +93,11 @@ impl<'a> LazyLog<'a> {
 
     /// Moves whatever output is waiting into the log, without blocking.
     pub fn pump(&mut self) {
+        // A pipe at its end stays there (no writer is left to open it again): reading
+        // would only say so once more, a system call per wake-up and at the finish.
+        if self.eof {
+            return;
+        }
         // One read drains a full pipe (64 KiB on Linux); the pump runs on the
         // scheduler's thread, whose stack has room for it.
         #[allow(clippy::large_stack_arrays)]
@@ -98,6 +112,18 @@ impl<'a> LazyLog<'a> {
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(_) => return, // WouldBlock: nothing more for now
             }
+        }
+    }
+
+    /// Takes what a wait saw of the pipe (its poll flags): reads it when it may hold
+    /// data; marks its end when it is empty with no writer left (`HUP` without `IN`:
+    /// a read would only return nothing); leaves it when it was not ready.
+    pub fn pump_ready(&mut self, flags: rustix::event::PollFlags) {
+        use rustix::event::PollFlags;
+        if flags == PollFlags::HUP {
+            self.eof = true;
+        } else if !flags.is_empty() {
+            self.pump();
         }
     }
 
@@ -125,6 +151,20 @@ impl<'a> LazyLog<'a> {
             }
         }
         self.error.clone()
+    }
+
+    /// The bytes of the file this log wrote (its `$ header` line first), once
+    /// finished; none when it wrote nothing. After a failed write the file is asked
+    /// how long it is: how much of that write landed is not known otherwise.
+    pub fn written(&self) -> Option<Range<u64>> {
+        let file = self.file.as_ref()?;
+        let end = if self.error.is_some() {
+            file.metadata()
+                .map_or(self.start + self.written, |m| m.len())
+        } else {
+            self.start + self.written
+        };
+        (end > self.start).then_some(self.start..end)
     }
 
     /// Output from the pipe: into the head while it lasts, then into the tail.
@@ -157,12 +197,17 @@ impl<'a> LazyLog<'a> {
             return;
         }
         if self.file.is_none() {
-            let opened = crate::exec::process::open_log(self.path).and_then(|mut f| {
-                if let Some(header) = self.header {
-                    writeln!(f, "$ {header}")?;
-                }
-                Ok(f)
-            });
+            let opened =
+                crate::exec::process::open_log_at_end(self.path).and_then(|(mut f, len)| {
+                    self.start = len;
+                    if let Some(header) = self.header {
+                        // One write: `writeln!` to a file makes one per piece.
+                        let line = format!("$ {header}\n");
+                        f.write_all(line.as_bytes())?;
+                        self.written = line.len() as u64;
+                    }
+                    Ok(f)
+                });
             match opened {
                 Ok(f) => self.file = Some(f),
                 Err(e) => {
@@ -176,7 +221,10 @@ impl<'a> LazyLog<'a> {
                 return;
             }
             match f.write_all(data) {
-                Ok(()) => self.last = data.last().copied(),
+                Ok(()) => {
+                    self.written += data.len() as u64;
+                    self.last = data.last().copied();
+                }
                 Err(e) => {
                     self.error = Some(format!("cannot write the log {}: {e}", self.path.display()));
                 }
@@ -231,7 +279,7 @@ mod tests {
                 line,
                 &Children::default(),
             )
-            .0
+            .exit
         };
         let quiet = dir.path().join("quiet.log");
         assert!(run("true", &quiet).success());
@@ -298,5 +346,80 @@ mod cap_tests {
             error.starts_with("cannot write the log /dev/full: "),
             "{error}"
         );
+    }
+}
+
+#[cfg(test)]
+mod written_tests {
+    use super::*;
+
+    #[test]
+    fn written_is_the_span_of_this_logs_bytes_in_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.log");
+        std::fs::write(&path, "earlier\n").unwrap();
+        let (mut log, mut w, w2) = LazyLog::new(&path, Some("cmd"), 10).unwrap();
+        w.write_all(b"abcdefghijklmnop").unwrap();
+        drop((w, w2));
+        assert_eq!(log.finish(), None);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            text.starts_with("earlier\n$ cmd\nabcde\n[wf: 6 bytes"),
+            "{text}"
+        );
+        assert!(text.ends_with("lmnop"), "{text}");
+        assert_eq!(log.written(), Some(8..text.len() as u64));
+    }
+
+    #[test]
+    fn nothing_written_no_span() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.log");
+        std::fs::write(&path, "earlier\n").unwrap();
+        let (mut log, w, w2) = LazyLog::new(&path, Some("cmd"), 10).unwrap();
+        drop((w, w2));
+        assert_eq!(log.finish(), None);
+        assert_eq!(log.written(), None);
+        let (mut log, w, w2) = LazyLog::new(&path, None, 10).unwrap();
+        drop((w, w2));
+        log.ensure();
+        assert_eq!(log.finish(), None);
+        assert_eq!(log.written(), None, "no header, no byte: no span");
+    }
+}
+
+#[cfg(test)]
+mod pump_ready_tests {
+    use super::*;
+    use rustix::event::PollFlags;
+
+    #[test]
+    fn data_is_read_when_seen_and_an_empty_ended_pipe_never() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.log");
+        let (mut log, mut w, w2) = LazyLog::new(&path, None, 1 << 20).unwrap();
+        w.write_all(b"data\n").unwrap();
+        log.pump_ready(PollFlags::empty());
+        assert!(!path.exists(), "not seen ready: left for later");
+        log.pump_ready(PollFlags::IN);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "data\n");
+        assert!(log.fd().is_some(), "writers left: not at its end");
+        drop((w, w2));
+        log.pump_ready(PollFlags::HUP);
+        assert!(log.fd().is_none(), "empty, no writer: at its end");
+        assert_eq!(log.finish(), None);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "data\n");
+    }
+
+    #[test]
+    fn output_a_wait_did_not_see_is_kept_by_the_finish() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.log");
+        let (mut log, mut w, w2) = LazyLog::new(&path, Some("cmd"), 1 << 20).unwrap();
+        w.write_all(b"late\n").unwrap();
+        drop((w, w2));
+        log.pump_ready(PollFlags::empty());
+        assert_eq!(log.finish(), None);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "$ cmd\nlate\n");
     }
 }

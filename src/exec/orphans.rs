@@ -22,7 +22,36 @@ pub const SPAWN_VAR: &str = "WF_SPAWN";
 
 /// The `WF_SPAWN` value of this process's command number `n`.
 pub fn token(n: u64) -> String {
-    format!("{}.{n}", std::process::id())
+    format!("{}.{n}", own_pid())
+}
+
+/// This process's id, asked of the kernel once: `std::process::id` is a system call
+/// each time (glibc keeps no copy), and `wf` never forks without an exec, so its id
+/// never changes under it.
+fn own_pid() -> u32 {
+    static PID: OnceLock<u32> = OnceLock::new();
+    *PID.get_or_init(std::process::id)
+}
+
+/// Whether this process has no child process at all, live or exited, of any of its
+/// threads. Then no command left anything behind: while `wf` lives, every process a
+/// command started is a descendant of one of `wf`'s children (an orphan's new
+/// parent is `wf` itself, the subreaper, or a subreaper below it), so with no child
+/// there is no such process, in the command's group or out of it. One `waitid` that
+/// neither waits (`WNOHANG`) nor reaps (`WNOWAIT`); `__WALL` counts children whatever
+/// signal their exit sends. Only its "no child" (`ECHILD`) is a yes: any other answer,
+/// such as a kernel before 4.7 refusing `__WALL` here, leaves it to the sweep.
+pub fn no_children() -> bool {
+    use rustix::process::{WaitId, WaitIdOptions};
+    #[allow(clippy::cast_sign_loss)] // a flag bit, 0x40000000
+    let all = WaitIdOptions::from_bits_retain(libc::__WALL as u32);
+    matches!(
+        rustix::process::waitid(
+            WaitId::All,
+            WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT | all,
+        ),
+        Err(rustix::io::Errno::CHILD)
+    )
 }
 
 /// Makes orphaned descendants children of `wf` (once per process). Where the kernel
@@ -39,11 +68,12 @@ pub fn become_subreaper() {
 /// The pids of the main thread's children: every orphan a subreaper adopts goes to
 /// its first live thread (the main one, alive all run), as do the commands the main
 /// thread starts; workers' own commands are their threads' children and need no
-/// sweep of their own (`process::Children` knows them). One small file, so the
-/// common case — nothing escaped — costs a read. Where the kernel has no `children`
-/// file (CONFIG_PROC_CHILDREN), every `/proc/<pid>/stat` is scanned for this parent.
+/// sweep of their own (`process::Children` knows them). One small file, read only
+/// when `wf` has children at all ([`no_children`] answers the commonest case, nothing
+/// left, without it). Where the kernel has no `children` file (CONFIG_PROC_CHILDREN),
+/// every `/proc/<pid>/stat` is scanned for this parent.
 pub fn children() -> Vec<i32> {
-    let me = std::process::id() as i32;
+    let me = own_pid() as i32;
     if let Ok(text) = std::fs::read_to_string(format!("/proc/self/task/{me}/children")) {
         return text
             .split_whitespace()
@@ -92,7 +122,7 @@ impl Stray {
 /// The command number in `pid`'s `WF_SPAWN`, when it names this process.
 fn spawn_of(pid: i32) -> Option<u64> {
     let environ = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
-    spawn_in(&environ, std::process::id())
+    spawn_in(&environ, own_pid())
 }
 
 /// The command number in a NUL-separated environment's `WF_SPAWN`, when it names
@@ -149,7 +179,7 @@ pub fn reap(pid: i32) {
 /// belongs to `workflow_dir`; returns the groups it ended.
 pub fn kill_orphans(workflow_dir: &Path) -> Vec<i32> {
     let needle = format!("WF_WORKFLOW_DIR={}", workflow_dir.display());
-    let me = std::process::id() as i32;
+    let me = own_pid() as i32;
     let mut groups = Vec::new();
     for pid in all_pids() {
         if pid == me {
@@ -217,5 +247,75 @@ mod tests {
             std::thread::sleep(std::time::Duration::from_millis(5));
         }
         assert!(Stray::read(pid).gone);
+    }
+}
+
+#[cfg(test)]
+mod no_children_tests {
+    use super::*;
+
+    /// Set in the copy of the test binary that runs [`no_children_sees_every_child`]
+    /// alone: the test runner's other tests have children of their own.
+    const ALONE: &str = "WF_TEST_NO_CHILDREN_ALONE";
+
+    #[test]
+    fn no_children_sees_every_child() {
+        if std::env::var_os(ALONE).is_none() {
+            let out = std::process::Command::new(std::env::current_exe().unwrap())
+                .args([
+                    "exec::orphans::no_children_tests::no_children_sees_every_child",
+                    "--exact",
+                    "--test-threads=1",
+                ])
+                .env(ALONE, "1")
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success() && String::from_utf8_lossy(&out.stdout).contains("1 passed"),
+                "{}\n{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            return;
+        }
+        become_subreaper();
+        assert!(no_children(), "the copy starts with no child");
+        // A live child, then the same child exited but not yet reaped.
+        let mut child = std::process::Command::new("/bin/sh")
+            .args(["-c", "read _"])
+            .stdin(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        assert!(!no_children(), "a live child");
+        drop(child.stdin.take());
+        let zombie = Pid::from_raw(child.id() as i32).unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while stat_fields(zombie.as_raw_nonzero().get()).is_some_and(|s| s.state != 'Z')
+            && std::time::Instant::now() < deadline
+        {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        assert!(!no_children(), "an exited child not yet reaped");
+        child.wait().unwrap();
+        assert!(no_children(), "reaped");
+        // An orphan the subreaper adopted from a child that has exited, and one a
+        // thread's child left: any thread's children count.
+        let orphan = std::thread::spawn(|| {
+            let out = std::process::Command::new("/bin/sh")
+                .args(["-c", "setsid sleep 30 > /dev/null 2>&1 & echo $!"])
+                .output()
+                .unwrap();
+            String::from_utf8_lossy(&out.stdout)
+                .trim()
+                .parse::<i32>()
+                .unwrap()
+        })
+        .join()
+        .unwrap();
+        assert!(children().contains(&orphan), "adopted");
+        assert!(!no_children(), "an adopted orphan");
+        signal(orphan, Signal::KILL);
+        let _ = rustix::process::waitpid(Pid::from_raw(orphan), WaitOptions::empty());
+        assert!(no_children(), "the orphan reaped");
     }
 }

@@ -14,6 +14,16 @@ use std::time::Duration;
 /// A handle that becomes readable when the process exits.
 pub struct ExitFd(OwnedFd);
 
+/// What a wait saw ready when it returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ready {
+    /// The process has exited: it can be reaped. Until then a `wait4` finds nothing.
+    pub exited: bool,
+    /// The output pipe's poll flags: `IN` when it holds data, `HUP` when no writer is
+    /// left; empty when neither (or when the wait timed out).
+    pub output: PollFlags,
+}
+
 impl ExitFd {
     /// Opens a pidfd for `pid`; `None` where the kernel has none. Call it before the
     /// child is reaped (a reaped pid may be reused).
@@ -24,16 +34,29 @@ impl ExitFd {
             .map(ExitFd)
     }
 
-    /// Waits until the process exits, `also` is readable, or `timeout` passes; true
-    /// when woken early (the caller checks with `try_wait` and reads `also` anyway).
-    pub fn wait(&self, also: Option<BorrowedFd<'_>>, timeout: Duration) -> bool {
-        poll_readable(&[Some(self.0.as_fd()), also], timeout)
+    /// Waits until the process exits, `output` is readable, or `timeout` passes.
+    pub fn wait(&self, output: Option<BorrowedFd<'_>>, timeout: Duration) -> Ready {
+        let [exited, output] = poll([Some(self.0.as_fd()), output], timeout);
+        Ready {
+            exited: !exited.is_empty(),
+            output,
+        }
     }
 }
 
-/// Waits until one of `fds` is readable or `timeout` passes; true when woken early
-/// (or interrupted by a signal).
-pub fn poll_readable(fds: &[Option<BorrowedFd<'_>>], timeout: Duration) -> bool {
+/// Waits until `output` is readable or `timeout` passes (a nap without it), where
+/// there is no pidfd: the process may have exited any time.
+pub fn wait_output(output: Option<BorrowedFd<'_>>, timeout: Duration) -> Ready {
+    let [output, _] = poll([output, None], timeout);
+    Ready {
+        exited: true,
+        output,
+    }
+}
+
+/// Waits until one of `fds` is readable or `timeout` passes; the flags each one
+/// returned (none for a missing one, or all when interrupted by a signal).
+fn poll(fds: [Option<BorrowedFd<'_>>; 2], timeout: Duration) -> [PollFlags; 2] {
     let mut pfds: Vec<PollFd<'_>> = fds
         .iter()
         .flatten()
@@ -41,15 +64,21 @@ pub fn poll_readable(fds: &[Option<BorrowedFd<'_>>], timeout: Duration) -> bool 
         .collect();
     if pfds.is_empty() {
         std::thread::sleep(timeout);
-        return false;
+        return [PollFlags::empty(); 2];
     }
     let timeout = timeout.max(Duration::from_millis(1));
     let timeout = Timespec {
         tv_sec: i64::try_from(timeout.as_secs()).unwrap_or(i64::MAX),
         tv_nsec: i64::from(timeout.subsec_nanos()),
     };
-    // Woken early also when a signal interrupts the wait (EINTR is an error here).
-    !matches!(rustix::event::poll(&mut pfds, Some(&timeout)), Ok(0))
+    if rustix::event::poll(&mut pfds, Some(&timeout)).is_err() {
+        // Interrupted by a signal (EINTR): say everything may be ready, so the
+        // caller looks at each for itself.
+        let all = PollFlags::IN | PollFlags::HUP;
+        return fds.map(|fd| fd.map_or(PollFlags::empty(), |_| all));
+    }
+    let mut got = pfds.iter().map(PollFd::revents);
+    fds.map(|fd| fd.and_then(|_| got.next()).unwrap_or_else(PollFlags::empty))
 }
 
 #[cfg(test)]
@@ -68,7 +97,7 @@ mod tests {
             return; // no pidfd on this kernel: the fallback is tested by process.rs
         };
         let start = Instant::now();
-        assert!(fd.wait(None, Duration::from_secs(5)));
+        assert!(fd.wait(None, Duration::from_secs(5)).exited);
         assert!(start.elapsed() < Duration::from_secs(4));
         assert!(child.wait().unwrap().success());
     }
@@ -80,7 +109,8 @@ mod tests {
             .spawn()
             .unwrap();
         if let Some(fd) = ExitFd::open(child.id()) {
-            assert!(!fd.wait(None, Duration::from_millis(20)));
+            let ready = fd.wait(None, Duration::from_millis(20));
+            assert!(!ready.exited && ready.output.is_empty(), "{ready:?}");
         }
         let _ = child.kill();
         let _ = child.wait();

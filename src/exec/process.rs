@@ -14,6 +14,7 @@
 use std::collections::{HashMap, HashSet};
 
 use std::io::{Read, Seek, SeekFrom};
+use std::ops::Range;
 use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -247,6 +248,15 @@ impl Children {
     // process-wide.
     #[allow(clippy::unused_self)]
     fn end(&self, number: u64, pgid: u32) {
+        // The common case, a command that left nothing running: `wf` has no child
+        // at all, so its group is empty and no stray is left (`orphans::no_children`
+        // says why). Neither the group's SIGKILL nor a read of /proc is needed; the
+        // SIGKILL of a group whose leader is reaped could even reach a new group that
+        // took its id.
+        if crate::exec::orphans::no_children() {
+            running().leaders.remove(&number);
+            return;
+        }
         signal_group(pgid, Signal::KILL);
         let give_up = Instant::now() + SWEEP_GRACE + Duration::from_secs(2);
         let mut termed: HashMap<i32, Instant> = HashMap::new();
@@ -307,66 +317,102 @@ fn signal_group(pgid: u32, sig: Signal) {
 
 /// Runs one command to its end (or its deadline), output appended to `spec.log`.
 pub fn run(spec: Spec<'_>, children: &Children) -> Exit {
-    run_with(spec, None, children).0
+    run_with(spec, None, children).exit
+}
+
+/// How a logged command ended, and what it left in its log.
+#[derive(Debug)]
+pub struct Logged {
+    pub exit: Exit,
+    /// Why the log could not be written, if it could not: the command's result
+    /// stands, and the reason belongs in its failure text.
+    pub log_error: Option<String>,
+    /// The bytes of the log this command wrote, its `$ header` line first; none when
+    /// it wrote nothing.
+    pub written: Option<Range<u64>>,
+}
+
+impl Logged {
+    fn unlogged(exit: Exit) -> Logged {
+        Logged {
+            exit,
+            log_error: None,
+            written: None,
+        }
+    }
 }
 
 /// Like [`run`], but the log — `$ header`, then the output — is only created when the
 /// command prints something or fails (see `lazylog`): a silent success writes no file.
-/// Also returns why the log could not be written, if it could not: the command's
-/// result stands, and the reason belongs in its failure text.
-pub fn run_logged(spec: Spec<'_>, header: &str, children: &Children) -> (Exit, Option<String>) {
+pub fn run_logged(spec: Spec<'_>, header: &str, children: &Children) -> Logged {
     run_with(spec, Some(header), children)
 }
 
-fn run_with(spec: Spec<'_>, header: Option<&str>, children: &Children) -> (Exit, Option<String>) {
+fn run_with(spec: Spec<'_>, header: Option<&str>, children: &Children) -> Logged {
     if children.is_interrupted() {
-        return (Exit::Interrupted, None);
+        return Logged::unlogged(Exit::Interrupted);
     }
-    let (mut log, out, err) = match LazyLog::new(spec.log, header, spec.log_cap) {
-        Ok(pipe) => pipe,
-        Err(e) => {
-            return (
-                Exit::SpawnFailed(format!("cannot make a pipe for its output: {e}")),
-                None,
-            )
-        }
-    };
     let argv = spec.program.argv();
     let Some((prog, args)) = argv.split_first() else {
-        return (Exit::SpawnFailed("empty command".into()), None);
+        return Logged::unlogged(Exit::SpawnFailed("empty command".into()));
     };
-    let mut cmd = match program_path(prog, &spec.env) {
-        Some(path) => {
-            let mut cmd = Command::new(path);
-            std::os::unix::process::CommandExt::arg0(&mut cmd, prog);
-            cmd
-        }
-        None => Command::new(prog),
-    };
-    cmd.args(args)
-        .current_dir(spec.cwd)
-        .envs(spec.env.iter().map(|(k, v)| (k, v)))
-        .stdin(if spec.stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(out)
-        .stderr(err);
-    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
-    let spawned = children.spawn(&mut cmd);
-    // The parent's copies of the pipe's write ends go now, or it never reaches its end.
-    drop(cmd);
-    let (number, mut child) = match spawned {
-        Ok(c) => c,
-        Err(e) => {
-            log.ensure();
-            let exit = if e.kind() == std::io::ErrorKind::NotFound {
-                Exit::NotOnPath(prog.clone())
+    let mut path = program_path(prog, &spec.env);
+    let mut looked_again = false;
+    let (mut log, number, mut child) = loop {
+        let (mut log, out, err) = match LazyLog::new(spec.log, header, spec.log_cap) {
+            Ok(pipe) => pipe,
+            Err(e) => {
+                return Logged::unlogged(Exit::SpawnFailed(format!(
+                    "cannot make a pipe for its output: {e}"
+                )))
+            }
+        };
+        let mut cmd = match &path {
+            Some(path) => {
+                let mut cmd = Command::new(path);
+                std::os::unix::process::CommandExt::arg0(&mut cmd, prog);
+                cmd
+            }
+            None => Command::new(prog),
+        };
+        cmd.args(args)
+            .current_dir(spec.cwd)
+            .envs(spec.env.iter().map(|(k, v)| (k, v)))
+            .stdin(if spec.stdin.is_some() {
+                Stdio::piped()
             } else {
-                Exit::SpawnFailed(format!("`{prog}`: {e}"))
-            };
-            return (exit, log.finish());
+                Stdio::null()
+            })
+            .stdout(out)
+            .stderr(err);
+        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+        let spawned = children.spawn(&mut cmd);
+        // The parent's copies of the pipe's write ends go now, or it never reaches its end.
+        drop(cmd);
+        match spawned {
+            Ok((number, child)) => break (log, number, child),
+            // The program found on PATH earlier is no longer a file there: look it
+            // up again, as the stat before every spawn that this replaces did. The
+            // failed spawn left nothing behind (its log is not created yet).
+            Err(_) if !looked_again && path.as_ref().is_some_and(|p| !p.is_file()) => {
+                looked_again = true;
+                forget(prog);
+                path = program_path(prog, &spec.env);
+            }
+            Err(e) => {
+                log.ensure();
+                let exit = if e.kind() == std::io::ErrorKind::NotFound {
+                    Exit::NotOnPath(prog.clone())
+                } else {
+                    Exit::SpawnFailed(format!("`{prog}`: {e}"))
+                };
+                let log_error = log.finish();
+                return Logged {
+                    exit,
+                    log_error,
+                    written: log.written(),
+                };
+            }
         }
     };
     let pgid = child.id();
@@ -409,29 +455,35 @@ fn run_with(spec: Spec<'_>, header: Option<&str>, children: &Children) -> (Exit,
         Waited::TimedOut => Exit::TimedOut(started.elapsed()),
         Waited::Error(e) => Exit::SpawnFailed(e),
     };
-    (exit, log_error)
+    Logged {
+        exit,
+        log_error,
+        written: log.written(),
+    }
 }
 
 /// Where `prog` is on PATH, looked up once per run. Without it every task pays a
 /// search of PATH twice: a stat per entry in `wf`, then a failed exec per entry in the
 /// child (about 65 µs of a no-op task's 800). Like a shell's hash table, a program
 /// installed later in an earlier PATH entry is not seen; one that vanished is looked
-/// up again. `None` leaves the search to the spawn: a path, a PATH set for this
-/// command, a relative PATH entry (it would mean the child's directory), or a program
-/// not found (the spawn then reports it).
+/// up again — once its spawn fails, so a spawn costs no stat of its program. `None`
+/// leaves the search to the spawn: a path, a PATH set for this command, a relative
+/// PATH entry (it would mean the child's directory), or a program not found (the
+/// spawn then reports it).
 fn program_path(prog: &str, env: &[(String, String)]) -> Option<PathBuf> {
     if prog.contains('/') || env.iter().any(|(k, _)| k == "PATH") {
         return None;
     }
-    match lookup(prog) {
+    match lookup(prog, Cached::Trusted) {
         Lookup::Found(path) => Some(path),
         Lookup::NotFound | Lookup::Uncached => None,
     }
 }
 
-/// Whether a bare program name is on `wf`'s PATH, through the same cache as spawns.
+/// Whether a bare program name is on `wf`'s PATH, through the same cache as spawns;
+/// a cached answer is checked to still be a file.
 pub fn on_path(prog: &str) -> bool {
-    match lookup(prog) {
+    match lookup(prog, Cached::Checked) {
         Lookup::Found(_) => true,
         Lookup::NotFound => false,
         Lookup::Uncached => which::which(prog).is_ok(),
@@ -445,20 +497,39 @@ enum Lookup {
     Uncached,
 }
 
-fn lookup(prog: &str) -> Lookup {
+/// Whether a program found earlier is taken as still there.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Cached {
+    /// Yes: a spawn finds out if it is not, and looks again.
+    Trusted,
+    /// Only if it still is a file (a stat).
+    Checked,
+}
+
+/// Where each program was found on PATH this run.
+fn found() -> std::sync::MutexGuard<'static, HashMap<String, PathBuf>> {
     static FOUND: OnceLock<Mutex<HashMap<String, PathBuf>>> = OnceLock::new();
+    FOUND
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Drops where `prog` was found: it is not there any more.
+fn forget(prog: &str) {
+    found().remove(prog);
+}
+
+fn lookup(prog: &str, cached: Cached) -> Lookup {
     let Some(path_var) = std::env::var_os("PATH") else {
         return Lookup::NotFound;
     };
     if std::env::split_paths(&path_var).any(|dir| !dir.is_absolute()) {
         return Lookup::Uncached;
     }
-    let mut found = FOUND
-        .get_or_init(Mutex::default)
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut found = found();
     if let Some(path) = found.get(prog) {
-        if path.is_file() {
+        if cached == Cached::Trusted || path.is_file() {
             return Lookup::Found(path.clone());
         }
     }
@@ -495,17 +566,6 @@ fn wait_with_deadline(
     // Opened before the first try_wait, while the pid cannot have been reused.
     let exit_fd = crate::exec::pidfd::ExitFd::open(pgid);
     loop {
-        log.pump();
-        match child.try_wait() {
-            Ok(Some(status)) => return Waited::Exited(status),
-            Ok(None) => {}
-            Err(e) => return Waited::Error(e.to_string()),
-        }
-        if Instant::now() >= deadline {
-            signal_group(pgid, Signal::KILL);
-            let _ = child.wait();
-            return Waited::TimedOut;
-        }
         if children.is_interrupted() && interrupted_at.is_none() {
             // Signal our own group too: interrupt() may have run before this group
             // was registered. Then give it the same grace before the deadline's SIGKILL.
@@ -513,28 +573,45 @@ fn wait_with_deadline(
             interrupted_at = Some(Instant::now());
             deadline = deadline.min(Instant::now() + Duration::from_secs(2));
         }
-        // Woken by the exit itself where the kernel can (pidfd), else by a nap: a
-        // no-op task used to spend most of its time here, overshooting its exit.
+        // Waiting comes first: a command just started has neither printed nor exited,
+        // and asking would cost a read and a wait4 that answer nothing. Woken by the
+        // exit itself where the kernel can (pidfd), else by a nap: a no-op task used
+        // to spend most of its time here, overshooting its exit.
         let pipe = log.fd();
-        match &exit_fd {
-            Some(fd) => {
-                fd.wait(
-                    pipe,
-                    Duration::from_millis(20)
-                        .min(deadline.saturating_duration_since(Instant::now())),
-                );
-            }
-            None => {
-                crate::exec::pidfd::poll_readable(&[pipe], nap);
+        let ready = match &exit_fd {
+            Some(fd) => fd.wait(
+                pipe,
+                Duration::from_millis(20).min(deadline.saturating_duration_since(Instant::now())),
+            ),
+            None => crate::exec::pidfd::wait_output(pipe, nap),
+        };
+        nap = (nap * 2).min(Duration::from_millis(20));
+        log.pump_ready(ready.output);
+        // Not exited (the pidfd says so) is nothing a wait4 would find: a command's
+        // output often ends a moment before its exit does.
+        if ready.exited {
+            match child.try_wait() {
+                Ok(Some(status)) => return Waited::Exited(status),
+                Ok(None) => {}
+                Err(e) => return Waited::Error(e.to_string()),
             }
         }
-        nap = (nap * 2).min(Duration::from_millis(20));
+        if Instant::now() >= deadline {
+            signal_group(pgid, Signal::KILL);
+            let _ = child.wait();
+            return Waited::TimedOut;
+        }
     }
 }
 
 /// Opens a task log for appending, creating it — and its directory, the first time
 /// or if it was removed — but never following a link planted where the log goes.
 pub fn open_log(path: &Path) -> std::io::Result<std::fs::File> {
+    open_log_at_end(path).map(|(file, _)| file)
+}
+
+/// [`open_log`], with the file's length when opened: where the next write lands.
+pub fn open_log_at_end(path: &Path) -> std::io::Result<(std::fs::File, u64)> {
     let open = || {
         // O_NONBLOCK: opening a FIFO planted here returns at once instead of waiting
         // for a reader; it is then refused below. It changes nothing for a file.
@@ -544,8 +621,9 @@ pub fn open_log(path: &Path) -> std::io::Result<std::fs::File> {
             .mode(0o644)
             .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_NONBLOCK)
             .open(path)?;
-        if file.metadata()?.is_file() {
-            Ok(file)
+        let meta = file.metadata()?;
+        if meta.is_file() {
+            Ok((file, meta.len()))
         } else {
             Err(std::io::Error::other(format!(
                 "{} is not a regular file",
@@ -645,6 +723,64 @@ mod tests {
         assert!(matches!(exit, Exit::TimedOut(_)), "{exit:?}");
         std::thread::sleep(Duration::from_millis(1500));
         assert!(!marker.exists(), "a background child survived the timeout");
+    }
+
+    #[test]
+    fn a_stray_that_left_its_emptied_group_is_still_ended() {
+        // The command's group is empty when it ends (its shell is gone, the sleep
+        // is in a session of its own), yet the sleep is its and must not outlive it.
+        let dir = tempfile::tempdir().unwrap();
+        let pid_file = dir.path().join("pid");
+        let line = format!(
+            "setsid sleep 30 > /dev/null 2>&1 & echo $! > {}",
+            pid_file.display()
+        );
+        let exit = run(
+            Spec {
+                program: Program::Shell(line),
+                cwd: dir.path(),
+                env: vec![],
+                timeout: Duration::from_secs(10),
+                log: &dir.path().join("t.log"),
+                stdin: None,
+                on_start: None,
+                log_cap: crate::config::DEFAULT_LOG_CAP,
+            },
+            &Children::default(),
+        );
+        assert_eq!(exit, Exit::Code(0));
+        let pid = std::fs::read_to_string(&pid_file).unwrap();
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid.trim()));
+        assert!(stat.is_err(), "the stray lives on: {stat:?}");
+    }
+
+    #[test]
+    fn a_program_gone_from_where_it_was_found_is_looked_up_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("t.log");
+        let spec = |prog: &str| Spec {
+            program: Program::Argv(vec![prog.into()]),
+            cwd: dir.path(),
+            env: vec![],
+            timeout: Duration::from_secs(10),
+            log: &log,
+            stdin: None,
+            on_start: None,
+            log_cap: crate::config::DEFAULT_LOG_CAP,
+        };
+        // Spawns trust where a program was found; `true` "was" somewhere now gone
+        // (a concurrent test spawning `true` meanwhile takes the same way back).
+        let gone = dir.path().join("gone").join("true");
+        found().insert("true".into(), gone.clone());
+        assert_eq!(run(spec("true"), &Children::default()), Exit::Code(0));
+        let now = found().get("true").cloned().expect("found again");
+        assert!(now != gone && now.is_file(), "{now:?}");
+        // Gone from everywhere: not on PATH, as when the spawn searched PATH itself.
+        let prog = "wf-test-gone-from-path";
+        found().insert(prog.into(), gone);
+        let exit = run(spec(prog), &Children::default());
+        assert_eq!(exit, Exit::NotOnPath(prog.into()));
+        assert!(!found().contains_key(prog));
     }
 
     #[test]

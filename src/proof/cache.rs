@@ -14,7 +14,8 @@
 //! is synced: a record lost to a crash costs one re-run.
 
 use std::cell::{OnceCell, RefCell};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::hash::{Hash, Hasher};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -58,6 +59,15 @@ pub struct Cache {
     dir: PathBuf,
     loaded: OnceCell<RefCell<Loaded>>,
     pending: RefCell<Vec<Record>>,
+    /// The tasks some record loaded or put is for, as [`task_key`]s.
+    tasks: RefCell<HashSet<u64>>,
+}
+
+/// A task id, hashed: two ids that collide only cost a lookup that finds nothing.
+fn task_key(task_id: &str) -> u64 {
+    let mut h = std::hash::DefaultHasher::new();
+    task_id.hash(&mut h);
+    h.finish()
 }
 
 impl std::fmt::Debug for Cache {
@@ -72,6 +82,7 @@ impl Cache {
             dir,
             loaded: OnceCell::new(),
             pending: RefCell::new(Vec::new()),
+            tasks: RefCell::new(HashSet::new()),
         }
     }
 
@@ -80,13 +91,30 @@ impl Cache {
     }
 
     fn loaded(&self) -> &RefCell<Loaded> {
-        self.loaded.get_or_init(|| RefCell::new(load(&self.dir)))
+        self.loaded.get_or_init(|| {
+            let loaded = load(&self.dir);
+            self.tasks
+                .borrow_mut()
+                .extend(loaded.records.values().map(|r| task_key(&r.task_id)));
+            RefCell::new(loaded)
+        })
     }
 
     /// Whether the cache holds no record at all (loading it if need be): then no
     /// task's inputs need hashing to ask it.
     pub fn is_empty(&self) -> bool {
         self.loaded().borrow().records.is_empty() && self.pending.borrow().is_empty()
+    }
+
+    /// Whether the cache may hold a record for `task_id` (loading it if need be).
+    /// When it holds none, no fingerprint of that task's inputs is in it — a
+    /// fingerprint covers the task's definition, its id included, so a record is
+    /// only ever for the task it was put for — and its inputs need no hashing to ask:
+    /// a run's first pass over a task reads its declared files once (for its
+    /// evidence), not twice.
+    pub fn may_hold(&self, task_id: &str) -> bool {
+        self.loaded();
+        self.tasks.borrow().contains(&task_key(task_id))
     }
 
     /// The passing record of `fingerprint`, if the cache has one.
@@ -111,6 +139,7 @@ impl Cache {
                 .records
                 .insert(record.fingerprint.clone(), record.clone());
         }
+        self.tasks.borrow_mut().insert(task_key(task_id));
         self.pending.borrow_mut().push(record);
     }
 
@@ -249,6 +278,23 @@ mod tests {
         assert!(!next.is_empty());
         assert_eq!(next.get(FP).unwrap().checks, check());
         assert_eq!(next.get(&FP.replace("sha256:0", "sha256:1")), None);
+    }
+
+    #[test]
+    fn a_cache_may_hold_only_the_tasks_it_has_records_for() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::new(dir.path().join("c"));
+        assert!(!cache.may_hold("T1"));
+        cache.put(FP, "T1", &check());
+        assert!(cache.may_hold("T1"), "put in this run");
+        assert!(!cache.may_hold("T2") && !cache.may_hold("T10"));
+        drop(cache);
+        let next = Cache::new(dir.path().join("c"));
+        assert!(next.may_hold("T1"), "loaded from its segment");
+        assert!(!next.may_hold("T2"));
+        // Loaded first, then put to.
+        next.put(&FP.replace("sha256:0", "sha256:1"), "T2", &check());
+        assert!(next.may_hold("T2"));
     }
 
     #[test]

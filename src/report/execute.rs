@@ -15,35 +15,60 @@ pub fn stop_report(
     summary: &RunSummary,
     keep_going: bool,
 ) -> (Value, String) {
+    (
+        stop_json(state, stop, summary),
+        stop_text(state, stop, keep_going),
+    )
+}
+
+/// The word a stop is given in JSON.
+fn stop_word(stop: &Stop) -> &'static str {
+    match stop {
+        Stop::Completed => "completed",
+        Stop::Paused(_) => "paused",
+        Stop::Blocked { .. } => "blocked",
+        Stop::Failed { .. } => "failed",
+        Stop::HandedOff(_) => "handed_off",
+        Stop::Interrupted => "interrupted",
+    }
+}
+
+/// The stop in words, for people.
+pub fn stop_text(state: &WorkflowState, stop: &Stop, keep_going: bool) -> String {
+    let done = state.tasks.iter().filter(|t| t.status.is_done()).count();
+    let total = state.tasks.len();
+    match stop {
+        Stop::Completed => format!("Completed: {done}/{total} tasks done."),
+        Stop::Paused(why) => format!(
+            "Paused ({}): {done}/{total} tasks done. Run `wf workflow-execute` to continue.",
+            super::one_line(why)
+        ),
+        Stop::Blocked { kinds, tasks } => blocked_text(state, kinds, tasks),
+        Stop::Failed { reason, .. } => format!(
+            "Failed: {}\n{}Retry with `wf workflow-execute --retry`, or skip with `--skip --reason TEXT`.",
+            super::one_line(reason),
+            if keep_going {
+                fallout_text(&policy::fallout(&state.tasks))
+            } else {
+                String::new()
+            }
+        ),
+        Stop::HandedOff(id) => handoff_text(state, id),
+        Stop::Interrupted => {
+            format!("Interrupted: progress saved ({done}/{total} done). `wf resume` continues.")
+        }
+    }
+}
+
+/// The stop as the JSON document of `workflow-execute --json`. Built only for a
+/// reader of JSON: whether each task's log is there is asked here, a `stat` per
+/// task the run ran.
+pub fn stop_json(state: &WorkflowState, stop: &Stop, summary: &RunSummary) -> Value {
     let done = state.tasks.iter().filter(|t| t.status.is_done()).count();
     let total = state.tasks.len();
     let fallout = policy::fallout(&state.tasks);
-    let (word, text) = match stop {
-        Stop::Completed => ("completed", format!("Completed: {done}/{total} tasks done.")),
-        Stop::Paused(why) => (
-            "paused",
-            format!(
-                "Paused ({}): {done}/{total} tasks done. Run `wf workflow-execute` to continue.",
-                super::one_line(why)
-            ),
-        ),
-        Stop::Blocked { kinds, tasks } => ("blocked", blocked_text(state, kinds, tasks)),
-        Stop::Failed { reason, .. } => (
-            "failed",
-            format!(
-                "Failed: {}\n{}Retry with `wf workflow-execute --retry`, or skip with `--skip --reason TEXT`.",
-                super::one_line(reason),
-                if keep_going { fallout_text(&fallout) } else { String::new() }
-            ),
-        ),
-        Stop::HandedOff(id) => ("handed_off", handoff_text(state, id)),
-        Stop::Interrupted => (
-            "interrupted",
-            format!("Interrupted: progress saved ({done}/{total} done). `wf resume` continues."),
-        ),
-    };
-    let json = json!({
-        "stop": word,
+    json!({
+        "stop": stop_word(stop),
         "reason": match stop { Stop::Paused(r) => Some(r.clone()), Stop::Failed { reason, .. } => Some(reason.clone()), _ => None },
         "task": match stop { Stop::HandedOff(id) => Some(id.clone()), Stop::Failed { task, .. } => task.clone(), _ => None },
         "exit_code": stop.exit_code(),
@@ -59,8 +84,7 @@ pub fn stop_report(
         "status": state.status,
         "failed_tasks": fallout.failed,
         "not_run": fallout.not_run,
-    });
-    (json, text)
+    })
 }
 
 /// The lines a `--keep-going` failure adds: every failed task, and the tasks not run

@@ -44,7 +44,7 @@ pub(super) enum Start {
 /// The tasks out on workers, and the channel their events and outcomes come back on.
 pub(super) struct Floor {
     // Dropped in this order, as the scheduler's locals were.
-    workers: Workers,
+    workers: Workers<Msg>,
     running: HashSet<String>,
     rx: mpsc::Receiver<Msg>,
     tx: mpsc::Sender<Msg>,
@@ -54,7 +54,7 @@ impl Floor {
     pub(super) fn new(jobs: usize) -> Floor {
         let (tx, rx) = mpsc::channel::<Msg>();
         Floor {
-            workers: Workers::new(jobs),
+            workers: Workers::new(jobs, tx.clone()),
             running: HashSet::new(),
             rx,
             tx,
@@ -83,12 +83,11 @@ impl Floor {
         let tx = self.tx.clone();
         self.running.insert(task.id.clone());
         self.workers.run(move || {
-            let events = tx.clone();
             let mut emit = |e: NewEvent| {
-                let _ = events.send(Msg::Event(e));
+                let _ = tx.send(Msg::Event(e));
             };
-            let outcome = guarded(&task, || body(&task, &mut emit));
-            let _ = tx.send(Msg::Done(outcome));
+            // The worker sends it, once the task is freed (`workers::work`).
+            Msg::Done(guarded(&task, || body(&task, &mut emit)))
         });
     }
 }

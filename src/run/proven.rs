@@ -61,8 +61,9 @@ impl Engine<'_> {
     /// Completes `task` without running it when the cache has passed its checks on
     /// inputs with the fingerprint they have now; `Ok(false)` when it must run.
     pub(super) fn complete_if_cached(&mut self, task: &Task) -> Result<bool> {
-        // An empty cache (a first run) answers nothing: no file is hashed to ask it.
-        let Some(cache) = self.cache_for(task).filter(|c| !c.is_empty()) else {
+        // A cache with no record for this task (a first run, or a first pass over
+        // it) answers nothing for it: no file is hashed to ask it.
+        let Some(cache) = self.cache_for(task).filter(|c| c.may_hold(&task.id)) else {
             return Ok(false);
         };
         let inputs = proof::inputs_now(&self.ctx.project, self.session.state()?, task);

@@ -237,7 +237,9 @@ pub fn run_task(
     let checks = runs
         .into_iter()
         .map(|run| {
-            let log_tail = segment_tail(&log, run.log_from, run.log_to, &run.command);
+            let log_tail = run.log_part.as_ref().map_or_else(String::new, |part| {
+                segment_tail(&log, part.start, part.end, &run.command)
+            });
             ResultCheck { run, log_tail }
         })
         .collect();

@@ -50,12 +50,10 @@ pub struct CheckRun {
     /// How it ended in words: "exited with 0", "timed out after 10s", …
     pub outcome: String,
     pub duration_ms: u64,
-    /// Where its output starts in the attempt's log (the log holds every command's).
+    /// Its part of the attempt's log (the log holds every command's): its `$ command`
+    /// line and what it printed; none when it wrote nothing there.
     #[serde(skip)]
-    pub log_from: u64,
-    /// Where it ends.
-    #[serde(skip)]
-    pub log_to: u64,
+    pub log_part: Option<std::ops::Range<u64>>,
     /// `sha256:` of what it printed (that part of the log); none when it printed
     /// nothing. Kept in the task's evidence (docs/proof.md).
     #[serde(skip)]
@@ -198,8 +196,8 @@ impl WorkCtx {
     }
 
     /// Runs one program for `task` within `timeout`, its output appended to `log`
-    /// (`$ program` first): how it ended, and why the log could not be written if it
-    /// could not.
+    /// (`$ program` first): how it ended, why the log could not be written if it
+    /// could not, and which bytes of it are this program's.
     pub fn run_program(
         &self,
         task: &Task,
@@ -207,7 +205,7 @@ impl WorkCtx {
         program: &Program,
         log: &Path,
         timeout: Duration,
-    ) -> (Exit, Option<String>) {
+    ) -> process::Logged {
         // The log is created only if the command prints or fails (see `lazylog`).
         process::run_logged(
             Spec {
@@ -238,7 +236,6 @@ impl WorkCtx {
     ) -> Result<(), Verdict> {
         // A program that is not there fails with its name, not with a shell's 127.
         if let Some(prog) = missing_program(&program) {
-            let at = file_len(log);
             runs.push(CheckRun {
                 what: what.to_string(),
                 command: program.display(),
@@ -246,8 +243,7 @@ impl WorkCtx {
                 exit_code: None,
                 outcome: format!("`{prog}` is not on PATH"),
                 duration_ms: 0,
-                log_from: at,
-                log_to: at,
+                log_part: None,
                 log_digest: None,
             });
             return Err(Verdict::Failed {
@@ -257,10 +253,12 @@ impl WorkCtx {
                 ),
             });
         }
-        let log_from = file_len(log);
         let started = Instant::now();
-        let (exit, log_error) = self.run_program(task, attempt, &program, log, self.timeout(task));
-        let log_to = file_len(log);
+        let process::Logged {
+            exit,
+            log_error,
+            written,
+        } = self.run_program(task, attempt, &program, log, self.timeout(task));
         runs.push(CheckRun {
             what: what.to_string(),
             command: program.display(),
@@ -271,12 +269,11 @@ impl WorkCtx {
             },
             outcome: exit.describe(),
             duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-            log_from,
-            log_to,
             // A quiet command has no log to read: the common case costs nothing.
-            log_digest: (log_to > log_from)
-                .then(|| log_part_digest(log, log_from, log_to))
-                .flatten(),
+            log_digest: written
+                .as_ref()
+                .and_then(|part| log_part_digest(log, part.clone())),
+            log_part: written,
         });
         match exit {
             Exit::Code(0) => Ok(()),
@@ -293,19 +290,16 @@ impl WorkCtx {
     }
 }
 
-/// The digest of bytes `from..to` of a log: what one command printed.
-fn log_part_digest(log: &Path, from: u64, to: u64) -> Option<String> {
+/// The digest of bytes `part` of a log: what one command printed.
+fn log_part_digest(log: &Path, part: std::ops::Range<u64>) -> Option<String> {
     use std::io::{Read, Seek, SeekFrom};
     let mut file = crate::fs::open_regular(log, false).ok()?;
-    file.seek(SeekFrom::Start(from)).ok()?;
+    file.seek(SeekFrom::Start(part.start)).ok()?;
     let mut bytes = Vec::new();
-    file.take(to - from).read_to_end(&mut bytes).ok()?;
+    file.take(part.end - part.start)
+        .read_to_end(&mut bytes)
+        .ok()?;
     Some(crate::proof::fingerprint::sha256(&bytes))
-}
-
-/// The size of a log so far (0 before its first byte: logs are created lazily).
-fn file_len(path: &Path) -> u64 {
-    std::fs::metadata(path).map_or(0, |m| m.len())
 }
 
 /// The program `program` starts with, when it is a bare name that is not on PATH.
@@ -707,5 +701,99 @@ mod gate_constraint_tests {
             Err(Verdict::Failed { reason }) => assert!(reason.contains("refused"), "{reason}"),
             other => panic!("{other:?}"),
         }
+    }
+}
+
+#[cfg(test)]
+mod log_part_tests {
+    use super::*;
+    use crate::proof::fingerprint::sha256;
+
+    #[test]
+    fn each_check_digests_exactly_its_part_of_the_shared_log() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = WorkCtx::new(
+            dir.path().to_path_buf(),
+            dir.path().join("wf"),
+            Config::default(),
+            Vec::new(),
+        );
+        let task = Task {
+            id: "T1".into(),
+            verify: vec![
+                "echo one".into(),
+                "true".into(),
+                "echo two; echo err >&2".into(),
+            ],
+            ..Task::default()
+        };
+        let log = ctx.log_for(&task, 1);
+        // Something already there (a header of wf's own) is no command's.
+        append_header(&log, "before");
+        let mut runs = Vec::new();
+        let verified = run_parts(&ctx, &task, 1, Part::Full, &log, &mut None, &mut runs);
+        assert_eq!(verified, Ok(true));
+        let first = "$ echo one\none\n";
+        let third = "$ echo two; echo err >&2\ntwo\nerr\n";
+        let text = std::fs::read_to_string(&log).unwrap();
+        assert_eq!(text, format!("$ before\n{first}{third}"));
+        let at = "$ before\n".len() as u64;
+        let parts: Vec<_> = runs.iter().map(|r| r.log_part.clone()).collect();
+        let second_at = at + first.len() as u64;
+        assert_eq!(
+            parts,
+            [
+                Some(at..second_at),
+                None,
+                Some(second_at..text.len() as u64)
+            ]
+        );
+        let digests: Vec<_> = runs.iter().map(|r| r.log_digest.clone()).collect();
+        assert_eq!(
+            digests,
+            [
+                Some(sha256(first.as_bytes())),
+                None,
+                Some(sha256(third.as_bytes()))
+            ]
+        );
+    }
+
+    #[test]
+    fn a_failed_check_owns_its_header_and_an_unstartable_one_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = WorkCtx::new(
+            dir.path().to_path_buf(),
+            dir.path().join("wf"),
+            Config::default(),
+            Vec::new(),
+        );
+        let task = |cmd: &str| Task {
+            id: "T2".into(),
+            verify: vec![cmd.into()],
+            ..Task::default()
+        };
+        let log = ctx.log_for(&task("false"), 1);
+        let mut runs = Vec::new();
+        let failed = run_parts(
+            &ctx,
+            &task("false"),
+            1,
+            Part::Full,
+            &log,
+            &mut None,
+            &mut runs,
+        );
+        assert!(matches!(failed, Err(Verdict::Failed { .. })), "{failed:?}");
+        assert_eq!(std::fs::read_to_string(&log).unwrap(), "$ false\n");
+        assert_eq!(runs[0].log_part, Some(0.."$ false\n".len() as u64));
+        assert_eq!(runs[0].log_digest, Some(sha256(b"$ false\n")));
+        let mut runs = Vec::new();
+        let missing = task("wf-no-such-program --flag");
+        let _ = run_parts(&ctx, &missing, 1, Part::Full, &log, &mut None, &mut runs);
+        assert_eq!(
+            (runs[0].log_part.clone(), runs[0].log_digest.clone()),
+            (None, None)
+        );
     }
 }
