@@ -709,8 +709,9 @@ mod log_part_tests {
     use super::*;
     use crate::proof::fingerprint::sha256;
 
-    #[test]
-    fn each_check_digests_exactly_its_part_of_the_shared_log() {
+    /// A work context whose project and workflow dirs are in a temp dir (kept alive
+    /// by the returned guard).
+    fn ctx_in_temp_dir() -> (tempfile::TempDir, WorkCtx) {
         let dir = tempfile::tempdir().unwrap();
         let ctx = WorkCtx::new(
             dir.path().to_path_buf(),
@@ -718,6 +719,12 @@ mod log_part_tests {
             Config::default(),
             Vec::new(),
         );
+        (dir, ctx)
+    }
+
+    #[test]
+    fn each_check_digests_exactly_its_part_of_the_shared_log() {
+        let (_dir, ctx) = ctx_in_temp_dir();
         let task = Task {
             id: "T1".into(),
             verify: vec![
@@ -761,13 +768,7 @@ mod log_part_tests {
 
     #[test]
     fn a_failed_check_owns_its_header_and_an_unstartable_one_nothing() {
-        let dir = tempfile::tempdir().unwrap();
-        let ctx = WorkCtx::new(
-            dir.path().to_path_buf(),
-            dir.path().join("wf"),
-            Config::default(),
-            Vec::new(),
-        );
+        let (_dir, ctx) = ctx_in_temp_dir();
         let task = |cmd: &str| Task {
             id: "T2".into(),
             verify: vec![cmd.into()],
