@@ -41,9 +41,16 @@ fn stamp(task: &mut Task) {
 /// [`stamp`]s every task of a plan as parsed, split across the machine's cores: the hash of a
 /// 100,000-task plan is ~30 MB of JSON through MD5, a tenth of its import on one core.
 pub(crate) fn stamp_all(drafts: &mut [super::Draft]) {
-    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     // Below this a thread costs more than it saves.
     const PER_THREAD: usize = 2_000;
+    if drafts.len() <= PER_THREAD {
+        // Most plans: no thread, and no asking the system how many cores it has.
+        for d in drafts {
+            stamp(&mut d.task);
+        }
+        return;
+    }
+    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     let chunk = drafts.len().div_ceil(threads).max(PER_THREAD);
     std::thread::scope(|scope| {
         let mut chunks = drafts.chunks_mut(chunk);

@@ -441,11 +441,15 @@ fn view_of(
         }
         whole.tasks.push(Arc::new(task));
     }
-    let log = crate::fs::open_regular(events_path, false).ok()?;
+    // Opened only when a named task has events of its own to fold again.
+    let log = OnceCell::new();
     for &(i, offset, len, seq) in own_events {
         if !is_named[i] {
             continue;
         }
+        let log = log
+            .get_or_init(|| crate::fs::open_regular(events_path, false).ok())
+            .as_ref()?;
         let mut line = vec![0; len];
         log.file().read_exact_at(&mut line, offset).ok()?;
         let event = EventHead::parse(&line, changes_state).ok()?.into_event()?;
