@@ -4,7 +4,13 @@
 //! start-up, exit), so `--jobs N` runs on at most N long-lived threads fed through one
 //! queue. The scheduler never has more than N tasks out, so a job waits only while a
 //! thread finishes sending its previous outcome.
+//!
+//! A thread is started only when none is idle. Two threads waiting on the one queue
+//! take its jobs in turn, so a chain under `--jobs 2` would wake a thread on the other
+//! core for every task (measured: a 3,000-task chain 19 % slower than with `--jobs 1`);
+//! with one thread per job actually out at once, it runs as `--jobs 1` does.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 
@@ -15,6 +21,8 @@ pub struct Workers<T> {
     spawned: usize,
     queue: Sender<Job<T>>,
     jobs: Arc<Mutex<Receiver<Job<T>>>>,
+    /// Jobs queued whose results are not yet on their way back.
+    out: Arc<AtomicUsize>,
     /// Where each job's result goes.
     done: Sender<T>,
 }
@@ -28,16 +36,21 @@ impl<T: Send + 'static> Workers<T> {
             spawned: 0,
             queue,
             jobs: Arc::new(Mutex::new(jobs)),
+            out: Arc::new(AtomicUsize::new(0)),
             done,
         }
     }
 
     /// Queues `job`; it starts at once when fewer than `size` jobs are out.
     pub fn run(&mut self, job: impl FnOnce() -> T + Send + 'static) {
-        if self.spawned < self.size {
+        // A thread whose result is on its way back takes the next job as soon as it
+        // has sent it, so a job queued now finds a thread unless every one has work.
+        let out = self.out.fetch_add(1, Ordering::AcqRel);
+        if out >= self.spawned && self.spawned < self.size {
             let jobs = Arc::clone(&self.jobs);
+            let out = Arc::clone(&self.out);
             let done = self.done.clone();
-            std::thread::spawn(move || work(&jobs, &done));
+            std::thread::spawn(move || work(&jobs, &out, &done));
             self.spawned += 1;
         }
         // The receiving end lives as long as any thread, and they only end when this
@@ -46,7 +59,7 @@ impl<T: Send + 'static> Workers<T> {
     }
 }
 
-fn work<T>(jobs: &Mutex<Receiver<Job<T>>>, done: &Sender<T>) {
+fn work<T>(jobs: &Mutex<Receiver<Job<T>>>, out: &AtomicUsize, done: &Sender<T>) {
     loop {
         // The lock is held only to take the next job, never while running it.
         let next = jobs
@@ -60,6 +73,9 @@ fn work<T>(jobs: &Mutex<Receiver<Job<T>>>, done: &Sender<T>) {
                 // woken by the result, allocates, the two threads would take turns at
                 // the allocator's lock (measured: half a futex call per task more).
                 let result = job();
+                // Before the send: the scheduler, woken by it, may queue the next job
+                // at once, and must see this thread as free for it.
+                out.fetch_sub(1, Ordering::AcqRel);
                 let _ = done.send(result);
             }
             // The scheduler is done: its queue was dropped.
@@ -92,6 +108,19 @@ mod tests {
     }
 
     #[test]
+    fn jobs_given_one_at_a_time_run_on_one_thread() {
+        let (tx, rx) = mpsc::channel();
+        let mut workers = Workers::new(4, tx);
+        let mut threads = HashSet::new();
+        for _ in 0..50 {
+            workers.run(|| std::thread::current().id());
+            threads.insert(rx.recv().expect("a result"));
+        }
+        assert_eq!(threads.len(), 1);
+    }
+
+    #[test]
+    // Also: a job given while another is out gets a thread of its own.
     fn a_slow_job_does_not_hold_up_the_other_thread() {
         let (tx, rx) = mpsc::channel();
         let mut workers = Workers::new(2, tx);
