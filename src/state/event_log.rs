@@ -16,6 +16,7 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -82,10 +83,68 @@ impl<'a> EventHead<'a> {
     /// Our writer puts `type` before `data`; a line with `data` first has it built
     /// whatever its kind.
     pub fn parse(line: &'a [u8], wants_data: fn(&str) -> bool) -> serde_json::Result<Self> {
+        match Self::parse_as_written(line, wants_data) {
+            Some(head) => Ok(head),
+            None => Self::parse_in_full(line, wants_data),
+        }
+    }
+
+    fn parse_in_full(line: &'a [u8], wants_data: fn(&str) -> bool) -> serde_json::Result<Self> {
         let mut de = serde_json::Deserializer::from_slice(line);
         let head = serde::Deserializer::deserialize_map(&mut de, HeadVisitor { wants_data })?;
         de.end()?;
         Ok(head)
+    }
+
+    /// Reads a line exactly as our writer makes it — the fields of [`Event`] in their
+    /// order, no space, strings of printable ASCII without escapes, `data` an object —
+    /// without serde's per-field work (half a crash read's instructions went to the
+    /// envelope). `None` for any other line, which the full parse then reads: this is
+    /// a shortcut for one form, never a second grammar.
+    fn parse_as_written(line: &'a [u8], wants_data: fn(&str) -> bool) -> Option<Self> {
+        let line = line.strip_suffix(b"\n").unwrap_or(line);
+        let mut rest = line.strip_prefix(b"{\"seq\":")?;
+        let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+        if digits == 0 || (digits > 1 && rest[0] == b'0') {
+            return None;
+        }
+        let seq = std::str::from_utf8(&rest[..digits]).ok()?.parse().ok()?;
+        rest = &rest[digits..];
+        let ts = field(&mut rest, b",\"ts\":")?;
+        let kind = field(&mut rest, b",\"type\":")?;
+        let task_id = field(&mut rest, b",\"task_id\":");
+        let executor = field(&mut rest, b",\"executor\":");
+        let actor = field(&mut rest, b",\"actor\":")?;
+        let role = field(&mut rest, b",\"role\":")?;
+        rest = rest.strip_prefix(b",\"data\":")?;
+        if rest.first() != Some(&b'{') {
+            return None;
+        }
+        let (data, used) = if wants_data(kind) {
+            let mut values = serde_json::Deserializer::from_slice(rest).into_iter::<DataOrNot>();
+            (values.next()?.ok()?.0, values.byte_offset())
+        } else {
+            let mut values = serde_json::Deserializer::from_slice(rest).into_iter::<IgnoredAny>();
+            values.next()?.ok()?;
+            (HeadData::Skipped, values.byte_offset())
+        };
+        rest = &rest[used..];
+        let txn = match rest {
+            b"}" => false,
+            b",\"txn\":true}" => true,
+            _ => return None,
+        };
+        Some(EventHead {
+            seq,
+            ts: Cow::Borrowed(ts),
+            kind: Cow::Borrowed(kind),
+            task_id: task_id.map(Cow::Borrowed),
+            executor: executor.map(Cow::Borrowed),
+            actor: Cow::Borrowed(actor),
+            role: Cow::Borrowed(role),
+            data,
+            txn,
+        })
     }
 
     /// The event as folds take it, its data without `evidence`; `None` when its data
@@ -108,6 +167,22 @@ impl<'a> EventHead<'a> {
             txn: self.txn,
         })
     }
+}
+
+/// `"key":"value"` at the start of `rest`, taken off it, when the value is printable
+/// ASCII with no quote or backslash: a string JSON reads as itself.
+fn field<'a>(rest: &mut &'a [u8], key: &[u8]) -> Option<&'a str> {
+    let after = rest.strip_prefix(key)?.strip_prefix(b"\"")?;
+    let len = after.iter().position(|&b| b == b'"')?;
+    let value = &after[..len];
+    if !value
+        .iter()
+        .all(|&b| (b' '..=b'~').contains(&b) && b != b'\\')
+    {
+        return None;
+    }
+    *rest = &after[len + 1..];
+    std::str::from_utf8(value).ok()
 }
 
 struct HeadVisitor {
@@ -660,6 +735,42 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    #[test]
+    fn lines_as_our_writer_makes_them_take_the_shortcut_and_read_the_same() {
+        let mut event: Event = serde_json::from_str(EVENT).unwrap();
+        let mut lines = Vec::new();
+        for (task, executor, txn) in [(None, None, false), (Some("T1"), Some("claude"), true)] {
+            event.task_id = task.map(String::from);
+            event.executor = executor.map(String::from);
+            event.txn = txn;
+            event.data = serde_json::json!({"to": "completed", "evidence": {"at": "t"}, "n": [1]});
+            lines.push(serde_json::to_vec(&event).unwrap());
+        }
+        for line in &lines {
+            for wants in [(|_: &str| true) as fn(&str) -> bool, |_| false] {
+                let quick = EventHead::parse_as_written(line, wants).expect("the shortcut");
+                let full = EventHead::parse_in_full(line, wants).unwrap();
+                assert_eq!(format!("{quick:?}"), format!("{full:?}"));
+            }
+        }
+        // Anything else is left to the full parse.
+        for other in [
+            r#"{"seq":1, "ts":"t","type":"a","actor":"wf.o","role":"o","data":{}}"#,
+            r#"{"seq":01,"ts":"t","type":"a","actor":"wf.o","role":"o","data":{}}"#,
+            r#"{"seq":1,"ts":"t\u0041","type":"a","actor":"wf.o","role":"o","data":{}}"#,
+            r#"{"seq":1,"ts":"t","type":"a","actor":"wf.o","role":"o","data":[]}"#,
+            r#"{"seq":1,"ts":"t","type":"a","actor":"wf.o","role":"o","data":{},"txn":false}"#,
+            r#"{"seq":1,"ts":"t","type":"a","task_id":null,"actor":"wf.o","role":"o","data":{}}"#,
+            r#"{"seq":1,"ts":"t","type":"a","actor":"wf.o","role":"o","data":{}} "#,
+            r#"{"seq":1,"ts":"t","type":"é","actor":"wf.o","role":"o","data":{}}"#,
+        ] {
+            assert!(
+                EventHead::parse_as_written(other.as_bytes(), |_| true).is_none(),
+                "{other}"
+            );
         }
     }
 
