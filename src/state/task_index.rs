@@ -20,6 +20,7 @@
 //! another snapshot's, a span that does not hold its task, an event the fold refuses
 //! — is the whole load.
 
+use std::borrow::Cow;
 use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::HashMap;
 use std::io::Write;
@@ -45,7 +46,8 @@ pub const INDEX_VERSION: u32 = 2;
 /// One task as the digest sees it, and where its whole record is in the snapshot.
 /// Written as an array of its fields in this order (borrowed from the task: writing
 /// the index copies nothing), which reads faster than an object: no key to parse.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(test, derive(Deserialize))]
 struct Entry {
     id: String,
     status: TaskStatus,
@@ -122,6 +124,12 @@ fn entries_of<S: Serializer>(
 }
 
 #[derive(Deserialize)]
+struct IndexHead {
+    index_version: u32,
+    snapshot: FileId,
+    event_log: LogMark,
+}
+
 struct IndexIn {
     index_version: u32,
     snapshot: FileId,
@@ -339,9 +347,161 @@ fn unsure() -> crate::error::WfError {
 /// The index named by the summary, if it is that snapshot's at that mark.
 fn read_index(dir: &Path, snapshot: FileId, mark: LogMark) -> Option<Vec<Entry>> {
     let bytes = crate::fs::read_regular(&dir.join(INDEX_FILE)).ok()?;
-    let index: IndexIn = serde_json::from_slice(&bytes).ok()?;
+    let index = IndexReader::read(&bytes)?;
     (index.index_version == INDEX_VERSION && index.snapshot == snapshot && index.event_log == mark)
         .then_some(index.tasks)
+}
+
+/// Reads `task-index.json` as [`write`] makes it: a head of numbers, then the entries,
+/// each an array of [`Entry`]'s fields. The entries are read by hand: through serde
+/// they were a fifth of a crash read's instructions (a visitor per field, an
+/// allocation per string); here a string without escapes is copied once. The file is
+/// only ever ours and only a cache, so anything else — another layout, a torn write —
+/// reads as no index: the whole load.
+struct IndexReader<'a> {
+    rest: &'a [u8],
+}
+
+impl<'a> IndexReader<'a> {
+    fn read(bytes: &'a [u8]) -> Option<IndexIn> {
+        const TASKS: &[u8] = b",\"tasks\":";
+        let head_len = bytes.windows(TASKS.len()).position(|w| w == TASKS)?;
+        let mut head = bytes[..head_len].to_vec();
+        head.push(b'}');
+        let head: IndexHead = serde_json::from_slice(&head).ok()?;
+        let mut reader = IndexReader {
+            rest: &bytes[head_len + TASKS.len()..],
+        };
+        let tasks = reader.array(Self::entry)?;
+        reader.byte(b'}')?;
+        reader.rest.is_empty().then_some(IndexIn {
+            index_version: head.index_version,
+            snapshot: head.snapshot,
+            event_log: head.event_log,
+            tasks,
+        })
+    }
+
+    fn byte(&mut self, b: u8) -> Option<()> {
+        self.rest = self.rest.strip_prefix(&[b])?;
+        Some(())
+    }
+
+    fn word(&mut self, word: &[u8]) -> bool {
+        match self.rest.strip_prefix(word) {
+            Some(rest) => {
+                self.rest = rest;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// `[item, …]`.
+    fn array<T>(&mut self, mut item: impl FnMut(&mut Self) -> Option<T>) -> Option<Vec<T>> {
+        self.byte(b'[')?;
+        let mut items = Vec::new();
+        if self.word(b"]") {
+            return Some(items);
+        }
+        loop {
+            items.push(item(self)?);
+            if self.word(b"]") {
+                return Some(items);
+            }
+            self.byte(b',')?;
+        }
+    }
+
+    fn entry(&mut self) -> Option<Entry> {
+        self.byte(b'[')?;
+        let id = self.string()?;
+        self.byte(b',')?;
+        let status = TaskStatus::parse(&self.str()?)?;
+        self.byte(b',')?;
+        let deps = self.array(Self::string)?;
+        self.byte(b',')?;
+        let blocked_by = self.array(Self::string)?;
+        self.byte(b',')?;
+        let accepted_unchecked = self.bool()?;
+        self.byte(b',')?;
+        let handed_off = if self.word(b"null") {
+            None
+        } else {
+            Some(self.bool()?)
+        };
+        self.byte(b',')?;
+        let usage = if self.word(b"null") {
+            None
+        } else {
+            Some(self.value::<Usage>()?)
+        };
+        self.byte(b',')?;
+        self.byte(b'[')?;
+        let start = self.number()?;
+        self.byte(b',')?;
+        let end = self.number()?;
+        self.byte(b']')?;
+        self.byte(b']')?;
+        Some(Entry {
+            id,
+            status,
+            deps,
+            blocked_by,
+            accepted_unchecked,
+            handed_off,
+            usage,
+            span: [start, end],
+        })
+    }
+
+    fn number(&mut self) -> Option<u64> {
+        let digits = self.rest.iter().take_while(|b| b.is_ascii_digit()).count();
+        let (number, rest) = self.rest.split_at(digits);
+        self.rest = rest;
+        if digits == 0 {
+            return None;
+        }
+        number.iter().try_fold(0u64, |n, &d| {
+            n.checked_mul(10)?.checked_add(u64::from(d - b'0'))
+        })
+    }
+
+    fn bool(&mut self) -> Option<bool> {
+        if self.word(b"true") {
+            Some(true)
+        } else if self.word(b"false") {
+            Some(false)
+        } else {
+            None
+        }
+    }
+
+    fn string(&mut self) -> Option<String> {
+        self.str().map(Cow::into_owned)
+    }
+
+    /// A JSON string, borrowed from the file; one with an escape is left to serde.
+    fn str(&mut self) -> Option<Cow<'a, str>> {
+        let body = self.rest.strip_prefix(b"\"")?;
+        let len = body
+            .iter()
+            .position(|&b| b == b'"' || b == b'\\' || b < b' ')?;
+        if body[len] == b'"' {
+            let s = std::str::from_utf8(&body[..len]).ok()?;
+            self.rest = &body[len + 1..];
+            return Some(Cow::Borrowed(s));
+        }
+        self.value::<String>().map(Cow::Owned)
+    }
+
+    /// One JSON value of a self-delimiting kind (string, array, object) through serde.
+    fn value<T: serde::de::DeserializeOwned>(&mut self) -> Option<T> {
+        let mut values = serde_json::Deserializer::from_slice(self.rest).into_iter::<T>();
+        let value = values.next()?.ok()?;
+        self.rest = &self.rest[values.byte_offset()..];
+        Some(value)
+    }
 }
 
 /// The fold of the tail as it is read.
@@ -603,6 +763,84 @@ mod tests {
                 ..t.as_ref().clone()
             })
             .collect()
+    }
+
+    fn index_bytes(tasks: &[Arc<Task>], spans: &[[u64; 2]]) -> Vec<u8> {
+        let out = IndexOut {
+            index_version: INDEX_VERSION,
+            snapshot: FileId {
+                dev: 1,
+                ino: 2,
+                len: 3,
+                mtime: -4,
+                mtime_ns: 5,
+            },
+            event_log: LogMark { seq: 6, offset: 7 },
+            tasks: (tasks, spans),
+        };
+        serde_json::to_vec(&out).unwrap()
+    }
+
+    /// A task as the index holds it, its strings any text at all.
+    fn indexed_task() -> impl Strategy<Value = Task> {
+        let text = prop_oneof![
+            Just("T1".to_string()),
+            any::<String>(),
+            "[a-z\"\\\\/\u{1}é]{0,6}"
+        ];
+        (
+            text.clone(),
+            proptest::sample::select(TaskStatus::ALL.to_vec()),
+            proptest::collection::vec(text.clone(), 0..3),
+            proptest::collection::vec(text, 0..2),
+            any::<bool>(),
+            proptest::option::of(any::<bool>()),
+            proptest::option::of((
+                any::<u64>(),
+                any::<u64>(),
+                proptest::option::of(-1e9f64..1e9),
+            )),
+        )
+            .prop_map(
+                |(id, status, deps, blocked_by, accepted_unchecked, handed_off, usage)| Task {
+                    id,
+                    status,
+                    deps,
+                    blocked_by,
+                    accepted_unchecked,
+                    handed_off,
+                    usage: usage.map(|(input_tokens, output_tokens, cost_usd)| Usage {
+                        input_tokens,
+                        output_tokens,
+                        cost_usd,
+                    }),
+                    ..Task::default()
+                },
+            )
+    }
+
+    proptest! {
+        /// The hand-written reader reads back every index the writer makes, as serde
+        /// does, and nothing of a torn one.
+        #[test]
+        fn the_index_reads_back_as_written(
+            tasks in proptest::collection::vec(indexed_task(), 0..8),
+            spans in proptest::collection::vec(any::<[u64; 2]>(), 8),
+            torn_at in any::<proptest::sample::Index>(),
+        ) {
+            let tasks: Vec<Arc<Task>> = tasks.into_iter().map(Arc::new).collect();
+            let spans = &spans[..tasks.len()];
+            let bytes = index_bytes(&tasks, spans);
+            let read = IndexReader::read(&bytes).expect("an index as written");
+            let want: Vec<Entry> = tasks.iter().zip(spans).map(|(t, s)| Entry::of(t, *s)).collect();
+            prop_assert_eq!(&read.tasks, &want);
+            let by_serde: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+            let by_serde: Vec<Entry> = serde_json::from_value(by_serde["tasks"].clone()).unwrap();
+            prop_assert_eq!(&read.tasks, &by_serde);
+            prop_assert_eq!((read.index_version, read.event_log), (INDEX_VERSION, LogMark { seq: 6, offset: 7 }));
+            let torn = &bytes[..torn_at.index(bytes.len())];
+            prop_assert!(IndexReader::read(torn).is_none());
+        }
     }
 
     proptest! {
