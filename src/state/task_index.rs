@@ -488,7 +488,7 @@ impl<'a> IndexReader<'a> {
             .iter()
             .position(|&b| b == b'"' || b == b'\\' || b < b' ')?;
         if body[len] == b'"' {
-            let s = std::str::from_utf8(&body[..len]).ok()?;
+            let s = crate::state::event_log::text_of(&body[..len])?;
             self.rest = &body[len + 1..];
             return Some(Cow::Borrowed(s));
         }
