@@ -123,18 +123,12 @@ fn entries_of<S: Serializer>(
     }))
 }
 
-#[derive(Deserialize)]
+/// What `task-index.json` says of itself, before its entries.
+#[derive(Debug, PartialEq, Deserialize)]
 struct IndexHead {
     index_version: u32,
     snapshot: FileId,
     event_log: LogMark,
-}
-
-struct IndexIn {
-    index_version: u32,
-    snapshot: FileId,
-    event_log: LogMark,
-    tasks: Vec<Entry>,
 }
 
 // Where each task's record starts and ends in the snapshot being written. The
@@ -347,9 +341,13 @@ fn unsure() -> crate::error::WfError {
 /// The index named by the summary, if it is that snapshot's at that mark.
 fn read_index(dir: &Path, snapshot: FileId, mark: LogMark) -> Option<Vec<Entry>> {
     let bytes = crate::fs::read_regular(&dir.join(INDEX_FILE)).ok()?;
-    let index = IndexReader::read(&bytes)?;
-    (index.index_version == INDEX_VERSION && index.snapshot == snapshot && index.event_log == mark)
-        .then_some(index.tasks)
+    let (head, entries) = IndexReader::read(&bytes)?;
+    let named = IndexHead {
+        index_version: INDEX_VERSION,
+        snapshot,
+        event_log: mark,
+    };
+    (head == named).then_some(entries)
 }
 
 /// Reads `task-index.json` as [`write`] makes it: a head of numbers, then the entries,
@@ -363,7 +361,7 @@ struct IndexReader<'a> {
 }
 
 impl<'a> IndexReader<'a> {
-    fn read(bytes: &'a [u8]) -> Option<IndexIn> {
+    fn read(bytes: &'a [u8]) -> Option<(IndexHead, Vec<Entry>)> {
         const TASKS: &[u8] = b",\"tasks\":";
         let head_len = bytes.windows(TASKS.len()).position(|w| w == TASKS)?;
         let mut head = bytes[..head_len].to_vec();
@@ -374,12 +372,7 @@ impl<'a> IndexReader<'a> {
         };
         let tasks = reader.array(Self::entry)?;
         reader.byte(b'}')?;
-        reader.rest.is_empty().then_some(IndexIn {
-            index_version: head.index_version,
-            snapshot: head.snapshot,
-            event_log: head.event_log,
-            tasks,
-        })
+        reader.rest.is_empty().then_some((head, tasks))
     }
 
     fn byte(&mut self, b: u8) -> Option<()> {
@@ -765,8 +758,8 @@ mod tests {
             .collect()
     }
 
-    fn index_bytes(tasks: &[Arc<Task>], spans: &[[u64; 2]]) -> Vec<u8> {
-        let out = IndexOut {
+    fn written_head() -> IndexHead {
+        IndexHead {
             index_version: INDEX_VERSION,
             snapshot: FileId {
                 dev: 1,
@@ -776,6 +769,15 @@ mod tests {
                 mtime_ns: 5,
             },
             event_log: LogMark { seq: 6, offset: 7 },
+        }
+    }
+
+    fn index_bytes(tasks: &[Arc<Task>], spans: &[[u64; 2]]) -> Vec<u8> {
+        let head = written_head();
+        let out = IndexOut {
+            index_version: head.index_version,
+            snapshot: head.snapshot,
+            event_log: head.event_log,
             tasks: (tasks, spans),
         };
         serde_json::to_vec(&out).unwrap()
@@ -831,13 +833,13 @@ mod tests {
             let tasks: Vec<Arc<Task>> = tasks.into_iter().map(Arc::new).collect();
             let spans = &spans[..tasks.len()];
             let bytes = index_bytes(&tasks, spans);
-            let read = IndexReader::read(&bytes).expect("an index as written");
+            let (head, read) = IndexReader::read(&bytes).expect("an index as written");
             let want: Vec<Entry> = tasks.iter().zip(spans).map(|(t, s)| Entry::of(t, *s)).collect();
-            prop_assert_eq!(&read.tasks, &want);
+            prop_assert_eq!(&read, &want);
             let by_serde: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
             let by_serde: Vec<Entry> = serde_json::from_value(by_serde["tasks"].clone()).unwrap();
-            prop_assert_eq!(&read.tasks, &by_serde);
-            prop_assert_eq!((read.index_version, read.event_log), (INDEX_VERSION, LogMark { seq: 6, offset: 7 }));
+            prop_assert_eq!(&read, &by_serde);
+            prop_assert_eq!(head, written_head());
             let torn = &bytes[..torn_at.index(bytes.len())];
             prop_assert!(IndexReader::read(torn).is_none());
         }
