@@ -408,7 +408,9 @@ pub fn replace(
         .mode(0o644)
         .custom_flags(libc::O_NOFOLLOW)
         .open(&tmp)?;
-    let mut out = std::io::BufWriter::new(&file);
+    // The snapshot's buffer size: the 8 KB default wrote a 100,000-task index (7 MB)
+    // in 850 calls.
+    let mut out = std::io::BufWriter::with_capacity(64 * 1024, &file);
     let written = write(&mut out)
         .map_err(std::io::Error::from)
         .and_then(|()| out.flush());
