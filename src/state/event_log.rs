@@ -119,14 +119,19 @@ impl<'a> EventHead<'a> {
         let actor = field(&mut rest, b",\"actor\":")?;
         let role = field(&mut rest, b",\"role\":")?;
         rest = rest.strip_prefix(b",\"data\":")?;
-        if rest.first() != Some(&b'{') {
+        // `data` is read by a deserializer of its own, one level shallower than in the
+        // whole line: so that serde_json's nesting limit (128) bites where it does for
+        // the full parse, anything that could nest that deep is left to it.
+        if rest.first() != Some(&b'{')
+            || rest.iter().filter(|&&b| b == b'[' || b == b'{').count() > 64
+        {
             return None;
         }
         let (data, used) = if wants_data(kind) {
             let mut values = serde_json::Deserializer::from_slice(rest).into_iter::<DataOrNot>();
             (values.next()?.ok()?.0, values.byte_offset())
         } else {
-            let mut values = serde_json::Deserializer::from_slice(rest).into_iter::<IgnoredAny>();
+            let mut values = serde_json::Deserializer::from_slice(rest).into_iter::<Checked>();
             values.next()?.ok()?;
             (HeadData::Skipped, values.byte_offset())
         };
@@ -246,13 +251,14 @@ impl<'de> serde::de::Visitor<'de> for HeadVisitor {
                     let value = if wanted {
                         map.next_value::<DataOrNot>()?.0
                     } else {
-                        map.next_value::<serde::de::IgnoredAny>()?;
+                        map.next_value::<Checked>()?;
                         HeadData::Skipped
                     };
                     once(&mut data, value, "data")
                 }
+                // Skipped as the derive skips a field it does not know.
                 _ => {
-                    map.next_value::<serde::de::IgnoredAny>()?;
+                    map.next_value::<IgnoredAny>()?;
                     Ok(())
                 }
             };
@@ -317,7 +323,7 @@ impl<'de> Deserialize<'de> for DataOrNot {
                 self,
                 mut seq: A,
             ) -> std::result::Result<DataOrNot, A::Error> {
-                while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+                while seq.next_element::<Checked>()?.is_some() {}
                 Ok(DataOrNot(HeadData::NotObject))
             }
             fn visit_bool<E>(self, _: bool) -> std::result::Result<DataOrNot, E> {
@@ -343,6 +349,59 @@ impl<'de> Deserialize<'de> for DataOrNot {
     }
 }
 
+/// A JSON value checked as `Value` checks it — strings as UTF-8 without lone
+/// surrogates, numbers in range, nesting within serde_json's limit — and not built.
+/// `IgnoredAny` skips without those checks, and a line the whole load refuses (it reads
+/// `data`, proof included, as a `Value`) must not be folded by a scan.
+struct Checked;
+
+impl<'de> Deserialize<'de> for Checked {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct Any;
+        impl<'de> serde::de::Visitor<'de> for Any {
+            type Value = Checked;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_bool<E>(self, _: bool) -> std::result::Result<Checked, E> {
+                Ok(Checked)
+            }
+            fn visit_i64<E>(self, _: i64) -> std::result::Result<Checked, E> {
+                Ok(Checked)
+            }
+            fn visit_u64<E>(self, _: u64) -> std::result::Result<Checked, E> {
+                Ok(Checked)
+            }
+            fn visit_f64<E>(self, _: f64) -> std::result::Result<Checked, E> {
+                Ok(Checked)
+            }
+            fn visit_str<E>(self, _: &str) -> std::result::Result<Checked, E> {
+                Ok(Checked)
+            }
+            fn visit_unit<E>(self) -> std::result::Result<Checked, E> {
+                Ok(Checked)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> std::result::Result<Checked, A::Error> {
+                while seq.next_element::<Checked>()?.is_some() {}
+                Ok(Checked)
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> std::result::Result<Checked, A::Error> {
+                while map.next_key::<Checked>()?.is_some() {
+                    map.next_value::<Checked>()?;
+                }
+                Ok(Checked)
+            }
+        }
+        d.deserialize_any(Any)
+    }
+}
+
 /// An event's data object without its `evidence`: a completion's proof is most of a
 /// run's log, and the read paths that fold a tail onto the task index
 /// (`state::task_index`) show none.
@@ -352,7 +411,7 @@ fn without_evidence<'de, A: serde::de::MapAccess<'de>>(
     let mut data = serde_json::Map::new();
     while let Some(key) = map.next_key::<String>()? {
         if key == "evidence" {
-            map.next_value::<serde::de::IgnoredAny>()?;
+            map.next_value::<Checked>()?;
         } else {
             data.insert(key, map.next_value()?);
         }
@@ -685,6 +744,18 @@ mod tests {
             Just(r#"{"to":"completed","evidence":{"at":"t"}}"#.to_string()),
             Just(r#"{"evidence":[1],"x":{"y":null}}"#.to_string()),
             Just("{}".to_string()),
+            // What a skip must refuse as the whole load does: a lone surrogate, a
+            // number out of range, nesting past serde_json's limit (and just within it).
+            Just(r#""\ud800""#.to_string()),
+            Just("1e400".to_string()),
+            Just(r#"{"evidence":"\ud800","to":"completed"}"#.to_string()),
+            Just(r#"{"x":1e400,"to":"completed"}"#.to_string()),
+            (120usize..130).prop_map(|n| format!(
+                r#"{{"evidence":{}1{}}}"#,
+                "[".repeat(n),
+                "]".repeat(n)
+            )),
+            (120usize..130).prop_map(|n| format!("{}1{}", "[".repeat(n), "]".repeat(n))),
         ];
         let key = prop_oneof![
             Just("seq"),
@@ -785,6 +856,23 @@ mod tests {
                 EventHead::parse_as_written(other.as_bytes(), |_| true).is_none(),
                 "{other}"
             );
+        }
+    }
+
+    #[test]
+    fn a_proof_that_is_not_valid_text_is_refused_as_the_whole_load_refuses_it() {
+        for data in [&b"{\"evidence\":\"\xff\"}"[..], b"{\"x\":\"\xc3\"}"] {
+            let mut line = br#"{"seq":1,"ts":"t","type":"task.status_changed","actor":"wf.o","role":"o","data":"#.to_vec();
+            line.extend_from_slice(data);
+            line.push(b'}');
+            assert!(serde_json::from_slice::<Event>(&line).is_err());
+            for wants in [(|_: &str| true) as fn(&str) -> bool, |_| false] {
+                assert!(
+                    EventHead::parse(&line, wants).is_err(),
+                    "{}",
+                    String::from_utf8_lossy(&line)
+                );
+            }
         }
     }
 

@@ -123,8 +123,10 @@ fn entries_of<S: Serializer>(
     }))
 }
 
-/// What `task-index.json` says of itself, before its entries.
+/// What `task-index.json` says of itself, before its entries. Nothing else: a second
+/// `tasks` before the one the reader takes is no index.
 #[derive(Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct IndexHead {
     index_version: u32,
     snapshot: FileId,
@@ -452,7 +454,8 @@ impl<'a> IndexReader<'a> {
         let digits = self.rest.iter().take_while(|b| b.is_ascii_digit()).count();
         let (number, rest) = self.rest.split_at(digits);
         self.rest = rest;
-        if digits == 0 {
+        // JSON has no leading zeros.
+        if digits == 0 || (digits > 1 && number[0] == b'0') {
             return None;
         }
         number.iter().try_fold(0u64, |n, &d| {
@@ -842,6 +845,26 @@ mod tests {
             prop_assert_eq!(head, written_head());
             let torn = &bytes[..torn_at.index(bytes.len())];
             prop_assert!(IndexReader::read(torn).is_none());
+        }
+    }
+
+    #[test]
+    fn an_index_not_as_written_is_no_index() {
+        let task = Arc::new(Task {
+            id: "T1".into(),
+            ..Task::default()
+        });
+        let bytes = String::from_utf8(index_bytes(&[task], &[[10, 20]])).unwrap();
+        assert!(IndexReader::read(bytes.as_bytes()).is_some());
+        for altered in [
+            bytes.replace("[10,20]", "[010,20]"),
+            bytes.replace("[10,20]", "[10,00]"),
+            bytes.replacen('{', r#"{"tasks":[],"#, 1),
+            bytes.replace(r#","tasks":"#, r#","t\u0061sks":[],"tasks":"#),
+            bytes.replace(r#","tasks":"#, r#", "tasks":[],"tasks":"#),
+        ] {
+            assert_ne!(altered, bytes);
+            assert!(IndexReader::read(altered.as_bytes()).is_none(), "{altered}");
         }
     }
 
