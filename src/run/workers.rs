@@ -119,8 +119,8 @@ mod tests {
         assert_eq!(threads.len(), 1);
     }
 
+    /// Also: a job given while another is out gets a thread of its own.
     #[test]
-    // Also: a job given while another is out gets a thread of its own.
     fn a_slow_job_does_not_hold_up_the_other_thread() {
         let (tx, rx) = mpsc::channel();
         let mut workers = Workers::new(2, tx);

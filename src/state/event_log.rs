@@ -104,14 +104,7 @@ impl<'a> EventHead<'a> {
     fn parse_as_written(line: &'a [u8], wants_data: fn(&str) -> bool) -> Option<Self> {
         let line = line.strip_suffix(b"\n").unwrap_or(line);
         let mut rest = line.strip_prefix(b"{\"seq\":")?;
-        let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
-        if digits == 0 || (digits > 1 && rest[0] == b'0') {
-            return None;
-        }
-        let seq = rest[..digits].iter().try_fold(0u64, |n, &d| {
-            n.checked_mul(10)?.checked_add(u64::from(d - b'0'))
-        })?;
-        rest = &rest[digits..];
+        let seq = take_u64(&mut rest)?;
         let ts = field(&mut rest, b",\"ts\":")?;
         let kind = field(&mut rest, b",\"type\":")?;
         let task_id = field(&mut rest, b",\"task_id\":");
@@ -190,6 +183,22 @@ fn field<'a>(rest: &mut &'a [u8], key: &[u8]) -> Option<&'a str> {
     let value = &after[..len];
     *rest = &after[len + 1..];
     text_of(value)
+}
+
+/// A JSON integer of digits alone at the start of `rest`, taken off it, when it is one
+/// serde_json reads as this `u64`: no leading zero, no overflow. The hand readers of our
+/// own files (event lines, the task index) leave anything else to serde.
+pub(crate) fn take_u64(rest: &mut &[u8]) -> Option<u64> {
+    let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+    if digits == 0 || (digits > 1 && rest[0] == b'0') {
+        return None;
+    }
+    let (number, after) = rest.split_at(digits);
+    let value = number.iter().try_fold(0u64, |n, &d| {
+        n.checked_mul(10)?.checked_add(u64::from(d - b'0'))
+    })?;
+    *rest = after;
+    Some(value)
 }
 
 /// `bytes` as text if they are UTF-8, ASCII found so without `from_utf8`, whose

@@ -451,16 +451,7 @@ impl<'a> IndexReader<'a> {
     }
 
     fn number(&mut self) -> Option<u64> {
-        let digits = self.rest.iter().take_while(|b| b.is_ascii_digit()).count();
-        let (number, rest) = self.rest.split_at(digits);
-        self.rest = rest;
-        // JSON has no leading zeros.
-        if digits == 0 || (digits > 1 && number[0] == b'0') {
-            return None;
-        }
-        number.iter().try_fold(0u64, |n, &d| {
-            n.checked_mul(10)?.checked_add(u64::from(d - b'0'))
-        })
+        crate::state::event_log::take_u64(&mut self.rest)
     }
 
     fn bool(&mut self) -> Option<bool> {
