@@ -75,6 +75,8 @@ impl Floor {
         self.running.remove(task_id);
     }
 
+    /// Runs `body` on a worker. The caller writes the events it holds first: the
+    /// task's start is in the log before its work begins.
     fn spawn(
         &mut self,
         task: Task,
@@ -113,6 +115,7 @@ impl Engine<'_> {
             mock: self.pool.mock().cloned(),
         };
         let ctx = self.ctx.clone();
+        self.session.write_held_events()?;
         floor.spawn(task, move |task, emit| {
             agent::do_agent_task(&ctx, task, attempt, dispatch, emit)
         });
@@ -124,6 +127,7 @@ impl Engine<'_> {
         let attempt = self.start_task(&task, Start::Command)?;
         self.reporter.started(&task);
         let ctx = self.ctx.clone();
+        self.session.write_held_events()?;
         floor.spawn(task, move |task, _| {
             work::do_task(&ctx, task, attempt, Part::Full)
         });

@@ -294,8 +294,19 @@ impl<'a> Engine<'a> {
     }
 
     /// Fills free slots with ready tasks and records outcomes as they come back,
-    /// until nothing runs and a stop is due.
+    /// until nothing runs and a stop is due. The events of each turn — a task's
+    /// outcome, the next one's start — are written together, before a task is handed
+    /// to a worker and before the loop waits (`Session::hold_events`).
     fn schedule(&mut self, returned_phase: Option<String>) -> Result<Stop> {
+        self.session.hold_events()?;
+        let stop = self.schedule_held(returned_phase);
+        let written = self.session.release_events();
+        let stop = stop?;
+        written?;
+        Ok(stop)
+    }
+
+    fn schedule_held(&mut self, returned_phase: Option<String>) -> Result<Stop> {
         let mut floor = Floor::new(self.opts.jobs);
         let mut run = RunState {
             pending_stop: None,
@@ -329,6 +340,7 @@ impl<'a> Engine<'a> {
                     None => return self.nothing_ready(),
                 }
             }
+            self.session.write_held_events()?;
             match floor.next() {
                 Some(Msg::Event(event)) => {
                     self.session.emit(event)?;

@@ -2,8 +2,10 @@
 //!
 //! It is two things at once: the event stream UIs and CI read (`wf events`), and the
 //! journal that makes progress durable between snapshots of `workflow-state.json`.
-//! Each event is written with one `write` on an `O_APPEND` file, so a killed process
-//! leaves at most a torn final line, which readers skip. `fsync` is batched (at most
+//! Each event is written with one `write` on an `O_APPEND` file — or, while a run's
+//! scheduler holds them ([`EventLog::hold`]), the events of one of its turns together
+//! in one `write` — so a killed process leaves at most a torn final line, which
+//! readers skip. `fsync` is batched (at most
 //! [`SYNC_INTERVAL`] apart, and at every snapshot), which bounds what a power loss —
 //! not a crash — can take back.
 //!
@@ -473,6 +475,9 @@ pub struct EventLog {
     offset: u64,
     last_sync: Instant,
     dirty: bool,
+    /// Lines appended while writes are held ([`EventLog::hold`]), not written yet;
+    /// `None` when every append is written at once.
+    held: Option<Vec<u8>>,
 }
 
 impl EventLog {
@@ -495,7 +500,38 @@ impl EventLog {
             offset: end,
             last_sync: Instant::now(),
             dirty: false,
+            held: None,
         })
+    }
+
+    /// From now on, appended events stay in memory until [`EventLog::write_held`] (or
+    /// a `sync`) writes them all in one `write`: a run's scheduler appends a task's
+    /// outcome and the next task's start, four events, with one system call. The
+    /// holder writes them before anything outside this process can act on them —
+    /// before a command starts, before it waits — so the log still has every
+    /// transition before its consequence.
+    pub fn hold(&mut self) {
+        self.held.get_or_insert_with(Vec::new);
+    }
+
+    /// Writes the held events, if any. When the write fails they are gone from the
+    /// log (the part written is cut) though their sequence numbers are used: the
+    /// caller gives up, and its session settles from the files.
+    pub fn write_held(&mut self) -> Result<()> {
+        match self.held.as_mut() {
+            Some(held) if !held.is_empty() => {
+                let lines = std::mem::take(held);
+                self.write(&lines)
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Writes the held events and appends each one at once again.
+    pub fn release(&mut self) -> Result<()> {
+        let written = self.write_held();
+        self.held = None;
+        written
     }
 
     pub fn append(&mut self, new: NewEvent) -> Result<Event> {
@@ -513,8 +549,18 @@ impl EventLog {
         let mut line = serde_json::to_vec(&event)
             .map_err(|e| WfError::usage(format!("cannot encode an event: {e}")))?;
         line.push(b'\n');
-        if let Err(e) = crate::fs::durable::write_all(self.file.file_mut(), &line) {
-            // Part of the line may be on disk: cut it, so the next event does not
+        match self.held.as_mut() {
+            Some(held) => held.extend_from_slice(&line),
+            None => self.write(&line)?,
+        }
+        self.next_seq += 1;
+        Ok(event)
+    }
+
+    /// Appends whole lines with one `write`.
+    fn write(&mut self, lines: &[u8]) -> Result<()> {
+        if let Err(e) = crate::fs::durable::write_all(self.file.file_mut(), lines) {
+            // Part of the lines may be on disk: cut it, so the next event does not
             // follow a torn one (which would make the log unreadable from there).
             let _ = self.file.set_len(self.offset);
             return Err(WfError::io(
@@ -522,16 +568,17 @@ impl EventLog {
                 format!("cannot append to {}: {e}", self.path.display()),
             ));
         }
-        self.next_seq += 1;
-        self.offset += line.len() as u64;
+        self.offset += lines.len() as u64;
         self.dirty = true;
         if self.last_sync.elapsed() >= SYNC_INTERVAL {
             self.sync()?;
         }
-        Ok(event)
+        Ok(())
     }
 
+    /// Writes the held events and syncs the file's data.
     pub fn sync(&mut self) -> Result<()> {
+        self.write_held()?;
         if self.dirty {
             crate::fs::durable::sync_data(self.file.file()).map_err(|e| {
                 WfError::io(&e, format!("cannot sync {}: {e}", self.path.display()))
@@ -542,7 +589,8 @@ impl EventLog {
         Ok(())
     }
 
-    /// Sequence number of the last event written, and the offset just past it.
+    /// Sequence number of the last event appended, and the offset just past it: the
+    /// last written while none is held (after a `sync`, which writes them).
     pub fn mark(&self) -> (u64, u64) {
         (self.next_seq - 1, self.offset)
     }
@@ -952,5 +1000,38 @@ mod tests {
             .map(|e| e.seq)
             .collect();
         assert_eq!(seqs, vec![1, 2]);
+    }
+
+    #[test]
+    fn held_events_reach_the_file_together_when_written_and_at_a_sync() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("events.jsonl");
+        let lines = || std::fs::read_to_string(&path).unwrap().lines().count();
+        let event = || NewEvent::new(EventKind::TaskExecutionStarted, serde_json::json!({}));
+        let mut log = EventLog::open(&path, 0).unwrap();
+        log.append(event()).unwrap();
+        assert_eq!(lines(), 1, "not held: written at once");
+        log.hold();
+        assert_eq!(log.append(event()).unwrap().seq, 2);
+        assert_eq!(log.append(event()).unwrap().seq, 3);
+        assert_eq!(lines(), 1, "held: not in the file yet");
+        log.write_held().unwrap();
+        assert_eq!(lines(), 3);
+        log.append(event()).unwrap();
+        log.sync().unwrap();
+        assert_eq!(lines(), 4, "a sync writes what is held");
+        assert_eq!(log.mark(), (4, std::fs::metadata(&path).unwrap().len()));
+        log.append(event()).unwrap();
+        log.release().unwrap();
+        assert_eq!(lines(), 5, "the release writes what is held");
+        log.append(event()).unwrap();
+        assert_eq!(lines(), 6, "released: written at once again");
+        // What a reader makes of it: every event, numbered in order.
+        let seqs: Vec<u64> = parse_lines(&std::fs::read(&path).unwrap())
+            .unwrap()
+            .iter()
+            .map(|e| e.seq)
+            .collect();
+        assert_eq!(seqs, [1, 2, 3, 4, 5, 6]);
     }
 }

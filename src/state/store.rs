@@ -311,6 +311,12 @@ pub struct Session {
 
 impl Drop for Session {
     fn drop(&mut self) {
+        // Events held by a scheduler that stopped on an error: written, as they
+        // would have been at its next turn. Best effort: if the write fails they are
+        // not in the log, and the settling below drops them from the state too.
+        if let Some(log) = self.log.as_mut() {
+            let _ = log.write_held();
+        }
         // A command that failed after appending events, or inside a transaction,
         // leaves the snapshot behind the log or side files of an attempt: settle them
         // now, while still holding the lock, as the next writer would. Best effort: if
@@ -355,6 +361,31 @@ impl Session {
             apply_live(self.state_mut()?, &event)?;
         }
         Ok(event)
+    }
+
+    /// Holds the events emitted from now on in memory until [`Session::write_held_events`]
+    /// (or a save) writes them together: one `write` for a scheduler's turn
+    /// ([`EventLog::hold`] says when they must be written).
+    pub fn hold_events(&mut self) -> Result<()> {
+        self.log()?.hold();
+        Ok(())
+    }
+
+    /// Writes the events held since [`Session::hold_events`], if any.
+    pub fn write_held_events(&mut self) -> Result<()> {
+        match self.log.as_mut() {
+            Some(log) => log.write_held(),
+            None => Ok(()),
+        }
+    }
+
+    /// Writes the held events and ends the hold: each event is written as it is
+    /// emitted again.
+    pub fn release_events(&mut self) -> Result<()> {
+        match self.log.as_mut() {
+            Some(log) => log.release(),
+            None => Ok(()),
+        }
     }
 
     /// Opens a transaction: events emitted from now until the next `save` are marked

@@ -584,3 +584,41 @@ fn a_checkpoint_while_tasks_run_mirrors_the_plan_copy() {
     assert_eq!(run.code, 0, "{}", run.whole());
     assert_invariants(&t);
 }
+
+#[test]
+fn a_command_starts_after_its_start_and_what_came_before_are_in_the_log() {
+    // The scheduler writes a turn's events together (a task's outcome, the next
+    // one's start): each command checks they were written before it began, so a
+    // kill while it runs finds the log saying what the files and processes show.
+    let t = Test::new();
+    let seen = |id: &str, before: Option<&str>| {
+        let log = "\"$WF_WORKFLOW_DIR/events.jsonl\"";
+        let mut line = format!(
+            "grep -q '\"task.status_changed\",\"task_id\":\"{id}\".*\"to\":\"in_progress\"' {log} && grep -q '\"task.execution_started\",\"task_id\":\"{id}\"' {log}"
+        );
+        if let Some(before) = before {
+            line.push_str(&format!(
+                " && grep -q '\"task.status_changed\",\"task_id\":\"{before}\".*\"to\":\"completed\"' {log}"
+            ));
+        }
+        line
+    };
+    let text = plan(&[
+        task("T1", "a").verify(&seen("T1", None)),
+        task("T2", "a").verify(&seen("T2", Some("T1"))).deps("T1"),
+        task("T3", "a").verify(&seen("T3", Some("T2"))).deps("T2"),
+    ]);
+    start(&t, &text);
+    t.wf(&["workflow-execute", "--ci", "--all"]).ok();
+    assert_eq!(
+        statuses(&t.state()),
+        [
+            ("T1", "completed"),
+            ("T2", "completed"),
+            ("T3", "completed")
+        ]
+        .map(|(id, s)| (id.to_string(), s.to_string()))
+    );
+    // Nothing held is left behind when the run ends: every event is in the log.
+    assert_eq!(events_of(&t, "task.execution_result"), 3);
+}
