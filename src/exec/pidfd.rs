@@ -3,7 +3,9 @@
 //!
 //! Polling with a growing sleep (the fallback) overshoots a short command's exit by up
 //! to its last nap: for a no-op task that was most of its cost. Kernels before 5.3 (no
-//! `pidfd_open`) get the fallback.
+//! `pidfd_open`) get the fallback. A command's first moments are watched through its
+//! output pipe alone ([`wait_pipe_end`]): the pipe ends as a quick command exits, and
+//! the pidfd's open and close are two system calls of a no-op task's thirty.
 
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 
@@ -41,6 +43,17 @@ impl ExitFd {
             exited: !exited.is_empty(),
             output,
         }
+    }
+}
+
+/// Waits until the output pipe holds data, reaches its end, or `timeout` passes. Its
+/// end (`HUP`: no writer left) says the process may have exited: the pipe's write
+/// ends are closed as it exits, a moment before a `wait4` can find it.
+pub fn wait_pipe_end(output: BorrowedFd<'_>, timeout: Duration) -> Ready {
+    let [output, _] = poll([Some(output), None], timeout);
+    Ready {
+        exited: output.contains(PollFlags::HUP),
+        output,
     }
 }
 

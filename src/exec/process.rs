@@ -474,16 +474,18 @@ fn program_path(prog: &str, env: &[(String, String)]) -> Option<PathBuf> {
     if prog.contains('/') || env.iter().any(|(k, _)| k == "PATH") {
         return None;
     }
-    match lookup(prog, Cached::Trusted) {
+    match lookup(prog) {
         Lookup::Found(path) => Some(path),
         Lookup::NotFound | Lookup::Uncached => None,
     }
 }
 
-/// Whether a bare program name is on `wf`'s PATH, through the same cache as spawns;
-/// a cached answer is checked to still be a file.
+/// Whether a bare program name is on `wf`'s PATH, through the same cache as spawns:
+/// asked before one, so a missing program fails with its name. A program found
+/// earlier is taken as still there, with no stat of it: if it went, the spawn finds
+/// out, looks again, and reports it not on PATH itself ([`Exit::NotOnPath`]).
 pub fn on_path(prog: &str) -> bool {
-    match lookup(prog, Cached::Checked) {
+    match lookup(prog) {
         Lookup::Found(_) => true,
         Lookup::NotFound => false,
         Lookup::Uncached => which::which(prog).is_ok(),
@@ -495,15 +497,6 @@ enum Lookup {
     NotFound,
     /// PATH has a relative entry: the answer depends on the directory.
     Uncached,
-}
-
-/// Whether a program found earlier is taken as still there.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Cached {
-    /// Yes: a spawn finds out if it is not, and looks again.
-    Trusted,
-    /// Only if it still is a file (a stat).
-    Checked,
 }
 
 /// Where each program was found on PATH this run.
@@ -520,7 +513,7 @@ fn forget(prog: &str) {
     found().remove(prog);
 }
 
-fn lookup(prog: &str, cached: Cached) -> Lookup {
+fn lookup(prog: &str) -> Lookup {
     let Some(path_var) = std::env::var_os("PATH") else {
         return Lookup::NotFound;
     };
@@ -529,9 +522,7 @@ fn lookup(prog: &str, cached: Cached) -> Lookup {
     }
     let mut found = found();
     if let Some(path) = found.get(prog) {
-        if cached == Cached::Trusted || path.is_file() {
-            return Lookup::Found(path.clone());
-        }
+        return Lookup::Found(path.clone());
     }
     match which::which_in_global(prog, Some(&path_var))
         .ok()
@@ -551,8 +542,24 @@ enum Waited {
     Error(String),
 }
 
-/// Waits for the child: woken by its exit through a pidfd, else polling with a growing
-/// sleep; a long command costs a wake-up every 20 ms at most (interrupts, deadline).
+/// How long a command's exit is watched through its output pipe alone.
+const QUICK: Duration = Duration::from_millis(20);
+
+/// What tells the wait that the command exited.
+enum ExitWatch {
+    /// Its output pipe's end, for the command's first [`QUICK`] moments: a quick
+    /// command's pipe ends as it exits, so most commands never need a pidfd (two
+    /// system calls: its open and its close).
+    PipeEnd,
+    /// A pidfd, once the pipe has ended without an exit or the command outlived
+    /// `QUICK` (a process it started may hold the pipe open long after it exited).
+    Pidfd(crate::exec::pidfd::ExitFd),
+    /// Neither (a kernel without pidfds): naps that grow to 20 ms.
+    Nap,
+}
+
+/// Waits for the child, woken by its exit or its output; a long command costs a
+/// wake-up every 20 ms at most (interrupts, deadline).
 fn wait_with_deadline(
     child: &mut std::process::Child,
     pgid: u32,
@@ -563,8 +570,8 @@ fn wait_with_deadline(
     let mut deadline = crate::clock::deadline_after(timeout);
     let mut interrupted_at: Option<Instant> = None;
     let mut nap = Duration::from_micros(50);
-    // Opened before the first try_wait, while the pid cannot have been reused.
-    let exit_fd = crate::exec::pidfd::ExitFd::open(pgid);
+    let quick_until = Instant::now() + QUICK;
+    let mut watch = ExitWatch::PipeEnd;
     loop {
         if children.is_interrupted() && interrupted_at.is_none() {
             // Signal our own group too: interrupt() may have run before this group
@@ -573,24 +580,32 @@ fn wait_with_deadline(
             interrupted_at = Some(Instant::now());
             deadline = deadline.min(Instant::now() + Duration::from_secs(2));
         }
+        let pipe = log.fd();
+        if matches!(watch, ExitWatch::PipeEnd) && (pipe.is_none() || Instant::now() >= quick_until)
+        {
+            // Not reaped yet (a reaped child ends this loop), so its pid is still its own.
+            watch = crate::exec::pidfd::ExitFd::open(pgid).map_or(ExitWatch::Nap, ExitWatch::Pidfd);
+        }
         // Waiting comes first: a command just started has neither printed nor exited,
         // and asking would cost a read and a wait4 that answer nothing. Woken by the
-        // exit itself where the kernel can (pidfd), else by a nap: a no-op task used
-        // to spend most of its time here, overshooting its exit.
-        let pipe = log.fd();
-        let ready = match &exit_fd {
-            Some(fd) => fd.wait(
+        // exit itself where the kernel can, else by a nap: a no-op task used to spend
+        // most of its time here, overshooting its exit.
+        let slice =
+            Duration::from_millis(20).min(deadline.saturating_duration_since(Instant::now()));
+        let ready = match (&watch, pipe) {
+            (ExitWatch::PipeEnd, Some(pipe)) => crate::exec::pidfd::wait_pipe_end(
                 pipe,
-                Duration::from_millis(20).min(deadline.saturating_duration_since(Instant::now())),
+                slice.min(quick_until.saturating_duration_since(Instant::now())),
             ),
-            None => crate::exec::pidfd::wait_output(pipe, nap),
+            (ExitWatch::Pidfd(fd), pipe) => fd.wait(pipe, slice),
+            (_, pipe) => crate::exec::pidfd::wait_output(pipe, nap),
         };
         nap = (nap * 2).min(Duration::from_millis(20));
         log.pump_ready(ready.output);
         // Not exited (the pidfd says so) is nothing a wait4 would find: a command's
         // output often ends a moment before its exit does.
         if ready.exited {
-            match child.try_wait() {
+            match reap(child, &watch) {
                 Ok(Some(status)) => return Waited::Exited(status),
                 Ok(None) => {}
                 Err(e) => return Waited::Error(e.to_string()),
@@ -601,6 +616,23 @@ fn wait_with_deadline(
             let _ = child.wait();
             return Waited::TimedOut;
         }
+    }
+}
+
+/// Reaps the child if it exited. Its pipe's end comes a moment before its exit can
+/// be reaped; the exiting child often runs on this CPU (the kernel wakes this thread
+/// where it ran): a yield lets it finish, and a second look finds it. On a quick
+/// chain that took the pidfd's three calls from one command in four.
+fn reap(
+    child: &mut std::process::Child,
+    watch: &ExitWatch,
+) -> std::io::Result<Option<std::process::ExitStatus>> {
+    match child.try_wait()? {
+        None if matches!(watch, ExitWatch::PipeEnd) => {
+            std::thread::yield_now();
+            child.try_wait()
+        }
+        status => Ok(status),
     }
 }
 
@@ -723,6 +755,53 @@ mod tests {
         assert!(matches!(exit, Exit::TimedOut(_)), "{exit:?}");
         std::thread::sleep(Duration::from_millis(1500));
         assert!(!marker.exists(), "a background child survived the timeout");
+    }
+
+    fn run_line(line: &str, dir: &Path, timeout: Duration) -> Exit {
+        run(
+            Spec {
+                program: Program::Shell(line.to_string()),
+                cwd: dir,
+                env: vec![],
+                timeout,
+                log: &dir.join("t.log"),
+                stdin: None,
+                on_start: None,
+                log_cap: crate::config::DEFAULT_LOG_CAP,
+            },
+            &Children::default(),
+        )
+    }
+
+    #[test]
+    fn an_exit_is_seen_while_a_child_it_left_keeps_printing() {
+        // The pipe never ends and is never quiet for long: only the pidfd opened once
+        // the command outlives its first moments sees the exit before the deadline.
+        let dir = tempfile::tempdir().unwrap();
+        let started = Instant::now();
+        let exit = run_line(
+            "(while :; do echo x; sleep 0.005; done) & sleep 0.1; exit 3",
+            dir.path(),
+            Duration::from_secs(20),
+        );
+        assert_eq!(exit, Exit::Code(3));
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{:?}",
+            started.elapsed()
+        );
+    }
+
+    #[test]
+    fn an_exit_after_the_output_closed_is_waited_for() {
+        // The pipe ends at once; the exit comes later.
+        let dir = tempfile::tempdir().unwrap();
+        let exit = run_line(
+            "exec >&- 2>&-; sleep 0.2; exit 4",
+            dir.path(),
+            Duration::from_secs(20),
+        );
+        assert_eq!(exit, Exit::Code(4));
     }
 
     #[test]

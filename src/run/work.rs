@@ -235,6 +235,12 @@ impl WorkCtx {
         runs: &mut Vec<CheckRun>,
     ) -> Result<(), Verdict> {
         // A program that is not there fails with its name, not with a shell's 127.
+        let not_on_path = |prog: &str| Verdict::Failed {
+            reason: format!(
+                "{what}: `{prog}` is not on PATH (needed by task {})",
+                task.id
+            ),
+        };
         if let Some(prog) = missing_program(&program) {
             runs.push(CheckRun {
                 what: what.to_string(),
@@ -246,12 +252,7 @@ impl WorkCtx {
                 log_part: None,
                 log_digest: None,
             });
-            return Err(Verdict::Failed {
-                reason: format!(
-                    "{what}: `{prog}` is not on PATH (needed by task {})",
-                    task.id
-                ),
-            });
+            return Err(not_on_path(&prog));
         }
         let started = Instant::now();
         let process::Logged {
@@ -278,6 +279,8 @@ impl WorkCtx {
         match exit {
             Exit::Code(0) => Ok(()),
             Exit::Interrupted => Err(Verdict::Interrupted),
+            // Gone since it was found earlier in the run (`process::on_path`).
+            Exit::NotOnPath(prog) => Err(not_on_path(&prog)),
             other => {
                 let mut reason = format!("{what} `{}` {}", program.display(), other.describe());
                 // The result stands without its log; say why there is none.

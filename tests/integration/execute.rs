@@ -331,6 +331,45 @@ fn a_program_removed_mid_run_is_found_again_on_path() {
     assert_invariants(&t);
 }
 
+/// A program found on PATH earlier in the run is not looked at again before each
+/// spawn; one removed from every PATH entry fails by name all the same.
+#[test]
+fn a_program_removed_mid_run_from_path_fails_as_not_on_path() {
+    use std::os::unix::fs::PermissionsExt;
+    let mut t = Test::new();
+    t.write("bin/wf-tool", "#!/bin/sh\necho ran >> runs.log\n");
+    let tool = t.project.join("bin/wf-tool");
+    std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!(
+        "{}:{}",
+        t.project.join("bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    t.env("PATH", path);
+    start(
+        &t,
+        &plan(&[
+            task("T1", "a").verify("wf-tool"),
+            task("T2", "a")
+                .verify(&format!("rm {}", tool.display()))
+                .deps("T1"),
+            task("T3", "a").verify("wf-tool").deps("T2"),
+        ]),
+    );
+    let out = t
+        .wf(&["workflow-execute", "--all", "--json"])
+        .code(1)
+        .json();
+    assert_eq!(t.read("runs.log"), "ran\n");
+    let t3 = &out["tasks"][2];
+    assert_eq!(t3["id"], "T3");
+    assert_eq!(
+        t3["reason"],
+        "check: `wf-tool` is not on PATH (needed by task T3)"
+    );
+    assert_invariants(&t);
+}
+
 /// The logs directory is made with the first log, and made again if it goes.
 #[test]
 fn task_logs_are_written_even_after_the_logs_dir_is_removed() {
