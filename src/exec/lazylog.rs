@@ -50,15 +50,14 @@ pub struct LazyLog<'a> {
 }
 
 impl<'a> LazyLog<'a> {
-    /// A pipe for the child's stdout and stderr (two ends of one writer) and the log
-    /// it will fill, keeping at most `cap` bytes of output.
+    /// A pipe for the child's stdout and stderr (one write end given as both) and the
+    /// log it will fill, keeping at most `cap` bytes of output.
     pub fn new(
         path: &'a Path,
         header: Option<&'a str>,
         cap: u64,
-    ) -> std::io::Result<(LazyLog<'a>, std::io::PipeWriter, std::io::PipeWriter)> {
+    ) -> std::io::Result<(LazyLog<'a>, std::io::PipeWriter)> {
         let (pipe, writer) = std::io::pipe()?;
-        let writer_err = writer.try_clone()?;
         // Set, not added to what F_GETFL would say: a pipe just made has none of the
         // flags F_SETFL changes (append, async, direct, noatime, nonblock), so there
         // is nothing to keep and one fcntl fewer per command.
@@ -81,7 +80,6 @@ impl<'a> LazyLog<'a> {
                 last: None,
             },
             writer,
-            writer_err,
         ))
     }
 
@@ -241,8 +239,8 @@ mod tests {
     fn no_output_no_file_until_ensured() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.log");
-        let (mut log, w, w2) = LazyLog::new(&path, Some("true"), 1 << 20).unwrap();
-        drop((w, w2));
+        let (mut log, w) = LazyLog::new(&path, Some("true"), 1 << 20).unwrap();
+        drop(w);
         log.pump();
         assert!(!path.exists());
         log.ensure();
@@ -253,9 +251,9 @@ mod tests {
     fn output_creates_the_log_with_its_header() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.log");
-        let (mut log, mut w, w2) = LazyLog::new(&path, Some("echo hi"), 1 << 20).unwrap();
+        let (mut log, mut w) = LazyLog::new(&path, Some("echo hi"), 1 << 20).unwrap();
         w.write_all(b"hi\n").unwrap();
-        drop((w, w2));
+        drop(w);
         assert_eq!(log.finish(), None);
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "$ echo hi\nhi\n");
     }
@@ -304,12 +302,12 @@ mod cap_tests {
     fn logged(cap: u64, chunks: &[&[u8]]) -> String {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.log");
-        let (mut log, mut w, w2) = LazyLog::new(&path, None, cap).unwrap();
+        let (mut log, mut w) = LazyLog::new(&path, None, cap).unwrap();
         for chunk in chunks {
             w.write_all(chunk).unwrap();
             log.pump();
         }
-        drop((w, w2));
+        drop(w);
         assert_eq!(log.finish(), None);
         std::fs::read_to_string(&path).unwrap()
     }
@@ -338,9 +336,9 @@ mod cap_tests {
         if !path.exists() {
             return;
         }
-        let (mut log, mut w, w2) = LazyLog::new(path, Some("cmd"), 1 << 20).unwrap();
+        let (mut log, mut w) = LazyLog::new(path, Some("cmd"), 1 << 20).unwrap();
         w.write_all(b"output\n").unwrap();
-        drop((w, w2));
+        drop(w);
         let error = log.finish().expect("an error");
         assert!(
             error.starts_with("cannot write the log /dev/full: "),
@@ -358,9 +356,9 @@ mod written_tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.log");
         std::fs::write(&path, "earlier\n").unwrap();
-        let (mut log, mut w, w2) = LazyLog::new(&path, Some("cmd"), 10).unwrap();
+        let (mut log, mut w) = LazyLog::new(&path, Some("cmd"), 10).unwrap();
         w.write_all(b"abcdefghijklmnop").unwrap();
-        drop((w, w2));
+        drop(w);
         assert_eq!(log.finish(), None);
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(
@@ -376,12 +374,12 @@ mod written_tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.log");
         std::fs::write(&path, "earlier\n").unwrap();
-        let (mut log, w, w2) = LazyLog::new(&path, Some("cmd"), 10).unwrap();
-        drop((w, w2));
+        let (mut log, w) = LazyLog::new(&path, Some("cmd"), 10).unwrap();
+        drop(w);
         assert_eq!(log.finish(), None);
         assert_eq!(log.written(), None);
-        let (mut log, w, w2) = LazyLog::new(&path, None, 10).unwrap();
-        drop((w, w2));
+        let (mut log, w) = LazyLog::new(&path, None, 10).unwrap();
+        drop(w);
         log.ensure();
         assert_eq!(log.finish(), None);
         assert_eq!(log.written(), None, "no header, no byte: no span");
@@ -397,14 +395,14 @@ mod pump_ready_tests {
     fn data_is_read_when_seen_and_an_empty_ended_pipe_never() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.log");
-        let (mut log, mut w, w2) = LazyLog::new(&path, None, 1 << 20).unwrap();
+        let (mut log, mut w) = LazyLog::new(&path, None, 1 << 20).unwrap();
         w.write_all(b"data\n").unwrap();
         log.pump_ready(PollFlags::empty());
         assert!(!path.exists(), "not seen ready: left for later");
         log.pump_ready(PollFlags::IN);
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "data\n");
         assert!(log.fd().is_some(), "writers left: not at its end");
-        drop((w, w2));
+        drop(w);
         log.pump_ready(PollFlags::HUP);
         assert!(log.fd().is_none(), "empty, no writer: at its end");
         assert_eq!(log.finish(), None);
@@ -415,9 +413,9 @@ mod pump_ready_tests {
     fn output_a_wait_did_not_see_is_kept_by_the_finish() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.log");
-        let (mut log, mut w, w2) = LazyLog::new(&path, Some("cmd"), 1 << 20).unwrap();
+        let (mut log, mut w) = LazyLog::new(&path, Some("cmd"), 1 << 20).unwrap();
         w.write_all(b"late\n").unwrap();
-        drop((w, w2));
+        drop(w);
         log.pump_ready(PollFlags::empty());
         assert_eq!(log.finish(), None);
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "$ cmd\nlate\n");

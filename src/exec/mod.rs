@@ -13,6 +13,7 @@ pub mod lazylog;
 pub mod orphans;
 pub mod pidfd;
 pub mod process;
+pub mod spawn;
 pub mod verifier;
 
 /// How long a command may run when neither the task nor the project says.

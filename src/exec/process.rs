@@ -15,9 +15,9 @@ use std::collections::{HashMap, HashSet};
 
 use std::io::{Read, Seek, SeekFrom};
 use std::ops::Range;
+use std::os::fd::AsFd as _;
 use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
@@ -25,6 +25,7 @@ use std::time::{Duration, Instant};
 use rustix::process::{Pid, Signal};
 
 use crate::exec::lazylog::LazyLog;
+use crate::exec::spawn::{Launch, Leader};
 
 /// What to run: through `sh -c`, or a program with its arguments (no shell).
 #[derive(Debug, Clone)]
@@ -167,10 +168,10 @@ struct Running {
     /// Commands started so far; a command's number is in its `WF_SPAWN`.
     spawned: u64,
     /// Running commands by number.
-    leaders: HashMap<u64, Leader>,
+    leaders: HashMap<u64, LeaderOf>,
 }
 
-struct Leader {
+struct LeaderOf {
     /// The leader's pid, which is also its process group.
     pid: u32,
     /// The [`Children`] that started it.
@@ -219,26 +220,30 @@ impl Children {
             .collect()
     }
 
-    /// Spawns `cmd` as command number n, registered before any sweep can see it.
-    fn spawn(&self, cmd: &mut Command) -> std::io::Result<(u64, std::process::Child)> {
+    /// Starts `launch` as command number n, registered before any sweep can see it.
+    fn spawn(&self, launch: &Launch<'_>) -> std::io::Result<(u64, Leader)> {
         crate::exec::orphans::become_subreaper();
         // Held across the spawn: a sweep never sees a leader it does not know yet.
         let mut running = running();
         let number = running.spawned + 1;
-        cmd.env(
-            crate::exec::orphans::SPAWN_VAR,
+        let mut env = launch.env.to_vec();
+        env.push((
+            crate::exec::orphans::SPAWN_VAR.to_string(),
             crate::exec::orphans::token(number),
-        );
-        let child = cmd.spawn()?;
+        ));
+        let leader = crate::exec::spawn::spawn(&Launch {
+            env: &env,
+            ..*launch
+        })?;
         running.spawned = number;
         running.leaders.insert(
             number,
-            Leader {
-                pid: child.id(),
+            LeaderOf {
+                pid: leader.id(),
                 set: self.inner.id,
             },
         );
-        Ok((number, child))
+        Ok((number, leader))
     }
 
     /// After command `number`'s leader was reaped: kills what is left of its group,
@@ -353,13 +358,21 @@ fn run_with(spec: Spec<'_>, header: Option<&str>, children: &Children) -> Logged
         return Logged::unlogged(Exit::Interrupted);
     }
     let argv = spec.program.argv();
-    let Some((prog, args)) = argv.split_first() else {
+    let Some(prog) = argv.first() else {
         return Logged::unlogged(Exit::SpawnFailed("empty command".into()));
     };
-    let mut path = program_path(prog, &spec.env);
+    let mut path = program_path(prog, &spec.env, spec.cwd);
     let mut looked_again = false;
-    let (mut log, number, mut child) = loop {
-        let (mut log, out, err) = match LazyLog::new(spec.log, header, spec.log_cap) {
+    let stdin = match spec.stdin.as_ref().map(|_| std::io::pipe()).transpose() {
+        Ok(stdin) => stdin,
+        Err(e) => {
+            return Logged::unlogged(Exit::SpawnFailed(format!(
+                "cannot make a pipe for its input: {e}"
+            )))
+        }
+    };
+    let (mut log, (number, mut child)) = loop {
+        let (mut log, output) = match LazyLog::new(spec.log, header, spec.log_cap) {
             Ok(pipe) => pipe,
             Err(e) => {
                 return Logged::unlogged(Exit::SpawnFailed(format!(
@@ -367,37 +380,32 @@ fn run_with(spec: Spec<'_>, header: Option<&str>, children: &Children) -> Logged
                 )))
             }
         };
-        let mut cmd = match &path {
-            Some(path) => {
-                let mut cmd = Command::new(path);
-                std::os::unix::process::CommandExt::arg0(&mut cmd, prog);
-                cmd
-            }
-            None => Command::new(prog),
+        let spawned = match &path {
+            Some(path) => children.spawn(&Launch {
+                path,
+                argv: &argv,
+                cwd: spec.cwd,
+                env: &spec.env,
+                stdin: stdin.as_ref().map(|(read, _)| read.as_fd()),
+                output: output.as_fd(),
+            }),
+            None => Err(std::io::ErrorKind::NotFound.into()),
         };
-        cmd.args(args)
-            .current_dir(spec.cwd)
-            .envs(spec.env.iter().map(|(k, v)| (k, v)))
-            .stdin(if spec.stdin.is_some() {
-                Stdio::piped()
-            } else {
-                Stdio::null()
-            })
-            .stdout(out)
-            .stderr(err);
-        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
-        let spawned = children.spawn(&mut cmd);
-        // The parent's copies of the pipe's write ends go now, or it never reaches its end.
-        drop(cmd);
+        // The parent's copy of the pipe's write end goes now, or it never reaches its end.
+        drop(output);
         match spawned {
-            Ok((number, child)) => break (log, number, child),
+            Ok(started) => break (log, started),
             // The program found on PATH earlier is no longer a file there: look it
-            // up again, as the stat before every spawn that this replaces did. The
-            // failed spawn left nothing behind (its log is not created yet).
-            Err(_) if !looked_again && path.as_ref().is_some_and(|p| !p.is_file()) => {
+            // up again. The failed spawn left nothing behind (its log is not created
+            // yet).
+            Err(_)
+                if !looked_again
+                    && !prog.contains('/')
+                    && path.as_ref().is_some_and(|p| !p.is_file()) =>
+            {
                 looked_again = true;
                 forget(prog);
-                path = program_path(prog, &spec.env);
+                path = program_path(prog, &spec.env, spec.cwd);
             }
             Err(e) => {
                 log.ensure();
@@ -419,14 +427,13 @@ fn run_with(spec: Spec<'_>, header: Option<&str>, children: &Children) -> Logged
     if let Some(on_start) = spec.on_start {
         on_start();
     }
-    if let Some(input) = spec.stdin {
-        if let Some(mut pipe) = child.stdin.take() {
-            // The brief is small; a child that does not read it just gets EPIPE.
-            std::thread::spawn(move || {
-                use std::io::Write;
-                let _ = pipe.write_all(&input);
-            });
-        }
+    if let (Some(input), Some((read, mut pipe))) = (spec.stdin, stdin) {
+        drop(read);
+        // The brief is small; a child that does not read it just gets EPIPE.
+        std::thread::spawn(move || {
+            use std::io::Write;
+            let _ = pipe.write_all(&input);
+        });
     }
     let started = Instant::now();
     let status = wait_with_deadline(&mut child, pgid, spec.timeout, children, &mut log);
@@ -462,21 +469,26 @@ fn run_with(spec: Spec<'_>, header: Option<&str>, children: &Children) -> Logged
     }
 }
 
-/// Where `prog` is on PATH, looked up once per run. Without it every task pays a
-/// search of PATH twice: a stat per entry in `wf`, then a failed exec per entry in the
-/// child (about 65 µs of a no-op task's 800). Like a shell's hash table, a program
-/// installed later in an earlier PATH entry is not seen; one that vanished is looked
-/// up again — once its spawn fails, so a spawn costs no stat of its program. `None`
-/// leaves the search to the spawn: a path, a PATH set for this command, a relative
-/// PATH entry (it would mean the child's directory), or a program not found (the
-/// spawn then reports it).
-fn program_path(prog: &str, env: &[(String, String)]) -> Option<PathBuf> {
-    if prog.contains('/') || env.iter().any(|(k, _)| k == "PATH") {
-        return None;
+/// The program `prog` names: itself when it is a path (relative to the command's
+/// directory), else where it is on the PATH the command gets. `wf`'s own PATH is
+/// looked up once per run: without that every task paid a search of PATH twice, a
+/// stat per entry in `wf` and a failed exec per entry in the child (about 65 µs of a
+/// no-op task's 800). Like a shell's hash table, a program installed later in an
+/// earlier PATH entry is not seen; one that vanished is looked up again once its
+/// spawn fails, so a spawn costs no stat of its program. A PATH set for the command,
+/// or one with a relative entry (it means the command's directory), is searched each
+/// time. `None`: not found.
+fn program_path(prog: &str, env: &[(String, String)], cwd: &Path) -> Option<PathBuf> {
+    if prog.contains('/') {
+        return Some(PathBuf::from(prog));
+    }
+    if let Some((_, path_var)) = env.iter().rev().find(|(k, _)| k == "PATH") {
+        return which::which_in(prog, Some(path_var), cwd).ok();
     }
     match lookup(prog) {
         Lookup::Found(path) => Some(path),
-        Lookup::NotFound | Lookup::Uncached => None,
+        Lookup::NotFound => None,
+        Lookup::Uncached => which::which_in(prog, std::env::var_os("PATH"), cwd).ok(),
     }
 }
 
@@ -561,7 +573,7 @@ enum ExitWatch {
 /// Waits for the child, woken by its exit or its output; a long command costs a
 /// wake-up every 20 ms at most (interrupts, deadline).
 fn wait_with_deadline(
-    child: &mut std::process::Child,
+    child: &mut Leader,
     pgid: u32,
     timeout: Duration,
     children: &Children,
@@ -624,7 +636,7 @@ fn wait_with_deadline(
 /// where it ran): a yield lets it finish, and a second look finds it. On a quick
 /// chain that took the pidfd's three calls from one command in four.
 fn reap(
-    child: &mut std::process::Child,
+    child: &mut Leader,
     watch: &ExitWatch,
 ) -> std::io::Result<Option<std::process::ExitStatus>> {
     match child.try_wait()? {
@@ -860,6 +872,46 @@ mod tests {
         let exit = run(spec(prog), &Children::default());
         assert_eq!(exit, Exit::NotOnPath(prog.into()));
         assert!(!found().contains_key(prog));
+    }
+
+    #[test]
+    fn a_program_is_found_on_the_commands_own_path_and_a_relative_one_in_its_directory() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        for (file, code) in [("bin/wf-own-tool", 5), ("here/wf-rel-tool", 6)] {
+            let path = dir.path().join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, format!("#!/bin/sh\nexit {code}\n")).unwrap();
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let run_in = |argv: &[&str], env: Vec<(String, String)>| {
+            run(
+                Spec {
+                    program: Program::Argv(argv.iter().map(|a| (*a).to_string()).collect()),
+                    cwd: dir.path(),
+                    env,
+                    timeout: Duration::from_secs(5),
+                    log: &dir.path().join("l"),
+                    stdin: None,
+                    on_start: None,
+                    log_cap: crate::config::DEFAULT_LOG_CAP,
+                },
+                &Children::default(),
+            )
+        };
+        let own_path = || vec![("PATH".to_string(), "/nowhere:bin".to_string())];
+        // A PATH set for the command, with a relative entry: its directory's `bin`.
+        assert_eq!(run_in(&["wf-own-tool"], own_path()), Exit::Code(5));
+        assert_eq!(
+            run_in(&["wf-rel-tool"], own_path()),
+            Exit::NotOnPath("wf-rel-tool".into())
+        );
+        // A path with a `/` is the command's directory's.
+        assert_eq!(run_in(&["here/wf-rel-tool"], vec![]), Exit::Code(6));
+        assert_eq!(
+            run_in(&["./wf-rel-tool"], vec![]),
+            Exit::NotOnPath("./wf-rel-tool".into())
+        );
     }
 
     #[test]

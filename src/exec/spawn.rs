@@ -1,0 +1,334 @@
+//! Starting a command's process: `posix_spawn(3)` asked for only what a command of
+//! `wf` needs, and waiting for it.
+//!
+//! `std::process::Command` opens `/dev/null` in `wf` for a null stdin and closes it,
+//! needs its own copy of the output pipe for stderr (a `dup` and a `close`), and has
+//! glibc check the descriptors of three `dup2`s (a `getrlimit` each side): five system
+//! calls more per command, on the thread that runs every command, than here, where
+//! `/dev/null` is opened by the child (a file action) and the one pipe end is given to
+//! both stdout and stderr. Otherwise the process starts as `Command` starts
+//! it (a full path, so no search of PATH in the child; `argv[0]` the name the plan
+//! gave; the signal mask emptied and SIGPIPE back to its default action; the
+//! environment `wf`'s own with the command's variables over it), in a process group
+//! of its own, in its directory.
+
+use std::ffi::{CString, OsStr, OsString};
+use std::io;
+use std::os::fd::{AsRawFd, BorrowedFd};
+use std::os::unix::ffi::{OsStrExt as _, OsStringExt as _};
+use std::os::unix::process::ExitStatusExt as _;
+use std::path::Path;
+use std::process::ExitStatus;
+
+use rustix::process::{Pid, WaitOptions};
+
+/// What a command is started with.
+pub struct Launch<'a> {
+    /// The program's path; one without a `/` is looked up on PATH by the caller.
+    pub path: &'a Path,
+    /// `argv`, its first the program's name as the plan gave it.
+    pub argv: &'a [String],
+    pub cwd: &'a Path,
+    /// Variables set over `wf`'s own environment.
+    pub env: &'a [(String, String)],
+    /// The read end of a pipe to give as stdin; `None`: `/dev/null`.
+    pub stdin: Option<BorrowedFd<'a>>,
+    /// Where stdout and stderr go.
+    pub output: BorrowedFd<'a>,
+}
+
+/// A started command's leader, to wait for. Never reaped but through
+/// [`Leader::try_wait`] and [`Leader::wait`], so its pid stays its own until then.
+#[derive(Debug)]
+pub struct Leader {
+    pid: Pid,
+}
+
+impl Leader {
+    pub fn id(&self) -> u32 {
+        self.pid.as_raw_nonzero().get().unsigned_abs()
+    }
+
+    /// Its exit status, reaping it, if it exited.
+    pub fn try_wait(&mut self) -> io::Result<Option<ExitStatus>> {
+        wait(self.pid, WaitOptions::NOHANG)
+    }
+
+    /// Waits for it to exit and reaps it.
+    pub fn wait(&mut self) -> io::Result<ExitStatus> {
+        loop {
+            match wait(self.pid, WaitOptions::empty()) {
+                Ok(Some(status)) => return Ok(status),
+                Ok(None) => {}
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+}
+
+fn wait(pid: Pid, options: WaitOptions) -> io::Result<Option<ExitStatus>> {
+    Ok(rustix::process::waitpid(Some(pid), options)?
+        .map(|(_, status)| ExitStatus::from_raw(status.as_raw())))
+}
+
+/// Starts the command; an error is `posix_spawn`'s, an exec failure's included
+/// (`NotFound` for a program that is not there).
+pub fn spawn(launch: &Launch<'_>) -> io::Result<Leader> {
+    let path = c_string(launch.path.as_os_str().as_bytes())?;
+    let argv = launch
+        .argv
+        .iter()
+        .map(|a| c_string(a.as_bytes()))
+        .collect::<io::Result<Vec<_>>>()?;
+    let envp = environment(launch.env)?;
+    let cwd = c_string(launch.cwd.as_os_str().as_bytes())?;
+    let argv_ptrs = null_terminated(&argv);
+    let envp_ptrs = null_terminated(&envp);
+    let mut actions = FileActions::new()?;
+    match launch.stdin {
+        Some(fd) => actions.dup2(fd.as_raw_fd(), 0)?,
+        None => actions.open_null(0)?,
+    }
+    actions.dup2(launch.output.as_raw_fd(), 1)?;
+    actions.dup2(launch.output.as_raw_fd(), 2)?;
+    actions.chdir(&cwd)?;
+    let attrs = Attrs::new()?;
+    let mut pid: libc::pid_t = 0;
+    // SAFETY: every pointer is to a live, NUL-terminated string or a NULL-terminated
+    // array of them, held until the call returns; `actions` and `attrs` are
+    // initialized and destroyed once, by their owners.
+    let err = unsafe {
+        libc::posix_spawn(
+            &raw mut pid,
+            path.as_ptr(),
+            &raw const actions.0,
+            &raw const attrs.0,
+            argv_ptrs.as_ptr(),
+            envp_ptrs.as_ptr(),
+        )
+    };
+    check(err)?;
+    Pid::from_raw(pid)
+        .map(|pid| Leader { pid })
+        .ok_or_else(|| io::Error::other("posix_spawn gave no pid"))
+}
+
+/// `wf`'s environment with `overrides` set over it, as `KEY=VALUE` strings.
+fn environment(overrides: &[(String, String)]) -> io::Result<Vec<CString>> {
+    let mut vars: Vec<(OsString, OsString)> = std::env::vars_os().collect();
+    for (k, v) in overrides {
+        // The last setting of a variable wins, as with `Command::env`.
+        vars.retain(|(have, _)| OsStr::new(k) != have);
+        vars.push((k.into(), v.into()));
+    }
+    vars.into_iter()
+        .map(|(k, v)| {
+            let mut kv = k.into_vec();
+            kv.push(b'=');
+            kv.extend(v.into_vec());
+            c_string(&kv)
+        })
+        .collect()
+}
+
+fn c_string(bytes: &[u8]) -> io::Result<CString> {
+    CString::new(bytes).map_err(|_| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "a NUL byte in a command, its directory or its environment",
+        )
+    })
+}
+
+fn null_terminated(strings: &[CString]) -> Vec<*mut libc::c_char> {
+    strings
+        .iter()
+        .map(|s| s.as_ptr().cast_mut())
+        .chain(std::iter::once(std::ptr::null_mut()))
+        .collect()
+}
+
+/// A `posix_spawn` call's result: 0, or an errno.
+fn check(err: libc::c_int) -> io::Result<()> {
+    if err == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::from_raw_os_error(err))
+    }
+}
+
+/// What the child does with its file descriptors and directory before the exec.
+struct FileActions(libc::posix_spawn_file_actions_t);
+
+impl FileActions {
+    fn new() -> io::Result<Box<FileActions>> {
+        // Boxed: glibc may keep pointers into it while it is filled.
+        // SAFETY: zeroed memory is a valid place for init to fill.
+        let mut actions = Box::new(FileActions(unsafe { std::mem::zeroed() }));
+        // SAFETY: a valid place to initialize.
+        check(unsafe { libc::posix_spawn_file_actions_init(&raw mut actions.0) })?;
+        Ok(actions)
+    }
+
+    fn dup2(&mut self, fd: libc::c_int, to: libc::c_int) -> io::Result<()> {
+        // SAFETY: initialized in `new`.
+        check(unsafe { libc::posix_spawn_file_actions_adddup2(&raw mut self.0, fd, to) })
+    }
+
+    fn open_null(&mut self, to: libc::c_int) -> io::Result<()> {
+        // SAFETY: as in `dup2`; the path is a static NUL-terminated string, which
+        // glibc copies.
+        check(unsafe {
+            libc::posix_spawn_file_actions_addopen(
+                &raw mut self.0,
+                to,
+                c"/dev/null".as_ptr(),
+                libc::O_RDONLY,
+                0,
+            )
+        })
+    }
+
+    fn chdir(&mut self, dir: &CString) -> io::Result<()> {
+        // SAFETY: as in `dup2`; glibc copies the path.
+        check(unsafe { libc::posix_spawn_file_actions_addchdir_np(&raw mut self.0, dir.as_ptr()) })
+    }
+}
+
+impl Drop for FileActions {
+    fn drop(&mut self) {
+        // SAFETY: initialized in `new`, destroyed once.
+        unsafe { libc::posix_spawn_file_actions_destroy(&raw mut self.0) };
+    }
+}
+
+/// The child's process group (a new one, its own) and signals.
+struct Attrs(libc::posix_spawnattr_t);
+
+impl Attrs {
+    fn new() -> io::Result<Box<Attrs>> {
+        // SAFETY: zeroed memory is a valid place for init to fill; each call below
+        // gets the initialized attributes and a valid signal set.
+        unsafe {
+            let mut attrs = Box::new(Attrs(std::mem::zeroed()));
+            check(libc::posix_spawnattr_init(&raw mut attrs.0))?;
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&raw mut set);
+            check(libc::posix_spawnattr_setsigmask(
+                &raw mut attrs.0,
+                &raw const set,
+            ))?;
+            libc::sigaddset(&raw mut set, libc::SIGPIPE);
+            check(libc::posix_spawnattr_setsigdefault(
+                &raw mut attrs.0,
+                &raw const set,
+            ))?;
+            check(libc::posix_spawnattr_setpgroup(&raw mut attrs.0, 0))?;
+            let flags = libc::POSIX_SPAWN_SETPGROUP
+                | libc::POSIX_SPAWN_SETSIGMASK
+                | libc::POSIX_SPAWN_SETSIGDEF;
+            check(libc::posix_spawnattr_setflags(
+                &raw mut attrs.0,
+                i16::try_from(flags).unwrap_or(0),
+            ))?;
+            Ok(attrs)
+        }
+    }
+}
+
+impl Drop for Attrs {
+    fn drop(&mut self) {
+        // SAFETY: initialized in `new`, destroyed once.
+        unsafe { libc::posix_spawnattr_destroy(&raw mut self.0) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Read as _;
+    use std::os::fd::AsFd as _;
+
+    /// Runs `sh -c script` (its `$0` is `name`) in `dir` and gives what it printed
+    /// on stdout and stderr, and its exit status.
+    fn sh(script: &str, dir: &Path, env: &[(String, String)]) -> (String, ExitStatus) {
+        let (mut read, write) = std::io::pipe().unwrap();
+        let argv = [
+            "name".to_string(),
+            "-c".into(),
+            script.into(),
+            "name".into(),
+            "one".into(),
+        ];
+        let mut leader = spawn(&Launch {
+            path: Path::new("/bin/sh"),
+            argv: &argv,
+            cwd: dir,
+            env,
+            stdin: None,
+            output: write.as_fd(),
+        })
+        .unwrap();
+        drop(write);
+        let mut out = String::new();
+        read.read_to_string(&mut out).unwrap();
+        (out, leader.wait().unwrap())
+    }
+
+    #[test]
+    fn a_command_gets_its_argv_directory_environment_and_one_output_for_both_streams() {
+        let dir = tempfile::tempdir().unwrap();
+        let env = [
+            ("WF_A".to_string(), "first".to_string()),
+            ("WF_A".to_string(), "last".to_string()),
+        ];
+        let (out, status) = sh(
+            r#"echo "$0 $1 $WF_A $(pwd -P)"; echo "$PATH"; echo err >&2; read x; echo "read $?"; exit 7"#,
+            dir.path(),
+            &env,
+        );
+        let cwd = dir.path().canonicalize().unwrap();
+        let path = std::env::var("PATH").unwrap();
+        assert_eq!(
+            out,
+            format!("name one last {}\n{path}\nerr\nread 1\n", cwd.display())
+        );
+        assert_eq!(status.code(), Some(7));
+    }
+
+    #[test]
+    fn a_command_leads_its_own_group_with_no_signal_blocked_and_sigpipe_not_ignored() {
+        let dir = tempfile::tempdir().unwrap();
+        let (out, status) = sh(
+            "echo $$; cut -d' ' -f5 /proc/$$/stat; grep -E '^Sig(Blk|Ign)' /proc/$$/status",
+            dir.path(),
+            &[],
+        );
+        assert!(status.success(), "{out}");
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines[0], lines[1], "its pid is its process group: {out}");
+        let mask = |name: &str| {
+            let line = lines.iter().find(|l| l.starts_with(name)).unwrap();
+            u64::from_str_radix(line.split_whitespace().nth(1).unwrap(), 16).unwrap()
+        };
+        assert_eq!(mask("SigBlk:"), 0, "{out}");
+        assert_eq!(mask("SigIgn:") & (1 << (libc::SIGPIPE - 1)), 0, "{out}");
+    }
+
+    #[test]
+    fn a_program_that_is_not_there_is_not_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let (_read, write) = std::io::pipe().unwrap();
+        let err = spawn(&Launch {
+            path: &dir.path().join("missing"),
+            argv: &["missing".to_string()],
+            cwd: dir.path(),
+            env: &[],
+            stdin: None,
+            output: write.as_fd(),
+        })
+        .unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::NotFound, "{err}");
+    }
+}
