@@ -316,6 +316,8 @@ impl<'a> Engine<'a> {
         };
         loop {
             if signals::count() > 0 && run.pending_stop != Some(Stop::Interrupted) {
+                // The grace below waits for the children: what is held goes first.
+                self.session.write_held_events()?;
                 let grace = policy::interrupt_grace(signals::count());
                 self.ctx.children.interrupt(grace, || signals::count() > 1);
                 run.pending_stop = Some(Stop::Interrupted);
@@ -505,7 +507,9 @@ impl<'a> Engine<'a> {
     }
 
     /// Nothing ready and nothing running: done, blocked, or stuck behind a failure.
+    /// The last outcomes are written first: the final verifiers run commands.
     fn nothing_ready(&mut self) -> Result<Stop> {
+        self.session.write_held_events()?;
         match policy::nothing_ready(&self.session.state()?.tasks) {
             Some(stop) => Ok(stop),
             None => Ok(self.verify_deliverables()),

@@ -622,3 +622,32 @@ fn a_command_starts_after_its_start_and_what_came_before_are_in_the_log() {
     // Nothing held is left behind when the run ends: every event is in the log.
     assert_eq!(events_of(&t, "task.execution_result"), 3);
 }
+
+/// The run's final verifiers (the hard constraints' commands) run after the last
+/// task's outcome is in the log: a kill while they run must not take the task's
+/// completion back, and `wf status` from elsewhere sees it completed meanwhile.
+#[test]
+fn the_last_outcome_is_in_the_log_before_the_final_verifiers_run() {
+    let t = Test::new();
+    start(&t, &plan(&[task("T1", "a").verify("true")]));
+    let log = t.workflow_dir().join("events.jsonl");
+    t.write(
+        "check.sh",
+        format!(
+            "grep -q '\"task.status_changed\",\"task_id\":\"T1\".*\"to\":\"completed\"' '{}'\n",
+            log.display()
+        ),
+    );
+    t.config(r#"{"wf": {"allowed_command_prefixes": ["sh"]}}"#);
+    t.wf(&[
+        "constraints",
+        "add",
+        "T1's completion is in the log",
+        "--verify-cmd",
+        "sh check.sh",
+    ])
+    .ok();
+    let run = t.wf(&["workflow-execute", "--ci", "--all"]);
+    assert_eq!(run.code, 0, "{}", run.whole());
+    assert_invariants(&t);
+}
