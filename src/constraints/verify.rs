@@ -260,6 +260,13 @@ fn run(
     if exit == Exit::Code(0) {
         return (true, "passed".into());
     }
+    // Found on PATH earlier in this run and gone since (`process::on_path` trusts
+    // what it found): the same words as the check before the spawn.
+    if let Exit::NotOnPath(prog) = &exit {
+        if !prog.contains('/') {
+            return (false, format!("`{prog}` is not on PATH"));
+        }
+    }
     let mut details = format!("`{}` {}", program.display(), exit.describe());
     // The header line is for someone reading the log file; details already say it.
     // Stored and shown on a terminal: the command's escapes must not drive it.

@@ -875,3 +875,45 @@ fn execute_json_reports_each_task_it_worked_on() {
     );
     assert_eq!(tasks[0]["failed_checks"], serde_json::json!([]));
 }
+
+/// A hard constraint's program found on PATH earlier in the run (by a task) and
+/// removed since fails the final verifiers as a missing one does, by name.
+#[test]
+fn a_constraint_program_removed_mid_run_fails_as_not_on_path() {
+    use std::os::unix::fs::PermissionsExt;
+    let mut t = Test::new();
+    t.write("bin/wf-tool", "#!/bin/sh\nexit 0\n");
+    let tool = t.project.join("bin/wf-tool");
+    std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!(
+        "{}:{}",
+        t.project.join("bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    t.env("PATH", path);
+    start(
+        &t,
+        &plan(&[
+            task("T1", "a").verify("wf-tool"),
+            task("T2", "a")
+                .verify(&format!("rm {}", tool.display()))
+                .deps("T1"),
+        ]),
+    );
+    t.config(r#"{"wf": {"allowed_command_prefixes": ["wf-tool"]}}"#);
+    t.wf(&[
+        "constraints",
+        "add",
+        "the tool passes",
+        "--verify-cmd",
+        "wf-tool",
+    ])
+    .ok();
+    let run = t.wf(&["workflow-execute", "--all"]).code(1);
+    assert!(
+        run.stderr
+            .contains("hard constraint C001 failed: `wf-tool` is not on PATH\n"),
+        "{}",
+        run.whole()
+    );
+}
