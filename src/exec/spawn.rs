@@ -14,7 +14,7 @@
 
 use std::ffi::{CString, OsStr, OsString};
 use std::io;
-use std::os::fd::{AsRawFd, BorrowedFd};
+use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
 use std::os::unix::ffi::{OsStrExt as _, OsStringExt as _};
 use std::os::unix::process::ExitStatusExt as _;
 use std::path::Path;
@@ -85,13 +85,21 @@ pub fn spawn(launch: &Launch<'_>) -> io::Result<Leader> {
     let cwd = c_string(launch.cwd.as_os_str().as_bytes())?;
     let argv_ptrs = null_terminated(&argv);
     let envp_ptrs = null_terminated(&envp);
+    // A descriptor on 0, 1 or 2 (a process started with one closed gets it for its
+    // next pipe) would be replaced by an earlier action of the child's: moved above.
+    let stdin_copy = launch.stdin.map(above_stdio).transpose()?.flatten();
+    let output_copy = above_stdio(launch.output)?;
+    let raw = |fd: BorrowedFd<'_>, copy: &Option<OwnedFd>| {
+        copy.as_ref().map_or(fd.as_raw_fd(), AsRawFd::as_raw_fd)
+    };
+    let output = raw(launch.output, &output_copy);
     let mut actions = FileActions::new()?;
     match launch.stdin {
-        Some(fd) => actions.dup2(fd.as_raw_fd(), 0)?,
+        Some(fd) => actions.dup2(raw(fd, &stdin_copy), 0)?,
         None => actions.open_null(0)?,
     }
-    actions.dup2(launch.output.as_raw_fd(), 1)?;
-    actions.dup2(launch.output.as_raw_fd(), 2)?;
+    actions.dup2(output, 1)?;
+    actions.dup2(output, 2)?;
     actions.chdir(&cwd)?;
     let attrs = Attrs::new()?;
     let mut pid: libc::pid_t = 0;
@@ -112,6 +120,15 @@ pub fn spawn(launch: &Launch<'_>) -> io::Result<Leader> {
     Pid::from_raw(pid)
         .map(|pid| Leader { pid })
         .ok_or_else(|| io::Error::other("posix_spawn gave no pid"))
+}
+
+/// A close-on-exec copy of `fd` above 2 when it is 0, 1 or 2 (to hold until the
+/// spawn returns); `None` when it is above already.
+fn above_stdio(fd: BorrowedFd<'_>) -> io::Result<Option<OwnedFd>> {
+    if fd.as_raw_fd() > 2 {
+        return Ok(None);
+    }
+    Ok(Some(rustix::io::fcntl_dupfd_cloexec(fd, 3)?))
 }
 
 /// `wf`'s environment with `overrides` set over it, as `KEY=VALUE` strings.
@@ -330,5 +347,45 @@ mod tests {
         })
         .unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::NotFound, "{err}");
+    }
+
+    #[test]
+    fn an_output_pipe_on_a_standard_descriptor_still_gets_both_streams() {
+        // A process started with its stdin closed gets fd 0 for its next pipe: the
+        // child's own stdin (its /dev/null) must not replace that pipe before the
+        // pipe is given as stdout and stderr. Put a pipe on fd 0 for the spawn.
+        let dir = tempfile::tempdir().unwrap();
+        let (mut read, write) = std::io::pipe().unwrap();
+        // SAFETY: fd 0 is saved and put back below; nothing else in the test process
+        // reads its stdin.
+        let saved = unsafe { libc::dup(0) };
+        assert!(saved >= 0);
+        // SAFETY: as above; `write` is a live descriptor.
+        assert_eq!(unsafe { libc::dup2(write.as_raw_fd(), 0) }, 0);
+        drop(write);
+        let argv = [
+            "sh".to_string(),
+            "-c".into(),
+            "echo out; echo err >&2".into(),
+        ];
+        let spawned = spawn(&Launch {
+            path: Path::new("/bin/sh"),
+            argv: &argv,
+            cwd: dir.path(),
+            env: &[],
+            stdin: None,
+            // SAFETY: fd 0 is the pipe's write end until it is put back below.
+            output: unsafe { BorrowedFd::borrow_raw(0) },
+        });
+        // SAFETY: puts the saved stdin back, which also closes the pipe's end on 0.
+        unsafe {
+            libc::dup2(saved, 0);
+            libc::close(saved);
+        }
+        let status = spawned.unwrap().wait().unwrap();
+        let mut out = String::new();
+        read.read_to_string(&mut out).unwrap();
+        assert_eq!(out, "out\nerr\n");
+        assert!(status.success());
     }
 }
