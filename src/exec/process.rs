@@ -769,12 +769,13 @@ mod tests {
         assert!(!marker.exists(), "a background child survived the timeout");
     }
 
-    fn run_line(line: &str, dir: &Path, timeout: Duration) -> Exit {
+    /// Runs `program` in `dir` with `env`, its log `dir/t.log`.
+    fn run_in(program: Program, dir: &Path, env: Vec<(String, String)>, timeout: Duration) -> Exit {
         run(
             Spec {
-                program: Program::Shell(line.to_string()),
+                program,
                 cwd: dir,
-                env: vec![],
+                env,
                 timeout,
                 log: &dir.join("t.log"),
                 stdin: None,
@@ -783,6 +784,10 @@ mod tests {
             },
             &Children::default(),
         )
+    }
+
+    fn run_line(line: &str, dir: &Path, timeout: Duration) -> Exit {
+        run_in(Program::Shell(line.to_string()), dir, vec![], timeout)
     }
 
     #[test]
@@ -826,19 +831,7 @@ mod tests {
             "setsid sleep 30 > /dev/null 2>&1 & echo $! > {}",
             pid_file.display()
         );
-        let exit = run(
-            Spec {
-                program: Program::Shell(line),
-                cwd: dir.path(),
-                env: vec![],
-                timeout: Duration::from_secs(10),
-                log: &dir.path().join("t.log"),
-                stdin: None,
-                on_start: None,
-                log_cap: crate::config::DEFAULT_LOG_CAP,
-            },
-            &Children::default(),
-        );
+        let exit = run_line(&line, dir.path(), Duration::from_secs(10));
         assert_eq!(exit, Exit::Code(0));
         let pid = std::fs::read_to_string(&pid_file).unwrap();
         let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid.trim()));
@@ -884,32 +877,21 @@ mod tests {
             std::fs::write(&path, format!("#!/bin/sh\nexit {code}\n")).unwrap();
             std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
         }
-        let run_in = |argv: &[&str], env: Vec<(String, String)>| {
-            run(
-                Spec {
-                    program: Program::Argv(argv.iter().map(|a| (*a).to_string()).collect()),
-                    cwd: dir.path(),
-                    env,
-                    timeout: Duration::from_secs(5),
-                    log: &dir.path().join("l"),
-                    stdin: None,
-                    on_start: None,
-                    log_cap: crate::config::DEFAULT_LOG_CAP,
-                },
-                &Children::default(),
-            )
+        let run_argv = |argv: &[&str], env: Vec<(String, String)>| {
+            let argv = argv.iter().map(|a| (*a).to_string()).collect();
+            run_in(Program::Argv(argv), dir.path(), env, Duration::from_secs(5))
         };
         let own_path = || vec![("PATH".to_string(), "/nowhere:bin".to_string())];
         // A PATH set for the command, with a relative entry: its directory's `bin`.
-        assert_eq!(run_in(&["wf-own-tool"], own_path()), Exit::Code(5));
+        assert_eq!(run_argv(&["wf-own-tool"], own_path()), Exit::Code(5));
         assert_eq!(
-            run_in(&["wf-rel-tool"], own_path()),
+            run_argv(&["wf-rel-tool"], own_path()),
             Exit::NotOnPath("wf-rel-tool".into())
         );
         // A path with a `/` is the command's directory's.
-        assert_eq!(run_in(&["here/wf-rel-tool"], vec![]), Exit::Code(6));
+        assert_eq!(run_argv(&["here/wf-rel-tool"], vec![]), Exit::Code(6));
         assert_eq!(
-            run_in(&["./wf-rel-tool"], vec![]),
+            run_argv(&["./wf-rel-tool"], vec![]),
             Exit::NotOnPath("./wf-rel-tool".into())
         );
     }

@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::plans::{assert_invariants, plan, start, task, task_status};
+use crate::plans::{assert_invariants, plan, start, task, task_status, T};
 use crate::test::Test;
 
 /// Whether `pid` is a live process; a zombie (killed, not yet reaped by whoever
@@ -331,13 +331,10 @@ fn a_program_removed_mid_run_is_found_again_on_path() {
     assert_invariants(&t);
 }
 
-/// A program found on PATH earlier in the run is not looked at again before each
-/// spawn; one removed from every PATH entry fails by name all the same.
-#[test]
-fn a_program_removed_mid_run_from_path_fails_as_not_on_path() {
+/// `bin/wf-tool` in the project, running `script`, with `bin` first on `wf`'s PATH.
+fn tool_on_path(t: &mut Test, script: &str) -> std::path::PathBuf {
     use std::os::unix::fs::PermissionsExt;
-    let mut t = Test::new();
-    t.write("bin/wf-tool", "#!/bin/sh\necho ran >> runs.log\n");
+    t.write("bin/wf-tool", script);
     let tool = t.project.join("bin/wf-tool");
     std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
     let path = format!(
@@ -346,13 +343,27 @@ fn a_program_removed_mid_run_from_path_fails_as_not_on_path() {
         std::env::var("PATH").unwrap_or_default()
     );
     t.env("PATH", path);
+    tool
+}
+
+/// Task T2, after T1: removes `tool`.
+fn removes(tool: &std::path::Path) -> T<'static> {
+    task("T2", "a")
+        .verify(&format!("rm {}", tool.display()))
+        .deps("T1")
+}
+
+/// A program found on PATH earlier in the run is not looked at again before each
+/// spawn; one removed from every PATH entry fails by name all the same.
+#[test]
+fn a_program_removed_mid_run_from_path_fails_as_not_on_path() {
+    let mut t = Test::new();
+    let tool = tool_on_path(&mut t, "#!/bin/sh\necho ran >> runs.log\n");
     start(
         &t,
         &plan(&[
             task("T1", "a").verify("wf-tool"),
-            task("T2", "a")
-                .verify(&format!("rm {}", tool.display()))
-                .deps("T1"),
+            removes(&tool),
             task("T3", "a").verify("wf-tool").deps("T2"),
         ]),
     );
@@ -880,25 +891,11 @@ fn execute_json_reports_each_task_it_worked_on() {
 /// removed since fails the final verifiers as a missing one does, by name.
 #[test]
 fn a_constraint_program_removed_mid_run_fails_as_not_on_path() {
-    use std::os::unix::fs::PermissionsExt;
     let mut t = Test::new();
-    t.write("bin/wf-tool", "#!/bin/sh\nexit 0\n");
-    let tool = t.project.join("bin/wf-tool");
-    std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let path = format!(
-        "{}:{}",
-        t.project.join("bin").display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    t.env("PATH", path);
+    let tool = tool_on_path(&mut t, "#!/bin/sh\nexit 0\n");
     start(
         &t,
-        &plan(&[
-            task("T1", "a").verify("wf-tool"),
-            task("T2", "a")
-                .verify(&format!("rm {}", tool.display()))
-                .deps("T1"),
-        ]),
+        &plan(&[task("T1", "a").verify("wf-tool"), removes(&tool)]),
     );
     t.config(r#"{"wf": {"allowed_command_prefixes": ["wf-tool"]}}"#);
     t.wf(&[
