@@ -75,8 +75,7 @@ impl Floor {
         self.running.remove(task_id);
     }
 
-    /// Runs `body` on a worker. The caller writes the events it holds first: the
-    /// task's start is in the log before its work begins.
+    /// Runs `body` on a worker ([`Engine::hand_to_worker`] writes the held events first).
     fn spawn(
         &mut self,
         task: Task,
@@ -115,11 +114,9 @@ impl Engine<'_> {
             mock: self.pool.mock().cloned(),
         };
         let ctx = self.ctx.clone();
-        self.session.write_held_events()?;
-        floor.spawn(task, move |task, emit| {
+        self.hand_to_worker(floor, task, move |task, emit| {
             agent::do_agent_task(&ctx, task, attempt, dispatch, emit)
-        });
-        Ok(())
+        })
     }
 
     /// Runs `task`'s own commands (`wf` does it itself), on a worker.
@@ -127,10 +124,21 @@ impl Engine<'_> {
         let attempt = self.start_task(&task, Start::Command)?;
         self.reporter.started(&task);
         let ctx = self.ctx.clone();
-        self.session.write_held_events()?;
-        floor.spawn(task, move |task, _| {
+        self.hand_to_worker(floor, task, move |task, _| {
             work::do_task(&ctx, task, attempt, Part::Full)
-        });
+        })
+    }
+
+    /// Hands `task` to a worker once the events held so far are written: its start
+    /// is in the log before its work begins.
+    fn hand_to_worker(
+        &mut self,
+        floor: &mut Floor,
+        task: Task,
+        body: impl FnOnce(&Task, &mut dyn FnMut(NewEvent)) -> TaskOutcome + Send + 'static,
+    ) -> Result<()> {
+        self.session.write_held_events()?;
+        floor.spawn(task, body);
         Ok(())
     }
 

@@ -589,9 +589,16 @@ impl EventLog {
         Ok(())
     }
 
-    /// Sequence number of the last event appended, and the offset just past it: the
-    /// last written while none is held (after a `sync`, which writes them).
+    /// Sequence number of the last event appended, and the offset just past the last
+    /// one written. Asked only when none is held (a `sync` or `write_held` comes
+    /// first), so the two describe the same event — except after a failed write,
+    /// whose events' numbers are used though the lines are not in the file: a seq
+    /// past the snapshot's then sends the session to settle from the files.
     pub fn mark(&self) -> (u64, u64) {
+        debug_assert!(
+            self.held.as_ref().is_none_or(Vec::is_empty),
+            "a log mark asked while events are held"
+        );
         (self.next_seq - 1, self.offset)
     }
 }
