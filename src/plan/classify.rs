@@ -336,7 +336,9 @@ fn file_reason(m: &FileMatcher, kind: &str, file: &str) -> Option<String> {
 
 /// The first term of `t` in `name`, as a reason.
 fn terms_hit(t: &Terms, name: &Name<'_>) -> Option<String> {
-    if let Some(c) = t.cjk.iter().find(|c| name.text.contains(**c)) {
+    // The terms are CJK: an ASCII name, most of a large plan's, holds none of them.
+    let cjk = if name.text.is_ascii() { &[][..] } else { t.cjk };
+    if let Some(c) = cjk.iter().find(|c| name.text.contains(**c)) {
         return Some(format!("name contains {c}"));
     }
     let ws = name.words();
@@ -404,6 +406,20 @@ mod tests {
     use super::*;
     use crate::config::BlockerRule;
     use std::path::PathBuf;
+
+    /// `terms_hit` looks for them only in a name that is not ASCII.
+    #[test]
+    fn no_cjk_term_is_ascii() {
+        for rule in super::builtin_rules() {
+            let named = match &rule.name {
+                Matcher::Terms(t) => Some(t),
+                _ => None,
+            };
+            for t in named.into_iter().chain(&rule.exempt) {
+                assert!(t.cjk.iter().all(|c| !c.is_ascii()), "{:?}", t.cjk);
+            }
+        }
+    }
 
     fn task(name: &str, file: Option<&str>) -> Task {
         Task {

@@ -203,11 +203,20 @@ pub(crate) fn heading(text: &str) -> Option<(usize, &str)> {
 
 /// A thematic break: `---`, `***` or `___`, spaces allowed between.
 pub(crate) fn is_rule(text: &str) -> bool {
-    let t: Vec<char> = text.trim().chars().filter(|c| !c.is_whitespace()).collect();
-    match t.first() {
-        Some(&c) if matches!(c, '-' | '*' | '_') => t.len() >= 3 && t.iter().all(|x| *x == c),
-        _ => false,
+    // Asked of every line of a plan: no allocation (collecting the characters first
+    // was a tenth of a 100,000-task import).
+    let mut marks = text.chars().filter(|c| !c.is_whitespace());
+    let Some(mark) = marks.next().filter(|c| matches!(c, '-' | '*' | '_')) else {
+        return false;
+    };
+    let mut count = 1;
+    for c in marks {
+        if c != mark {
+            return false;
+        }
+        count += 1;
     }
+    count >= 3
 }
 
 /// The text of a list item without its marker (`- `, `* `, `+ `, `1. `).
