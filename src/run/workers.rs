@@ -50,7 +50,14 @@ impl<T: Send + 'static> Workers<T> {
             let jobs = Arc::clone(&self.jobs);
             let out = Arc::clone(&self.out);
             let done = self.done.clone();
-            std::thread::spawn(move || work(&jobs, &out, &done));
+            let contended = self.size > 1;
+            std::thread::spawn(move || {
+                if contended {
+                    // Best effort: without it the run is slower, not different (`slice`).
+                    let _ = crate::run::slice::shorten();
+                }
+                work(&jobs, &out, &done);
+            });
             self.spawned += 1;
         }
         // The receiving end lives as long as any thread, and they only end when this
