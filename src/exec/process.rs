@@ -525,18 +525,30 @@ fn forget(prog: &str) {
     found().remove(prog);
 }
 
+/// `wf`'s own PATH, read once (nothing in `wf` changes its environment), and
+/// whether each of its entries is absolute.
+fn own_path() -> Option<&'static (std::ffi::OsString, bool)> {
+    static OWN: OnceLock<Option<(std::ffi::OsString, bool)>> = OnceLock::new();
+    OWN.get_or_init(|| {
+        let path_var = std::env::var_os("PATH")?;
+        let absolute = std::env::split_paths(&path_var).all(|dir| dir.is_absolute());
+        Some((path_var, absolute))
+    })
+    .as_ref()
+}
+
 fn lookup(prog: &str) -> Lookup {
-    let Some(path_var) = std::env::var_os("PATH") else {
+    let Some((path_var, absolute)) = own_path() else {
         return Lookup::NotFound;
     };
-    if std::env::split_paths(&path_var).any(|dir| !dir.is_absolute()) {
+    if !absolute {
         return Lookup::Uncached;
     }
     let mut found = found();
     if let Some(path) = found.get(prog) {
         return Lookup::Found(path.clone());
     }
-    match which::which_in_global(prog, Some(&path_var))
+    match which::which_in_global(prog, Some(path_var))
         .ok()
         .and_then(|mut paths| paths.next())
     {

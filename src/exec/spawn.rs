@@ -12,7 +12,7 @@
 //! environment `wf`'s own with the command's variables over it), in a process group
 //! of its own, in its directory.
 
-use std::ffi::{CString, OsStr, OsString};
+use std::ffi::CString;
 use std::io;
 use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
 use std::os::unix::ffi::{OsStrExt as _, OsStringExt as _};
@@ -84,7 +84,6 @@ pub fn spawn(launch: &Launch<'_>) -> io::Result<Leader> {
     let envp = environment(launch.env)?;
     let cwd = c_string(launch.cwd.as_os_str().as_bytes())?;
     let argv_ptrs = null_terminated(&argv);
-    let envp_ptrs = null_terminated(&envp);
     // A descriptor on 0, 1 or 2 (a process started with one closed gets it for its
     // next pipe) would be replaced by an earlier action of the child's: moved above.
     let stdin_copy = launch.stdin.map(above_stdio).transpose()?.flatten();
@@ -113,7 +112,7 @@ pub fn spawn(launch: &Launch<'_>) -> io::Result<Leader> {
             &raw const actions.0,
             &raw const attrs.0,
             argv_ptrs.as_ptr(),
-            envp_ptrs.as_ptr(),
+            envp.pointers.as_ptr(),
         )
     };
     check(err)?;
@@ -131,22 +130,54 @@ fn above_stdio(fd: BorrowedFd<'_>) -> io::Result<Option<OwnedFd>> {
     Ok(Some(rustix::io::fcntl_dupfd_cloexec(fd, 3)?))
 }
 
-/// `wf`'s environment with `overrides` set over it, as `KEY=VALUE` strings.
-fn environment(overrides: &[(String, String)]) -> io::Result<Vec<CString>> {
-    let mut vars: Vec<(OsString, OsString)> = std::env::vars_os().collect();
+/// A command's environment: `wf`'s own with some variables set over it.
+struct Environment {
+    /// The variables set over `wf`'s, as `KEY=VALUE`: held for `pointers`, which
+    /// point into them.
+    _set: Vec<CString>,
+    /// `envp`: `wf`'s variables not set over, then `set`, then NULL.
+    pointers: Vec<*mut libc::c_char>,
+}
+
+/// `wf`'s environment with `overrides` set over it.
+fn environment(overrides: &[(String, String)]) -> io::Result<Environment> {
+    // The last setting of a variable wins, as with `Command::env`.
+    let mut set: Vec<(&str, CString)> = Vec::with_capacity(overrides.len());
     for (k, v) in overrides {
-        // The last setting of a variable wins, as with `Command::env`.
-        vars.retain(|(have, _)| OsStr::new(k) != have);
-        vars.push((k.into(), v.into()));
+        set.retain(|(have, _)| have != k);
+        set.push((k.as_str(), c_string(format!("{k}={v}").as_bytes())?));
     }
-    vars.into_iter()
-        .map(|(k, v)| {
-            let mut kv = k.into_vec();
-            kv.push(b'=');
-            kv.extend(v.into_vec());
-            c_string(&kv)
-        })
-        .collect()
+    let mut pointers: Vec<*mut libc::c_char> = own_environment()
+        .iter()
+        .filter(|(key, _)| !set.iter().any(|(k, _)| k.as_bytes() == key.as_slice()))
+        .map(|(_, kv)| kv.as_ptr().cast_mut())
+        .collect();
+    let set: Vec<CString> = set.into_iter().map(|(_, kv)| kv).collect();
+    pointers.extend(set.iter().map(|kv| kv.as_ptr().cast_mut()));
+    pointers.push(std::ptr::null_mut());
+    Ok(Environment {
+        _set: set,
+        pointers,
+    })
+}
+
+/// `wf`'s own environment, `(KEY, KEY=VALUE)`, read at the first spawn: nothing in
+/// `wf` changes it, and copying it for every command was a tenth of a worker's time
+/// per task (`perf`, a 2,000-task plan).
+fn own_environment() -> &'static [(Vec<u8>, CString)] {
+    static OWN: std::sync::OnceLock<Vec<(Vec<u8>, CString)>> = std::sync::OnceLock::new();
+    OWN.get_or_init(|| {
+        std::env::vars_os()
+            .filter_map(|(k, v)| {
+                let key = k.into_vec();
+                let mut kv = key.clone();
+                kv.push(b'=');
+                kv.extend(v.into_vec());
+                // The environment holds C strings: a NUL cannot be in it.
+                Some((key, CString::new(kv).ok()?))
+            })
+            .collect()
+    })
 }
 
 fn c_string(bytes: &[u8]) -> io::Result<CString> {
@@ -296,12 +327,14 @@ mod tests {
     #[test]
     fn a_command_gets_its_argv_directory_environment_and_one_output_for_both_streams() {
         let dir = tempfile::tempdir().unwrap();
+        // HOME is `wf`'s own too: set over it, it is there once, with this value.
         let env = [
             ("WF_A".to_string(), "first".to_string()),
+            ("HOME".to_string(), "/elsewhere".to_string()),
             ("WF_A".to_string(), "last".to_string()),
         ];
         let (out, status) = sh(
-            r#"echo "$0 $1 $WF_A $(pwd -P)"; echo "$PATH"; echo err >&2; read x; echo "read $?"; exit 7"#,
+            r#"echo "$0 $1 $WF_A $(pwd -P)"; echo "$PATH"; echo "$HOME $(env | grep -c '^HOME=')"; echo err >&2; read x; echo "read $?"; exit 7"#,
             dir.path(),
             &env,
         );
@@ -309,7 +342,10 @@ mod tests {
         let path = std::env::var("PATH").unwrap();
         assert_eq!(
             out,
-            format!("name one last {}\n{path}\nerr\nread 1\n", cwd.display())
+            format!(
+                "name one last {}\n{path}\n/elsewhere 1\nerr\nread 1\n",
+                cwd.display()
+            )
         );
         assert_eq!(status.code(), Some(7));
     }
