@@ -7,10 +7,18 @@
 use jiff::Timestamp;
 
 pub fn now() -> Timestamp {
-    std::env::var("WF_NOW")
-        .ok()
-        .and_then(|v| v.parse::<Timestamp>().ok())
-        .unwrap_or_else(Timestamp::now)
+    pinned().unwrap_or_else(Timestamp::now)
+}
+
+/// `WF_NOW`, read once: nothing in `wf` sets it, and a run asks the time several
+/// times a task.
+fn pinned() -> Option<Timestamp> {
+    static PINNED: std::sync::OnceLock<Option<Timestamp>> = std::sync::OnceLock::new();
+    *PINNED.get_or_init(|| {
+        std::env::var("WF_NOW")
+            .ok()
+            .and_then(|v| v.parse::<Timestamp>().ok())
+    })
 }
 
 /// RFC 3339 in UTC with whole seconds, as the plugin writes (`2026-01-08T10:00:00Z`).
@@ -19,7 +27,22 @@ pub fn now_rfc3339() -> String {
 }
 
 pub fn format_ts(ts: Timestamp) -> String {
-    ts.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
+    // The last second formatted, kept: a run stamps several events a task, most in
+    // the same second, and `strftime` reads its format each time (a thirtieth of a
+    // no-op task's instructions in `wf`'s threads).
+    thread_local! {
+        static LAST: std::cell::RefCell<(i64, String)> =
+            const { std::cell::RefCell::new((i64::MIN, String::new())) };
+    }
+    // The second it falls in: before 1970 a fraction counts down from the next one.
+    let second = ts.as_second() - i64::from(ts.subsec_nanosecond() < 0);
+    LAST.with_borrow_mut(|(at, text)| {
+        if *at != second {
+            *text = ts.strftime("%Y-%m-%dT%H:%M:%SZ").to_string();
+            *at = second;
+        }
+        text.clone()
+    })
 }
 
 /// Milliseconds since the epoch, for file names such as `backup-<ms>.json`.
@@ -71,6 +94,23 @@ pub fn parse_since(text: &str, now: Timestamp) -> Result<Timestamp, String> {
 #[cfg(test)]
 mod tests {
     use std::time::{Duration, Instant};
+
+    #[test]
+    fn a_time_is_written_as_its_second_whatever_was_written_before() {
+        let at = |s: &str| s.parse::<jiff::Timestamp>().unwrap();
+        let strftime = |ts: jiff::Timestamp| ts.strftime("%Y-%m-%dT%H:%M:%SZ").to_string();
+        for ts in [
+            at("2026-01-08T10:00:00Z"),
+            at("2026-01-08T10:00:00.9Z"),
+            at("2026-01-08T10:00:01Z"),
+            at("2026-01-08T10:00:00.1Z"),
+            at("1969-12-31T23:59:59.5Z"),
+            at("1970-01-01T00:00:00.5Z"),
+            at("1969-12-31T23:59:59.5Z"),
+        ] {
+            assert_eq!(super::format_ts(ts), strftime(ts));
+        }
+    }
 
     #[test]
     fn since_takes_a_time_or_an_age() {
