@@ -546,7 +546,9 @@ impl EventLog {
             data: new.data,
             txn: new.txn,
         };
-        let mut line = serde_json::to_vec(&event)
+        // Most events' lines are shorter: one allocation, not a growth at each doubling.
+        let mut line = Vec::with_capacity(512);
+        serde_json::to_writer(&mut line, &event)
             .map_err(|e| WfError::usage(format!("cannot encode an event: {e}")))?;
         line.push(b'\n');
         match self.held.as_mut() {
