@@ -409,7 +409,11 @@ fn run_with(spec: Spec<'_>, header: Option<&str>, children: &Children) -> Logged
             }
             Err(e) => {
                 log.ensure();
-                let exit = if e.kind() == std::io::ErrorKind::NotFound {
+                // The spawn's ENOENT is the program's or the directory's: a command
+                // whose project was deleted is not told its program is missing.
+                let exit = if e.kind() == std::io::ErrorKind::NotFound && !spec.cwd.is_dir() {
+                    Exit::SpawnFailed(format!("its directory {} is not there", spec.cwd.display()))
+                } else if e.kind() == std::io::ErrorKind::NotFound {
                     Exit::NotOnPath(prog.clone())
                 } else {
                     Exit::SpawnFailed(format!("`{prog}`: {e}"))
@@ -925,5 +929,28 @@ mod tests {
             &Children::default(),
         );
         assert_eq!(exit, Exit::NotOnPath("wf-no-such-program".into()));
+    }
+
+    #[test]
+    fn a_command_whose_directory_is_gone_is_told_so_not_that_its_program_is_missing() {
+        let dir = tempfile::tempdir().unwrap();
+        let gone = dir.path().join("project");
+        let exit = run(
+            Spec {
+                program: Program::Argv(vec!["true".into()]),
+                cwd: &gone,
+                env: vec![],
+                timeout: Duration::from_secs(5),
+                log: &dir.path().join("l"),
+                stdin: None,
+                on_start: None,
+                log_cap: crate::config::DEFAULT_LOG_CAP,
+            },
+            &Children::default(),
+        );
+        assert_eq!(
+            exit,
+            Exit::SpawnFailed(format!("its directory {} is not there", gone.display()))
+        );
     }
 }
