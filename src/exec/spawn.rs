@@ -145,7 +145,10 @@ fn environment(overrides: &[(String, String)]) -> io::Result<Environment> {
     let mut set: Vec<(&str, CString)> = Vec::with_capacity(overrides.len());
     for (k, v) in overrides {
         set.retain(|(have, _)| have != k);
-        set.push((k.as_str(), c_string(&[k.as_bytes(), b"=", v.as_bytes()].concat())?));
+        set.push((
+            k.as_str(),
+            c_string(&[k.as_bytes(), b"=", v.as_bytes()].concat())?,
+        ));
     }
     let mut pointers: Vec<*mut libc::c_char> = own_environment()
         .iter()

@@ -12,7 +12,10 @@
 //! still takes a core's time from the tasks (with `--jobs 2` on two cores, 12 % of a
 //! 50,000-task run when it wrote every 2 s), so a checkpoint is due every
 //! [`EVERY`], or [`COST_SHARE`] times as long as the last one took to write when
-//! that is longer: at most a twentieth of a core. The
+//! that is longer: at most a twentieth of a core. The floor is one second because
+//! a reader after a crash folds the log written since the last snapshot (`wf
+//! status` at 10,000 tasks: about 10 ms a second of tail, BENCHMARKS.md): the
+//! longer the wait, the slower the first read after a crash. The
 //! guarantees are those of a checkpoint written in line: every event is in the log
 //! before the next task starts, so the snapshot only shortens what a reader folds;
 //! the snapshot marks only events already synced; one checkpoint writes at a time,
@@ -35,7 +38,7 @@ pub fn save(session: &mut Session) -> Result<()> {
 }
 
 /// How often a run writes a checkpoint, at most.
-pub const EVERY: Duration = Duration::from_secs(2);
+pub const EVERY: Duration = Duration::from_secs(1);
 /// How many times as long as writing the last checkpoint took to wait before the
 /// next, at least.
 pub const COST_SHARE: u32 = 20;
@@ -134,11 +137,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_checkpoint_is_due_every_two_seconds_or_twenty_times_its_cost() {
+    fn a_checkpoint_is_due_every_second_or_twenty_times_its_cost() {
         let t = Instant::now();
-        // Cheap checkpoints (a small plan): every 2 s.
+        // Cheap checkpoints (a small plan): every second.
         assert_eq!(next_due(t, Duration::ZERO), t + EVERY);
-        assert_eq!(next_due(t, Duration::from_millis(100)), t + EVERY);
+        assert_eq!(next_due(t, Duration::from_millis(50)), t + EVERY);
+        // A 10,000-task plan's, 55–85 ms as it fills with evidence: every 1.1–1.7 s.
+        assert_eq!(
+            next_due(t, Duration::from_millis(85)),
+            t + Duration::from_millis(1700)
+        );
         // Dear ones (100,000 tasks: about half a second of a core): a twentieth of
         // the time goes to them, not more.
         assert_eq!(
