@@ -327,6 +327,39 @@ mod tests {
         (out, leader.wait().unwrap())
     }
 
+    /// A variable is replaced by one of the command's only when their names are the
+    /// same, not when one's is a prefix of the other's; each is there once.
+    #[test]
+    fn a_command_variable_replaces_only_the_one_of_its_name() {
+        let own: Vec<Vec<u8>> = std::env::vars_os().map(|(k, _)| k.into_vec()).collect();
+        assert!(own.iter().any(|k| k == b"PATH"), "the test needs a PATH");
+        let set = |k: &str, v: &str| (k.to_string(), v.to_string());
+        let env = environment(&[
+            set("PAT", "short"),
+            set("PATH", "/first"),
+            set("PATHS", "long"),
+            set("PATH", "/last"),
+        ])
+        .unwrap();
+        let (last, rest) = env.pointers.split_last().unwrap();
+        assert!(last.is_null());
+        let vars: Vec<Vec<u8>> = rest
+            .iter()
+            // SAFETY: each points into a live C string, `env`'s or the static one's.
+            .map(|p| unsafe { std::ffi::CStr::from_ptr(*p) }.to_bytes().to_vec())
+            .collect();
+        let key = |kv: &[u8]| kv.split(|b| *b == b'=').next().unwrap().to_vec();
+        for k in &own {
+            let n = vars.iter().filter(|kv| key(kv) == *k).count();
+            assert_eq!(n, 1, "{}", String::from_utf8_lossy(k));
+        }
+        let tail: Vec<&[u8]> = vars[vars.len() - 3..].iter().map(Vec::as_slice).collect();
+        assert_eq!(
+            tail,
+            [&b"PAT=short"[..], &b"PATHS=long"[..], &b"PATH=/last"[..]]
+        );
+    }
+
     #[test]
     fn a_command_gets_its_argv_directory_environment_and_one_output_for_both_streams() {
         let dir = tempfile::tempdir().unwrap();

@@ -15,10 +15,12 @@
 //! with a short slice or without.
 //!
 //! Commands keep the default: the slice is asked with `SCHED_FLAG_RESET_ON_FORK`, so
-//! every process and thread started from such a thread starts with the kernel's
-//! (and a negative nice value back at 0, as that flag does). A thread of another
-//! policy (`chrt`) is left alone, and a kernel that refuses the request changes
-//! nothing: the run is then as fast as before, no less correct.
+//! every process and thread started from such a thread starts with the kernel's.
+//! That flag also puts a negative nice value back at 0 in them, so a thread with one
+//! (`wf` started by `nice -n -5`) is left alone: its commands keep that value, as
+//! with `--jobs 1`. So is a thread of another policy (`chrt`), and a kernel that
+//! refuses the request changes nothing: the run is then as fast as before, no less
+//! correct.
 
 use std::io;
 
@@ -38,9 +40,14 @@ pub fn shorten() -> io::Result<()> {
     if attr.sched_policy != libc::SCHED_OTHER as u32 {
         return Err(io::Error::other("not a normal thread"));
     }
+    if attr.sched_nice < 0 {
+        // The fork flag would start its commands and threads at 0.
+        return Err(io::Error::other("a negative nice value"));
+    }
     attr.sched_flags = libc::SCHED_FLAG_RESET_ON_FORK as u64;
     attr.sched_runtime = SLICE_NS;
-    // The kernel wrote its own size of the struct: ask with ours.
+    // The kernel wrote the size it filled in (ours, or its own if smaller): ask
+    // with ours.
     attr.size = empty_attr().size;
     // SAFETY: as above; the kernel only reads `attr`. Its nice value is the thread's
     // own, read above, so only the slice and the fork flag change.
@@ -105,5 +112,45 @@ mod tests {
         })
         .join()
         .expect("the test thread");
+    }
+
+    /// The calling thread's nice value, and that of a command it starts.
+    fn nice_here_and_in_a_command() -> (i32, i32) {
+        // SAFETY: getpriority reads the calling thread's (tid's) nice value.
+        let own = unsafe { libc::getpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t) };
+        let out = std::process::Command::new("nice")
+            .output()
+            .expect("nice runs");
+        let child = String::from_utf8_lossy(&out.stdout)
+            .trim()
+            .parse()
+            .expect("a number");
+        (own, child)
+    }
+
+    /// A command started by a thread given the slice has that thread's nice value,
+    /// as it would without the slice: a lower (positive) one, and a higher
+    /// (negative) one where the test may set it (CAP_SYS_NICE).
+    #[test]
+    fn a_command_keeps_the_nice_value_of_the_thread_that_starts_it() {
+        for nice in [5, -5] {
+            std::thread::spawn(move || {
+                // SAFETY: sets the calling thread's (tid's) nice value only.
+                let set = unsafe {
+                    libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, nice)
+                };
+                if set != 0 {
+                    return; // no CAP_SYS_NICE: a negative value cannot be tested
+                }
+                let given = shorten();
+                assert_eq!(
+                    nice_here_and_in_a_command(),
+                    (nice, nice),
+                    "nice {nice}, slice {given:?}"
+                );
+            })
+            .join()
+            .expect("the test thread");
+        }
     }
 }
