@@ -559,7 +559,7 @@ fn regression_the_snapshot_never_caught_up_after_a_kill_before_the_final_save() 
 #[test]
 fn a_checkpoint_while_tasks_run_mirrors_the_plan_copy() {
     // The plan copy is mirrored on a thread of its own while tasks run
-    // (src/run/checkpoint.rs): T1 outlasts the 2 s between checkpoints, so the one
+    // (src/run/checkpoint.rs): T1 outlasts the second between checkpoints, so the one
     // after it writes T1 completed, and T2, running meanwhile, sees the copy show it
     // before the run's own stop mirrors anything.
     let t = Test::new();
