@@ -8,7 +8,7 @@
 //! (6.12 and later) lets a thread ask for a shorter slice (`sched_runtime` for a
 //! normal thread), which puts it ahead when it wakes; `wf`'s threads run for tens of
 //! microseconds at a time, so they lose nothing by it. Measured: 0.03–0.07 ms, and
-//! the run 8–15 % shorter (BENCHMARKS.md).
+//! that run 1.06 → 0.90 s (BENCHMARKS.md, "Measured by hand").
 //!
 //! Only with more than one job: with one, the other core is free whenever a thread
 //! of `wf` wakes, and its wait (0.055 ms, the idle core's own wake-up) is the same
