@@ -409,15 +409,7 @@ fn run_with(spec: Spec<'_>, header: Option<&str>, children: &Children) -> Logged
             }
             Err(e) => {
                 log.ensure();
-                // The spawn's ENOENT is the program's or the directory's: a command
-                // whose project was deleted is not told its program is missing.
-                let exit = if e.kind() == std::io::ErrorKind::NotFound && !spec.cwd.is_dir() {
-                    Exit::SpawnFailed(format!("its directory {} is not there", spec.cwd.display()))
-                } else if e.kind() == std::io::ErrorKind::NotFound {
-                    Exit::NotOnPath(prog.clone())
-                } else {
-                    Exit::SpawnFailed(format!("`{prog}`: {e}"))
-                };
+                let exit = spawn_failure(&e, prog, path.as_deref(), spec.cwd);
                 let log_error = log.finish();
                 return Logged {
                     exit,
@@ -471,6 +463,41 @@ fn run_with(spec: Spec<'_>, header: Option<&str>, children: &Children) -> Logged
         log_error,
         written: log.written(),
     }
+}
+
+/// What a failed spawn of `prog` (found at `path`, run in `cwd`) means. The spawn's
+/// ENOENT is the directory's, the program's, or — the program being there — its `#!`
+/// interpreter's or its loader's: only a program that is not there is "not on PATH".
+fn spawn_failure(e: &std::io::Error, prog: &str, path: Option<&Path>, cwd: &Path) -> Exit {
+    if e.kind() != std::io::ErrorKind::NotFound {
+        return Exit::SpawnFailed(format!("`{prog}`: {e}"));
+    }
+    if !cwd.is_dir() {
+        return Exit::SpawnFailed(format!("its directory {} is not there", cwd.display()));
+    }
+    // A relative path is the command's directory's, as the spawn took it.
+    let Some(file) = path.map(|p| cwd.join(p)).filter(|p| p.is_file()) else {
+        return Exit::NotOnPath(prog.to_string());
+    };
+    Exit::SpawnFailed(match interpreter_of(&file) {
+        Some(interpreter) => {
+            format!("`{prog}`: its interpreter {interpreter} (its #! line) is not there")
+        }
+        None => format!("`{prog}` is there but cannot be run: {e} (a missing loader?)"),
+    })
+}
+
+/// The interpreter a script's `#!` line names, if it has one.
+fn interpreter_of(script: &Path) -> Option<String> {
+    let mut head = [0u8; 256];
+    let read = crate::fs::open_regular(script, false)
+        .ok()?
+        .read(&mut head)
+        .ok()?;
+    let line = head[..read].strip_prefix(b"#!")?;
+    let line = line.split(|&b| b == b'\n').next()?;
+    let interpreter = std::str::from_utf8(line).ok()?.split_whitespace().next()?;
+    Some(interpreter.to_string())
 }
 
 /// The program `prog` names: itself when it is a path (relative to the command's
@@ -929,6 +956,27 @@ mod tests {
             &Children::default(),
         );
         assert_eq!(exit, Exit::NotOnPath("wf-no-such-program".into()));
+    }
+
+    #[test]
+    fn a_script_whose_interpreter_is_missing_is_told_so_not_that_it_is_not_on_path() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("build.sh");
+        std::fs::write(&script, "#!/wf-no-such/bash -e\necho hi\n").unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let exit = run_in(
+            Program::Argv(vec!["./build.sh".into()]),
+            dir.path(),
+            vec![],
+            Duration::from_secs(5),
+        );
+        assert_eq!(
+            exit,
+            Exit::SpawnFailed(
+                "`./build.sh`: its interpreter /wf-no-such/bash (its #! line) is not there".into()
+            )
+        );
     }
 
     #[test]
