@@ -616,30 +616,40 @@ pub fn cut_uncommitted(path: &Path, mark_seq: u64, mark_offset: u64) -> Result<u
     file.seek(SeekFrom::Start(start))?;
     let mut tail = Vec::new();
     file.read_to_end(&mut tail)?;
-    let mut cut: Option<(u64, usize)> = None;
-    let mut at = start;
-    for line in tail.split_inclusive(|&b| b == b'\n') {
-        let line_start = at;
-        at += line.len() as u64;
-        if !line.ends_with(b"\n") {
-            break; // a torn final line goes with whatever precedes it
-        }
-        match EventHead::parse(line, |_| false) {
-            Ok(ev) if ev.txn && ev.seq > mark_seq => {
-                let (from, n) = cut.unwrap_or((line_start, 0));
-                cut = Some((from, n + 1));
-            }
-            _ if line.iter().all(u8::is_ascii_whitespace) => {}
-            _ => cut = None,
-        }
-    }
-    let Some((from, n)) = cut else {
+    let Some((from, n)) = uncommitted_run(&tail, start, mark_seq) else {
         return Ok(0);
     };
     file.set_len(from)?;
     crate::fs::durable::sync_data(file.file())
         .map_err(|e| WfError::io(&e, format!("cannot sync {}: {e}", path.display())))?;
     Ok(n)
+}
+
+/// Where the run of `txn` events past `mark_seq` that ends `tail` (the log from byte
+/// `start`) begins, and how many events it holds; blank lines in it and a torn last
+/// line go with it. Read from the end: only that run can be cut, and the lines before
+/// it (a crash's whole tail, megabytes) need not be parsed.
+fn uncommitted_run(tail: &[u8], start: u64, mark_seq: u64) -> Option<(u64, usize)> {
+    let mut cut: Option<(u64, usize)> = None;
+    let mut at = start + tail.len() as u64;
+    for line in tail.split_inclusive(|&b| b == b'\n').rev() {
+        let line_start = at - line.len() as u64;
+        at = line_start;
+        if !line.ends_with(b"\n") {
+            continue; // a torn final line goes with whatever precedes it
+        }
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match EventHead::parse(line, |_| false) {
+            Ok(ev) if ev.txn && ev.seq > mark_seq => {
+                let n = cut.map_or(0, |(_, n)| n);
+                cut = Some((line_start, n + 1));
+            }
+            _ => break,
+        }
+    }
+    cut
 }
 
 /// Finds the last complete line's `seq` and the offset just past it.
@@ -997,6 +1007,67 @@ mod tests {
         std::fs::write(&path, &mixed).unwrap();
         assert_eq!(cut_uncommitted(&path, 2, mark).unwrap(), 0);
         assert_eq!(std::fs::read_to_string(&path).unwrap(), mixed);
+    }
+
+    /// The run as the log was read before, from its start: every line parsed, a line
+    /// that is not a txn event past the mark ending any run so far.
+    fn uncommitted_run_read_forward(
+        tail: &[u8],
+        start: u64,
+        mark_seq: u64,
+    ) -> Option<(u64, usize)> {
+        let mut cut: Option<(u64, usize)> = None;
+        let mut at = start;
+        for line in tail.split_inclusive(|&b| b == b'\n') {
+            let line_start = at;
+            at += line.len() as u64;
+            if !line.ends_with(b"\n") {
+                break;
+            }
+            match EventHead::parse(line, |_| false) {
+                Ok(ev) if ev.txn && ev.seq > mark_seq => {
+                    let (from, n) = cut.unwrap_or((line_start, 0));
+                    cut = Some((from, n + 1));
+                }
+                _ if line.iter().all(u8::is_ascii_whitespace) => {}
+                _ => cut = None,
+            }
+        }
+        cut
+    }
+
+    proptest::proptest! {
+        /// Read from the end, the run is the one a read from the start finds, whatever
+        /// the lines: txn events or not, before or past the mark, blank, broken, and a
+        /// torn last line.
+        #[test]
+        fn the_uncommitted_run_read_from_the_end_is_the_one_read_from_the_start(
+            lines in proptest::collection::vec((0..5u8, 0..6u64), 0..12),
+            torn in proptest::bool::ANY,
+            mark_seq in 0..6u64,
+        ) {
+            let mut tail = String::new();
+            for (kind, seq) in lines {
+                tail += &match kind {
+                    0 | 1 => {
+                        let t = if kind == 0 { r#","txn":true"# } else { "" };
+                        format!(r#"{{"seq":{seq},"ts":"t","type":"a","actor":"wf.o","role":"o","data":{{}}{t}}}"#)
+                    }
+                    2 => String::new(),
+                    3 => "  ".into(),
+                    _ => r#"{"seq":"#.into(),
+                };
+                tail.push('\n');
+            }
+            if torn {
+                tail += r#"{"seq":9,"txn":tr"#;
+            }
+            proptest::prop_assert_eq!(
+                uncommitted_run(tail.as_bytes(), 100, mark_seq),
+                uncommitted_run_read_forward(tail.as_bytes(), 100, mark_seq),
+                "{}", tail
+            );
+        }
     }
 
     #[test]
