@@ -829,6 +829,23 @@ mod tests {
         )
     }
 
+    /// Runs `program` (no arguments) in `cwd`, its log at `log`.
+    fn run_program_at(program: &str, cwd: &Path, log: &Path) -> Exit {
+        run(
+            Spec {
+                program: Program::Argv(vec![program.into()]),
+                cwd,
+                env: vec![],
+                timeout: Duration::from_secs(5),
+                log,
+                stdin: None,
+                on_start: None,
+                log_cap: crate::config::DEFAULT_LOG_CAP,
+            },
+            &Children::default(),
+        )
+    }
+
     fn run_line(line: &str, dir: &Path, timeout: Duration) -> Exit {
         run_in(Program::Shell(line.to_string()), dir, vec![], timeout)
     }
@@ -942,19 +959,7 @@ mod tests {
     #[test]
     fn missing_program_is_a_spawn_failure() {
         let dir = tempfile::tempdir().unwrap();
-        let exit = run(
-            Spec {
-                program: Program::Argv(vec!["wf-no-such-program".into()]),
-                cwd: dir.path(),
-                env: vec![],
-                timeout: Duration::from_secs(5),
-                log: &dir.path().join("l"),
-                stdin: None,
-                on_start: None,
-                log_cap: crate::config::DEFAULT_LOG_CAP,
-            },
-            &Children::default(),
-        );
+        let exit = run_program_at("wf-no-such-program", dir.path(), &dir.path().join("l"));
         assert_eq!(exit, Exit::NotOnPath("wf-no-such-program".into()));
     }
 
@@ -983,19 +988,7 @@ mod tests {
     fn a_command_whose_directory_is_gone_is_told_so_not_that_its_program_is_missing() {
         let dir = tempfile::tempdir().unwrap();
         let gone = dir.path().join("project");
-        let exit = run(
-            Spec {
-                program: Program::Argv(vec!["true".into()]),
-                cwd: &gone,
-                env: vec![],
-                timeout: Duration::from_secs(5),
-                log: &dir.path().join("l"),
-                stdin: None,
-                on_start: None,
-                log_cap: crate::config::DEFAULT_LOG_CAP,
-            },
-            &Children::default(),
-        );
+        let exit = run_program_at("true", &gone, &dir.path().join("l"));
         assert_eq!(
             exit,
             Exit::SpawnFailed(format!("its directory {} is not there", gone.display()))
