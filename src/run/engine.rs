@@ -307,11 +307,8 @@ impl<'a> Engine<'a> {
     }
 
     fn schedule_held(&mut self, returned_phase: Option<String>) -> Result<Stop> {
-        // This thread wakes for every outcome: it should get a core at once, which
-        // only several jobs at a time keep from it (`slice`).
-        if self.opts.jobs > 1 {
-            let _ = crate::run::slice::shorten();
-        }
+        // This thread wakes for every outcome: it should get a core at once.
+        crate::run::slice::shorten_for(self.opts.jobs);
         let mut floor = Floor::new(self.opts.jobs);
         let mut run = RunState {
             pending_stop: None,

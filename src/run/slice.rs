@@ -27,9 +27,18 @@ use std::io;
 /// The shortest slice the kernel takes: 0.1 ms.
 const SLICE_NS: u64 = 100_000;
 
-/// Asks a short slice for the calling thread (see the module docs); the error says
-/// why it was not given, and nothing changed then.
-pub fn shorten() -> io::Result<()> {
+/// The calling thread, one of a run's with `jobs` jobs: a short slice when there is
+/// more than one (see the module docs), best effort — without it the run is slower,
+/// not different.
+pub fn shorten_for(jobs: usize) {
+    if jobs > 1 {
+        let _ = shorten();
+    }
+}
+
+/// Asks a short slice for the calling thread; the error says why it was not given,
+/// and nothing changed then.
+fn shorten() -> io::Result<()> {
     let mut attr = empty_attr();
     // SAFETY: `attr` is a `sched_attr` as the kernel defines it, its size given; the
     // kernel writes at most that many bytes of it.

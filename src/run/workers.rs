@@ -50,12 +50,9 @@ impl<T: Send + 'static> Workers<T> {
             let jobs = Arc::clone(&self.jobs);
             let out = Arc::clone(&self.out);
             let done = self.done.clone();
-            let contended = self.size > 1;
+            let jobs_at_once = self.size;
             std::thread::spawn(move || {
-                if contended {
-                    // Best effort: without it the run is slower, not different (`slice`).
-                    let _ = crate::run::slice::shorten();
-                }
+                crate::run::slice::shorten_for(jobs_at_once);
                 work(&jobs, &out, &done);
             });
             self.spawned += 1;
