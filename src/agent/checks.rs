@@ -123,7 +123,7 @@ pub fn run(ctx: &WorkCtx, task: &Task, budget: Duration, deadline: Instant) -> E
             continue;
         }
         let program = Program::Shell(command.to_string());
-        if let Some(prog) = work::missing_program(&program) {
+        if let Some(prog) = process::missing_program(&program) {
             let how = Exit::NotOnPath(prog).describe();
             checks.push(check(Outcome::Failed { how, code: None }, String::new()));
             continue;

@@ -220,11 +220,9 @@ fn run(
     children: &Children,
     log_dir: &Path,
 ) -> (bool, String) {
-    // A missing tool says so by name, not as a spawn error or a shell's 127.
-    if let Some(prog) = program.argv().first().filter(|p| !p.contains('/')) {
-        if !process::on_path(prog) {
-            return (false, format!("`{prog}` is not on PATH"));
-        }
+    let not_on_path = |prog: &str| (false, format!("`{prog}` is not on PATH"));
+    if let Some(prog) = process::missing_program(&program) {
+        return not_on_path(&prog);
     }
     if let Err(e) = std::fs::create_dir_all(log_dir) {
         return (
@@ -264,7 +262,7 @@ fn run(
     // what it found): the same words as the check before the spawn.
     if let Exit::NotOnPath(prog) = &exit {
         if !prog.contains('/') {
-            return (false, format!("`{prog}` is not on PATH"));
+            return not_on_path(prog);
         }
     }
     let mut details = format!("`{}` {}", program.display(), exit.describe());

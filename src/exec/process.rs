@@ -535,6 +535,16 @@ pub fn on_path(prog: &str) -> bool {
     }
 }
 
+/// The program `program` starts with, when it is a bare name that is not on PATH:
+/// asked before a spawn, so a missing tool fails by name, not as a shell's 127.
+pub fn missing_program(program: &Program) -> Option<String> {
+    program
+        .argv()
+        .into_iter()
+        .next()
+        .filter(|p| !p.contains('/') && !on_path(p))
+}
+
 enum Lookup {
     Found(PathBuf),
     NotFound,

@@ -241,7 +241,7 @@ impl WorkCtx {
                 task.id
             ),
         };
-        if let Some(prog) = missing_program(&program) {
+        if let Some(prog) = process::missing_program(&program) {
             runs.push(CheckRun {
                 what: what.to_string(),
                 command: program.display(),
@@ -303,15 +303,6 @@ fn log_part_digest(log: &Path, part: std::ops::Range<u64>) -> Option<String> {
         .read_to_end(&mut bytes)
         .ok()?;
     Some(crate::proof::fingerprint::sha256(&bytes))
-}
-
-/// The program `program` starts with, when it is a bare name that is not on PATH.
-pub fn missing_program(program: &Program) -> Option<String> {
-    program
-        .argv()
-        .into_iter()
-        .next()
-        .filter(|p| !p.contains('/') && !process::on_path(p))
 }
 
 pub(crate) fn append_header(log: &Path, line: &str) {
