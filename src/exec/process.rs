@@ -822,15 +822,21 @@ mod tests {
         assert!(!marker.exists(), "a background child survived the timeout");
     }
 
-    /// Runs `program` in `dir` with `env`, its log `dir/t.log`.
-    fn run_in(program: Program, dir: &Path, env: Vec<(String, String)>, timeout: Duration) -> Exit {
+    /// Runs `program` in `cwd` with `env`, its log at `log`.
+    fn run_at(
+        program: Program,
+        cwd: &Path,
+        log: &Path,
+        env: Vec<(String, String)>,
+        timeout: Duration,
+    ) -> Exit {
         run(
             Spec {
                 program,
-                cwd: dir,
+                cwd,
                 env,
                 timeout,
-                log: &dir.join("t.log"),
+                log,
                 stdin: None,
                 on_start: None,
                 log_cap: crate::config::DEFAULT_LOG_CAP,
@@ -839,21 +845,14 @@ mod tests {
         )
     }
 
-    /// Runs `program` (no arguments) in `cwd`, its log at `log`.
-    fn run_program_at(program: &str, cwd: &Path, log: &Path) -> Exit {
-        run(
-            Spec {
-                program: Program::Argv(vec![program.into()]),
-                cwd,
-                env: vec![],
-                timeout: Duration::from_secs(5),
-                log,
-                stdin: None,
-                on_start: None,
-                log_cap: crate::config::DEFAULT_LOG_CAP,
-            },
-            &Children::default(),
-        )
+    /// Runs `program` in `dir` with `env`, its log `dir/t.log`.
+    fn run_in(program: Program, dir: &Path, env: Vec<(String, String)>, timeout: Duration) -> Exit {
+        run_at(program, dir, &dir.join("t.log"), env, timeout)
+    }
+
+    /// A bare program, no arguments.
+    fn bare(program: &str) -> Program {
+        Program::Argv(vec![program.into()])
     }
 
     fn run_line(line: &str, dir: &Path, timeout: Duration) -> Exit {
@@ -969,7 +968,12 @@ mod tests {
     #[test]
     fn missing_program_is_a_spawn_failure() {
         let dir = tempfile::tempdir().unwrap();
-        let exit = run_program_at("wf-no-such-program", dir.path(), &dir.path().join("l"));
+        let exit = run_in(
+            bare("wf-no-such-program"),
+            dir.path(),
+            vec![],
+            Duration::from_secs(5),
+        );
         assert_eq!(exit, Exit::NotOnPath("wf-no-such-program".into()));
     }
 
@@ -981,7 +985,7 @@ mod tests {
         std::fs::write(&script, "#!/wf-no-such/bash -e\necho hi\n").unwrap();
         std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
         let exit = run_in(
-            Program::Argv(vec!["./build.sh".into()]),
+            bare("./build.sh"),
             dir.path(),
             vec![],
             Duration::from_secs(5),
@@ -998,7 +1002,9 @@ mod tests {
     fn a_command_whose_directory_is_gone_is_told_so_not_that_its_program_is_missing() {
         let dir = tempfile::tempdir().unwrap();
         let gone = dir.path().join("project");
-        let exit = run_program_at("true", &gone, &dir.path().join("l"));
+        // Its log is elsewhere: the directory it runs in is not there.
+        let log = dir.path().join("l");
+        let exit = run_at(bare("true"), &gone, &log, vec![], Duration::from_secs(5));
         assert_eq!(
             exit,
             Exit::SpawnFailed(format!("its directory {} is not there", gone.display()))
