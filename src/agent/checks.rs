@@ -130,9 +130,14 @@ pub fn run(ctx: &WorkCtx, task: &Task, budget: Duration, deadline: Instant) -> E
         }
         let capped = left < own;
         let log = ctx.workflow_dir.join(format!("check-{}.log", i + 1));
-        let exit = ctx
-            .run_program(task, attempt, &program, &log, own.min(left))
-            .exit;
+        let exit = crate::exec::reactor::block_on(ctx.run_program(
+            task,
+            attempt,
+            &program,
+            &log,
+            own.min(left),
+        ))
+        .exit;
         let outcome = match exit {
             Exit::Code(0) => Outcome::Passed,
             Exit::TimedOut(_) if capped => Outcome::OverBudget,

@@ -263,7 +263,7 @@ mod tests {
         use crate::exec::process::{run_logged, Children, Program, Spec};
         let dir = tempfile::tempdir().unwrap();
         let run = |line: &str, log: &Path| {
-            run_logged(
+            crate::exec::reactor::block_on(run_logged(
                 Spec {
                     program: Program::Shell(line.into()),
                     cwd: dir.path(),
@@ -276,7 +276,7 @@ mod tests {
                 },
                 line,
                 &Children::default(),
-            )
+            ))
             .exit
         };
         let quiet = dir.path().join("quiet.log");

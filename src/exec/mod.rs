@@ -13,6 +13,7 @@ pub mod lazylog;
 pub mod orphans;
 pub mod pidfd;
 pub mod process;
+pub mod reactor;
 pub mod spawn;
 pub mod verifier;
 

@@ -22,9 +22,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
+use rustix::event::PollFlags;
 use rustix::process::{Pid, Signal};
 
 use crate::exec::lazylog::LazyLog;
+use crate::exec::reactor::readable;
 use crate::exec::spawn::{Launch, Leader};
 
 /// What to run: through `sh -c`, or a program with its arguments (no shell).
@@ -320,9 +322,10 @@ fn signal_group(pgid: u32, sig: Signal) {
     }
 }
 
-/// Runs one command to its end (or its deadline), output appended to `spec.log`.
+/// Runs one command to its end (or its deadline), output appended to `spec.log`,
+/// blocking this thread meanwhile.
 pub fn run(spec: Spec<'_>, children: &Children) -> Exit {
-    run_with(spec, None, children).exit
+    crate::exec::reactor::block_on(run_with(spec, None, children)).exit
 }
 
 /// How a logged command ended, and what it left in its log.
@@ -347,13 +350,14 @@ impl Logged {
     }
 }
 
-/// Like [`run`], but the log — `$ header`, then the output — is only created when the
-/// command prints something or fails (see `lazylog`): a silent success writes no file.
-pub fn run_logged(spec: Spec<'_>, header: &str, children: &Children) -> Logged {
-    run_with(spec, Some(header), children)
+/// Like [`run`], but as a future (see `reactor`), and the log — `$ header`, then the
+/// output — is only created when the command prints something or fails (see
+/// `lazylog`): a silent success writes no file.
+pub async fn run_logged(spec: Spec<'_>, header: &str, children: &Children) -> Logged {
+    run_with(spec, Some(header), children).await
 }
 
-fn run_with(spec: Spec<'_>, header: Option<&str>, children: &Children) -> Logged {
+async fn run_with(spec: Spec<'_>, header: Option<&str>, children: &Children) -> Logged {
     if children.is_interrupted() {
         return Logged::unlogged(Exit::Interrupted);
     }
@@ -432,7 +436,7 @@ fn run_with(spec: Spec<'_>, header: Option<&str>, children: &Children) -> Logged
         });
     }
     let started = Instant::now();
-    let status = wait_with_deadline(&mut child, pgid, spec.timeout, children, &mut log);
+    let status = wait_with_deadline(&mut child, pgid, spec.timeout, children, &mut log).await;
     // Whatever the leader did, nothing it started may outlive it.
     children.end(number, pgid);
     if !matches!(status, Waited::Exited(s) if s.success()) {
@@ -625,7 +629,7 @@ enum ExitWatch {
 
 /// Waits for the child, woken by its exit or its output; a long command costs a
 /// wake-up every 20 ms at most (interrupts, deadline).
-fn wait_with_deadline(
+async fn wait_with_deadline(
     child: &mut Leader,
     pgid: u32,
     timeout: Duration,
@@ -655,21 +659,30 @@ fn wait_with_deadline(
         // and asking would cost a read and a wait4 that answer nothing. Woken by the
         // exit itself where the kernel can, else by a nap: a no-op task used to spend
         // most of its time here, overshooting its exit.
-        let slice =
-            Duration::from_millis(20).min(deadline.saturating_duration_since(Instant::now()));
-        let ready = match (&watch, pipe) {
-            (ExitWatch::PipeEnd, Some(pipe)) => crate::exec::pidfd::wait_pipe_end(
-                pipe,
-                slice.min(quick_until.saturating_duration_since(Instant::now())),
-            ),
-            (ExitWatch::Pidfd(fd), pipe) => fd.wait(pipe, slice),
-            (_, pipe) => crate::exec::pidfd::wait_output(pipe, nap),
+        let slice = (Instant::now() + Duration::from_millis(20)).min(deadline);
+        // Whether the command may have exited, and what its pipe had.
+        let (exited, output) = match (&watch, pipe) {
+            // The pipe's end (`HUP`: no writer left) says it may have: the pipe's
+            // write ends are closed as it exits, a moment before a wait4 finds it.
+            (ExitWatch::PipeEnd, Some(pipe)) => {
+                let [output, _] = readable([Some(pipe), None], slice.min(quick_until)).await;
+                (output.contains(PollFlags::HUP), output)
+            }
+            (ExitWatch::Pidfd(fd), pipe) => {
+                let [exited, output] = readable([Some(fd.fd()), pipe], slice).await;
+                (!exited.is_empty(), output)
+            }
+            // No pidfd: it may have exited any time.
+            (_, pipe) => {
+                let [output, _] = readable([pipe, None], Instant::now() + nap).await;
+                (true, output)
+            }
         };
         nap = (nap * 2).min(Duration::from_millis(20));
-        log.pump_ready(ready.output);
+        log.pump_ready(output);
         // Not exited (the pidfd says so) is nothing a wait4 would find: a command's
         // output often ends a moment before its exit does.
-        if ready.exited {
+        if exited {
             match reap(child, &watch) {
                 Ok(Some(status)) => return Waited::Exited(status),
                 Ok(None) => {}

@@ -134,7 +134,9 @@ pub fn do_agent_task(
     // The evidence: everything the task itself can check, plus its tests, gate, commit.
     let mut gate = None;
     let mut checks = Vec::new();
-    match work::run_parts(ctx, task, attempt, Part::Full, &log, &mut gate, &mut checks) {
+    // On the worker this agent task runs on (`run::dispatch`): its checks block it.
+    let parts = work::run_parts(ctx, task, attempt, Part::Full, &log, &mut gate, &mut checks);
+    match crate::exec::reactor::block_on(parts) {
         Ok(verified) => {
             if claimed {
                 // A claim nothing could check is accepted unchecked, not confirmed.

@@ -2,19 +2,29 @@
 //!
 //! The engine decides (`policy`) and records; this is the part that touches the
 //! executor pool and the worker threads: taking executors for a task and announcing
-//! them, moving the task to `in_progress`, running it on a worker where a panic
-//! still yields an outcome, and releasing what it held when it ends. Keeping it here
-//! leaves the scheduling loop in `engine.rs` short enough to read as the policy's
-//! order of events.
+//! them, moving the task to `in_progress`, running it where a panic still yields an
+//! outcome, and releasing what it held when it ends. Keeping it here leaves the
+//! scheduling loop in `engine.rs` short enough to read as the policy's order of
+//! events.
+//!
+//! A command task runs on the scheduler's own thread: its commands are futures
+//! (`exec::reactor`), started and reaped between the scheduler's turns, so a task
+//! costs no hand-over to another thread and back. An agent task, whose executor
+//! streams events while it works, and a quality gate, whose hard-constraint checks
+//! block (`constraints::verify`), run on a worker thread.
 
-use std::collections::HashSet;
-use std::sync::mpsc;
+use std::collections::{HashSet, VecDeque};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{mpsc, Arc};
+use std::task::Poll;
 use std::time::Duration;
 
 use serde_json::json;
 
 use crate::config::Role;
 use crate::error::Result;
+use crate::exec::reactor::{self, Bell};
 use crate::run::agent::{self, Dispatch};
 use crate::run::engine::Engine;
 use crate::run::executor::Executor;
@@ -41,33 +51,102 @@ pub(super) enum Start {
     HandOff,
 }
 
-/// The tasks out on workers, and the channel their events and outcomes come back on.
+/// A task's work run on the scheduler's thread, by task id.
+type Here = (String, Pin<Box<dyn Future<Output = TaskOutcome>>>);
+
+/// How long the scheduler waits for news before it looks at the signals again.
+const TURN: Duration = Duration::from_millis(50);
+
+/// The running tasks: those out on workers, with the channel their events and
+/// outcomes come back on, and those run on this thread.
 pub(super) struct Floor {
     // Dropped in this order, as the scheduler's locals were.
     workers: Workers<Msg>,
+    here: Vec<Here>,
+    /// Outcomes of tasks run here, not yet taken by the scheduler.
+    finished: VecDeque<TaskOutcome>,
     running: HashSet<String>,
     rx: mpsc::Receiver<Msg>,
     tx: mpsc::Sender<Msg>,
+    /// Rung by a worker after each message it sends: ends a wait on this thread's
+    /// commands.
+    bell: Arc<Bell>,
 }
 
 impl Floor {
-    pub(super) fn new(jobs: usize) -> Floor {
+    pub(super) fn new(jobs: usize) -> std::io::Result<Floor> {
         let (tx, rx) = mpsc::channel::<Msg>();
-        Floor {
-            workers: Workers::new(jobs, tx.clone()),
+        let bell = Arc::new(Bell::new()?);
+        let ringer = bell.clone();
+        Ok(Floor {
+            workers: Workers::new(jobs, tx.clone(), move || ringer.ring()),
+            here: Vec::new(),
+            finished: VecDeque::new(),
             running: HashSet::new(),
             rx,
             tx,
-        }
+            bell,
+        })
     }
 
     pub(super) fn running(&self) -> &HashSet<String> {
         &self.running
     }
 
-    /// The next message from a worker, if one comes within 50 ms.
-    pub(super) fn next(&self) -> Option<Msg> {
-        self.rx.recv_timeout(Duration::from_millis(50)).ok()
+    /// The next outcome or worker message, if one comes within [`TURN`] (or before a
+    /// signal cuts the wait short). The commands of tasks run here make progress
+    /// meanwhile.
+    pub(super) fn next(&mut self) -> Option<Msg> {
+        if let Some(outcome) = self.finished.pop_front() {
+            return Some(Msg::Done(outcome));
+        }
+        if let Ok(msg) = self.rx.try_recv() {
+            return Some(msg);
+        }
+        if self.here.is_empty() {
+            return self.rx.recv_timeout(TURN).ok();
+        }
+        // A task given since the last turn starts its first command now.
+        self.poll_here();
+        if self.finished.is_empty() {
+            let [rang] = reactor::wait([self.bell.fd()], TURN);
+            if !rang.is_empty() {
+                self.bell.quiet();
+            }
+            self.poll_here();
+        }
+        match self.finished.pop_front() {
+            Some(outcome) => Some(Msg::Done(outcome)),
+            None => self.rx.try_recv().ok(),
+        }
+    }
+
+    /// Lets every task run here go as far as it can without waiting; a panic is
+    /// the task's failure, as on a worker.
+    fn poll_here(&mut self) {
+        let mut i = 0;
+        while i < self.here.len() {
+            let polled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                reactor::poll_once(self.here[i].1.as_mut())
+            }));
+            match polled {
+                Ok(Poll::Pending) => i += 1,
+                Ok(Poll::Ready(outcome)) => {
+                    drop(self.here.swap_remove(i));
+                    self.finished.push_back(outcome);
+                }
+                Err(_) => {
+                    let (id, _) = self.here.swap_remove(i);
+                    self.finished.push_back(panicked(&id));
+                }
+            }
+        }
+    }
+
+    /// Runs `work` on this thread, between the scheduler's turns.
+    fn run_here(&mut self, task_id: String, work: impl Future<Output = TaskOutcome> + 'static) {
+        self.running.insert(task_id.clone());
+        self.here.push((task_id, Box::pin(work)));
     }
 
     /// A task's outcome came in: it no longer runs.
@@ -82,10 +161,12 @@ impl Floor {
         body: impl FnOnce(&Task, &mut dyn FnMut(NewEvent)) -> TaskOutcome + Send + 'static,
     ) {
         let tx = self.tx.clone();
+        let bell = self.bell.clone();
         self.running.insert(task.id.clone());
         self.workers.run(move || {
             let mut emit = |e: NewEvent| {
                 let _ = tx.send(Msg::Event(e));
+                bell.ring();
             };
             // The worker sends it, once the task is freed (`workers::work`).
             Msg::Done(guarded(&task, || body(&task, &mut emit)))
@@ -119,14 +200,23 @@ impl Engine<'_> {
         })
     }
 
-    /// Runs `task`'s own commands (`wf` does it itself), on a worker.
+    /// Runs `task`'s own commands (`wf` does it itself): on this thread, or for a
+    /// quality gate on a worker (see the module's doc).
     pub(super) fn run_command(&mut self, task: Task, floor: &mut Floor) -> Result<()> {
         let attempt = self.start_task(&task, Start::Command)?;
         self.reporter.started(&task);
         let ctx = self.ctx.clone();
-        self.hand_to_worker(floor, task, move |task, _| {
-            work::do_task(&ctx, task, attempt, Part::Full)
-        })
+        if task.quality_gate {
+            return self.hand_to_worker(floor, task, move |task, _| {
+                reactor::block_on(work::do_task(&ctx, task, attempt, Part::Full))
+            });
+        }
+        // Its start is in the log before its first command runs.
+        self.session.write_held_events()?;
+        floor.run_here(task.id.clone(), async move {
+            work::do_task(&ctx, &task, attempt, Part::Full).await
+        });
+        Ok(())
     }
 
     /// Hands `task` to a worker once the events held so far are written: its start
@@ -314,10 +404,16 @@ impl Engine<'_> {
 /// Runs a worker's body so that a panic becomes the task's failure: the scheduler
 /// waits for every worker's outcome, and a silent one would hang the run.
 fn guarded(task: &Task, body: impl FnOnce() -> TaskOutcome) -> TaskOutcome {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(body)).unwrap_or_else(|_| TaskOutcome {
-        task_id: task.id.clone(),
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(body))
+        .unwrap_or_else(|_| panicked(&task.id))
+}
+
+/// The outcome of a task whose work panicked.
+fn panicked(task_id: &str) -> TaskOutcome {
+    TaskOutcome {
+        task_id: task_id.to_string(),
         verdict: Verdict::Failed {
-            reason: "internal error: the worker running this task panicked".into(),
+            reason: "internal error: the work of this task panicked".into(),
         },
         gate: None,
         log: String::new(),
@@ -326,7 +422,7 @@ fn guarded(task: &Task, body: impl FnOnce() -> TaskOutcome) -> TaskOutcome {
         checks: Vec::new(),
         claim: None,
         changes: None,
-    })
+    }
 }
 
 #[cfg(test)]
@@ -339,7 +435,7 @@ mod tests {
             id: "T1".into(),
             ..Task::default()
         };
-        let mut floor = Floor::new(1);
+        let mut floor = Floor::new(1).unwrap();
         floor.spawn(task, |_, _| panic!("boom"));
         assert!(floor.running().contains("T1"));
         let outcome = loop {
@@ -358,9 +454,72 @@ mod tests {
         assert!(floor.running().is_empty());
     }
 
+    fn next_outcome(floor: &mut Floor) -> TaskOutcome {
+        loop {
+            if let Some(Msg::Done(outcome)) = floor.next() {
+                floor.finished(&outcome.task_id);
+                return outcome;
+            }
+        }
+    }
+
+    #[test]
+    fn a_panic_in_a_task_run_here_is_its_failure() {
+        let mut floor = Floor::new(1).unwrap();
+        floor.run_here("T1".into(), async { panic!("boom") });
+        let outcome = next_outcome(&mut floor);
+        assert_eq!(outcome.task_id, "T1");
+        assert!(
+            matches!(&outcome.verdict, Verdict::Failed { reason } if reason.contains("panicked")),
+            "{:?}",
+            outcome.verdict
+        );
+        assert!(floor.running().is_empty());
+    }
+
+    /// Each task's command waits for the other's to have started: both finish only
+    /// if this one thread runs them at once.
+    #[test]
+    fn tasks_run_here_run_their_commands_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = Arc::new(crate::run::work::WorkCtx::new(
+            dir.path().to_path_buf(),
+            dir.path().join("w"),
+            crate::config::Config::default(),
+            Vec::new(),
+        ));
+        let mut floor = Floor::new(2).unwrap();
+        for (id, mine, other) in [("A", "a", "b"), ("B", "b", "a")] {
+            let task = Task {
+                id: id.into(),
+                verify: vec![format!(
+                    "touch {mine}; i=0; while [ ! -e {other} ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i+1)); done; test -e {other}"
+                )],
+                ..Task::default()
+            };
+            let ctx = ctx.clone();
+            floor.run_here(id.into(), async move {
+                work::do_task(&ctx, &task, 1, Part::Full).await
+            });
+        }
+        let mut passed = Vec::new();
+        for _ in 0..2 {
+            let outcome = next_outcome(&mut floor);
+            assert!(
+                matches!(outcome.verdict, Verdict::Passed { verified: true }),
+                "{}: {:?}",
+                outcome.task_id,
+                outcome.verdict
+            );
+            passed.push(outcome.task_id);
+        }
+        passed.sort();
+        assert_eq!(passed, ["A", "B"]);
+    }
+
     #[test]
     fn worker_events_come_before_the_outcome() {
-        let mut floor = Floor::new(2);
+        let mut floor = Floor::new(2).unwrap();
         let task = Task {
             id: "T2".into(),
             ..Task::default()

@@ -281,7 +281,12 @@ impl<'a> Engine<'a> {
                 // The checks run on this thread, so Ctrl-C needs its own watcher.
                 let _watch = signals::InterruptWatch::start(self.ctx.children.clone());
                 let changes = crate::run::proven::changes_since(&self.ctx.project, &task);
-                let mut outcome = work::do_task(&self.ctx, &task, task.attempts.max(1), Part::Full);
+                let mut outcome = crate::exec::reactor::block_on(work::do_task(
+                    &self.ctx,
+                    &task,
+                    task.attempts.max(1),
+                    Part::Full,
+                ));
                 crate::run::proven::judge_changes(&self.ctx, &mut outcome, changes);
                 outcome
             };
@@ -309,7 +314,7 @@ impl<'a> Engine<'a> {
     fn schedule_held(&mut self, returned_phase: Option<String>) -> Result<Stop> {
         // This thread wakes for every outcome: it should get a core at once.
         crate::run::slice::shorten_for(self.opts.jobs);
-        let mut floor = Floor::new(self.opts.jobs);
+        let mut floor = Floor::new(self.opts.jobs)?;
         let mut run = RunState {
             pending_stop: None,
             // A task that came back from a hand-off counts as this run's first.
@@ -318,10 +323,13 @@ impl<'a> Engine<'a> {
         };
         loop {
             if signals::count() > 0 && run.pending_stop != Some(Stop::Interrupted) {
-                // The grace below waits for the children: what is held goes first.
+                // The children are told to end: what is held goes first.
                 self.session.write_held_events()?;
+                // The grace is waited out on a thread of its own: this one reaps the
+                // commands it runs (`dispatch::Floor`) meanwhile.
                 let grace = policy::interrupt_grace(signals::count());
-                self.ctx.children.interrupt(grace, || signals::count() > 1);
+                let children = self.ctx.children.clone();
+                std::thread::spawn(move || children.interrupt(grace, || signals::count() > 1));
                 run.pending_stop = Some(Stop::Interrupted);
             }
             if run.pending_stop.is_none() {

@@ -218,7 +218,9 @@ pub fn run_task(
         let verdict = {
             crate::run::signals::install();
             let _watch = crate::run::signals::InterruptWatch::start(ctx.children.clone());
-            match work::run_parts(&ctx, task, 1, Part::Standalone, &log, &mut gate, &mut runs) {
+            let parts =
+                work::run_parts(&ctx, task, 1, Part::Standalone, &log, &mut gate, &mut runs);
+            match crate::exec::reactor::block_on(parts) {
                 Ok(verified) => Verdict::Passed { verified },
                 Err(v) => v,
             }

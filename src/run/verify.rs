@@ -206,7 +206,12 @@ pub fn verify(session: &mut Session, ctx: &WorkCtx, request: &Request) -> Result
         }
         let outcome = {
             let _watch = crate::run::signals::InterruptWatch::start(ctx.children.clone());
-            work::do_task(ctx, &task, task.attempts.max(1), Part::Standalone)
+            crate::exec::reactor::block_on(work::do_task(
+                ctx,
+                &task,
+                task.attempts.max(1),
+                Part::Standalone,
+            ))
         };
         let log = ctx.workflow_dir.join(&outcome.log);
         line.log = log

@@ -198,7 +198,7 @@ impl WorkCtx {
     /// Runs one program for `task` within `timeout`, its output appended to `log`
     /// (`$ program` first): how it ended, why the log could not be written if it
     /// could not, and which bytes of it are this program's.
-    pub fn run_program(
+    pub async fn run_program(
         &self,
         task: &Task,
         attempt: u32,
@@ -207,6 +207,7 @@ impl WorkCtx {
         timeout: Duration,
     ) -> process::Logged {
         // The log is created only if the command prints or fails (see `lazylog`).
+        let header = program.display();
         process::run_logged(
             Spec {
                 program: program.clone(),
@@ -218,14 +219,15 @@ impl WorkCtx {
                 on_start: None,
                 log_cap: self.config.wf.log_cap(),
             },
-            &program.display(),
+            &header,
             &self.children,
         )
+        .await
     }
 
     /// Runs one program for `task`, adding how it ended to `runs`; `Err` is the
     /// failure reason.
-    fn run(
+    async fn run(
         &self,
         task: &Task,
         attempt: u32,
@@ -259,7 +261,9 @@ impl WorkCtx {
             exit,
             log_error,
             written,
-        } = self.run_program(task, attempt, &program, log, self.timeout(task));
+        } = self
+            .run_program(task, attempt, &program, log, self.timeout(task))
+            .await;
         runs.push(CheckRun {
             what: what.to_string(),
             command: program.display(),
@@ -312,13 +316,14 @@ pub(crate) fn append_header(log: &Path, line: &str) {
     }
 }
 
-/// Does `part` of `task` (attempt number `attempt`), logging to its own file.
-pub fn do_task(ctx: &WorkCtx, task: &Task, attempt: u32, part: Part) -> TaskOutcome {
+/// Does `part` of `task` (attempt number `attempt`), logging to its own file: a
+/// future (see `exec::reactor`), driven by the run's scheduler or `block_on`.
+pub async fn do_task(ctx: &WorkCtx, task: &Task, attempt: u32, part: Part) -> TaskOutcome {
     let started = Instant::now();
     let log = ctx.log_for(task, attempt);
     let mut gate = None;
     let mut checks = Vec::new();
-    let verdict = match run_parts(ctx, task, attempt, part, &log, &mut gate, &mut checks) {
+    let verdict = match run_parts(ctx, task, attempt, part, &log, &mut gate, &mut checks).await {
         Ok(verified) => Verdict::Passed { verified },
         Err(v) => v,
     };
@@ -337,7 +342,7 @@ pub fn do_task(ctx: &WorkCtx, task: &Task, attempt: u32, part: Part) -> TaskOutc
 
 /// `Ok(verified)`: whether anything actually checked the task. Every command run
 /// is added to `runs`.
-pub(crate) fn run_parts(
+pub(crate) async fn run_parts(
     ctx: &WorkCtx,
     task: &Task,
     attempt: u32,
@@ -349,7 +354,7 @@ pub(crate) fn run_parts(
     let mut verified = false;
     for cmd in task.check_commands() {
         let program = Program::Shell(cmd.to_string());
-        ctx.run(task, attempt, "check", program, log, runs)?;
+        ctx.run(task, attempt, "check", program, log, runs).await?;
         verified = true;
     }
     if part == Part::Evidence || crate::run::engine::needs_agent(task) {
@@ -367,17 +372,18 @@ pub(crate) fn run_parts(
         .map_err(|reason| Verdict::Failed {
             reason: format!("run_tests: {reason}"),
         })?;
-        ctx.run(task, attempt, "run_tests", program, log, runs)?;
+        ctx.run(task, attempt, "run_tests", program, log, runs)
+            .await?;
         verified = true;
     }
     if task.quality_gate {
-        let (record, result) = quality_gate(ctx, task, attempt, log, runs);
+        let (record, result) = quality_gate(ctx, task, attempt, log, runs).await;
         *gate = Some(record);
         result?;
         verified = true;
     }
     if task.has_action("git_commit") && part == Part::Full {
-        git_commit(ctx, task, attempt, log, runs)?;
+        git_commit(ctx, task, attempt, log, runs).await?;
     }
     Ok(verified)
 }
@@ -433,7 +439,7 @@ pub fn interrupted_note(task_id: &str, partial: &[String]) -> Option<String> {
 }
 
 /// Runs the builtin verifiers that exist for this project and scores them.
-fn quality_gate(
+async fn quality_gate(
     ctx: &WorkCtx,
     task: &Task,
     attempt: u32,
@@ -453,7 +459,7 @@ fn quality_gate(
             continue;
         };
         considered += 1;
-        match ctx.run(task, attempt, name, program, log, runs) {
+        match ctx.run(task, attempt, name, program, log, runs).await {
             Ok(()) => {
                 passed += 1;
                 results.insert(name.into(), json!("passed"));
@@ -567,7 +573,7 @@ fn gate_constraints(ctx: &WorkCtx, log: &Path) -> Result<ConstraintChecks, Verdi
     })
 }
 
-fn git_commit(
+async fn git_commit(
     ctx: &WorkCtx,
     task: &Task,
     attempt: u32,
@@ -582,10 +588,12 @@ fn git_commit(
                 .collect(),
         )
     };
-    ctx.run(task, attempt, "git_commit", git(&["add", "-A"]), log, runs)?;
+    ctx.run(task, attempt, "git_commit", git(&["add", "-A"]), log, runs)
+        .await?;
     let staged = git(&["diff", "--cached", "--quiet"]);
     if ctx
         .run(task, attempt, "git_commit", staged, log, runs)
+        .await
         .is_ok()
     {
         append_header(log, "(nothing staged: no commit made)");
@@ -615,11 +623,13 @@ fn git_commit(
         log,
         runs,
     )
+    .await
 }
 
 #[cfg(test)]
 mod gate_constraint_tests {
     use super::*;
+    use crate::exec::reactor::block_on;
 
     fn hard(id: &str, cmd: &str) -> Constraint {
         Constraint {
@@ -652,7 +662,7 @@ mod gate_constraint_tests {
             ..Task::default()
         };
         let log = ctx.log_for(&task, 1);
-        quality_gate(&ctx, &task, 1, &log, &mut Vec::new())
+        block_on(quality_gate(&ctx, &task, 1, &log, &mut Vec::new()))
     }
 
     #[test]
@@ -701,6 +711,7 @@ mod gate_constraint_tests {
 #[cfg(test)]
 mod log_part_tests {
     use super::*;
+    use crate::exec::reactor::block_on;
     use crate::proof::fingerprint::sha256;
 
     /// A work context whose project and workflow dirs are in a temp dir (kept alive
@@ -732,7 +743,15 @@ mod log_part_tests {
         // Something already there (a header of wf's own) is no command's.
         append_header(&log, "before");
         let mut runs = Vec::new();
-        let verified = run_parts(&ctx, &task, 1, Part::Full, &log, &mut None, &mut runs);
+        let verified = block_on(run_parts(
+            &ctx,
+            &task,
+            1,
+            Part::Full,
+            &log,
+            &mut None,
+            &mut runs,
+        ));
         assert_eq!(verified, Ok(true));
         let first = "$ echo one\none\n";
         let third = "$ echo two; echo err >&2\ntwo\nerr\n";
@@ -770,7 +789,7 @@ mod log_part_tests {
         };
         let log = ctx.log_for(&task("false"), 1);
         let mut runs = Vec::new();
-        let failed = run_parts(
+        let failed = block_on(run_parts(
             &ctx,
             &task("false"),
             1,
@@ -778,14 +797,22 @@ mod log_part_tests {
             &log,
             &mut None,
             &mut runs,
-        );
+        ));
         assert!(matches!(failed, Err(Verdict::Failed { .. })), "{failed:?}");
         assert_eq!(std::fs::read_to_string(&log).unwrap(), "$ false\n");
         assert_eq!(runs[0].log_part, Some(0.."$ false\n".len() as u64));
         assert_eq!(runs[0].log_digest, Some(sha256(b"$ false\n")));
         let mut runs = Vec::new();
         let missing = task("wf-no-such-program --flag");
-        let _ = run_parts(&ctx, &missing, 1, Part::Full, &log, &mut None, &mut runs);
+        let _ = block_on(run_parts(
+            &ctx,
+            &missing,
+            1,
+            Part::Full,
+            &log,
+            &mut None,
+            &mut runs,
+        ));
         assert_eq!(
             (runs[0].log_part.clone(), runs[0].log_digest.clone()),
             (None, None)

@@ -1,4 +1,5 @@
-//! The threads that run tasks for the scheduler, kept for the whole run.
+//! The threads that run agent tasks and quality gates for the scheduler, kept for
+//! the whole run (a command task runs on the scheduler's thread: `run::dispatch`).
 //!
 //! A thread per task cost about 60 µs of a no-op task's ~600 µs (stack mapping,
 //! start-up, exit), so `--jobs N` runs on at most N long-lived threads fed through one
@@ -25,11 +26,19 @@ pub struct Workers<T> {
     out: Arc<AtomicUsize>,
     /// Where each job's result goes.
     done: Sender<T>,
+    /// Called after each result is sent, to wake a receiver that waits on more
+    /// than the channel.
+    sent: Arc<dyn Fn() + Send + Sync>,
 }
 
 impl<T: Send + 'static> Workers<T> {
-    /// Up to `size` threads, started as work arrives, each job's result sent to `done`.
-    pub fn new(size: usize, done: Sender<T>) -> Workers<T> {
+    /// Up to `size` threads, started as work arrives, each job's result sent to `done`
+    /// and `sent` called after.
+    pub fn new(
+        size: usize,
+        done: Sender<T>,
+        sent: impl Fn() + Send + Sync + 'static,
+    ) -> Workers<T> {
         let (queue, jobs) = mpsc::channel();
         Workers {
             size: size.max(1),
@@ -38,6 +47,7 @@ impl<T: Send + 'static> Workers<T> {
             jobs: Arc::new(Mutex::new(jobs)),
             out: Arc::new(AtomicUsize::new(0)),
             done,
+            sent: Arc::new(sent),
         }
     }
 
@@ -50,10 +60,11 @@ impl<T: Send + 'static> Workers<T> {
             let jobs = Arc::clone(&self.jobs);
             let out = Arc::clone(&self.out);
             let done = self.done.clone();
+            let sent = Arc::clone(&self.sent);
             let jobs_at_once = self.size;
             std::thread::spawn(move || {
                 crate::run::slice::shorten_for(jobs_at_once);
-                work(&jobs, &out, &done);
+                work(&jobs, &out, &done, &*sent);
             });
             self.spawned += 1;
         }
@@ -63,7 +74,7 @@ impl<T: Send + 'static> Workers<T> {
     }
 }
 
-fn work<T>(jobs: &Mutex<Receiver<Job<T>>>, out: &AtomicUsize, done: &Sender<T>) {
+fn work<T>(jobs: &Mutex<Receiver<Job<T>>>, out: &AtomicUsize, done: &Sender<T>, sent: &dyn Fn()) {
     loop {
         // The lock is held only to take the next job, never while running it.
         let next = jobs
@@ -81,6 +92,7 @@ fn work<T>(jobs: &Mutex<Receiver<Job<T>>>, out: &AtomicUsize, done: &Sender<T>) 
                 // at once, and must see this thread as free for it.
                 out.fetch_sub(1, Ordering::AcqRel);
                 let _ = done.send(result);
+                sent();
             }
             // The scheduler is done: its queue was dropped.
             Err(_) => return,
@@ -97,7 +109,7 @@ mod tests {
     #[test]
     fn runs_every_job_on_at_most_size_threads() {
         let (tx, rx) = mpsc::channel();
-        let mut workers = Workers::new(2, tx);
+        let mut workers = Workers::new(2, tx, || {});
         for i in 0..50 {
             workers.run(move || (i, std::thread::current().id()));
         }
@@ -114,7 +126,7 @@ mod tests {
     #[test]
     fn jobs_given_one_at_a_time_run_on_one_thread() {
         let (tx, rx) = mpsc::channel();
-        let mut workers = Workers::new(4, tx);
+        let mut workers = Workers::new(4, tx, || {});
         let mut threads = HashSet::new();
         for _ in 0..50 {
             workers.run(|| std::thread::current().id());
@@ -127,7 +139,7 @@ mod tests {
     #[test]
     fn a_slow_job_does_not_hold_up_the_other_thread() {
         let (tx, rx) = mpsc::channel();
-        let mut workers = Workers::new(2, tx);
+        let mut workers = Workers::new(2, tx, || {});
         let (release, wait) = mpsc::channel::<()>();
         workers.run(move || {
             let _ = wait.recv();
