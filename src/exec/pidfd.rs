@@ -3,9 +3,9 @@
 //!
 //! Polling with a growing sleep (the fallback) overshoots a short command's exit by up
 //! to its last nap: for a no-op task that was most of its cost. Kernels before 5.3 (no
-//! `pidfd_open`) get the fallback. A command's first moments are watched through its
-//! output pipe alone (`process::wait_with_deadline`): the pipe ends as a quick command
-//! exits, and the pidfd's open and close are two system calls of a no-op task's thirty.
+//! `pidfd_open`) get the fallback (`process::wait_with_deadline`). The pidfd wakes
+//! `wf` once the command can be reaped, where its output pipe's end came a moment
+//! before that (see `process::ExitWatch`).
 
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 

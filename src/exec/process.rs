@@ -375,7 +375,7 @@ async fn run_with(spec: Spec<'_>, header: Option<&str>, children: &Children) -> 
             )))
         }
     };
-    let (mut log, (number, mut child)) = loop {
+    let (mut log, output, (number, mut child)) = loop {
         let (mut log, output) = match LazyLog::new(spec.log, header, spec.log_cap) {
             Ok(pipe) => pipe,
             Err(e) => {
@@ -395,10 +395,8 @@ async fn run_with(spec: Spec<'_>, header: Option<&str>, children: &Children) -> 
             }),
             None => Err(std::io::ErrorKind::NotFound.into()),
         };
-        // The parent's copy of the pipe's write end goes now, or it never reaches its end.
-        drop(output);
         match spawned {
-            Ok(started) => break (log, started),
+            Ok(started) => break (log, output, started),
             // The program found on PATH earlier is no longer a file there: look it
             // up again. The failed spawn left nothing behind (its log is not created
             // yet).
@@ -412,6 +410,7 @@ async fn run_with(spec: Spec<'_>, header: Option<&str>, children: &Children) -> 
                 path = program_path(prog, &spec.env, spec.cwd);
             }
             Err(e) => {
+                drop(output);
                 log.ensure();
                 let exit = spawn_failure(&e, prog, path.as_deref(), spec.cwd);
                 let log_error = log.finish();
@@ -436,7 +435,8 @@ async fn run_with(spec: Spec<'_>, header: Option<&str>, children: &Children) -> 
         });
     }
     let started = Instant::now();
-    let status = wait_with_deadline(&mut child, pgid, spec.timeout, children, &mut log).await;
+    let status =
+        wait_with_deadline(&mut child, pgid, children, &mut log, (spec.timeout, output)).await;
     // Whatever the leader did, nothing it started may outlive it.
     children.end(number, pgid);
     if !matches!(status, Waited::Exited(s) if s.success()) {
@@ -611,36 +611,48 @@ enum Waited {
     Error(String),
 }
 
-/// How long a command's exit is watched through its output pipe alone.
+/// How long a command's exit is watched through its output pipe alone, where there
+/// is no pidfd.
 const QUICK: Duration = Duration::from_millis(20);
 
 /// What tells the wait that the command exited.
 enum ExitWatch {
-    /// Its output pipe's end, for the command's first [`QUICK`] moments: a quick
-    /// command's pipe ends as it exits, so most commands never need a pidfd (two
-    /// system calls: its open and its close).
-    PipeEnd,
-    /// A pidfd, once the pipe has ended without an exit or the command outlived
-    /// `QUICK` (a process it started may hold the pipe open long after it exited).
+    /// A pidfd, opened as the command starts; `wf` holds its own copy of the output
+    /// pipe's write end until the exit, so the pipe never ends first. Its end comes
+    /// as the command's files are closed, a moment before its exit can be reaped:
+    /// woken by it, `wf` ran, found nothing to reap, and gave the CPU back to the
+    /// exiting command, two context switches per command more than make
+    /// (`perf sched timehist`, a 2,000-task no-op run: 6,000 switches of `wf`'s
+    /// thread against 4,000 with the pidfd).
     Pidfd(crate::exec::pidfd::ExitFd),
-    /// Neither (a kernel without pidfds): naps that grow to 20 ms.
+    /// A kernel without pidfds: the output pipe's end, for the command's first
+    /// [`QUICK`] moments (a quick command's pipe ends as it exits)…
+    PipeEnd,
+    /// … then naps that grow to 20 ms (a process it started may hold the pipe open
+    /// long after it exited).
     Nap,
 }
 
 /// Waits for the child, woken by its exit or its output; a long command costs a
-/// wake-up every 20 ms at most (interrupts, deadline).
+/// wake-up every 20 ms at most (interrupts, deadline). `output` is the parent's copy
+/// of the output pipe's write end (see [`ExitWatch::Pidfd`]), with the timeout.
 async fn wait_with_deadline(
     child: &mut Leader,
     pgid: u32,
-    timeout: Duration,
     children: &Children,
     log: &mut LazyLog<'_>,
+    (timeout, output): (Duration, std::io::PipeWriter),
 ) -> Waited {
     let mut deadline = crate::clock::deadline_after(timeout);
     let mut interrupted_at: Option<Instant> = None;
     let mut nap = Duration::from_micros(50);
     let quick_until = Instant::now() + QUICK;
-    let mut watch = ExitWatch::PipeEnd;
+    // Not reaped yet (a reaped child ends this function), so its pid is its own.
+    let mut watch =
+        crate::exec::pidfd::ExitFd::open(pgid).map_or(ExitWatch::PipeEnd, ExitWatch::Pidfd);
+    // Without a pidfd, the pipe's end is what says the command may have exited:
+    // the parent's copy of its write end goes now, or it never reaches its end.
+    let _output = matches!(watch, ExitWatch::Pidfd(_)).then_some(output);
     loop {
         if children.is_interrupted() && interrupted_at.is_none() {
             // Signal our own group too: interrupt() may have run before this group
@@ -652,8 +664,7 @@ async fn wait_with_deadline(
         let pipe = log.fd();
         if matches!(watch, ExitWatch::PipeEnd) && (pipe.is_none() || Instant::now() >= quick_until)
         {
-            // Not reaped yet (a reaped child ends this loop), so its pid is still its own.
-            watch = crate::exec::pidfd::ExitFd::open(pgid).map_or(ExitWatch::Nap, ExitWatch::Pidfd);
+            watch = ExitWatch::Nap;
         }
         // Waiting comes first: a command just started has neither printed nor exited,
         // and asking would cost a read and a wait4 that answer nothing. Woken by the
@@ -680,8 +691,7 @@ async fn wait_with_deadline(
         };
         nap = (nap * 2).min(Duration::from_millis(20));
         log.pump_ready(output);
-        // Not exited (the pidfd says so) is nothing a wait4 would find: a command's
-        // output often ends a moment before its exit does.
+        // Not exited (the pidfd says so) is nothing a wait4 would find.
         if exited {
             match reap(child, &watch) {
                 Ok(Some(status)) => return Waited::Exited(status),
@@ -699,8 +709,7 @@ async fn wait_with_deadline(
 
 /// Reaps the child if it exited. Its pipe's end comes a moment before its exit can
 /// be reaped; the exiting child often runs on this CPU (the kernel wakes this thread
-/// where it ran): a yield lets it finish, and a second look finds it. On a quick
-/// chain that took the pidfd's three calls from one command in four.
+/// where it ran): a yield lets it finish, and a second look finds it.
 fn reap(
     child: &mut Leader,
     watch: &ExitWatch,
@@ -874,8 +883,8 @@ mod tests {
 
     #[test]
     fn an_exit_is_seen_while_a_child_it_left_keeps_printing() {
-        // The pipe never ends and is never quiet for long: only the pidfd opened once
-        // the command outlives its first moments sees the exit before the deadline.
+        // The pipe never ends and is never quiet for long: only the pidfd sees the
+        // exit before the deadline.
         let dir = tempfile::tempdir().unwrap();
         let started = Instant::now();
         let exit = run_line(
