@@ -157,7 +157,7 @@ impl Floor {
     /// Runs `body` on a worker ([`Engine::hand_to_worker`] writes the held events first).
     fn spawn(
         &mut self,
-        task: Task,
+        task: Arc<Task>,
         body: impl FnOnce(&Task, &mut dyn FnMut(NewEvent)) -> TaskOutcome + Send + 'static,
     ) {
         let tx = self.tx.clone();
@@ -178,7 +178,7 @@ impl Engine<'_> {
     /// Starts `task` on its executors, on a worker.
     pub(super) fn dispatch_agent(
         &mut self,
-        task: Task,
+        task: Arc<Task>,
         executors: Vec<Executor>,
         floor: &mut Floor,
     ) -> Result<()> {
@@ -202,7 +202,7 @@ impl Engine<'_> {
 
     /// Runs `task`'s own commands (`wf` does it itself): on this thread, or for a
     /// quality gate on a worker (see the module's doc).
-    pub(super) fn run_command(&mut self, task: Task, floor: &mut Floor) -> Result<()> {
+    pub(super) fn run_command(&mut self, task: Arc<Task>, floor: &mut Floor) -> Result<()> {
         let attempt = self.start_task(&task, Start::Command)?;
         self.reporter.started(&task);
         let ctx = self.ctx.clone();
@@ -224,7 +224,7 @@ impl Engine<'_> {
     fn hand_to_worker(
         &mut self,
         floor: &mut Floor,
-        task: Task,
+        task: Arc<Task>,
         body: impl FnOnce(&Task, &mut dyn FnMut(NewEvent)) -> TaskOutcome + Send + 'static,
     ) -> Result<()> {
         self.session.write_held_events()?;
@@ -436,7 +436,7 @@ mod tests {
             ..Task::default()
         };
         let mut floor = Floor::new(1).unwrap();
-        floor.spawn(task, |_, _| panic!("boom"));
+        floor.spawn(Arc::new(task), |_, _| panic!("boom"));
         assert!(floor.running().contains("T1"));
         let outcome = loop {
             match floor.next() {
@@ -524,7 +524,7 @@ mod tests {
             id: "T2".into(),
             ..Task::default()
         };
-        floor.spawn(task, |task, emit| {
+        floor.spawn(Arc::new(task), |task, emit| {
             emit(NewEvent::new(EventKind::TaskExecutionStarted, json!({})).task(&task.id));
             guarded(task, || panic!("after the event"))
         });

@@ -359,7 +359,7 @@ impl<'a> Engine<'a> {
                 }
                 Some(Msg::Done(outcome)) => {
                     floor.finished(&outcome.task_id);
-                    let Some(task) = self.task(&outcome.task_id).cloned() else {
+                    let Some(task) = self.task_arc(&outcome.task_id).cloned() else {
                         continue;
                     };
                     if let Some(stop) = self.apply_outcome(&task, outcome)? {
@@ -452,12 +452,17 @@ impl<'a> Engine<'a> {
     }
 
     pub(super) fn task(&self, id: &str) -> Option<&Task> {
+        self.task_arc(id).map(AsRef::as_ref)
+    }
+
+    /// The task as the state holds it: shared, so taking it copies nothing.
+    pub(super) fn task_arc(&self, id: &str) -> Option<&Arc<Task>> {
         let i = *self.index.get(id)?;
-        self.session.state().ok()?.tasks.get(i).map(AsRef::as_ref)
+        self.session.state().ok()?.tasks.get(i)
     }
 
     /// The first ready task in plan order not already running.
-    fn next_ready(&mut self, running: &HashSet<String>) -> Result<Option<Task>> {
+    fn next_ready(&mut self, running: &HashSet<String>) -> Result<Option<Arc<Task>>> {
         let state = self.session.state()?;
         Ok(self.queue.next(&state.tasks, running).cloned())
     }

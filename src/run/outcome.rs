@@ -174,7 +174,7 @@ impl Engine<'_> {
                 Some(Stop::Interrupted)
             }
         };
-        if let Some(current) = self.task(&task.id).cloned() {
+        if let Some(current) = self.task_arc(&task.id).cloned() {
             self.summary
                 .tasks
                 .push(task_result(&current, &outcome, &self.ctx.workflow_dir));

@@ -85,12 +85,12 @@ impl ReadyQueue {
         &mut self,
         tasks: &'t [Arc<Task>],
         running: &HashSet<String>,
-    ) -> Option<&'t Task> {
+    ) -> Option<&'t Arc<Task>> {
         let mut gone = Vec::new();
         let mut found = None;
         for &i in &self.candidates {
             self.examined += 1;
-            let task: &Task = &tasks[i];
+            let task = &tasks[i];
             if task.status.is_done() {
                 gone.push(i);
                 continue;
