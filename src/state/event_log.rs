@@ -546,14 +546,28 @@ impl EventLog {
             data: new.data,
             txn: new.txn,
         };
-        // Most events' lines are shorter: one allocation, not a growth at each doubling.
-        let mut line = Vec::with_capacity(512);
-        serde_json::to_writer(&mut line, &event)
-            .map_err(|e| WfError::usage(format!("cannot encode an event: {e}")))?;
-        line.push(b'\n');
+        let encode = |line: &mut Vec<u8>| {
+            serde_json::to_writer(&mut *line, &event)
+                .map_err(|e| WfError::usage(format!("cannot encode an event: {e}")))?;
+            line.push(b'\n');
+            Ok::<(), WfError>(())
+        };
         match self.held.as_mut() {
-            Some(held) => held.extend_from_slice(&line),
-            None => self.write(&line)?,
+            // Encoded where it is held: a line that cannot be encoded leaves nothing.
+            Some(held) => {
+                let start = held.len();
+                if let Err(e) = encode(held) {
+                    held.truncate(start);
+                    return Err(e);
+                }
+            }
+            None => {
+                // Most events' lines are shorter: one allocation, not a growth at
+                // each doubling.
+                let mut line = Vec::with_capacity(512);
+                encode(&mut line)?;
+                self.write(&line)?;
+            }
         }
         self.next_seq += 1;
         Ok(event)
