@@ -1,5 +1,5 @@
-//! Doing one task, on a worker thread: its checks, its test verifier, its quality
-//! gate, its commit. The scheduler decides *whether* a task runs; this decides what
+//! Doing one task: its checks, its test verifier, its quality gate, its commit — a
+//! future, driven on the scheduler's thread in a run (`run::dispatch`). The scheduler decides *whether* a task runs; this decides what
 //! running it means (docs/execution.md "Doing a task").
 //!
 //! Order: the task's commands (验证命令, then backticked step checks) through
