@@ -250,11 +250,13 @@ impl Children {
 
     /// After command `number`'s leader was reaped: kills what is left of its group,
     /// ends every stray process that is its (SIGTERM, SIGKILL after [`SWEEP_GRACE`]),
-    /// reaps them, and forgets the command.
+    /// reaps them, and forgets the command. A future: between its passes over the
+    /// strays it waits through the reactor, not in a sleep, so the other commands run
+    /// on the same thread (a run's scheduler) are watched and reaped meanwhile.
     // A method of the set its callers hold, though the register it reads is
     // process-wide.
     #[allow(clippy::unused_self)]
-    fn end(&self, number: u64, pgid: u32) {
+    async fn end(&self, number: u64, pgid: u32) {
         // The common case, a command that left nothing running: `wf` has no child
         // at all, so its group is empty and no stray is left (`orphans::no_children`
         // says why). Neither the group's SIGKILL nor a read of /proc is needed; the
@@ -309,7 +311,7 @@ impl Children {
             if left == 0 || Instant::now() >= give_up {
                 break;
             }
-            std::thread::sleep(Duration::from_millis(5));
+            readable([None, None], Instant::now() + Duration::from_millis(5)).await;
         }
         running().leaders.remove(&number);
     }
@@ -438,7 +440,7 @@ async fn run_with(spec: Spec<'_>, header: Option<&str>, children: &Children) -> 
     let status =
         wait_with_deadline(&mut child, pgid, children, &mut log, (spec.timeout, output)).await;
     // Whatever the leader did, nothing it started may outlive it.
-    children.end(number, pgid);
+    children.end(number, pgid).await;
     if !matches!(status, Waited::Exited(s) if s.success()) {
         log.ensure();
     }

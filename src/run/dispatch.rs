@@ -517,6 +517,57 @@ mod tests {
         assert_eq!(passed, ["A", "B"]);
     }
 
+    /// A task whose command left a stray that ignores SIGTERM is swept for a second
+    /// (SIGTERM, then SIGKILL): meanwhile the other task's command, run on the same
+    /// thread, still ends and is reaped on time.
+    #[test]
+    fn a_slow_sweep_holds_up_no_other_task_run_here() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = Arc::new(crate::run::work::WorkCtx::new(
+            dir.path().to_path_buf(),
+            dir.path().join("w"),
+            crate::config::Config::default(),
+            Vec::new(),
+        ));
+        let mut floor = Floor::new(2).unwrap();
+        let commands = [
+            (
+                "A",
+                "setsid sh -c 'trap \"\" TERM; exec sleep 30' > /dev/null 2>&1 & sleep 0.1",
+            ),
+            ("B", "sleep 0.4"),
+        ];
+        let started = std::time::Instant::now();
+        for (id, line) in commands {
+            let task = Task {
+                id: id.into(),
+                verify: vec![line.into()],
+                ..Task::default()
+            };
+            let ctx = ctx.clone();
+            floor.run_here(id.into(), async move {
+                work::do_task(&ctx, &task, 1, Part::Full).await
+            });
+        }
+        let first = next_outcome(&mut floor);
+        let took = started.elapsed();
+        let second = next_outcome(&mut floor);
+        assert_eq!(
+            (first.task_id.as_str(), second.task_id.as_str()),
+            ("B", "A"),
+            "B's command ended while A's stray was being swept"
+        );
+        assert!(took < Duration::from_millis(900), "B took {took:?}");
+        for outcome in [first, second] {
+            assert!(
+                matches!(outcome.verdict, Verdict::Passed { verified: true }),
+                "{}: {:?}",
+                outcome.task_id,
+                outcome.verdict
+            );
+        }
+    }
+
     #[test]
     fn worker_events_come_before_the_outcome() {
         let mut floor = Floor::new(2).unwrap();
