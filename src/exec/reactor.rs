@@ -10,7 +10,7 @@
 //!
 //! Handing each task to a worker thread and its outcome back cost two wake-ups of an
 //! idle CPU per task, and as much in moving work between CPUs: with commands started
-//! and reaped on the scheduler's thread a 2,000-task no-op run took 9 % less time
+//! and reaped on the scheduler's thread a 2,000-task no-op run took 12 % less time
 //! (BENCHMARKS.md, "Measured by hand").
 //!
 //! Nothing here uses a waker: a driver polls all of its futures after each wait, so a
