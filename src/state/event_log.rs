@@ -552,22 +552,19 @@ impl EventLog {
             line.push(b'\n');
             Ok::<(), WfError>(())
         };
-        match self.held.as_mut() {
+        if let Some(held) = self.held.as_mut() {
             // Encoded where it is held: a line that cannot be encoded leaves nothing.
-            Some(held) => {
-                let start = held.len();
-                if let Err(e) = encode(held) {
-                    held.truncate(start);
-                    return Err(e);
-                }
+            let start = held.len();
+            if let Err(e) = encode(held) {
+                held.truncate(start);
+                return Err(e);
             }
-            None => {
-                // Most events' lines are shorter: one allocation, not a growth at
-                // each doubling.
-                let mut line = Vec::with_capacity(512);
-                encode(&mut line)?;
-                self.write(&line)?;
-            }
+        } else {
+            // Most events' lines are shorter: one allocation, not a growth at each
+            // doubling.
+            let mut line = Vec::with_capacity(512);
+            encode(&mut line)?;
+            self.write(&line)?;
         }
         self.next_seq += 1;
         Ok(event)
