@@ -25,14 +25,23 @@ extern "C" fn on_signal(_: libc::c_int) {
     SIGNALS.fetch_add(1, Ordering::SeqCst);
 }
 
-/// Installs the handler once per process; later calls are no-ops.
+/// Installs the handler once per process; later calls are no-ops. A signal `wf`
+/// was started with ignored stays ignored, as a shell leaves it to a background job
+/// (SIGINT, SIGQUIT) or `nohup` leaves SIGHUP: whoever started `wf` asked for that
+/// signal not to stop it, and its commands inherit it ignored.
 pub fn install() {
     INSTALLED.get_or_init(|| {
         HANDLED.iter().all(|&sig| {
             // SAFETY: a zeroed sigaction is a valid empty one; the handler only does
             // an atomic add, which is async-signal-safe; sigaction reads `action`
-            // during the call only.
+            // and writes `now` during the call only.
             unsafe {
+                let mut now: libc::sigaction = std::mem::zeroed();
+                if libc::sigaction(sig, std::ptr::null(), &raw mut now) == 0
+                    && now.sa_sigaction == libc::SIG_IGN
+                {
+                    return true;
+                }
                 let mut action: libc::sigaction = std::mem::zeroed();
                 action.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
                 action.sa_flags = libc::SA_RESTART;

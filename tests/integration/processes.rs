@@ -354,3 +354,53 @@ fn sighup_left_tasks_running() {
 fn sigquit_left_tasks_running() {
     signal_ends_the_run_like_ctrl_c(libc::SIGQUIT, 43);
 }
+
+/// `nohup wf workflow-execute`: SIGHUP, ignored when `wf` started, stays ignored —
+/// a closed terminal neither stops the run nor reaches its commands (which get it
+/// ignored, as `nohup` promised them).
+#[test]
+fn a_sighup_ignored_at_start_stays_ignored_in_the_run_and_its_commands() {
+    use std::os::unix::process::CommandExt as _;
+    let t = Test::new();
+    start(
+        &t,
+        &plan(&[task("T1", "a").verify(
+            "grep '^SigIgn' /proc/self/status > ign.txt; touch started; \
+             i=0; while [ ! -e go ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; [ -e go ]",
+        )]),
+    );
+    let mut cmd = t.command(&["workflow-execute"]);
+    // SAFETY: `signal` is async-signal-safe; only the disposition of SIGHUP changes.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::signal(libc::SIGHUP, libc::SIG_IGN);
+            Ok(())
+        });
+    }
+    let child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn wf");
+    let started = t.project.join("started");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !started.exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(started.exists(), "the task never started");
+    // SAFETY: signalling a child process we spawned.
+    unsafe { libc::kill(child.id() as i32, libc::SIGHUP) };
+    std::thread::sleep(Duration::from_millis(300));
+    std::fs::write(t.project.join("go"), "").unwrap();
+    let out = child.wait_with_output().expect("wait");
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(0), "{:?}\n{said}", out.status);
+    assert_eq!(t.state()["status"], "completed", "{said}");
+    let ign = t.read("ign.txt");
+    let mask = u64::from_str_radix(ign.split_whitespace().nth(1).unwrap(), 16).unwrap();
+    assert_ne!(mask & (1 << (libc::SIGHUP - 1)), 0, "{ign}");
+}
