@@ -103,8 +103,20 @@ fn markers(first: u32) -> Vec<String> {
 
 /// Spawns `wf ARGS` and waits until `file` exists in the project.
 fn spawn_until(t: &Test, args: &[&str], file: &str) -> Child {
-    let child = t
-        .command(args)
+    use std::os::unix::process::CommandExt as _;
+    let mut cmd = t.command(args);
+    // The signals these tests send reach wf as they would from a terminal, even when
+    // the tests run under `nohup` (wf leaves a signal it was started with ignored).
+    // SAFETY: `signal` is async-signal-safe; only the dispositions of these change.
+    unsafe {
+        cmd.pre_exec(|| {
+            for sig in [libc::SIGHUP, libc::SIGINT, libc::SIGQUIT, libc::SIGTERM] {
+                libc::signal(sig, libc::SIG_DFL);
+            }
+            Ok(())
+        });
+    }
+    let child = cmd
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
