@@ -479,8 +479,9 @@ mod tests {
 
     /// Each task's command waits for the other's to have started: both finish only
     /// if this one thread runs them at once.
-    #[test]
-    fn tasks_run_here_run_their_commands_at_once() {
+    /// A floor with a task per `(id, check)` run here, its project a temp dir (kept
+    /// alive by the returned guard).
+    fn running_here(checks: &[(&str, String)]) -> (tempfile::TempDir, Floor) {
         let dir = tempfile::tempdir().unwrap();
         let ctx = Arc::new(crate::run::work::WorkCtx::new(
             dir.path().to_path_buf(),
@@ -488,20 +489,30 @@ mod tests {
             crate::config::Config::default(),
             Vec::new(),
         ));
-        let mut floor = Floor::new(2).unwrap();
-        for (id, mine, other) in [("A", "a", "b"), ("B", "b", "a")] {
+        let mut floor = Floor::new(checks.len()).unwrap();
+        for (id, check) in checks {
             let task = Task {
-                id: id.into(),
-                verify: vec![format!(
-                    "touch {mine}; i=0; while [ ! -e {other} ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i+1)); done; test -e {other}"
-                )],
+                id: (*id).into(),
+                verify: vec![check.clone()],
                 ..Task::default()
             };
             let ctx = ctx.clone();
-            floor.run_here(id.into(), async move {
+            floor.run_here((*id).into(), async move {
                 work::do_task(&ctx, &task, 1, Part::Full).await
             });
         }
+        (dir, floor)
+    }
+
+    #[test]
+    fn tasks_run_here_run_their_commands_at_once() {
+        let waits_for = |mine: &str, other: &str| {
+            format!(
+                "touch {mine}; i=0; while [ ! -e {other} ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i+1)); done; test -e {other}"
+            )
+        };
+        let (_dir, mut floor) =
+            running_here(&[("A", waits_for("a", "b")), ("B", waits_for("b", "a"))]);
         let mut passed = Vec::new();
         for _ in 0..2 {
             let outcome = next_outcome(&mut floor);
@@ -522,33 +533,14 @@ mod tests {
     /// thread, still ends and is reaped on time.
     #[test]
     fn a_slow_sweep_holds_up_no_other_task_run_here() {
-        let dir = tempfile::tempdir().unwrap();
-        let ctx = Arc::new(crate::run::work::WorkCtx::new(
-            dir.path().to_path_buf(),
-            dir.path().join("w"),
-            crate::config::Config::default(),
-            Vec::new(),
-        ));
-        let mut floor = Floor::new(2).unwrap();
-        let commands = [
+        let started = std::time::Instant::now();
+        let (_dir, mut floor) = running_here(&[
             (
                 "A",
-                "setsid sh -c 'trap \"\" TERM; exec sleep 30' > /dev/null 2>&1 & sleep 0.1",
+                "setsid sh -c 'trap \"\" TERM; exec sleep 30' > /dev/null 2>&1 & sleep 0.1".into(),
             ),
-            ("B", "sleep 0.4"),
-        ];
-        let started = std::time::Instant::now();
-        for (id, line) in commands {
-            let task = Task {
-                id: id.into(),
-                verify: vec![line.into()],
-                ..Task::default()
-            };
-            let ctx = ctx.clone();
-            floor.run_here(id.into(), async move {
-                work::do_task(&ctx, &task, 1, Part::Full).await
-            });
-        }
+            ("B", "sleep 0.4".into()),
+        ]);
         let first = next_outcome(&mut floor);
         let took = started.elapsed();
         let second = next_outcome(&mut floor);

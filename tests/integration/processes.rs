@@ -103,15 +103,25 @@ fn markers(first: u32) -> Vec<String> {
 
 /// Spawns `wf ARGS` and waits until `file` exists in the project.
 fn spawn_until(t: &Test, args: &[&str], file: &str) -> Child {
+    spawn_ignoring_until(t, args, &[], file)
+}
+
+/// [`spawn_until`], `wf` started with the signals in `ignored` ignored (as `nohup`
+/// starts it) and the other ones these tests send at their default — so they reach
+/// wf as from a terminal even when the tests run under `nohup`.
+fn spawn_ignoring_until(t: &Test, args: &[&str], ignored: &'static [i32], file: &str) -> Child {
     use std::os::unix::process::CommandExt as _;
     let mut cmd = t.command(args);
-    // The signals these tests send reach wf as they would from a terminal, even when
-    // the tests run under `nohup` (wf leaves a signal it was started with ignored).
     // SAFETY: `signal` is async-signal-safe; only the dispositions of these change.
     unsafe {
-        cmd.pre_exec(|| {
+        cmd.pre_exec(move || {
             for sig in [libc::SIGHUP, libc::SIGINT, libc::SIGQUIT, libc::SIGTERM] {
-                libc::signal(sig, libc::SIG_DFL);
+                let how = if ignored.contains(&sig) {
+                    libc::SIG_IGN
+                } else {
+                    libc::SIG_DFL
+                };
+                libc::signal(sig, how);
             }
             Ok(())
         });
@@ -372,7 +382,6 @@ fn sigquit_left_tasks_running() {
 /// ignored, as `nohup` promised them).
 #[test]
 fn a_sighup_ignored_at_start_stays_ignored_in_the_run_and_its_commands() {
-    use std::os::unix::process::CommandExt as _;
     let t = Test::new();
     start(
         &t,
@@ -381,25 +390,7 @@ fn a_sighup_ignored_at_start_stays_ignored_in_the_run_and_its_commands() {
              i=0; while [ ! -e go ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; [ -e go ]",
         )]),
     );
-    let mut cmd = t.command(&["workflow-execute"]);
-    // SAFETY: `signal` is async-signal-safe; only the disposition of SIGHUP changes.
-    unsafe {
-        cmd.pre_exec(|| {
-            libc::signal(libc::SIGHUP, libc::SIG_IGN);
-            Ok(())
-        });
-    }
-    let child = cmd
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn wf");
-    let started = t.project.join("started");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !started.exists() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    assert!(started.exists(), "the task never started");
+    let child = spawn_ignoring_until(&t, &["workflow-execute"], &[libc::SIGHUP], "started");
     // SAFETY: signalling a child process we spawned.
     unsafe { libc::kill(child.id() as i32, libc::SIGHUP) };
     std::thread::sleep(Duration::from_millis(300));
