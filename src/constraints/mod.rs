@@ -264,7 +264,13 @@ pub fn verify_hard(
         if ids.is_some_and(|ids| !ids.contains(&c.id)) || !has_verify_cmd(c) {
             continue;
         }
-        let result = verify::verify(c, project_dir, config, children, log_dir);
+        let result = crate::exec::reactor::block_on(verify::verify(
+            c,
+            project_dir,
+            config,
+            children,
+            log_dir,
+        ));
         if children.is_interrupted() {
             // A run cut short proves nothing either way; leave the old record.
             break;

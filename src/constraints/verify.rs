@@ -50,7 +50,9 @@ pub const DEFAULT_PREFIXES: &[&str] = &[
 /// Lines of output kept in a failure's details.
 const TAIL_LINES: usize = 20;
 
-pub fn verify(
+/// Runs `constraint`'s `verifyCmd`: a future (see `exec::reactor`), so a quality
+/// gate's checks run among the other tasks' commands on a run's scheduler.
+pub async fn verify(
     constraint: &Constraint,
     project_dir: &Path,
     config: &Config,
@@ -61,7 +63,7 @@ pub fn verify(
         None | Some("") => (false, "no verify command".to_string()),
         Some(cmd) => match program_for(cmd, project_dir, config) {
             Err(why) => (false, why),
-            Ok(program) => run(constraint, program, project_dir, config, children, log_dir),
+            Ok(program) => run(constraint, program, project_dir, config, children, log_dir).await,
         },
     };
     ConstraintVerification {
@@ -212,7 +214,7 @@ pub fn split(line: &str) -> Result<Vec<String>, String> {
     Ok(words)
 }
 
-fn run(
+async fn run(
     constraint: &Constraint,
     program: Program,
     project_dir: &Path,
@@ -254,7 +256,8 @@ fn run(
             log_cap: config.wf.log_cap(),
         },
         children,
-    );
+    )
+    .await;
     if exit == Exit::Code(0) {
         return (true, "passed".into());
     }
@@ -358,13 +361,13 @@ mod tests {
 
     fn check(cmd: &str, config: &Config) -> (ConstraintVerification, tempfile::TempDir) {
         let dir = tempfile::tempdir().unwrap();
-        let v = verify(
+        let v = crate::exec::reactor::block_on(verify(
             &constraint(cmd),
             dir.path(),
             config,
             &Children::default(),
             &dir.path().join("logs"),
-        );
+        ));
         (v, dir)
     }
 

@@ -324,10 +324,10 @@ fn signal_group(pgid: u32, sig: Signal) {
     }
 }
 
-/// Runs one command to its end (or its deadline), output appended to `spec.log`,
-/// blocking this thread meanwhile.
-pub fn run(spec: Spec<'_>, children: &Children) -> Exit {
-    crate::exec::reactor::block_on(run_with(spec, None, children)).exit
+/// Runs one command to its end (or its deadline), output appended to `spec.log`: a
+/// future (see `reactor`).
+pub async fn run(spec: Spec<'_>, children: &Children) -> Exit {
+    run_with(spec, None, children).await.exit
 }
 
 /// How a logged command ended, and what it left in its log.
@@ -352,9 +352,9 @@ impl Logged {
     }
 }
 
-/// Like [`run`], but as a future (see `reactor`), and the log — `$ header`, then the
-/// output — is only created when the command prints something or fails (see
-/// `lazylog`): a silent success writes no file.
+/// Like [`run`], but the log — `$ header`, then the output — is only created when the
+/// command prints something or fails (see `lazylog`): a silent success writes no
+/// file.
 pub async fn run_logged(spec: Spec<'_>, header: &str, children: &Children) -> Logged {
     run_with(spec, Some(header), children).await
 }
@@ -825,22 +825,9 @@ mod tests {
     #[test]
     fn timeout_kills_the_whole_group() {
         let dir = tempfile::tempdir().unwrap();
-        let log = dir.path().join("t.log");
         let marker = dir.path().join("survivor");
         let line = format!("(sleep 1; touch {}) & sleep 100", marker.display());
-        let exit = run(
-            Spec {
-                program: Program::Shell(line),
-                cwd: dir.path(),
-                env: vec![],
-                timeout: Duration::from_millis(300),
-                log: &log,
-                stdin: None,
-                on_start: None,
-                log_cap: crate::config::DEFAULT_LOG_CAP,
-            },
-            &Children::default(),
-        );
+        let exit = run_line(&line, dir.path(), Duration::from_millis(300));
         assert!(matches!(exit, Exit::TimedOut(_)), "{exit:?}");
         std::thread::sleep(Duration::from_millis(1500));
         assert!(!marker.exists(), "a background child survived the timeout");
@@ -854,7 +841,7 @@ mod tests {
         env: Vec<(String, String)>,
         timeout: Duration,
     ) -> Exit {
-        run(
+        crate::exec::reactor::block_on(run(
             Spec {
                 program,
                 cwd,
@@ -866,7 +853,7 @@ mod tests {
                 log_cap: crate::config::DEFAULT_LOG_CAP,
             },
             &Children::default(),
-        )
+        ))
     }
 
     /// Runs `program` in `dir` with `env`, its log `dir/t.log`.
@@ -934,29 +921,18 @@ mod tests {
     #[test]
     fn a_program_gone_from_where_it_was_found_is_looked_up_again() {
         let dir = tempfile::tempdir().unwrap();
-        let log = dir.path().join("t.log");
-        let spec = |prog: &str| Spec {
-            program: Program::Argv(vec![prog.into()]),
-            cwd: dir.path(),
-            env: vec![],
-            timeout: Duration::from_secs(10),
-            log: &log,
-            stdin: None,
-            on_start: None,
-            log_cap: crate::config::DEFAULT_LOG_CAP,
-        };
+        let run = |prog: &str| run_in(bare(prog), dir.path(), vec![], Duration::from_secs(10));
         // Spawns trust where a program was found; `true` "was" somewhere now gone
         // (a concurrent test spawning `true` meanwhile takes the same way back).
         let gone = dir.path().join("gone").join("true");
         found().insert("true".into(), gone.clone());
-        assert_eq!(run(spec("true"), &Children::default()), Exit::Code(0));
+        assert_eq!(run("true"), Exit::Code(0));
         let now = found().get("true").cloned().expect("found again");
         assert!(now != gone && now.is_file(), "{now:?}");
         // Gone from everywhere: not on PATH, as when the spawn searched PATH itself.
         let prog = "wf-test-gone-from-path";
         found().insert(prog.into(), gone);
-        let exit = run(spec(prog), &Children::default());
-        assert_eq!(exit, Exit::NotOnPath(prog.into()));
+        assert_eq!(run(prog), Exit::NotOnPath(prog.into()));
         assert!(!found().contains_key(prog));
     }
 

@@ -265,7 +265,8 @@ fn real_run(
     let mut env = ctx.env(task, attempt);
     env.push(("WF_EXECUTOR".into(), name.clone()));
     env.push(("WF_ROLE".into(), role.as_str().into()));
-    let exit = process::run(
+    // On the worker this agent task runs on: its executor blocks it.
+    let exit = crate::exec::reactor::block_on(process::run(
         Spec {
             program: Program::Argv(ex.config.command.clone()),
             cwd: &ctx.project,
@@ -277,7 +278,7 @@ fn real_run(
             log_cap: ctx.config.wf.log_cap(),
         },
         &ctx.children,
-    );
+    ));
     if !acked {
         let reason = format!("executor `{name}` {}", exit.describe());
         emit(

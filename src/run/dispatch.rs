@@ -10,8 +10,7 @@
 //! A command task runs on the scheduler's own thread: its commands are futures
 //! (`exec::reactor`), started and reaped between the scheduler's turns, so a task
 //! costs no hand-over to another thread and back. An agent task, whose executor
-//! streams events while it works, and a quality gate, whose hard-constraint checks
-//! block (`constraints::verify`), run on a worker thread.
+//! streams events while it works, runs on a worker thread.
 
 use std::collections::{HashSet, VecDeque};
 use std::future::Future;
@@ -121,26 +120,30 @@ impl Floor {
         }
     }
 
-    /// Lets every task run here go as far as it can without waiting; a panic is
-    /// the task's failure, as on a worker.
+    /// Lets every task run here go as far as it can without waiting.
     fn poll_here(&mut self) {
         let mut i = 0;
         while i < self.here.len() {
-            let polled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                reactor::poll_once(self.here[i].1.as_mut())
-            }));
-            match polled {
-                Ok(Poll::Pending) => i += 1,
-                Ok(Poll::Ready(outcome)) => {
-                    drop(self.here.swap_remove(i));
-                    self.finished.push_back(outcome);
-                }
-                Err(_) => {
-                    let (id, _) = self.here.swap_remove(i);
-                    self.finished.push_back(panicked(&id));
-                }
+            if self.poll_one(i) {
+                i += 1;
             }
         }
+    }
+
+    /// Polls the task run here at `i`; a panic is the task's failure, as on a
+    /// worker. Whether it is still running (and still at `i`).
+    fn poll_one(&mut self, i: usize) -> bool {
+        let polled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            reactor::poll_once(self.here[i].1.as_mut())
+        }));
+        let outcome = match polled {
+            Ok(Poll::Pending) => return true,
+            Ok(Poll::Ready(outcome)) => outcome,
+            Err(_) => panicked(&self.here[i].0),
+        };
+        drop(self.here.swap_remove(i));
+        self.finished.push_back(outcome);
+        false
     }
 
     /// Runs `work` on this thread, between the scheduler's turns.
@@ -200,19 +203,13 @@ impl Engine<'_> {
         })
     }
 
-    /// Runs `task`'s own commands (`wf` does it itself): on this thread, or for a
-    /// quality gate on a worker (see the module's doc).
+    /// Runs `task`'s own commands (`wf` does it itself), on this thread; its start is
+    /// in the log before its first command runs.
     pub(super) fn run_command(&mut self, task: Arc<Task>, floor: &mut Floor) -> Result<()> {
         let attempt = self.start_task(&task, Start::Command)?;
         self.reporter.started(&task);
-        let ctx = self.ctx.clone();
-        if task.quality_gate {
-            return self.hand_to_worker(floor, task, move |task, _| {
-                reactor::block_on(work::do_task(&ctx, task, attempt, Part::Full))
-            });
-        }
-        // Its start is in the log before its first command runs.
         self.session.write_held_events()?;
+        let ctx = self.ctx.clone();
         floor.run_here(task.id.clone(), async move {
             work::do_task(&ctx, &task, attempt, Part::Full).await
         });
@@ -428,6 +425,7 @@ fn panicked(task_id: &str) -> TaskOutcome {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::state::model::Constraint;
 
     #[test]
     fn a_panicking_worker_still_reports_a_failure() {
@@ -477,40 +475,56 @@ mod tests {
         assert!(floor.running().is_empty());
     }
 
-    /// Each task's command waits for the other's to have started: both finish only
-    /// if this one thread runs them at once.
+    /// A task whose one check is `check`.
+    fn checking(id: &str, check: String) -> Task {
+        Task {
+            id: id.into(),
+            verify: vec![check],
+            ..Task::default()
+        }
+    }
+
+    /// A floor running `tasks` here, in the project `dir`, with `hard` constraints.
+    fn running_here_in(dir: &std::path::Path, tasks: Vec<Task>, hard: Vec<Constraint>) -> Floor {
+        let ctx = Arc::new(crate::run::work::WorkCtx::new(
+            dir.to_path_buf(),
+            dir.join("w"),
+            crate::config::Config::default(),
+            hard,
+        ));
+        let mut floor = Floor::new(tasks.len()).unwrap();
+        for task in tasks {
+            let ctx = ctx.clone();
+            floor.run_here(task.id.clone(), async move {
+                work::do_task(&ctx, &task, 1, Part::Full).await
+            });
+        }
+        floor
+    }
+
     /// A floor with a task per `(id, check)` run here, its project a temp dir (kept
     /// alive by the returned guard).
     fn running_here(checks: &[(&str, String)]) -> (tempfile::TempDir, Floor) {
         let dir = tempfile::tempdir().unwrap();
-        let ctx = Arc::new(crate::run::work::WorkCtx::new(
-            dir.path().to_path_buf(),
-            dir.path().join("w"),
-            crate::config::Config::default(),
-            Vec::new(),
-        ));
-        let mut floor = Floor::new(checks.len()).unwrap();
-        for (id, check) in checks {
-            let task = Task {
-                id: (*id).into(),
-                verify: vec![check.clone()],
-                ..Task::default()
-            };
-            let ctx = ctx.clone();
-            floor.run_here((*id).into(), async move {
-                work::do_task(&ctx, &task, 1, Part::Full).await
-            });
-        }
+        let tasks = checks
+            .iter()
+            .map(|(id, check)| checking(id, check.clone()))
+            .collect();
+        let floor = running_here_in(dir.path(), tasks, Vec::new());
         (dir, floor)
     }
 
+    /// `touch mine`, then wait (5 s at most) for `other` to be there.
+    fn waits_for(mine: &str, other: &str) -> String {
+        format!(
+            "touch {mine}; i=0; while [ ! -e {other} ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i+1)); done; test -e {other}"
+        )
+    }
+
+    /// Each task's command waits for the other's to have started: both finish only
+    /// if this one thread runs them at once.
     #[test]
     fn tasks_run_here_run_their_commands_at_once() {
-        let waits_for = |mine: &str, other: &str| {
-            format!(
-                "touch {mine}; i=0; while [ ! -e {other} ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i+1)); done; test -e {other}"
-            )
-        };
         let (_dir, mut floor) =
             running_here(&[("A", waits_for("a", "b")), ("B", waits_for("b", "a"))]);
         let mut passed = Vec::new();
@@ -558,6 +572,46 @@ mod tests {
                 outcome.verdict
             );
         }
+    }
+
+    /// A quality gate's hard-constraint check runs among the other tasks' commands:
+    /// it waits for a file the other task makes, which it could not if it held the
+    /// thread.
+    #[test]
+    fn a_quality_gate_run_here_holds_up_no_other_task() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("scripts")).unwrap();
+        std::fs::write(dir.path().join("scripts/wait.sh"), waits_for("g", "b")).unwrap();
+        let gate = Task {
+            id: "G".into(),
+            quality_gate: true,
+            ..Task::default()
+        };
+        let hard = Constraint {
+            id: "C1".into(),
+            description: "B has started".into(),
+            kind: "hard".into(),
+            category: "requirement".into(),
+            source_model: "user".into(),
+            phase: "analysis".into(),
+            verified: None,
+            verify_cmd: Some("sh scripts/wait.sh".into()),
+            extra: serde_json::Map::new(),
+        };
+        let mut floor = running_here_in(
+            dir.path(),
+            vec![gate, checking("B", waits_for("b", "g"))],
+            vec![hard],
+        );
+        let mut outcomes: Vec<TaskOutcome> = (0..2).map(|_| next_outcome(&mut floor)).collect();
+        outcomes.sort_by(|a, b| a.task_id.cmp(&b.task_id));
+        assert!(
+            matches!(outcomes[0].verdict, Verdict::Passed { .. }),
+            "B: {:?}",
+            outcomes[0].verdict
+        );
+        let record = outcomes[1].gate.as_ref().expect("a gate record");
+        assert_eq!(record["constraints"]["C1"], "passed", "{record}");
     }
 
     #[test]

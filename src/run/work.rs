@@ -1,6 +1,7 @@
 //! Doing one task: its checks, its test verifier, its quality gate, its commit — a
-//! future, driven on the scheduler's thread in a run (`run::dispatch`). The scheduler decides *whether* a task runs; this decides what
-//! running it means (docs/execution.md "Doing a task").
+//! future, driven on the scheduler's thread in a run (`run::dispatch`). The
+//! scheduler decides *whether* a task runs; this decides what running it means
+//! (docs/execution.md "Doing a task").
 //!
 //! Order: the task's commands (验证命令, then backticked step checks) through
 //! `sh -c` in the project; `run_tests` through the project's test verifier; for a
@@ -478,7 +479,7 @@ async fn quality_gate(
         results: constraints,
         failure: constraint_failure,
         verifications,
-    } = match gate_constraints(ctx, log) {
+    } = match gate_constraints(ctx, log).await {
         Ok(checked) => checked,
         Err(v) => return (json!({}), Err(v)),
     };
@@ -525,7 +526,8 @@ async fn quality_gate(
 /// the reason it cannot be called complete.
 pub fn final_verifiers(ctx: &WorkCtx) -> Result<(), String> {
     let log = ctx.workflow_dir.join("logs").join("final-verifiers.log");
-    match gate_constraints(ctx, &log) {
+    // At the end of a run, nothing else running: this thread waits for them.
+    match crate::exec::reactor::block_on(gate_constraints(ctx, &log)) {
         Ok(ConstraintChecks { failure: None, .. }) => Ok(()),
         Ok(ConstraintChecks {
             failure: Some(failure),
@@ -547,14 +549,14 @@ struct ConstraintChecks {
 
 /// Verifies every hard constraint that has a `verifyCmd`: the results by id for the
 /// gate record, and the first failure with the tail of its output.
-fn gate_constraints(ctx: &WorkCtx, log: &Path) -> Result<ConstraintChecks, Verdict> {
+async fn gate_constraints(ctx: &WorkCtx, log: &Path) -> Result<ConstraintChecks, Verdict> {
     use crate::constraints::{has_verify_cmd, verify};
     let mut results = Map::new();
     let mut failure = None;
     let mut verifications = Vec::new();
     for c in ctx.hard_constraints.iter().filter(|c| has_verify_cmd(c)) {
         let logs = ctx.workflow_dir.join("logs");
-        let v = verify::verify(c, &ctx.project, &ctx.config, &ctx.children, &logs);
+        let v = verify::verify(c, &ctx.project, &ctx.config, &ctx.children, &logs).await;
         if ctx.children.is_interrupted() {
             return Err(Verdict::Interrupted);
         }

@@ -1,5 +1,5 @@
-//! The threads that run agent tasks and quality gates for the scheduler, kept for
-//! the whole run (a command task runs on the scheduler's thread: `run::dispatch`).
+//! The threads that run agent tasks for the scheduler, kept for the whole run (a
+//! command task runs on the scheduler's thread: `run::dispatch`).
 //!
 //! A thread per task cost about 60 µs of a no-op task's ~600 µs (stack mapping,
 //! start-up, exit), so `--jobs N` runs on at most N long-lived threads fed through one
