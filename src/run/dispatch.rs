@@ -105,15 +105,12 @@ impl Floor {
         if self.here.is_empty() {
             return self.rx.recv_timeout(TURN).ok();
         }
-        // A task given since the last turn starts its first command now.
-        self.poll_here();
-        if self.finished.is_empty() {
-            let [rang] = reactor::wait([self.bell.fd()], TURN);
-            if !rang.is_empty() {
-                self.bell.quiet();
-            }
-            self.poll_here();
+        // Every task run here was polled since it came (`run_here`): each one waits.
+        let [rang] = reactor::wait([self.bell.fd()], TURN);
+        if !rang.is_empty() {
+            self.bell.quiet();
         }
+        self.poll_here();
         match self.finished.pop_front() {
             Some(outcome) => Some(Msg::Done(outcome)),
             None => self.rx.try_recv().ok(),
@@ -146,10 +143,12 @@ impl Floor {
         false
     }
 
-    /// Runs `work` on this thread, between the scheduler's turns.
+    /// Runs `work` on this thread, between the scheduler's turns: its first command
+    /// starts now.
     fn run_here(&mut self, task_id: String, work: impl Future<Output = TaskOutcome> + 'static) {
         self.running.insert(task_id.clone());
         self.here.push((task_id, Box::pin(work)));
+        self.poll_one(self.here.len() - 1);
     }
 
     /// A task's outcome came in: it no longer runs.
