@@ -106,22 +106,18 @@ pub fn wait<const N: usize>(extra: [BorrowedFd<'_>; N], longest: Duration) -> [P
         REACTOR.with_borrow_mut(|state| (std::mem::take(&mut state.wanted), state.until.take()));
     let now = Instant::now();
     let timeout = until.map_or(longest, |t| t.saturating_duration_since(now).min(longest));
-    let mut pfds: Vec<PollFd<'_>> = extra
-        .iter()
-        .map(|fd| PollFd::from_borrowed_fd(*fd, PollFlags::IN))
-        .collect();
-    // SAFETY: each one was asked for by a pending future that holds it open until
-    // the future is ready or dropped; a dropped one is only a closed (or reused)
-    // number, which poll reports or watches without harm.
-    let borrowed: Vec<BorrowedFd<'_>> = wanted
-        .iter()
-        .map(|&fd| unsafe { BorrowedFd::borrow_raw(fd) })
-        .collect();
+    let mut pfds: Vec<PollFd<'_>> = Vec::with_capacity(N + wanted.len());
     pfds.extend(
-        borrowed
+        extra
             .iter()
             .map(|fd| PollFd::from_borrowed_fd(*fd, PollFlags::IN)),
     );
+    pfds.extend(wanted.iter().map(|&fd| {
+        // SAFETY: each one was asked for by a pending future that holds it open
+        // until the future is ready or dropped; a dropped one is only a closed (or
+        // reused) number, which poll reports or watches without harm.
+        PollFd::from_borrowed_fd(unsafe { BorrowedFd::borrow_raw(fd) }, PollFlags::IN)
+    }));
     let revents: Vec<PollFlags> = if pfds.is_empty() {
         std::thread::sleep(timeout);
         Vec::new()
