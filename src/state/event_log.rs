@@ -703,9 +703,9 @@ fn seq_of(line: &[u8]) -> u64 {
 }
 
 /// Calls `apply` with each event from byte `offset` on, in order, one line in memory
-/// at a time (after a crash the tail can hold a second or more of progress: thousands of events). A
-/// torn or unreadable final line is skipped; an unreadable line before the end is an
-/// error naming its line.
+/// at a time (after a crash the tail can hold a second or more of progress:
+/// thousands of events). A torn or unreadable final line is skipped; an unreadable
+/// line before the end is an error naming its line.
 pub fn for_each_from(
     path: &Path,
     offset: u64,
