@@ -13,7 +13,7 @@ use std::path::Path;
 
 use crate::error::{Result, WfError};
 
-pub use open::{open_regular, read_regular};
+pub use open::{open_regular, read_regular, read_regular_kept};
 
 /// Creates `dir` (and its parents) if missing; refuses a symlink.
 pub fn ensure_dir(dir: &Path) -> Result<()> {

@@ -12,6 +12,7 @@ mod machine_props;
 pub mod model;
 pub mod ready;
 pub mod recover;
+pub mod snapshot_file;
 pub mod store;
 pub mod summary;
 pub mod task_index;

@@ -122,7 +122,7 @@ pub struct WorkflowState {
     #[serde(
         default,
         skip_serializing_if = "Vec::is_empty",
-        serialize_with = "crate::state::task_index::serialize_tasks"
+        serialize_with = "crate::state::snapshot_file::serialize_tasks"
     )]
     pub tasks: Vec<Arc<Task>>,
     /// How far into the event log this snapshot reaches; readers fold the rest.

@@ -22,20 +22,21 @@
 use std::io::Write;
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::config::Role;
 use crate::error::{ErrorKind, Result, WfError};
 use crate::fs::durable::write_atomic_with;
-use crate::fs::{ensure_dir, read_regular, refuse_symlink};
+use crate::fs::{ensure_dir, read_regular_kept, refuse_symlink};
 use crate::state::event::EventKind;
 use crate::state::event_log::{self, Event, EventLog, NewEvent};
 use crate::state::fold::{apply_event, apply_live};
 use crate::state::machine::{TaskStatus, WorkflowStatus};
 use crate::state::model::{LogMark, WorkflowState, SCHEMA_VERSION};
 use crate::state::recover::CatchUp;
+use crate::state::snapshot_file::{self, Prior, SharedPrior};
 use crate::state::summary::{self, View};
-use crate::state::task_index;
 
 pub const STATE_FILE: &str = "workflow-state.json";
 pub const EVENTS_FILE: &str = "events.jsonl";
@@ -116,9 +117,15 @@ impl Store {
     /// The state as of now — snapshot plus event-log tail — or `None` when no
     /// workflow was started here. Takes no lock and writes nothing.
     pub fn load(&self) -> Result<Option<WorkflowState>> {
-        let Some(mut state) = self.load_snapshot()? else {
-            return Ok(None);
-        };
+        match self.load_snapshot()? {
+            Some(state) => self.fold_log(state).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// `state`, just loaded from the snapshot, with the event-log tail written after
+    /// it folded on.
+    fn fold_log(&self, mut state: WorkflowState) -> Result<WorkflowState> {
         let offset = state.event_log.map_or(0, |m| m.offset);
         let seq = state.event_log.map_or(0, |m| m.seq);
         let mut folded = false;
@@ -132,7 +139,7 @@ impl Store {
         if folded {
             state.sync_progress();
         }
-        Ok(Some(state))
+        Ok(state)
     }
 
     /// What the read paths show (`wf status`, `wf next`, the hooks): from the
@@ -150,6 +157,11 @@ impl Store {
 
     /// The snapshot alone, validated; a plugin-written one with its tasks adopted.
     pub fn load_snapshot(&self) -> Result<Option<WorkflowState>> {
+        Ok(self.read_snapshot()?.map(|(state, _)| state))
+    }
+
+    /// [`Store::load_snapshot`], and the file it was read from, still open.
+    fn read_snapshot(&self) -> Result<Option<(WorkflowState, std::fs::File)>> {
         let path = self.state_path();
         if crate::testing::full_load_forbidden() {
             return Err(WfError::new(
@@ -164,14 +176,14 @@ impl Store {
         // would show a state that is not this workflow's.
         refuse_symlink(&self.dir)?;
         refuse_symlink(&path)?;
-        let bytes = match read_regular(&path) {
-            Ok(b) => b,
+        let (bytes, file) = match read_regular_kept(&path) {
+            Ok(read) => read,
             Err(e) if e.io == Some(std::io::ErrorKind::NotFound) => return Ok(None),
             Err(e) => return Err(e),
         };
         let mut state = parse_state(&path, &bytes)?;
         (self.plan.adopt)(&mut state, &self.dir, self.project.as_deref());
-        Ok(Some(state))
+        Ok(Some((state, file)))
     }
 
     /// Refuses a state without tasks in a workflow dir no `wf` writer has touched
@@ -256,7 +268,15 @@ impl Store {
         // what guards, the text only explains.
         let _ = lock.file().set_len(0);
         let _ = writeln!(lock, "{} ({command})", std::process::id());
-        let state = self.load()?;
+        // The snapshot's tasks are noted before the log's tail changes any of them,
+        // so the next snapshot copies the records of the rest (`state::prior`).
+        let (state, prior) = match self.read_snapshot()? {
+            Some((state, file)) => {
+                let prior = Prior::loaded(file, &state.tasks, &self.dir, state.event_log);
+                (Some(self.fold_log(state)?), prior)
+            }
+            None => (None, None),
+        };
         let saved_seq = state
             .as_ref()
             .and_then(|s| s.event_log)
@@ -270,6 +290,7 @@ impl Store {
             staged: false,
             saved_seq,
             catch_up: false,
+            prior: Arc::new(Mutex::new(prior)),
         };
         crate::state::recover::recover(&mut session, CatchUp::AtNextSave)?;
         Ok(session)
@@ -307,6 +328,8 @@ pub struct Session {
     /// brings the plan copy up (`recover::CatchUp::AtNextSave`); if none comes, the
     /// drop settles it (the log is ahead of `saved_seq`).
     catch_up: bool,
+    /// The snapshot on disk, for the next one to copy unchanged records from.
+    prior: SharedPrior,
 }
 
 impl Drop for Session {
@@ -508,7 +531,12 @@ impl Session {
             let (seq, offset) = log.mark();
             state.event_log = Some(LogMark { seq, offset });
         }
-        write_snapshot(&self.store.dir, &self.store.state_path(), state)?;
+        write_snapshot(
+            &self.store.dir,
+            &self.store.state_path(),
+            state,
+            &self.prior,
+        )?;
         self.saved_seq = state.event_log.map_or(0, |m| m.seq);
         self.in_txn = false;
         if mirror {
@@ -541,6 +569,7 @@ impl Session {
         Ok(Some(Snapshot {
             state: copy,
             dir: self.store.dir.clone(),
+            prior: Arc::clone(&self.prior),
         }))
     }
 }
@@ -560,19 +589,27 @@ fn synced_mark(log: &mut EventLog) -> Result<LogMark> {
 pub struct Snapshot {
     state: WorkflowState,
     dir: PathBuf,
+    prior: SharedPrior,
 }
 
 impl Snapshot {
     /// Writes it as `Session::save` does, and gives the state written.
     pub fn write(mut self) -> Result<WorkflowState> {
         let path = self.dir.join(STATE_FILE);
-        write_snapshot(&self.dir, &path, &mut self.state)?;
+        write_snapshot(&self.dir, &path, &mut self.state, &self.prior)?;
         Ok(self.state)
     }
 }
 
-/// The snapshot of `state` at `path`, and the summary of it beside it.
-fn write_snapshot(dir: &Path, path: &Path, state: &mut WorkflowState) -> Result<()> {
+/// The snapshot of `state` at `path`, and the summary of it beside it; the records
+/// of the tasks unchanged since `prior`'s snapshot are copied from it (their number
+/// is returned), and this snapshot becomes the prior of the next.
+fn write_snapshot(
+    dir: &Path,
+    path: &Path,
+    state: &mut WorkflowState,
+    prior: &SharedPrior,
+) -> Result<usize> {
     state.sync_progress();
     // The summary and index of the snapshot being replaced stay until the new ones
     // replace them: until the rename they still describe the file at `path`, and
@@ -581,17 +618,16 @@ fn write_snapshot(dir: &Path, path: &Path, state: &mut WorkflowState) -> Result<
     // readers the whole load.
     // Streamed into the temp file: a 10,000-task snapshot is 4–9 MB of JSON that
     // need not also sit in memory.
-    let mut spans = Vec::new();
+    let copier = Prior::take(prior).and_then(Prior::copier);
+    let mut written = snapshot_file::Written::default();
     write_atomic_with(path, |file| {
         let out = std::io::BufWriter::with_capacity(64 * 1024, file);
-        spans = task_index::recording_spans(out, |out| {
-            serde_json::to_writer_pretty(&mut *out, state).map_err(std::io::Error::from)?;
-            out.flush()
-        })?;
+        written = snapshot_file::write(out, state, copier)?;
         Ok(())
     })?;
-    summary::write(dir, path, state, &spans);
-    Ok(())
+    summary::write(dir, path, state, &written.spans);
+    Prior::keep(prior, Prior::written(path, &state.tasks, written.spans));
+    Ok(written.copied)
 }
 
 /// The workflow dir is a link (refused by every load, which says so).
@@ -768,6 +804,52 @@ mod tests {
             status(&store.load().unwrap().unwrap(), 0),
             TaskStatus::Completed
         );
+    }
+
+    #[test]
+    fn a_writer_copies_the_records_of_the_snapshot_it_loaded_where_the_index_says() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = plain_store(dir.path());
+        let mut session = store.lock(None, "test").unwrap();
+        let mut state = WorkflowState::new();
+        state.tasks = ["T1", "T2", "T3"]
+            .map(|id| {
+                std::sync::Arc::new(crate::state::model::Task {
+                    id: id.into(),
+                    ..Default::default()
+                })
+            })
+            .into();
+        session.state = Some(state);
+        session
+            .set_task_status("T1", TaskStatus::InProgress, serde_json::json!({}), None)
+            .unwrap();
+        session.save().unwrap();
+        drop(session);
+        // Taken again: the snapshot is loaded, the log holds nothing past it.
+        let mut session = store.lock(None, "test").unwrap();
+        session
+            .set_task_status("T2", TaskStatus::InProgress, serde_json::json!({}), None)
+            .unwrap();
+        let path = store.state_path();
+        // As `save` writes it, the log's mark with it.
+        let copy = |session: &mut Session| {
+            let mark = synced_mark(session.log().unwrap()).unwrap();
+            let state = session.state.as_mut().unwrap();
+            state.event_log = Some(mark);
+            write_snapshot(&store.dir, &path, state, &session.prior).unwrap()
+        };
+        assert_eq!(copy(&mut session), 2);
+        let written = std::fs::read(&path).unwrap();
+        let state = session.state.as_ref().unwrap();
+        assert_eq!(written, serde_json::to_vec_pretty(state).unwrap());
+        // A snapshot that is not the file the index names (a copy put in its place)
+        // is serialized whole.
+        drop(session);
+        std::fs::copy(&path, dir.path().join("copy")).unwrap();
+        std::fs::rename(dir.path().join("copy"), &path).unwrap();
+        let mut session = store.lock(None, "test").unwrap();
+        assert_eq!(copy(&mut session), 0);
     }
 
     #[test]

@@ -21,15 +21,12 @@
 //! — is the whole load.
 
 use std::borrow::Cow;
-use std::cell::{Cell, OnceCell, RefCell};
+use std::cell::OnceCell;
 use std::collections::HashMap;
-use std::io::Write;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
-use std::rc::Rc;
 use std::sync::Arc;
 
-use serde::ser::SerializeSeq;
 use serde::{Deserialize, Serialize, Serializer};
 
 use crate::state::event::EventKind;
@@ -41,7 +38,10 @@ use crate::state::summary::{Digest, FileId, View};
 
 pub const INDEX_FILE: &str = "task-index.json";
 /// The layout of `task-index.json`; a reader ignores a file of any other.
-pub const INDEX_VERSION: u32 = 2;
+pub const INDEX_VERSION: u32 = 3;
+/// The wf that wrote the index and its snapshot: a writer copies a snapshot's task
+/// records only from a snapshot this version serialized (`state::prior`).
+const WRITER: &str = env!("CARGO_PKG_VERSION");
 
 /// One task as the digest sees it, and where its whole record is in the snapshot.
 /// Written as an array of its fields in this order (borrowed from the task: writing
@@ -99,6 +99,7 @@ crate::state::model::glance_by_fields!(Entry);
 #[derive(Serialize)]
 struct IndexOut<'a> {
     index_version: u32,
+    writer: &'static str,
     snapshot: FileId,
     event_log: LogMark,
     #[serde(serialize_with = "entries_of")]
@@ -129,100 +130,9 @@ fn entries_of<S: Serializer>(
 #[serde(deny_unknown_fields)]
 struct IndexHead {
     index_version: u32,
+    writer: String,
     snapshot: FileId,
     event_log: LogMark,
-}
-
-// Where each task's record starts and ends in the snapshot being written. The
-// derived `Serialize` of the state gives its `tasks` field no way to reach the writer,
-// so the writer's byte count is lent to it here, for one snapshot on one thread.
-thread_local! {
-    static RECORDING: RefCell<Option<Recording>> = const { RefCell::new(None) };
-}
-
-struct Recording {
-    written: Rc<Cell<u64>>,
-    spans: Vec<[u64; 2]>,
-}
-
-/// A writer that counts what passes through it.
-pub struct Counted<W> {
-    inner: W,
-    written: Rc<Cell<u64>>,
-}
-
-impl<W: Write> Write for Counted<W> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let n = self.inner.write(buf)?;
-        self.written.set(self.written.get() + n as u64);
-        Ok(n)
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.inner.flush()
-    }
-}
-
-/// Runs `write` on `out` (which starts at offset 0) and returns the byte span of
-/// every task record it serialized, in order.
-pub fn recording_spans<W: Write>(
-    out: W,
-    write: impl FnOnce(&mut Counted<W>) -> std::io::Result<()>,
-) -> std::io::Result<Vec<[u64; 2]>> {
-    struct Stop;
-    impl Drop for Stop {
-        fn drop(&mut self) {
-            RECORDING.with(|r| r.borrow_mut().take());
-        }
-    }
-    let written = Rc::new(Cell::new(0));
-    let mut counted = Counted {
-        inner: out,
-        written: Rc::clone(&written),
-    };
-    RECORDING.with(|r| {
-        *r.borrow_mut() = Some(Recording {
-            written,
-            spans: Vec::new(),
-        });
-    });
-    // Whether `write` returns, fails or panics, the recording ends with it.
-    let _stop = Stop;
-    write(&mut counted)?;
-    Ok(RECORDING
-        .with(|r| r.borrow_mut().take())
-        .map(|r| r.spans)
-        .unwrap_or_default())
-}
-
-fn written() -> Option<u64> {
-    RECORDING.with(|r| r.borrow().as_ref().map(|r| r.written.get()))
-}
-
-/// `WorkflowState::tasks` as serde writes it, noting each record's span while a
-/// snapshot is being recorded ([`recording_spans`]).
-#[allow(clippy::ptr_arg)] // serde's `serialize_with` passes the field as declared.
-pub fn serialize_tasks<S: Serializer>(tasks: &Vec<Arc<Task>>, s: S) -> Result<S::Ok, S::Error> {
-    struct Spanned<'a>(&'a Task);
-    impl Serialize for Spanned<'_> {
-        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-            let start = written();
-            let done = self.0.serialize(s)?;
-            if let (Some(start), Some(end)) = (start, written()) {
-                RECORDING.with(|r| {
-                    if let Some(r) = r.borrow_mut().as_mut() {
-                        r.spans.push([start, end]);
-                    }
-                });
-            }
-            Ok(done)
-        }
-    }
-    let mut seq = s.serialize_seq(Some(tasks.len()))?;
-    for task in tasks {
-        seq.serialize_element(&Spanned(task))?;
-    }
-    seq.end()
 }
 
 /// Writes the index of `state`, just saved as the snapshot `snapshot` with its task
@@ -239,6 +149,7 @@ pub fn write(
     }
     let out = IndexOut {
         index_version: INDEX_VERSION,
+        writer: WRITER,
         snapshot,
         event_log: mark,
         tasks: (&state.tasks, spans),
@@ -346,10 +257,25 @@ fn read_index(dir: &Path, snapshot: FileId, mark: LogMark) -> Option<Vec<Entry>>
     let (head, entries) = IndexReader::read(&bytes)?;
     let named = IndexHead {
         index_version: INDEX_VERSION,
+        writer: WRITER.to_string(),
         snapshot,
         event_log: mark,
     };
     (head == named).then_some(entries)
+}
+
+/// Where the records of `tasks` are in the snapshot `snapshot` with log mark `mark`,
+/// if the index beside it is that snapshot's, written by this wf, with the same
+/// tasks in the same order (`state::prior`).
+pub fn spans_of(
+    dir: &Path,
+    snapshot: FileId,
+    mark: LogMark,
+    tasks: &[Arc<Task>],
+) -> Option<Vec<[u64; 2]>> {
+    let entries = read_index(dir, snapshot, mark)?;
+    let same = entries.len() == tasks.len() && entries.iter().zip(tasks).all(|(e, t)| e.id == t.id);
+    same.then(|| entries.iter().map(|e| e.span).collect())
 }
 
 /// Reads `task-index.json` as [`write`] makes it: a head of numbers, then the entries,
@@ -632,11 +558,9 @@ mod tests {
     /// A snapshot written as the store writes it (pretty, spans recorded).
     fn snapshot(path: &Path, state: &WorkflowState) -> Vec<[u64; 2]> {
         let file = std::fs::File::create(path).unwrap();
-        recording_spans(std::io::BufWriter::new(file), |out| {
-            serde_json::to_writer_pretty(&mut *out, state).map_err(std::io::Error::from)?;
-            out.flush()
-        })
-        .unwrap()
+        crate::state::snapshot_file::write(std::io::BufWriter::new(file), state, None)
+            .unwrap()
+            .spans
     }
 
     fn plan(n: usize, seed: &[u8]) -> WorkflowState {
@@ -669,30 +593,6 @@ mod tests {
             .map(Arc::new)
             .collect();
         state
-    }
-
-    #[test]
-    fn each_span_holds_its_task_record_and_nothing_is_noted_outside_a_recording() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("workflow-state.json");
-        let state = plan(30, &[5, 9, 22, 0, 3, 250, 77, 11, 130]);
-        let spans = snapshot(&path, &state);
-        let bytes = std::fs::read(&path).unwrap();
-        assert_eq!(spans.len(), state.tasks.len());
-        for (task, [start, end]) in state.tasks.iter().zip(spans) {
-            let record = &bytes[usize::try_from(start).unwrap()..usize::try_from(end).unwrap()];
-            let read: Task = serde_json::from_slice(record).unwrap();
-            assert_eq!(&read, task.as_ref());
-        }
-        // Serialized anywhere else, the tasks note nothing and the next recording
-        // starts empty.
-        let _ = serde_json::to_vec(&state).unwrap();
-        assert!(written().is_none());
-        let spans = recording_spans(Vec::new(), |out| {
-            serde_json::to_writer(&mut *out, &plan(2, &[])).map_err(std::io::Error::from)
-        })
-        .unwrap();
-        assert_eq!(spans.len(), 2);
     }
 
     /// A legal walk of task moves, as a run that dies leaves them in the log: each
@@ -755,6 +655,7 @@ mod tests {
     fn written_head() -> IndexHead {
         IndexHead {
             index_version: INDEX_VERSION,
+            writer: WRITER.to_string(),
             snapshot: FileId {
                 dev: 1,
                 ino: 2,
@@ -770,6 +671,7 @@ mod tests {
         let head = written_head();
         let out = IndexOut {
             index_version: head.index_version,
+            writer: WRITER,
             snapshot: head.snapshot,
             event_log: head.event_log,
             tasks: (tasks, spans),

@@ -1,0 +1,575 @@
+//! Writing the snapshot file: the state as pretty JSON streamed into it, each task
+//! record's byte span noted as it goes (the task index keeps them for the read
+//! paths), and the record of every task unchanged since the snapshot before copied
+//! from that file instead of serialized again.
+//!
+//! Serializing every task was most of a snapshot's cost — at 10,000 tasks, 400 M of
+//! the 1.2 G instructions of a first `resume --step` after a crash, and at 100,000
+//! tasks most of the checkpoint thread's half second (BENCHMARKS.md) — while between
+//! two snapshots only the tasks that ran change.
+//!
+//! The writer holding the lock keeps a [`Prior`]: the snapshot on disk, a clone of
+//! every task `Arc` it holds and where each record lies. A task is changed only
+//! through `WorkflowState::task_mut` (`Arc::make_mut`) or replaced by a new `Arc`, so
+//! while the prior holds them a task changed since is another allocation:
+//! `Arc::ptr_eq` with the prior's task at the same position means "unchanged". Its
+//! record is copied from the old file, through a handle opened when that file was
+//! written or read (a rename over it leaves that inode readable): the bytes this
+//! writer serialized for the same task at the same depth, so the new file is byte
+//! for byte what serializing every task gives (a property test says so). Anything
+//! unexpected — the old file changed since (its [`FileId`]), a short read, bytes
+//! that are not an object — serializes that task as before.
+//!
+//! A writer knows the spans of a snapshot it wrote itself; for the snapshot it
+//! loaded with the lock, the task index written with that snapshot says where each
+//! record is (`task_index::spans_of`), if it names that very file and log mark, was
+//! written by this version of wf, and lists the same tasks in the same order.
+//!
+//! The copy goes through the JSON formatter: the tasks' `serialize_with`
+//! ([`serialize_tasks`]) serializes a copied record as a unit, and the formatter
+//! writes the record's bytes where that `null` would go, so every separator and
+//! indent around it is the serializer's own. Both reach the write in progress
+//! through a thread-local: the derived `Serialize` of the state gives its `tasks`
+//! field no way to reach the writer.
+
+use std::cell::{Cell, RefCell};
+use std::io::{self, Write};
+use std::ops::Range;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use serde::ser::SerializeSeq;
+use serde::{Serialize, Serializer};
+use serde_json::ser::{Formatter, PrettyFormatter};
+
+use crate::state::model::{LogMark, Task, WorkflowState};
+use crate::state::summary::FileId;
+use crate::state::task_index;
+
+/// What [`write`] wrote.
+#[derive(Debug, Default)]
+pub struct Written {
+    /// The byte span of every task record, in order.
+    pub spans: Vec<[u64; 2]>,
+    /// How many of them were copied from the prior snapshot.
+    pub copied: usize,
+}
+
+/// Writes `state` to `out` (which starts at offset 0) as pretty JSON, copying the
+/// records `copier` has, and says where every task record went.
+pub fn write<W: Write>(
+    out: W,
+    state: &WorkflowState,
+    copier: Option<Copier>,
+) -> io::Result<Written> {
+    struct Stop;
+    impl Drop for Stop {
+        fn drop(&mut self) {
+            WRITING.with(|w| w.borrow_mut().take());
+        }
+    }
+    let written = Rc::new(Cell::new(0));
+    let mut counted = Counted {
+        inner: out,
+        written: Rc::clone(&written),
+    };
+    WRITING.with(|w| {
+        *w.borrow_mut() = Some(Writing {
+            written,
+            spans: Vec::new(),
+            copier,
+        });
+    });
+    // Whether the write returns, fails or panics, what it noted goes with it.
+    let _stop = Stop;
+    let mut ser =
+        serde_json::Serializer::with_formatter(&mut counted, Copying(PrettyFormatter::new()));
+    state.serialize(&mut ser).map_err(io::Error::from)?;
+    counted.flush()?;
+    Ok(WRITING
+        .with(|w| w.borrow_mut().take())
+        .map(|w| Written {
+            spans: w.spans,
+            copied: w.copier.map_or(0, |c| c.copied),
+        })
+        .unwrap_or_default())
+}
+
+thread_local! {
+    static WRITING: RefCell<Option<Writing>> = const { RefCell::new(None) };
+}
+
+/// A snapshot being written on this thread.
+struct Writing {
+    written: Rc<Cell<u64>>,
+    spans: Vec<[u64; 2]>,
+    copier: Option<Copier>,
+}
+
+fn written() -> Option<u64> {
+    WRITING.with(|w| w.borrow().as_ref().map(|w| w.written.get()))
+}
+
+/// A writer that counts what passes through it.
+struct Counted<W> {
+    inner: W,
+    written: Rc<Cell<u64>>,
+}
+
+impl<W: Write> Write for Counted<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.written.set(self.written.get() + n as u64);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// `WorkflowState::tasks` as serde writes it; while a snapshot is being written
+/// ([`write`]), each record's span is noted, and an unchanged task's record is
+/// staged for the formatter to copy.
+#[allow(clippy::ptr_arg)] // serde's `serialize_with` passes the field as declared.
+pub fn serialize_tasks<S: Serializer>(tasks: &Vec<Arc<Task>>, s: S) -> Result<S::Ok, S::Error> {
+    struct Spanned<'a>(usize, &'a Arc<Task>);
+    impl Serialize for Spanned<'_> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let start = written();
+            let staged = WRITING.with(|w| {
+                let mut w = w.borrow_mut();
+                let copier = w.as_mut().and_then(|w| w.copier.as_mut());
+                copier.is_some_and(|c| c.stage(self.0, self.1))
+            });
+            let done = if staged {
+                s.serialize_unit()?
+            } else {
+                self.1.serialize(s)?
+            };
+            if let (Some(start), Some(end)) = (start, written()) {
+                WRITING.with(|w| {
+                    if let Some(w) = w.borrow_mut().as_mut() {
+                        w.spans.push([start, end]);
+                    }
+                });
+            }
+            Ok(done)
+        }
+    }
+    let mut seq = s.serialize_seq(Some(tasks.len()))?;
+    for (i, task) in tasks.iter().enumerate() {
+        seq.serialize_element(&Spanned(i, task))?;
+    }
+    seq.end()
+}
+
+/// serde_json's pretty layout, with a staged record written where its unit would be.
+struct Copying(PrettyFormatter<'static>);
+
+impl Formatter for Copying {
+    fn write_null<W: ?Sized + Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        WRITING.with(|w| {
+            let mut w = w.borrow_mut();
+            match w.as_mut().and_then(|w| w.copier.as_mut()?.take_staged()) {
+                Some(record) => writer.write_all(record),
+                None => writer.write_all(b"null"),
+            }
+        })
+    }
+
+    fn begin_array<W: ?Sized + Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.0.begin_array(writer)
+    }
+
+    fn end_array<W: ?Sized + Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.0.end_array(writer)
+    }
+
+    fn begin_array_value<W: ?Sized + Write>(
+        &mut self,
+        writer: &mut W,
+        first: bool,
+    ) -> io::Result<()> {
+        self.0.begin_array_value(writer, first)
+    }
+
+    fn end_array_value<W: ?Sized + Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.0.end_array_value(writer)
+    }
+
+    fn begin_object<W: ?Sized + Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.0.begin_object(writer)
+    }
+
+    fn end_object<W: ?Sized + Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.0.end_object(writer)
+    }
+
+    fn begin_object_key<W: ?Sized + Write>(
+        &mut self,
+        writer: &mut W,
+        first: bool,
+    ) -> io::Result<()> {
+        self.0.begin_object_key(writer, first)
+    }
+
+    fn begin_object_value<W: ?Sized + Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.0.begin_object_value(writer)
+    }
+
+    fn end_object_value<W: ?Sized + Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.0.end_object_value(writer)
+    }
+}
+
+/// The prior of a session's next snapshot, shared with the checkpoint thread that
+/// may write it. One snapshot is written at a time; a writer that finds none here
+/// serializes every task.
+pub type SharedPrior = Arc<Mutex<Option<Prior>>>;
+
+/// A snapshot file, its tasks, and where their records are in it.
+#[derive(Debug)]
+pub struct Prior {
+    file: std::fs::File,
+    id: FileId,
+    tasks: Vec<Arc<Task>>,
+    spans: Spans,
+}
+
+#[derive(Debug)]
+enum Spans {
+    Known(Vec<[u64; 2]>),
+    /// In the task index written with the snapshot: read only when a snapshot is
+    /// written, which most commands that take the lock never do.
+    InIndex {
+        dir: PathBuf,
+        mark: LogMark,
+    },
+}
+
+impl Prior {
+    /// The snapshot just written at `path` (under the lock: no one else writes it),
+    /// with `tasks`' records at `spans`.
+    pub fn written(path: &Path, tasks: &[Arc<Task>], spans: Vec<[u64; 2]>) -> Option<Prior> {
+        let file = crate::fs::open_regular(path, false).ok()?.into_parts().0;
+        Prior::new(file, tasks, Spans::Known(spans))
+    }
+
+    /// The snapshot just loaded from `file` in the workflow dir `dir`, with log mark
+    /// `mark`, before anything changed its tasks.
+    pub fn loaded(
+        file: std::fs::File,
+        tasks: &[Arc<Task>],
+        dir: &Path,
+        mark: Option<LogMark>,
+    ) -> Option<Prior> {
+        let spans = Spans::InIndex {
+            dir: dir.to_path_buf(),
+            mark: mark?,
+        };
+        Prior::new(file, tasks, spans)
+    }
+
+    fn new(file: std::fs::File, tasks: &[Arc<Task>], spans: Spans) -> Option<Prior> {
+        let id = FileId::of(&file.metadata().ok()?);
+        Some(Prior {
+            file,
+            id,
+            tasks: tasks.to_vec(),
+            spans,
+        })
+    }
+
+    /// The prior in `shared`, taken out for one snapshot's write.
+    pub fn take(shared: &SharedPrior) -> Option<Prior> {
+        shared.lock().unwrap_or_else(PoisonError::into_inner).take()
+    }
+
+    /// Makes `prior` the one the next snapshot copies from.
+    pub fn keep(shared: &SharedPrior, prior: Option<Prior>) {
+        *shared.lock().unwrap_or_else(PoisonError::into_inner) = prior;
+    }
+
+    /// What copies this prior's records into the next snapshot; none when the file
+    /// is no longer what it was or its spans are not known.
+    pub fn copier(self) -> Option<Copier> {
+        if FileId::of(&self.file.metadata().ok()?) != self.id {
+            return None;
+        }
+        let spans = match self.spans {
+            Spans::Known(spans) => spans,
+            Spans::InIndex { ref dir, mark } => {
+                task_index::spans_of(dir, self.id, mark, &self.tasks)?
+            }
+        };
+        (spans.len() == self.tasks.len()).then(|| Copier {
+            file: self.file,
+            tasks: self.tasks,
+            spans,
+            buf: Vec::new(),
+            buf_at: 0,
+            staged: None,
+            copied: 0,
+        })
+    }
+}
+
+/// Gives the old record of each unchanged task, in the order of the snapshot.
+#[derive(Debug)]
+pub struct Copier {
+    file: std::fs::File,
+    tasks: Vec<Arc<Task>>,
+    spans: Vec<[u64; 2]>,
+    /// Read ahead from the old file, starting at `buf_at`: records are asked for in
+    /// order, so one read serves many.
+    buf: Vec<u8>,
+    buf_at: u64,
+    /// Where in `buf` the record staged for the formatter is.
+    staged: Option<Range<usize>>,
+    copied: usize,
+}
+
+/// How much of the old file one read takes.
+const READ_AHEAD: usize = 256 * 1024;
+
+impl Copier {
+    /// Stages the old record of `task`, the snapshot's `i`th, if the task has not
+    /// changed since and the old file holds an object there.
+    fn stage(&mut self, i: usize, task: &Arc<Task>) -> bool {
+        self.staged = None;
+        if !self.tasks.get(i).is_some_and(|old| Arc::ptr_eq(old, task)) {
+            return false;
+        }
+        let Some(&[start, end]) = self.spans.get(i) else {
+            return false;
+        };
+        let Some(at) = self.read(start, end) else {
+            return false;
+        };
+        let record = &self.buf[at.clone()];
+        if record.first() != Some(&b'{') || record.last() != Some(&b'}') {
+            return false;
+        }
+        self.staged = Some(at);
+        self.copied += 1;
+        true
+    }
+
+    /// The record staged last, once.
+    fn take_staged(&mut self) -> Option<&[u8]> {
+        let at = self.staged.take()?;
+        self.buf.get(at)
+    }
+
+    /// Where the old file's bytes `start..end` are in `buf`, read if they are not.
+    fn read(&mut self, start: u64, end: u64) -> Option<Range<usize>> {
+        let len = usize::try_from(end.checked_sub(start)?).ok()?;
+        let held = start >= self.buf_at && end <= self.buf_at + self.buf.len() as u64;
+        if !held {
+            self.buf.resize(len.max(READ_AHEAD), 0);
+            let got = read_at_most(&self.file, &mut self.buf, start)?;
+            self.buf.truncate(got);
+            self.buf_at = start;
+        }
+        let from = usize::try_from(start - self.buf_at).ok()?;
+        (from + len <= self.buf.len()).then_some(from..from + len)
+    }
+}
+
+/// Fills `buf` from `file` at `offset`; short only at the end of the file.
+fn read_at_most(file: &std::fs::File, buf: &mut [u8], offset: u64) -> Option<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match file.read_at(&mut buf[got..], offset + got as u64) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => return None,
+        }
+    }
+    Some(got)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn task(i: usize, name: &str) -> Arc<Task> {
+        Arc::new(Task {
+            id: format!("T{i}"),
+            name: format!("{name} \"{i}\" — ünïcode\n"),
+            deps: (i > 1).then(|| format!("T{}", i - 1)).into_iter().collect(),
+            ..Task::default()
+        })
+    }
+
+    fn state_of(n: usize) -> WorkflowState {
+        let mut state = WorkflowState::new();
+        state.tasks = (1..=n).map(|i| task(i, "step")).collect();
+        state
+    }
+
+    /// Writes `state` to `path` as the store does, copying from `prior`; the prior
+    /// of the next write and how many records were copied.
+    fn write_file(path: &Path, state: &WorkflowState, prior: Option<Prior>) -> (Prior, usize) {
+        let file = std::fs::File::create(path).unwrap();
+        let copier = prior.and_then(Prior::copier);
+        let written = write(io::BufWriter::new(file), state, copier).unwrap();
+        let copied = written.copied;
+        (
+            Prior::written(path, &state.tasks, written.spans).unwrap(),
+            copied,
+        )
+    }
+
+    fn full(state: &WorkflowState) -> Vec<u8> {
+        serde_json::to_vec_pretty(state).unwrap()
+    }
+
+    #[test]
+    fn each_span_holds_its_task_record_and_nothing_is_noted_outside_a_write() {
+        let state = state_of(30);
+        let spans = write(Vec::new(), &state, None).unwrap().spans;
+        let bytes = full(&state);
+        assert_eq!(spans.len(), state.tasks.len());
+        for (task, [start, end]) in state.tasks.iter().zip(spans) {
+            let record = &bytes[usize::try_from(start).unwrap()..usize::try_from(end).unwrap()];
+            let read: Task = serde_json::from_slice(record).unwrap();
+            assert_eq!(&read, task.as_ref());
+        }
+        // Serialized anywhere else, the tasks note nothing.
+        let _ = serde_json::to_vec(&state).unwrap();
+        assert!(written().is_none());
+    }
+
+    #[test]
+    fn only_the_changed_tasks_are_serialized_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut state = state_of(5);
+        let (prior, copied) = write_file(&dir.path().join("a.json"), &state, None);
+        assert_eq!(copied, 0);
+        state.task_mut("T3").unwrap().name = "changed".into();
+        let path = dir.path().join("b.json");
+        let (prior, copied) = write_file(&path, &state, Some(prior));
+        assert_eq!(copied, 4);
+        assert_eq!(std::fs::read(&path).unwrap(), full(&state));
+        // The next write copies from this one, T3's new record too.
+        let (_, copied) = write_file(&dir.path().join("c.json"), &state, Some(prior));
+        assert_eq!(copied, 5);
+    }
+
+    #[test]
+    fn a_prior_whose_file_changed_since_copies_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.json");
+        let state = state_of(3);
+        let (prior, _) = write_file(&path, &state, None);
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap()
+            .write_all(b" ")
+            .unwrap();
+        assert!(prior.copier().is_none());
+    }
+
+    #[test]
+    fn a_span_that_holds_no_record_is_serialized_instead() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.json");
+        let state = state_of(3);
+        let (mut prior, _) = write_file(&path, &state, None);
+        // The first span moved by a byte, the second past the end of the file.
+        if let Spans::Known(spans) = &mut prior.spans {
+            spans[0][0] += 1;
+            spans[1] = [1 << 40, (1 << 40) + 10];
+        }
+        let out = dir.path().join("b.json");
+        let (_, copied) = write_file(&out, &state, Some(prior));
+        assert_eq!(copied, 1);
+        assert_eq!(std::fs::read(&out).unwrap(), full(&state));
+    }
+
+    /// What a run, a re-import or an edit may do to the tasks between snapshots.
+    #[derive(Debug, Clone)]
+    enum Change {
+        Status(usize),
+        Rename(usize),
+        /// The same task, as a new `Arc`.
+        Replace(usize),
+        Insert(usize),
+        Remove(usize),
+    }
+
+    fn change() -> impl Strategy<Value = Change> {
+        prop_oneof![
+            (0..64usize).prop_map(Change::Status),
+            (0..64usize).prop_map(Change::Rename),
+            (0..64usize).prop_map(Change::Replace),
+            (0..64usize).prop_map(Change::Insert),
+            (0..64usize).prop_map(Change::Remove),
+        ]
+    }
+
+    fn apply(state: &mut WorkflowState, change: &Change, fresh: &mut usize) {
+        let n = state.tasks.len();
+        match *change {
+            Change::Status(i) if n > 0 => {
+                let id = state.tasks[i % n].id.clone();
+                let task = state.task_mut(&id).unwrap();
+                task.status = crate::state::machine::TaskStatus::Completed;
+                task.duration_ms = Some(7);
+            }
+            Change::Rename(i) if n > 0 => {
+                let id = state.tasks[i % n].id.clone();
+                state.task_mut(&id).unwrap().name.push_str(" and more");
+            }
+            Change::Replace(i) if n > 0 => {
+                let same = Task::clone(&state.tasks[i % n]);
+                state.tasks[i % n] = Arc::new(same);
+            }
+            Change::Insert(i) => {
+                *fresh += 1;
+                state.tasks.insert(i % (n + 1), task(1000 + *fresh, "new"));
+            }
+            Change::Remove(i) if n > 0 => {
+                state.tasks.remove(i % n);
+            }
+            _ => {}
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn a_snapshot_that_copies_records_is_byte_for_byte_the_full_one(
+            n in 0..40usize,
+            rounds in prop::collection::vec(prop::collection::vec(change(), 0..8), 1..4),
+        ) {
+            let dir = tempfile::tempdir().unwrap();
+            let mut state = state_of(n);
+            let (mut prior, _) = write_file(&dir.path().join("0.json"), &state, None);
+            let mut fresh = 0;
+            for (round, changes) in rounds.iter().enumerate() {
+                let before = state.tasks.clone();
+                for c in changes {
+                    apply(&mut state, c, &mut fresh);
+                }
+                let unchanged = state
+                    .tasks
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, t)| before.get(*i).is_some_and(|b| Arc::ptr_eq(b, t)))
+                    .count();
+                let path = dir.path().join(format!("{}.json", round + 1));
+                let (next, copied) = write_file(&path, &state, Some(prior));
+                prop_assert_eq!(std::fs::read(&path).unwrap(), full(&state));
+                prop_assert_eq!(copied, unchanged);
+                prior = next;
+            }
+        }
+    }
+}
