@@ -17,6 +17,8 @@ use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
+use serde::{Deserialize, Serialize};
+
 use super::claude::{self, Kind};
 use super::doc::{self, Line};
 use super::fields::{self, Key};
@@ -27,15 +29,51 @@ use crate::error::Result;
 use crate::fs::durable::write_atomic;
 use crate::state::machine::TaskStatus;
 use crate::state::model::Task;
+use crate::state::summary::FileId;
 use crate::state::Session;
 
 /// `tasks` are a state's (`Arc<Task>`) or a plan's (`Task`).
 pub fn mirror(format: Format, text: &str, tasks: &[impl Borrow<Task>]) -> String {
-    let want: HashMap<&str, TaskStatus> = tasks
+    mirror_noting(format, text, &wanted(tasks)).0
+}
+
+/// Each task's status by id.
+fn wanted(tasks: &[impl Borrow<Task>]) -> HashMap<&str, TaskStatus> {
+    tasks
         .iter()
         .map(Borrow::borrow)
         .map(|t: &Task| (t.id.as_str(), t.status))
-        .collect();
+        .collect()
+}
+
+/// The lines of one task's block that show its status, where each starts in the
+/// mirrored text, and the status they were written for (`None`: a task the state
+/// did not have, whose lines were left as they were).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Block {
+    id: String,
+    shown: Option<TaskStatus>,
+    lines: Vec<(u64, Shows)>,
+}
+
+/// What a line of a block shows its task's status with.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Shows {
+    /// claude-workflow: the emoji at the end of the task heading.
+    Heading,
+    /// claude-workflow: the value of the task's `状态` field.
+    StatusField,
+    /// spec-kit: the checkbox and the ` — DEFERRED` marker of the task line.
+    TaskLine,
+}
+
+/// The whole text mirrored, and the blocks noted on the way.
+fn mirror_noting(
+    format: Format,
+    text: &str,
+    want: &HashMap<&str, TaskStatus>,
+) -> (String, Vec<Block>) {
     let (bom, body) = match text.strip_prefix('\u{feff}') {
         Some(b) => ("\u{feff}", b),
         None => ("", text),
@@ -47,14 +85,15 @@ pub fn mirror(format: Format, text: &str, tasks: &[impl Borrow<Task>]) -> String
         Format::ClaudeWorkflow => claude::kinds(&lines),
         Format::SpecKit => Vec::new(),
     };
-    // claude-workflow: the wanted status of the task block we are in.
-    let mut block: Option<TaskStatus> = None;
+    let mut blocks: Vec<Block> = Vec::new();
+    let mut block = Where::Outside;
     for (i, (seg, line)) in body.split_inclusive('\n').zip(&lines).enumerate() {
+        let at = out.len() as u64;
         let new = match format {
             Format::ClaudeWorkflow => kinds
                 .get(i)
-                .and_then(|k| claude_line(line, k, &want, &mut block)),
-            Format::SpecKit => speckit_line(line, &want),
+                .and_then(|k| claude_line(line, k, want, &mut block, at, &mut blocks)),
+            Format::SpecKit => speckit_line(line, want, at, &mut blocks),
         };
         match new {
             Some(content) => {
@@ -64,53 +103,101 @@ pub fn mirror(format: Format, text: &str, tasks: &[impl Borrow<Task>]) -> String
             None => out.push_str(seg),
         }
     }
-    out
+    (out, blocks)
+}
+
+/// claude-workflow: whether the line being read is in a task's block, and the
+/// status wanted for that task.
+#[derive(Clone, Copy)]
+enum Where {
+    Outside,
+    InTask(Option<TaskStatus>),
 }
 
 fn claude_line(
     line: &Line<'_>,
     kind: &Kind<'_>,
     want: &HashMap<&str, TaskStatus>,
-    block: &mut Option<TaskStatus>,
+    block: &mut Where,
+    at: u64,
+    blocks: &mut Vec<Block>,
 ) -> Option<String> {
     match kind {
         Kind::TaskHeading(h) => {
-            *block = want.get(h.id).copied();
-            let s = (*block)?;
-            if !line.text_is_raw() {
-                return None;
-            }
-            let (kept, shown) = status::split_heading_status(line.raw);
-            if shown.and_then(status::emoji) == status::emoji(s) {
-                return None;
-            }
-            Some(match status::emoji(s) {
-                Some(e) => format!("{kept} {e}"),
-                None => kept.to_string(),
-            })
+            let s = want.get(h.id).copied();
+            *block = Where::InTask(s);
+            let raw = line.text_is_raw();
+            blocks.push(Block {
+                id: h.id.to_string(),
+                shown: s,
+                lines: if raw {
+                    vec![(at, Shows::Heading)]
+                } else {
+                    Vec::new()
+                },
+            });
+            heading_line(line.raw, s.filter(|_| raw)?)
         }
         Kind::End | Kind::BadHeading(_) | Kind::Suspect(_) => {
-            *block = None;
+            *block = Where::Outside;
             None
         }
         Kind::Field(f) if fields::canon(f.key) == Some(Key::Status) => {
-            let s = (*block)?;
-            if !line.text_is_raw() || status::parse_word(f.value) == Some(s) {
+            let Where::InTask(s) = *block else {
+                return None;
+            };
+            if !line.text_is_raw() {
                 return None;
             }
-            Some(format!("{}{}", line.raw.get(..f.value_at)?, s.as_str()))
+            blocks.last_mut()?.lines.push((at, Shows::StatusField));
+            status_field_line(line.raw, f, s?)
         }
         _ => None,
     }
 }
 
-fn speckit_line(line: &Line<'_>, want: &HashMap<&str, TaskStatus>) -> Option<String> {
+/// A task heading showing `s`: its emoji replaced, added or removed.
+fn heading_line(raw: &str, s: TaskStatus) -> Option<String> {
+    let (kept, shown) = status::split_heading_status(raw);
+    if shown.and_then(status::emoji) == status::emoji(s) {
+        return None;
+    }
+    Some(match status::emoji(s) {
+        Some(e) => format!("{kept} {e}"),
+        None => kept.to_string(),
+    })
+}
+
+/// A `状态` field showing `s`, unless its value already reads as `s`.
+fn status_field_line(raw: &str, f: &claude::FieldLine<'_>, s: TaskStatus) -> Option<String> {
+    if status::parse_word(f.value) == Some(s) {
+        return None;
+    }
+    Some(format!("{}{}", raw.get(..f.value_at)?, s.as_str()))
+}
+
+fn speckit_line(
+    line: &Line<'_>,
+    want: &HashMap<&str, TaskStatus>,
+    at: u64,
+    blocks: &mut Vec<Block>,
+) -> Option<String> {
     if !line.text_is_raw() {
         return None;
     }
-    let raw = line.raw;
+    let tl = speckit::task_line(line.raw)?;
+    let s = want.get(tl.id).copied();
+    blocks.push(Block {
+        id: tl.id.to_string(),
+        shown: s,
+        lines: vec![(at, Shows::TaskLine)],
+    });
+    task_line(line.raw, s?)
+}
+
+/// A spec-kit task line showing `s`: its box, and its ` — DEFERRED` marker.
+fn task_line(raw: &str, s: TaskStatus) -> Option<String> {
     let tl = speckit::task_line(raw)?;
-    let s = *want.get(tl.id)?;
     let span = speckit::deferred_span(tl.desc);
     let old_box = raw.get(tl.check_at..)?.chars().next()?;
     let new_box = match s {
@@ -143,12 +230,100 @@ fn speckit_line(line: &Line<'_>, want: &HashMap<&str, TaskStatus>) -> Option<Str
     (new != raw).then_some(new)
 }
 
+/// The text mirrored again to `want`, from the blocks a mirror noted when it wrote
+/// it: only the lines of the blocks whose wanted status is not the one they show
+/// are rendered again. The same text and blocks as [`mirror_noting`] of `text`
+/// (a property test says so), and whether any block moved; `None` when a noted
+/// line is not what it was noted as (the text is not the one they were noted in).
+fn patch(
+    text: &str,
+    mut blocks: Vec<Block>,
+    want: &HashMap<&str, TaskStatus>,
+) -> Option<(String, Vec<Block>, bool)> {
+    let mut moved = false;
+    // (start, end, new content) of each changed line, in text order.
+    let mut edits: Vec<(usize, usize, String)> = Vec::new();
+    for block in &mut blocks {
+        let now = want.get(block.id.as_str()).copied();
+        if now == block.shown {
+            continue;
+        }
+        block.shown = now;
+        moved = true;
+        for &(at, shows) in &block.lines {
+            let start = usize::try_from(at).ok()?;
+            let rest = text.get(start..)?;
+            let line = rest.split('\n').next()?;
+            let raw = line.strip_suffix('\r').unwrap_or(line);
+            let new = match shows {
+                Shows::Heading => {
+                    claude::task_heading(raw)
+                        .map_or_else(
+                            || raw.starts_with('#') && raw.contains(block.id.as_str()),
+                            |h| h.id == block.id,
+                        )
+                        .then_some(())?;
+                    now.and_then(|s| heading_line(raw, s))
+                }
+                Shows::StatusField => {
+                    let f = claude::field_line(raw)
+                        .filter(|f| fields::canon(f.key) == Some(Key::Status))?;
+                    now.and_then(|s| status_field_line(raw, &f, s))
+                }
+                Shows::TaskLine => {
+                    (speckit::task_line(raw)?.id == block.id).then_some(())?;
+                    now.and_then(|s| task_line(raw, s))
+                }
+            };
+            if let Some(new) = new {
+                edits.push((start, start + raw.len(), new));
+            }
+        }
+    }
+    edits.sort_by_key(|e| e.0);
+    let mut out = String::with_capacity(text.len() + 64);
+    let mut from = 0;
+    for (start, end, new) in &edits {
+        out.push_str(text.get(from..*start)?);
+        out.push_str(new);
+        from = *end;
+    }
+    out.push_str(text.get(from..)?);
+    // Every noted line after an edit moves by what the edits before it added.
+    let mut shift: i64 = 0;
+    let mut next = edits.iter().peekable();
+    for (at, _) in blocks.iter_mut().flat_map(|b| b.lines.iter_mut()) {
+        while let Some((start, end, new)) = next.peek() {
+            if *start as u64 >= *at {
+                break;
+            }
+            shift += new.len() as i64 - (end - start) as i64;
+            next.next();
+        }
+        *at = at.checked_add_signed(shift)?;
+    }
+    Some((out, blocks, moved))
+}
+
 /// Brings the plan copy's statuses up to the state; writes only when they differ.
 pub fn mirror_plan_copy(session: &Session) -> Result<()> {
     match PlanCopy::of(session)? {
         Some(copy) => copy.bring_up_to(&session.state()?.tasks),
         None => Ok(()),
     }
+}
+
+/// `mirror-index.json` beside the plan copy: the blocks the last mirror noted, and
+/// the copy it wrote them in (a cache: read only while it names that very file).
+const MIRROR_INDEX: &str = "mirror-index.json";
+/// The layout of `mirror-index.json`; a reader ignores a file of any other.
+const MIRROR_INDEX_VERSION: u32 = 1;
+
+#[derive(Deserialize)]
+struct IndexIn {
+    mirror_index_version: u32,
+    copy: FileId,
+    blocks: Vec<Block>,
 }
 
 /// A workflow's plan copy: where it is and in which format. Taken from the state,
@@ -182,17 +357,87 @@ impl PlanCopy {
     }
 
     /// Rewrites the copy with the statuses of `tasks` when they differ from what it
-    /// shows; a missing or unreadable copy is left alone.
+    /// shows; a missing or unreadable copy is left alone. When the mirror index
+    /// names this copy, only the blocks of the tasks whose status moved since are
+    /// rendered again: parsing the whole copy was most of a checkpoint's cost (at
+    /// 100,000 tasks, 15 MB of plan; BENCHMARKS.md).
     pub fn bring_up_to(&self, tasks: &[Arc<Task>]) -> Result<()> {
-        let Ok(text) = std::fs::read_to_string(&self.path) else {
+        let Ok((bytes, file)) = crate::fs::read_regular_kept(&self.path) else {
             return Ok(());
         };
-        let mirrored = mirror(self.format, &text, tasks);
+        let Ok(text) = String::from_utf8(bytes) else {
+            return Ok(());
+        };
+        let want = wanted(tasks);
+        let noted = file
+            .metadata()
+            .ok()
+            .and_then(|meta| self.read_index(FileId::of(&meta)));
+        let (mirrored, blocks, moved) = noted
+            .and_then(|blocks| patch(&text, blocks, &want))
+            .unwrap_or_else(|| {
+                let (mirrored, blocks) = mirror_noting(self.format, &text, &want);
+                (mirrored, blocks, true)
+            });
         if mirrored != text {
             write_atomic(&self.path, mirrored.as_bytes())?;
         }
+        if moved {
+            self.write_index(&blocks);
+        }
         Ok(())
     }
+
+    fn index_dir(&self) -> &Path {
+        self.path.parent().unwrap_or(Path::new("."))
+    }
+
+    /// The blocks noted in the copy `copy`, if the index is that copy's.
+    fn read_index(&self, copy: FileId) -> Option<Vec<Block>> {
+        let bytes = crate::fs::read_regular(&self.index_dir().join(MIRROR_INDEX)).ok()?;
+        let index: IndexIn = serde_json::from_slice(&bytes).ok()?;
+        (index.mirror_index_version == MIRROR_INDEX_VERSION && index.copy == copy)
+            .then_some(index.blocks)
+    }
+
+    /// Notes `blocks` as the copy's as it is now. Best effort and not synced, as the
+    /// state's summary: a missing or stale index only means a whole mirror.
+    fn write_index(&self, blocks: &[Block]) {
+        let Ok(meta) = std::fs::symlink_metadata(&self.path) else {
+            return;
+        };
+        #[derive(Serialize)]
+        struct Out<'a> {
+            mirror_index_version: u32,
+            copy: FileId,
+            blocks: &'a [Block],
+        }
+        let out = Out {
+            mirror_index_version: MIRROR_INDEX_VERSION,
+            copy: FileId::of(&meta),
+            blocks,
+        };
+        let _ = crate::state::summary::replace(self.index_dir(), MIRROR_INDEX, |w| {
+            serde_json::to_writer(w, &out)
+        });
+    }
+}
+
+/// Mirroring `text` to `first`, then to `then` by [`patch`], is mirroring it to
+/// `first` and then whole to `then`: the same text and the same blocks.
+#[cfg(test)]
+pub(super) fn assert_patch_is_whole_mirror(
+    format: Format,
+    text: &str,
+    first: &[Task],
+    then: &[Task],
+) {
+    let (once, blocks) = mirror_noting(format, text, &wanted(first));
+    let whole = mirror_noting(format, &once, &wanted(then));
+    let (patched, patched_blocks, _) =
+        patch(&once, blocks, &wanted(then)).expect("the noted lines are where they were noted");
+    assert_eq!(patched, whole.0, "--- mirrored once\n{once}");
+    assert_eq!(patched_blocks, whole.1, "--- mirrored once\n{once}");
 }
 
 #[cfg(test)]
@@ -205,6 +450,46 @@ mod tests {
             status: s,
             ..Task::default()
         }
+    }
+
+    #[test]
+    fn the_copy_is_mirrored_through_its_index_while_the_index_names_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("tasks.md");
+        std::fs::write(&path, "- [ ] T1 a\n- [ ] T2 b\n").unwrap();
+        let copy = PlanCopy {
+            path: path.clone(),
+            format: Format::SpecKit,
+        };
+        let state = |a, b| [Arc::new(with("T1", a)), Arc::new(with("T2", b))];
+        let read = || std::fs::read_to_string(&path).unwrap();
+        copy.bring_up_to(&state(TaskStatus::Completed, TaskStatus::Pending))
+            .unwrap();
+        assert_eq!(read(), "- [x] T1 a\n- [ ] T2 b\n");
+        let id = FileId::of(&std::fs::metadata(&path).unwrap());
+        let noted = copy
+            .read_index(id)
+            .expect("an index naming the copy written");
+        assert_eq!(
+            noted,
+            mirror_noting(
+                Format::SpecKit,
+                &read(),
+                &wanted(&state(TaskStatus::Completed, TaskStatus::Pending))
+            )
+            .1
+        );
+        copy.bring_up_to(&state(TaskStatus::Completed, TaskStatus::Completed))
+            .unwrap();
+        assert_eq!(read(), "- [x] T1 a\n- [x] T2 b\n");
+        // Another file in the copy's place: the index names the old one.
+        crate::fs::durable::write_atomic(&path, b"- [ ] T2 b\n- [ ] T1 a\n").unwrap();
+        assert!(copy
+            .read_index(FileId::of(&std::fs::metadata(&path).unwrap()))
+            .is_none());
+        copy.bring_up_to(&state(TaskStatus::Completed, TaskStatus::Pending))
+            .unwrap();
+        assert_eq!(read(), "- [ ] T2 b\n- [x] T1 a\n");
     }
 
     #[test]

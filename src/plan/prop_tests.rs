@@ -157,6 +157,8 @@ proptest! {
             t.status = TaskStatus::ALL[*s];
         }
         let out = mirror(format, &text, &changed);
+        crate::plan::mirror::assert_patch_is_whole_mirror(format, &text, &plan.tasks, &changed);
+        crate::plan::mirror::assert_patch_is_whole_mirror(format, &text, &changed, &plan.tasks);
         let again = parse(Path::new("m.md"), &out).map_err(|e| TestCaseError::fail(format!("{e}\n{out}")))?;
         for ((a, b), old) in changed.iter().zip(&again.tasks).zip(&plan.tasks) {
             prop_assert_eq!(status::imported(a.status), b.status);
@@ -264,6 +266,13 @@ fn exercise(text: &str) {
             t.status = TaskStatus::ALL[i % TaskStatus::ALL.len()];
         }
         let mirrored = mirror(plan.format, text, &tasks);
+        // Each status moved one step on: what a later checkpoint mirrors by patching.
+        let mut later = tasks.clone();
+        for (i, t) in later.iter_mut().enumerate() {
+            t.status = TaskStatus::ALL[(i * 7 + 3) % TaskStatus::ALL.len()];
+        }
+        later.truncate(later.len().saturating_sub(1));
+        crate::plan::mirror::assert_patch_is_whole_mirror(plan.format, text, &tasks, &later);
         // The mirror only changes statuses, so the result still parses.
         if let Err(e) = parse(Path::new("soup.md"), &mirrored) {
             panic!("mirror broke the plan: {e}\n--- before\n{text}\n--- after\n{mirrored}");
