@@ -14,6 +14,7 @@
 
 use std::borrow::Borrow;
 use std::collections::HashMap;
+use std::io::Write;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
@@ -26,7 +27,7 @@ use super::speckit;
 use super::status;
 use super::Format;
 use crate::error::Result;
-use crate::fs::durable::write_atomic;
+use crate::fs::durable::write_atomic_with;
 use crate::state::machine::TaskStatus;
 use crate::state::model::Task;
 use crate::state::summary::FileId;
@@ -369,21 +370,26 @@ impl PlanCopy {
             return Ok(());
         };
         let want = wanted(tasks);
-        let noted = file
-            .metadata()
-            .ok()
-            .and_then(|meta| self.read_index(FileId::of(&meta)));
+        let Ok(read) = file.metadata().map(|meta| FileId::of(&meta)) else {
+            return Ok(());
+        };
+        let noted = self.read_index(read);
         let (mirrored, blocks, moved) = noted
             .and_then(|blocks| patch(&text, blocks, &want))
             .unwrap_or_else(|| {
                 let (mirrored, blocks) = mirror_noting(self.format, &text, &want);
                 (mirrored, blocks, true)
             });
+        let mut copy = read;
         if mirrored != text {
-            write_atomic(&self.path, mirrored.as_bytes())?;
+            write_atomic_with(&self.path, |file| {
+                file.write_all(mirrored.as_bytes())?;
+                copy = FileId::of(&file.metadata()?);
+                Ok(())
+            })?;
         }
         if moved {
-            self.write_index(&blocks);
+            self.write_index(copy, &blocks);
         }
         Ok(())
     }
@@ -400,12 +406,10 @@ impl PlanCopy {
             .then_some(index.blocks)
     }
 
-    /// Notes `blocks` as the copy's as it is now. Best effort and not synced, as the
-    /// state's summary: a missing or stale index only means a whole mirror.
-    fn write_index(&self, blocks: &[Block]) {
-        let Ok(meta) = std::fs::symlink_metadata(&self.path) else {
-            return;
-        };
+    /// Notes `blocks` as those of the copy `copy` (the file read, or the one just
+    /// written). Best effort and not synced, as the state's summary: a missing or
+    /// stale index only means a whole mirror.
+    fn write_index(&self, copy: FileId, blocks: &[Block]) {
         #[derive(Serialize)]
         struct Out<'a> {
             mirror_index_version: u32,
@@ -414,7 +418,7 @@ impl PlanCopy {
         }
         let out = Out {
             mirror_index_version: MIRROR_INDEX_VERSION,
-            copy: FileId::of(&meta),
+            copy,
             blocks,
         };
         let _ = crate::state::summary::replace(self.index_dir(), MIRROR_INDEX, |w| {

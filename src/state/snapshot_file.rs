@@ -251,11 +251,17 @@ enum Spans {
 }
 
 impl Prior {
-    /// The snapshot just written at `path` (under the lock: no one else writes it),
-    /// with `tasks`' records at `spans`.
-    pub fn written(path: &Path, tasks: &[Arc<Task>], spans: Vec<[u64; 2]>) -> Option<Prior> {
+    /// The snapshot just written and renamed to `path` as the file `id`, with
+    /// `tasks`' records at `spans`; none if `path` is another file by now.
+    pub fn written(
+        path: &Path,
+        id: FileId,
+        tasks: &[Arc<Task>],
+        spans: Vec<[u64; 2]>,
+    ) -> Option<Prior> {
         let file = crate::fs::open_regular(path, false).ok()?.into_parts().0;
-        Prior::new(file, tasks, Spans::Known(spans))
+        let prior = Prior::new(file, tasks, Spans::Known(spans))?;
+        (prior.id == id).then_some(prior)
     }
 
     /// The snapshot just loaded from `file` in the workflow dir `dir`, with log mark
@@ -420,8 +426,9 @@ mod tests {
         let copier = prior.and_then(Prior::copier);
         let written = write(io::BufWriter::new(file), state, copier).unwrap();
         let copied = written.copied;
+        let id = FileId::of(&std::fs::metadata(path).unwrap());
         (
-            Prior::written(path, &state.tasks, written.spans).unwrap(),
+            Prior::written(path, id, &state.tasks, written.spans).unwrap(),
             copied,
         )
     }
@@ -460,6 +467,21 @@ mod tests {
         // The next write copies from this one, T3's new record too.
         let (_, copied) = write_file(&dir.path().join("c.json"), &state, Some(prior));
         assert_eq!(copied, 5);
+    }
+
+    #[test]
+    fn a_file_renamed_in_before_the_prior_is_taken_is_not_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.json");
+        let state = state_of(3);
+        let (written, _) = write_file(&path, &state, None);
+        std::fs::write(dir.path().join("b.json"), full(&state)).unwrap();
+        std::fs::rename(dir.path().join("b.json"), &path).unwrap();
+        let spans = match written.spans {
+            Spans::Known(spans) => spans,
+            Spans::InIndex { .. } => unreachable!(),
+        };
+        assert!(Prior::written(&path, written.id, &state.tasks, spans).is_none());
     }
 
     #[test]

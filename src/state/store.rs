@@ -620,13 +620,16 @@ fn write_snapshot(
     // need not also sit in memory.
     let copier = Prior::take(prior).and_then(Prior::copier);
     let mut written = snapshot_file::Written::default();
+    let mut file_id = None;
     write_atomic_with(path, |file| {
-        let out = std::io::BufWriter::with_capacity(64 * 1024, file);
+        let out = std::io::BufWriter::with_capacity(64 * 1024, &mut *file);
         written = snapshot_file::write(out, state, copier)?;
+        file_id = Some(summary::FileId::of(&file.metadata()?));
         Ok(())
     })?;
     summary::write(dir, path, state, &written.spans);
-    Prior::keep(prior, Prior::written(path, &state.tasks, written.spans));
+    let next = file_id.and_then(|id| Prior::written(path, id, &state.tasks, written.spans));
+    Prior::keep(prior, next);
     Ok(written.copied)
 }
 
