@@ -56,20 +56,24 @@ pub fn open_regular(path: &Path, append: bool) -> Result<fs_err::File> {
 
 /// The whole of a regular file, as [`open_regular`] opens it.
 pub fn read_regular(path: &Path) -> Result<Vec<u8>> {
-    read_regular_kept(path).map(|(bytes, _)| bytes)
+    read_regular_kept(path).map(|(bytes, _, _)| bytes)
 }
 
-/// [`read_regular`], and the file it read, still open.
-pub fn read_regular_kept(path: &Path) -> Result<(Vec<u8>, std::fs::File)> {
+/// [`read_regular`], the file it read, still open, and that file's metadata as it
+/// was before the read (a write during the read shows in the file's metadata then).
+pub fn read_regular_kept(path: &Path) -> Result<(Vec<u8>, std::fs::File, std::fs::Metadata)> {
     use std::io::Read;
     let (mut file, _) = open_regular(path, false)?.into_parts();
+    let meta = file
+        .metadata()
+        .map_err(|e| WfError::io(&e, e.to_string()))?;
     let mut bytes = Vec::new();
     // Through std's `File`, which sizes the buffer from the file's length once; read
     // through the wrapper it doubled from 8 KB, touching twice the pages and copying
     // what it had read at each step (a 9 MB snapshot read in 11 steps).
     file.read_to_end(&mut bytes)
         .map_err(|e| WfError::io(&e, e.to_string()))?;
-    Ok((bytes, file))
+    Ok((bytes, file, meta))
 }
 
 #[cfg(test)]

@@ -145,6 +145,12 @@ pub(crate) fn task_heading(text: &str) -> Option<TaskHeading<'_>> {
     })
 }
 
+/// The id a heading names, strict or loose: what [`kinds`] takes a task heading's id
+/// to be when fields follow it.
+pub(crate) fn heading_id(text: &str) -> Option<&str> {
+    candidate(heading_content(text)?).map(|c| c.id)
+}
+
 pub(crate) fn is_task_heading(text: &str) -> bool {
     task_heading(text).is_some()
 }

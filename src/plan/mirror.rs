@@ -30,11 +30,15 @@ use crate::error::Result;
 use crate::fs::durable::write_atomic_with;
 use crate::state::machine::TaskStatus;
 use crate::state::model::Task;
+use crate::state::store::MIRROR_INDEX_FILE;
 use crate::state::summary::FileId;
 use crate::state::Session;
 
-/// `tasks` are a state's (`Arc<Task>`) or a plan's (`Task`).
-pub fn mirror(format: Format, text: &str, tasks: &[impl Borrow<Task>]) -> String {
+/// `tasks` are a state's (`Arc<Task>`) or a plan's (`Task`). The whole mirror, for
+/// the fixture and property tests; a workflow's copy goes through
+/// [`PlanCopy::bring_up_to`].
+#[cfg(test)]
+pub(crate) fn mirror(format: Format, text: &str, tasks: &[impl Borrow<Task>]) -> String {
     mirror_noting(format, text, &wanted(tasks)).0
 }
 
@@ -258,12 +262,7 @@ fn patch(
             let raw = line.strip_suffix('\r').unwrap_or(line);
             let new = match shows {
                 Shows::Heading => {
-                    claude::task_heading(raw)
-                        .map_or_else(
-                            || raw.starts_with('#') && raw.contains(block.id.as_str()),
-                            |h| h.id == block.id,
-                        )
-                        .then_some(())?;
+                    (claude::heading_id(raw)? == block.id).then_some(())?;
                     now.and_then(|s| heading_line(raw, s))
                 }
                 Shows::StatusField => {
@@ -314,12 +313,11 @@ pub fn mirror_plan_copy(session: &Session) -> Result<()> {
     }
 }
 
-/// `mirror-index.json` beside the plan copy: the blocks the last mirror noted, and
-/// the copy it wrote them in (a cache: read only while it names that very file).
-const MIRROR_INDEX: &str = "mirror-index.json";
 /// The layout of `mirror-index.json`; a reader ignores a file of any other.
 const MIRROR_INDEX_VERSION: u32 = 1;
 
+/// `mirror-index.json` beside the plan copy: the blocks the last mirror noted, and
+/// the copy it wrote them in (a cache: read only while it names that very file).
 #[derive(Deserialize)]
 struct IndexIn {
     mirror_index_version: u32,
@@ -363,16 +361,14 @@ impl PlanCopy {
     /// rendered again: parsing the whole copy was most of a checkpoint's cost (at
     /// 100,000 tasks, 15 MB of plan; BENCHMARKS.md).
     pub fn bring_up_to(&self, tasks: &[Arc<Task>]) -> Result<()> {
-        let Ok((bytes, file)) = crate::fs::read_regular_kept(&self.path) else {
+        let Ok((bytes, _, meta)) = crate::fs::read_regular_kept(&self.path) else {
             return Ok(());
         };
         let Ok(text) = String::from_utf8(bytes) else {
             return Ok(());
         };
         let want = wanted(tasks);
-        let Ok(read) = file.metadata().map(|meta| FileId::of(&meta)) else {
-            return Ok(());
-        };
+        let read = FileId::of(&meta);
         let noted = self.read_index(read);
         let (mirrored, blocks, moved) = noted
             .and_then(|blocks| patch(&text, blocks, &want))
@@ -380,15 +376,15 @@ impl PlanCopy {
                 let (mirrored, blocks) = mirror_noting(self.format, &text, &want);
                 (mirrored, blocks, true)
             });
-        let mut copy = read;
+        let mut copy = Some(read);
         if mirrored != text {
             write_atomic_with(&self.path, |file| {
                 file.write_all(mirrored.as_bytes())?;
-                copy = FileId::of(&file.metadata()?);
+                copy = file.metadata().ok().map(|meta| FileId::of(&meta));
                 Ok(())
             })?;
         }
-        if moved {
+        if let Some(copy) = copy.filter(|_| moved) {
             self.write_index(copy, &blocks);
         }
         Ok(())
@@ -400,7 +396,7 @@ impl PlanCopy {
 
     /// The blocks noted in the copy `copy`, if the index is that copy's.
     fn read_index(&self, copy: FileId) -> Option<Vec<Block>> {
-        let bytes = crate::fs::read_regular(&self.index_dir().join(MIRROR_INDEX)).ok()?;
+        let bytes = crate::fs::read_regular(&self.index_dir().join(MIRROR_INDEX_FILE)).ok()?;
         let index: IndexIn = serde_json::from_slice(&bytes).ok()?;
         (index.mirror_index_version == MIRROR_INDEX_VERSION && index.copy == copy)
             .then_some(index.blocks)
@@ -421,7 +417,7 @@ impl PlanCopy {
             copy,
             blocks,
         };
-        let _ = crate::state::summary::replace(self.index_dir(), MIRROR_INDEX, |w| {
+        let _ = crate::state::summary::replace(self.index_dir(), MIRROR_INDEX_FILE, |w| {
             serde_json::to_writer(w, &out)
         });
     }

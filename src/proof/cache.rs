@@ -101,7 +101,13 @@ impl Cache {
     }
 
     fn loaded(&self) -> &RefCell<Loaded> {
-        self.loaded.get_or_init(|| RefCell::new(load(&self.dir)))
+        self.loaded.get_or_init(|| {
+            let mut loaded = load(&self.dir);
+            for r in self.pending.borrow().iter() {
+                loaded.records.insert(r.fingerprint.clone(), r.clone());
+            }
+            RefCell::new(loaded)
+        })
     }
 
     fn tasks(&self) -> &RefCell<Tasks> {
@@ -115,13 +121,8 @@ impl Cache {
         })
     }
 
-    /// Whether the cache holds no record at all (reading which tasks it holds
-    /// records for, if need be): then no task's inputs need hashing to ask it.
-    pub fn is_empty(&self) -> bool {
-        self.tasks().borrow().keys.is_empty()
-    }
-
-    /// Whether the cache may hold a record for `task_id` (loading it if need be).
+    /// Whether the cache may hold a record for `task_id` (reading which tasks it
+    /// holds records for, if need be).
     /// When it holds none, no fingerprint of that task's inputs is in it — a
     /// fingerprint covers the task's definition, its id included, so a record is
     /// only ever for the task it was put for — and its inputs need no hashing to ask:
@@ -342,9 +343,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let cache = Cache::new(dir.path().join("c"));
         assert_eq!(cache.get(FP), None);
-        assert!(cache.is_empty());
         cache.put(FP, "T1", &check());
-        assert!(!cache.is_empty());
         assert_eq!(
             cache.get(FP).unwrap().task_id,
             "T1",
@@ -352,7 +351,6 @@ mod tests {
         );
         drop(cache);
         let next = Cache::new(dir.path().join("c"));
-        assert!(!next.is_empty());
         assert_eq!(next.get(FP).unwrap().checks, check());
         assert_eq!(next.get(&FP.replace("sha256:0", "sha256:1")), None);
     }
@@ -404,7 +402,7 @@ mod tests {
             cache.flush().unwrap();
         }
         let cache = Cache::new(dir.path().to_path_buf());
-        assert!(cache.may_hold("T3") && !cache.may_hold("T99") && !cache.is_empty());
+        assert!(cache.may_hold("T3") && !cache.may_hold("T99"));
         assert!(cache.loaded.get().is_none(), "no record built to answer");
         cache.put("sha256:new", "T99", &check());
         assert!(cache.may_hold("T99"));
@@ -412,6 +410,16 @@ mod tests {
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "merged");
         let again = Cache::new(dir.path().to_path_buf());
         assert!(again.get("sha256:0").is_some() && again.get("sha256:new").is_some());
+    }
+
+    #[test]
+    fn a_record_put_before_the_records_are_loaded_is_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::new(dir.path().to_path_buf());
+        assert!(!cache.may_hold("T1"));
+        cache.put(FP, "T1", &check());
+        assert!(cache.may_hold("T1"));
+        assert_eq!(cache.get(FP).unwrap().task_id, "T1");
     }
 
     #[test]

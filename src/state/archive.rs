@@ -8,11 +8,11 @@ use std::path::{Path, PathBuf};
 use crate::error::{Result, WfError};
 use crate::fs::durable;
 use crate::state::recover::ARCHIVE_JOURNAL;
-use crate::state::store::{EVENTS_FILE, STATE_FILE};
+use crate::state::store::{EVENTS_FILE, MIRROR_INDEX_FILE, STATE_FILE};
 use crate::state::{Session, WorkflowState};
 
 /// Files and dirs of a workflow besides the state, the log and the plan copies.
-const MOVED: &[&str] = &["project-meta.json", "logs", "changes"];
+const MOVED: &[&str] = &["project-meta.json", MIRROR_INDEX_FILE, "logs", "changes"];
 
 /// Moves an `archived` workflow's files into `dest` (made if missing), the state
 /// last, then removes the journal. Files an earlier attempt moved are not there any

@@ -600,8 +600,10 @@ impl WorkflowState {
         self.tasks.get(i).map(Arc::as_ref)
     }
 
-    /// The task to change: a copy of its own first if a checkpoint being written
-    /// still holds it (`Arc::make_mut`; src/run/checkpoint.rs).
+    /// The task to change: a copy of its own first if anything else holds it
+    /// (`Arc::make_mut`) — a checkpoint being written (src/run/checkpoint.rs), or
+    /// the prior snapshot, which holds every task (`state::snapshot_file`): the
+    /// first change of a task after each snapshot copies it.
     pub fn task_mut(&mut self, id: &str) -> Option<&mut Task> {
         let i = self.task_index.position(&self.tasks, id)?;
         self.tasks.get_mut(i).map(Arc::make_mut)

@@ -13,12 +13,17 @@
 //! through `WorkflowState::task_mut` (`Arc::make_mut`) or replaced by a new `Arc`, so
 //! while the prior holds them a task changed since is another allocation:
 //! `Arc::ptr_eq` with the prior's task at the same position means "unchanged". Its
-//! record is copied from the old file, through a handle opened when that file was
-//! written or read (a rename over it leaves that inode readable): the bytes this
-//! writer serialized for the same task at the same depth, so the new file is byte
-//! for byte what serializing every task gives (a property test says so). Anything
-//! unexpected — the old file changed since (its [`FileId`]), a short read, bytes
-//! that are not an object — serializes that task as before.
+//! record is copied from the old file, through a handle on that very file (its
+//! [`FileId`] as written or as read; a rename over it leaves that inode readable):
+//! the bytes this version of wf serialized for the same task at the same depth. For
+//! a snapshot this writer wrote, the new file is byte for byte what serializing
+//! every task gives (a property test says so); for the one it loaded, the records
+//! are as read, which parse to the same tasks (a float may read back rounded, and
+//! an unknown field nested in a record is kept, not dropped). Anything unexpected
+//! — the old file changed since the copy began, bytes at a span that are not a
+//! record of that task's id, a failed or short read (then nothing more is copied)
+//! — serializes that task as before, and the old file changed by the end of the
+//! write writes the snapshot again without copying.
 //!
 //! A writer knows the spans of a snapshot it wrote itself; for the snapshot it
 //! loaded with the lock, the task index written with that snapshot says where each
@@ -49,12 +54,15 @@ use crate::state::summary::FileId;
 use crate::state::task_index;
 
 /// What [`write`] wrote.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Written {
     /// The byte span of every task record, in order.
     pub spans: Vec<[u64; 2]>,
     /// How many of them were copied from the prior snapshot.
     pub copied: usize,
+    /// Whether the prior snapshot's file was the same file from the start of the
+    /// write to its end (always, when nothing was copied).
+    pub intact: bool,
 }
 
 /// Writes `state` to `out` (which starts at offset 0) as pretty JSON, copying the
@@ -88,13 +96,16 @@ pub fn write<W: Write>(
         serde_json::Serializer::with_formatter(&mut counted, Copying(PrettyFormatter::new()));
     state.serialize(&mut ser).map_err(io::Error::from)?;
     counted.flush()?;
-    Ok(WRITING
-        .with(|w| w.borrow_mut().take())
-        .map(|w| Written {
-            spans: w.spans,
-            copied: w.copier.map_or(0, |c| c.copied),
-        })
-        .unwrap_or_default())
+    // Set above, taken only here or by `Stop`.
+    let Some(w) = WRITING.with(|w| w.borrow_mut().take()) else {
+        return Err(io::Error::other("a snapshot's write lost its recording"));
+    };
+    let copier = w.copier.as_ref();
+    Ok(Written {
+        spans: w.spans,
+        copied: copier.map_or(0, |c| c.copied),
+        intact: copier.is_none_or(|c| c.copied == 0 || c.intact()),
+    })
 }
 
 thread_local! {
@@ -260,32 +271,32 @@ impl Prior {
         spans: Vec<[u64; 2]>,
     ) -> Option<Prior> {
         let file = crate::fs::open_regular(path, false).ok()?.into_parts().0;
-        let prior = Prior::new(file, tasks, Spans::Known(spans))?;
-        (prior.id == id).then_some(prior)
+        (FileId::of(&file.metadata().ok()?) == id).then(|| Prior {
+            file,
+            id,
+            tasks: tasks.to_vec(),
+            spans: Spans::Known(spans),
+        })
     }
 
-    /// The snapshot just loaded from `file` in the workflow dir `dir`, with log mark
-    /// `mark`, before anything changed its tasks.
+    /// The snapshot just loaded from `file` (the file `id` when the read began) in
+    /// the workflow dir `dir`, with log mark `mark`, before anything changed its
+    /// tasks.
     pub fn loaded(
         file: std::fs::File,
+        id: FileId,
         tasks: &[Arc<Task>],
         dir: &Path,
         mark: Option<LogMark>,
     ) -> Option<Prior> {
-        let spans = Spans::InIndex {
-            dir: dir.to_path_buf(),
-            mark: mark?,
-        };
-        Prior::new(file, tasks, spans)
-    }
-
-    fn new(file: std::fs::File, tasks: &[Arc<Task>], spans: Spans) -> Option<Prior> {
-        let id = FileId::of(&file.metadata().ok()?);
         Some(Prior {
             file,
             id,
             tasks: tasks.to_vec(),
-            spans,
+            spans: Spans::InIndex {
+                dir: dir.to_path_buf(),
+                mark: mark?,
+            },
         })
     }
 
@@ -313,6 +324,7 @@ impl Prior {
         };
         (spans.len() == self.tasks.len()).then(|| Copier {
             file: self.file,
+            id: self.id,
             tasks: self.tasks,
             spans,
             buf: Vec::new(),
@@ -327,6 +339,7 @@ impl Prior {
 #[derive(Debug)]
 pub struct Copier {
     file: std::fs::File,
+    id: FileId,
     tasks: Vec<Arc<Task>>,
     spans: Vec<[u64; 2]>,
     /// Read ahead from the old file, starting at `buf_at`: records are asked for in
@@ -343,7 +356,7 @@ const READ_AHEAD: usize = 256 * 1024;
 
 impl Copier {
     /// Stages the old record of `task`, the snapshot's `i`th, if the task has not
-    /// changed since and the old file holds an object there.
+    /// changed since and the old file holds a record of that task's id there.
     fn stage(&mut self, i: usize, task: &Arc<Task>) -> bool {
         self.staged = None;
         if !self.tasks.get(i).is_some_and(|old| Arc::ptr_eq(old, task)) {
@@ -353,15 +366,25 @@ impl Copier {
             return false;
         };
         let Some(at) = self.read(start, end) else {
+            // The file cannot be read as it was: copy nothing more from it.
+            self.spans.clear();
             return false;
         };
-        let record = &self.buf[at.clone()];
-        if record.first() != Some(&b'{') || record.last() != Some(&b'}') {
+        if !is_record_of(&self.buf[at.clone()], &task.id) {
             return false;
         }
         self.staged = Some(at);
         self.copied += 1;
         true
+    }
+
+    /// Whether the old file is still the one the records were copied from (as
+    /// checked when the copy began): one written over in place meanwhile may
+    /// have given bytes that were never this writer's.
+    fn intact(&self) -> bool {
+        self.file
+            .metadata()
+            .is_ok_and(|meta| FileId::of(&meta) == self.id)
     }
 
     /// The record staged last, once.
@@ -375,14 +398,33 @@ impl Copier {
         let len = usize::try_from(end.checked_sub(start)?).ok()?;
         let held = start >= self.buf_at && end <= self.buf_at + self.buf.len() as u64;
         if !held {
+            // Emptied first: a failed read leaves nothing that looks held.
+            self.buf.clear();
             self.buf.resize(len.max(READ_AHEAD), 0);
-            let got = read_at_most(&self.file, &mut self.buf, start)?;
-            self.buf.truncate(got);
+            let got = read_at_most(&self.file, &mut self.buf, start);
+            self.buf.truncate(got.unwrap_or(0));
             self.buf_at = start;
+            got?;
         }
         let from = usize::try_from(start - self.buf_at).ok()?;
         (from + len <= self.buf.len()).then_some(from..from + len)
     }
+}
+
+/// Whether `record` is a task record whose `id`, its first field, is `id`: a check
+/// that the bytes at a span are the task's, as the read paths check what they
+/// read at a span (`task_index`).
+fn is_record_of(record: &[u8], id: &str) -> bool {
+    let Some(rest) = record.strip_prefix(b"{") else {
+        return false;
+    };
+    let Some(rest) = rest.trim_ascii_start().strip_prefix(b"\"id\":") else {
+        return false;
+    };
+    let Ok(quoted) = serde_json::to_vec(id) else {
+        return false;
+    };
+    rest.trim_ascii_start().starts_with(&quoted) && record.ends_with(b"}")
 }
 
 /// Fills `buf` from `file` at `offset`; short only at the end of the file.
@@ -485,6 +527,38 @@ mod tests {
     }
 
     #[test]
+    fn a_prior_written_over_while_its_records_are_copied_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.json");
+        let state = state_of(3);
+        let (prior, _) = write_file(&path, &state, None);
+        let copier = prior.copier().unwrap();
+        // In place, the same bytes: only the file's time says it was written.
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        std::fs::write(&path, full(&state)).unwrap();
+        let written = write(Vec::new(), &state, Some(copier)).unwrap();
+        assert_eq!(written.copied, 3);
+        assert!(!written.intact);
+        let nothing_copied = write(Vec::new(), &state, None).unwrap();
+        assert!(nothing_copied.intact);
+    }
+
+    #[test]
+    fn a_span_of_another_task_is_not_copied() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.json");
+        let state = state_of(3);
+        let (mut prior, _) = write_file(&path, &state, None);
+        if let Spans::Known(spans) = &mut prior.spans {
+            spans.swap(0, 1);
+        }
+        let out = dir.path().join("b.json");
+        let (_, copied) = write_file(&out, &state, Some(prior));
+        assert_eq!(copied, 1);
+        assert_eq!(std::fs::read(&out).unwrap(), full(&state));
+    }
+
+    #[test]
     fn a_prior_whose_file_changed_since_copies_nothing() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("a.json");
@@ -503,12 +577,14 @@ mod tests {
     fn a_span_that_holds_no_record_is_serialized_instead() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("a.json");
-        let state = state_of(3);
+        let state = state_of(4);
         let (mut prior, _) = write_file(&path, &state, None);
-        // The first span moved by a byte, the second past the end of the file.
+        // The first span moved by a byte, the third past the end of the file: the
+        // second is copied, and once the file cannot be read where a span says,
+        // nothing more is.
         if let Spans::Known(spans) = &mut prior.spans {
             spans[0][0] += 1;
-            spans[1] = [1 << 40, (1 << 40) + 10];
+            spans[2] = [1 << 40, (1 << 40) + 10];
         }
         let out = dir.path().join("b.json");
         let (_, copied) = write_file(&out, &state, Some(prior));

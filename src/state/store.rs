@@ -19,7 +19,7 @@
 //! - A corrupt or newer-schema state is refused with its path and position, never
 //!   overwritten.
 
-use std::io::Write;
+use std::io::{Seek, Write};
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -36,11 +36,13 @@ use crate::state::machine::{TaskStatus, WorkflowStatus};
 use crate::state::model::{LogMark, WorkflowState, SCHEMA_VERSION};
 use crate::state::recover::CatchUp;
 use crate::state::snapshot_file::{self, Prior, SharedPrior};
-use crate::state::summary::{self, View};
+use crate::state::summary::{self, FileId, View};
 
 pub const STATE_FILE: &str = "workflow-state.json";
 pub const EVENTS_FILE: &str = "events.jsonl";
 pub const LOCK_FILE: &str = ".lock";
+/// Beside the plan copy: where it shows each task's status (`plan::mirror`).
+pub const MIRROR_INDEX_FILE: &str = "mirror-index.json";
 
 /// What the store needs done with a workflow's plan, which only the layers above it
 /// know how to read and write; whoever opens a store gives it (`plan::STORE_ACCESS`),
@@ -157,11 +159,12 @@ impl Store {
 
     /// The snapshot alone, validated; a plugin-written one with its tasks adopted.
     pub fn load_snapshot(&self) -> Result<Option<WorkflowState>> {
-        Ok(self.read_snapshot()?.map(|(state, _)| state))
+        Ok(self.read_snapshot()?.map(|(state, _, _)| state))
     }
 
-    /// [`Store::load_snapshot`], and the file it was read from, still open.
-    fn read_snapshot(&self) -> Result<Option<(WorkflowState, std::fs::File)>> {
+    /// [`Store::load_snapshot`], and the file it was read from, still open, with its
+    /// identity as it was when the read began.
+    fn read_snapshot(&self) -> Result<Option<(WorkflowState, std::fs::File, FileId)>> {
         let path = self.state_path();
         if crate::testing::full_load_forbidden() {
             return Err(WfError::new(
@@ -176,14 +179,14 @@ impl Store {
         // would show a state that is not this workflow's.
         refuse_symlink(&self.dir)?;
         refuse_symlink(&path)?;
-        let (bytes, file) = match read_regular_kept(&path) {
+        let (bytes, file, meta) = match read_regular_kept(&path) {
             Ok(read) => read,
             Err(e) if e.io == Some(std::io::ErrorKind::NotFound) => return Ok(None),
             Err(e) => return Err(e),
         };
         let mut state = parse_state(&path, &bytes)?;
         (self.plan.adopt)(&mut state, &self.dir, self.project.as_deref());
-        Ok(Some((state, file)))
+        Ok(Some((state, file, FileId::of(&meta))))
     }
 
     /// Refuses a state without tasks in a workflow dir no `wf` writer has touched
@@ -269,10 +272,10 @@ impl Store {
         let _ = lock.file().set_len(0);
         let _ = writeln!(lock, "{} ({command})", std::process::id());
         // The snapshot's tasks are noted before the log's tail changes any of them,
-        // so the next snapshot copies the records of the rest (`state::prior`).
+        // so the next snapshot copies the records of the rest (`state::snapshot_file`).
         let (state, prior) = match self.read_snapshot()? {
-            Some((state, file)) => {
-                let prior = Prior::loaded(file, &state.tasks, &self.dir, state.event_log);
+            Some((state, file, id)) => {
+                let prior = Prior::loaded(file, id, &state.tasks, &self.dir, state.event_log);
                 (Some(self.fold_log(state)?), prior)
             }
             None => (None, None),
@@ -619,14 +622,25 @@ fn write_snapshot(
     // Streamed into the temp file: a 10,000-task snapshot is 4–9 MB of JSON that
     // need not also sit in memory.
     let copier = Prior::take(prior).and_then(Prior::copier);
-    let mut written = snapshot_file::Written::default();
+    let mut written = None;
     let mut file_id = None;
     write_atomic_with(path, |file| {
         let out = std::io::BufWriter::with_capacity(64 * 1024, &mut *file);
-        written = snapshot_file::write(out, state, copier)?;
-        file_id = Some(summary::FileId::of(&file.metadata()?));
+        let mut copied = snapshot_file::write(out, state, copier)?;
+        if !copied.intact {
+            // The old file was written over while its records were copied: this
+            // one is written again, every task serialized.
+            file.set_len(0)?;
+            file.seek(std::io::SeekFrom::Start(0))?;
+            copied = snapshot_file::write(std::io::BufWriter::new(&mut *file), state, None)?;
+        }
+        written = Some(copied);
+        file_id = file.metadata().ok().map(|meta| FileId::of(&meta));
         Ok(())
     })?;
+    let Some(written) = written else {
+        return Ok(0);
+    };
     summary::write(dir, path, state, &written.spans);
     let next = file_id.and_then(|id| Prior::written(path, id, &state.tasks, written.spans));
     Prior::keep(prior, next);

@@ -39,9 +39,10 @@ use crate::state::summary::{Digest, FileId, View};
 pub const INDEX_FILE: &str = "task-index.json";
 /// The layout of `task-index.json`; a reader ignores a file of any other.
 pub const INDEX_VERSION: u32 = 3;
-/// The wf that wrote the index and its snapshot: a writer copies a snapshot's task
-/// records only from a snapshot this version serialized (`state::prior`).
-const WRITER: &str = env!("CARGO_PKG_VERSION");
+/// The wf that wrote the index and its snapshot — its version and the layout of a
+/// task record it writes (build.rs) — so a writer copies a snapshot's task records
+/// only from a snapshot written as it would write them (`state::snapshot_file`).
+const WRITER: &str = concat!(env!("CARGO_PKG_VERSION"), "+", env!("WF_RECORD_LAYOUT"));
 
 /// One task as the digest sees it, and where its whole record is in the snapshot.
 /// Written as an array of its fields in this order (borrowed from the task: writing
@@ -251,34 +252,34 @@ fn unsure() -> crate::error::WfError {
     crate::error::WfError::new(crate::error::ErrorKind::CorruptState, "unsure")
 }
 
-/// The index named by the summary, if it is that snapshot's at that mark.
-fn read_index(dir: &Path, snapshot: FileId, mark: LogMark) -> Option<Vec<Entry>> {
+/// The index named by the summary, if it is that snapshot's at that mark, with the
+/// name of the wf that wrote it.
+fn read_index(dir: &Path, snapshot: FileId, mark: LogMark) -> Option<(String, Vec<Entry>)> {
     let bytes = crate::fs::read_regular(&dir.join(INDEX_FILE)).ok()?;
     let (head, entries) = IndexReader::read(&bytes)?;
-    let named = IndexHead {
-        index_version: INDEX_VERSION,
-        writer: WRITER.to_string(),
-        snapshot,
-        event_log: mark,
-    };
-    (head == named).then_some(entries)
+    let named =
+        head.index_version == INDEX_VERSION && head.snapshot == snapshot && head.event_log == mark;
+    named.then_some((head.writer, entries))
 }
 
 /// Where the records of `tasks` are in the snapshot `snapshot` with log mark `mark`,
-/// if the index beside it is that snapshot's, written by this wf, with the same
-/// tasks in the same order (`state::prior`).
+/// if the index beside it is that snapshot's, written by a wf that writes a task as
+/// this one does, with the same tasks in the same order (`state::snapshot_file`).
 pub fn spans_of(
     dir: &Path,
     snapshot: FileId,
     mark: LogMark,
     tasks: &[Arc<Task>],
 ) -> Option<Vec<[u64; 2]>> {
-    let entries = read_index(dir, snapshot, mark)?;
-    let same = entries.len() == tasks.len() && entries.iter().zip(tasks).all(|(e, t)| e.id == t.id);
+    let (writer, entries) = read_index(dir, snapshot, mark)?;
+    let same = writer == WRITER
+        && entries.len() == tasks.len()
+        && entries.iter().zip(tasks).all(|(e, t)| e.id == t.id);
     same.then(|| entries.iter().map(|e| e.span).collect())
 }
 
-/// Reads `task-index.json` as [`write`] makes it: a head of numbers, then the entries,
+/// Reads `task-index.json` as [`write`] makes it: a head (numbers and the writer's
+/// name), then the entries,
 /// each an array of [`Entry`]'s fields. The entries are read by hand: through serde
 /// they were a fifth of a crash read's instructions (a visitor per field, an
 /// allocation per string); here a string without escapes is copied once. The file is
@@ -440,7 +441,7 @@ impl Fold<'_> {
         let (dir, snapshot, mark) = self.index_of;
         let entries = self
             .index
-            .get_or_init(|| read_index(dir, snapshot, mark))
+            .get_or_init(|| read_index(dir, snapshot, mark).map(|(_, entries)| entries))
             .as_ref()
             .ok_or_else(unsure)?;
         if let Some(id) = event.task_id.as_deref() {
