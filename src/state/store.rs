@@ -757,6 +757,21 @@ mod tests {
         Store::new(dir.join("w"), none)
     }
 
+    /// A state of pending tasks with these ids.
+    fn state_of(ids: &[&str]) -> WorkflowState {
+        let mut state = WorkflowState::new();
+        state.tasks = ids
+            .iter()
+            .map(|id| {
+                std::sync::Arc::new(crate::state::model::Task {
+                    id: (*id).into(),
+                    ..Default::default()
+                })
+            })
+            .collect();
+        state
+    }
+
     #[test]
     fn locked_error_names_the_holder_written_just_after_the_lock() {
         // Regression: a contender reading the lock file between the holder's
@@ -782,16 +797,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = plain_store(dir.path());
         let mut session = store.lock(None, "test").unwrap();
-        let mut state = WorkflowState::new();
-        state.tasks = ["T1", "T2"]
-            .map(|id| {
-                std::sync::Arc::new(crate::state::model::Task {
-                    id: id.into(),
-                    ..Default::default()
-                })
-            })
-            .into();
-        session.state = Some(state);
+        session.state = Some(state_of(&["T1", "T2"]));
         session.save().unwrap();
         session
             .set_task_status("T1", TaskStatus::InProgress, serde_json::json!({}), None)
@@ -828,16 +834,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = plain_store(dir.path());
         let mut session = store.lock(None, "test").unwrap();
-        let mut state = WorkflowState::new();
-        state.tasks = ["T1", "T2", "T3"]
-            .map(|id| {
-                std::sync::Arc::new(crate::state::model::Task {
-                    id: id.into(),
-                    ..Default::default()
-                })
-            })
-            .into();
-        session.state = Some(state);
+        session.state = Some(state_of(&["T1", "T2", "T3"]));
         session
             .set_task_status("T1", TaskStatus::InProgress, serde_json::json!({}), None)
             .unwrap();
