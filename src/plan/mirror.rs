@@ -197,12 +197,12 @@ fn speckit_line(
         shown: s,
         lines: vec![(at, Shows::TaskLine)],
     });
-    task_line(line.raw, s?)
+    task_line(line.raw, &tl, s?)
 }
 
-/// A spec-kit task line showing `s`: its box, and its ` — DEFERRED` marker.
-fn task_line(raw: &str, s: TaskStatus) -> Option<String> {
-    let tl = speckit::task_line(raw)?;
+/// The spec-kit task line `raw` (read as `tl`) showing `s`: its box, and its
+/// ` — DEFERRED` marker.
+fn task_line(raw: &str, tl: &speckit::TaskLine<'_>, s: TaskStatus) -> Option<String> {
     let span = speckit::deferred_span(tl.desc);
     let old_box = raw.get(tl.check_at..)?.chars().next()?;
     let new_box = match s {
@@ -271,8 +271,8 @@ fn patch(
                     now.and_then(|s| status_field_line(raw, &f, s))
                 }
                 Shows::TaskLine => {
-                    (speckit::task_line(raw)?.id == block.id).then_some(())?;
-                    now.and_then(|s| task_line(raw, s))
+                    let tl = speckit::task_line(raw).filter(|tl| tl.id == block.id)?;
+                    now.and_then(|s| task_line(raw, &tl, s))
                 }
             };
             if let Some(new) = new {
