@@ -234,24 +234,16 @@ impl Drop for Cache {
 /// The tasks the records of `dir`'s segments are for, read without building the
 /// records.
 fn scan_tasks(dir: &Path) -> Tasks {
-    let mut tasks = Tasks {
-        keys: HashSet::new(),
-        segments: 0,
-    };
-    for path in segments(dir) {
-        let Ok(bytes) = crate::fs::read_regular(&path) else {
-            continue;
-        };
-        let mut start = 0;
-        for end in memchr::memchr_iter(b'\n', &bytes).chain([bytes.len()]) {
-            if let Some(id) = task_of(&bytes[start..end]) {
-                tasks.keys.insert(task_key(&id));
-            }
-            start = end + 1;
+    let mut keys = HashSet::new();
+    let read = read_lines(dir, |line| {
+        if let Some(id) = task_of(line) {
+            keys.insert(task_key(&id));
         }
-        tasks.segments += 1;
+    });
+    Tasks {
+        keys,
+        segments: read.len(),
     }
-    tasks
 }
 
 /// The task a record's line is for. A line as [`Cache::flush`] writes it — `kind`,
@@ -285,23 +277,34 @@ fn task_of(line: &[u8]) -> Option<std::borrow::Cow<'_, str>> {
     (r.kind == RECORD_KIND).then_some(r.task_id)
 }
 
-/// Every segment of `dir` (none when it is missing or unreadable).
+/// Every record of the segments of `dir` (none when it is missing or unreadable).
 fn load(dir: &Path) -> Loaded {
-    let mut loaded = Loaded::default();
+    let mut records = HashMap::new();
+    let segments = read_lines(dir, |line| {
+        if let Ok(r) = serde_json::from_slice::<Record>(line) {
+            if r.kind == RECORD_KIND {
+                records.insert(r.fingerprint.clone(), r);
+            }
+        }
+    });
+    Loaded { records, segments }
+}
+
+/// Gives every line of every segment of `dir` to `line`, and the segments read.
+fn read_lines(dir: &Path, mut line: impl FnMut(&[u8])) -> Vec<PathBuf> {
+    let mut read = Vec::new();
     for path in segments(dir) {
         let Ok(bytes) = crate::fs::read_regular(&path) else {
             continue;
         };
-        for line in bytes.split(|&b| b == b'\n') {
-            if let Ok(r) = serde_json::from_slice::<Record>(line) {
-                if r.kind == RECORD_KIND {
-                    loaded.records.insert(r.fingerprint.clone(), r);
-                }
-            }
+        let mut start = 0;
+        for end in memchr::memchr_iter(b'\n', &bytes).chain([bytes.len()]) {
+            line(&bytes[start..end]);
+            start = end + 1;
         }
-        loaded.segments.push(path);
+        read.push(path);
     }
-    loaded
+    read
 }
 
 /// The segment files of `dir`: not a temp file being written, not anything else.
