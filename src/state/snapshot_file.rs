@@ -398,8 +398,8 @@ impl Copier {
         let len = usize::try_from(end.checked_sub(start)?).ok()?;
         let held = start >= self.buf_at && end <= self.buf_at + self.buf.len() as u64;
         if !held {
-            // Emptied first: a failed read leaves nothing that looks held.
-            self.buf.clear();
+            // Grown, not emptied and zeroed again at each read: a full read leaves
+            // it at its size. A failed read leaves nothing that looks held.
             self.buf.resize(len.max(READ_AHEAD), 0);
             let got = read_at_most(&self.file, &mut self.buf, start);
             self.buf.truncate(got.unwrap_or(0));
