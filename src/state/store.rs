@@ -357,8 +357,8 @@ impl Drop for Session {
         // Still locked here: clear the holder's pid so a later refusal never names a
         // process that is gone. Best effort; the lock is what guards.
         let _ = self.lock.file().set_len(0);
-        // Freeing a big state is a million small frees (10,000 tasks: ~50 M
-        // instructions, 8 % of a first `resume --step` after a crash): done on a
+        // Freeing a big state is a million small frees (10,000 tasks: ~40 M
+        // instructions, 9 % of a first `resume --step` after a crash): done on a
         // thread of its own, which a command about to exit does not wait for and a
         // long-lived process (`wf-mcp`) lets finish.
         if let Some(state) = self.state.take() {
