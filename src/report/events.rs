@@ -19,7 +19,7 @@ pub fn event_line(e: &Event) -> String {
         e.actor,
         e.kind,
         e.task_id.as_deref().unwrap_or("-"),
-        data_summary(&e.data)
+        data_summary(&e.data_as_written())
     );
     one_line(line.trim_end())
 }
@@ -59,6 +59,7 @@ mod tests {
             actor: "wf.orchestrator".into(),
             role: "orchestrator".into(),
             data: json!({"from": "pending", "to": "in_progress", "reason": null, "msg": "a\n\u{1b}[2Jb"}),
+            evidence: None,
             txn: false,
         };
         assert_eq!(

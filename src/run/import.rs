@@ -419,11 +419,10 @@ fn apply(session: &mut Session, item: &Loaded) -> Result<Fate> {
     }
     if r.success {
         let evidence = evidence_of(session.state()?, r);
-        session.set_task_status(
+        session.complete_task(
             &task.id,
-            TaskStatus::Completed,
-            json!({"verified": r.verified, "duration_ms": r.duration_ms, "evidence": evidence}),
-            None,
+            json!({"verified": r.verified, "duration_ms": r.duration_ms}),
+            evidence,
         )?;
     } else {
         let reason = r

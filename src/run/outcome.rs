@@ -120,17 +120,14 @@ impl Engine<'_> {
                 self.summary.passed += 1;
                 let verified = matches!(outcome.verdict, Verdict::Passed { verified: true });
                 let evidence = self.evidence(task, &outcome)?;
-                let mut data = paid(
-                    json!({"verified": verified, "duration_ms": duration_ms, "evidence": evidence}),
-                );
+                let mut data = paid(json!({"verified": verified, "duration_ms": duration_ms}));
                 if unchecked.is_some() {
                     data["accepted_unchecked"] = true.into();
                 }
                 if verified {
                     self.remember(task, &evidence);
                 }
-                self.session
-                    .set_task_status(&task.id, TaskStatus::Completed, data, None)?;
+                self.session.complete_task(&task.id, data, evidence)?;
                 if let Some(reason) = unchecked {
                     self.session.emit(
                         NewEvent::new(

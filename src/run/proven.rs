@@ -88,11 +88,10 @@ impl Engine<'_> {
             json!({"attempt": task.attempts + 1, "cached": true}),
             None,
         )?;
-        self.session.set_task_status(
+        self.session.complete_task(
             &task.id,
-            TaskStatus::Completed,
-            json!({"verified": true, "cached": true, "evidence": evidence}),
-            None,
+            json!({"verified": true, "cached": true}),
+            evidence,
         )?;
         self.done += 1;
         if let Some(&i) = self.index.get(&task.id) {

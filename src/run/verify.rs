@@ -192,7 +192,7 @@ pub fn verify(session: &mut Session, ctx: &WorkCtx, request: &Request) -> Result
                     cached: true,
                     ..Evidence::default()
                 };
-                recompleted += usize::from(record_pass(session, &task, &evidence, &why)?);
+                recompleted += usize::from(record_pass(session, &task, evidence, &why)?);
             }
             now_fp.insert(task.id.clone(), inputs.fingerprint);
             checked.push(line);
@@ -234,7 +234,7 @@ pub fn verify(session: &mut Session, ctx: &WorkCtx, request: &Request) -> Result
                     c.put(&evidence.inputs.fingerprint, &task.id, &evidence.checks);
                 }
                 now_fp.insert(task.id.clone(), evidence.inputs.fingerprint.clone());
-                recompleted += usize::from(record_pass(session, &task, &evidence, &why)?);
+                recompleted += usize::from(record_pass(session, &task, evidence, &why)?);
             }
             Verdict::Passed { verified: false } => {
                 line.result = Standing::Unchecked;
@@ -297,17 +297,15 @@ fn cacheable<'a>(
 fn record_pass(
     session: &mut Session,
     task: &Task,
-    evidence: &Evidence,
+    evidence: Evidence,
     why: &[String],
 ) -> Result<bool> {
     let status = session.state()?.task(&task.id).map(|t| t.status);
     if status == Some(TaskStatus::Completed) {
         session.emit(
-            NewEvent::new(
-                EventKind::TaskVerified,
-                json!({"evidence": evidence, "changed": why}),
-            )
-            .task(&task.id),
+            NewEvent::new(EventKind::TaskVerified, json!({"changed": why}))
+                .task(&task.id)
+                .evidence(evidence),
         )?;
         return Ok(false);
     }
@@ -317,11 +315,10 @@ fn record_pass(
         json!({"attempt": task.attempts + 1, "verify": true}),
         None,
     )?;
-    session.set_task_status(
+    session.complete_task(
         &task.id,
-        TaskStatus::Completed,
-        json!({"verified": true, "verify": true, "cached": evidence.cached, "evidence": evidence}),
-        None,
+        json!({"verified": true, "verify": true, "cached": evidence.cached}),
+        evidence,
     )?;
     Ok(true)
 }

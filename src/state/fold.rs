@@ -164,7 +164,7 @@ fn apply_task_status(state: &mut WorkflowState, event: &Event) -> Result<()> {
     }
     match to {
         // A completion carries its proof; one without (a plugin's, an old wf's) has none.
-        TaskStatus::Completed => task.evidence = evidence_of(event),
+        TaskStatus::Completed => task.evidence.clone_from(&event.evidence),
         TaskStatus::InProgress => {
             task.base_tree = event
                 .data
@@ -210,19 +210,14 @@ fn apply_task_status(state: &mut WorkflowState, event: &Event) -> Result<()> {
     Ok(())
 }
 
-fn evidence_of(event: &Event) -> Option<Box<crate::state::evidence::Evidence>> {
-    // Read in place: a copy of the value first was a third of the fold's work on a
-    // completion.
-    serde::Deserialize::deserialize(event.data.get("evidence")?).ok()
-}
-
 /// `wf verify` checked a completed task again and it passed: its new proof.
 fn apply_verified(state: &mut WorkflowState, event: &Event) -> Result<()> {
     let id = event
         .task_id
         .as_deref()
         .ok_or_else(|| bad_event(event, "no task_id"))?;
-    let evidence = evidence_of(event).ok_or_else(|| bad_event(event, "no valid data.evidence"))?;
+    let evidence =
+        (event.evidence.clone()).ok_or_else(|| bad_event(event, "no valid data.evidence"))?;
     let task = state
         .task_mut(id)
         .ok_or_else(|| bad_event(event, &format!("unknown task {id}")))?;

@@ -53,6 +53,7 @@ fn task_event(seq: u64, id: &str, from: TaskStatus, to: TaskStatus, flags: u8) -
         actor: "wf.orchestrator".into(),
         role: "orchestrator".into(),
         data,
+        evidence: None,
         txn: false,
     }
 }
@@ -67,6 +68,7 @@ fn workflow_event(seq: u64, from: WorkflowStatus, to: WorkflowStatus) -> Event {
         actor: "wf.orchestrator".into(),
         role: "orchestrator".into(),
         data: json!({"from": from.as_str(), "to": to.as_str(), "reason": "r"}),
+        evidence: None,
         txn: false,
     }
 }

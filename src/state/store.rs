@@ -31,6 +31,7 @@ use crate::fs::durable::write_atomic_with;
 use crate::fs::{ensure_dir, read_regular_kept, refuse_symlink};
 use crate::state::event::EventKind;
 use crate::state::event_log::{self, Event, EventLog, NewEvent};
+use crate::state::evidence::Evidence;
 use crate::state::fold::{apply_event, apply_live};
 use crate::state::machine::{TaskStatus, WorkflowStatus};
 use crate::state::model::{LogMark, WorkflowState, SCHEMA_VERSION};
@@ -493,9 +494,30 @@ impl Session {
         &mut self,
         id: &str,
         to: TaskStatus,
-        mut data: serde_json::Value,
+        data: serde_json::Value,
         executor: Option<(&str, Role)>,
     ) -> Result<Event> {
+        let mut event = self.task_move(id, to, data)?;
+        if let Some((name, role)) = executor {
+            event = event.executor(name, role);
+        }
+        self.emit(event)
+    }
+
+    /// Completes a task with its proof: [`Session::set_task_status`] to completed,
+    /// the evidence carried as the event's.
+    pub fn complete_task(
+        &mut self,
+        id: &str,
+        data: serde_json::Value,
+        evidence: Evidence,
+    ) -> Result<Event> {
+        let event = self.task_move(id, TaskStatus::Completed, data)?;
+        self.emit(event.evidence(evidence))
+    }
+
+    /// The event that moves task `id` to `to`, checked against the task machine.
+    fn task_move(&self, id: &str, to: TaskStatus, mut data: serde_json::Value) -> Result<NewEvent> {
         let from = self
             .state()?
             .task(id)
@@ -504,11 +526,7 @@ impl Session {
         from.to(to, id)?;
         data["from"] = from.as_str().into();
         data["to"] = to.as_str().into();
-        let mut event = NewEvent::new(EventKind::TaskStatusChanged, data).task(id);
-        if let Some((name, role)) = executor {
-            event = event.executor(name, role);
-        }
-        self.emit(event)
+        Ok(NewEvent::new(EventKind::TaskStatusChanged, data).task(id))
     }
 
     /// Moves the workflow through the workflow machine: checked, logged, applied.

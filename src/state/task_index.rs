@@ -612,8 +612,17 @@ mod tests {
                 continue;
             };
             let mut data = json!({"from": from.as_str(), "to": to.as_str(), "duration_ms": 3});
+            let mut evidence = None;
             if to == TaskStatus::Completed {
-                data["evidence"] = json!({"at": "2026-11-26T15:55:04Z", "inputs": {"fingerprint": "sha256:00", "definition": "d", "files": [], "deps": []}, "checks": []});
+                evidence = Some(Box::new(crate::state::evidence::Evidence {
+                    at: "2026-11-26T15:55:04Z".into(),
+                    inputs: crate::state::evidence::Inputs {
+                        fingerprint: "sha256:00".into(),
+                        definition: "d".into(),
+                        ..Default::default()
+                    },
+                    ..Default::default()
+                }));
                 data["usage"] = json!({"input_tokens": 10 * u64::from(flags), "cost_usd": f64::from(flags) / 10.0});
                 data["accepted_unchecked"] = json!(flags % 2 == 0);
             }
@@ -637,6 +646,7 @@ mod tests {
                 actor: "wf.orchestrator".into(),
                 role: "orchestrator".into(),
                 data,
+                evidence,
                 txn: false,
             });
         }
