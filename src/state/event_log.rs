@@ -56,7 +56,8 @@ pub struct Event {
 }
 
 impl Event {
-    /// `data` as the line holds it: with the evidence, as its last field.
+    /// `data` with the proof as its last field, as this writer would write it (a proof
+    /// read from another writer's line keeps only the fields [`Evidence`] knows).
     pub fn data_as_written(&self) -> Value {
         let Some(evidence) = &self.evidence else {
             return self.data.clone();
@@ -128,6 +129,14 @@ mod wire {
             };
             // Only an object's evidence is ever taken out of it (`EventIn`), and
             // events are built with object data.
+            debug_assert!(
+                self.data.is_null()
+                    || self
+                        .data
+                        .as_object()
+                        .is_some_and(|d| !d.contains_key("evidence")),
+                "a proof beside data that is not an object, or that has one of its own"
+            );
             let fields = self.data.as_object();
             let mut map = s.serialize_map(Some(fields.map_or(0, serde_json::Map::len) + 1))?;
             for (key, value) in fields.into_iter().flatten() {
