@@ -97,7 +97,7 @@ pub fn export(state: &WorkflowState, project: &Path, exported_at: String) -> Doc
             .map(|t| ProvenTask {
                 id: t.id.clone(),
                 name: t.name.clone(),
-                evidence: t.evidence.as_deref().cloned(),
+                evidence: t.proof().cloned(),
             })
             .collect(),
         not_completed: open
@@ -431,7 +431,7 @@ mod tests {
             deps: deps.iter().map(|d| (*d).to_string()).collect(),
             ..Task::default()
         };
-        task.evidence = Some(Box::new(Evidence {
+        task.evidence = Some(crate::state::evidence::Proof::of(Evidence {
             at: "2026-01-08T10:00:00Z".into(),
             inputs: crate::proof::inputs_now(project, state, &task),
             checks: vec![CheckEvidence {

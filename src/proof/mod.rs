@@ -56,7 +56,7 @@ pub fn stale_reasons(task: &Task, now: &Inputs, mut why: Vec<String>) -> Vec<Str
     if let Some(reason) = &task.reopened {
         why.push(format!("an earlier verify reopened it: {reason}"));
     }
-    match &task.evidence {
+    match task.proof() {
         None => why
             .push("no evidence recorded (completed before wf kept evidence, or outside wf)".into()),
         Some(e) => why.extend(fingerprint::changes(&e.inputs, now)),
@@ -71,7 +71,7 @@ pub fn stale_reasons(task: &Task, now: &Inputs, mut why: Vec<String>) -> Vec<Str
 pub fn recorded_fingerprint(state: &WorkflowState, id: &str) -> Option<String> {
     state
         .task(id)
-        .and_then(|t| t.evidence.as_ref())
+        .and_then(Task::proof)
         .map(|e| e.inputs.fingerprint.clone())
 }
 

@@ -26,7 +26,7 @@ pub struct Now {
 pub fn now(project: &Path, state: &WorkflowState, task: &Task) -> Now {
     let upstream = upstream_now(project, state, task);
     let inputs = inputs_with(project, state, task, &upstream);
-    if task.evidence.is_none() {
+    if task.proof().is_none() {
         return Now {
             inputs,
             up_to_date: None,
@@ -93,7 +93,7 @@ mod tests {
             deps: deps.iter().map(|d| (*d).to_string()).collect(),
             ..Task::default()
         };
-        task.evidence = Some(Box::new(Evidence {
+        task.evidence = Some(crate::state::evidence::Proof::of(Evidence {
             inputs: crate::proof::inputs_now(project, state, &task),
             ..Evidence::default()
         }));

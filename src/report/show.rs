@@ -155,7 +155,7 @@ pub fn text(task: &Task, now: &Now, look: Look) -> String {
     if let Some(reason) = &task.reopened {
         row(&mut out, "", "reopened", &clean(reason));
     }
-    match &task.evidence {
+    match task.proof() {
         Some(e) => evidence_rows(&mut out, e),
         None => row(
             &mut out,
@@ -222,7 +222,7 @@ mod tests {
             status: TaskStatus::Completed,
             file: Some("src/parse.py".into()),
             verify: vec!["pytest -q 'tests/a b.py'".into()],
-            evidence: Some(Box::new(Evidence {
+            evidence: Some(crate::state::evidence::Proof::of(Evidence {
                 at: "2026-01-08T10:00:00Z".into(),
                 inputs: Inputs {
                     fingerprint: format!("sha256:{}", "ab".repeat(32)),

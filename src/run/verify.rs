@@ -227,7 +227,7 @@ pub fn verify(session: &mut Session, ctx: &WorkCtx, request: &Request) -> Result
                     at: crate::clock::now_rfc3339(),
                     inputs: after,
                     checks: work::CheckRun::evidence(&outcome.checks),
-                    executor: task.evidence.as_ref().and_then(|e| e.executor.clone()),
+                    executor: task.proof().and_then(|e| e.executor.clone()),
                     ..Evidence::default()
                 };
                 if let Some(c) = cache {
@@ -423,7 +423,7 @@ mod tests {
         let now = fingerprint::seal("d".into(), Vec::new(), Vec::new());
         let mut task = t("T1", &[]);
         assert!(reasons(&task, &now, false)[0].starts_with("no evidence"));
-        task.evidence = Some(Box::new(Evidence {
+        task.evidence = Some(crate::state::evidence::Proof::of(Evidence {
             inputs: now.clone(),
             ..Evidence::default()
         }));
@@ -436,7 +436,7 @@ mod tests {
             }],
             Vec::new(),
         );
-        task.evidence = Some(Box::new(Evidence {
+        task.evidence = Some(crate::state::evidence::Proof::of(Evidence {
             inputs: declared.clone(),
             ..Evidence::default()
         }));

@@ -25,7 +25,7 @@ use serde_json::Value;
 use crate::config::Role;
 use crate::error::{ErrorKind, Result, WfError};
 use crate::state::event::EventKind;
-use crate::state::evidence::Evidence;
+use crate::state::evidence::{Evidence, Proof};
 
 pub const SYNC_INTERVAL: Duration = Duration::from_millis(100);
 
@@ -48,8 +48,8 @@ pub struct Event {
     pub actor: String,
     pub role: String,
     pub data: Value,
-    /// `data.evidence`, typed.
-    pub evidence: Option<Box<Evidence>>,
+    /// `data.evidence`, when it is evidence.
+    pub evidence: Option<Proof>,
     /// Part of a transaction that the next snapshot commits: never folded by
     /// readers (see `fold`), cut off the log if that snapshot never comes.
     pub txn: bool,
@@ -83,7 +83,7 @@ impl Serialize for Event {
             role: &self.role,
             data: wire::DataOut {
                 data: &self.data,
-                evidence: self.evidence.as_deref(),
+                evidence: self.evidence.as_ref(),
             },
             txn: self.txn,
         }
@@ -97,7 +97,7 @@ mod wire {
     use serde::{Deserialize, Serialize};
     use serde_json::Value;
 
-    use super::{Event, Evidence};
+    use super::{Event, Evidence, Proof};
 
     #[derive(Serialize)]
     pub(super) struct EventOut<'a> {
@@ -119,7 +119,7 @@ mod wire {
     /// `data` with the evidence as its last field.
     pub(super) struct DataOut<'a> {
         pub data: &'a Value,
-        pub evidence: Option<&'a Evidence>,
+        pub evidence: Option<&'a Proof>,
     }
 
     impl Serialize for DataOut<'_> {
@@ -185,13 +185,13 @@ mod wire {
     }
 
     /// `data.evidence`, taken out of `data`, when it reads as evidence.
-    fn take_evidence(data: &mut Value) -> Option<Box<Evidence>> {
+    fn take_evidence(data: &mut Value) -> Option<Proof> {
         let fields = data.as_object_mut()?;
         // Read in place: a copy of the value first was a third of the fold's work on
         // a completion.
-        let evidence = Deserialize::deserialize(fields.get("evidence")?).ok()?;
+        let evidence = Evidence::deserialize(fields.get("evidence")?).ok()?;
         fields.shift_remove("evidence");
-        Some(evidence)
+        Some(Proof::of(evidence))
     }
 }
 
@@ -585,7 +585,7 @@ pub struct NewEvent {
     pub role: &'static str,
     pub data: Value,
     /// A completion's proof, written as `data.evidence` ([`Event::evidence`]).
-    pub evidence: Option<Box<Evidence>>,
+    pub evidence: Option<Proof>,
     pub txn: bool,
 }
 
@@ -604,7 +604,7 @@ impl NewEvent {
 
     #[must_use]
     pub fn evidence(mut self, evidence: Evidence) -> Self {
-        self.evidence = Some(Box::new(evidence));
+        self.evidence = Some(Proof::of(evidence));
         self
     }
 
@@ -1072,7 +1072,7 @@ mod tests {
     fn a_proof_is_written_inside_data_and_read_back_typed() {
         let mut event: Event = serde_json::from_str(EVENT).unwrap();
         event.data = serde_json::json!({"from": "in_progress", "to": "completed"});
-        event.evidence = Some(Box::new(Evidence {
+        event.evidence = Some(Proof::of(Evidence {
             at: "t".into(),
             cached: true,
             ..Evidence::default()

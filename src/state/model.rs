@@ -492,7 +492,7 @@ pub struct Task {
     /// Its proof, once completed (docs/proof.md); none before, and for tasks
     /// completed before wf recorded evidence.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub evidence: Option<Box<super::evidence::Evidence>>,
+    pub evidence: Option<super::evidence::Proof>,
     /// `wf verify` found it no longer passes and put it back to pending; the next
     /// `wf verify` checks it again (docs/proof.md "Verify").
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -579,6 +579,13 @@ impl Task {
 
     pub fn has_action(&self, action: &str) -> bool {
         self.actions.iter().any(|a| a == action)
+    }
+
+    /// Its evidence, read; `None` when it has none, or none that reads as evidence.
+    pub fn proof(&self) -> Option<&super::evidence::Evidence> {
+        self.evidence
+            .as_ref()
+            .and_then(super::evidence::Proof::read)
     }
 }
 

@@ -614,15 +614,17 @@ mod tests {
             let mut data = json!({"from": from.as_str(), "to": to.as_str(), "duration_ms": 3});
             let mut evidence = None;
             if to == TaskStatus::Completed {
-                evidence = Some(Box::new(crate::state::evidence::Evidence {
-                    at: "2026-11-26T15:55:04Z".into(),
-                    inputs: crate::state::evidence::Inputs {
-                        fingerprint: "sha256:00".into(),
-                        definition: "d".into(),
+                evidence = Some(crate::state::evidence::Proof::of(
+                    crate::state::evidence::Evidence {
+                        at: "2026-11-26T15:55:04Z".into(),
+                        inputs: crate::state::evidence::Inputs {
+                            fingerprint: "sha256:00".into(),
+                            definition: "d".into(),
+                            ..Default::default()
+                        },
                         ..Default::default()
                     },
-                    ..Default::default()
-                }));
+                ));
                 data["usage"] = json!({"input_tokens": 10 * u64::from(flags), "cost_usd": f64::from(flags) / 10.0});
                 data["accepted_unchecked"] = json!(flags % 2 == 0);
             }
