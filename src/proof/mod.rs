@@ -57,6 +57,9 @@ pub fn stale_reasons(task: &Task, now: &Inputs, mut why: Vec<String>) -> Vec<Str
         why.push(format!("an earlier verify reopened it: {reason}"));
     }
     match task.proof() {
+        None if task.evidence.is_some() => {
+            why.push("its recorded evidence does not read as evidence".into());
+        }
         None => why
             .push("no evidence recorded (completed before wf kept evidence, or outside wf)".into()),
         Some(e) => why.extend(fingerprint::changes(&e.inputs, now)),

@@ -161,7 +161,10 @@ pub fn text(task: &Task, now: &Now, look: Look) -> String {
             &mut out,
             "",
             "evidence",
-            &if task.status == TaskStatus::Completed {
+            &if task.evidence.is_some() {
+                "none: what the state holds does not read as evidence; `wf verify` records it"
+                    .to_string()
+            } else if task.status == TaskStatus::Completed {
                 "none (completed before wf kept evidence): `wf verify` records it".to_string()
             } else {
                 format!("none: it is {}", task.status)

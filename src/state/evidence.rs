@@ -117,15 +117,18 @@ pub struct Changes {
 /// Most of a completed task's record is its proof, and most readers never look at
 /// it: a `--step` after a crash spent two fifths of its snapshot parse building
 /// proofs, and a checkpoint a third of its serializing writing them again. Held as
-/// text, a proof is copied where it was built, and built once where it is read.
-/// The text is compact JSON: a proof read from a pretty-printed snapshot is
-/// compacted as it is read, so two equal proofs have equal text.
+/// text, a proof read from a file is built only where it is read, and one built
+/// here is written as the text it was serialized to once.
 #[derive(Debug, Clone)]
 pub struct Proof {
     text: Box<RawValue>,
     /// The text read, once; `None` inside when it is not evidence (another tool's,
     /// a hand edit), which every reader takes as no proof.
     read: OnceLock<Option<Arc<Evidence>>>,
+    /// The text is this build's serialization of the evidence ([`Proof::of`]), so it
+    /// can be written as it is. Text read from a file may hold what this build does
+    /// not know (fields, nesting, another spelling): it is written as read.
+    built: bool,
 }
 
 impl Proof {
@@ -135,6 +138,7 @@ impl Proof {
         Proof {
             text,
             read: OnceLock::from(Some(Arc::new(evidence))),
+            built: true,
         }
     }
 
@@ -144,116 +148,40 @@ impl Proof {
             .get_or_init(|| serde_json::from_str(self.text.get()).ok().map(Arc::new))
             .as_deref()
     }
-
-    /// The JSON text, compact.
-    pub fn text(&self) -> &RawValue {
-        &self.text
-    }
 }
 
 impl PartialEq for Proof {
     fn eq(&self, other: &Proof) -> bool {
-        self.text.get() == other.text.get()
+        self.text.get() == other.text.get() || self.read().is_some_and(|e| Some(e) == other.read())
     }
 }
 
+/// The text as it is when this build wrote it; else the evidence as read, `null`
+/// when it is none: what a snapshot or a `--json` output holds is always evidence
+/// this build reads, never text it does not.
 impl Serialize for Proof {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.text.serialize(s)
+        if self.built {
+            self.text.serialize(s)
+        } else {
+            self.read().serialize(s)
+        }
     }
 }
 
 impl<'de> Deserialize<'de> for Proof {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Proof, D::Error> {
-        let text = Box::<RawValue>::deserialize(d)?;
-        let text = match compacted(text.get()) {
-            Some(compact) => RawValue::from_string(compact).map_err(serde::de::Error::custom)?,
-            None => text,
-        };
         Ok(Proof {
-            text,
+            text: Box::<RawValue>::deserialize(d)?,
             read: OnceLock::new(),
+            built: false,
         })
     }
-}
-
-/// `json` without the whitespace between its tokens, or `None` when it has none.
-/// serde_json writes the same tokens compact as pretty, so this is the text the
-/// compact writer gives for the same value. `json` is valid JSON (a `RawValue`'s).
-fn compacted(json: &str) -> Option<String> {
-    let bytes = json.as_bytes();
-    let mut out: Option<Vec<u8>> = None;
-    // `bytes[kept..i]` is still to be copied to `out`.
-    let (mut kept, mut i) = (0, 0);
-    while i < bytes.len() {
-        match bytes[i] {
-            b'"' => i = after_string(bytes, i + 1),
-            b' ' | b'\n' | b'\r' | b'\t' => {
-                let out = out.get_or_insert_with(|| Vec::with_capacity(bytes.len()));
-                out.extend_from_slice(&bytes[kept..i]);
-                i += 1;
-                kept = i;
-            }
-            _ => i += 1,
-        }
-    }
-    let mut out = out?;
-    out.extend_from_slice(&bytes[kept..]);
-    // Only ASCII whitespace was left out, between tokens: still UTF-8.
-    Some(String::from_utf8(out).expect("whole characters were kept"))
-}
-
-/// Where a string whose text starts at `from` ends: past its closing quote, its
-/// escaped characters skipped (the text between is most of a proof: a jump, not a
-/// look at every byte).
-fn after_string(bytes: &[u8], mut from: usize) -> usize {
-    while let Some(at) = bytes
-        .get(from..)
-        .and_then(|rest| memchr::memchr2(b'"', b'\\', rest))
-    {
-        let at = from + at;
-        if bytes[at] == b'"' {
-            return at + 1;
-        }
-        from = at + 2;
-    }
-    bytes.len()
 }
 
 #[cfg(test)]
 mod tests {
-    use proptest::prelude::*;
-    use serde_json::Value;
-
     use super::*;
-
-    fn json() -> impl Strategy<Value = Value> {
-        let leaf = prop_oneof![
-            Just(Value::Null),
-            any::<bool>().prop_map(Value::from),
-            any::<i64>().prop_map(Value::from),
-            // Spaces, quotes, backslashes and line ends inside strings are kept.
-            "[ \"\\\\\n\t\ra-z{}\\[\\]:,é中]{0,12}".prop_map(Value::from),
-        ];
-        leaf.prop_recursive(4, 32, 6, |inner| {
-            prop_oneof![
-                prop::collection::vec(inner.clone(), 0..6).prop_map(Value::from),
-                prop::collection::vec(("[ a-z\"\\\\]{0,6}", inner), 0..6)
-                    .prop_map(|fields| Value::Object(fields.into_iter().collect())),
-            ]
-        })
-    }
-
-    proptest! {
-        #[test]
-        fn a_pretty_value_compacts_to_the_compact_writers_text(value in json()) {
-            let compact = serde_json::to_string(&value).unwrap();
-            let pretty = serde_json::to_string_pretty(&value).unwrap();
-            let expected = (pretty != compact).then(|| compact.clone());
-            prop_assert_eq!(compacted(&pretty), expected);
-            prop_assert_eq!(compacted(&compact), None);
-        }
-    }
 
     fn evidence() -> Evidence {
         Evidence {
@@ -278,37 +206,46 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_proof_read_from_a_pretty_file_is_the_proof_written() {
-        let proof = Proof::of(evidence());
-        #[derive(Serialize, Deserialize)]
-        struct Record {
-            evidence: Proof,
-        }
-        let pretty = serde_json::to_string_pretty(&serde_json::json!({
-            "evidence": serde_json::to_value(evidence()).unwrap()
-        }))
-        .unwrap();
-        let read: Record = serde_json::from_str(&pretty).unwrap();
-        assert_eq!(read.evidence, proof);
-        assert_eq!(read.evidence.read(), Some(&evidence()));
-        // Written back as the compact text, which reads the same.
-        let written = serde_json::to_string(&Record { evidence: proof }).unwrap();
-        assert_eq!(
-            written,
-            format!(
-                r#"{{"evidence":{}}}"#,
-                serde_json::to_string(&evidence()).unwrap()
-            )
-        );
+    #[derive(Serialize, Deserialize)]
+    struct Record {
+        evidence: Proof,
     }
 
     #[test]
-    fn a_proof_that_is_not_evidence_reads_as_none() {
-        for text in ["{\"at\": 1}", "[1, 2]", "\"x\""] {
-            let proof: Proof = serde_json::from_str(text).unwrap();
-            assert_eq!(proof.read(), None, "{text}");
-            assert_eq!(proof.text().get(), text.replace(' ', ""));
+    fn a_proof_read_from_a_pretty_file_is_the_proof_written() {
+        let pretty =
+            serde_json::to_string_pretty(&serde_json::json!({ "evidence": evidence() })).unwrap();
+        let read: Record = serde_json::from_str(&pretty).unwrap();
+        assert_eq!(read.evidence, Proof::of(evidence()));
+        assert_eq!(read.evidence.read(), Some(&evidence()));
+        // Built here, a proof is written as the text it was serialized to.
+        let written = serde_json::to_string(&Record {
+            evidence: Proof::of(evidence()),
+        })
+        .unwrap();
+        let compact = serde_json::to_string(&evidence()).unwrap();
+        assert_eq!(written, format!(r#"{{"evidence":{compact}}}"#));
+        // Read, it is written as this build reads it: what it does not know is left out.
+        let extra = compact.replacen('{', r#"{"later":[[1]],"#, 1);
+        let read: Record = serde_json::from_str(&format!(r#"{{"evidence":{extra}}}"#)).unwrap();
+        assert_eq!(serde_json::to_string(&read).unwrap(), written);
+    }
+
+    #[test]
+    fn a_proof_that_is_not_evidence_reads_and_is_written_as_none() {
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        for text in ["{\"at\": 1}", "[1, 2]", "\"x\"", &deep] {
+            let read: Record = serde_json::from_str(&format!(r#"{{"evidence":{text}}}"#)).unwrap();
+            assert_eq!(read.evidence.read(), None, "{text}");
+            assert_eq!(
+                serde_json::to_string(&read).unwrap(),
+                r#"{"evidence":null}"#
+            );
+            assert_eq!(
+                serde_json::to_value(&read).unwrap()["evidence"],
+                serde_json::Value::Null
+            );
+            assert_ne!(read.evidence, Proof::of(evidence()));
         }
     }
 }

@@ -420,3 +420,34 @@ fn an_imported_result_brings_its_evidence_so_verify_finds_it_up_to_date() {
         state["tasks"][0]["evidence"]["inputs"]["fingerprint"]
     );
 }
+
+/// Evidence in the state that does not read as evidence (a hand edit, another
+/// tool's) is none to every reader: `show` and `verify` say so, the JSON outputs
+/// show `null` rather than the text, and `verify` records its evidence again.
+#[test]
+fn evidence_that_does_not_read_is_none_said_so_and_recorded_again() {
+    let t = completed_three();
+    let mut state = t.state_file();
+    state["tasks"][0]["evidence"] = json!({"at": 1, "inputs": "none"});
+    t.write_state(&state);
+    let shown = t.wf(&["show", "T1", "--json"]).ok().json();
+    assert_eq!(shown["task"]["evidence"], Value::Null, "{shown}");
+    assert!(t
+        .wf(&["show", "T1"])
+        .ok()
+        .stdout
+        .contains("does not read as evidence"));
+    assert_eq!(t.state()["tasks"][0]["evidence"], Value::Null);
+    let dry = t.wf(&["verify", "--dry-run", "--json"]).ok().json();
+    assert!(
+        dry.to_string()
+            .contains("its recorded evidence does not read as evidence"),
+        "{dry}"
+    );
+    // Recorded again: from the cache, which holds a pass on the same inputs.
+    t.wf(&["verify"]).ok();
+    assert_eq!(t.state()["tasks"][0]["evidence"]["cached"], true);
+    assert!(t.state()["tasks"][0]["evidence"]["inputs"]["fingerprint"]
+        .as_str()
+        .is_some_and(|f| f.starts_with("sha256:")));
+}

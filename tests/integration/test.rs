@@ -270,6 +270,12 @@ impl Test {
         serde_json::from_str(&text).expect("state is JSON")
     }
 
+    /// Writes `state` over the snapshot, as a hand edit or another tool would.
+    pub fn write_state(&self, state: &Value) {
+        let path = self.workflow_dir().join("workflow-state.json");
+        std::fs::write(path, serde_json::to_vec_pretty(state).unwrap()).expect("write state");
+    }
+
     /// The state as `wf status --json` sees it (snapshot plus event log).
     /// The workflow's event log, a JSON value per line; a line that is not JSON fails
     /// the test.
