@@ -97,7 +97,7 @@ pub fn export(state: &WorkflowState, project: &Path, exported_at: String) -> Doc
             .map(|t| ProvenTask {
                 id: t.id.clone(),
                 name: t.name.clone(),
-                evidence: t.proof().cloned(),
+                evidence: t.proof(),
             })
             .collect(),
         not_completed: open

@@ -74,8 +74,9 @@ pub fn stale_reasons(task: &Task, now: &Inputs, mut why: Vec<String>) -> Vec<Str
 pub fn recorded_fingerprint(state: &WorkflowState, id: &str) -> Option<String> {
     state
         .task(id)
-        .and_then(Task::proof)
-        .map(|e| e.inputs.fingerprint.clone())
+        .and_then(|t| t.evidence.as_ref())
+        .and_then(crate::state::evidence::Proof::fingerprint)
+        .map(str::to_string)
 }
 
 /// Positions `0..deps.len()`, each after the positions it depends on (`deps[i]`),

@@ -156,7 +156,7 @@ pub fn text(task: &Task, now: &Now, look: Look) -> String {
         row(&mut out, "", "reopened", &clean(reason));
     }
     match task.proof() {
-        Some(e) => evidence_rows(&mut out, e),
+        Some(e) => evidence_rows(&mut out, &e),
         None => row(
             &mut out,
             "",

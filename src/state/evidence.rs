@@ -6,7 +6,7 @@
 //! computed and checked in `src/proof/`. The state holds it as a [`Proof`]: its JSON
 //! text, read on the first look.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -118,13 +118,13 @@ pub struct Changes {
 /// it: a `--step` after a crash spent two fifths of its snapshot parse building
 /// proofs, and a checkpoint a third of its serializing writing them again. Held as
 /// text, a proof read from a file is built only where it is read, and one built
-/// here is written as the text it was serialized to once.
+/// here is written as the text it was serialized to once. The one part a run reads
+/// of every proof, its fingerprint (a dependant's inputs carry it), is kept beside.
 #[derive(Debug, Clone)]
 pub struct Proof {
     text: Box<RawValue>,
-    /// The text read, once; `None` inside when it is not evidence (another tool's,
-    /// a hand edit), which every reader takes as no proof.
-    read: OnceLock<Option<Arc<Evidence>>>,
+    /// `inputs.fingerprint`, once read; `None` inside when the text is not evidence.
+    fingerprint: OnceLock<Option<Box<str>>>,
     /// The text is this build's serialization of the evidence ([`Proof::of`]), so it
     /// can be written as it is. Text read from a file may hold what this build does
     /// not know (fields, nesting, another spelling): it is written as read.
@@ -137,15 +137,22 @@ impl Proof {
             .expect("evidence is strings, numbers and lists: it always serializes");
         Proof {
             text,
-            read: OnceLock::from(Some(Arc::new(evidence))),
+            fingerprint: OnceLock::from(Some(evidence.inputs.fingerprint.into_boxed_str())),
             built: true,
         }
     }
 
-    /// The evidence; `None` when the text is not evidence.
-    pub fn read(&self) -> Option<&Evidence> {
-        self.read
-            .get_or_init(|| serde_json::from_str(self.text.get()).ok().map(Arc::new))
+    /// The evidence, read from the text each time (only reports and `wf verify` look
+    /// at a whole proof); `None` when the text is not evidence.
+    pub fn read(&self) -> Option<Evidence> {
+        serde_json::from_str(self.text.get()).ok()
+    }
+
+    /// The fingerprint of the inputs it passed on; `None` when the text is not
+    /// evidence.
+    pub fn fingerprint(&self) -> Option<&str> {
+        self.fingerprint
+            .get_or_init(|| self.read().map(|e| e.inputs.fingerprint.into_boxed_str()))
             .as_deref()
     }
 }
@@ -173,7 +180,7 @@ impl<'de> Deserialize<'de> for Proof {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Proof, D::Error> {
         Ok(Proof {
             text: Box::<RawValue>::deserialize(d)?,
-            read: OnceLock::new(),
+            fingerprint: OnceLock::new(),
             built: false,
         })
     }
@@ -217,7 +224,8 @@ mod tests {
             serde_json::to_string_pretty(&serde_json::json!({ "evidence": evidence() })).unwrap();
         let read: Record = serde_json::from_str(&pretty).unwrap();
         assert_eq!(read.evidence, Proof::of(evidence()));
-        assert_eq!(read.evidence.read(), Some(&evidence()));
+        assert_eq!(read.evidence.read(), Some(evidence()));
+        assert_eq!(read.evidence.fingerprint(), Some("sha256:00"));
         // Built here, a proof is written as the text it was serialized to.
         let written = serde_json::to_string(&Record {
             evidence: Proof::of(evidence()),
@@ -237,6 +245,7 @@ mod tests {
         for text in ["{\"at\": 1}", "[1, 2]", "\"x\"", &deep] {
             let read: Record = serde_json::from_str(&format!(r#"{{"evidence":{text}}}"#)).unwrap();
             assert_eq!(read.evidence.read(), None, "{text}");
+            assert_eq!(read.evidence.fingerprint(), None, "{text}");
             assert_eq!(
                 serde_json::to_string(&read).unwrap(),
                 r#"{"evidence":null}"#

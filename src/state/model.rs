@@ -582,7 +582,7 @@ impl Task {
     }
 
     /// Its evidence, read; `None` when it has none, or none that reads as evidence.
-    pub fn proof(&self) -> Option<&super::evidence::Evidence> {
+    pub fn proof(&self) -> Option<super::evidence::Evidence> {
         self.evidence
             .as_ref()
             .and_then(super::evidence::Proof::read)
