@@ -19,7 +19,7 @@ pub mod tree;
 
 use std::path::Path;
 
-use crate::state::evidence::{Changes, Inputs};
+use crate::state::evidence::{Changes, Evidence, Inputs};
 use crate::state::model::{Task, WorkflowState};
 
 /// The inputs of `task` as they are now, its dependencies' fingerprints taken from
@@ -49,14 +49,19 @@ pub fn verifiable(task: &Task) -> bool {
     task.status == crate::state::TaskStatus::Completed || task.reopened.is_some()
 }
 
-/// Why `task` must be checked again, given its inputs `now`, after the reasons
-/// `why` the caller already has (`wf verify --all`); empty when it is up to date
-/// (`wf verify`, `wf show`).
-pub fn stale_reasons(task: &Task, now: &Inputs, mut why: Vec<String>) -> Vec<String> {
+/// Why `task` must be checked again, given its `proof` as read ([`Task::proof`]) and
+/// its inputs `now`, after the reasons `why` the caller already has (`wf verify
+/// --all`); empty when it is up to date (`wf verify`, `wf show`).
+pub fn stale_reasons(
+    task: &Task,
+    proof: Option<&Evidence>,
+    now: &Inputs,
+    mut why: Vec<String>,
+) -> Vec<String> {
     if let Some(reason) = &task.reopened {
         why.push(format!("an earlier verify reopened it: {reason}"));
     }
-    match task.proof() {
+    match proof {
         None if task.evidence.is_some() => {
             why.push("its recorded evidence does not read as evidence".into());
         }

@@ -26,14 +26,15 @@ pub struct Now {
 pub fn now(project: &Path, state: &WorkflowState, task: &Task) -> Now {
     let upstream = upstream_now(project, state, task);
     let inputs = inputs_with(project, state, task, &upstream);
-    if task.proof().is_none() {
+    // Read once: a proof is parsed from its text at each read.
+    let Some(proof) = task.proof() else {
         return Now {
             inputs,
             up_to_date: None,
             changed: Vec::new(),
         };
-    }
-    let changed = stale_reasons(task, &inputs, Vec::new());
+    };
+    let changed = stale_reasons(task, Some(&proof), &inputs, Vec::new());
     Now {
         inputs,
         up_to_date: Some(changed.is_empty()),

@@ -155,7 +155,7 @@ fn reasons(task: &Task, now: &Inputs, all: bool) -> Vec<String> {
     } else {
         Vec::new()
     };
-    proof::stale_reasons(task, now, all)
+    proof::stale_reasons(task, task.proof().as_ref(), now, all)
 }
 
 /// Runs `verify` on the locked `session` (or, with `dry_run`, only reads it).

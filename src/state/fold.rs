@@ -216,8 +216,10 @@ fn apply_verified(state: &mut WorkflowState, event: &Event) -> Result<()> {
         .task_id
         .as_deref()
         .ok_or_else(|| bad_event(event, "no task_id"))?;
-    let evidence =
-        (event.evidence.clone()).ok_or_else(|| bad_event(event, "no valid data.evidence"))?;
+    let evidence = event
+        .evidence
+        .clone()
+        .ok_or_else(|| bad_event(event, "no valid data.evidence"))?;
     let task = state
         .task_mut(id)
         .ok_or_else(|| bad_event(event, &format!("unknown task {id}")))?;
