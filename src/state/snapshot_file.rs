@@ -475,6 +475,16 @@ mod tests {
         )
     }
 
+    /// A temp dir with `n` tasks written to its `a.json` as the store writes them, and
+    /// that write's prior.
+    fn written_once(n: usize) -> (tempfile::TempDir, PathBuf, WorkflowState, Prior) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.json");
+        let state = state_of(n);
+        let (prior, _) = write_file(&path, &state, None);
+        (dir, path, state, prior)
+    }
+
     fn full(state: &WorkflowState) -> Vec<u8> {
         serde_json::to_vec_pretty(state).unwrap()
     }
@@ -513,10 +523,7 @@ mod tests {
 
     #[test]
     fn a_file_renamed_in_before_the_prior_is_taken_is_not_one() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("a.json");
-        let state = state_of(3);
-        let (written, _) = write_file(&path, &state, None);
+        let (dir, path, state, written) = written_once(3);
         std::fs::write(dir.path().join("b.json"), full(&state)).unwrap();
         std::fs::rename(dir.path().join("b.json"), &path).unwrap();
         let spans = match written.spans {
@@ -528,10 +535,7 @@ mod tests {
 
     #[test]
     fn a_prior_written_over_while_its_records_are_copied_says_so() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("a.json");
-        let state = state_of(3);
-        let (prior, _) = write_file(&path, &state, None);
+        let (_dir, path, state, prior) = written_once(3);
         let copier = prior.copier().unwrap();
         // In place, the same bytes: only the file's time says it was written.
         std::thread::sleep(std::time::Duration::from_millis(20));
@@ -545,10 +549,7 @@ mod tests {
 
     #[test]
     fn a_span_of_another_task_is_not_copied() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("a.json");
-        let state = state_of(3);
-        let (mut prior, _) = write_file(&path, &state, None);
+        let (dir, _path, state, mut prior) = written_once(3);
         if let Spans::Known(spans) = &mut prior.spans {
             spans.swap(0, 1);
         }
@@ -560,10 +561,7 @@ mod tests {
 
     #[test]
     fn a_prior_whose_file_changed_since_copies_nothing() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("a.json");
-        let state = state_of(3);
-        let (prior, _) = write_file(&path, &state, None);
+        let (_dir, path, _state, prior) = written_once(3);
         std::fs::OpenOptions::new()
             .append(true)
             .open(&path)
@@ -575,10 +573,7 @@ mod tests {
 
     #[test]
     fn a_span_that_holds_no_record_is_serialized_instead() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("a.json");
-        let state = state_of(4);
-        let (mut prior, _) = write_file(&path, &state, None);
+        let (dir, _path, state, mut prior) = written_once(4);
         // The first span moved by a byte, the third past the end of the file: the
         // second is copied, and once the file cannot be read where a span says,
         // nothing more is.
