@@ -98,6 +98,12 @@ impl EventKind {
         EventKind::ALL.into_iter().find(|k| k.name() == name)
     }
 
+    /// Whether an event of this name, as a line spells it, changes the state: one
+    /// of ours that [`EventKind::changes_state`] says so of.
+    pub fn named_changes_state(name: &str) -> bool {
+        EventKind::parse(name).is_some_and(EventKind::changes_state)
+    }
+
     /// Whether folding this event changes the state. Only these are applied, by the
     /// writer as it appends them and by readers past the snapshot's mark; the rest are
     /// for people and tools.

@@ -219,8 +219,9 @@ pub struct EventHead<'a> {
 enum HeadData {
     Absent,
     Skipped,
-    /// Without its evidence.
-    Built(serde_json::Map<String, Value>),
+    /// Without its evidence; with its proof when the scan keeps proofs and the
+    /// evidence reads as one (else the evidence stays in the data, as for [`Event`]).
+    Built(serde_json::Map<String, Value>, Option<Proof>),
     /// Not an object: a fold would have to see it whole.
     NotObject,
 }
@@ -249,6 +250,22 @@ impl<'a> EventHead<'a> {
     /// envelope). `None` for any other line, which the full parse then reads: this is
     /// a shortcut for one form, never a second grammar.
     fn parse_as_written(line: &'a [u8], wants_data: fn(&str) -> bool) -> Option<Self> {
+        Self::read_as_written::<false>(line, wants_data)
+    }
+
+    /// [`EventHead::parse_as_written`] that keeps a built event's proof, for the
+    /// writer's fold (`Store::load`), where a completion's evidence was a Value built,
+    /// read as evidence and serialized again: most of a crash read's fold. `None` for
+    /// any line not as written, or with anything unusual in its evidence (a second
+    /// one): the whole parse then reads it.
+    pub fn parse_with_proof(line: &'a [u8], wants_data: fn(&str) -> bool) -> Option<Self> {
+        Self::read_as_written::<true>(line, wants_data)
+    }
+
+    fn read_as_written<const PROOF: bool>(
+        line: &'a [u8],
+        wants_data: fn(&str) -> bool,
+    ) -> Option<Self> {
         let line = line.strip_suffix(b"\n").unwrap_or(line);
         let mut rest = line.strip_prefix(b"{\"seq\":")?;
         let seq = take_u64(&mut rest)?;
@@ -268,7 +285,8 @@ impl<'a> EventHead<'a> {
             return None;
         }
         let (data, used) = if wants_data(kind) {
-            let mut values = serde_json::Deserializer::from_slice(rest).into_iter::<DataOrNot>();
+            let mut values =
+                serde_json::Deserializer::from_slice(rest).into_iter::<DataOrNot<PROOF>>();
             (values.next()?.ok()?.0, values.byte_offset())
         } else {
             let mut values = serde_json::Deserializer::from_slice(rest).into_iter::<Checked>();
@@ -294,12 +312,13 @@ impl<'a> EventHead<'a> {
         })
     }
 
-    /// The event as folds take it, its data without `evidence`; `None` when its data
-    /// was skipped or is not an object (a fold of it must load it whole).
+    /// The event as folds take it, its data without `evidence` (its proof beside it
+    /// when the scan kept it); `None` when its data was skipped or is not an object (a
+    /// fold of it must load it whole).
     pub fn into_event(self) -> Option<Event> {
-        let data = match self.data {
-            HeadData::Absent => Value::Null,
-            HeadData::Built(data) => Value::Object(data),
+        let (data, evidence) = match self.data {
+            HeadData::Absent => (Value::Null, None),
+            HeadData::Built(data, proof) => (Value::Object(data), proof),
             HeadData::Skipped | HeadData::NotObject => return None,
         };
         Some(Event {
@@ -311,7 +330,7 @@ impl<'a> EventHead<'a> {
             actor: self.actor.into_owned(),
             role: self.role.into_owned(),
             data,
-            evidence: None,
+            evidence,
             txn: self.txn,
         })
     }
@@ -406,7 +425,7 @@ impl<'de> serde::de::Visitor<'de> for HeadVisitor {
                 "data" => {
                     let wanted = kind.as_deref().is_none_or(self.wants_data);
                     let value = if wanted {
-                        map.next_value::<DataOrNot>()?.0
+                        map.next_value::<DataOrNot<false>>()?.0
                     } else {
                         map.next_value::<Checked>()?;
                         HeadData::Skipped
@@ -459,50 +478,51 @@ impl<'de> Deserialize<'de> for Borrowed<'de> {
     }
 }
 
-/// `data` built without its evidence when it is an object, noted when it is not.
-struct DataOrNot(HeadData);
+/// `data` built without its evidence when it is an object (its proof kept when
+/// `PROOF`), noted when it is not.
+struct DataOrNot<const PROOF: bool>(HeadData);
 
-impl<'de> Deserialize<'de> for DataOrNot {
+impl<'de, const PROOF: bool> Deserialize<'de> for DataOrNot<PROOF> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        struct Data;
-        impl<'de> serde::de::Visitor<'de> for Data {
-            type Value = DataOrNot;
+        struct Data<const PROOF: bool>;
+        impl<'de, const PROOF: bool> serde::de::Visitor<'de> for Data<PROOF> {
+            type Value = DataOrNot<PROOF>;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
                 f.write_str("an event's data")
             }
             fn visit_map<A: serde::de::MapAccess<'de>>(
                 self,
                 map: A,
-            ) -> std::result::Result<DataOrNot, A::Error> {
-                Ok(DataOrNot(HeadData::Built(without_evidence(map)?)))
+            ) -> std::result::Result<DataOrNot<PROOF>, A::Error> {
+                Ok(DataOrNot(without_evidence::<PROOF, A>(map)?))
             }
             fn visit_seq<A: serde::de::SeqAccess<'de>>(
                 self,
                 mut seq: A,
-            ) -> std::result::Result<DataOrNot, A::Error> {
+            ) -> std::result::Result<DataOrNot<PROOF>, A::Error> {
                 while seq.next_element::<Checked>()?.is_some() {}
                 Ok(DataOrNot(HeadData::NotObject))
             }
-            fn visit_bool<E>(self, _: bool) -> std::result::Result<DataOrNot, E> {
+            fn visit_bool<E>(self, _: bool) -> std::result::Result<DataOrNot<PROOF>, E> {
                 Ok(DataOrNot(HeadData::NotObject))
             }
-            fn visit_i64<E>(self, _: i64) -> std::result::Result<DataOrNot, E> {
+            fn visit_i64<E>(self, _: i64) -> std::result::Result<DataOrNot<PROOF>, E> {
                 Ok(DataOrNot(HeadData::NotObject))
             }
-            fn visit_u64<E>(self, _: u64) -> std::result::Result<DataOrNot, E> {
+            fn visit_u64<E>(self, _: u64) -> std::result::Result<DataOrNot<PROOF>, E> {
                 Ok(DataOrNot(HeadData::NotObject))
             }
-            fn visit_f64<E>(self, _: f64) -> std::result::Result<DataOrNot, E> {
+            fn visit_f64<E>(self, _: f64) -> std::result::Result<DataOrNot<PROOF>, E> {
                 Ok(DataOrNot(HeadData::NotObject))
             }
-            fn visit_str<E>(self, _: &str) -> std::result::Result<DataOrNot, E> {
+            fn visit_str<E>(self, _: &str) -> std::result::Result<DataOrNot<PROOF>, E> {
                 Ok(DataOrNot(HeadData::NotObject))
             }
-            fn visit_unit<E>(self) -> std::result::Result<DataOrNot, E> {
+            fn visit_unit<E>(self) -> std::result::Result<DataOrNot<PROOF>, E> {
                 Ok(DataOrNot(HeadData::NotObject))
             }
         }
-        d.deserialize_any(Data)
+        d.deserialize_any(Data::<PROOF>)
     }
 }
 
@@ -561,19 +581,45 @@ impl<'de> Deserialize<'de> for Checked {
 
 /// An event's data object without its `evidence`: a completion's proof is most of a
 /// run's log, and the read paths that fold a tail onto the task index
-/// (`state::task_index`) show none.
-fn without_evidence<'de, A: serde::de::MapAccess<'de>>(
+/// (`state::task_index`) show none. With `PROOF`, the evidence read as [`Event`]'s
+/// is — checked as a `Value` would be, then taken as a proof when it reads as one,
+/// else left in the data — without building it as a `Value` first. That reads its
+/// text apart from the line, so only where nesting cannot reach serde_json's limit
+/// (`EventHead::read_as_written`); a second `evidence` is an error, for the whole
+/// parse to read.
+fn without_evidence<'de, const PROOF: bool, A: serde::de::MapAccess<'de>>(
     mut map: A,
-) -> std::result::Result<serde_json::Map<String, Value>, A::Error> {
+) -> std::result::Result<HeadData, A::Error> {
+    use serde::de::Error;
     let mut data = serde_json::Map::new();
+    let mut proof = None;
+    let mut seen = false;
     while let Some(key) = map.next_key::<String>()? {
-        if key == "evidence" {
-            map.next_value::<Checked>()?;
-        } else {
+        if key != "evidence" {
             data.insert(key, map.next_value()?);
+        } else if !PROOF {
+            map.next_value::<Checked>()?;
+        } else if std::mem::replace(&mut seen, true) {
+            return Err(A::Error::custom("a second evidence"));
+        } else {
+            let text = map.next_value::<&serde_json::value::RawValue>()?.get();
+            serde_json::from_str::<Checked>(text).map_err(A::Error::custom)?;
+            if let Ok(evidence) = serde_json::from_str::<Evidence>(text) {
+                proof = Some(Proof::of(evidence));
+                continue;
+            }
+            // As `take_evidence` reads it (a `Value` first: a repeated field there is
+            // the last one, where reading the text refuses it).
+            let value: Value = serde_json::from_str(text).map_err(A::Error::custom)?;
+            match Evidence::deserialize(&value) {
+                Ok(evidence) => proof = Some(Proof::of(evidence)),
+                Err(_) => {
+                    data.insert(key, value);
+                }
+            }
         }
     }
-    Ok(data)
+    Ok(HeadData::Built(data, proof))
 }
 
 /// An event before the log gives it a sequence number and a time.
@@ -902,6 +948,19 @@ pub fn for_each_parsed_from<T>(
     )
 }
 
+/// A line as the whole load's fold (`Store::load`) reads it: its `seq`, and the
+/// event, unless it is one that changes nothing (`EventKind::named_changes_state`:
+/// half a run's events), which is only checked in place. A line as our writer makes
+/// it is built without serde's generic `Value` for its envelope and proof; any other
+/// is parsed whole. Either way a line is accepted exactly when it reads as an
+/// [`Event`], and built as one.
+pub fn read_for_fold(line: &[u8]) -> serde_json::Result<(u64, Option<Event>)> {
+    match EventHead::parse_with_proof(line, EventKind::named_changes_state) {
+        Some(head) => Ok((head.seq, head.into_event())),
+        None => serde_json::from_slice::<Event>(line).map(|event| (event.seq, Some(event))),
+    }
+}
+
 /// `reader` starts at byte `start` of the log.
 fn for_each_line<T>(
     path: &Path,
@@ -968,6 +1027,7 @@ mod tests {
     }
 
     const EVENT: &str = r#"{"seq":1,"ts":"t","type":"a","actor":"wf.o","role":"o","data":{}}"#;
+    const PROOF: &str = r#"{"at":"t","inputs":{"fingerprint":"f","definition":"d"},"checks":[{"what":"check","argv":["true"],"exit_code":0,"duration_ms":0}]}"#;
 
     /// A field of an event line, in any of the forms the log could hold (ours, a
     /// hand edit, another tool's).
@@ -987,6 +1047,24 @@ mod tests {
             Just(r#"{"to":"completed","evidence":{"at":"t"}}"#.to_string()),
             Just(r#"{"evidence":[1],"x":{"y":null}}"#.to_string()),
             Just("{}".to_string()),
+            // Evidence that reads as a proof, and what a proof read from text must
+            // treat as the whole load does: a field twice (the `Value` keeps the
+            // last), an unknown field it must still check, evidence twice.
+            Just(format!(r#"{{"to":"completed","evidence":{PROOF}}}"#)),
+            Just(format!(
+                r#"{{"to":"completed","evidence":{}}}"#,
+                PROOF.replacen('{', r#"{"at":"u","#, 1)
+            )),
+            Just(format!(
+                r#"{{"to":"completed","evidence":{}}}"#,
+                PROOF.replacen('{', r#"{"x":"\ud800","#, 1)
+            )),
+            Just(format!(
+                r#"{{"evidence":1,"to":"completed","evidence":{PROOF}}}"#
+            )),
+            Just(format!(
+                r#"{{"evidence":{PROOF},"to":"completed","evidence":2}}"#
+            )),
             // What a skip must refuse as the whole load does: a lone surrogate, a
             // number out of range, nesting past serde_json's limit (and just within it).
             Just(r#""\ud800""#.to_string()),
@@ -1027,9 +1105,10 @@ mod tests {
             // A whole event with some fields replaced and some added; reversed, its
             // data comes before its type.
             let mut fields: Vec<String> = [r#""seq":3"#, r#""ts":"t""#, r#""type":"task.status_changed""#,
-                r#""actor":"wf.o""#, r#""role":"o""#, r#""data":{"to":"completed","evidence":{}}"#]
+                r#""actor":"wf.o""#, r#""role":"o""#]
                 .map(String::from)
                 .to_vec();
+            fields.push(format!(r#""data":{{"to":"completed","evidence":{PROOF}}}"#));
             for (i, field) in edits {
                 match fields.get_mut(i) {
                     Some(f) => *f = field,
@@ -1041,6 +1120,17 @@ mod tests {
             }
             let line = format!("{{{}}}", fields.join(","));
             let event = serde_json::from_slice::<Event>(line.as_bytes());
+            // The whole load's fold: the same lines, the same events, proof and all;
+            // only one that changes nothing may be left unbuilt.
+            let folded = read_for_fold(line.as_bytes());
+            proptest::prop_assert_eq!(folded.is_ok(), event.is_ok(), "{}", line);
+            if let (Ok((seq, built)), Ok(event)) = (&folded, &event) {
+                proptest::prop_assert_eq!(*seq, event.seq);
+                match built {
+                    Some(built) => proptest::prop_assert_eq!(built, event, "{}", line),
+                    None => proptest::prop_assert!(!EventKind::named_changes_state(&event.kind), "{}", line),
+                }
+            }
             for wants in [(|_: &str| true) as fn(&str) -> bool, |_| false] {
                 let head = EventHead::parse(line.as_bytes(), wants);
                 proptest::prop_assert_eq!(head.is_ok(), event.is_ok(), "{}", line);
@@ -1098,6 +1188,66 @@ mod tests {
                 serde_json::from_str::<Value>(other).unwrap()
             );
         }
+    }
+
+    #[test]
+    fn the_fold_reads_a_proof_from_a_line_as_the_whole_load_does() {
+        let line = |data: String| {
+            format!(
+                r#"{{"seq":4,"ts":"t","type":"task.status_changed","task_id":"T1","actor":"wf.o","role":"o","data":{data}}}"#
+            )
+        };
+        let twice = PROOF.replacen('{', r#"{"at":"u","#, 1);
+        let unchecked = PROOF.replacen('{', r#"{"x":"\ud800","#, 1);
+        let cases = [
+            (
+                line(format!(r#"{{"to":"completed","evidence":{PROOF}}}"#)),
+                Some(true),
+            ),
+            // A field twice: the `Value` the whole load builds keeps the last.
+            (
+                line(format!(r#"{{"to":"completed","evidence":{twice}}}"#)),
+                Some(true),
+            ),
+            // Not a proof: left in the data.
+            (
+                line(r#"{"to":"completed","evidence":{"at":1}}"#.into()),
+                Some(false),
+            ),
+            // Refused as a `Value` refuses it, though a proof's fields skip it.
+            (
+                line(format!(r#"{{"to":"completed","evidence":{unchecked}}}"#)),
+                None,
+            ),
+            (
+                line(format!(
+                    r#"{{"evidence":[],"to":"completed","evidence":{PROOF}}}"#
+                )),
+                Some(true),
+            ),
+            (
+                line(format!(
+                    r#"{{"evidence":{PROOF},"to":"completed","evidence":[]}}"#
+                )),
+                Some(false),
+            ),
+        ];
+        for (line, proof) in cases {
+            let whole = serde_json::from_str::<Event>(&line);
+            let folded = read_for_fold(line.as_bytes());
+            let Some(proof) = proof else {
+                assert!(whole.is_err() && folded.is_err(), "{line}");
+                continue;
+            };
+            let whole = whole.unwrap();
+            assert_eq!(whole.evidence.is_some(), proof, "{line}");
+            assert_eq!(folded.unwrap(), (4, Some(whole)), "{line}");
+        }
+        // One that changes nothing is checked, not built.
+        let started = line("{}".into()).replace("task.status_changed", "task.execution_started");
+        assert_eq!(read_for_fold(started.as_bytes()).unwrap(), (4, None));
+        let bad = started.replace("{}", r#"{"x":"\ud800"}"#);
+        assert!(read_for_fold(bad.as_bytes()).is_err());
     }
 
     #[test]

@@ -132,13 +132,20 @@ impl Store {
         let offset = state.event_log.map_or(0, |m| m.offset);
         let seq = state.event_log.map_or(0, |m| m.seq);
         let mut folded = false;
-        event_log::for_each_from(&self.events_path(), offset, |event: Event| {
-            if event.seq > seq {
-                apply_event(&mut state, &event)?;
-                folded = true;
-            }
-            Ok(())
-        })?;
+        event_log::for_each_parsed_from(
+            &self.events_path(),
+            offset,
+            |_, line| event_log::read_for_fold(line),
+            |(at, event)| {
+                if at > seq {
+                    if let Some(event) = event {
+                        apply_event(&mut state, &event)?;
+                    }
+                    folded = true;
+                }
+                Ok(())
+            },
+        )?;
         if folded {
             state.sync_progress();
         }

@@ -200,8 +200,9 @@ pub fn fold_tail(
         events_path,
         mark.offset,
         |offset, line| {
-            let head = EventHead::parse(line, changes_state)?;
-            let folded = head.seq > mark.seq && !head.txn && changes_state(&head.kind);
+            let head = EventHead::parse(line, EventKind::named_changes_state)?;
+            let folded =
+                head.seq > mark.seq && !head.txn && EventKind::named_changes_state(&head.kind);
             Ok(folded.then(|| (offset, line.len(), head.into_event())))
         },
         |line| match line {
@@ -240,10 +241,6 @@ pub fn fold_tail(
         Some(view) => Tail::Folded(Box::new(view)),
         None => Tail::Unsure,
     }
-}
-
-fn changes_state(kind: &str) -> bool {
-    EventKind::parse(kind).is_some_and(EventKind::changes_state)
 }
 
 /// A doubt that sends the reader to the whole load (which says what, if anything, is
@@ -526,7 +523,9 @@ fn view_of(
             .as_ref()?;
         let mut line = vec![0; len];
         log.file().read_exact_at(&mut line, offset).ok()?;
-        let event = EventHead::parse(&line, changes_state).ok()?.into_event()?;
+        let event = EventHead::parse(&line, EventKind::named_changes_state)
+            .ok()?
+            .into_event()?;
         if event.seq != seq {
             return None;
         }
