@@ -120,36 +120,9 @@ impl Store {
     /// The state as of now — snapshot plus event-log tail — or `None` when no
     /// workflow was started here. Takes no lock and writes nothing.
     pub fn load(&self) -> Result<Option<WorkflowState>> {
-        match self.load_snapshot()? {
-            Some(state) => self.fold_log(state).map(Some),
-            None => Ok(None),
-        }
-    }
-
-    /// `state`, just loaded from the snapshot, with the event-log tail written after
-    /// it folded on.
-    fn fold_log(&self, mut state: WorkflowState) -> Result<WorkflowState> {
-        let offset = state.event_log.map_or(0, |m| m.offset);
-        let seq = state.event_log.map_or(0, |m| m.seq);
-        let mut folded = false;
-        event_log::for_each_parsed_from(
-            &self.events_path(),
-            offset,
-            |_, line| event_log::read_for_fold(line),
-            |(at, event)| {
-                if at > seq {
-                    if let Some(event) = event {
-                        apply_event(&mut state, &event)?;
-                    }
-                    folded = true;
-                }
-                Ok(())
-            },
-        )?;
-        if folded {
-            state.sync_progress();
-        }
-        Ok(state)
+        self.read_snapshot(true)?
+            .map(|read| fold(read.state, read.tail))
+            .transpose()
     }
 
     /// What the read paths show (`wf status`, `wf next`, the hooks): from the
@@ -167,12 +140,19 @@ impl Store {
 
     /// The snapshot alone, validated; a plugin-written one with its tasks adopted.
     pub fn load_snapshot(&self) -> Result<Option<WorkflowState>> {
-        Ok(self.read_snapshot()?.map(|(state, _, _)| state))
+        Ok(self.read_snapshot(false)?.map(|read| read.state))
     }
 
-    /// [`Store::load_snapshot`], and the file it was read from, still open, with its
-    /// identity as it was when the read began.
-    fn read_snapshot(&self) -> Result<Option<(WorkflowState, std::fs::File, FileId)>> {
+    /// [`Store::load_snapshot`], with the file it was read from, still open, and its
+    /// identity as it was when the read began; with `tail`, also the event-log tail
+    /// past its mark, read as the fold reads it.
+    ///
+    /// A long tail — after a crash, a second or more of progress: at 10,000 tasks
+    /// reading it is two thirds of the work of parsing the snapshot — is read on a
+    /// second thread while the snapshot parses, from the mark the snapshot's last
+    /// lines name (our writer puts `event_log` last). The parse then says whether
+    /// that was its mark; if not, the tail is read again from the one it has.
+    fn read_snapshot(&self, tail: bool) -> Result<Option<Read>> {
         let path = self.state_path();
         if crate::testing::full_load_forbidden() {
             return Err(WfError::new(
@@ -192,9 +172,33 @@ impl Store {
             Err(e) if e.io == Some(std::io::ErrorKind::NotFound) => return Ok(None),
             Err(e) => return Err(e),
         };
-        let mut state = parse_state(&path, &bytes)?;
+        let events = self.events_path();
+        let beside = tail
+            .then(|| written_mark(&bytes))
+            .flatten()
+            .filter(|mark| worth_a_thread(&events, *mark));
+        let (state, early) = std::thread::scope(|scope| {
+            let events = &events;
+            let early = beside.map(|mark| scope.spawn(move || (mark, read_tail(events, mark))));
+            let state = parse_state(&path, &bytes);
+            // A panic in the read is a bug: it goes on here.
+            let early = early.map(|t| t.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
+            (state, early)
+        });
+        let mut state = state?;
         (self.plan.adopt)(&mut state, &self.dir, self.project.as_deref());
-        Ok(Some((state, file, FileId::of(&meta))))
+        let mark = state.event_log.unwrap_or_default();
+        let tail = match early {
+            Some((guess, read)) if guess == mark => read?,
+            _ if tail => read_tail(&events, mark)?,
+            _ => Vec::new(),
+        };
+        Ok(Some(Read {
+            state,
+            tail,
+            file,
+            id: FileId::of(&meta),
+        }))
     }
 
     /// Refuses a state without tasks in a workflow dir no `wf` writer has touched
@@ -281,10 +285,15 @@ impl Store {
         let _ = writeln!(lock, "{} ({command})", std::process::id());
         // The snapshot's tasks are noted before the log's tail changes any of them,
         // so the next snapshot copies the records of the rest (`state::snapshot_file`).
-        let (state, prior) = match self.read_snapshot()? {
-            Some((state, file, id)) => {
+        let (state, prior) = match self.read_snapshot(true)? {
+            Some(Read {
+                state,
+                tail,
+                file,
+                id,
+            }) => {
                 let prior = Prior::loaded(file, id, &state.tasks, &self.dir, state.event_log);
-                (Some(self.fold_log(state)?), prior)
+                (Some(fold(state, tail)?), prior)
             }
             None => (None, None),
         };
@@ -687,6 +696,66 @@ fn write_snapshot(
 }
 
 /// The workflow dir is a link (refused by every load, which says so).
+/// A snapshot as read: the state it holds, the log's tail past its mark (when asked
+/// for), and the file it came from, with its identity when the read began.
+struct Read {
+    state: WorkflowState,
+    tail: Vec<(u64, Option<Event>)>,
+    file: std::fs::File,
+    id: FileId,
+}
+
+/// `state`, as read from the snapshot, with the log's `tail` past its mark folded on.
+fn fold(mut state: WorkflowState, tail: Vec<(u64, Option<Event>)>) -> Result<WorkflowState> {
+    let seq = state.event_log.map_or(0, |m| m.seq);
+    let mut folded = false;
+    for (at, event) in tail {
+        if at > seq {
+            if let Some(event) = event {
+                apply_event(&mut state, &event)?;
+            }
+            folded = true;
+        }
+    }
+    if folded {
+        state.sync_progress();
+    }
+    Ok(state)
+}
+
+/// The events of the log from `mark` on, as the fold reads them
+/// (`event_log::read_for_fold`): a `seq`, and the event unless it changes nothing.
+fn read_tail(events: &Path, mark: LogMark) -> Result<Vec<(u64, Option<Event>)>> {
+    let mut tail = Vec::new();
+    event_log::for_each_parsed_from(
+        events,
+        mark.offset,
+        |_, line| event_log::read_for_fold(line),
+        |read| {
+            tail.push(read);
+            Ok(())
+        },
+    )?;
+    Ok(tail)
+}
+
+/// The log mark in the last lines of a snapshot as our writer lays it out (a guess:
+/// the parse has the real one).
+fn written_mark(snapshot: &[u8]) -> Option<LogMark> {
+    const KEY: &[u8] = b"\"event_log\": ";
+    let end = &snapshot[snapshot.len().saturating_sub(128)..];
+    let at = end.windows(KEY.len()).rposition(|w| w == KEY)?;
+    let mut marks =
+        serde_json::Deserializer::from_slice(&end[at + KEY.len()..]).into_iter::<LogMark>();
+    marks.next()?.ok()
+}
+
+/// Whether the log's tail past `mark` is long enough to read on a thread of its own:
+/// starting one costs about what reading 64 KB of log does.
+fn worth_a_thread(events: &Path, mark: LogMark) -> bool {
+    std::fs::metadata(events).is_ok_and(|m| m.len().saturating_sub(mark.offset) >= 64 * 1024)
+}
+
 fn is_linked(dir: &Path) -> bool {
     std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink())
 }
@@ -809,6 +878,76 @@ mod tests {
             })
             .collect();
         state
+    }
+
+    #[test]
+    fn a_long_tail_read_beside_the_parse_folds_as_read_after_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = plain_store(dir.path());
+        let ids: Vec<String> = (1..=300).map(|i| format!("T{i}")).collect();
+        let mut session = store.lock(None, "test").unwrap();
+        session.state = Some(state_of(
+            &ids.iter().map(String::as_str).collect::<Vec<_>>(),
+        ));
+        session.save().unwrap();
+        let pad = "x".repeat(100);
+        for id in &ids {
+            for to in [TaskStatus::InProgress, TaskStatus::Completed] {
+                let data = serde_json::json!({ "note": pad });
+                session.set_task_status(id, to, data, None).unwrap();
+            }
+        }
+        session.log().unwrap().sync().unwrap();
+        // Killed: no catch-up on the way out.
+        std::mem::forget(session);
+        let bytes = std::fs::read(store.state_path()).unwrap();
+        let mark = parse_state(&store.state_path(), &bytes)
+            .unwrap()
+            .event_log
+            .unwrap();
+        assert_eq!(
+            written_mark(&bytes),
+            Some(mark),
+            "the guess at our own layout"
+        );
+        assert!(worth_a_thread(&store.events_path(), mark));
+        let beside = store.load().unwrap().unwrap();
+        assert!(beside
+            .tasks
+            .iter()
+            .all(|t| t.status == TaskStatus::Completed));
+        let after = fold(
+            store.load_snapshot().unwrap().unwrap(),
+            read_tail(&store.events_path(), mark).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(beside, after);
+        // Last lines that name another mark (here inside a field of another tool's),
+        // one past half the tail: the guess is wrong, and the tail is read again
+        // from the real one.
+        let log = std::fs::read(store.events_path()).unwrap();
+        let past = usize::try_from(mark.offset).unwrap() + 40_000;
+        let line_start = past + log[past..].iter().position(|&b| b == b'\n').unwrap() + 1;
+        let wrong = LogMark {
+            seq: mark.seq,
+            offset: line_start as u64,
+        };
+        assert!(worth_a_thread(&store.events_path(), wrong));
+        let text = String::from_utf8(bytes).unwrap();
+        let end = text.rfind('}').unwrap();
+        let misled = format!(
+            "{},\n  \"other\": {{\"event_log\": {}}}\n}}\n",
+            text[..end].trim_end(),
+            serde_json::to_string(&wrong).unwrap()
+        );
+        std::fs::write(store.state_path(), &misled).unwrap();
+        assert_eq!(written_mark(misled.as_bytes()), Some(wrong));
+        let reread = store.load().unwrap().unwrap();
+        assert!(reread
+            .tasks
+            .iter()
+            .all(|t| t.status == TaskStatus::Completed));
+        assert_eq!(reread.event_log, Some(mark));
     }
 
     #[test]
