@@ -356,17 +356,22 @@ impl PlanCopy {
     }
 
     /// Rewrites the copy with the statuses of `tasks` when they differ from what it
-    /// shows; a missing or unreadable copy is left alone. When the mirror index
-    /// names this copy, only the blocks of the tasks whose status moved since are
-    /// rendered again: parsing the whole copy was most of a checkpoint's cost (at
-    /// 100,000 tasks, 15 MB of plan; BENCHMARKS.md).
+    /// shows; a missing or unreadable copy is left alone.
     pub fn bring_up_to(&self, tasks: &[Arc<Task>]) -> Result<()> {
-        let Ok((bytes, _, meta)) = crate::fs::read_regular_kept(&self.path) else {
-            return Ok(());
-        };
-        let Ok(text) = String::from_utf8(bytes) else {
-            return Ok(());
-        };
+        match self.mirrored(tasks) {
+            Some(mirrored) => mirrored.write(),
+            None => Ok(()),
+        }
+    }
+
+    /// The copy with the statuses of `tasks`, worked out and not yet written; `None`
+    /// for a missing or unreadable copy. When the mirror index names this copy, only
+    /// the blocks of the tasks whose status moved since are rendered again: parsing
+    /// the whole copy was most of a checkpoint's cost (at 100,000 tasks, 15 MB of
+    /// plan; BENCHMARKS.md).
+    pub fn mirrored(&self, tasks: &[Arc<Task>]) -> Option<Mirrored<'_>> {
+        let (bytes, _, meta) = crate::fs::read_regular_kept(&self.path).ok()?;
+        let text = String::from_utf8(bytes).ok()?;
         let want = wanted(tasks);
         let read = FileId::of(&meta);
         let noted = self.read_index(read);
@@ -376,18 +381,13 @@ impl PlanCopy {
                 let (mirrored, blocks) = mirror_noting(self.format, &text, &want);
                 (mirrored, blocks, true)
             });
-        let mut copy = Some(read);
-        if mirrored != text {
-            write_atomic_with(&self.path, |file| {
-                file.write_all(mirrored.as_bytes())?;
-                copy = file.metadata().ok().map(|meta| FileId::of(&meta));
-                Ok(())
-            })?;
-        }
-        if let Some(copy) = copy.filter(|_| moved) {
-            self.write_index(copy, &blocks);
-        }
-        Ok(())
+        Some(Mirrored {
+            copy: self,
+            read,
+            text: (mirrored != text).then_some(mirrored),
+            blocks,
+            moved,
+        })
     }
 
     fn index_dir(&self) -> &Path {
@@ -420,6 +420,37 @@ impl PlanCopy {
         let _ = crate::state::summary::replace(self.index_dir(), MIRROR_INDEX_FILE, |w| {
             serde_json::to_writer(w, &out)
         });
+    }
+}
+
+/// A plan copy's text brought up to a state, to be written ([`PlanCopy::mirrored`]).
+pub struct Mirrored<'a> {
+    copy: &'a PlanCopy,
+    /// The copy as it was read.
+    read: FileId,
+    /// The new text; `None` when the copy already shows it.
+    text: Option<String>,
+    blocks: Vec<Block>,
+    /// Whether a block shows another status than the index noted (or there was no
+    /// index to go by): the index is written again.
+    moved: bool,
+}
+
+impl Mirrored<'_> {
+    /// Replaces the copy with the new text, if any, and notes its blocks.
+    pub fn write(self) -> Result<()> {
+        let mut copy = Some(self.read);
+        if let Some(text) = &self.text {
+            write_atomic_with(&self.copy.path, |file| {
+                file.write_all(text.as_bytes())?;
+                copy = file.metadata().ok().map(|meta| FileId::of(&meta));
+                Ok(())
+            })?;
+        }
+        if let Some(copy) = copy.filter(|_| self.moved) {
+            self.copy.write_index(copy, &self.blocks);
+        }
+        Ok(())
     }
 }
 

@@ -27,15 +27,39 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::error::Result;
-use crate::plan::mirror::PlanCopy;
+use crate::plan::mirror::{Mirrored, PlanCopy};
 use crate::state::Session;
 
 /// A checkpoint written whole before it returns: the snapshot, then the plan copy.
+///
+/// The copy's new text is worked out on another thread while the snapshot is
+/// written (after a crash at 10,000 tasks, a seventh of the first `resume --step`),
+/// and written after it, as always. A small plan's is worked out after it: a
+/// thread costs more than its mirror.
 pub fn save(session: &mut Session) -> Result<()> {
-    // `Session::checkpoint` mirrors through `plan::STORE_ACCESS`, which is
-    // `plan::mirror::mirror_plan_copy`.
-    session.checkpoint()
+    let Some(copy) = PlanCopy::of(session)? else {
+        return session.checkpoint();
+    };
+    // The statuses as this save writes them: it moves none.
+    let tasks = session.state()?.tasks.clone();
+    let mirrored = std::thread::scope(|scope| {
+        let beside =
+            (tasks.len() >= MIRROR_BESIDE_FROM).then(|| scope.spawn(|| copy.mirrored(&tasks)));
+        session.checkpoint()?;
+        Ok::<_, crate::error::WfError>(match beside {
+            // A panic in it is a bug: it goes on here.
+            Some(thread) => thread
+                .join()
+                .unwrap_or_else(|p| std::panic::resume_unwind(p)),
+            None => copy.mirrored(&tasks),
+        })
+    })?;
+    mirrored.map_or(Ok(()), Mirrored::write)
 }
+
+/// How many tasks a plan has before its copy is mirrored beside the snapshot's
+/// write ([`save`]): about where the mirror costs what starting a thread does.
+const MIRROR_BESIDE_FROM: usize = 200;
 
 /// How often a run writes a checkpoint, at most.
 pub const EVERY: Duration = Duration::from_secs(1);

@@ -557,13 +557,12 @@ impl Session {
         self.emit(NewEvent::new(EventKind::WorkflowStatusChanged, data))
     }
 
-    /// `save`, then the plan copy brought up to the state (`PlanAccess::mirror`): a
-    /// checkpoint. The copy is mirrored once, also when this save is the catch-up
-    /// after a crash (which a bare `save` follows with a mirror of its own).
+    /// `save` as a checkpoint's first half: its caller brings the plan copy up to
+    /// the state next (src/run/checkpoint.rs), so a catch-up save after a crash
+    /// does not mirror the copy itself, as a bare `save` does.
     pub fn checkpoint(&mut self) -> Result<()> {
         self.catch_up = false;
-        self.save()?;
-        (self.store.plan.mirror)(self)
+        self.save()
     }
 
     /// Writes the snapshot: everything emitted so far is folded into it. The log is

@@ -586,6 +586,26 @@ fn a_checkpoint_while_tasks_run_mirrors_the_plan_copy() {
 }
 
 #[test]
+fn a_stop_mirrors_a_big_plans_copy_worked_out_beside_the_snapshot() {
+    // From a few hundred tasks the copy's text is worked out on another thread
+    // while the stop's snapshot is written (src/run/checkpoint.rs `save`): each
+    // stop still leaves the copy showing what the state says.
+    let t = Test::new();
+    let ids: Vec<String> = (1..=300).map(|i| format!("T{i}")).collect();
+    let tasks: Vec<_> = ids.iter().map(|id| task(id, "a").verify("true")).collect();
+    start(&t, &plan(&tasks));
+    for _ in 0..2 {
+        let step = t.wf(&["workflow-execute", "--step", "--ci"]);
+        assert_eq!(step.code, 0, "{}", step.whole());
+        assert_invariants(&t);
+    }
+    let run = t.wf(&["workflow-execute", "--all", "--ci"]);
+    assert_eq!(run.code, 0, "{}", run.whole());
+    assert_invariants(&t);
+    assert!(statuses(&t.state()).iter().all(|(_, s)| s == "completed"));
+}
+
+#[test]
 fn a_command_starts_after_its_start_and_what_came_before_are_in_the_log() {
     // The scheduler writes a turn's events together (a task's outcome, the next
     // one's start): each command checks they were written before it began, so a
