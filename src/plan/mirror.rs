@@ -36,7 +36,7 @@ use crate::state::Session;
 
 /// `tasks` are a state's (`Arc<Task>`) or a plan's (`Task`). The whole mirror, for
 /// the fixture and property tests; a workflow's copy goes through
-/// [`PlanCopy::bring_up_to`].
+/// [`PlanCopy::mirrored`] (and [`PlanCopy::bring_up_to`], which writes it).
 #[cfg(test)]
 pub(crate) fn mirror(format: Format, text: &str, tasks: &[impl Borrow<Task>]) -> String {
     mirror_noting(format, text, &wanted(tasks)).0
@@ -437,6 +437,11 @@ pub struct Mirrored<'a> {
 }
 
 impl Mirrored<'_> {
+    /// Whether the copy on disk is still the file it was worked out from.
+    pub fn is_current(&self) -> bool {
+        std::fs::symlink_metadata(&self.copy.path).is_ok_and(|meta| FileId::of(&meta) == self.read)
+    }
+
     /// Replaces the copy with the new text, if any, and notes its blocks.
     pub fn write(self) -> Result<()> {
         let mut copy = Some(self.read);

@@ -27,25 +27,32 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::error::Result;
-use crate::plan::mirror::{Mirrored, PlanCopy};
+use crate::plan::mirror::PlanCopy;
 use crate::state::Session;
 
 /// A checkpoint written whole before it returns: the snapshot, then the plan copy.
 ///
 /// The copy's new text is worked out on another thread while the snapshot is
 /// written (after a crash at 10,000 tasks, a seventh of the first `resume --step`),
-/// and written after it, as always. A small plan's is worked out after it: a
-/// thread costs more than its mirror.
+/// and written after it, as always; if the copy changed on disk meanwhile (a
+/// person's edit), it is worked out again from what is there now. A small plan's is
+/// worked out after the snapshot.
 pub fn save(session: &mut Session) -> Result<()> {
     let Some(copy) = PlanCopy::of(session)? else {
-        return session.checkpoint();
+        return session.checkpoint_snapshot();
     };
     // The statuses as this save writes them: it moves none.
     let tasks = session.state()?.tasks.clone();
     let mirrored = std::thread::scope(|scope| {
-        let beside =
-            (tasks.len() >= MIRROR_BESIDE_FROM).then(|| scope.spawn(|| copy.mirrored(&tasks)));
-        session.checkpoint()?;
+        // No thread to be had (the system's limit): worked out after the snapshot.
+        let beside = (tasks.len() >= MIRROR_BESIDE_FROM)
+            .then(|| {
+                std::thread::Builder::new()
+                    .spawn_scoped(scope, || copy.mirrored(&tasks))
+                    .ok()
+            })
+            .flatten();
+        session.checkpoint_snapshot()?;
         Ok::<_, crate::error::WfError>(match beside {
             // A panic in it is a bug: it goes on here.
             Some(thread) => thread
@@ -54,11 +61,18 @@ pub fn save(session: &mut Session) -> Result<()> {
             None => copy.mirrored(&tasks),
         })
     })?;
-    mirrored.map_or(Ok(()), Mirrored::write)
+    match mirrored {
+        None => Ok(()),
+        Some(mirrored) if mirrored.is_current() => mirrored.write(),
+        Some(_) => copy.bring_up_to(&tasks),
+    }
 }
 
-/// How many tasks a plan has before its copy is mirrored beside the snapshot's
-/// write ([`save`]): about where the mirror costs what starting a thread does.
+/// How many tasks a plan has before its copy is worked out beside the snapshot's
+/// write ([`save`]). A judgment, not a measured break-even: at 10,000 tasks bringing
+/// the copy up after a crash was 66 M instructions, so a few hundred tasks' worth
+/// is about a million (a few hundred microseconds), well over a thread's start;
+/// below that the saving is too small to be worth a second thread's memory.
 const MIRROR_BESIDE_FROM: usize = 200;
 
 /// How often a run writes a checkpoint, at most.

@@ -197,9 +197,10 @@ mod wire {
 
 /// An event line read in place: its place (`seq`), kind, task and `txn`, for scans
 /// that build only what they keep (the uncommitted-transaction cut; the read paths'
-/// tail, `state::task_index`). Every field of an [`Event`] is read, of its type and at
-/// most once — strings borrowed where they can be — so a line parses as this exactly
-/// when it parses as an event. `data` is built (without its evidence) only when the
+/// tail, `state::task_index`; the whole load's fold, [`read_for_fold`]). Every field
+/// of an [`Event`] is read, of its type and at most once — strings borrowed where
+/// they can be — so a line parses as this exactly when it parses as an event. `data`
+/// is built (without its evidence, or with it as a proof for the fold) only when the
 /// scan asks for the event's kind, and skipped over otherwise.
 #[derive(Debug)]
 pub struct EventHead<'a> {
@@ -1094,7 +1095,55 @@ mod tests {
         (key, value).prop_map(|(k, v)| format!("\"{k}\":{v}"))
     }
 
+    /// The data of an event line: a few of the fields a completion carries, in any
+    /// order, and what the whole parse must refuse or read its own way.
+    fn data_object() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let twice = PROOF.replacen('{', r#"{"at":"u","#, 1);
+        let unchecked = PROOF.replacen('{', r#"{"x":"\ud800","#, 1);
+        let part = prop_oneof![
+            Just(r#""to":"completed""#.to_string()),
+            Just(r#""from":"in_progress""#.to_string()),
+            Just(format!(r#""evidence":{PROOF}"#)),
+            Just(format!(r#""evidence":{twice}"#)),
+            Just(format!(r#""evidence":{unchecked}"#)),
+            Just(r#""evidence":{"at":1}"#.to_string()),
+            Just(r#""evidence":[1]"#.to_string()),
+            Just(r#""x":"\ud800""#.to_string()),
+            Just(r#""x":1e400"#.to_string()),
+            Just(r#""x":{"y":[null,true,"a\"b"]}"#.to_string()),
+            (50usize..70).prop_map(|n| format!(r#""x":{}1{}"#, "[".repeat(n), "]".repeat(n))),
+        ];
+        proptest::collection::vec(part, 0..5).prop_map(|parts| format!("{{{}}}", parts.join(",")))
+    }
+
     proptest::proptest! {
+        /// Lines as our writer makes them, of any kind and data: the whole load's fold
+        /// accepts exactly the lines the whole parse does, and builds the same events.
+        #[test]
+        fn a_line_as_written_folds_as_the_whole_parse_reads_it(
+            kind in proptest::sample::select(vec![
+                "task.status_changed", "workflow.status_changed", "task.execution_started", "note.added",
+            ]),
+            data in data_object(),
+            txn in proptest::bool::ANY,
+        ) {
+            let txn = if txn { r#","txn":true"# } else { "" };
+            let line = format!(
+                r#"{{"seq":4,"ts":"t","type":"{kind}","task_id":"T1","actor":"wf.o","role":"o","data":{data}{txn}}}"#
+            );
+            let whole = serde_json::from_slice::<Event>(line.as_bytes());
+            let folded = read_for_fold(line.as_bytes());
+            proptest::prop_assert_eq!(folded.is_ok(), whole.is_ok(), "{}", line);
+            if let (Ok((seq, built)), Ok(whole)) = (folded, whole) {
+                proptest::prop_assert_eq!(seq, 4);
+                match built {
+                    Some(built) => proptest::prop_assert_eq!(built, whole, "{}", line),
+                    None => proptest::prop_assert!(!EventKind::named_changes_state(kind), "{}", line),
+                }
+            }
+        }
+
         /// The scans that read lines in place take a line for an event exactly when
         /// the whole load does, and build it as the whole load does, but for the proof.
         #[test]
@@ -1243,6 +1292,20 @@ mod tests {
             assert_eq!(whole.evidence.is_some(), proof, "{line}");
             assert_eq!(folded.unwrap(), (4, Some(whole)), "{line}");
         }
+        // Lines as our writer makes them take the shortcut, proof or not; one with a
+        // second `evidence` is left to the whole parse.
+        let shortcut = |data: String| {
+            EventHead::parse_with_proof(line(data).as_bytes(), EventKind::named_changes_state)
+                .is_some()
+        };
+        assert!(shortcut(format!(
+            r#"{{"to":"completed","evidence":{PROOF}}}"#
+        )));
+        assert!(shortcut(format!(
+            r#"{{"to":"completed","evidence":{twice}}}"#
+        )));
+        assert!(shortcut(r#"{"to":"completed","evidence":{"at":1}}"#.into()));
+        assert!(!shortcut(format!(r#"{{"evidence":1,"evidence":{PROOF}}}"#)));
         // One that changes nothing is checked, not built.
         let started = line("{}".into()).replace("task.status_changed", "task.execution_started");
         assert_eq!(read_for_fold(started.as_bytes()).unwrap(), (4, None));

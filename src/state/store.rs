@@ -179,7 +179,12 @@ impl Store {
             .filter(|mark| worth_a_thread(&events, *mark));
         let (state, early) = std::thread::scope(|scope| {
             let events = &events;
-            let early = beside.map(|mark| scope.spawn(move || (mark, read_tail(events, mark))));
+            // No thread to be had (the system's limit): the tail is read after.
+            let early = beside.and_then(|mark| {
+                std::thread::Builder::new()
+                    .spawn_scoped(scope, move || (mark, read_tail(events, mark)))
+                    .ok()
+            });
             let state = parse_state(&path, &bytes);
             // A panic in the read is a bug: it goes on here.
             let early = early.map(|t| t.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
@@ -190,8 +195,15 @@ impl Store {
         let mark = state.event_log.unwrap_or_default();
         let tail = match early {
             Some((guess, read)) if guess == mark => read?,
-            _ if tail => read_tail(&events, mark)?,
-            _ => Vec::new(),
+            early => {
+                // A wrong guess's events go before the tail is read again.
+                drop(early);
+                if tail {
+                    read_tail(&events, mark)?
+                } else {
+                    Tail::default()
+                }
+            }
         };
         Ok(Some(Read {
             state,
@@ -557,10 +569,10 @@ impl Session {
         self.emit(NewEvent::new(EventKind::WorkflowStatusChanged, data))
     }
 
-    /// `save` as a checkpoint's first half: its caller brings the plan copy up to
-    /// the state next (src/run/checkpoint.rs), so a catch-up save after a crash
-    /// does not mirror the copy itself, as a bare `save` does.
-    pub fn checkpoint(&mut self) -> Result<()> {
+    /// `save` as a checkpoint's first half, for `run::checkpoint::save`, which brings
+    /// the plan copy up to the state next: a catch-up save after a crash does not
+    /// mirror the copy itself here, as a bare `save` does.
+    pub(crate) fn checkpoint_snapshot(&mut self) -> Result<()> {
         self.catch_up = false;
         self.save()
     }
@@ -694,44 +706,49 @@ fn write_snapshot(
     Ok(written.copied)
 }
 
-/// The workflow dir is a link (refused by every load, which says so).
 /// A snapshot as read: the state it holds, the log's tail past its mark (when asked
 /// for), and the file it came from, with its identity when the read began.
 struct Read {
     state: WorkflowState,
-    tail: Vec<(u64, Option<Event>)>,
+    tail: Tail,
     file: std::fs::File,
     id: FileId,
 }
 
+/// What the whole load folds of the log past a snapshot's mark.
+#[derive(Default)]
+struct Tail {
+    /// The events to apply, in order: those past the mark that change the state and
+    /// are not part of a transaction (`fold::apply_event` skips those).
+    events: Vec<Event>,
+    /// Whether any line past the mark was read.
+    past_mark: bool,
+}
+
 /// `state`, as read from the snapshot, with the log's `tail` past its mark folded on.
-fn fold(mut state: WorkflowState, tail: Vec<(u64, Option<Event>)>) -> Result<WorkflowState> {
-    let seq = state.event_log.map_or(0, |m| m.seq);
-    let mut folded = false;
-    for (at, event) in tail {
-        if at > seq {
-            if let Some(event) = event {
-                apply_event(&mut state, &event)?;
-            }
-            folded = true;
-        }
+fn fold(mut state: WorkflowState, tail: Tail) -> Result<WorkflowState> {
+    for event in &tail.events {
+        apply_event(&mut state, event)?;
     }
-    if folded {
+    if tail.past_mark {
         state.sync_progress();
     }
     Ok(state)
 }
 
-/// The events of the log from `mark` on, as the fold reads them
-/// (`event_log::read_for_fold`): a `seq`, and the event unless it changes nothing.
-fn read_tail(events: &Path, mark: LogMark) -> Result<Vec<(u64, Option<Event>)>> {
-    let mut tail = Vec::new();
+/// The events of the log past `mark`, as the fold reads them
+/// (`event_log::read_for_fold`); only those it applies are kept.
+fn read_tail(events: &Path, mark: LogMark) -> Result<Tail> {
+    let mut tail = Tail::default();
     event_log::for_each_parsed_from(
         events,
         mark.offset,
         |_, line| event_log::read_for_fold(line),
-        |read| {
-            tail.push(read);
+        |(seq, event)| {
+            if seq > mark.seq {
+                tail.past_mark = true;
+                tail.events.extend(event.filter(|e| !e.txn));
+            }
             Ok(())
         },
     )?;
@@ -749,12 +766,15 @@ fn written_mark(snapshot: &[u8]) -> Option<LogMark> {
     marks.next()?.ok()
 }
 
-/// Whether the log's tail past `mark` is long enough to read on a thread of its own:
-/// starting one costs about what reading 64 KB of log does.
+/// Whether the log's tail past `mark` is long enough to read on a thread of its own.
+/// Reading 64 KB of log is about 3 M instructions (a millisecond here; 88 M for the
+/// 1.8 MB a 10,000-task crash leaves), many times what starting a thread costs; a
+/// shorter tail is not worth the thread's memory, and most loads have none.
 fn worth_a_thread(events: &Path, mark: LogMark) -> bool {
     std::fs::metadata(events).is_ok_and(|m| m.len().saturating_sub(mark.offset) >= 64 * 1024)
 }
 
+/// The workflow dir is a link (refused by every load, which says so).
 fn is_linked(dir: &Path) -> bool {
     std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink())
 }
@@ -891,10 +911,17 @@ mod tests {
         session.save().unwrap();
         let pad = "x".repeat(100);
         for id in &ids {
-            for to in [TaskStatus::InProgress, TaskStatus::Completed] {
-                let data = serde_json::json!({ "note": pad });
-                session.set_task_status(id, to, data, None).unwrap();
-            }
+            let data = serde_json::json!({ "note": pad });
+            session
+                .set_task_status(id, TaskStatus::InProgress, data, None)
+                .unwrap();
+            let proof = Evidence {
+                at: format!("t-{id}"),
+                ..Evidence::default()
+            };
+            session
+                .complete_task(id, serde_json::json!({}), proof)
+                .unwrap();
         }
         session.log().unwrap().sync().unwrap();
         // Killed: no catch-up on the way out.
@@ -915,12 +942,22 @@ mod tests {
             .tasks
             .iter()
             .all(|t| t.status == TaskStatus::Completed));
-        let after = fold(
-            store.load_snapshot().unwrap().unwrap(),
-            read_tail(&store.events_path(), mark).unwrap(),
-        )
+        // As the fold read it before any of this: every event parsed whole,
+        // applied as it was read.
+        let mut whole = store.load_snapshot().unwrap().unwrap();
+        event_log::for_each_from(&store.events_path(), mark.offset, |event| {
+            if event.seq > mark.seq {
+                apply_event(&mut whole, &event)?;
+            }
+            Ok(())
+        })
         .unwrap();
-        assert_eq!(beside, after);
+        whole.sync_progress();
+        assert_eq!(beside, whole);
+        assert_eq!(
+            beside.tasks[9].proof().map(|e| e.at),
+            Some("t-T10".to_string())
+        );
         // Last lines that name another mark (here inside a field of another tool's),
         // one past half the tail: the guess is wrong, and the tail is read again
         // from the real one.
