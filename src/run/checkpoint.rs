@@ -64,13 +64,16 @@ pub fn save(session: &mut Session) -> Result<()> {
     match mirrored {
         None => Ok(()),
         Some(mirrored) if mirrored.is_current() => mirrored.write(),
-        Some(_) => copy.bring_up_to(&tasks),
+        Some(stale) => {
+            drop(stale);
+            copy.bring_up_to(&tasks)
+        }
     }
 }
 
 /// How many tasks a plan has before its copy is worked out beside the snapshot's
 /// write ([`save`]). A judgment, not a measured break-even: at 10,000 tasks bringing
-/// the copy up after a crash was 66 M instructions, so a few hundred tasks' worth
+/// the copy up after a crash was 53 M instructions, so a few hundred tasks' worth
 /// is about a million (a few hundred microseconds), well over a thread's start;
 /// below that the saving is too small to be worth a second thread's memory.
 const MIRROR_BESIDE_FROM: usize = 200;
