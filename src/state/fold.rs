@@ -16,9 +16,16 @@ use crate::state::event_log::Event;
 use crate::state::machine::{TaskStatus, WorkflowStatus};
 use crate::state::model::WorkflowState;
 
+/// Whether a reader's fold applies an event of this kind (as a line names it) and
+/// `txn`: one of ours that changes the state, not part of a transaction. Readers
+/// that keep or scan only such events ask this, so the rule is this one.
+pub fn folds(kind: &str, txn: bool) -> bool {
+    !txn && EventKind::named_changes_state(kind)
+}
+
 /// A reader's fold of one event past the snapshot's mark.
 pub fn apply_event(state: &mut WorkflowState, event: &Event) -> Result<()> {
-    if event.txn {
+    if !folds(&event.kind, event.txn) {
         return Ok(());
     }
     apply_live(state, event)

@@ -32,7 +32,7 @@ use crate::fs::{ensure_dir, read_regular_kept, refuse_symlink};
 use crate::state::event::EventKind;
 use crate::state::event_log::{self, Event, EventLog, NewEvent};
 use crate::state::evidence::Evidence;
-use crate::state::fold::{apply_event, apply_live};
+use crate::state::fold::{apply_event, apply_live, folds};
 use crate::state::machine::{TaskStatus, WorkflowStatus};
 use crate::state::model::{LogMark, WorkflowState, SCHEMA_VERSION};
 use crate::state::recover::CatchUp;
@@ -718,8 +718,8 @@ struct Read {
 /// What the whole load folds of the log past a snapshot's mark.
 #[derive(Default)]
 struct Tail {
-    /// The events to apply, in order: those past the mark that change the state and
-    /// are not part of a transaction (`fold::apply_event` skips those).
+    /// The events to apply, in order: those past the mark that the fold applies
+    /// (`fold::folds`).
     events: Vec<Event>,
     /// Whether any line past the mark was read.
     past_mark: bool,
@@ -747,8 +747,7 @@ fn read_tail(events: &Path, mark: LogMark) -> Result<Tail> {
         |(seq, event)| {
             if seq > mark.seq {
                 tail.past_mark = true;
-                tail.events
-                    .extend(event.filter(|e| !e.txn && EventKind::named_changes_state(&e.kind)));
+                tail.events.extend(event.filter(|e| folds(&e.kind, e.txn)));
             }
             Ok(())
         },

@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize, Serializer};
 
 use crate::state::event::EventKind;
 use crate::state::event_log::{Event, EventHead};
-use crate::state::fold::apply_event;
+use crate::state::fold::{apply_event, folds};
 use crate::state::machine::TaskStatus;
 use crate::state::model::{current_of, LogMark, Task, Usage, WorkflowState};
 use crate::state::summary::{Digest, FileId, View};
@@ -201,8 +201,7 @@ pub fn fold_tail(
         mark.offset,
         |offset, line| {
             let head = EventHead::parse(line, EventKind::named_changes_state)?;
-            let folded =
-                head.seq > mark.seq && !head.txn && EventKind::named_changes_state(&head.kind);
+            let folded = head.seq > mark.seq && folds(&head.kind, head.txn);
             Ok(folded.then(|| (offset, line.len(), head.into_event())))
         },
         |line| match line {
