@@ -45,13 +45,13 @@ pub fn save(session: &mut Session) -> Result<()> {
     let tasks = session.state()?.tasks.clone();
     let mirrored = std::thread::scope(|scope| {
         // No thread to be had (the system's limit): worked out after the snapshot.
-        let beside = (tasks.len() >= MIRROR_BESIDE_FROM)
-            .then(|| {
-                std::thread::Builder::new()
-                    .spawn_scoped(scope, || copy.mirrored(&tasks))
-                    .ok()
-            })
-            .flatten();
+        let beside = if tasks.len() >= MIRROR_BESIDE_FROM {
+            std::thread::Builder::new()
+                .spawn_scoped(scope, || copy.mirrored(&tasks))
+                .ok()
+        } else {
+            None
+        };
         session.checkpoint_snapshot()?;
         Ok::<_, crate::error::WfError>(match beside {
             // A panic in it is a bug: it goes on here.

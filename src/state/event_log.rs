@@ -97,7 +97,7 @@ mod wire {
     use serde::{Deserialize, Serialize};
     use serde_json::Value;
 
-    use super::{Event, Evidence, Proof};
+    use super::{Event, Proof};
 
     #[derive(Serialize)]
     pub(super) struct EventOut<'a> {
@@ -189,9 +189,9 @@ mod wire {
         let fields = data.as_object_mut()?;
         // Read in place: a copy of the value first was a third of the fold's work on
         // a completion.
-        let evidence = Evidence::deserialize(fields.get("evidence")?).ok()?;
+        let proof = super::proof_in(fields.get("evidence")?)?;
         fields.shift_remove("evidence");
-        Some(Proof::of(evidence))
+        Some(proof)
     }
 }
 
@@ -594,13 +594,12 @@ fn without_evidence<'de, const PROOF: bool, A: serde::de::MapAccess<'de>>(
     use serde::de::Error;
     let mut data = serde_json::Map::new();
     let mut proof = None;
-    let mut seen = false;
     while let Some(key) = map.next_key::<String>()? {
         if key != "evidence" {
             data.insert(key, map.next_value()?);
         } else if !PROOF {
             map.next_value::<Checked>()?;
-        } else if std::mem::replace(&mut seen, true) {
+        } else if proof.is_some() || data.contains_key("evidence") {
             return Err(A::Error::custom("a second evidence"));
         } else {
             let text = map.next_value::<&serde_json::value::RawValue>()?.get();
@@ -612,15 +611,18 @@ fn without_evidence<'de, const PROOF: bool, A: serde::de::MapAccess<'de>>(
             // As `take_evidence` reads it (a `Value` first: a repeated field there is
             // the last one, where reading the text refuses it).
             let value: Value = serde_json::from_str(text).map_err(A::Error::custom)?;
-            match Evidence::deserialize(&value) {
-                Ok(evidence) => proof = Some(Proof::of(evidence)),
-                Err(_) => {
-                    data.insert(key, value);
-                }
+            proof = proof_in(&value);
+            if proof.is_none() {
+                data.insert(key, value);
             }
         }
     }
     Ok(HeadData::Built(data, proof))
+}
+
+/// The proof an event's `data.evidence` holds, when it reads as evidence.
+fn proof_in(evidence: &Value) -> Option<Proof> {
+    Evidence::deserialize(evidence).ok().map(Proof::of)
 }
 
 /// An event before the log gives it a sequence number and a time.
