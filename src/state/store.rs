@@ -38,6 +38,7 @@ use crate::state::model::{LogMark, WorkflowState, SCHEMA_VERSION};
 use crate::state::recover::CatchUp;
 use crate::state::snapshot_file::{self, Prior, SharedPrior};
 use crate::state::summary::{self, FileId, View};
+use crate::state::task_index::Spans;
 
 pub const STATE_FILE: &str = "workflow-state.json";
 pub const EVENTS_FILE: &str = "events.jsonl";
@@ -120,7 +121,7 @@ impl Store {
     /// The state as of now — snapshot plus event-log tail — or `None` when no
     /// workflow was started here. Takes no lock and writes nothing.
     pub fn load(&self) -> Result<Option<WorkflowState>> {
-        self.read_snapshot(true)?
+        self.read_snapshot(Also::Tail)?
             .map(|read| fold(read.state, read.tail))
             .transpose()
     }
@@ -140,19 +141,19 @@ impl Store {
 
     /// The snapshot alone, validated; a plugin-written one with its tasks adopted.
     pub fn load_snapshot(&self) -> Result<Option<WorkflowState>> {
-        Ok(self.read_snapshot(false)?.map(|read| read.state))
+        Ok(self.read_snapshot(Also::Nothing)?.map(|read| read.state))
     }
 
     /// [`Store::load_snapshot`], with the file it was read from, still open, and its
-    /// identity as it was when the read began; with `tail`, also the event-log tail
-    /// past its mark, read as the fold reads it.
+    /// identity as it was when the read began; and what `also` asks for.
     ///
     /// A long tail — after a crash, a second or more of progress: at 10,000 tasks
     /// reading it is more than half the work of parsing the snapshot — is read on a
     /// second thread while the snapshot parses, from the mark the snapshot's last
-    /// lines name (our writer puts `event_log` last). The parse then says whether
-    /// that was its mark; if not, the tail is read again from the one it has.
-    fn read_snapshot(&self, tail: bool) -> Result<Option<Read>> {
+    /// lines name (our writer puts `event_log` last), and for a writer the task
+    /// index after it. The parse then says whether that was its mark; if not, the
+    /// tail is read again from the one it has, and the index is left to the write.
+    fn read_snapshot(&self, also: Also) -> Result<Option<Read>> {
         let path = self.state_path();
         if crate::testing::full_load_forbidden() {
             return Err(WfError::new(
@@ -172,17 +173,23 @@ impl Store {
             Err(e) if e.io == Some(std::io::ErrorKind::NotFound) => return Ok(None),
             Err(e) => return Err(e),
         };
+        let id = FileId::of(&meta);
         let events = self.events_path();
-        let beside = tail
+        let beside = (also != Also::Nothing)
             .then(|| written_mark(&bytes))
             .flatten()
             .filter(|mark| worth_a_thread(&events, *mark));
         let (state, early) = std::thread::scope(|scope| {
-            let events = &events;
+            let (events, dir) = (&events, &self.dir);
+            let read = move |mark| {
+                let tail = read_tail(events, mark);
+                let spans = (also == Also::TailAndSpans).then(|| Spans::read(dir, id, mark));
+                (mark, tail, spans)
+            };
             // No thread to be had (the system's limit): the tail is read after.
             let early = beside.and_then(|mark| {
                 std::thread::Builder::new()
-                    .spawn_scoped(scope, move || (mark, read_tail(events, mark)))
+                    .spawn_scoped(scope, move || read(mark))
                     .ok()
             });
             let state = parse_state(&path, &bytes);
@@ -193,23 +200,24 @@ impl Store {
         let mut state = state?;
         (self.plan.adopt)(&mut state, &self.dir, self.project.as_deref());
         let mark = state.event_log.unwrap_or_default();
-        let tail = match early {
-            Some((guess, read)) if guess == mark => read?,
+        let (tail, spans) = match early {
+            Some((guess, tail, spans)) if guess == mark => (tail?, spans),
             early => {
                 // A wrong guess's events go before the tail is read again.
                 drop(early);
-                if tail {
-                    read_tail(&events, mark)?
-                } else {
-                    Tail::default()
-                }
+                let tail = match also {
+                    Also::Nothing => Tail::default(),
+                    Also::Tail | Also::TailAndSpans => read_tail(&events, mark)?,
+                };
+                (tail, None)
             }
         };
         Ok(Some(Read {
             state,
             tail,
             file,
-            id: FileId::of(&meta),
+            id,
+            spans,
         }))
     }
 
@@ -297,14 +305,16 @@ impl Store {
         let _ = writeln!(lock, "{} ({command})", std::process::id());
         // The snapshot's tasks are noted before the log's tail changes any of them,
         // so the next snapshot copies the records of the rest (`state::snapshot_file`).
-        let (state, prior) = match self.read_snapshot(true)? {
+        let (state, prior) = match self.read_snapshot(Also::TailAndSpans)? {
             Some(Read {
                 state,
                 tail,
                 file,
                 id,
+                spans,
             }) => {
-                let prior = Prior::loaded(file, id, &state.tasks, &self.dir, state.event_log);
+                let prior =
+                    Prior::loaded(file, id, &state.tasks, &self.dir, state.event_log, spans);
                 (Some(fold(state, tail)?), prior)
             }
             None => (None, None),
@@ -684,14 +694,13 @@ fn write_snapshot(
     let mut written = None;
     let mut file_id = None;
     write_atomic_with(path, |file| {
-        let out = std::io::BufWriter::with_capacity(64 * 1024, &mut *file);
-        let mut copied = snapshot_file::write(out, state, copier)?;
+        let mut copied = snapshot_file::write(&mut *file, state, copier)?;
         if !copied.intact {
             // The old file was written over while its records were copied: this
             // one is written again, every task serialized.
             file.set_len(0)?;
             file.seek(std::io::SeekFrom::Start(0))?;
-            copied = snapshot_file::write(std::io::BufWriter::new(&mut *file), state, None)?;
+            copied = snapshot_file::write(&mut *file, state, None)?;
         }
         written = Some(copied);
         file_id = file.metadata().ok().map(|meta| FileId::of(&meta));
@@ -713,6 +722,21 @@ struct Read {
     tail: Tail,
     file: std::fs::File,
     id: FileId,
+    /// The task index's spans, when they were read beside the parse.
+    spans: Option<Spans>,
+}
+
+/// What a read of the snapshot reads besides it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Also {
+    Nothing,
+    /// The event log's tail past the snapshot's mark, read as the fold reads it.
+    Tail,
+    /// The tail; and, when a long one is read beside the snapshot's parse, where the
+    /// task index says the snapshot's records are, which a writer's next snapshot
+    /// copies (`state::snapshot_file`): at 10,000 tasks that read is a twelfth of
+    /// the first `resume --step` after a crash, off its critical path here.
+    TailAndSpans,
 }
 
 /// What the whole load folds of the log past a snapshot's mark.
@@ -850,7 +874,7 @@ fn refuse_duplicate_ids(
     state: WorkflowState,
     corrupt: &dyn Fn(String, String) -> WfError,
 ) -> Result<WorkflowState> {
-    let mut ids = std::collections::HashSet::new();
+    let mut ids = std::collections::HashSet::<_, foldhash::fast::RandomState>::default();
     if let Some(dup) = state.tasks.iter().find(|t| !ids.insert(t.id.as_str())) {
         return Err(corrupt(
             String::new(),
@@ -932,18 +956,19 @@ mod tests {
         assert!(!tail.past_mark && tail.events.is_empty());
     }
 
-    #[test]
-    fn a_long_tail_read_beside_the_parse_folds_as_read_after_it() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = plain_store(dir.path());
-        let ids: Vec<String> = (1..=300).map(|i| format!("T{i}")).collect();
+    /// A store in `dir` whose snapshot holds `tasks` tasks and whose log then
+    /// completed the first `done` (with proofs, past 64 KB of log for 300), killed
+    /// before it caught up.
+    fn killed_with_a_tail(dir: &Path, tasks: usize, done: usize) -> Store {
+        let store = plain_store(dir);
+        let ids: Vec<String> = (1..=tasks).map(|i| format!("T{i}")).collect();
         let mut session = store.lock(None, "test").unwrap();
         session.state = Some(state_of(
             &ids.iter().map(String::as_str).collect::<Vec<_>>(),
         ));
         session.save().unwrap();
         let pad = "x".repeat(100);
-        for id in &ids {
+        for id in &ids[..done] {
             let data = serde_json::json!({ "note": pad });
             session
                 .set_task_status(id, TaskStatus::InProgress, data, None)
@@ -957,8 +982,16 @@ mod tests {
                 .unwrap();
         }
         session.log().unwrap().sync().unwrap();
-        // Killed: no catch-up on the way out.
+        // Killed: no catch-up on the way out, and the lock is free.
+        session.lock.file().unlock().unwrap();
         std::mem::forget(session);
+        store
+    }
+
+    #[test]
+    fn a_long_tail_read_beside_the_parse_folds_as_read_after_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = killed_with_a_tail(dir.path(), 300, 300);
         let bytes = std::fs::read(store.state_path()).unwrap();
         let mark = parse_state(&store.state_path(), &bytes)
             .unwrap()
@@ -1017,6 +1050,34 @@ mod tests {
             .iter()
             .all(|t| t.status == TaskStatus::Completed));
         assert_eq!(reread.event_log, Some(mark));
+    }
+
+    #[test]
+    fn a_writer_copies_records_where_the_index_read_beside_the_parse_says() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = killed_with_a_tail(dir.path(), 600, 300);
+        let mut session = store.lock(None, "test").unwrap();
+        // Read with the snapshot, the index is not needed again: gone now, the
+        // records of the 300 tasks the tail left alone are still copied.
+        std::fs::remove_file(store.dir.join(crate::state::task_index::INDEX_FILE)).unwrap();
+        let mark = synced_mark(session.log().unwrap()).unwrap();
+        let state = session.state.as_mut().unwrap();
+        state.event_log = Some(mark);
+        let copied = write_snapshot(&store.dir, &store.state_path(), state, &session.prior);
+        assert_eq!(copied.unwrap(), 300);
+        let written = std::fs::read(store.state_path()).unwrap();
+        assert_eq!(written, serde_json::to_vec_pretty(state).unwrap());
+        drop(session);
+        // A short tail is read after the parse, and the index with the write.
+        let dir = tempfile::tempdir().unwrap();
+        let store = killed_with_a_tail(dir.path(), 600, 3);
+        let mut session = store.lock(None, "test").unwrap();
+        std::fs::remove_file(store.dir.join(crate::state::task_index::INDEX_FILE)).unwrap();
+        let mark = synced_mark(session.log().unwrap()).unwrap();
+        let state = session.state.as_mut().unwrap();
+        state.event_log = Some(mark);
+        let copied = write_snapshot(&store.dir, &store.state_path(), state, &session.prior);
+        assert_eq!(copied.unwrap(), 0);
     }
 
     #[test]

@@ -267,11 +267,36 @@ pub fn spans_of(
     mark: LogMark,
     tasks: &[Arc<Task>],
 ) -> Option<Vec<[u64; 2]>> {
-    let (writer, entries) = read_index(dir, snapshot, mark)?;
-    let same = writer == WRITER
-        && entries.len() == tasks.len()
-        && entries.iter().zip(tasks).all(|(e, t)| e.id == t.id);
-    same.then(|| entries.iter().map(|e| e.span).collect())
+    Spans::read(dir, snapshot, mark).of(tasks)
+}
+
+/// The task index of one snapshot as read for where its records are, before the
+/// snapshot's tasks are known to check it against (a writer taking the lock may
+/// read it beside the snapshot's parse: `Store::lock`).
+#[derive(Debug)]
+pub struct Spans {
+    /// None when there is no index written with that snapshot by a wf that writes a
+    /// task as this one does.
+    entries: Option<Vec<Entry>>,
+}
+
+impl Spans {
+    /// The index written with the snapshot `snapshot` (log mark `mark`).
+    pub fn read(dir: &Path, snapshot: FileId, mark: LogMark) -> Spans {
+        let entries = read_index(dir, snapshot, mark)
+            .filter(|(writer, _)| writer == WRITER)
+            .map(|(_, entries)| entries);
+        Spans { entries }
+    }
+
+    /// Where the records of `tasks` are, if the index lists the same tasks in the
+    /// same order.
+    pub fn of(&self, tasks: &[Arc<Task>]) -> Option<Vec<[u64; 2]>> {
+        let entries = self.entries.as_ref()?;
+        let same =
+            entries.len() == tasks.len() && entries.iter().zip(tasks).all(|(e, t)| e.id == t.id);
+        same.then(|| entries.iter().map(|e| e.span).collect())
+    }
 }
 
 /// Reads `task-index.json` as [`write`] makes it: a head (numbers and the writer's
@@ -557,7 +582,7 @@ mod tests {
     /// A snapshot written as the store writes it (pretty, spans recorded).
     fn snapshot(path: &Path, state: &WorkflowState) -> Vec<[u64; 2]> {
         let file = std::fs::File::create(path).unwrap();
-        crate::state::snapshot_file::write(std::io::BufWriter::new(file), state, None)
+        crate::state::snapshot_file::write(file, state, None)
             .unwrap()
             .spans
     }
