@@ -33,7 +33,7 @@ fn agent(id: &str) -> Task {
     with(id, |t| t.actions = vec!["create_file".into()])
 }
 
-fn index(tasks: &[Task]) -> HashMap<String, usize> {
+fn index(tasks: &[Task]) -> crate::run::ready_queue::Positions {
     tasks
         .iter()
         .enumerate()

@@ -14,6 +14,10 @@
 //! candidate is dropped for good.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
+
+/// Each task's position in the plan, by id. foldhash, not std's SipHash: a run
+/// builds it over every task at its start.
+pub type Positions = HashMap<String, usize, foldhash::fast::RandomState>;
 use std::sync::Arc;
 
 use crate::state::machine::TaskStatus;
@@ -36,7 +40,7 @@ pub struct ReadyQueue {
 
 impl ReadyQueue {
     /// The queue for `tasks` as they are now: O(tasks + dependency edges).
-    pub fn new(tasks: &[Arc<Task>], index: &HashMap<String, usize>) -> ReadyQueue {
+    pub fn new(tasks: &[Arc<Task>], index: &Positions) -> ReadyQueue {
         let mut q = ReadyQueue {
             waiting_on: vec![0; tasks.len()],
             dependants: vec![Vec::new(); tasks.len()],
@@ -135,7 +139,7 @@ mod tests {
             .collect()
     }
 
-    fn index(tasks: &[Arc<Task>]) -> HashMap<String, usize> {
+    fn index(tasks: &[Arc<Task>]) -> Positions {
         tasks
             .iter()
             .enumerate()

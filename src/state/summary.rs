@@ -125,7 +125,9 @@ impl Digest {
 
     /// The digest of `tasks`, in plan order.
     pub fn of_tasks<G: Glance>(tasks: &[impl std::borrow::Borrow<G>]) -> Digest {
-        let status: HashMap<&str, TaskStatus> = tasks
+        // foldhash, not std's SipHash: every snapshot's summary and every read
+        // path's fold builds this over all the tasks.
+        let status: HashMap<&str, TaskStatus, foldhash::fast::RandomState> = tasks
             .iter()
             .map(|t| (t.borrow().id(), t.borrow().status()))
             .collect();
