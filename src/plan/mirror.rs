@@ -27,11 +27,12 @@ use super::speckit;
 use super::status;
 use super::Format;
 use crate::error::Result;
-use crate::fs::durable::write_atomic_with;
+use crate::fs::durable::Temp;
 use crate::state::machine::TaskStatus;
 use crate::state::model::Task;
 use crate::state::store::MIRROR_INDEX_FILE;
 use crate::state::summary::FileId;
+use crate::state::summary::Staged;
 use crate::state::Session;
 
 /// `tasks` are a state's (`Arc<Task>`) or a plan's (`Task`). The whole mirror, for
@@ -402,10 +403,10 @@ impl PlanCopy {
             .then_some(index.blocks)
     }
 
-    /// Notes `blocks` as those of the copy `copy` (the file read, or the one just
-    /// written). Best effort and not synced, as the state's summary: a missing or
-    /// stale index only means a whole mirror.
-    fn write_index(&self, copy: FileId, blocks: &[Block]) {
+    /// Notes `blocks` as those of the copy `copy` (the file read, or the one being
+    /// written), to be placed once that copy is. Best effort and not synced, as the
+    /// state's summary: a missing or stale index only means a whole mirror.
+    fn stage_index(&self, copy: FileId, blocks: &[Block]) -> Staged {
         #[derive(Serialize)]
         struct Out<'a> {
             mirror_index_version: u32,
@@ -417,9 +418,9 @@ impl PlanCopy {
             copy,
             blocks,
         };
-        let _ = crate::state::summary::replace(self.index_dir(), MIRROR_INDEX_FILE, |w| {
-            serde_json::to_writer(w, &out)
-        });
+        let mut staged = Staged::new(self.index_dir());
+        staged.add(MIRROR_INDEX_FILE, |w| serde_json::to_writer(w, &out));
+        staged
     }
 }
 
@@ -442,18 +443,28 @@ impl Mirrored<'_> {
         std::fs::symlink_metadata(&self.copy.path).is_ok_and(|meta| FileId::of(&meta) == self.read)
     }
 
-    /// Replaces the copy with the new text, if any, and notes its blocks.
+    /// Replaces the copy with the new text, if any, and notes its blocks: while the
+    /// new copy syncs, placed once it is renamed.
     pub fn write(self) -> Result<()> {
-        let mut copy = Some(self.read);
-        if let Some(text) = &self.text {
-            write_atomic_with(&self.copy.path, |file| {
-                file.write_all(text.as_bytes())?;
-                copy = file.metadata().ok().map(|meta| FileId::of(&meta));
-                Ok(())
-            })?;
-        }
-        if let Some(copy) = copy.filter(|_| self.moved) {
-            self.copy.write_index(copy, &self.blocks);
+        let stage = |copy: FileId| {
+            self.moved
+                .then(|| self.copy.stage_index(copy, &self.blocks))
+        };
+        let Some(text) = &self.text else {
+            if let Some(staged) = stage(self.read) {
+                staged.place();
+            }
+            return Ok(());
+        };
+        let mut temp = Temp::create(&self.copy.path)?;
+        temp.fill(|file| file.write_all(text.as_bytes()))?;
+        let staged = temp.sync_beside(|file| {
+            let copy = FileId::of(&file.metadata().ok()?);
+            stage(copy)
+        })?;
+        temp.commit()?;
+        if let Some(staged) = staged {
+            staged.place();
         }
         Ok(())
     }

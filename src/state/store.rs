@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 
 use crate::config::Role;
 use crate::error::{ErrorKind, Result, WfError};
-use crate::fs::durable::write_atomic_with;
+use crate::fs::durable::Temp;
 use crate::fs::{ensure_dir, read_regular_kept, refuse_symlink};
 use crate::state::event::EventKind;
 use crate::state::event_log::{self, Event, EventLog, NewEvent};
@@ -691,25 +691,30 @@ fn write_snapshot(
     // Streamed into the temp file: a 10,000-task snapshot is 4–9 MB of JSON that
     // need not also sit in memory.
     let copier = Prior::take(prior).and_then(Prior::copier);
-    let mut written = None;
-    let mut file_id = None;
-    write_atomic_with(path, |file| {
-        let mut copied = snapshot_file::write(&mut *file, state, copier)?;
-        if !copied.intact {
-            // The old file was written over while its records were copied: this
-            // one is written again, every task serialized.
-            file.set_len(0)?;
-            file.seek(std::io::SeekFrom::Start(0))?;
-            copied = snapshot_file::write(&mut *file, state, None)?;
+    let mut temp = Temp::create(path)?;
+    let written = temp.fill(|file| {
+        let copied = snapshot_file::write(&mut *file, state, copier)?;
+        if copied.intact {
+            return Ok(copied);
         }
-        written = Some(copied);
-        file_id = file.metadata().ok().map(|meta| FileId::of(&meta));
-        Ok(())
+        // The old file was written over while its records were copied: this one is
+        // written again, every task serialized.
+        file.set_len(0)?;
+        file.seek(std::io::SeekFrom::Start(0))?;
+        snapshot_file::write(&mut *file, state, None)
     })?;
-    let Some(written) = written else {
-        return Ok(0);
-    };
-    summary::write(dir, path, state, &written.spans);
+    // The summary and index name the file as written; a sync and a rename leave
+    // what names it as it is.
+    let (file_id, staged) = temp
+        .sync_beside(|file| {
+            let id = file.metadata().ok().map(|meta| FileId::of(&meta))?;
+            Some((id, summary::stage(dir, id, state, &written.spans)))
+        })?
+        .unzip();
+    temp.commit()?;
+    if let Some(staged) = staged {
+        staged.place();
+    }
     let next = file_id.and_then(|id| Prior::written(path, id, &state.tasks, written.spans));
     Prior::keep(prior, next);
     Ok(written.copied)

@@ -22,7 +22,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::io::Write;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -340,30 +340,34 @@ pub fn remove(dir: &Path) {
     let _ = std::fs::remove_file(dir.join(task_index::INDEX_FILE));
 }
 
-/// Writes the summary of `state`, just saved as the snapshot at `snapshot` with its
-/// task records at `spans`, and the task index beside it. Best effort and not
-/// synced: they are indexes that readers check against the snapshot, so a missing
-/// or torn one only sends them to the whole load. (Their writes are not fault points
-/// of `WF_TEST_FAULT`: the state's durable writes keep their numbers.)
-pub fn write(dir: &Path, snapshot: &Path, state: &mut WorkflowState, spans: &[[u64; 2]]) {
+/// Writes the summary of `state`, about to be saved as the snapshot `snapshot` with
+/// its task records at `spans`, and the task index beside it, to temp files beside
+/// their places: they are written while the snapshot syncs, and put in place once it
+/// is (`Staged::place`). Best effort and not synced: they are indexes that readers
+/// check against the snapshot, so a missing or torn one only sends them to the whole
+/// load. (Their writes are not fault points of `WF_TEST_FAULT`: the state's durable
+/// writes keep their numbers.)
+pub fn stage(
+    dir: &Path,
+    snapshot: FileId,
+    state: &mut WorkflowState,
+    spans: &[[u64; 2]],
+) -> Staged {
+    let mut staged = Staged::new(dir);
     let Some(mark) = state.event_log else {
-        return;
+        return staged;
     };
     // A plugin state nobody adopted has no tasks to summarise, and the read paths
     // have to say why: they load it whole.
     if state.tasks.is_empty() || state.unadopted.is_some() {
-        return;
+        return staged;
     }
-    let Ok(meta) = std::fs::symlink_metadata(snapshot) else {
-        return;
-    };
     let digest = Digest::of(state);
     // `urgent` holds every task in progress, failed or blocked.
     if digest.urgent.len() > MAX_LISTED {
-        return;
+        return staged;
     }
-    let snapshot = FileId::of(&meta);
-    task_index::write(dir, snapshot, mark, state, spans);
+    task_index::stage(&mut staged, snapshot, mark, state, spans);
     let named = digest.named(state);
     // The big per-task parts are taken out for the write and put back after: the
     // summary holds the named tasks only, and no copy of the rest is made.
@@ -383,46 +387,88 @@ pub fn write(dir: &Path, snapshot: &Path, state: &mut WorkflowState, spans: &[[u
             .map(AsRef::as_ref)
             .collect(),
     };
-    let _ = replace(dir, SUMMARY_FILE, |w| serde_json::to_writer(w, &out));
+    staged.add(SUMMARY_FILE, |w| serde_json::to_writer(w, &out));
     state.tasks = tasks;
     state.progress = progress;
     state.skipped_info = skipped;
     state.quality_gates = gates;
+    staged
 }
 
-/// The index file `name` in `dir` replaced by what `write` writes, through a temp file
-/// (swept like every `.tmp-*` a killed writer leaves), without following a planted
-/// link. Streamed: an index of 100,000 tasks is never held whole in memory.
-pub fn replace(
-    dir: &Path,
-    name: &str,
-    write: impl FnOnce(&mut std::io::BufWriter<&std::fs::File>) -> serde_json::Result<()>,
-) -> std::io::Result<()> {
-    let tmp = dir.join(format!(
-        "{}{name}-{}",
-        crate::fs::durable::TMP_PREFIX,
-        std::process::id()
-    ));
-    let _ = std::fs::remove_file(&tmp);
-    let file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o644)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(&tmp)?;
-    // The snapshot's buffer size: the 8 KB default wrote a 100,000-task index (7 MB)
-    // in 850 calls.
-    let mut out = std::io::BufWriter::with_capacity(64 * 1024, &file);
-    let written = write(&mut out)
-        .map_err(std::io::Error::from)
-        .and_then(|()| out.flush());
-    drop(out);
-    drop(file);
-    if let Err(e) = written.and_then(|()| std::fs::rename(&tmp, dir.join(name))) {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(e);
+/// Index files of one directory (the summary, the task index, the mirror index)
+/// written to temp files beside their places — swept like every `.tmp-*` a killed
+/// writer leaves — and renamed there together by [`Staged::place`], once what they
+/// name is in place; dropped before that, they are removed.
+#[must_use]
+pub struct Staged {
+    dir: PathBuf,
+    /// Each temp file and the name it takes, in the order they were written.
+    temps: Vec<(PathBuf, &'static str)>,
+}
+
+impl Staged {
+    pub fn new(dir: &Path) -> Staged {
+        Staged {
+            dir: dir.to_path_buf(),
+            temps: Vec::new(),
+        }
     }
-    Ok(())
+
+    /// Writes the index file `name` with `write`, to a temp file opened without
+    /// following a planted link. Streamed: an index of 100,000 tasks is never held
+    /// whole in memory. Best effort: a failed write leaves nothing to place.
+    pub fn add(
+        &mut self,
+        name: &'static str,
+        write: impl FnOnce(&mut std::io::BufWriter<&std::fs::File>) -> serde_json::Result<()>,
+    ) {
+        let tmp = self.dir.join(format!(
+            "{}{name}-{}",
+            crate::fs::durable::TMP_PREFIX,
+            std::process::id()
+        ));
+        let _ = std::fs::remove_file(&tmp);
+        let Ok(file) = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o644)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&tmp)
+        else {
+            return;
+        };
+        // The snapshot's buffer size: the 8 KB default wrote a 100,000-task index
+        // (7 MB) in 850 calls.
+        let mut out = std::io::BufWriter::with_capacity(64 * 1024, &file);
+        let written = write(&mut out)
+            .map_err(std::io::Error::from)
+            .and_then(|()| out.flush());
+        drop(out);
+        drop(file);
+        match written {
+            Ok(()) => self.temps.push((tmp, name)),
+            Err(_) => {
+                let _ = std::fs::remove_file(&tmp);
+            }
+        }
+    }
+
+    /// Renames them into place. Best effort, as their writes.
+    pub fn place(mut self) {
+        for (tmp, name) in std::mem::take(&mut self.temps) {
+            if std::fs::rename(&tmp, self.dir.join(name)).is_err() {
+                let _ = std::fs::remove_file(&tmp);
+            }
+        }
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        for (tmp, _) in &self.temps {
+            let _ = std::fs::remove_file(tmp);
+        }
+    }
 }
 
 /// The view from a current summary, or `None` when there is none to trust (the
@@ -465,4 +511,44 @@ pub fn read(dir: &Path, state_path: &Path, events_path: &Path) -> Option<View> {
         digest: file.digest,
         from_summary: true,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn staged_files_are_placed_together_or_not_at_all() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.json"), "old a").unwrap();
+        let stage = || {
+            let mut staged = Staged::new(dir.path());
+            staged.add("a.json", |w| serde_json::to_writer(w, "new a"));
+            staged.add("b.json", |w| serde_json::to_writer(w, "new b"));
+            // A write that fails leaves nothing to place.
+            staged.add("c.json", |_| Err(serde::ser::Error::custom("full")));
+            staged
+        };
+        let names = || {
+            let mut names: Vec<String> = std::fs::read_dir(dir.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            names.sort();
+            names
+        };
+        // Dropped (what they name was never put in place): as they were.
+        drop(stage());
+        assert_eq!(names(), ["a.json"]);
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("a.json")).unwrap(),
+            "old a"
+        );
+        stage().place();
+        assert_eq!(names(), ["a.json", "b.json"]);
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("a.json")).unwrap(),
+            "\"new a\""
+        );
+    }
 }

@@ -34,7 +34,7 @@ use crate::state::event_log::{Event, EventHead};
 use crate::state::fold::{apply_event, folds};
 use crate::state::machine::TaskStatus;
 use crate::state::model::{current_of, LogMark, Task, Usage, WorkflowState};
-use crate::state::summary::{Digest, FileId, View};
+use crate::state::summary::{Digest, FileId, Staged, View};
 
 pub const INDEX_FILE: &str = "task-index.json";
 /// The layout of `task-index.json`; a reader ignores a file of any other.
@@ -136,10 +136,11 @@ struct IndexHead {
     event_log: LogMark,
 }
 
-/// Writes the index of `state`, just saved as the snapshot `snapshot` with its task
-/// records at `spans`. Best effort and not synced, as the summary.
-pub fn write(
-    dir: &Path,
+/// Writes the index of `state`, about to be saved as the snapshot `snapshot` with
+/// its task records at `spans`, with the summary (`summary::stage`). Best effort and
+/// not synced, as the summary.
+pub fn stage(
+    staged: &mut Staged,
     snapshot: FileId,
     mark: LogMark,
     state: &WorkflowState,
@@ -155,7 +156,7 @@ pub fn write(
         event_log: mark,
         tasks: (&state.tasks, spans),
     };
-    let _ = crate::state::summary::replace(dir, INDEX_FILE, |w| serde_json::to_writer(w, &out));
+    staged.add(INDEX_FILE, |w| serde_json::to_writer(w, &out));
 }
 
 /// What the log past the summary's mark makes of the summary.
@@ -823,7 +824,8 @@ mod tests {
             state.sync_progress();
             state.event_log = Some(LogMark { seq: before.len() as u64, offset: log.len() as u64 });
             let spans = snapshot(&state_path, &state);
-            summary::write(dir.path(), &state_path, &mut state, &spans);
+            let id = FileId::of(&std::fs::metadata(&state_path).unwrap());
+            summary::stage(dir.path(), id, &mut state, &spans).place();
             // The run goes on, then dies: its progress is only in the log.
             let tail = walk(&state, &after, before.len() as u64 + 1);
             let mut whole = state.clone();
