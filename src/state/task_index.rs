@@ -20,7 +20,6 @@
 //! another snapshot's, a span that does not hold its task, an event the fold refuses
 //! — is the whole load.
 
-use std::borrow::Cow;
 use std::cell::OnceCell;
 use std::collections::HashMap;
 use std::os::unix::fs::FileExt;
@@ -32,6 +31,7 @@ use serde::{Deserialize, Serialize, Serializer};
 use crate::state::event::EventKind;
 use crate::state::event_log::{Event, EventHead};
 use crate::state::fold::{apply_event, folds};
+use crate::state::index_reader::IndexReader;
 use crate::state::machine::TaskStatus;
 use crate::state::model::{current_of, LogMark, Task, Usage, WorkflowState};
 use crate::state::summary::{Digest, FileId, Staged, View};
@@ -253,7 +253,7 @@ fn unsure() -> crate::error::WfError {
 /// name of the wf that wrote it.
 fn read_index(dir: &Path, snapshot: FileId, mark: LogMark) -> Option<(String, Vec<Entry>)> {
     let bytes = crate::fs::read_regular(&dir.join(INDEX_FILE)).ok()?;
-    let (head, entries) = IndexReader::read(&bytes)?;
+    let (head, entries) = read_entries(&bytes)?;
     let named =
         head.index_version == INDEX_VERSION && head.snapshot == snapshot && head.event_log == mark;
     named.then_some((head.writer, entries))
@@ -300,144 +300,57 @@ impl Spans {
     }
 }
 
-/// Reads `task-index.json` as [`write`] makes it: a head (numbers and the writer's
-/// name), then the entries,
-/// each an array of [`Entry`]'s fields. The entries are read by hand: through serde
-/// they were a fifth of a crash read's instructions (a visitor per field, an
-/// allocation per string); here a string without escapes is copied once. The file is
-/// only ever ours and only a cache, so anything else — another layout, a torn write —
-/// reads as no index: the whole load.
-struct IndexReader<'a> {
-    rest: &'a [u8],
+/// Reads `task-index.json` as [`stage`] makes it: a head (numbers and the writer's
+/// name), then the entries, each an array of [`Entry`]'s fields, read by hand
+/// (`state::index_reader`). The file is only ever ours and only a cache, so anything
+/// else — another layout, a torn write — reads as no index: the whole load.
+fn read_entries(bytes: &[u8]) -> Option<(IndexHead, Vec<Entry>)> {
+    let (head, mut reader) = IndexReader::after_head(bytes, "tasks")?;
+    let entries = reader.array(entry)?;
+    reader.end()?;
+    Some((head, entries))
 }
 
-impl<'a> IndexReader<'a> {
-    fn read(bytes: &'a [u8]) -> Option<(IndexHead, Vec<Entry>)> {
-        const TASKS: &[u8] = b",\"tasks\":";
-        let head_len = bytes.windows(TASKS.len()).position(|w| w == TASKS)?;
-        let mut head = bytes[..head_len].to_vec();
-        head.push(b'}');
-        let head: IndexHead = serde_json::from_slice(&head).ok()?;
-        let mut reader = IndexReader {
-            rest: &bytes[head_len + TASKS.len()..],
-        };
-        let tasks = reader.array(Self::entry)?;
-        reader.byte(b'}')?;
-        reader.rest.is_empty().then_some((head, tasks))
-    }
-
-    fn byte(&mut self, b: u8) -> Option<()> {
-        self.rest = self.rest.strip_prefix(&[b])?;
-        Some(())
-    }
-
-    fn word(&mut self, word: &[u8]) -> bool {
-        match self.rest.strip_prefix(word) {
-            Some(rest) => {
-                self.rest = rest;
-                true
-            }
-            None => false,
-        }
-    }
-
-    /// `[item, …]`.
-    fn array<T>(&mut self, mut item: impl FnMut(&mut Self) -> Option<T>) -> Option<Vec<T>> {
-        self.byte(b'[')?;
-        let mut items = Vec::new();
-        if self.word(b"]") {
-            return Some(items);
-        }
-        loop {
-            items.push(item(self)?);
-            if self.word(b"]") {
-                return Some(items);
-            }
-            self.byte(b',')?;
-        }
-    }
-
-    fn entry(&mut self) -> Option<Entry> {
-        self.byte(b'[')?;
-        let id = self.string()?;
-        self.byte(b',')?;
-        let status = TaskStatus::parse(&self.str()?)?;
-        self.byte(b',')?;
-        let deps = self.array(Self::string)?;
-        self.byte(b',')?;
-        let blocked_by = self.array(Self::string)?;
-        self.byte(b',')?;
-        let accepted_unchecked = self.bool()?;
-        self.byte(b',')?;
-        let handed_off = if self.word(b"null") {
-            None
-        } else {
-            Some(self.bool()?)
-        };
-        self.byte(b',')?;
-        let usage = if self.word(b"null") {
-            None
-        } else {
-            Some(self.value::<Usage>()?)
-        };
-        self.byte(b',')?;
-        self.byte(b'[')?;
-        let start = self.number()?;
-        self.byte(b',')?;
-        let end = self.number()?;
-        self.byte(b']')?;
-        self.byte(b']')?;
-        Some(Entry {
-            id,
-            status,
-            deps,
-            blocked_by,
-            accepted_unchecked,
-            handed_off,
-            usage,
-            span: [start, end],
-        })
-    }
-
-    fn number(&mut self) -> Option<u64> {
-        crate::state::event_log::take_u64(&mut self.rest)
-    }
-
-    fn bool(&mut self) -> Option<bool> {
-        if self.word(b"true") {
-            Some(true)
-        } else if self.word(b"false") {
-            Some(false)
-        } else {
-            None
-        }
-    }
-
-    fn string(&mut self) -> Option<String> {
-        self.str().map(Cow::into_owned)
-    }
-
-    /// A JSON string, borrowed from the file; one with an escape is left to serde.
-    fn str(&mut self) -> Option<Cow<'a, str>> {
-        let body = self.rest.strip_prefix(b"\"")?;
-        let len = body
-            .iter()
-            .position(|&b| b == b'"' || b == b'\\' || b < b' ')?;
-        if body[len] == b'"' {
-            let s = crate::state::event_log::text_of(&body[..len])?;
-            self.rest = &body[len + 1..];
-            return Some(Cow::Borrowed(s));
-        }
-        self.value::<String>().map(Cow::Owned)
-    }
-
-    /// One JSON value of a self-delimiting kind (string, array, object) through serde.
-    fn value<T: serde::de::DeserializeOwned>(&mut self) -> Option<T> {
-        let mut values = serde_json::Deserializer::from_slice(self.rest).into_iter::<T>();
-        let value = values.next()?.ok()?;
-        self.rest = &self.rest[values.byte_offset()..];
-        Some(value)
-    }
+fn entry(r: &mut IndexReader<'_>) -> Option<Entry> {
+    r.byte(b'[')?;
+    let id = r.string()?;
+    r.byte(b',')?;
+    let status = TaskStatus::parse(&r.str()?)?;
+    r.byte(b',')?;
+    let deps = r.array(IndexReader::string)?;
+    r.byte(b',')?;
+    let blocked_by = r.array(IndexReader::string)?;
+    r.byte(b',')?;
+    let accepted_unchecked = r.bool()?;
+    r.byte(b',')?;
+    let handed_off = if r.word(b"null") {
+        None
+    } else {
+        Some(r.bool()?)
+    };
+    r.byte(b',')?;
+    let usage = if r.word(b"null") {
+        None
+    } else {
+        Some(r.value::<Usage>()?)
+    };
+    r.byte(b',')?;
+    r.byte(b'[')?;
+    let start = r.number()?;
+    r.byte(b',')?;
+    let end = r.number()?;
+    r.byte(b']')?;
+    r.byte(b']')?;
+    Some(Entry {
+        id,
+        status,
+        deps,
+        blocked_by,
+        accepted_unchecked,
+        handed_off,
+        usage,
+        span: [start, end],
+    })
 }
 
 /// The fold of the tail as it is read.
@@ -766,7 +679,7 @@ mod tests {
             let tasks: Vec<Arc<Task>> = tasks.into_iter().map(Arc::new).collect();
             let spans = &spans[..tasks.len()];
             let bytes = index_bytes(&tasks, spans);
-            let (head, read) = IndexReader::read(&bytes).expect("an index as written");
+            let (head, read) = read_entries(&bytes).expect("an index as written");
             let want: Vec<Entry> = tasks.iter().zip(spans).map(|(t, s)| Entry::of(t, *s)).collect();
             prop_assert_eq!(&read, &want);
             let by_serde: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
@@ -774,7 +687,7 @@ mod tests {
             prop_assert_eq!(&read, &by_serde);
             prop_assert_eq!(head, written_head());
             let torn = &bytes[..torn_at.index(bytes.len())];
-            prop_assert!(IndexReader::read(torn).is_none());
+            prop_assert!(read_entries(torn).is_none());
         }
     }
 
@@ -785,7 +698,7 @@ mod tests {
             ..Task::default()
         });
         let bytes = String::from_utf8(index_bytes(&[task], &[[10, 20]])).unwrap();
-        assert!(IndexReader::read(bytes.as_bytes()).is_some());
+        assert!(read_entries(bytes.as_bytes()).is_some());
         for altered in [
             bytes.replace("[10,20]", "[010,20]"),
             bytes.replace("[10,20]", "[10,00]"),
@@ -794,7 +707,7 @@ mod tests {
             bytes.replace(r#","tasks":"#, r#", "tasks":[],"tasks":"#),
         ] {
             assert_ne!(altered, bytes);
-            assert!(IndexReader::read(altered.as_bytes()).is_none(), "{altered}");
+            assert!(read_entries(altered.as_bytes()).is_none(), "{altered}");
         }
     }
 
