@@ -127,7 +127,7 @@ pub fn write_atomic_with(
 ) -> Result<()> {
     let mut temp = Temp::create(path)?;
     temp.fill(fill)?;
-    temp.sync_beside(|_| ())?;
+    temp.sync()?;
     temp.commit()
 }
 
@@ -167,7 +167,12 @@ impl Temp {
             .map_err(|e| io_error("write", &self.path, e))
     }
 
-    /// Syncs the file's data, with `beside` run on this thread meanwhile: at
+    /// Syncs the file's data.
+    pub fn sync(&mut self) -> Result<()> {
+        sync_data(&self.file).map_err(|e| io_error("write", &self.path, e))
+    }
+
+    /// [`Temp::sync`], with `beside` run on this thread meanwhile: at
     /// 100,000 tasks a snapshot's sync is 30 ms of waiting, in which its summary and
     /// task index are written (`state::store`).
     pub fn sync_beside<T>(&mut self, beside: impl FnOnce(&std::fs::File) -> T) -> Result<T> {

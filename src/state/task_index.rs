@@ -276,27 +276,28 @@ pub fn spans_of(
 /// read it beside the snapshot's parse: `Store::lock`).
 #[derive(Debug)]
 pub struct Spans {
-    /// None when there is no index written with that snapshot by a wf that writes a
-    /// task as this one does.
-    entries: Option<Vec<Entry>>,
+    /// Each task's id and span, in order; none when there is no index written with
+    /// that snapshot by a wf that writes a task as this one does. Held from the lock
+    /// to the first snapshot: only what the check and the copy need.
+    records: Option<Vec<(String, [u64; 2])>>,
 }
 
 impl Spans {
     /// The index written with the snapshot `snapshot` (log mark `mark`).
     pub fn read(dir: &Path, snapshot: FileId, mark: LogMark) -> Spans {
-        let entries = read_index(dir, snapshot, mark)
+        let records = read_index(dir, snapshot, mark)
             .filter(|(writer, _)| writer == WRITER)
-            .map(|(_, entries)| entries);
-        Spans { entries }
+            .map(|(_, entries)| entries.into_iter().map(|e| (e.id, e.span)).collect());
+        Spans { records }
     }
 
     /// Where the records of `tasks` are, if the index lists the same tasks in the
     /// same order.
     pub fn of(&self, tasks: &[Arc<Task>]) -> Option<Vec<[u64; 2]>> {
-        let entries = self.entries.as_ref()?;
-        let same =
-            entries.len() == tasks.len() && entries.iter().zip(tasks).all(|(e, t)| e.id == t.id);
-        same.then(|| entries.iter().map(|e| e.span).collect())
+        let records = self.records.as_ref()?;
+        let same = records.len() == tasks.len()
+            && records.iter().zip(tasks).all(|((id, _), t)| *id == t.id);
+        same.then(|| records.iter().map(|&(_, span)| span).collect())
     }
 }
 
