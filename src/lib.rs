@@ -9,6 +9,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod agent;
+pub mod beside;
 pub mod cli;
 pub mod clock;
 pub mod commands;

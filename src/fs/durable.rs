@@ -113,33 +113,25 @@ pub fn create_dir(path: &Path) -> Result<bool> {
     }
 }
 
-/// Writes `bytes` to `path` so that a crash leaves the old or the new content.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    write_atomic_with(path, |file| file.write_all(bytes))
-}
-
-/// [`write_atomic`] with the content written by `fill` into the temp file: a new
+/// Writes `bytes` to `path` so that a crash leaves the old or the new content: a new
 /// `.tmp-*` file beside `path`, filled, synced, renamed over `path`; then the
 /// directory is synced. A failure removes the temp file.
-pub fn write_atomic_with(
-    path: &Path,
-    fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
-) -> Result<()> {
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let mut temp = Temp::create(path)?;
-    temp.fill(fill)?;
-    temp.sync()?;
-    temp.commit()
+    temp.fill(|file| file.write_all(bytes))?;
+    temp.sync()?.commit()
 }
 
-/// A new `.tmp-*` file beside `path`, written as [`write_atomic_with`] writes one
-/// but a step at a time, so that work which needs the file written but not synced
-/// runs while it syncs ([`Temp::sync_beside`]). Dropped before [`Temp::commit`], it
-/// is removed.
+/// A new `.tmp-*` file beside `path`, written as [`write_atomic`] writes one
+/// but a step at a time — filled, then synced ([`Synced`]), then renamed over
+/// `path` — so that work which needs the file written but not yet in place runs
+/// while it syncs ([`Temp::sync_beside`]). Dropped before its rename, it is removed.
 pub struct Temp {
+    dir: PathBuf,
     path: PathBuf,
     tmp: PathBuf,
     file: std::fs::File,
-    committed: bool,
+    renamed: bool,
 }
 
 impl Temp {
@@ -150,10 +142,11 @@ impl Temp {
         crate::fs::refuse_symlink(path)?;
         let (tmp, file) = new_tmp(dir)?;
         Ok(Temp {
+            dir: dir.to_path_buf(),
             path: path.to_path_buf(),
             tmp,
             file,
-            committed: false,
+            renamed: false,
         })
     }
 
@@ -168,52 +161,48 @@ impl Temp {
     }
 
     /// Syncs the file's data.
-    pub fn sync(&mut self) -> Result<()> {
-        sync_data(&self.file).map_err(|e| io_error("write", &self.path, e))
+    pub fn sync(self) -> Result<Synced> {
+        sync_data(&self.file).map_err(|e| io_error("write", &self.path, e))?;
+        Ok(Synced(self))
     }
 
-    /// [`Temp::sync`], with `beside` run on this thread meanwhile: at
-    /// 100,000 tasks a snapshot's sync is 30 ms of waiting, in which its summary and
-    /// task index are written (`state::store`).
-    pub fn sync_beside<T>(&mut self, beside: impl FnOnce(&std::fs::File) -> T) -> Result<T> {
+    /// [`Temp::sync`], with `beside` run on this thread meanwhile, given the file's
+    /// metadata as written (none if it cannot be had): at 100,000 tasks a
+    /// snapshot's sync is 30 ms of waiting, in which its summary and task index are
+    /// written (`state::store`).
+    pub fn sync_beside<T>(
+        self,
+        beside: impl FnOnce(Option<&std::fs::Metadata>) -> T,
+    ) -> Result<(Synced, T)> {
         // The fault point on this thread, where `sync_data` has it.
         fault(Op::Fsync).map_err(|e| io_error("write", &self.path, e))?;
+        let meta = self.file.metadata().ok();
         let file = &self.file;
-        let (out, synced) = std::thread::scope(|scope| {
-            let sync = std::thread::Builder::new().spawn_scoped(scope, || file.sync_data());
-            let out = beside(file);
-            let synced = match sync {
-                // A panic in the sync is a bug: it goes on here.
-                Ok(sync) => sync.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
-                // No thread to be had (the system's limit): synced after.
-                Err(_) => file.sync_data(),
-            };
-            (out, synced)
-        });
+        let (synced, out) = crate::beside::both(|| file.sync_data(), || beside(meta.as_ref()));
         synced.map_err(|e| io_error("write", &self.path, e))?;
-        Ok(out)
-    }
-
-    /// Renames the file over `path` and syncs the directory.
-    pub fn commit(mut self) -> Result<()> {
-        crate::testing::crash_point("before-rename");
-        self.committed = true;
-        if let Err(e) = rename(&self.tmp, &self.path) {
-            let _ = std::fs::remove_file(&self.tmp);
-            return Err(e);
-        }
-        match self.path.parent() {
-            Some(dir) => sync_dir(dir),
-            None => Ok(()),
-        }
+        Ok((Synced(self), out))
     }
 }
 
 impl Drop for Temp {
     fn drop(&mut self) {
-        if !self.committed {
+        if !self.renamed {
             let _ = std::fs::remove_file(&self.tmp);
         }
+    }
+}
+
+/// A [`Temp`] filled and synced, to be renamed into place.
+pub struct Synced(Temp);
+
+impl Synced {
+    /// Renames the file over its path and syncs the directory.
+    pub fn commit(self) -> Result<()> {
+        crate::testing::crash_point("before-rename");
+        let mut temp = self.0;
+        rename(&temp.tmp, &temp.path)?;
+        temp.renamed = true;
+        sync_dir(&temp.dir)
     }
 }
 
@@ -322,26 +311,27 @@ mod tests {
         let mut temp = Temp::create(&path).unwrap();
         temp.fill(|file| file.write_all(b"new")).unwrap();
         // Beside the sync, the file is written whole and not yet in place.
-        let seen = temp
-            .sync_beside(|file| {
-                (
-                    file.metadata().unwrap().len(),
-                    std::fs::read(&path).unwrap(),
-                )
-            })
+        let (synced, seen) = temp
+            .sync_beside(|meta| (meta.unwrap().len(), std::fs::read(&path).unwrap()))
             .unwrap();
         assert_eq!(seen, (3, b"old".to_vec()));
-        temp.commit().unwrap();
+        synced.commit().unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "new");
         assert_eq!(temps(), 0);
         // Dropped before its commit, filled or synced, it leaves nothing.
         let mut temp = Temp::create(&path).unwrap();
         temp.fill(|file| file.write_all(b"newer")).unwrap();
         assert_eq!(temps(), 1);
-        temp.sync_beside(|_| ()).unwrap();
-        drop(temp);
+        drop(temp.sync_beside(|_| ()).unwrap());
         assert_eq!(temps(), 0);
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "new");
+        // A rename that fails (a directory in the way) leaves nothing either.
+        let blocked = dir.path().join("blocked");
+        std::fs::create_dir_all(blocked.join("inside")).unwrap();
+        let mut temp = Temp::create(&blocked).unwrap();
+        temp.fill(|file| file.write_all(b"x")).unwrap();
+        assert!(temp.sync().unwrap().commit().is_err());
+        assert_eq!(temps(), 0);
     }
 
     #[test]

@@ -29,12 +29,11 @@ use super::status;
 use super::Format;
 use crate::error::Result;
 use crate::fs::durable::Temp;
-use crate::state::index_reader::IndexReader;
+use crate::state::index_file::{IndexReader, Staged};
 use crate::state::machine::TaskStatus;
 use crate::state::model::Task;
 use crate::state::store::MIRROR_INDEX_FILE;
 use crate::state::summary::FileId;
-use crate::state::summary::Staged;
 use crate::state::Session;
 
 /// `tasks` are a state's (`Arc<Task>`) or a plan's (`Task`). The whole mirror, for
@@ -370,6 +369,7 @@ const MIRROR_INDEX_VERSION: u32 = 2;
 /// blocks the last mirror noted and `copy` the copy it wrote them in (a cache: read
 /// only while it names that very file).
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct IndexHead {
     mirror_index_version: u32,
     copy: FileId,
@@ -487,7 +487,7 @@ pub struct Mirrored<'a> {
     /// The blocks, serialized, when a block shows another status than the index
     /// noted (or there was no index to go by): the index is written again. Serialized
     /// where the copy is worked out, which a stop does beside the snapshot's write
-    /// (`run::checkpoint`): at 100,000 tasks, 110 M instructions off its path.
+    /// (`run::checkpoint`), off the path of the command's own thread.
     rows: Option<Box<RawValue>>,
 }
 
@@ -513,11 +513,11 @@ impl Mirrored<'_> {
         };
         let mut temp = Temp::create(&self.copy.path)?;
         temp.fill(|file| file.write_all(text.as_bytes()))?;
-        let staged = temp.sync_beside(|file| {
-            let copy = FileId::of(&file.metadata().ok()?);
-            stage(copy)
-        })?;
-        temp.commit()?;
+        if self.rows.is_none() {
+            return temp.sync()?.commit();
+        }
+        let (synced, staged) = temp.sync_beside(|meta| stage(FileId::of(meta?)))?;
+        synced.commit()?;
         if let Some(staged) = staged {
             staged.place();
         }

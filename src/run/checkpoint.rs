@@ -43,24 +43,15 @@ pub fn save(session: &mut Session) -> Result<()> {
     };
     // The statuses as this save writes them: it moves none.
     let tasks = session.state()?.tasks.clone();
-    let mirrored = std::thread::scope(|scope| {
-        // No thread to be had (the system's limit): worked out after the snapshot.
-        let beside = if tasks.len() >= MIRROR_BESIDE_FROM {
-            std::thread::Builder::new()
-                .spawn_scoped(scope, || copy.mirrored(&tasks))
-                .ok()
-        } else {
-            None
-        };
+    let mirrored = if tasks.len() >= MIRROR_BESIDE_FROM {
+        let (mirrored, saved) =
+            crate::beside::both(|| copy.mirrored(&tasks), || session.checkpoint_snapshot());
+        saved?;
+        mirrored
+    } else {
         session.checkpoint_snapshot()?;
-        Ok::<_, crate::error::WfError>(match beside {
-            // A panic in it is a bug: it goes on here.
-            Some(thread) => thread
-                .join()
-                .unwrap_or_else(|p| std::panic::resume_unwind(p)),
-            None => copy.mirrored(&tasks),
-        })
-    })?;
+        copy.mirrored(&tasks)
+    };
     match mirrored {
         None => Ok(()),
         Some(mirrored) if mirrored.is_current() => mirrored.write(),

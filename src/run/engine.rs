@@ -21,7 +21,7 @@ use crate::run::dispatch::{Floor, Msg};
 use crate::run::executor::Pool;
 use crate::run::policy::{self, Assignment, StopCheck};
 pub use crate::run::policy::{agent_actions, needs_agent, Mode, Stop};
-use crate::run::ready_queue::{Positions, ReadyQueue};
+use crate::run::ready_queue::{PlanPositions, ReadyQueue};
 use crate::run::signals;
 use crate::run::work::{self, Part, TaskOutcome, WorkCtx};
 use crate::state::model::Task;
@@ -88,7 +88,7 @@ impl Options {
 /// counted without checking the text first — the count is an estimate's input, not
 /// a check of the file, which at 100,000 tasks is 15 MB read at every start. Counted
 /// in runs of 255 into a byte, which the compiler makes vector code: byte by byte
-/// into a `usize` it was five instructions a byte (callgrind).
+/// into a `usize` it was 7 M instructions for a 10,000-task plan (BENCHMARKS.md).
 fn chars_in(text: &[u8]) -> usize {
     text.chunks(255)
         .map(|run| {
@@ -168,7 +168,7 @@ pub struct Engine<'a> {
     pub(super) ctx: Arc<WorkCtx>,
     pub(super) opts: Options,
     pub(super) reporter: &'a mut dyn Reporter,
-    pub(super) index: Positions,
+    pub(super) index: PlanPositions,
     checkpoints: Checkpoints,
     pub(super) summary: RunSummary,
     /// Agent tasks done in this run (the consecutive-task limit counts these).
@@ -200,7 +200,7 @@ impl<'a> Engine<'a> {
         brief: BriefFn,
         reporter: &'a mut dyn Reporter,
     ) -> Result<Engine<'a>> {
-        let index: Positions = session
+        let index: PlanPositions = session
             .state()?
             .tasks
             .iter()

@@ -33,7 +33,7 @@ fn agent(id: &str) -> Task {
     with(id, |t| t.actions = vec!["create_file".into()])
 }
 
-fn index(tasks: &[Task]) -> crate::run::ready_queue::Positions {
+fn index(tasks: &[Task]) -> crate::run::ready_queue::PlanPositions {
     tasks
         .iter()
         .enumerate()

@@ -14,14 +14,14 @@
 //! candidate is dropped for good.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
-
-/// Each task's position in the plan, by id. foldhash, not std's SipHash: a run
-/// builds it over every task at its start.
-pub type Positions = HashMap<String, usize, foldhash::fast::RandomState>;
 use std::sync::Arc;
 
 use crate::state::machine::TaskStatus;
 use crate::state::model::Task;
+
+/// Each task's position in the plan, by id. foldhash, not std's SipHash: a run
+/// builds it over every task at its start.
+pub type PlanPositions = HashMap<String, usize, foldhash::fast::RandomState>;
 
 #[derive(Debug, Default)]
 pub struct ReadyQueue {
@@ -40,7 +40,7 @@ pub struct ReadyQueue {
 
 impl ReadyQueue {
     /// The queue for `tasks` as they are now: O(tasks + dependency edges).
-    pub fn new(tasks: &[Arc<Task>], index: &Positions) -> ReadyQueue {
+    pub fn new(tasks: &[Arc<Task>], index: &PlanPositions) -> ReadyQueue {
         let mut q = ReadyQueue {
             waiting_on: vec![0; tasks.len()],
             dependants: vec![Vec::new(); tasks.len()],
@@ -139,7 +139,7 @@ mod tests {
             .collect()
     }
 
-    fn index(tasks: &[Arc<Task>]) -> Positions {
+    fn index(tasks: &[Arc<Task>]) -> PlanPositions {
         tasks
             .iter()
             .enumerate()

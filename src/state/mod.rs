@@ -6,7 +6,7 @@ pub mod event;
 pub mod event_log;
 pub mod evidence;
 pub mod fold;
-pub mod index_reader;
+pub mod index_file;
 pub mod machine;
 #[cfg(test)]
 mod machine_props;

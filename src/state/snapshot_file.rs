@@ -27,7 +27,7 @@
 //!
 //! A writer knows the spans of a snapshot it wrote itself; for the snapshot it
 //! loaded with the lock, the task index written with that snapshot says where each
-//! record is (`task_index::spans_of`), if it names that very file and log mark, was
+//! record is (`task_index::IndexSpans`), if it names that very file and log mark, was
 //! written by this version of wf, and lists the same tasks in the same order.
 //!
 //! The copy goes through the JSON formatter: the tasks' `serialize_with`
@@ -283,14 +283,15 @@ pub struct Prior {
 #[derive(Debug)]
 enum Spans {
     Known(Vec<[u64; 2]>),
-    /// In the task index written with the snapshot: read only when a snapshot is
-    /// written, which most commands that take the lock never do.
+    /// In the task index written with the snapshot: read when a snapshot is
+    /// written, which most commands that take the lock never do (unless the lock
+    /// read it already beside the snapshot's parse: `Read`).
     InIndex {
         dir: PathBuf,
         mark: LogMark,
     },
     /// That index, read already.
-    Read(task_index::Spans),
+    Read(task_index::IndexSpans),
 }
 
 impl Prior {
@@ -320,7 +321,7 @@ impl Prior {
         tasks: &[Arc<Task>],
         dir: &Path,
         mark: Option<LogMark>,
-        read: Option<task_index::Spans>,
+        read: Option<task_index::IndexSpans>,
     ) -> Option<Prior> {
         let mark = mark?;
         Some(Prior {
@@ -356,7 +357,7 @@ impl Prior {
         let spans = match self.spans {
             Spans::Known(spans) => spans,
             Spans::InIndex { ref dir, mark } => {
-                task_index::spans_of(dir, self.id, mark, &self.tasks)?
+                task_index::IndexSpans::read(dir, self.id, mark).of(&self.tasks)?
             }
             Spans::Read(ref index) => index.of(&self.tasks)?,
         };

@@ -38,7 +38,7 @@ use crate::state::model::{LogMark, WorkflowState, SCHEMA_VERSION};
 use crate::state::recover::CatchUp;
 use crate::state::snapshot_file::{self, Prior, SharedPrior};
 use crate::state::summary::{self, FileId, View};
-use crate::state::task_index::Spans;
+use crate::state::task_index::IndexSpans;
 
 pub const STATE_FILE: &str = "workflow-state.json";
 pub const EVENTS_FILE: &str = "events.jsonl";
@@ -179,24 +179,19 @@ impl Store {
             .then(|| written_mark(&bytes))
             .flatten()
             .filter(|mark| worth_a_thread(&events, *mark));
-        let (state, early) = std::thread::scope(|scope| {
-            let (events, dir) = (&events, &self.dir);
-            let read = move |mark| {
-                let tail = read_tail(events, mark);
-                let spans = (also == Also::TailAndSpans).then(|| Spans::read(dir, id, mark));
-                (mark, tail, spans)
-            };
-            // No thread to be had (the system's limit): the tail is read after.
-            let early = beside.and_then(|mark| {
-                std::thread::Builder::new()
-                    .spawn_scoped(scope, move || read(mark))
-                    .ok()
-            });
-            let state = parse_state(&path, &bytes);
-            // A panic in the read is a bug: it goes on here.
-            let early = early.map(|t| t.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
-            (state, early)
-        });
+        let read = |mark| {
+            let tail = read_tail(&events, mark);
+            let spans = (also == Also::TailAndSpans).then(|| IndexSpans::read(&self.dir, id, mark));
+            (mark, tail, spans)
+        };
+        let (early, state) = match beside {
+            Some(mark) => {
+                let (early, state) =
+                    crate::beside::both(|| read(mark), || parse_state(&path, &bytes));
+                (Some(early), state)
+            }
+            None => (None, parse_state(&path, &bytes)),
+        };
         let mut state = state?;
         (self.plan.adopt)(&mut state, &self.dir, self.project.as_deref());
         let mark = state.event_log.unwrap_or_default();
@@ -705,13 +700,13 @@ fn write_snapshot(
     })?;
     // The summary and index name the file as written; a sync and a rename leave
     // what names it as it is.
-    let (file_id, staged) = temp
-        .sync_beside(|file| {
-            let id = file.metadata().ok().map(|meta| FileId::of(&meta))?;
+    let (synced, (file_id, staged)) = temp
+        .sync_beside(|meta| {
+            let id = meta.map(FileId::of)?;
             Some((id, summary::stage(dir, id, state, &written.spans)))
-        })?
-        .unzip();
-    temp.commit()?;
+        })
+        .map(|(synced, named)| (synced, named.unzip()))?;
+    synced.commit()?;
     if let Some(staged) = staged {
         staged.place();
     }
@@ -728,7 +723,7 @@ struct Read {
     file: std::fs::File,
     id: FileId,
     /// The task index's spans, when they were read beside the parse.
-    spans: Option<Spans>,
+    spans: Option<IndexSpans>,
 }
 
 /// What a read of the snapshot reads besides it.
@@ -739,8 +734,9 @@ enum Also {
     Tail,
     /// The tail; and, when a long one is read beside the snapshot's parse, where the
     /// task index says the snapshot's records are, which a writer's next snapshot
-    /// copies (`state::snapshot_file`): at 10,000 tasks that read is a twelfth of
-    /// the first `resume --step` after a crash, off its critical path here.
+    /// copies (`state::snapshot_file`): at 10,000 tasks that read was 27 M of the
+    /// 322 M instructions on the command's own thread in the first `resume --step`
+    /// after a crash (BENCHMARKS.md), off that thread here.
     TailAndSpans,
 }
 
@@ -1083,6 +1079,43 @@ mod tests {
         state.event_log = Some(mark);
         let copied = write_snapshot(&store.dir, &store.state_path(), state, &session.prior);
         assert_eq!(copied.unwrap(), 0);
+    }
+
+    #[test]
+    fn a_snapshot_that_cannot_be_put_in_place_leaves_the_old_indexes_and_no_temp() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = plain_store(dir.path());
+        let mut session = store.lock(None, "test").unwrap();
+        session.state = Some(state_of(&["T1", "T2"]));
+        session.save().unwrap();
+        let read = |name: &str| std::fs::read(store.dir.join(name)).unwrap();
+        let before = (
+            read(summary::SUMMARY_FILE),
+            read(crate::state::task_index::INDEX_FILE),
+        );
+        // A directory in the snapshot's place: its rename fails.
+        let path = store.state_path();
+        std::fs::remove_file(&path).unwrap();
+        std::fs::create_dir_all(path.join("in the way")).unwrap();
+        let state = session.state.as_mut().unwrap();
+        Arc::make_mut(&mut state.tasks[0]).status = TaskStatus::Completed;
+        assert!(write_snapshot(&store.dir, &path, state, &session.prior).is_err());
+        assert_eq!(
+            (
+                read(summary::SUMMARY_FILE),
+                read(crate::state::task_index::INDEX_FILE)
+            ),
+            before
+        );
+        let temps = std::fs::read_dir(&store.dir)
+            .unwrap()
+            .filter(|e| {
+                let name = e.as_ref().unwrap().file_name();
+                name.to_string_lossy()
+                    .starts_with(crate::fs::durable::TMP_PREFIX)
+            })
+            .count();
+        assert_eq!(temps, 0);
     }
 
     #[test]

@@ -20,13 +20,13 @@
 //! used — is the whole load, as before.
 
 use std::collections::{BTreeSet, HashMap};
-use std::io::Write;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
-use std::path::{Path, PathBuf};
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use crate::state::index_file::Staged;
 use crate::state::machine::TaskStatus;
 use crate::state::model::{Glance, LogMark, Task, Usage, WorkflowState, SCHEMA_VERSION};
 use crate::state::task_index;
@@ -395,82 +395,6 @@ pub fn stage(
     staged
 }
 
-/// Index files of one directory (the summary, the task index, the mirror index)
-/// written to temp files beside their places — swept like every `.tmp-*` a killed
-/// writer leaves — and renamed there together by [`Staged::place`], once what they
-/// name is in place; dropped before that, they are removed.
-#[must_use]
-pub struct Staged {
-    dir: PathBuf,
-    /// Each temp file and the name it takes, in the order they were written.
-    temps: Vec<(PathBuf, &'static str)>,
-}
-
-impl Staged {
-    pub fn new(dir: &Path) -> Staged {
-        Staged {
-            dir: dir.to_path_buf(),
-            temps: Vec::new(),
-        }
-    }
-
-    /// Writes the index file `name` with `write`, to a temp file opened without
-    /// following a planted link. Streamed: an index of 100,000 tasks is never held
-    /// whole in memory. Best effort: a failed write leaves nothing to place.
-    pub fn add(
-        &mut self,
-        name: &'static str,
-        write: impl FnOnce(&mut std::io::BufWriter<&std::fs::File>) -> serde_json::Result<()>,
-    ) {
-        let tmp = self.dir.join(format!(
-            "{}{name}-{}",
-            crate::fs::durable::TMP_PREFIX,
-            std::process::id()
-        ));
-        let _ = std::fs::remove_file(&tmp);
-        let Ok(file) = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o644)
-            .custom_flags(libc::O_NOFOLLOW)
-            .open(&tmp)
-        else {
-            return;
-        };
-        // The snapshot's buffer size: the 8 KB default wrote a 100,000-task index
-        // (7 MB) in 850 calls.
-        let mut out = std::io::BufWriter::with_capacity(64 * 1024, &file);
-        let written = write(&mut out)
-            .map_err(std::io::Error::from)
-            .and_then(|()| out.flush());
-        drop(out);
-        drop(file);
-        match written {
-            Ok(()) => self.temps.push((tmp, name)),
-            Err(_) => {
-                let _ = std::fs::remove_file(&tmp);
-            }
-        }
-    }
-
-    /// Renames them into place. Best effort, as their writes.
-    pub fn place(mut self) {
-        for (tmp, name) in std::mem::take(&mut self.temps) {
-            if std::fs::rename(&tmp, self.dir.join(name)).is_err() {
-                let _ = std::fs::remove_file(&tmp);
-            }
-        }
-    }
-}
-
-impl Drop for Staged {
-    fn drop(&mut self) {
-        for (tmp, _) in &self.temps {
-            let _ = std::fs::remove_file(tmp);
-        }
-    }
-}
-
 /// The view from a current summary, or `None` when there is none to trust (the
 /// caller then loads the whole state, which also reports what is wrong, if anything).
 pub fn read(dir: &Path, state_path: &Path, events_path: &Path) -> Option<View> {
@@ -511,44 +435,4 @@ pub fn read(dir: &Path, state_path: &Path, events_path: &Path) -> Option<View> {
         digest: file.digest,
         from_summary: true,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn staged_files_are_placed_together_or_not_at_all() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("a.json"), "old a").unwrap();
-        let stage = || {
-            let mut staged = Staged::new(dir.path());
-            staged.add("a.json", |w| serde_json::to_writer(w, "new a"));
-            staged.add("b.json", |w| serde_json::to_writer(w, "new b"));
-            // A write that fails leaves nothing to place.
-            staged.add("c.json", |_| Err(serde::ser::Error::custom("full")));
-            staged
-        };
-        let names = || {
-            let mut names: Vec<String> = std::fs::read_dir(dir.path())
-                .unwrap()
-                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-                .collect();
-            names.sort();
-            names
-        };
-        // Dropped (what they name was never put in place): as they were.
-        drop(stage());
-        assert_eq!(names(), ["a.json"]);
-        assert_eq!(
-            std::fs::read_to_string(dir.path().join("a.json")).unwrap(),
-            "old a"
-        );
-        stage().place();
-        assert_eq!(names(), ["a.json", "b.json"]);
-        assert_eq!(
-            std::fs::read_to_string(dir.path().join("a.json")).unwrap(),
-            "\"new a\""
-        );
-    }
 }

@@ -31,10 +31,10 @@ use serde::{Deserialize, Serialize, Serializer};
 use crate::state::event::EventKind;
 use crate::state::event_log::{Event, EventHead};
 use crate::state::fold::{apply_event, folds};
-use crate::state::index_reader::IndexReader;
+use crate::state::index_file::{IndexReader, Staged};
 use crate::state::machine::TaskStatus;
 use crate::state::model::{current_of, LogMark, Task, Usage, WorkflowState};
-use crate::state::summary::{Digest, FileId, Staged, View};
+use crate::state::summary::{Digest, FileId, View};
 
 pub const INDEX_FILE: &str = "task-index.json";
 /// The layout of `task-index.json`; a reader ignores a file of any other.
@@ -249,8 +249,9 @@ fn unsure() -> crate::error::WfError {
     crate::error::WfError::new(crate::error::ErrorKind::CorruptState, "unsure")
 }
 
-/// The index named by the summary, if it is that snapshot's at that mark, with the
-/// name of the wf that wrote it.
+/// The index in `dir`, if it is the snapshot `snapshot`'s at the mark `mark` (the
+/// summary's, for a read path; the snapshot's, for a writer's spans), with the name
+/// of the wf that wrote it.
 fn read_index(dir: &Path, snapshot: FileId, mark: LogMark) -> Option<(String, Vec<Entry>)> {
     let bytes = crate::fs::read_regular(&dir.join(INDEX_FILE)).ok()?;
     let (head, entries) = read_entries(&bytes)?;
@@ -259,51 +260,41 @@ fn read_index(dir: &Path, snapshot: FileId, mark: LogMark) -> Option<(String, Ve
     named.then_some((head.writer, entries))
 }
 
-/// Where the records of `tasks` are in the snapshot `snapshot` with log mark `mark`,
-/// if the index beside it is that snapshot's, written by a wf that writes a task as
-/// this one does, with the same tasks in the same order (`state::snapshot_file`).
-pub fn spans_of(
-    dir: &Path,
-    snapshot: FileId,
-    mark: LogMark,
-    tasks: &[Arc<Task>],
-) -> Option<Vec<[u64; 2]>> {
-    Spans::read(dir, snapshot, mark).of(tasks)
-}
-
-/// The task index of one snapshot as read for where its records are, before the
-/// snapshot's tasks are known to check it against (a writer taking the lock may
-/// read it beside the snapshot's parse: `Store::lock`).
+/// The task index of one snapshot as read for where its records are, if the index is
+/// that snapshot's, written by a wf that writes a task as this one does; checked
+/// against the tasks ([`IndexSpans::of`]) when the snapshot's copier asks
+/// (`state::snapshot_file`), which may be long after a writer taking the lock read
+/// it beside the snapshot's parse (`Store::lock`).
 #[derive(Debug)]
-pub struct Spans {
+pub struct IndexSpans {
     /// Each task's id and span, in order; none when there is no index written with
     /// that snapshot by a wf that writes a task as this one does. Held from the lock
     /// to the first snapshot: only what the check and the copy need.
-    records: Option<Vec<(String, [u64; 2])>>,
+    located: Option<Vec<(String, [u64; 2])>>,
 }
 
-impl Spans {
+impl IndexSpans {
     /// The index written with the snapshot `snapshot` (log mark `mark`).
-    pub fn read(dir: &Path, snapshot: FileId, mark: LogMark) -> Spans {
-        let records = read_index(dir, snapshot, mark)
+    pub fn read(dir: &Path, snapshot: FileId, mark: LogMark) -> IndexSpans {
+        let located = read_index(dir, snapshot, mark)
             .filter(|(writer, _)| writer == WRITER)
             .map(|(_, entries)| entries.into_iter().map(|e| (e.id, e.span)).collect());
-        Spans { records }
+        IndexSpans { located }
     }
 
     /// Where the records of `tasks` are, if the index lists the same tasks in the
     /// same order.
     pub fn of(&self, tasks: &[Arc<Task>]) -> Option<Vec<[u64; 2]>> {
-        let records = self.records.as_ref()?;
-        let same = records.len() == tasks.len()
-            && records.iter().zip(tasks).all(|((id, _), t)| *id == t.id);
-        same.then(|| records.iter().map(|&(_, span)| span).collect())
+        let located = self.located.as_ref()?;
+        let same = located.len() == tasks.len()
+            && located.iter().zip(tasks).all(|((id, _), t)| *id == t.id);
+        same.then(|| located.iter().map(|&(_, span)| span).collect())
     }
 }
 
 /// Reads `task-index.json` as [`stage`] makes it: a head (numbers and the writer's
 /// name), then the entries, each an array of [`Entry`]'s fields, read by hand
-/// (`state::index_reader`). The file is only ever ours and only a cache, so anything
+/// (`state::index_file`). The file is only ever ours and only a cache, so anything
 /// else — another layout, a torn write — reads as no index: the whole load.
 fn read_entries(bytes: &[u8]) -> Option<(IndexHead, Vec<Entry>)> {
     let (head, mut reader) = IndexReader::after_head(bytes, "tasks")?;
