@@ -1055,30 +1055,26 @@ mod tests {
 
     #[test]
     fn a_writer_copies_records_where_the_index_read_beside_the_parse_says() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = killed_with_a_tail(dir.path(), 600, 300);
-        let mut session = store.lock(None, "test").unwrap();
-        // Read with the snapshot, the index is not needed again: gone now, the
-        // records of the 300 tasks the tail left alone are still copied.
-        std::fs::remove_file(store.dir.join(crate::state::task_index::INDEX_FILE)).unwrap();
-        let mark = synced_mark(session.log().unwrap()).unwrap();
-        let state = session.state.as_mut().unwrap();
-        state.event_log = Some(mark);
-        let copied = write_snapshot(&store.dir, &store.state_path(), state, &session.prior);
-        assert_eq!(copied.unwrap(), 300);
-        let written = std::fs::read(store.state_path()).unwrap();
-        assert_eq!(written, serde_json::to_vec_pretty(state).unwrap());
-        drop(session);
+        // A store killed after `done` of 600 tasks, locked, its index then deleted:
+        // the records the stop snapshot copies.
+        let copied_without_the_index = |done: usize| {
+            let dir = tempfile::tempdir().unwrap();
+            let store = killed_with_a_tail(dir.path(), 600, done);
+            let mut session = store.lock(None, "test").unwrap();
+            std::fs::remove_file(store.dir.join(crate::state::task_index::INDEX_FILE)).unwrap();
+            let mark = synced_mark(session.log().unwrap()).unwrap();
+            let state = session.state.as_mut().unwrap();
+            state.event_log = Some(mark);
+            let copied = write_snapshot(&store.dir, &store.state_path(), state, &session.prior);
+            let written = std::fs::read(store.state_path()).unwrap();
+            assert_eq!(written, serde_json::to_vec_pretty(state).unwrap());
+            copied.unwrap()
+        };
+        // Read with the snapshot beside its parse (a long tail), the index is not
+        // needed again: the records of the 300 tasks the tail left alone are copied.
+        assert_eq!(copied_without_the_index(300), 300);
         // A short tail is read after the parse, and the index with the write.
-        let dir = tempfile::tempdir().unwrap();
-        let store = killed_with_a_tail(dir.path(), 600, 3);
-        let mut session = store.lock(None, "test").unwrap();
-        std::fs::remove_file(store.dir.join(crate::state::task_index::INDEX_FILE)).unwrap();
-        let mark = synced_mark(session.log().unwrap()).unwrap();
-        let state = session.state.as_mut().unwrap();
-        state.event_log = Some(mark);
-        let copied = write_snapshot(&store.dir, &store.state_path(), state, &session.prior);
-        assert_eq!(copied.unwrap(), 0);
+        assert_eq!(copied_without_the_index(3), 0);
     }
 
     #[test]
