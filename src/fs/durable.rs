@@ -131,22 +131,29 @@ pub struct Temp {
     path: PathBuf,
     tmp: PathBuf,
     file: std::fs::File,
-    renamed: bool,
+    /// Whether its temp name is gone: renamed into place, or removed after a link.
+    gone: bool,
 }
 
 impl Temp {
+    /// A temp file to be renamed over `path`, which must not be a link.
     pub fn create(path: &Path) -> Result<Temp> {
+        crate::fs::refuse_symlink(path)?;
+        Temp::beside(path)
+    }
+
+    /// A temp file in `path`'s directory, whatever is at `path`.
+    fn beside(path: &Path) -> Result<Temp> {
         let dir = path
             .parent()
             .ok_or_else(|| WfError::usage(format!("{} has no parent directory", path.display())))?;
-        crate::fs::refuse_symlink(path)?;
         let (tmp, file) = new_tmp(dir)?;
         Ok(Temp {
             dir: dir.to_path_buf(),
             path: path.to_path_buf(),
             tmp,
             file,
-            renamed: false,
+            gone: false,
         })
     }
 
@@ -186,7 +193,7 @@ impl Temp {
 
 impl Drop for Temp {
     fn drop(&mut self) {
-        if !self.renamed {
+        if !self.gone {
             let _ = std::fs::remove_file(&self.tmp);
         }
     }
@@ -201,7 +208,19 @@ impl Synced {
         crate::testing::crash_point("before-rename");
         let mut temp = self.0;
         rename(&temp.tmp, &temp.path)?;
-        temp.renamed = true;
+        temp.gone = true;
+        sync_dir(&temp.dir)
+    }
+
+    /// Links the file at its path, which must be free ([`create_atomic`]), and syncs
+    /// the directory; the temp name goes either way.
+    fn link(self) -> Result<()> {
+        let mut temp = self.0;
+        let linked = fault(Op::Rename).and_then(|()| std::fs::hard_link(&temp.tmp, &temp.path));
+        // Removed before the directory's sync, which makes the removal durable too.
+        let _ = std::fs::remove_file(&temp.tmp);
+        temp.gone = true;
+        linked.map_err(|e| io_error("create", &temp.path, e))?;
         sync_dir(&temp.dir)
     }
 }
@@ -213,22 +232,9 @@ impl Synced {
 /// project's, by `wf init`), where a crash must not leave half a file and a file that
 /// appeared meanwhile must not be replaced.
 pub fn create_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = path
-        .parent()
-        .ok_or_else(|| WfError::usage(format!("{} has no parent directory", path.display())))?;
-    let (tmp, mut file) = new_tmp(dir)?;
-    let filled = fault(Op::Write)
-        .and_then(|()| file.write_all(bytes))
-        .and_then(|()| sync_data(&file));
-    drop(file);
-    if let Err(e) = filled {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(io_error("write", path, e));
-    }
-    let linked = fault(Op::Rename).and_then(|()| std::fs::hard_link(&tmp, path));
-    let _ = std::fs::remove_file(&tmp);
-    linked.map_err(|e| io_error("create", path, e))?;
-    sync_dir(dir)
+    let mut temp = Temp::beside(path)?;
+    temp.fill(|file| file.write_all(bytes))?;
+    temp.sync()?.link()
 }
 
 /// A second name `backup` for the file at `path` (a hard link: no copy, and the
