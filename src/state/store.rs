@@ -700,16 +700,15 @@ fn write_snapshot(
     })?;
     // The summary and index name the file as written; a sync and a rename leave
     // what names it as it is.
-    let (synced, (file_id, staged)) = temp
-        .sync_beside(|meta| {
-            let id = meta.map(FileId::of)?;
-            Some((id, summary::stage(dir, id, state, &written.spans)))
-        })
-        .map(|(synced, named)| (synced, named.unzip()))?;
+    let (synced, staged) = temp.sync_beside(|meta| {
+        let id = meta.map(FileId::of)?;
+        Some((id, summary::stage(dir, id, state, &written.spans)))
+    })?;
     synced.commit()?;
-    if let Some(staged) = staged {
+    let file_id = staged.map(|(id, staged)| {
         staged.place();
-    }
+        id
+    });
     let next = file_id.and_then(|id| Prior::written(path, id, &state.tasks, written.spans));
     Prior::keep(prior, next);
     Ok(written.copied)
