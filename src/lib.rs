@@ -39,6 +39,7 @@ pub fn run_cli() -> i32 {
         return code;
     }
     deny_world_write();
+    keep_freed_memory();
     let cli = match parse() {
         Ok(cli) => cli,
         Err(err) => return usage_error(&err),
@@ -58,6 +59,7 @@ pub fn run_cli() -> i32 {
 #[cfg(feature = "mcp")]
 pub fn run_mcp_server() -> i32 {
     deny_world_write();
+    keep_freed_memory();
     let out = output::Output::new(false, false, Some(false));
     let cli = match <cli::McpCli as clap::Parser>::try_parse() {
         Ok(cli) => cli,
@@ -197,6 +199,26 @@ fn deny_world_write() {
     use rustix::fs::Mode;
     let old = rustix::process::umask(Mode::from_raw_mode(0o022));
     rustix::process::umask(old | Mode::from_raw_mode(0o002));
+}
+
+/// Keeps what the process frees for its own next allocations. By default glibc
+/// gives a freed block past a threshold (128 KB at first) back to the kernel, and
+/// the allocations after it fault in fresh pages, each zeroed by the kernel: about
+/// 2 µs a page on the bench machine (BENCHMARKS.md, "What bounds"). A load frees
+/// the snapshot's text right after its parse (6.7 MB at 10,000 tasks), and the fold
+/// and the snapshot write that follow it reuse those pages instead. What is kept is
+/// still the process's own; a long run holds its peak until it exits.
+fn keep_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        const KEEP: libc::c_int = 256 << 20;
+        // SAFETY: mallopt only sets the allocator's parameters, and this runs before
+        // any thread starts.
+        unsafe {
+            libc::mallopt(libc::M_MMAP_THRESHOLD, KEEP);
+            libc::mallopt(libc::M_TRIM_THRESHOLD, KEEP);
+        }
+    }
 }
 
 #[cfg(test)]
