@@ -204,19 +204,18 @@ fn deny_world_write() {
 /// Keeps what the process frees for its own next allocations. By default glibc
 /// gives a freed block past a threshold (128 KB at first) back to the kernel, and
 /// the allocations after it fault in fresh pages, each zeroed by the kernel: about
-/// 2 µs a page on the bench machine (BENCHMARKS.md, "What bounds"). A load frees
-/// the snapshot's text right after its parse (6.7 MB at 10,000 tasks), and the fold
-/// and the snapshot write that follow it reuse those pages instead. What is kept is
-/// still the process's own; a long run holds its peak until it exits.
+/// 2.4 µs a page on the bench machine (BENCHMARKS.md, "What bounds"). A load frees
+/// the snapshot's text right after its parse (6.6 MB at 10,000 tasks), and the fold
+/// and the snapshot write that follow it reuse those pages instead. The free space
+/// at the heap's top is still given back (glibc's trim), so a long run's peak is
+/// what it was.
 fn keep_freed_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
-        const KEEP: libc::c_int = 256 << 20;
         // SAFETY: mallopt only sets the allocator's parameters, and this runs before
         // any thread starts.
         unsafe {
-            libc::mallopt(libc::M_MMAP_THRESHOLD, KEEP);
-            libc::mallopt(libc::M_TRIM_THRESHOLD, KEEP);
+            libc::mallopt(libc::M_MMAP_THRESHOLD, 256 << 20);
         }
     }
 }
