@@ -207,8 +207,11 @@ mod tests {
     fn staged_files_are_placed_once_what_they_name_is_or_removed() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("a.json"), "old a").unwrap();
+        // A directory where one goes: its rename fails.
+        std::fs::create_dir_all(dir.path().join("d.json").join("in the way")).unwrap();
         let stage = || {
             let mut staged = Staged::new(dir.path());
+            staged.add("d.json", |w| serde_json::to_writer(w, "new d"));
             staged.add("a.json", |w| serde_json::to_writer(w, "new a"));
             staged.add("b.json", |w| serde_json::to_writer(w, "new b"));
             // A write that fails leaves nothing to place.
@@ -225,13 +228,15 @@ mod tests {
         };
         // Dropped (what they name was never put in place): as they were.
         drop(stage());
-        assert_eq!(names(), ["a.json"]);
+        assert_eq!(names(), ["a.json", "d.json"]);
         assert_eq!(
             std::fs::read_to_string(dir.path().join("a.json")).unwrap(),
             "old a"
         );
+        // One that cannot be placed is removed, and the rest are still placed.
         stage().place();
-        assert_eq!(names(), ["a.json", "b.json"]);
+        assert_eq!(names(), ["a.json", "b.json", "d.json"]);
+        assert!(dir.path().join("d.json").join("in the way").is_dir());
         assert_eq!(
             std::fs::read_to_string(dir.path().join("a.json")).unwrap(),
             "\"new a\""

@@ -1077,6 +1077,68 @@ mod tests {
     }
 
     #[test]
+    fn a_wrong_guess_of_the_mark_drops_the_index_read_beside_the_parse() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = killed_with_a_tail(dir.path(), 600, 300);
+        let path = store.state_path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mark = parse_state(&path, text.as_bytes())
+            .unwrap()
+            .event_log
+            .unwrap();
+        // Last lines that name a mark a line 40 KB into the tail (in another tool's
+        // field): the guess is wrong. The records stay where they were.
+        let log = std::fs::read(store.events_path()).unwrap();
+        let past = usize::try_from(mark.offset).unwrap() + 40_000;
+        let line_start = past + log[past..].iter().position(|&b| b == b'\n').unwrap() + 1;
+        let wrong = LogMark {
+            seq: mark.seq + 1,
+            offset: line_start as u64,
+        };
+        assert!(worth_a_thread(&store.events_path(), wrong));
+        let end = text.rfind('}').unwrap();
+        let misled = format!(
+            "{},\n  \"other\": {{\"event_log\": {}}}\n}}\n",
+            text[..end].trim_end(),
+            serde_json::to_string(&wrong).unwrap()
+        );
+        std::fs::write(&path, &misled).unwrap();
+        assert_eq!(written_mark(misled.as_bytes()), Some(wrong));
+        // An index that names this file at the wrong mark, so that the read beside
+        // the parse finds spans.
+        let index_path = store.dir.join(crate::state::task_index::INDEX_FILE);
+        let mut index: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&index_path).unwrap()).unwrap();
+        let id = FileId::of(&std::fs::metadata(&path).unwrap());
+        index["snapshot"] = serde_json::to_value(id).unwrap();
+        index["event_log"] = serde_json::to_value(wrong).unwrap();
+        std::fs::write(&index_path, serde_json::to_vec(&index).unwrap()).unwrap();
+        let tasks = parse_state(&path, misled.as_bytes()).unwrap().tasks;
+        assert!(IndexSpans::read(&store.dir, id, wrong).of(&tasks).is_some());
+
+        let mut session = store.lock(None, "test").unwrap();
+        std::fs::remove_file(&index_path).unwrap();
+        let state = session.state.as_mut().unwrap();
+        assert_eq!(state.event_log, Some(mark));
+        let done = |state: &WorkflowState| {
+            state
+                .tasks
+                .iter()
+                .filter(|t| t.status == TaskStatus::Completed)
+                .count()
+        };
+        assert_eq!(done(state), 300);
+        // The spans went with the wrong guess: with the index gone, the write
+        // finds none, and copies no record.
+        let mark = synced_mark(session.log().unwrap()).unwrap();
+        let state = session.state.as_mut().unwrap();
+        state.event_log = Some(mark);
+        let copied = write_snapshot(&store.dir, &path, state, &session.prior).unwrap();
+        assert_eq!(copied, 0);
+        assert_eq!(done(&store.load().unwrap().unwrap()), 300);
+    }
+
+    #[test]
     fn a_snapshot_that_cannot_be_put_in_place_leaves_the_old_indexes_and_no_temp() {
         let dir = tempfile::tempdir().unwrap();
         let store = plain_store(dir.path());
