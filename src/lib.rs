@@ -59,7 +59,6 @@ pub fn run_cli() -> i32 {
 #[cfg(feature = "mcp")]
 pub fn run_mcp_server() -> i32 {
     deny_world_write();
-    keep_freed_memory();
     let out = output::Output::new(false, false, Some(false));
     let cli = match <cli::McpCli as clap::Parser>::try_parse() {
         Ok(cli) => cli,
@@ -208,7 +207,8 @@ fn deny_world_write() {
 /// the snapshot's text right after its parse (6.6 MB at 10,000 tasks), and the fold
 /// and the snapshot write that follow it reuse those pages instead. The free space
 /// at the heap's top is still given back (glibc's trim), so a long run's peak is
-/// what it was.
+/// what it was. `wf-mcp` keeps the default: a server that lives for hours should
+/// not hold the largest buffer it ever freed.
 fn keep_freed_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
