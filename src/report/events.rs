@@ -8,8 +8,13 @@ use serde_json::Value;
 use super::{one_line, truncate};
 use crate::state::event_log::Event;
 
-/// How long the data summary may get before it is cut.
-const SUMMARY_MAX: usize = 120;
+/// How long one value of the data summary may get before it is cut. A proof is
+/// hundreds of characters: cut with the line instead, it hid the pairs after it,
+/// and where it was cut moved with the length of the values before it (a check of
+/// 12 ms against 9).
+const VALUE_MAX: usize = 60;
+/// How long the whole data summary may get before it is cut.
+const SUMMARY_MAX: usize = 240;
 
 pub fn event_line(e: &Event) -> String {
     let line = format!(
@@ -32,8 +37,8 @@ pub fn data_summary(data: &Value) -> String {
             .iter()
             .filter(|(_, v)| !v.is_null())
             .map(|(k, v)| match v {
-                Value::String(s) => format!("{k}={s}"),
-                other => format!("{k}={other}"),
+                Value::String(s) => format!("{k}={}", truncate(s, VALUE_MAX)),
+                other => format!("{k}={}", truncate(&other.to_string(), VALUE_MAX)),
             })
             .collect::<Vec<_>>()
             .join(" "),
@@ -65,6 +70,25 @@ mod tests {
         assert_eq!(
             event_line(&e),
             "   7 2026-01-08T10:00:00Z wf.orchestrator task.status_changed T1 from=pending to=in_progress msg=a  [2Jb"
+        );
+    }
+
+    #[test]
+    fn a_long_value_is_cut_alone_and_the_pairs_after_it_stay() {
+        let proof = json!({"at": "2026-01-08T10:00:00Z", "inputs": {"fingerprint": "sha256:".to_string() + &"0".repeat(64)}});
+        let summary = |ms: u64| {
+            data_summary(&json!({"duration_ms": ms, "evidence": proof, "to": "completed"}))
+        };
+        let cut = r#"evidence={"at":"2026-01-08T10:00:00Z","inputs":{"fingerprint":"sha25…"#;
+        assert_eq!(summary(9), format!("duration_ms=9 {cut} to=completed"));
+        assert_eq!(summary(12), format!("duration_ms=12 {cut} to=completed"));
+        // The whole summary is still bounded.
+        let many: serde_json::Map<String, Value> = (0..10)
+            .map(|i| (format!("k{i}"), json!("v".repeat(80))))
+            .collect();
+        assert_eq!(
+            data_summary(&Value::Object(many)).chars().count(),
+            SUMMARY_MAX
         );
     }
 }

@@ -25,7 +25,7 @@ fn events_filter_by_task_and_type() {
     exit: 0
     --- stdout
        8 2026-01-08T10:00:00Z wf.orchestrator task.status_changed T2 attempt=1 log=logs/T2.1.log from=pending to=in_progress
-      11 2026-01-08T10:00:00Z wf.orchestrator task.status_changed T2 verified=true duration_ms=N from=in_progress to=completed evidence={"at":"2026-01-08T10:00:00Z","inputs":{"fingerprint"…
+      11 2026-01-08T10:00:00Z wf.orchestrator task.status_changed T2 verified=true duration_ms=N from=in_progress to=completed evidence={"at":"2026-01-08T10:00:00Z","inputs":{"fingerprint":"sha25…
     --- stderr
     "#);
 }
