@@ -988,6 +988,31 @@ mod tests {
         store
     }
 
+    /// Rewrites `store`'s snapshot, whose log mark is `mark`, so that its last lines
+    /// name another one (inside a field of another tool's) a line 40 KB into the
+    /// tail, still worth a thread; its records stay where they were. The wrong
+    /// mark and the new text.
+    fn misled_at_a_wrong_mark(store: &Store, mark: LogMark) -> (LogMark, String) {
+        let log = std::fs::read(store.events_path()).unwrap();
+        let past = usize::try_from(mark.offset).unwrap() + 40_000;
+        let line_start = past + log[past..].iter().position(|&b| b == b'\n').unwrap() + 1;
+        let wrong = LogMark {
+            seq: mark.seq,
+            offset: line_start as u64,
+        };
+        assert!(worth_a_thread(&store.events_path(), wrong));
+        let text = std::fs::read_to_string(store.state_path()).unwrap();
+        let end = text.rfind('}').unwrap();
+        let misled = format!(
+            "{},\n  \"other\": {{\"event_log\": {}}}\n}}\n",
+            text[..end].trim_end(),
+            serde_json::to_string(&wrong).unwrap()
+        );
+        std::fs::write(store.state_path(), &misled).unwrap();
+        assert_eq!(written_mark(misled.as_bytes()), Some(wrong));
+        (wrong, misled)
+    }
+
     #[test]
     fn a_long_tail_read_beside_the_parse_folds_as_read_after_it() {
         let dir = tempfile::tempdir().unwrap();
@@ -1024,26 +1049,9 @@ mod tests {
             beside.tasks[9].proof().map(|e| e.at),
             Some("t-T10".to_string())
         );
-        // Last lines that name another mark (here inside a field of another tool's),
-        // one past half the tail: the guess is wrong, and the tail is read again
-        // from the real one.
-        let log = std::fs::read(store.events_path()).unwrap();
-        let past = usize::try_from(mark.offset).unwrap() + 40_000;
-        let line_start = past + log[past..].iter().position(|&b| b == b'\n').unwrap() + 1;
-        let wrong = LogMark {
-            seq: mark.seq,
-            offset: line_start as u64,
-        };
-        assert!(worth_a_thread(&store.events_path(), wrong));
-        let text = String::from_utf8(bytes).unwrap();
-        let end = text.rfind('}').unwrap();
-        let misled = format!(
-            "{},\n  \"other\": {{\"event_log\": {}}}\n}}\n",
-            text[..end].trim_end(),
-            serde_json::to_string(&wrong).unwrap()
-        );
-        std::fs::write(store.state_path(), &misled).unwrap();
-        assert_eq!(written_mark(misled.as_bytes()), Some(wrong));
+        // Last lines that name another mark: the guess is wrong, and the tail is
+        // read again from the real one.
+        misled_at_a_wrong_mark(&store, mark);
         let reread = store.load().unwrap().unwrap();
         assert!(reread
             .tasks
@@ -1081,29 +1089,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = killed_with_a_tail(dir.path(), 600, 300);
         let path = store.state_path();
-        let text = std::fs::read_to_string(&path).unwrap();
-        let mark = parse_state(&path, text.as_bytes())
-            .unwrap()
-            .event_log
-            .unwrap();
-        // Last lines that name a mark a line 40 KB into the tail (in another tool's
-        // field): the guess is wrong. The records stay where they were.
-        let log = std::fs::read(store.events_path()).unwrap();
-        let past = usize::try_from(mark.offset).unwrap() + 40_000;
-        let line_start = past + log[past..].iter().position(|&b| b == b'\n').unwrap() + 1;
-        let wrong = LogMark {
-            seq: mark.seq + 1,
-            offset: line_start as u64,
-        };
-        assert!(worth_a_thread(&store.events_path(), wrong));
-        let end = text.rfind('}').unwrap();
-        let misled = format!(
-            "{},\n  \"other\": {{\"event_log\": {}}}\n}}\n",
-            text[..end].trim_end(),
-            serde_json::to_string(&wrong).unwrap()
-        );
-        std::fs::write(&path, &misled).unwrap();
-        assert_eq!(written_mark(misled.as_bytes()), Some(wrong));
+        let mark = store.load_snapshot().unwrap().unwrap().event_log.unwrap();
+        let (wrong, misled) = misled_at_a_wrong_mark(&store, mark);
         // An index that names this file at the wrong mark, so that the read beside
         // the parse finds spans.
         let index_path = store.dir.join(crate::state::task_index::INDEX_FILE);
