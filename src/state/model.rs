@@ -608,9 +608,9 @@ impl WorkflowState {
     }
 
     /// The task to change: a copy of its own first if anything else holds it
-    /// (`Arc::make_mut`) — a checkpoint being written (src/run/checkpoint.rs), or
-    /// the prior snapshot, which holds every task (`state::snapshot_file`): the
-    /// first change of a task after each snapshot copies it.
+    /// (`Arc::make_mut`), as a checkpoint being written does (src/run/checkpoint.rs).
+    /// The prior snapshot holds every task weakly (`state::snapshot_file`): the first
+    /// change of a task after it moves the task to a new allocation, uncopied.
     pub fn task_mut(&mut self, id: &str) -> Option<&mut Task> {
         let i = self.task_index.position(&self.tasks, id)?;
         self.tasks.get_mut(i).map(Arc::make_mut)

@@ -8,11 +8,11 @@
 //! tasks most of the checkpoint thread's half second (BENCHMARKS.md) — while between
 //! two snapshots only the tasks that ran change.
 //!
-//! The writer holding the lock keeps a [`Prior`]: the snapshot on disk, a clone of
-//! every task `Arc` it holds and where each record lies. A task is changed only
-//! through `WorkflowState::task_mut` (`Arc::make_mut`) or replaced by a new `Arc`, so
-//! while the prior holds them a task changed since is another allocation:
-//! `Arc::ptr_eq` with the prior's task at the same position means "unchanged". Its
+//! The writer holding the lock keeps a [`Prior`]: the snapshot on disk, a weak
+//! handle on every task `Arc` it holds and where each record lies. A task is changed
+//! only through `WorkflowState::task_mut` (`Arc::make_mut`) or replaced by a new
+//! `Arc`, so while the prior holds them a task changed since is another allocation:
+//! the same address as the prior's task at the same position means "unchanged". Its
 //! record is copied from the old file, through a handle on that very file (its
 //! [`FileId`] as written or as read; a rename over it leaves that inode readable):
 //! the bytes this version of wf serialized for the same task at the same depth. For
@@ -43,7 +43,7 @@ use std::ops::Range;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 
 use serde::ser::SerializeSeq;
 use serde::{Serialize, Serializer};
@@ -272,11 +272,17 @@ impl Formatter for Copying {
 pub type SharedPrior = Arc<Mutex<Option<Prior>>>;
 
 /// A snapshot file, its tasks, and where their records are in it.
+///
+/// The tasks are held weakly: only their identity is needed, and a weak handle still
+/// keeps the allocation, so no task made since can take its address. A strong one
+/// would make the first change of every task after a snapshot clone it whole
+/// (`Arc::make_mut` on a shared task); with only weak handles left, `make_mut` moves
+/// the task to a new allocation instead.
 #[derive(Debug)]
 pub struct Prior {
     file: std::fs::File,
     id: FileId,
-    tasks: Vec<Arc<Task>>,
+    tasks: Vec<Weak<Task>>,
     spans: Spans,
 }
 
@@ -307,7 +313,7 @@ impl Prior {
         (FileId::of(&file.metadata().ok()?) == id).then(|| Prior {
             file,
             id,
-            tasks: tasks.to_vec(),
+            tasks: tasks.iter().map(Arc::downgrade).collect(),
             spans: Spans::Known(spans),
         })
     }
@@ -327,7 +333,7 @@ impl Prior {
         Some(Prior {
             file,
             id,
-            tasks: tasks.to_vec(),
+            tasks: tasks.iter().map(Arc::downgrade).collect(),
             spans: match read {
                 Some(index) => Spans::Read(index),
                 None => Spans::InIndex {
@@ -379,7 +385,7 @@ impl Prior {
 pub struct Copier {
     file: std::fs::File,
     id: FileId,
-    tasks: Vec<Arc<Task>>,
+    tasks: Vec<Weak<Task>>,
     spans: Vec<[u64; 2]>,
     /// Read ahead from the old file, starting at `buf_at`: records are asked for in
     /// order, so one read serves many.
@@ -398,7 +404,11 @@ impl Copier {
     /// changed since and the old file holds a record of that task's id there.
     fn stage(&mut self, i: usize, task: &Arc<Task>) -> bool {
         self.staged = None;
-        if !self.tasks.get(i).is_some_and(|old| Arc::ptr_eq(old, task)) {
+        if !self
+            .tasks
+            .get(i)
+            .is_some_and(|old| std::ptr::eq(old.as_ptr(), Arc::as_ptr(task)))
+        {
             return false;
         }
         let Some(&[start, end]) = self.spans.get(i) else {
@@ -548,6 +558,19 @@ mod tests {
         // Serialized anywhere else, the tasks note nothing.
         let _ = serde_json::to_vec(&state).unwrap();
         assert!(written().is_none());
+    }
+
+    #[test]
+    fn a_task_changed_after_a_snapshot_is_moved_not_copied_and_serialized_again() {
+        let (_dir, path, mut state, prior) = written_once(3);
+        let name = state.tasks[1].name.as_ptr();
+        let task = state.task_mut("T2").unwrap();
+        task.status = crate::state::machine::TaskStatus::Completed;
+        assert_eq!(task.name.as_ptr(), name, "the task was copied whole");
+        let next = path.with_file_name("b.json");
+        let (_, copied) = write_file(&next, &state, Some(prior));
+        assert_eq!(copied, 2);
+        assert_eq!(std::fs::read(&next).unwrap(), full(&state));
     }
 
     #[test]

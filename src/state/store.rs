@@ -1101,6 +1101,7 @@ mod tests {
         index["event_log"] = serde_json::to_value(wrong).unwrap();
         std::fs::write(&index_path, serde_json::to_vec(&index).unwrap()).unwrap();
         let tasks = parse_state(&path, misled.as_bytes()).unwrap().tasks;
+        let tasks: Vec<_> = tasks.iter().map(Arc::downgrade).collect();
         assert!(IndexSpans::read(&store.dir, id, wrong).of(&tasks).is_some());
 
         let mut session = store.lock(None, "test").unwrap();

@@ -24,7 +24,7 @@ use std::cell::OnceCell;
 use std::collections::HashMap;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 use serde::{Deserialize, Serialize, Serializer};
 
@@ -283,11 +283,15 @@ impl IndexSpans {
     }
 
     /// Where the records of `tasks` are, if the index lists the same tasks in the
-    /// same order.
-    pub fn of(&self, tasks: &[Arc<Task>]) -> Option<Vec<[u64; 2]>> {
+    /// same order. A task gone since (changed, so its record is not copied) is not
+    /// compared.
+    pub fn of(&self, tasks: &[Weak<Task>]) -> Option<Vec<[u64; 2]>> {
         let located = self.located.as_ref()?;
         let same = located.len() == tasks.len()
-            && located.iter().zip(tasks).all(|((id, _), t)| *id == t.id);
+            && located
+                .iter()
+                .zip(tasks)
+                .all(|((id, _), t)| t.upgrade().is_none_or(|t| *id == t.id));
         same.then(|| located.iter().map(|&(_, span)| span).collect())
     }
 }
