@@ -829,10 +829,14 @@ pub fn cut_uncommitted(path: &Path, mark_seq: u64, mark_offset: u64) -> Result<u
     let mut file = crate::fs::durable::open_append(path)?;
     let len = file.metadata()?.len();
     let start = if mark_offset > len { 0 } else { mark_offset };
-    file.seek(SeekFrom::Start(start))?;
-    let mut tail = Vec::new();
-    file.read_to_end(&mut tail)?;
-    let Some((from, n)) = uncommitted_run(&tail, start, mark_seq) else {
+    let read_from = |at: u64| -> Result<Vec<u8>> {
+        file.seek(SeekFrom::Start(at))?;
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes)?;
+        Ok(bytes)
+    };
+    let Some((from, n)) = uncommitted_run_from_end(read_from, start, len, mark_seq, 64 * 1024)?
+    else {
         return Ok(0);
     };
     file.set_len(from)?;
@@ -841,11 +845,43 @@ pub fn cut_uncommitted(path: &Path, mark_seq: u64, mark_offset: u64) -> Result<u
     Ok(n)
 }
 
+/// [`uncommitted_run`] of the log's bytes `start..len`, read a window at a time from
+/// the end (`read_from(at)` gives the bytes `at..len`), each window `window` bytes or
+/// four times the last: only the run at the end can be cut, and the lines before it
+/// (a crash's whole tail, megabytes) need not be read.
+fn uncommitted_run_from_end(
+    mut read_from: impl FnMut(u64) -> Result<Vec<u8>>,
+    start: u64,
+    len: u64,
+    mark_seq: u64,
+    mut window: u64,
+) -> Result<Option<(u64, usize)>> {
+    loop {
+        let at = len.saturating_sub(window).max(start);
+        let bytes = read_from(at)?;
+        // A window that starts inside a line leaves that line to a wider one.
+        let skip = if at > start {
+            bytes
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(bytes.len(), |nl| nl + 1)
+        } else {
+            0
+        };
+        let (run, ended) = uncommitted_run(&bytes[skip..], at + skip as u64, mark_seq);
+        if ended || at == start {
+            return Ok(run);
+        }
+        window = window.saturating_mul(4);
+    }
+}
+
 /// Where the run of `txn` events past `mark_seq` that ends `tail` (the log from byte
 /// `start`) begins, and how many events it holds; blank lines in it and a torn last
 /// line go with it. Read from the end: only that run can be cut, and the lines before
-/// it (a crash's whole tail, megabytes) need not be parsed.
-fn uncommitted_run(tail: &[u8], start: u64, mark_seq: u64) -> Option<(u64, usize)> {
+/// it need not be parsed. Also whether a line before the run ended it (else the run
+/// may go on before `tail`).
+fn uncommitted_run(tail: &[u8], start: u64, mark_seq: u64) -> (Option<(u64, usize)>, bool) {
     let mut cut: Option<(u64, usize)> = None;
     let mut at = start + tail.len() as u64;
     for line in tail.split_inclusive(|&b| b == b'\n').rev() {
@@ -862,10 +898,10 @@ fn uncommitted_run(tail: &[u8], start: u64, mark_seq: u64) -> Option<(u64, usize
                 let n = cut.map_or(0, |(_, n)| n);
                 cut = Some((line_start, n + 1));
             }
-            _ => break,
+            _ => return (cut, true),
         }
     }
-    cut
+    (cut, false)
 }
 
 /// Finds the last complete line's `seq` and the offset just past it.
@@ -1461,6 +1497,7 @@ mod tests {
             lines in proptest::collection::vec((0..5u8, 0..6u64), 0..12),
             torn in proptest::bool::ANY,
             mark_seq in 0..6u64,
+            window in 1..200u64,
         ) {
             let mut tail = String::new();
             for (kind, seq) in lines {
@@ -1478,10 +1515,19 @@ mod tests {
             if torn {
                 tail += r#"{"seq":9,"txn":tr"#;
             }
+            let forward = uncommitted_run_read_forward(tail.as_bytes(), 100, mark_seq);
             proptest::prop_assert_eq!(
-                uncommitted_run(tail.as_bytes(), 100, mark_seq),
-                uncommitted_run_read_forward(tail.as_bytes(), 100, mark_seq),
+                uncommitted_run(tail.as_bytes(), 100, mark_seq).0,
+                forward,
                 "{}", tail
+            );
+            // Read a window at a time, the log's bytes 100.. being `tail`.
+            let len = 100 + tail.len() as u64;
+            let read_from = |at: u64| Ok(tail.as_bytes()[usize::try_from(at - 100).unwrap()..].to_vec());
+            proptest::prop_assert_eq!(
+                uncommitted_run_from_end(read_from, 100, len, mark_seq, window).unwrap(),
+                forward,
+                "{} (window {})", tail, window
             );
         }
     }
