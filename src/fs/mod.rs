@@ -13,7 +13,9 @@ use std::path::Path;
 
 use crate::error::{Result, WfError};
 
-pub use open::{open_regular, read_regular, read_regular_kept};
+pub use open::{
+    open_regular, open_regular_kept, read_regular, read_regular_kept, read_rest, read_span,
+};
 
 /// Creates `dir` (and its parents) if missing; refuses a symlink.
 pub fn ensure_dir(dir: &Path) -> Result<()> {

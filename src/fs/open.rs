@@ -62,18 +62,39 @@ pub fn read_regular(path: &Path) -> Result<Vec<u8>> {
 /// [`read_regular`], the file it read, still open, and that file's metadata as it
 /// was before the read (a write during the read shows in the file's metadata then).
 pub fn read_regular_kept(path: &Path) -> Result<(Vec<u8>, std::fs::File, std::fs::Metadata)> {
-    use std::io::Read;
-    let (mut file, _) = open_regular(path, false)?.into_parts();
+    let (file, meta) = open_regular_kept(path)?;
+    let bytes = read_rest(&file)?;
+    Ok((bytes, file, meta))
+}
+
+/// A regular file opened as [`open_regular`] opens it for reading, and its metadata
+/// before anything is read.
+pub fn open_regular_kept(path: &Path) -> Result<(std::fs::File, std::fs::Metadata)> {
+    let (file, _) = open_regular(path, false)?.into_parts();
     let meta = file
         .metadata()
         .map_err(|e| WfError::io(&e, e.to_string()))?;
+    Ok((file, meta))
+}
+
+/// The file from where its handle stands to its end.
+pub fn read_rest(mut file: &std::fs::File) -> Result<Vec<u8>> {
+    use std::io::Read;
     let mut bytes = Vec::new();
     // Through std's `File`, which sizes the buffer from the file's length once; read
     // through the wrapper it doubled from 8 KB, touching twice the pages and copying
     // what it had read at each step (a 9 MB snapshot read in 11 steps).
     file.read_to_end(&mut bytes)
         .map_err(|e| WfError::io(&e, e.to_string()))?;
-    Ok((bytes, file, meta))
+    Ok(bytes)
+}
+
+/// Bytes `start..end` of `file`; `None` when the file is shorter or cannot be read.
+pub fn read_span(file: &std::fs::File, start: u64, end: u64) -> Option<Vec<u8>> {
+    use std::os::unix::fs::FileExt;
+    let mut bytes = vec![0; usize::try_from(end.checked_sub(start)?).ok()?];
+    file.read_exact_at(&mut bytes, start).ok()?;
+    Some(bytes)
 }
 
 #[cfg(test)]

@@ -27,7 +27,7 @@ impl PlanDiff {
     }
 }
 
-/// `old` is a state's tasks or a plan's (`Arc<Task>` or `Task`), `new` a plan's.
+/// `old` is a state's tasks or a plan's (`TaskRef` or `Task`), `new` a plan's.
 pub fn diff(old: &[impl Borrow<Task>], new: &[Task]) -> PlanDiff {
     let old_digest: HashMap<&str, &str> = old
         .iter()

@@ -65,7 +65,7 @@ pub fn id_part(task_id: &str) -> String {
 /// checked at import; a hand-edited state is checked again here, since ids reach the
 /// pipeline's commands) or when the graph is not one (an unknown dependency, a
 /// cycle). Any plan fits `limits.max_jobs`.
-/// `tasks` are a state's (`Arc<Task>`) or a plan's (`Task`).
+/// `tasks` are a state's (`TaskRef`) or a plan's (`Task`).
 pub fn plan_jobs(
     tasks: &[impl Borrow<Task>],
     omit: &dyn Fn(&Task) -> Option<String>,

@@ -12,11 +12,10 @@
 //! the same block rules as the parser; a task line that also holds an inline HTML
 //! comment is left alone.
 
-use std::borrow::Borrow;
+use crate::state::task_ref::TaskRef;
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Component, Path, PathBuf};
-use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -31,26 +30,22 @@ use crate::error::Result;
 use crate::fs::durable::Temp;
 use crate::state::index_file::{IndexReader, Staged};
 use crate::state::machine::TaskStatus;
-use crate::state::model::Task;
+use crate::state::model::Glance;
 use crate::state::store::MIRROR_INDEX_FILE;
 use crate::state::summary::FileId;
 use crate::state::Session;
 
-/// `tasks` are a state's (`Arc<Task>`) or a plan's (`Task`). The whole mirror, for
+/// `tasks` are a state's (`TaskRef`) or a plan's (`Task`). The whole mirror, for
 /// the fixture and property tests; a workflow's copy goes through
 /// [`PlanCopy::mirrored`] (and [`PlanCopy::bring_up_to`], which writes it).
 #[cfg(test)]
-pub(crate) fn mirror(format: Format, text: &str, tasks: &[impl Borrow<Task>]) -> String {
+pub(crate) fn mirror(format: Format, text: &str, tasks: &[impl Glance]) -> String {
     mirror_noting(format, text, &wanted(tasks)).0
 }
 
 /// Each task's status by id.
-fn wanted(tasks: &[impl Borrow<Task>]) -> HashMap<&str, TaskStatus> {
-    tasks
-        .iter()
-        .map(Borrow::borrow)
-        .map(|t: &Task| (t.id.as_str(), t.status))
-        .collect()
+fn wanted(tasks: &[impl Glance]) -> HashMap<&str, TaskStatus> {
+    tasks.iter().map(|t| (t.id(), t.status())).collect()
 }
 
 /// The lines of one task's block that show its status, where each starts in the
@@ -407,7 +402,7 @@ impl PlanCopy {
 
     /// Rewrites the copy with the statuses of `tasks` when they differ from what it
     /// shows; a missing or unreadable copy is left alone.
-    pub fn bring_up_to(&self, tasks: &[Arc<Task>]) -> Result<()> {
+    pub fn bring_up_to(&self, tasks: &[TaskRef]) -> Result<()> {
         match self.mirrored(tasks) {
             Some(mirrored) => mirrored.write(),
             None => Ok(()),
@@ -419,7 +414,7 @@ impl PlanCopy {
     /// the blocks of the tasks whose status moved since are rendered again: parsing
     /// the whole copy was most of a checkpoint's cost (at 100,000 tasks, 15 MB of
     /// plan; BENCHMARKS.md).
-    pub fn mirrored(&self, tasks: &[Arc<Task>]) -> Option<Mirrored<'_>> {
+    pub fn mirrored(&self, tasks: &[TaskRef]) -> Option<Mirrored<'_>> {
         let (bytes, _, meta) = crate::fs::read_regular_kept(&self.path).ok()?;
         let text = String::from_utf8(bytes).ok()?;
         let want = wanted(tasks);
@@ -531,8 +526,8 @@ impl Mirrored<'_> {
 pub(super) fn assert_patch_is_whole_mirror(
     format: Format,
     text: &str,
-    first: &[Task],
-    then: &[Task],
+    first: &[crate::state::model::Task],
+    then: &[crate::state::model::Task],
 ) {
     let (once, blocks) = mirror_noting(format, text, &wanted(first));
     let whole = mirror_noting(format, &once, &wanted(then));
@@ -545,6 +540,7 @@ pub(super) fn assert_patch_is_whole_mirror(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::state::model::Task;
 
     fn with(id: &str, s: TaskStatus) -> Task {
         Task {
@@ -608,7 +604,7 @@ mod tests {
             path: path.clone(),
             format: Format::SpecKit,
         };
-        let state = |a, b| [Arc::new(with("T1", a)), Arc::new(with("T2", b))];
+        let state = |a, b| [TaskRef::new(with("T1", a)), TaskRef::new(with("T2", b))];
         let read = || std::fs::read_to_string(&path).unwrap();
         copy.bring_up_to(&state(TaskStatus::Completed, TaskStatus::Pending))
             .unwrap();

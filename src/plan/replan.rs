@@ -7,8 +7,8 @@
 //! the plan under an active run, needs `--force`, and then the old state is backed up
 //! first.
 
+use crate::state::task_ref::TaskRef;
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
 
 use crate::plan::diff::{self, PlanDiff};
 use crate::state::model::{Task, WorkflowState};
@@ -112,7 +112,7 @@ pub fn decision_message(why: &str, diff: &PlanDiff) -> String {
 /// Unchanged tasks keep what happened to them (status, attempts, log…), moved over
 /// from `old`, with the blockers the new import gave them; a kept task that was
 /// blocked and has no blocker left is pending again. Changed and new tasks start over.
-pub fn carry_over(old: &mut [Arc<Task>], tasks: &mut [Task], unchanged: &[String]) {
+pub fn carry_over(old: &mut [TaskRef], tasks: &mut [Task], unchanged: &[String]) {
     let unchanged: HashSet<&str> = unchanged.iter().map(String::as_str).collect();
     let kept: HashMap<String, usize> = old
         .iter()
@@ -123,7 +123,7 @@ pub fn carry_over(old: &mut [Arc<Task>], tasks: &mut [Task], unchanged: &[String
     for task in tasks {
         if let Some(prev) = kept.get(&task.id).and_then(|&i| old.get_mut(i)) {
             let blocked_by = std::mem::take(&mut task.blocked_by);
-            *task = Arc::unwrap_or_clone(std::mem::take(prev));
+            *task = std::mem::take(prev).into_task();
             if task.status == TaskStatus::Blocked && blocked_by.is_empty() {
                 task.status = TaskStatus::Pending;
             }
@@ -164,7 +164,7 @@ mod tests {
         let mut s = WorkflowState::new();
         s.status = status;
         s.tasks_file = "tasks-p.md".into();
-        s.tasks = tasks.into_iter().map(Arc::new).collect();
+        s.tasks = tasks.into_iter().map(TaskRef::new).collect();
         s
     }
 
@@ -336,7 +336,7 @@ mod tests {
             task("T2", "b", Pending),
             task("T3", "changed", Pending),
         ];
-        let mut old: Vec<Arc<Task>> = old.into_iter().map(Arc::new).collect();
+        let mut old: Vec<TaskRef> = old.into_iter().map(TaskRef::new).collect();
         carry_over(&mut old, &mut new, &["T1".into(), "T2".into()]);
         let seen: Vec<(&str, TaskStatus, u32)> = new
             .iter()

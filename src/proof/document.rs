@@ -411,7 +411,7 @@ fn dependency_order(tasks: &[ProvenTask]) -> Vec<usize> {
 mod tests {
     use super::*;
     use crate::state::evidence::CheckEvidence;
-    use std::sync::Arc;
+    use crate::state::task_ref::TaskRef;
 
     /// A completed task declaring `files`, depending on `deps`, its evidence as the
     /// engine records it in `project`, upstream fingerprints from `state`.
@@ -444,7 +444,7 @@ mod tests {
             executor: Some("wf".into()),
             ..Evidence::default()
         }));
-        state.tasks.push(Arc::new(task));
+        state.tasks.push(TaskRef::new(task));
     }
 
     /// T1 ← T2 ← T3, each declaring its own file, plus T4 completed without
@@ -459,12 +459,12 @@ mod tests {
         complete(&mut state, project, "T1", &["a.txt"], &[]);
         complete(&mut state, project, "T2", &["b.txt"], &["T1"]);
         complete(&mut state, project, "T3", &["c.txt"], &["T2"]);
-        state.tasks.push(Arc::new(Task {
+        state.tasks.push(TaskRef::new(Task {
             id: "T4".into(),
             status: TaskStatus::Completed,
             ..Task::default()
         }));
-        state.tasks.push(Arc::new(Task {
+        state.tasks.push(TaskRef::new(Task {
             id: "T5".into(),
             status: TaskStatus::Pending,
             ..Task::default()

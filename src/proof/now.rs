@@ -82,8 +82,8 @@ fn upstream_now(project: &Path, state: &WorkflowState, task: &Task) -> HashMap<S
 mod tests {
     use super::*;
     use crate::state::evidence::Evidence;
+    use crate::state::task_ref::TaskRef;
     use crate::state::TaskStatus;
-    use std::sync::Arc;
 
     fn completed(state: &mut WorkflowState, project: &Path, id: &str, file: &str, deps: &[&str]) {
         let mut task = Task {
@@ -98,7 +98,7 @@ mod tests {
             inputs: crate::proof::inputs_now(project, state, &task),
             ..Evidence::default()
         }));
-        state.tasks.push(Arc::new(task));
+        state.tasks.push(TaskRef::new(task));
     }
 
     #[test]

@@ -5,6 +5,7 @@ use serde_json::{json, Value};
 
 use crate::run::engine::{RunSummary, Stop};
 use crate::run::policy::{self, Fallout};
+use crate::state::model::Glance;
 use crate::state::WorkflowState;
 
 /// The stop's JSON document and its text. `keep_going`: the run went on past
@@ -35,7 +36,7 @@ fn stop_word(stop: &Stop) -> &'static str {
 
 /// The stop in words, for people.
 pub fn stop_text(state: &WorkflowState, stop: &Stop, keep_going: bool) -> String {
-    let done = state.tasks.iter().filter(|t| t.status.is_done()).count();
+    let done = state.tasks.iter().filter(|t| t.status().is_done()).count();
     let total = state.tasks.len();
     match stop {
         Stop::Completed => format!("Completed: {done}/{total} tasks done."),
@@ -64,7 +65,7 @@ pub fn stop_text(state: &WorkflowState, stop: &Stop, keep_going: bool) -> String
 /// reader of JSON: whether each task's log is there is asked here, a `stat` per
 /// task the run ran.
 pub fn stop_json(state: &WorkflowState, stop: &Stop, summary: &RunSummary) -> Value {
-    let done = state.tasks.iter().filter(|t| t.status.is_done()).count();
+    let done = state.tasks.iter().filter(|t| t.status().is_done()).count();
     let total = state.tasks.len();
     let fallout = policy::fallout(&state.tasks);
     json!({
@@ -160,8 +161,8 @@ fn handoff_text(state: &WorkflowState, id: &str) -> String {
 mod tests {
     use super::*;
     use crate::state::model::Task;
+    use crate::state::task_ref::TaskRef;
     use crate::state::TaskStatus;
-    use std::sync::Arc;
 
     fn task(id: &str) -> Task {
         Task {
@@ -177,10 +178,10 @@ mod tests {
             let mut t = task(id);
             t.status = TaskStatus::Blocked;
             t.blocked_by = vec!["api_spec".into()];
-            s.tasks.push(Arc::new(t));
+            s.tasks.push(TaskRef::new(t));
         }
         for i in 0..waiting {
-            s.tasks.push(Arc::new(task(&format!("W{i}"))));
+            s.tasks.push(TaskRef::new(task(&format!("W{i}"))));
         }
         s
     }

@@ -57,7 +57,7 @@ pub fn no_log(id: &str, attempt: u32, path: &std::path::Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Arc;
+    use crate::state::task_ref::TaskRef;
 
     fn task(id: &str, status: TaskStatus, attempts: u32) -> Task {
         Task {
@@ -71,7 +71,7 @@ mod tests {
 
     fn state(tasks: Vec<Task>) -> WorkflowState {
         let mut s = WorkflowState::new();
-        s.tasks = tasks.into_iter().map(Arc::new).collect();
+        s.tasks = tasks.into_iter().map(TaskRef::new).collect();
         s
     }
 

@@ -34,11 +34,12 @@ pub mod tasks;
 pub mod timing;
 pub mod verify;
 
+use crate::state::model::Glance;
+use crate::state::task_ref::TaskRef;
 use serde::Serialize;
-use std::sync::Arc;
 
 use crate::state::machine::TaskStatus;
-use crate::state::model::{ContextMetrics, Task, WorkflowState};
+use crate::state::model::{ContextMetrics, WorkflowState};
 
 use crate::config::DEFAULT_CONTEXT_WINDOW;
 
@@ -58,10 +59,10 @@ pub struct Counts {
 }
 
 impl Counts {
-    pub fn of(tasks: &[Arc<Task>]) -> Counts {
+    pub fn of(tasks: &[TaskRef]) -> Counts {
         let mut by_status = crate::state::summary::StatusCounts::default();
         for t in tasks {
-            by_status.add(t.status);
+            by_status.add(t.status());
         }
         Counts::of_status(by_status, tasks.len())
     }

@@ -226,7 +226,7 @@ fn duration(ms: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Arc;
+    use crate::state::task_ref::TaskRef;
 
     fn task(id: &str, status: TaskStatus, phase: &str) -> Task {
         Task {
@@ -240,7 +240,7 @@ mod tests {
 
     fn state(tasks: Vec<Task>) -> WorkflowState {
         let mut state = WorkflowState::new();
-        state.tasks = tasks.into_iter().map(Arc::new).collect();
+        state.tasks = tasks.into_iter().map(TaskRef::new).collect();
         state
     }
 

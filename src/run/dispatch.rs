@@ -12,6 +12,7 @@
 //! costs no hand-over to another thread and back. An agent task, whose executor
 //! streams events while it works, runs on a worker thread.
 
+use crate::state::task_ref::TaskRef;
 use std::collections::{HashSet, VecDeque};
 use std::future::Future;
 use std::pin::Pin;
@@ -159,7 +160,7 @@ impl Floor {
     /// Runs `body` on a worker ([`Engine::hand_to_worker`] writes the held events first).
     fn spawn(
         &mut self,
-        task: Arc<Task>,
+        task: TaskRef,
         body: impl FnOnce(&Task, &mut dyn FnMut(NewEvent)) -> TaskOutcome + Send + 'static,
     ) {
         let tx = self.tx.clone();
@@ -180,7 +181,7 @@ impl Engine<'_> {
     /// Starts `task` on its executors, on a worker.
     pub(super) fn dispatch_agent(
         &mut self,
-        task: Arc<Task>,
+        task: TaskRef,
         executors: Vec<Executor>,
         floor: &mut Floor,
     ) -> Result<()> {
@@ -204,7 +205,7 @@ impl Engine<'_> {
 
     /// Runs `task`'s own commands (`wf` does it itself), on this thread; its start is
     /// in the log before its first command runs.
-    pub(super) fn run_command(&mut self, task: Arc<Task>, floor: &mut Floor) -> Result<()> {
+    pub(super) fn run_command(&mut self, task: TaskRef, floor: &mut Floor) -> Result<()> {
         let attempt = self.start_task(&task, Start::Command)?;
         self.reporter.started(&task);
         self.session.write_held_events()?;
@@ -220,7 +221,7 @@ impl Engine<'_> {
     fn hand_to_worker(
         &mut self,
         floor: &mut Floor,
-        task: Arc<Task>,
+        task: TaskRef,
         body: impl FnOnce(&Task, &mut dyn FnMut(NewEvent)) -> TaskOutcome + Send + 'static,
     ) -> Result<()> {
         self.session.write_held_events()?;
@@ -433,7 +434,7 @@ mod tests {
             ..Task::default()
         };
         let mut floor = Floor::new(1).unwrap();
-        floor.spawn(Arc::new(task), |_, _| panic!("boom"));
+        floor.spawn(TaskRef::new(task), |_, _| panic!("boom"));
         assert!(floor.running().contains("T1"));
         let outcome = loop {
             match floor.next() {
@@ -620,7 +621,7 @@ mod tests {
             id: "T2".into(),
             ..Task::default()
         };
-        floor.spawn(Arc::new(task), |task, emit| {
+        floor.spawn(TaskRef::new(task), |task, emit| {
             emit(NewEvent::new(EventKind::TaskExecutionStarted, json!({})).task(&task.id));
             guarded(task, || panic!("after the event"))
         });

@@ -10,6 +10,7 @@
 //! (pure rules, tested on plain data), has `dispatch` start the work, and `outcome`
 //! record what came back, so the order of events in a run reads in one place.
 
+use crate::state::task_ref::TaskRef;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
@@ -24,7 +25,7 @@ pub use crate::run::policy::{agent_actions, needs_agent, Mode, Stop};
 use crate::run::ready_queue::{PlanPositions, ReadyQueue};
 use crate::run::signals;
 use crate::run::work::{self, Part, TaskOutcome, WorkCtx};
-use crate::state::model::Task;
+use crate::state::model::{Glance, Task};
 use crate::state::{Session, TaskStatus, WorkflowStatus};
 
 #[derive(Debug, Clone)]
@@ -205,7 +206,7 @@ impl<'a> Engine<'a> {
             .tasks
             .iter()
             .enumerate()
-            .map(|(i, t)| (t.id.clone(), i))
+            .map(|(i, t)| (t.id().to_string(), i))
             .collect();
         let queue = ReadyQueue::new(&session.state()?.tasks, &index);
         let spent = crate::run::usage::total(&session.state()?.tasks);
@@ -258,7 +259,7 @@ impl<'a> Engine<'a> {
             .state()?
             .tasks
             .iter()
-            .filter(|t| t.status.is_done())
+            .filter(|t| t.status().is_done())
             .count();
         let tokens = context::estimate_tokens(
             self.opts.plan_chars,
@@ -285,12 +286,12 @@ impl<'a> Engine<'a> {
     /// if `wf` had run it (checks, tests, gate, commit) except the agent's part.
     /// `Ok(Ok(phase))`: the run goes on, in that task's phase when one came back.
     fn take_back_handed_off(&mut self) -> Result<std::result::Result<Option<String>, Stop>> {
-        let handed: Vec<Arc<Task>> = self
+        let handed: Vec<TaskRef> = self
             .session
             .state()?
             .tasks
             .iter()
-            .filter(|t| t.status == TaskStatus::InProgress && t.handed_off == Some(true))
+            .filter(|t| t.status() == TaskStatus::InProgress && t.handed_off())
             .cloned()
             .collect();
         let mut phase = None;
@@ -475,13 +476,13 @@ impl<'a> Engine<'a> {
     }
 
     /// The task as the state holds it: shared, so taking it copies nothing.
-    pub(super) fn task_arc(&self, id: &str) -> Option<&Arc<Task>> {
+    pub(super) fn task_arc(&self, id: &str) -> Option<&TaskRef> {
         let i = *self.index.get(id)?;
         self.session.state().ok()?.tasks.get(i)
     }
 
     /// The first ready task in plan order not already running.
-    fn next_ready(&mut self, running: &HashSet<String>) -> Result<Option<Arc<Task>>> {
+    fn next_ready(&mut self, running: &HashSet<String>) -> Result<Option<TaskRef>> {
         let state = self.session.state()?;
         Ok(self.queue.next(&state.tasks, running).cloned())
     }

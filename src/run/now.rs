@@ -150,7 +150,7 @@ pub fn undecided(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Arc;
+    use crate::state::task_ref::TaskRef;
 
     fn task(id: &str, status: TaskStatus) -> Task {
         Task {
@@ -164,7 +164,7 @@ mod tests {
     fn state(status: WorkflowStatus, tasks: Vec<Task>) -> WorkflowState {
         let mut s = WorkflowState::new();
         s.status = status;
-        s.tasks = tasks.into_iter().map(Arc::new).collect();
+        s.tasks = tasks.into_iter().map(TaskRef::new).collect();
         s
     }
 

@@ -7,13 +7,13 @@
 //! and lets a reader check the policy without following I/O: `engine.rs` asks these
 //! functions and records the answers, `dispatch.rs` carries them out on workers.
 
+use crate::state::task_ref::TaskRef;
 use std::collections::HashMap;
-use std::sync::Arc;
 use std::time::Duration;
 
 use crate::run::context;
 use crate::run::work::Verdict;
-use crate::state::model::Task;
+use crate::state::model::{Glance, Task};
 use crate::state::{TaskStatus, WorkflowStatus};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -322,32 +322,32 @@ pub fn after_outcome(verdict: &Verdict, f: &OutcomeFacts) -> Next {
 
 /// Nothing ready and nothing running: stuck behind a failure, or blocked. `None`
 /// when every task is done (the deliverables are checked next).
-pub fn nothing_ready(tasks: &[Arc<Task>]) -> Option<Stop> {
+pub fn nothing_ready(tasks: &[TaskRef]) -> Option<Stop> {
     if let Some(stop) = failed_stop(tasks) {
         return Some(stop);
     }
-    let open: Vec<&Arc<Task>> = tasks.iter().filter(|t| !t.status.is_done()).collect();
+    let open: Vec<&TaskRef> = tasks.iter().filter(|t| !t.status().is_done()).collect();
     if open.is_empty() {
         return None;
     }
     let mut kinds: Vec<String> = open
         .iter()
-        .flat_map(|t| t.blocked_by.iter().cloned())
+        .flat_map(|t| t.blocked_by().iter().cloned())
         .collect();
     kinds.sort();
     kinds.dedup();
     Some(Stop::Blocked {
         kinds,
-        tasks: open.iter().map(|t| t.id.clone()).collect(),
+        tasks: open.iter().map(|t| t.id().to_string()).collect(),
     })
 }
 
 /// The failed stop when any task failed: the first failed task, and with several
 /// (a `--keep-going` run) how many and which.
-pub fn failed_stop(tasks: &[Arc<Task>]) -> Option<Stop> {
-    let failed: Vec<&Arc<Task>> = tasks
+pub fn failed_stop(tasks: &[TaskRef]) -> Option<Stop> {
+    let failed: Vec<&TaskRef> = tasks
         .iter()
-        .filter(|t| t.status == TaskStatus::Failed)
+        .filter(|t| t.status() == TaskStatus::Failed)
         .collect();
     let first = failed.first()?;
     let why = format!(
@@ -361,7 +361,7 @@ pub fn failed_stop(tasks: &[Arc<Task>]) -> Option<Stop> {
     let reason = if failed.len() == 1 {
         why
     } else {
-        let ids: Vec<&str> = failed.iter().map(|t| t.id.as_str()).collect();
+        let ids: Vec<&str> = failed.iter().map(|t| t.id()).collect();
         format!("{} tasks failed ({}); {why}", failed.len(), ids.join(", "))
     };
     Some(Stop::Failed {
@@ -386,7 +386,7 @@ pub fn stop_after_failure(task_id: &str, reason: &str, keep_going: bool) -> Opti
 /// run may go on to a mode's stop (a phase's end, a gate under `--all`, step mode),
 /// and a workflow with a failed task must end `failed`, as it does without the flag.
 /// An interruption or a hand-off keeps its own stop.
-pub fn settle(stop: Stop, tasks: &[Arc<Task>]) -> Stop {
+pub fn settle(stop: Stop, tasks: &[TaskRef]) -> Stop {
     match stop {
         Stop::Paused(_) => failed_stop(tasks).unwrap_or(stop),
         stop => stop,
@@ -404,15 +404,11 @@ pub struct Fallout {
 /// [`Fallout`] of `tasks`: a walk from each failed task along reverse dependency
 /// edges, O(tasks + edges) and without recursion, so a 10,000-task chain is fine. A
 /// done task ends the walk: what depends on it does not wait on the failure.
-pub fn fallout(tasks: &[Arc<Task>]) -> Fallout {
-    let index: HashMap<&str, usize> = tasks
-        .iter()
-        .enumerate()
-        .map(|(i, t)| (t.id.as_str(), i))
-        .collect();
+pub fn fallout(tasks: &[TaskRef]) -> Fallout {
+    let index: HashMap<&str, usize> = tasks.iter().enumerate().map(|(i, t)| (t.id(), i)).collect();
     let mut dependants: Vec<Vec<usize>> = vec![Vec::new(); tasks.len()];
     for (i, t) in tasks.iter().enumerate() {
-        for d in &t.deps {
+        for d in t.deps() {
             if let Some(&j) = index.get(d.as_str()) {
                 dependants[j].push(i);
             }
@@ -420,11 +416,11 @@ pub fn fallout(tasks: &[Arc<Task>]) -> Fallout {
     }
     let mut marked = vec![false; tasks.len()];
     let mut stack: Vec<usize> = (0..tasks.len())
-        .filter(|&i| tasks[i].status == TaskStatus::Failed)
+        .filter(|&i| tasks[i].status() == TaskStatus::Failed)
         .collect();
     while let Some(i) = stack.pop() {
         for &j in &dependants[i] {
-            let open = !tasks[j].status.is_done() && tasks[j].status != TaskStatus::Failed;
+            let open = !tasks[j].status().is_done() && tasks[j].status() != TaskStatus::Failed;
             if open && !marked[j] {
                 marked[j] = true;
                 stack.push(j);
@@ -434,17 +430,17 @@ pub fn fallout(tasks: &[Arc<Task>]) -> Fallout {
     let ids = |keep: &dyn Fn(usize) -> bool| -> Vec<String> {
         (0..tasks.len())
             .filter(|&i| keep(i))
-            .map(|i| tasks[i].id.clone())
+            .map(|i| tasks[i].id().to_string())
             .collect()
     };
     Fallout {
-        failed: ids(&|i| tasks[i].status == TaskStatus::Failed),
+        failed: ids(&|i| tasks[i].status() == TaskStatus::Failed),
         not_run: ids(&|i| marked[i]),
     }
 }
 
 /// Files completed tasks said they create that `exists` does not find.
-pub fn missing_deliverables(tasks: &[Arc<Task>], exists: impl Fn(&str) -> bool) -> Vec<String> {
+pub fn missing_deliverables(tasks: &[TaskRef], exists: impl Fn(&str) -> bool) -> Vec<String> {
     tasks
         .iter()
         .filter(|t| t.status == TaskStatus::Completed)

@@ -1,6 +1,7 @@
 //! One table per decision of `policy`: each row is a rule or a failure path.
 
 use super::*;
+use crate::state::task_ref::TaskRef;
 use std::collections::HashSet;
 
 fn task(id: &str) -> Task {
@@ -13,8 +14,8 @@ fn task(id: &str) -> Task {
 }
 
 /// Tasks as a state holds them.
-fn arcs(tasks: &[Task]) -> Vec<Arc<Task>> {
-    tasks.iter().cloned().map(Arc::new).collect()
+fn arcs(tasks: &[Task]) -> Vec<TaskRef> {
+    tasks.iter().cloned().map(TaskRef::new).collect()
 }
 
 fn with(id: &str, f: impl FnOnce(&mut Task)) -> Task {

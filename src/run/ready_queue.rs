@@ -13,11 +13,11 @@
 //! escalation) — so a pick costs the number of such tasks, not the plan's size. A done
 //! candidate is dropped for good.
 
+use crate::state::model::Glance;
+use crate::state::task_ref::TaskRef;
 use std::collections::{BTreeSet, HashMap, HashSet};
-use std::sync::Arc;
 
 use crate::state::machine::TaskStatus;
-use crate::state::model::Task;
 
 /// Each task's position in the plan, by id. foldhash, not std's SipHash: a run
 /// builds it over every task at its start.
@@ -40,7 +40,7 @@ pub struct ReadyQueue {
 
 impl ReadyQueue {
     /// The queue for `tasks` as they are now: O(tasks + dependency edges).
-    pub fn new(tasks: &[Arc<Task>], index: &PlanPositions) -> ReadyQueue {
+    pub fn new(tasks: &[TaskRef], index: &PlanPositions) -> ReadyQueue {
         let mut q = ReadyQueue {
             waiting_on: vec![0; tasks.len()],
             dependants: vec![Vec::new(); tasks.len()],
@@ -49,9 +49,9 @@ impl ReadyQueue {
             examined: 0,
         };
         for (i, task) in tasks.iter().enumerate() {
-            for dep in &task.deps {
+            for dep in task.deps() {
                 match index.get(dep) {
-                    Some(&d) if tasks[d].status.is_done() => {}
+                    Some(&d) if tasks[d].status().is_done() => {}
                     Some(&d) => {
                         q.waiting_on[i] += 1;
                         q.dependants[d].push(i);
@@ -61,7 +61,7 @@ impl ReadyQueue {
             }
         }
         for (i, task) in tasks.iter().enumerate() {
-            if task.status.is_done() {
+            if task.status().is_done() {
                 q.counted[i] = true;
             } else if q.waiting_on[i] == 0 {
                 q.candidates.insert(i);
@@ -87,9 +87,9 @@ impl ReadyQueue {
     /// The first ready task in plan order that is not `running`.
     pub fn next<'t>(
         &mut self,
-        tasks: &'t [Arc<Task>],
+        tasks: &'t [TaskRef],
         running: &HashSet<String>,
-    ) -> Option<&'t Arc<Task>> {
+    ) -> Option<&'t TaskRef> {
         let mut gone = Vec::new();
         let mut found = None;
         for &i in &self.candidates {
@@ -122,6 +122,7 @@ impl ReadyQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::state::model::Task;
 
     fn chain(n: usize) -> Vec<Task> {
         (0..n)
@@ -139,7 +140,7 @@ mod tests {
             .collect()
     }
 
-    fn index(tasks: &[Arc<Task>]) -> PlanPositions {
+    fn index(tasks: &[TaskRef]) -> PlanPositions {
         tasks
             .iter()
             .enumerate()
@@ -150,7 +151,7 @@ mod tests {
     /// Runs `tasks` to the end as the engine does with `jobs` slots, every task
     /// passing; returns the order they started in and the tasks examined.
     fn run(tasks: Vec<Task>, jobs: usize) -> (Vec<String>, u64) {
-        let mut tasks: Vec<Arc<Task>> = tasks.into_iter().map(Arc::new).collect();
+        let mut tasks: Vec<TaskRef> = tasks.into_iter().map(TaskRef::new).collect();
         let index = index(&tasks);
         let mut q = ReadyQueue::new(&tasks, &index);
         let mut running: Vec<usize> = Vec::new();
@@ -161,14 +162,14 @@ mod tests {
                 let Some(t) = q.next(&tasks, &ids) else { break };
                 let i = index[&t.id];
                 order.push(t.id.clone());
-                Arc::make_mut(&mut tasks[i]).status = TaskStatus::InProgress;
+                tasks[i].make_mut().status = TaskStatus::InProgress;
                 running.push(i);
             }
             if running.is_empty() {
                 return (order, q.examined());
             }
             let i = running.remove(0);
-            Arc::make_mut(&mut tasks[i]).status = TaskStatus::Completed;
+            tasks[i].make_mut().status = TaskStatus::Completed;
             q.done(i);
         }
     }
@@ -221,13 +222,13 @@ mod tests {
             deps: vec!["nowhere".into()],
             ..Task::default()
         });
-        let mut tasks: Vec<Arc<Task>> = tasks.into_iter().map(Arc::new).collect();
+        let mut tasks: Vec<TaskRef> = tasks.into_iter().map(TaskRef::new).collect();
         let index = index(&tasks);
         let mut q = ReadyQueue::new(&tasks, &index);
         assert_eq!(q.next(&tasks, &HashSet::new()).map(|t| t.id.as_str()), None);
         // The blocker lifted (an unblock) and the failure retried: both can start.
-        Arc::make_mut(&mut tasks[1]).blocked_by.clear();
-        Arc::make_mut(&mut tasks[4]).status = TaskStatus::Pending;
+        tasks[1].make_mut().blocked_by.clear();
+        tasks[4].make_mut().status = TaskStatus::Pending;
         assert_eq!(
             q.next(&tasks, &HashSet::new()).map(|t| t.id.as_str()),
             Some("T1")

@@ -5,6 +5,7 @@
 //! Every change goes through the state machine (`Session::set_task_status`,
 //! `Session::set_workflow_status`); the command prints what these return.
 
+use crate::state::model::Glance;
 use serde_json::json;
 
 use crate::error::{Result, WfError};
@@ -29,8 +30,8 @@ pub fn recover_interrupted(session: &mut Session) -> Result<Recovered> {
     let in_flight: Vec<String> = state
         .tasks
         .iter()
-        .filter(|t| t.status == TaskStatus::InProgress && t.handed_off != Some(true))
-        .map(|t| t.id.clone())
+        .filter(|t| t.status() == TaskStatus::InProgress && !t.handed_off())
+        .map(|t| t.id().to_string())
         .collect();
     // A run that handed a task off leaves the workflow running on purpose (see
     // `Engine::finish`); that is not a crash.

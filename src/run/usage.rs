@@ -19,9 +19,9 @@ use serde_json::Value;
 pub use crate::state::model::Usage;
 
 /// Every task's usage added up, and how many tasks reported any.
-pub fn total(tasks: &[std::sync::Arc<crate::state::model::Task>]) -> Total {
+pub fn total(tasks: &[crate::state::task_ref::TaskRef]) -> Total {
     let mut total = Total::default();
-    for used in tasks.iter().filter_map(|t| t.usage) {
+    for used in tasks.iter().filter_map(crate::state::model::Glance::usage) {
         total.add(used);
     }
     total

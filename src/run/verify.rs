@@ -12,8 +12,8 @@
 //! it goes back to planned. When every task is done again, the workflow is
 //! completed again (after its final verifiers).
 
+use crate::state::task_ref::TaskRef;
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::json;
@@ -129,7 +129,7 @@ fn selection(state: &WorkflowState, wanted: &[String]) -> Result<Vec<usize>> {
 }
 
 /// Task positions, each after the tasks it depends on (`proof::dependency_order`).
-fn dependency_order(tasks: &[Arc<Task>]) -> Vec<usize> {
+fn dependency_order(tasks: &[TaskRef]) -> Vec<usize> {
     let index: HashMap<&str, usize> = tasks
         .iter()
         .enumerate()
@@ -388,7 +388,7 @@ mod tests {
 
     #[test]
     fn dependencies_come_first_even_when_they_point_forward() {
-        let tasks = [t("A", &["C"]), t("B", &[]), t("C", &["B"]), t("D", &["A"])].map(Arc::new);
+        let tasks = [t("A", &["C"]), t("B", &[]), t("C", &["B"]), t("D", &["A"])].map(TaskRef::new);
         let order: Vec<&str> = dependency_order(&tasks)
             .into_iter()
             .map(|i| tasks[i].id.as_str())
@@ -405,7 +405,7 @@ mod tests {
             t("T3", &[]),
             t("T4", &["T2"]),
         ]
-        .map(Arc::new)
+        .map(TaskRef::new)
         .into();
         let ids = |sel: Vec<usize>| -> Vec<String> {
             sel.into_iter().map(|i| state.tasks[i].id.clone()).collect()

@@ -7,7 +7,7 @@
 //! leaves the state exactly as it was. The plan round-trip properties live in
 //! `plan/prop_tests.rs`.
 
-use std::sync::Arc;
+use crate::state::task_ref::TaskRef;
 
 use proptest::prelude::*;
 use serde_json::json;
@@ -27,7 +27,7 @@ fn state_with(n: usize) -> WorkflowState {
             name: format!("task {i}"),
             ..Task::default()
         })
-        .map(Arc::new)
+        .map(TaskRef::new)
         .collect();
     state.sync_progress();
     state

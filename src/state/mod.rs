@@ -17,6 +17,7 @@ pub mod snapshot_file;
 pub mod store;
 pub mod summary;
 pub mod task_index;
+pub mod task_ref;
 
 pub use machine::{TaskStatus, WorkflowStatus};
 pub use model::{Task, WorkflowState};

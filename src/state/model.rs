@@ -5,8 +5,8 @@
 //! struct carries an `extra` map so fields `wf` does not know survive a load and a
 //! save; fields `wf` only passes through stay `serde_json::Value`.
 
+use crate::state::task_ref::TaskRef;
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -124,7 +124,7 @@ pub struct WorkflowState {
         skip_serializing_if = "Vec::is_empty",
         serialize_with = "crate::state::snapshot_file::serialize_tasks"
     )]
-    pub tasks: Vec<Arc<Task>>,
+    pub tasks: Vec<TaskRef>,
     /// How far into the event log this snapshot reaches; readers fold the rest.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub event_log: Option<LogMark>,
@@ -156,7 +156,7 @@ struct Positions {
 }
 
 impl TaskIndex {
-    fn position(&self, tasks: &[Arc<Task>], id: &str) -> Option<usize> {
+    fn position(&self, tasks: &[TaskRef], id: &str) -> Option<usize> {
         let mut map = self
             .0
             .lock()
@@ -165,7 +165,7 @@ impl TaskIndex {
             map.of
                 .get(id)
                 .copied()
-                .filter(|&i| tasks.get(i).is_some_and(|t| t.id == id))
+                .filter(|&i| tasks.get(i).is_some_and(|t| t.id() == id))
         };
         if let Some(i) = hit(&map) {
             return Some(i);
@@ -176,7 +176,7 @@ impl TaskIndex {
                 tasks[seen..]
                     .iter()
                     .enumerate()
-                    .map(|(i, t)| (t.id.clone(), seen + i)),
+                    .map(|(i, t)| (t.id().to_string(), seen + i)),
             );
             map.seen = tasks.len();
             if let Some(i) = hit(&map) {
@@ -184,8 +184,12 @@ impl TaskIndex {
             }
         }
         map.of.clear();
-        map.of
-            .extend(tasks.iter().enumerate().map(|(i, t)| (t.id.clone(), i)));
+        map.of.extend(
+            tasks
+                .iter()
+                .enumerate()
+                .map(|(i, t)| (t.id().to_string(), i)),
+        );
         map.seen = tasks.len();
         map.of.get(id).copied()
     }
@@ -604,7 +608,7 @@ impl WorkflowState {
 
     pub fn task(&self, id: &str) -> Option<&Task> {
         let i = self.task_index.position(&self.tasks, id)?;
-        self.tasks.get(i).map(Arc::as_ref)
+        self.tasks.get(i).map(TaskRef::as_ref)
     }
 
     /// The task to change: a copy of its own first if anything else holds it
@@ -613,15 +617,15 @@ impl WorkflowState {
     /// change of a task after it moves the task to a new allocation, uncopied.
     pub fn task_mut(&mut self, id: &str) -> Option<&mut Task> {
         let i = self.task_index.position(&self.tasks, id)?;
-        self.tasks.get_mut(i).map(Arc::make_mut)
+        self.tasks.get_mut(i).map(TaskRef::make_mut)
     }
 
     /// The task handed off to an agent and not yet taken back, if any.
     pub fn handed_off_task(&self) -> Option<&Task> {
         self.tasks
             .iter()
-            .find(|t| t.status == TaskStatus::InProgress && t.handed_off == Some(true))
-            .map(Arc::as_ref)
+            .find(|t| t.status() == TaskStatus::InProgress && t.handed_off())
+            .map(TaskRef::as_ref)
     }
 
     /// The error every command that runs tasks gives for a workflow without any:
@@ -643,17 +647,27 @@ impl WorkflowState {
             return;
         }
         self.sync_current();
-        let ids = |s: TaskStatus| -> Vec<String> {
-            self.tasks
-                .iter()
-                .filter(|t| t.status == s)
-                .map(|t| t.id.clone())
-                .collect()
-        };
-        self.progress.completed = ids(TaskStatus::Completed);
-        self.progress.blocked = ids(TaskStatus::Blocked);
-        self.progress.failed = ids(TaskStatus::Failed);
-        self.progress.skipped = ids(TaskStatus::Skipped);
+        // One pass, not one per list: at 100,000 tasks each pass is a look at every
+        // task's status (BENCHMARKS.md).
+        let p = &mut self.progress;
+        for list in [
+            &mut p.completed,
+            &mut p.blocked,
+            &mut p.failed,
+            &mut p.skipped,
+        ] {
+            list.clear();
+        }
+        for t in &self.tasks {
+            let list = match t.status() {
+                TaskStatus::Completed => &mut p.completed,
+                TaskStatus::Blocked => &mut p.blocked,
+                TaskStatus::Failed => &mut p.failed,
+                TaskStatus::Skipped => &mut p.skipped,
+                _ => continue,
+            };
+            list.push(t.id().to_string());
+        }
     }
 
     /// `current_task`/`current_tasks` as the plugin reads them: the tasks in
@@ -661,22 +675,22 @@ impl WorkflowState {
     /// its retry), else the first pending task in document order (what the plugin's
     /// start and its next-task lookup pick), else none.
     fn sync_current(&mut self) {
-        self.current_tasks = current_of::<Task>(&self.tasks);
+        self.current_tasks = current_of::<TaskRef>(&self.tasks);
         self.current_task = self.current_tasks.first().cloned();
     }
 }
 
 /// A plan's tasks as a state holds them. Moved a chunk at a time from the back, the
 /// plan's buffer shrunk after each, so the tasks are never held twice: at 100,000
-/// tasks a `map(Arc::new).collect()` keeps the whole 78 MB buffer alive until the
+/// tasks a `map(TaskRef::new).collect()` keeps the whole 78 MB buffer alive until the
 /// last task is moved (collected in place, it cannot be freed sooner).
-pub fn shared(mut tasks: Vec<Task>) -> Vec<Arc<Task>> {
+pub fn shared(mut tasks: Vec<Task>) -> Vec<TaskRef> {
     const CHUNK: usize = 1024;
     let mut out = Vec::with_capacity(tasks.len());
     while !tasks.is_empty() {
         let chunk = tasks.split_off(tasks.len().saturating_sub(CHUNK));
         tasks.shrink_to_fit();
-        out.extend(chunk.into_iter().rev().map(Arc::new));
+        out.extend(chunk.into_iter().rev().map(TaskRef::new));
     }
     out.reverse();
     out
@@ -745,7 +759,7 @@ mod tests {
     #[test]
     fn a_task_is_found_where_it_is_however_the_tasks_changed() {
         let task = |id: &str| {
-            Arc::new(Task {
+            TaskRef::new(Task {
                 id: id.into(),
                 ..Task::default()
             })
@@ -765,7 +779,7 @@ mod tests {
         state.tasks.push(task("T0"));
         for t in state.tasks.clone() {
             assert!(
-                std::ptr::eq(state.task(&t.id).unwrap(), Arc::as_ptr(&t)),
+                std::ptr::eq(state.task(&t.id).unwrap(), t.as_ref()),
                 "{}",
                 t.id
             );

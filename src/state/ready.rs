@@ -35,7 +35,7 @@ pub fn ready(state: &WorkflowState) -> Vec<usize> {
 mod tests {
     use super::*;
     use crate::state::model::Task;
-    use std::sync::Arc;
+    use crate::state::task_ref::TaskRef;
 
     fn task(id: &str, status: TaskStatus, deps: &[&str], blocked_by: &[&str]) -> Task {
         Task {
@@ -54,7 +54,7 @@ mod tests {
     fn state(tasks: Vec<Task>) -> WorkflowState {
         let mut s: WorkflowState =
             serde_json::from_value(serde_json::json!({"status": "running"})).unwrap();
-        s.tasks = tasks.into_iter().map(Arc::new).collect();
+        s.tasks = tasks.into_iter().map(TaskRef::new).collect();
         s
     }
 

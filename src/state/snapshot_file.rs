@@ -37,19 +37,21 @@
 //! through a thread-local: the derived `Serialize` of the state gives its `tasks`
 //! field no way to reach the writer.
 
+use crate::state::model::Glance;
+use crate::state::task_ref::{TaskRef, WeakTask};
 use std::cell::{Cell, RefCell};
 use std::io::{self, Write};
 use std::ops::Range;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
-use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use serde::ser::SerializeSeq;
 use serde::{Serialize, Serializer};
 use serde_json::ser::{Formatter, PrettyFormatter};
 
-use crate::state::model::{LogMark, Task, WorkflowState};
+use crate::state::model::{LogMark, WorkflowState};
 use crate::state::summary::FileId;
 use crate::state::task_index;
 
@@ -175,8 +177,8 @@ impl<W: Write> Write for Counted<W> {
 /// ([`write`]), each record's span is noted, and an unchanged task's record is
 /// staged for the formatter to copy.
 #[allow(clippy::ptr_arg)] // serde's `serialize_with` passes the field as declared.
-pub fn serialize_tasks<S: Serializer>(tasks: &Vec<Arc<Task>>, s: S) -> Result<S::Ok, S::Error> {
-    struct Spanned<'a>(usize, &'a Arc<Task>);
+pub fn serialize_tasks<S: Serializer>(tasks: &Vec<TaskRef>, s: S) -> Result<S::Ok, S::Error> {
+    struct Spanned<'a>(usize, &'a TaskRef);
     impl Serialize for Spanned<'_> {
         fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
             let start = written();
@@ -282,22 +284,17 @@ pub type SharedPrior = Arc<Mutex<Option<Prior>>>;
 pub struct Prior {
     file: std::fs::File,
     id: FileId,
-    tasks: Vec<Weak<Task>>,
+    tasks: Vec<WeakTask>,
     spans: Spans,
 }
 
 #[derive(Debug)]
 enum Spans {
+    /// As written, or as the task index said when the load left the tasks unread.
     Known(Vec<[u64; 2]>),
     /// In the task index written with the snapshot: read when a snapshot is
-    /// written, which most commands that take the lock never do (unless the lock
-    /// read it already beside the snapshot's parse: `Read`).
-    InIndex {
-        dir: PathBuf,
-        mark: LogMark,
-    },
-    /// That index, read already.
-    Read(task_index::IndexSpans),
+    /// written, which most commands that take the lock never do.
+    InIndex { dir: PathBuf, mark: LogMark },
 }
 
 impl Prior {
@@ -306,36 +303,37 @@ impl Prior {
     pub fn written(
         path: &Path,
         id: FileId,
-        tasks: &[Arc<Task>],
+        tasks: &[TaskRef],
         spans: Vec<[u64; 2]>,
     ) -> Option<Prior> {
         let file = crate::fs::open_regular(path, false).ok()?.into_parts().0;
         (FileId::of(&file.metadata().ok()?) == id).then(|| Prior {
             file,
             id,
-            tasks: tasks.iter().map(Arc::downgrade).collect(),
+            tasks: tasks.iter().map(TaskRef::downgrade).collect(),
             spans: Spans::Known(spans),
         })
     }
 
     /// The snapshot just loaded from `file` (the file `id` when the read began) in
     /// the workflow dir `dir`, with log mark `mark`, before anything changed its
-    /// tasks; `read` is its task index when that was read with it (`Store::lock`).
+    /// tasks; `spans` are its records' when the load left the tasks unread, as the
+    /// task index said (`Store::lock`).
     pub fn loaded(
         file: std::fs::File,
         id: FileId,
-        tasks: &[Arc<Task>],
+        tasks: &[TaskRef],
         dir: &Path,
         mark: Option<LogMark>,
-        read: Option<task_index::IndexSpans>,
+        spans: Option<Vec<[u64; 2]>>,
     ) -> Option<Prior> {
         let mark = mark?;
         Some(Prior {
             file,
             id,
-            tasks: tasks.iter().map(Arc::downgrade).collect(),
-            spans: match read {
-                Some(index) => Spans::Read(index),
+            tasks: tasks.iter().map(TaskRef::downgrade).collect(),
+            spans: match spans {
+                Some(spans) => Spans::Known(spans),
                 None => Spans::InIndex {
                     dir: dir.to_path_buf(),
                     mark,
@@ -365,7 +363,6 @@ impl Prior {
             Spans::InIndex { ref dir, mark } => {
                 task_index::IndexSpans::read(dir, self.id, mark).of(&self.tasks)?
             }
-            Spans::Read(ref index) => index.of(&self.tasks)?,
         };
         (spans.len() == self.tasks.len()).then(|| Copier {
             file: self.file,
@@ -385,7 +382,7 @@ impl Prior {
 pub struct Copier {
     file: std::fs::File,
     id: FileId,
-    tasks: Vec<Weak<Task>>,
+    tasks: Vec<WeakTask>,
     spans: Vec<[u64; 2]>,
     /// Read ahead from the old file, starting at `buf_at`: records are asked for in
     /// order, so one read serves many.
@@ -402,13 +399,9 @@ const READ_AHEAD: usize = 256 * 1024;
 impl Copier {
     /// Stages the old record of `task`, the snapshot's `i`th, if the task has not
     /// changed since and the old file holds a record of that task's id there.
-    fn stage(&mut self, i: usize, task: &Arc<Task>) -> bool {
+    fn stage(&mut self, i: usize, task: &TaskRef) -> bool {
         self.staged = None;
-        if !self
-            .tasks
-            .get(i)
-            .is_some_and(|old| std::ptr::eq(old.as_ptr(), Arc::as_ptr(task)))
-        {
+        if !self.tasks.get(i).is_some_and(|old| old.is(task)) {
             return false;
         }
         let Some(&[start, end]) = self.spans.get(i) else {
@@ -419,7 +412,7 @@ impl Copier {
             self.spans.clear();
             return false;
         };
-        if !is_record_of(&self.buf[at.clone()], &task.id) {
+        if !is_record_of(&self.buf[at.clone()], task.id()) {
             return false;
         }
         self.staged = Some(at);
@@ -493,10 +486,11 @@ fn read_at_most(file: &std::fs::File, buf: &mut [u8], offset: u64) -> Option<usi
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::state::model::Task;
     use proptest::prelude::*;
 
-    fn task(i: usize, name: &str) -> Arc<Task> {
-        Arc::new(Task {
+    fn task(i: usize, name: &str) -> TaskRef {
+        TaskRef::new(Task {
             id: format!("T{i}"),
             name: format!("{name} \"{i}\" — ünïcode\n"),
             deps: (i > 1).then(|| format!("T{}", i - 1)).into_iter().collect(),
@@ -543,7 +537,7 @@ mod tests {
         let mut state = state_of(30);
         // Records longer than the writer's buffer, and records across its edges.
         for i in [3, 4, 20] {
-            Arc::make_mut(&mut state.tasks[i]).name = "n".repeat(BUF + i);
+            state.tasks[i].make_mut().name = "n".repeat(BUF + i);
         }
         let mut out = Vec::new();
         let spans = write(&mut out, &state, None).unwrap().spans;
@@ -690,7 +684,7 @@ mod tests {
             }
             Change::Replace(i) if n > 0 => {
                 let same = Task::clone(&state.tasks[i % n]);
-                state.tasks[i % n] = Arc::new(same);
+                state.tasks[i % n] = TaskRef::new(same);
             }
             Change::Insert(i) => {
                 *fresh += 1;
@@ -722,7 +716,7 @@ mod tests {
                     .tasks
                     .iter()
                     .enumerate()
-                    .filter(|(i, t)| before.get(*i).is_some_and(|b| Arc::ptr_eq(b, t)))
+                    .filter(|(i, t)| before.get(*i).is_some_and(|b| TaskRef::ptr_eq(b, t)))
                     .count();
                 let path = dir.path().join(format!("{}.json", round + 1));
                 let (next, copied) = write_file(&path, &state, Some(prior));

@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 use crate::config::Role;
 use crate::error::{ErrorKind, Result, WfError};
 use crate::fs::durable::Temp;
-use crate::fs::{ensure_dir, read_regular_kept, refuse_symlink};
+use crate::fs::{ensure_dir, open_regular_kept, read_rest, read_span, refuse_symlink};
 use crate::state::event::EventKind;
 use crate::state::event_log::{self, Event, EventLog, NewEvent};
 use crate::state::evidence::Evidence;
@@ -38,7 +38,7 @@ use crate::state::model::{LogMark, WorkflowState, SCHEMA_VERSION};
 use crate::state::recover::CatchUp;
 use crate::state::snapshot_file::{self, Prior, SharedPrior};
 use crate::state::summary::{self, FileId, View};
-use crate::state::task_index::IndexSpans;
+use crate::state::task_ref::TaskRef;
 
 pub const STATE_FILE: &str = "workflow-state.json";
 pub const EVENTS_FILE: &str = "events.jsonl";
@@ -147,12 +147,12 @@ impl Store {
     /// [`Store::load_snapshot`], with the file it was read from, still open, and its
     /// identity as it was when the read began; and what `also` asks for.
     ///
-    /// A long tail — after a crash, a second or more of progress: at 10,000 tasks
-    /// reading it is more than half the work of parsing the snapshot — is read on a
-    /// second thread while the snapshot parses, from the mark the snapshot's last
-    /// lines name (our writer puts `event_log` last), and for a writer the task
-    /// index after it. The parse then says whether that was its mark; if not, the
-    /// tail is read again from the one it has, and the index is left to the write.
+    /// A writer (`Also::TailAndSpans`) leaves the tasks unread where the task index
+    /// allows ([`parse_unread`]); any other read parses the whole file. A long tail
+    /// — after a crash, a second or more of progress — is read on a second thread
+    /// meanwhile, from the mark the snapshot's last lines name (our writer puts
+    /// `event_log` last). The parse then says whether that was its mark; if not,
+    /// the tail is read again from the one it has.
     fn read_snapshot(&self, also: Also) -> Result<Option<Read>> {
         let path = self.state_path();
         if crate::testing::full_load_forbidden() {
@@ -168,43 +168,47 @@ impl Store {
         // would show a state that is not this workflow's.
         refuse_symlink(&self.dir)?;
         refuse_symlink(&path)?;
-        let (bytes, file, meta) = match read_regular_kept(&path) {
-            Ok(read) => read,
+        let (file, meta) = match open_regular_kept(&path) {
+            Ok(opened) => opened,
             Err(e) if e.io == Some(std::io::ErrorKind::NotFound) => return Ok(None),
             Err(e) => return Err(e),
         };
         let id = FileId::of(&meta);
         let events = self.events_path();
-        let beside = (also != Also::Nothing)
-            .then(|| written_mark(&bytes))
+        let guess = (also != Also::Nothing)
+            .then(|| read_span(&file, meta.len().saturating_sub(128), meta.len()))
             .flatten()
-            .filter(|mark| worth_a_thread(&events, *mark));
-        let read = |mark| {
-            let tail = read_tail(&events, mark);
-            let spans = (also == Also::TailAndSpans).then(|| IndexSpans::read(&self.dir, id, mark));
-            (mark, tail, spans)
-        };
-        let (early, state) = match beside {
-            Some(mark) => {
-                let (early, state) =
-                    crate::beside::both(|| read(mark), || parse_state(&path, &bytes));
-                (Some(early), state)
+            .and_then(|end| written_mark(&end));
+        let beside = guess.filter(|mark| worth_a_thread(&events, *mark));
+        let parse = || {
+            let unread = guess
+                .filter(|_| also == Also::TailAndSpans)
+                .and_then(|mark| parse_unread(&path, &file, id, &self.dir, mark));
+            match unread {
+                Some((state, spans)) => Ok((state, Some(spans))),
+                None => parse_state(&path, &read_rest(&file)?).map(|state| (state, None)),
             }
-            None => (None, parse_state(&path, &bytes)),
         };
-        let mut state = state?;
+        let (early, parsed) = match beside {
+            Some(mark) => {
+                let (early, parsed) =
+                    crate::beside::both(|| (mark, read_tail(&events, mark)), parse);
+                (Some(early), parsed)
+            }
+            None => (None, parse()),
+        };
+        let (mut state, spans) = parsed?;
         (self.plan.adopt)(&mut state, &self.dir, self.project.as_deref());
         let mark = state.event_log.unwrap_or_default();
-        let (tail, spans) = match early {
-            Some((guess, tail, spans)) if guess == mark => (tail?, spans),
+        let tail = match early {
+            Some((guess, tail)) if guess == mark => tail?,
             early => {
                 // A wrong guess's events go before the tail is read again.
                 drop(early);
-                let tail = match also {
+                match also {
                     Also::Nothing => Tail::default(),
                     Also::Tail | Also::TailAndSpans => read_tail(&events, mark)?,
-                };
-                (tail, None)
+                }
             }
         };
         Ok(Some(Read {
@@ -721,8 +725,9 @@ struct Read {
     tail: Tail,
     file: std::fs::File,
     id: FileId,
-    /// The task index's spans, when they were read beside the parse.
-    spans: Option<IndexSpans>,
+    /// Where each task's record is, when the tasks were left unread
+    /// ([`parse_unread`]).
+    spans: Option<Vec<[u64; 2]>>,
 }
 
 /// What a read of the snapshot reads besides it.
@@ -868,6 +873,64 @@ pub fn parse_state(path: &Path, bytes: &[u8]) -> Result<WorkflowState> {
     refuse_duplicate_ids(state, &corrupt)
 }
 
+/// The state in the snapshot `file` (the file `id` at `path`) with every task left
+/// unread (`state::task_ref`): the task index written with it (log mark `mark`) by
+/// this build says where each record is and what a scheduler needs of it, and only
+/// the rest of the file is read and parsed. `None` when the index is not that, or
+/// the file is not laid out as it says: the whole parse reads it, and names what is
+/// wrong.
+///
+/// A `--step` after a crash at 10,000 tasks spent three fifths of its instructions
+/// parsing records it never looked at (BENCHMARKS.md).
+fn parse_unread(
+    path: &Path,
+    file: &std::fs::File,
+    id: FileId,
+    dir: &Path,
+    mark: LogMark,
+) -> Option<(WorkflowState, Vec<[u64; 2]>)> {
+    let entries = crate::state::task_index::entries_for(dir, id, mark)?;
+    let spans: Vec<[u64; 2]> = entries.iter().map(|e| e.span).collect();
+    let in_order = spans.windows(2).all(|w| w[0][1] < w[1][0]);
+    let (first, last) = (spans.first()?[0], spans.last()?[1]);
+    if !in_order || first >= last || last > id.len {
+        return None;
+    }
+    let head = read_span(file, 0, first)?;
+    let rest = read_span(file, last, id.len)?;
+    let open = head.trim_ascii_end().len().checked_sub(1)?;
+    let key = head[..open].trim_ascii_end();
+    let close = rest.len() - rest.trim_ascii_start().len();
+    let laid_out =
+        head[open] == b'[' && key.ends_with(b"\"tasks\":") && rest.get(close) == Some(&b']');
+    if !laid_out {
+        return None;
+    }
+    let mut text = head;
+    text.truncate(open + 1);
+    text.extend_from_slice(&rest[close..]);
+    let mut state = parse_state(path, &text).ok()?;
+    let mut ids = std::collections::HashSet::<_, foldhash::fast::RandomState>::default();
+    if state.event_log != Some(mark) || !entries.iter().all(|e| ids.insert(e.id.as_str())) {
+        return None;
+    }
+    drop(ids);
+    let source = Arc::new(crate::state::task_ref::Source {
+        path: path.to_path_buf(),
+        file: file.try_clone().ok()?,
+    });
+    state.tasks = entries
+        .into_iter()
+        .map(|glance| {
+            TaskRef::unread(crate::state::task_ref::Record {
+                source: Arc::clone(&source),
+                glance,
+            })
+        })
+        .collect();
+    Some((state, spans))
+}
+
 /// Tasks are found by id; with two of one id, updates would land on one and readers
 /// could see the other.
 fn refuse_duplicate_ids(
@@ -890,6 +953,7 @@ fn refuse_duplicate_ids(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::state::model::Glance;
 
     #[test]
     fn truncated_state_names_position() {
@@ -915,7 +979,7 @@ mod tests {
         state.tasks = ids
             .iter()
             .map(|id| {
-                std::sync::Arc::new(crate::state::model::Task {
+                TaskRef::new(crate::state::model::Task {
                     id: (*id).into(),
                     ..Default::default()
                 })
@@ -1061,7 +1125,7 @@ mod tests {
     }
 
     #[test]
-    fn a_writer_copies_records_where_the_index_read_beside_the_parse_says() {
+    fn a_writer_copies_records_where_the_index_read_with_the_load_says() {
         // A store killed after `done` of 600 tasks, locked, its index then deleted:
         // the records the stop snapshot copies.
         let copied_without_the_index = |done: usize| {
@@ -1077,11 +1141,86 @@ mod tests {
             assert_eq!(written, serde_json::to_vec_pretty(state).unwrap());
             copied.unwrap()
         };
-        // Read with the snapshot beside its parse (a long tail), the index is not
-        // needed again: the records of the 300 tasks the tail left alone are copied.
+        // The load read the index (its tasks were left unread), with a long tail
+        // read beside it or a short one after: it is not needed again, and the
+        // records of the tasks the tail left alone are copied.
         assert_eq!(copied_without_the_index(300), 300);
-        // A short tail is read after the parse, and the index with the write.
-        assert_eq!(copied_without_the_index(3), 0);
+        assert_eq!(copied_without_the_index(3), 597);
+    }
+
+    #[test]
+    fn a_writer_parses_only_the_records_of_the_tasks_it_looks_at() {
+        for (tasks, done) in [(600, 300), (600, 3), (40, 0)] {
+            let dir = tempfile::tempdir().unwrap();
+            let store = killed_with_a_tail(dir.path(), tasks, done);
+            let mut session = store.lock(None, "test").unwrap();
+            let state = session.state.as_mut().unwrap();
+            let read = |state: &WorkflowState| state.tasks.iter().filter(|t| t.is_read()).count();
+            // The load read the records of the tasks the tail moved, and no other.
+            assert_eq!(read(state), done, "{tasks} tasks, {done} done");
+            assert!(state
+                .tasks
+                .iter()
+                .all(|t| t.is_read() == (t.status() == TaskStatus::Completed)));
+            // What the scheduler and the summary look at leaves the rest unread.
+            state.sync_progress();
+            let _ = crate::state::summary::Digest::of(state);
+            assert_eq!(read(state), done);
+            // Looked at whole, every task is what the whole parse reads.
+            let whole = store.load().unwrap().unwrap();
+            assert_eq!(*state, whole);
+            // The next snapshot is byte for byte the whole serialization, the records
+            // of the tasks left alone copied.
+            let mark = synced_mark(session.log().unwrap()).unwrap();
+            let state = session.state.as_mut().unwrap();
+            state.event_log = Some(mark);
+            let copied =
+                write_snapshot(&store.dir, &store.state_path(), state, &session.prior).unwrap();
+            assert_eq!(copied, tasks - done);
+            let written = std::fs::read(store.state_path()).unwrap();
+            assert_eq!(written, serde_json::to_vec_pretty(state).unwrap());
+        }
+    }
+
+    #[test]
+    fn a_snapshot_not_laid_out_as_its_index_says_is_parsed_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = killed_with_a_tail(dir.path(), 50, 10);
+        let path = store.state_path();
+        let id = FileId::of(&std::fs::metadata(&path).unwrap());
+        let mark = store.load_snapshot().unwrap().unwrap().event_log.unwrap();
+        let file = std::fs::File::open(&path).unwrap();
+        assert!(parse_unread(&path, &file, id, &store.dir, mark).is_some());
+        // Each index entry's span moved one byte on: no record where the index says.
+        let index_path = store.dir.join(crate::state::task_index::INDEX_FILE);
+        let index = std::fs::read_to_string(&index_path).unwrap();
+        let shifted = regex::Regex::new(r"\[(\d+),(\d+)\]\]")
+            .unwrap()
+            .replace_all(&index, |c: &regex::Captures| {
+                let n = |i: usize| c[i].parse::<u64>().unwrap() + 1;
+                format!("[{},{}]]", n(1), n(2))
+            });
+        assert_ne!(shifted, index);
+        std::fs::write(&index_path, shifted.as_bytes()).unwrap();
+        assert!(parse_unread(&path, &file, id, &store.dir, mark).is_none());
+        // Another mark than the index's, or another file: no index at all.
+        std::fs::write(&index_path, index.as_bytes()).unwrap();
+        let other = LogMark {
+            seq: mark.seq + 1,
+            ..mark
+        };
+        assert!(parse_unread(&path, &file, id, &store.dir, other).is_none());
+        let moved = FileId {
+            len: id.len + 1,
+            ..id
+        };
+        assert!(parse_unread(&path, &file, moved, &store.dir, mark).is_none());
+        // With the spans shifted, the lock parses every task, and gets them all.
+        std::fs::write(&index_path, shifted.as_bytes()).unwrap();
+        let session = store.lock(None, "test").unwrap();
+        let tasks = &session.state().unwrap().tasks;
+        assert_eq!(tasks.len(), 50);
+        assert!(tasks.iter().all(TaskRef::is_read));
     }
 
     #[test]
@@ -1090,9 +1229,9 @@ mod tests {
         let store = killed_with_a_tail(dir.path(), 600, 300);
         let path = store.state_path();
         let mark = store.load_snapshot().unwrap().unwrap().event_log.unwrap();
-        let (wrong, misled) = misled_at_a_wrong_mark(&store, mark);
-        // An index that names this file at the wrong mark, so that the read beside
-        // the parse finds spans.
+        let (wrong, _) = misled_at_a_wrong_mark(&store, mark);
+        // An index that names this file at the wrong mark, so that the load finds
+        // an index for its guess.
         let index_path = store.dir.join(crate::state::task_index::INDEX_FILE);
         let mut index: serde_json::Value =
             serde_json::from_slice(&std::fs::read(&index_path).unwrap()).unwrap();
@@ -1100,9 +1239,7 @@ mod tests {
         index["snapshot"] = serde_json::to_value(id).unwrap();
         index["event_log"] = serde_json::to_value(wrong).unwrap();
         std::fs::write(&index_path, serde_json::to_vec(&index).unwrap()).unwrap();
-        let tasks = parse_state(&path, misled.as_bytes()).unwrap().tasks;
-        let tasks: Vec<_> = tasks.iter().map(Arc::downgrade).collect();
-        assert!(IndexSpans::read(&store.dir, id, wrong).of(&tasks).is_some());
+        assert!(crate::state::task_index::entries_for(&store.dir, id, wrong).is_some());
 
         let mut session = store.lock(None, "test").unwrap();
         std::fs::remove_file(&index_path).unwrap();
@@ -1116,8 +1253,8 @@ mod tests {
                 .count()
         };
         assert_eq!(done(state), 300);
-        // The spans went with the wrong guess: with the index gone, the write
-        // finds none, and copies no record.
+        // The index went with the wrong guess (every task was parsed): with the
+        // index gone, the write finds no spans, and copies no record.
         let mark = synced_mark(session.log().unwrap()).unwrap();
         let state = session.state.as_mut().unwrap();
         state.event_log = Some(mark);
@@ -1143,7 +1280,7 @@ mod tests {
         std::fs::remove_file(&path).unwrap();
         std::fs::create_dir_all(path.join("in the way")).unwrap();
         let state = session.state.as_mut().unwrap();
-        Arc::make_mut(&mut state.tasks[0]).status = TaskStatus::Completed;
+        state.tasks[0].make_mut().status = TaskStatus::Completed;
         assert!(write_snapshot(&store.dir, &path, state, &session.prior).is_err());
         assert_eq!(
             (
@@ -1204,7 +1341,7 @@ mod tests {
         assert_eq!(status(&written, 0), TaskStatus::InProgress);
         assert_eq!(status(session.state().unwrap(), 0), TaskStatus::Completed);
         // T2 was not changed: still one task for both.
-        assert!(std::sync::Arc::ptr_eq(
+        assert!(TaskRef::ptr_eq(
             &written.tasks[1],
             &session.state().unwrap().tasks[1]
         ));
@@ -1266,7 +1403,7 @@ mod tests {
         let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
         session.state = Some(state_of(&ids));
         session.save().unwrap();
-        let task = std::sync::Arc::downgrade(&session.state().unwrap().tasks[0]);
+        let task = session.state().unwrap().tasks[0].downgrade();
         drop(session);
         // Freed on a thread of its own, not leaked.
         let deadline = Instant::now() + Duration::from_secs(10);

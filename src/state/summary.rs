@@ -19,10 +19,10 @@
 //! of another version, a snapshot written by another tool, an index that cannot be
 //! used — is the whole load, as before.
 
+use crate::state::task_ref::TaskRef;
 use std::collections::{BTreeSet, HashMap};
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
-use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -120,7 +120,7 @@ pub struct Digest {
 impl Digest {
     /// The digest of a whole state: one pass over the tasks, plus the ready test.
     pub fn of(state: &WorkflowState) -> Digest {
-        Digest::of_tasks::<Task>(&state.tasks)
+        Digest::of_tasks::<TaskRef>(&state.tasks)
     }
 
     /// The digest of `tasks`, in plan order.
@@ -229,7 +229,7 @@ impl Digest {
     /// of the summary gets whole. With few tasks, all of them (the task list shows
     /// every task then).
     pub fn named(&self, state: &WorkflowState) -> BTreeSet<String> {
-        self.named_among::<Task>(&state.tasks, state.current_task.as_deref())
+        self.named_among::<TaskRef>(&state.tasks, state.current_task.as_deref())
     }
 
     /// [`Digest::named`] for the digest of `tasks`, with `current` the current task.
@@ -329,7 +329,7 @@ struct SummaryIn {
     event_log: LogMark,
     digest: Digest,
     state: WorkflowState,
-    tasks: Vec<Arc<Task>>,
+    tasks: Vec<TaskRef>,
 }
 
 /// Removes the summary and the task index: done before a snapshot is written, so a
@@ -383,7 +383,7 @@ pub fn stage(
         state,
         tasks: tasks
             .iter()
-            .filter(|t| named.contains(&t.id))
+            .filter(|t| named.contains(t.id()))
             .map(AsRef::as_ref)
             .collect(),
     };

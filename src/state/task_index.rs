@@ -20,11 +20,11 @@
 //! another snapshot's, a span that does not hold its task, an event the fold refuses
 //! — is the whole load.
 
+use crate::state::task_ref::{TaskRef, WeakTask};
 use std::cell::OnceCell;
 use std::collections::HashMap;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
-use std::sync::{Arc, Weak};
 
 use serde::{Deserialize, Serialize, Serializer};
 
@@ -49,16 +49,16 @@ const WRITER: &str = concat!(env!("CARGO_PKG_VERSION"), "+", env!("WF_RECORD_LAY
 /// the index copies nothing), which reads faster than an object: no key to parse.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(test, derive(Deserialize))]
-struct Entry {
-    id: String,
-    status: TaskStatus,
-    deps: Vec<String>,
-    blocked_by: Vec<String>,
-    accepted_unchecked: bool,
-    handed_off: Option<bool>,
-    usage: Option<Usage>,
+pub struct Entry {
+    pub id: String,
+    pub status: TaskStatus,
+    pub deps: Vec<String>,
+    pub blocked_by: Vec<String>,
+    pub accepted_unchecked: bool,
+    pub handed_off: Option<bool>,
+    pub usage: Option<Usage>,
     /// Start and end byte offsets of the task's record in the snapshot.
-    span: [u64; 2],
+    pub span: [u64; 2],
 }
 
 impl Entry {
@@ -104,25 +104,41 @@ struct IndexOut<'a> {
     snapshot: FileId,
     event_log: LogMark,
     #[serde(serialize_with = "entries_of")]
-    tasks: (&'a [Arc<Task>], &'a [[u64; 2]]),
+    tasks: (&'a [TaskRef], &'a [[u64; 2]]),
 }
 
 fn entries_of<S: Serializer>(
-    (tasks, spans): &(&[Arc<Task>], &[[u64; 2]]),
+    (tasks, spans): &(&[TaskRef], &[[u64; 2]]),
     s: S,
 ) -> Result<S::Ok, S::Error> {
-    s.collect_seq(tasks.iter().zip(*spans).map(|(t, span)| {
-        (
-            &t.id,
-            t.status,
-            &t.deps,
-            &t.blocked_by,
-            t.accepted_unchecked,
-            t.handed_off,
-            t.usage,
-            span,
-        )
-    }))
+    s.collect_seq(
+        tasks
+            .iter()
+            .zip(*spans)
+            .map(|(t, span)| match t.index_entry() {
+                // A task still unread is written from what the index said of it.
+                Some(e) => (
+                    &e.id,
+                    e.status,
+                    &e.deps,
+                    &e.blocked_by,
+                    e.accepted_unchecked,
+                    e.handed_off,
+                    e.usage,
+                    span,
+                ),
+                None => (
+                    &t.id,
+                    t.status,
+                    &t.deps,
+                    &t.blocked_by,
+                    t.accepted_unchecked,
+                    t.handed_off,
+                    t.usage,
+                    span,
+                ),
+            }),
+    )
 }
 
 /// What `task-index.json` says of itself, before its entries. Nothing else: a second
@@ -252,6 +268,23 @@ fn unsure() -> crate::error::WfError {
 /// The index in `dir`, if it is the snapshot `snapshot`'s at the mark `mark` (the
 /// summary's, for a read path; the snapshot's, for a writer's spans), with the name
 /// of the wf that wrote it.
+/// Every entry of the index written with the snapshot `snapshot` (log mark `mark`)
+/// by this build, in order: what a writer's load keeps of each task until it is
+/// looked at (`state::task_ref`).
+pub fn entries_for(dir: &Path, snapshot: FileId, mark: LogMark) -> Option<Vec<Entry>> {
+    read_index(dir, snapshot, mark)
+        .filter(|(writer, _)| writer == WRITER)
+        .map(|(_, entries)| entries)
+}
+
+/// Removes the task index beside the snapshot `snapshot`, so every later load parses
+/// that snapshot whole; best effort (a missing index is none).
+pub fn forget(snapshot: &Path) {
+    if let Some(dir) = snapshot.parent() {
+        let _ = std::fs::remove_file(dir.join(INDEX_FILE));
+    }
+}
+
 fn read_index(dir: &Path, snapshot: FileId, mark: LogMark) -> Option<(String, Vec<Entry>)> {
     let bytes = crate::fs::read_regular(&dir.join(INDEX_FILE)).ok()?;
     let (head, entries) = read_entries(&bytes)?;
@@ -285,7 +318,7 @@ impl IndexSpans {
     /// Where the records of `tasks` are, if the index lists the same tasks in the
     /// same order. A task gone since (changed, so its record is not copied) is not
     /// compared.
-    pub fn of(&self, tasks: &[Weak<Task>]) -> Option<Vec<[u64; 2]>> {
+    pub fn of(&self, tasks: &[WeakTask]) -> Option<Vec<[u64; 2]>> {
         let located = self.located.as_ref()?;
         let same = located.len() == tasks.len()
             && located
@@ -390,7 +423,7 @@ impl Fold<'_> {
             if !self.is_moved[i] {
                 self.is_moved[i] = true;
                 self.moved.push(i);
-                self.light.tasks.push(Arc::new(entries[i].task()));
+                self.light.tasks.push(TaskRef::new(entries[i].task()));
             }
             if is_of_task(event) {
                 self.own_events.push((i, offset, len, event.seq));
@@ -444,7 +477,7 @@ fn view_of(
         if task.id != entry.id {
             return None;
         }
-        whole.tasks.push(Arc::new(task));
+        whole.tasks.push(TaskRef::new(task));
     }
     // Opened only when a named task has events of its own to fold again.
     let log = OnceCell::new();
@@ -524,7 +557,7 @@ mod tests {
                     ..Task::default()
                 }
             })
-            .map(Arc::new)
+            .map(TaskRef::new)
             .collect();
         state
     }
@@ -588,7 +621,7 @@ mod tests {
         events
     }
 
-    fn without_proof(tasks: &[Arc<Task>]) -> Vec<Task> {
+    fn without_proof(tasks: &[TaskRef]) -> Vec<Task> {
         tasks
             .iter()
             .map(|t| Task {
@@ -613,7 +646,7 @@ mod tests {
         }
     }
 
-    fn index_bytes(tasks: &[Arc<Task>], spans: &[[u64; 2]]) -> Vec<u8> {
+    fn index_bytes(tasks: &[TaskRef], spans: &[[u64; 2]]) -> Vec<u8> {
         let head = written_head();
         let out = IndexOut {
             index_version: head.index_version,
@@ -672,7 +705,7 @@ mod tests {
             spans in proptest::collection::vec(any::<[u64; 2]>(), 8),
             torn_at in any::<proptest::sample::Index>(),
         ) {
-            let tasks: Vec<Arc<Task>> = tasks.into_iter().map(Arc::new).collect();
+            let tasks: Vec<TaskRef> = tasks.into_iter().map(TaskRef::new).collect();
             let spans = &spans[..tasks.len()];
             let bytes = index_bytes(&tasks, spans);
             let (head, read) = read_entries(&bytes).expect("an index as written");
@@ -689,7 +722,7 @@ mod tests {
 
     #[test]
     fn an_index_not_as_written_is_no_index() {
-        let task = Arc::new(Task {
+        let task = TaskRef::new(Task {
             id: "T1".into(),
             ..Task::default()
         });
@@ -750,7 +783,7 @@ mod tests {
             let reference = View::whole(whole);
             prop_assert_eq!(&view.digest, &reference.digest);
             let named = reference.digest.named(&reference.state);
-            let shown: Vec<Arc<Task>> = reference
+            let shown: Vec<TaskRef> = reference
                 .state
                 .tasks
                 .iter()

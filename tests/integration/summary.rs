@@ -520,3 +520,48 @@ fn an_event_the_fold_refuses_is_reported_by_the_whole_load() {
     let status = t.wf(&["status"]);
     assert_eq!(status.code, 5, "{}", status.whole());
 }
+
+/// A writer's load leaves the tasks it does not look at unread, at the spans the
+/// task index names (`state::task_ref`). A record changed in place under that index
+/// (the same inode, size and time) is refused when it is read, with the file and
+/// the task named, never taken for another task; the index is dropped, so the next
+/// command parses the file whole and says what is wrong in it.
+#[test]
+fn a_record_changed_in_place_under_its_index_is_refused_when_read() {
+    use std::os::unix::fs::{FileExt, MetadataExt};
+    let t = one_step_in();
+    let path = t.workflow_dir().join("workflow-state.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let before = std::fs::metadata(&path).unwrap();
+    let at = text.find("\"name\": \"task T2\"").unwrap() + "\"name\": ".len();
+    let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+    file.write_all_at(b"123456789", at as u64).unwrap();
+    file.set_modified(before.modified().unwrap()).unwrap();
+    drop(file);
+    let after = std::fs::metadata(&path).unwrap();
+    let same = |m: &std::fs::Metadata| (m.ino(), m.len(), m.mtime(), m.mtime_nsec());
+    assert_eq!(same(&after), same(&before));
+
+    let run = t.wf(&["resume", "--step"]);
+    assert_eq!(run.code, 5, "{run:?}");
+    assert!(
+        run.stderr.contains("workflow-state.json")
+            && run.stderr.contains("task T2")
+            && run.stderr.contains("changed in place"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(run.stderr.trim().lines().count(), 1, "{}", run.stderr);
+    assert!(!index_path(&t).exists());
+    let again = t.wf(&["resume", "--step"]);
+    assert_eq!(again.code, 5, "{again:?}");
+    assert!(
+        again
+            .stderr
+            .contains("does not fit the workflow-state layout"),
+        "{}",
+        again.stderr
+    );
+    let now = std::fs::read(&path).unwrap();
+    assert_eq!(&now[at..at + 9], b"123456789", "the file is left as it was");
+}

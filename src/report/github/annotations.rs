@@ -99,11 +99,11 @@ pub fn escape_property(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Arc;
+    use crate::state::task_ref::TaskRef;
 
     fn failed(line: usize, name: &str) -> WorkflowState {
         let mut s = WorkflowState::new();
-        s.tasks.push(Arc::new(Task {
+        s.tasks.push(TaskRef::new(Task {
             id: "T3".into(),
             name: name.into(),
             line,

@@ -1,0 +1,270 @@
+//! A task as a state holds it ([`TaskRef`]): shared, and — in a state loaded from a
+//! snapshot whose task index this build wrote — read from its record only when
+//! something looks at more of it than the index holds.
+//!
+//! Sharing: a checkpoint written on its own thread holds the state's tasks while the
+//! run goes on (src/run/checkpoint.rs), and the prior snapshot holds each weakly
+//! (`state::snapshot_file`); a task is changed through [`TaskRef::make_mut`], which
+//! copies it first only while a checkpoint still holds it.
+//!
+//! Reading on first look: the first `--step` after a crash parsed every record of the
+//! snapshot, most of its time (BENCHMARKS.md), to run one task. A task loaded from
+//! its record keeps the record's bytes and what the task index says of it (its id,
+//! status, dependencies, blockers: [`Glance`]); the scheduler, the fold and the
+//! summary read only that, a look at any other field parses the record, and a
+//! snapshot writes the record's bytes again while the task is unchanged.
+
+use std::ops::Deref;
+use std::sync::{Arc, OnceLock, Weak};
+
+use crate::state::machine::TaskStatus;
+use crate::state::model::{Glance, Task, Usage};
+
+/// A task of a state: [`Deref`] gives the whole task (parsing its record on the
+/// first look); [`Glance`] gives what the scheduler and the summary need without it.
+pub struct TaskRef(Arc<Slot>);
+
+#[derive(Clone)]
+struct Slot {
+    /// Boxed: a task left unread holds only its record, a few dozen bytes, not
+    /// the 800 of a task.
+    task: OnceLock<Box<Task>>,
+    /// Its record in the snapshot it was loaded from, while it has not changed since.
+    record: Option<Box<Record>>,
+}
+
+/// A task's record in a snapshot, and what the task index says of it (`span` among
+/// it).
+#[derive(Clone)]
+pub struct Record {
+    pub source: Arc<Source>,
+    pub glance: crate::state::task_index::Entry,
+}
+
+/// The snapshot file the tasks were loaded from, open: a snapshot is replaced by a
+/// rename, never written in place, so the handle reads the file that was loaded.
+pub struct Source {
+    pub path: std::path::PathBuf,
+    pub file: std::fs::File,
+}
+
+impl TaskRef {
+    pub fn new(task: Task) -> TaskRef {
+        TaskRef(Arc::new(Slot {
+            task: OnceLock::from(Box::new(task)),
+            record: None,
+        }))
+    }
+
+    /// A task to be read from `record` when first looked at.
+    pub fn unread(record: Record) -> TaskRef {
+        TaskRef(Arc::new(Slot {
+            task: OnceLock::new(),
+            record: Some(Box::new(record)),
+        }))
+    }
+
+    /// The task to change: read first if it was not, a copy of its own first if a
+    /// checkpoint being written still holds it (`Arc::make_mut`; the prior snapshot's
+    /// weak handles do not count: the task moves to a new allocation uncopied).
+    pub fn make_mut(&mut self) -> &mut Task {
+        let _ = self.whole();
+        let slot = Arc::make_mut(&mut self.0);
+        slot.record = None;
+        slot.task.get_mut().expect("read just above")
+    }
+
+    /// The task itself, read first if it was not; a copy if anything else holds it.
+    pub fn into_task(self) -> Task {
+        let _ = self.whole();
+        *Arc::unwrap_or_clone(self.0)
+            .task
+            .into_inner()
+            .expect("read just above")
+    }
+
+    /// What the task index said of the task, while it is unread.
+    pub fn index_entry(&self) -> Option<&crate::state::task_index::Entry> {
+        match (self.0.task.get(), self.0.record.as_deref()) {
+            (None, Some(record)) => Some(&record.glance),
+            _ => None,
+        }
+    }
+
+    /// Whether the task has been parsed (built, changed, or looked at whole).
+    pub fn is_read(&self) -> bool {
+        self.0.task.get().is_some()
+    }
+
+    pub fn ptr_eq(a: &TaskRef, b: &TaskRef) -> bool {
+        Arc::ptr_eq(&a.0, &b.0)
+    }
+
+    pub fn downgrade(&self) -> WeakTask {
+        WeakTask(Arc::downgrade(&self.0))
+    }
+
+    fn whole(&self) -> &Task {
+        self.0.task.get_or_init(|| {
+            let record = self
+                .0
+                .record
+                .as_deref()
+                .expect("a task is built whole or loaded from its record");
+            Box::new(read_record(record))
+        })
+    }
+
+    fn glance(&self) -> Glanced<'_> {
+        match (self.0.task.get(), self.0.record.as_deref()) {
+            (Some(task), _) => Glanced::Task(task),
+            (None, Some(record)) => Glanced::Entry(&record.glance),
+            (None, None) => Glanced::Task(self.whole()),
+        }
+    }
+}
+
+/// Parses a record the task index named in a snapshot this build wrote. Every such
+/// record is one this build serialized (or copied from a snapshot it serialized it
+/// into), read from the file the index names, so it parses; one that does not means
+/// the file was written over in place since with the same size and time.
+fn read_record(record: &Record) -> Task {
+    let [start, end] = record.glance.span;
+    let bytes = crate::fs::read_span(&record.source.file, start, end);
+    match bytes.map(|bytes| serde_json::from_slice::<Task>(&bytes)) {
+        Some(Ok(task)) if task.id == record.glance.id => task,
+        _ => {
+            crate::state::task_index::forget(&record.source.path);
+            crate::output::stderr_line(format_args!(
+                "wf: {}: the record of task {} (bytes {}..{}) no longer reads as that task: the \
+                 file was changed in place while wf read it. Run the command again: it reads the \
+                 whole file (and names what is wrong in it).",
+                record.source.path.display(),
+                record.glance.id,
+                start,
+                end,
+            ));
+            std::process::exit(crate::error::ErrorKind::CorruptState.exit_code());
+        }
+    }
+}
+
+enum Glanced<'a> {
+    Task(&'a Task),
+    Entry(&'a crate::state::task_index::Entry),
+}
+
+macro_rules! glanced {
+    ($self:ident . $m:ident ()) => {
+        match $self.glance() {
+            Glanced::Task(t) => Glance::$m(t),
+            Glanced::Entry(e) => Glance::$m(e),
+        }
+    };
+}
+
+impl Glance for TaskRef {
+    fn id(&self) -> &str {
+        glanced!(self.id())
+    }
+    fn status(&self) -> TaskStatus {
+        glanced!(self.status())
+    }
+    fn deps(&self) -> &[String] {
+        glanced!(self.deps())
+    }
+    fn blocked_by(&self) -> &[String] {
+        glanced!(self.blocked_by())
+    }
+    fn handed_off(&self) -> bool {
+        glanced!(self.handed_off())
+    }
+    fn accepted_unchecked(&self) -> bool {
+        glanced!(self.accepted_unchecked())
+    }
+    fn usage(&self) -> Option<Usage> {
+        glanced!(self.usage())
+    }
+}
+
+impl Deref for TaskRef {
+    type Target = Task;
+    fn deref(&self) -> &Task {
+        self.whole()
+    }
+}
+
+impl AsRef<Task> for TaskRef {
+    fn as_ref(&self) -> &Task {
+        self.whole()
+    }
+}
+
+impl std::borrow::Borrow<Task> for TaskRef {
+    fn borrow(&self) -> &Task {
+        self.whole()
+    }
+}
+
+impl Clone for TaskRef {
+    fn clone(&self) -> TaskRef {
+        TaskRef(Arc::clone(&self.0))
+    }
+}
+
+impl Default for TaskRef {
+    fn default() -> TaskRef {
+        TaskRef::new(Task::default())
+    }
+}
+
+impl From<Task> for TaskRef {
+    fn from(task: Task) -> TaskRef {
+        TaskRef::new(task)
+    }
+}
+
+impl PartialEq for TaskRef {
+    fn eq(&self, other: &TaskRef) -> bool {
+        TaskRef::ptr_eq(self, other) || self.whole() == other.whole()
+    }
+}
+
+impl std::fmt::Debug for TaskRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.whole().fmt(f)
+    }
+}
+
+impl serde::Serialize for TaskRef {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.whole().serialize(s)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for TaskRef {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<TaskRef, D::Error> {
+        Task::deserialize(d).map(TaskRef::new)
+    }
+}
+
+/// A weak handle on a state's task: it keeps the task's allocation, so no task made
+/// since has its address, and does not keep [`TaskRef::make_mut`] from moving it.
+pub struct WeakTask(Weak<Slot>);
+
+impl WeakTask {
+    /// Whether `task` is the very task this handle was taken from, unchanged since.
+    pub fn is(&self, task: &TaskRef) -> bool {
+        std::ptr::eq(self.0.as_ptr(), Arc::as_ptr(&task.0))
+    }
+
+    pub fn upgrade(&self) -> Option<TaskRef> {
+        self.0.upgrade().map(TaskRef)
+    }
+}
+
+impl std::fmt::Debug for WeakTask {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("WeakTask")
+    }
+}
