@@ -965,6 +965,18 @@ pub fn for_each_parsed_from<T>(
     parse: impl FnMut(u64, &[u8]) -> serde_json::Result<T>,
     apply: impl FnMut(T) -> Result<()>,
 ) -> Result<()> {
+    for_each_parsed_in(path, offset, None, parse, apply)
+}
+
+/// [`for_each_parsed_from`] up to byte `end` (the start of a line), when given: a
+/// part of the log, whose last line is not the log's, so it is never taken for torn.
+pub fn for_each_parsed_in<T>(
+    path: &Path,
+    offset: u64,
+    end: Option<u64>,
+    parse: impl FnMut(u64, &[u8]) -> serde_json::Result<T>,
+    apply: impl FnMut(T) -> Result<()>,
+) -> Result<()> {
     let mut file = match crate::fs::open_regular(path, false) {
         Ok(f) => f,
         Err(e) if e.kind == ErrorKind::Usage && !path.exists() => return Ok(()),
@@ -978,13 +990,25 @@ pub fn for_each_parsed_from<T>(
         return Ok(());
     }
     file.seek(SeekFrom::Start(offset))?;
-    for_each_line(
-        path,
-        offset,
-        std::io::BufReader::with_capacity(64 * 1024, file),
-        parse,
-        apply,
-    )
+    let reader = std::io::BufReader::with_capacity(64 * 1024, file);
+    match end {
+        None => for_each_line(path, offset, reader, true, parse, apply),
+        Some(end) => {
+            let part = std::io::Read::take(reader, end.saturating_sub(offset));
+            for_each_line(path, offset, part, false, parse, apply)
+        }
+    }
+}
+
+/// Where the first line that starts at or after byte `at` of the log starts, if one
+/// does before its end.
+pub fn line_start_from(path: &Path, at: u64) -> Option<u64> {
+    let file = crate::fs::open_regular(path, false).ok()?.into_parts().0;
+    let len = file.metadata().ok()?.len();
+    let window = crate::fs::read_span(&file, at.saturating_sub(1), len.min(at + 64 * 1024))?;
+    let nl = window.iter().position(|&b| b == b'\n')?;
+    let start = at.saturating_sub(1) + nl as u64 + 1;
+    (start < len).then_some(start)
 }
 
 /// A line as the whole load's fold (`Store::load`) reads it: its `seq`, and the
@@ -1000,11 +1024,12 @@ pub fn read_for_fold(line: &[u8]) -> serde_json::Result<(u64, Option<Event>)> {
     }
 }
 
-/// `reader` starts at byte `start` of the log.
+/// `reader` starts at byte `start` of the log, and reads to its end when `ends_log`.
 fn for_each_line<T>(
     path: &Path,
     start: u64,
     mut reader: impl std::io::BufRead,
+    ends_log: bool,
     mut parse: impl FnMut(u64, &[u8]) -> serde_json::Result<T>,
     mut apply: impl FnMut(T) -> Result<()>,
 ) -> Result<()> {
@@ -1023,7 +1048,7 @@ fn for_each_line<T>(
         at += read as u64;
         n += 1;
         let complete = line.ends_with(b"\n");
-        let is_last = !complete || reader.fill_buf().map_err(read_error)?.is_empty();
+        let is_last = ends_log && (!complete || reader.fill_buf().map_err(read_error)?.is_empty());
         let body = line.strip_suffix(b"\n").unwrap_or(&line);
         if body.iter().all(u8::is_ascii_whitespace) {
             continue;
@@ -1056,6 +1081,7 @@ mod tests {
             Path::new("e"),
             0,
             buf,
+            true,
             |_, line| serde_json::from_slice(line),
             |e| {
                 events.push(e);

@@ -63,9 +63,20 @@ impl<'a> IndexReader<'a> {
     }
 
     /// `[item, …]`.
-    pub fn array<T>(&mut self, mut item: impl FnMut(&mut Self) -> Option<T>) -> Option<Vec<T>> {
+    pub fn array<T>(&mut self, item: impl FnMut(&mut Self) -> Option<T>) -> Option<Vec<T>> {
+        self.array_of_at_most(0, item)
+    }
+
+    /// [`IndexReader::array`] of what is likely at most `capacity` items: held in one
+    /// allocation from the start, not grown (and copied) a doubling at a time. Room
+    /// never written to costs no memory.
+    pub fn array_of_at_most<T>(
+        &mut self,
+        capacity: usize,
+        mut item: impl FnMut(&mut Self) -> Option<T>,
+    ) -> Option<Vec<T>> {
         self.byte(b'[')?;
-        let mut items = Vec::new();
+        let mut items = Vec::with_capacity(capacity);
         if self.word(b"]") {
             return Some(items);
         }

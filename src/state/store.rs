@@ -189,11 +189,26 @@ impl Store {
                 None => parse_state(&path, &read_rest(&file)?).map(|state| (state, None)),
             }
         };
+        let split = beside
+            .filter(|_| also == Also::TailAndSpans)
+            .and_then(|mark| {
+                tail_split(
+                    &events,
+                    mark,
+                    &self.dir.join(crate::state::task_index::INDEX_FILE),
+                )
+            });
         let (early, parsed) = match beside {
             Some(mark) => {
-                let (early, parsed) =
-                    crate::beside::both(|| (mark, read_tail(&events, mark)), parse);
-                (Some(early), parsed)
+                let (first, (parsed, rest)) = crate::beside::both(
+                    || read_tail_in(&events, mark, mark.offset, split),
+                    || {
+                        let parsed = parse();
+                        let rest = split.map(|at| read_tail_in(&events, mark, at, None));
+                        (parsed, rest)
+                    },
+                );
+                (Some((mark, joined(first, rest))), parsed)
             }
             None => (None, parse()),
         };
@@ -201,7 +216,8 @@ impl Store {
         (self.plan.adopt)(&mut state, &self.dir, self.project.as_deref());
         let mark = state.event_log.unwrap_or_default();
         let tail = match early {
-            Some((guess, tail)) if guess == mark => tail?,
+            // A part that fails is read again whole, for the error the whole read gives.
+            Some((guess, Some(tail))) if guess == mark => tail,
             early => {
                 // A wrong guess's events go before the tail is read again.
                 drop(early);
@@ -768,10 +784,29 @@ fn fold(mut state: WorkflowState, tail: Tail) -> Result<WorkflowState> {
 /// The events of the log past `mark`, as the fold reads them
 /// (`event_log::read_for_fold`); only those it applies are kept.
 fn read_tail(events: &Path, mark: LogMark) -> Result<Tail> {
+    read_tail_in(events, mark, mark.offset, None)
+}
+
+/// The tail read in two parts, the second (if any) after the first; none when a part
+/// failed.
+fn joined(first: Result<Tail>, rest: Option<Result<Tail>>) -> Option<Tail> {
+    let mut tail = first.ok()?;
+    if let Some(rest) = rest {
+        let rest = rest.ok()?;
+        tail.past_mark |= rest.past_mark;
+        tail.events.extend(rest.events);
+    }
+    Some(tail)
+}
+
+/// [`read_tail`] of the log's bytes `start..end` (`end` a line's start; none: to
+/// the log's end).
+fn read_tail_in(events: &Path, mark: LogMark, start: u64, end: Option<u64>) -> Result<Tail> {
     let mut tail = Tail::default();
-    event_log::for_each_parsed_from(
+    event_log::for_each_parsed_in(
         events,
-        mark.offset,
+        start,
+        end,
         |_, line| event_log::read_for_fold(line),
         |(seq, event)| {
             if seq > mark.seq {
@@ -782,6 +817,23 @@ fn read_tail(events: &Path, mark: LogMark) -> Result<Tail> {
         },
     )?;
     Ok(tail)
+}
+
+/// Where a writer's load splits a long tail: the thread beside the parse reads the
+/// log up to there, and this one the rest once its parse is done. A writer's parse
+/// is mostly the task index, read at about 30 instructions a byte against the log's
+/// 50 (BENCHMARKS.md), so the part left to this thread is what evens the two out:
+/// none when the index is as long to read as the whole tail.
+fn tail_split(events: &Path, mark: LogMark, index: &Path) -> Option<u64> {
+    let log = std::fs::metadata(events).ok()?.len();
+    let tail = log.checked_sub(mark.offset)?;
+    let index = std::fs::metadata(index).map_or(0, |m| m.len());
+    let here = (tail * 5).checked_sub(index * 3)? / 10;
+    let here = here.min(tail / 2);
+    if here < 64 * 1024 {
+        return None;
+    }
+    event_log::line_start_from(events, log - here)
 }
 
 /// The log mark in the last lines of a snapshot as our writer lays it out (a guess:
@@ -1180,6 +1232,57 @@ mod tests {
             let written = std::fs::read(store.state_path()).unwrap();
             assert_eq!(written, serde_json::to_vec_pretty(state).unwrap());
         }
+    }
+
+    #[test]
+    fn a_tail_read_in_two_parts_is_the_tail_read_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = killed_with_a_tail(dir.path(), 1500, 1500);
+        let events = store.events_path();
+        let mark = store.load_snapshot().unwrap().unwrap().event_log.unwrap();
+        let whole = read_tail(&events, mark).unwrap();
+        let seqs = |tail: &Tail| tail.events.iter().map(|e| e.seq).collect::<Vec<_>>();
+        let len = std::fs::metadata(&events).unwrap().len();
+        for at in [mark.offset + 1, u64::midpoint(mark.offset, len), len - 1000] {
+            let split = event_log::line_start_from(&events, at).unwrap();
+            let first = read_tail_in(&events, mark, mark.offset, Some(split));
+            let rest = read_tail_in(&events, mark, split, None);
+            let two = joined(first, Some(rest)).unwrap();
+            assert_eq!(seqs(&two), seqs(&whole), "split at {split}");
+            assert!(two.past_mark);
+        }
+        // The lock splits a tail this long, and folds what the whole load folds.
+        let index = store.dir.join(crate::state::task_index::INDEX_FILE);
+        assert!(tail_split(&events, mark, &index).is_some());
+        let session = store.lock(None, "test").unwrap();
+        assert_eq!(*session.state().unwrap(), store.load().unwrap().unwrap());
+    }
+
+    #[test]
+    fn a_broken_line_at_the_end_of_a_part_is_an_error_not_a_torn_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = killed_with_a_tail(dir.path(), 50, 50);
+        let events = store.events_path();
+        let mark = store.load_snapshot().unwrap().unwrap().event_log.unwrap();
+        let mut log = std::fs::read(&events).unwrap();
+        let split = log.len() as u64;
+        log.extend_from_slice(b"{\"seq\": broken\n");
+        let at = log.len() as u64;
+        log.extend_from_slice(
+            &std::fs::read(&events).unwrap()[usize::try_from(mark.offset).unwrap()..],
+        );
+        std::fs::write(&events, &log).unwrap();
+        assert!(read_tail_in(&events, mark, mark.offset, Some(at)).is_err());
+        assert!(read_tail_in(&events, mark, mark.offset, Some(split)).is_ok());
+        // Read whole, the broken line is not the last: the error names it.
+        let Err(err) = read_tail(&events, mark) else {
+            panic!("a broken line before the end read as none")
+        };
+        assert!(
+            err.message.contains("after the snapshot is not valid JSON"),
+            "{}",
+            err.message
+        );
     }
 
     #[test]

@@ -335,7 +335,8 @@ impl IndexSpans {
 /// else — another layout, a torn write — reads as no index: the whole load.
 fn read_entries(bytes: &[u8]) -> Option<(IndexHead, Vec<Entry>)> {
     let (head, mut reader) = IndexReader::after_head(bytes, "tasks")?;
-    let entries = reader.array(entry)?;
+    // An entry is at least 30 bytes (`["T",0,[],[],false,null,null,[0,0]]`).
+    let entries = reader.array_of_at_most(bytes.len() / 30, entry)?;
     reader.end()?;
     Some((head, entries))
 }
