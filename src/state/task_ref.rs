@@ -8,11 +8,12 @@
 //! copies it first only while a checkpoint still holds it.
 //!
 //! Reading on first look: the first `--step` after a crash parsed every record of the
-//! snapshot, most of its time (BENCHMARKS.md), to run one task. A task loaded from
-//! its record keeps the record's bytes and what the task index says of it (its id,
-//! status, dependencies, blockers: [`Glance`]); the scheduler, the fold and the
-//! summary read only that, a look at any other field parses the record, and a
-//! snapshot writes the record's bytes again while the task is unchanged.
+//! snapshot, most of its time (BENCHMARKS.md), to run one task. A task loaded unread
+//! keeps where its record is and what the task index says of it (its id, status,
+//! dependencies, blockers: [`Glance`]); the scheduler, the fold's lookups and the
+//! summary read only that, a look at any other field (or a change) reads and parses
+//! the record, and a snapshot copies the record's bytes while the task is unchanged
+//! (`state::snapshot_file`).
 
 use std::ops::Deref;
 use std::sync::{Arc, OnceLock, Weak};
@@ -26,8 +27,8 @@ pub struct TaskRef(Arc<Slot>);
 
 #[derive(Clone)]
 struct Slot {
-    /// Boxed: a task left unread holds only its record, a few dozen bytes, not
-    /// the 800 of a task.
+    /// Boxed: a task left unread holds only its index entry (about 150 bytes and
+    /// its strings), not the 800 of a task.
     task: OnceLock<Box<Task>>,
     /// Its record in the snapshot it was loaded from, while it has not changed since.
     record: Option<Box<Record>>,
