@@ -219,12 +219,6 @@ impl Default for TaskRef {
     }
 }
 
-impl From<Task> for TaskRef {
-    fn from(task: Task) -> TaskRef {
-        TaskRef::new(task)
-    }
-}
-
 impl PartialEq for TaskRef {
     fn eq(&self, other: &TaskRef) -> bool {
         TaskRef::ptr_eq(self, other) || self.whole() == other.whole()
