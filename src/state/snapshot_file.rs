@@ -25,10 +25,11 @@
 //! — serializes that task as before, and the old file changed by the end of the
 //! write writes the snapshot again without copying.
 //!
-//! A writer knows the spans of a snapshot it wrote itself; for the snapshot it
-//! loaded with the lock, the task index written with that snapshot says where each
-//! record is (`task_index::IndexSpans`), if it names that very file and log mark, was
-//! written by this version of wf, and lists the same tasks in the same order.
+//! A writer knows the spans of a snapshot it wrote itself, and of one it loaded with
+//! its tasks left unread (`state::task_ref`); for a snapshot it parsed whole, the task
+//! index written with that snapshot says where each record is
+//! (`task_index::IndexSpans`), if it names that very file and log mark, was written
+//! by this version of wf, and lists the same tasks in the same order.
 //!
 //! The copy goes through the JSON formatter: the tasks' `serialize_with`
 //! ([`serialize_tasks`]) serializes a copied record as a unit, and the formatter

@@ -752,11 +752,9 @@ enum Also {
     Nothing,
     /// The event log's tail past the snapshot's mark, read as the fold reads it.
     Tail,
-    /// The tail; and, when a long one is read beside the snapshot's parse, where the
-    /// task index says the snapshot's records are, which a writer's next snapshot
-    /// copies (`state::snapshot_file`): at 10,000 tasks that read was 27 M of the
-    /// 322 M instructions on the command's own thread in the first `resume --step`
-    /// after a crash (BENCHMARKS.md), off that thread here.
+    /// The tail, for a writer: its tasks left unread where the task index allows
+    /// ([`parse_unread`]), whose spans the writer's next snapshot copies from
+    /// (`state::snapshot_file`).
     TailAndSpans,
 }
 

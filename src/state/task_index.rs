@@ -296,8 +296,8 @@ fn read_index(dir: &Path, snapshot: FileId, mark: LogMark) -> Option<(String, Ve
 /// The task index of one snapshot as read for where its records are, if the index is
 /// that snapshot's, written by a wf that writes a task as this one does; checked
 /// against the tasks ([`IndexSpans::of`]) when the snapshot's copier asks
-/// (`state::snapshot_file`), which may be long after a writer taking the lock read
-/// it beside the snapshot's parse (`Store::lock`).
+/// (`state::snapshot_file`) after a load that parsed every task (a load that left
+/// them unread had the spans already: `Store::lock`).
 #[derive(Debug)]
 pub struct IndexSpans {
     /// Each task's id and span, in order; none when there is no index written with
