@@ -34,7 +34,7 @@ use crate::state::event_log::{self, Event, EventLog, NewEvent};
 use crate::state::evidence::Evidence;
 use crate::state::fold::{apply_event, apply_live, folds};
 use crate::state::machine::{TaskStatus, WorkflowStatus};
-use crate::state::model::{LogMark, WorkflowState, SCHEMA_VERSION};
+use crate::state::model::{Glance, LogMark, WorkflowState, SCHEMA_VERSION};
 use crate::state::recover::CatchUp;
 use crate::state::snapshot_file::{self, Prior, SharedPrior};
 use crate::state::summary::{self, FileId, View};
@@ -960,11 +960,9 @@ fn parse_unread(
     text.truncate(open + 1);
     text.extend_from_slice(&rest[close..]);
     let mut state = parse_state(path, &text).ok()?;
-    let mut ids = std::collections::HashSet::<_, foldhash::fast::RandomState>::default();
-    if state.event_log != Some(mark) || !entries.iter().all(|e| ids.insert(e.id.as_str())) {
+    if state.event_log != Some(mark) || first_repeated(entries.iter().map(|e| &*e.id)).is_some() {
         return None;
     }
-    drop(ids);
     let source = Arc::new(crate::state::task_ref::Source {
         path: path.to_path_buf(),
         file: file.try_clone().ok()?,
@@ -987,17 +985,22 @@ fn refuse_duplicate_ids(
     state: WorkflowState,
     corrupt: &dyn Fn(String, String) -> WfError,
 ) -> Result<WorkflowState> {
-    let mut ids = std::collections::HashSet::<_, foldhash::fast::RandomState>::default();
-    if let Some(dup) = state.tasks.iter().find(|t| !ids.insert(t.id.as_str())) {
+    if let Some(dup) = first_repeated(state.tasks.iter().map(Glance::id)) {
         return Err(corrupt(
             String::new(),
             format!(
                 "task id \"{}\" appears twice in tasks",
-                crate::error::one_line(&dup.id)
+                crate::error::one_line(dup)
             ),
         ));
     }
     Ok(state)
+}
+
+/// The first id that comes again among `ids`.
+fn first_repeated<'a>(ids: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let mut seen = std::collections::HashSet::<_, foldhash::fast::RandomState>::default();
+    ids.into_iter().find(|id| !seen.insert(*id))
 }
 
 #[cfg(test)]

@@ -86,9 +86,9 @@ impl TaskRef {
 
     /// What the task index said of the task, while it is unread.
     pub fn index_entry(&self) -> Option<&crate::state::task_index::Entry> {
-        match (self.0.task.get(), self.0.record.as_deref()) {
-            (None, Some(record)) => Some(&record.glance),
-            _ => None,
+        match self.glance() {
+            Glanced::Entry(entry) => Some(entry),
+            Glanced::Task(_) => None,
         }
     }
 
