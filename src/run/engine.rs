@@ -22,7 +22,7 @@ use crate::run::dispatch::{Floor, Msg};
 use crate::run::executor::Pool;
 use crate::run::policy::{self, Assignment, StopCheck};
 pub use crate::run::policy::{agent_actions, needs_agent, Mode, Stop};
-use crate::run::ready_queue::{PlanPositions, ReadyQueue};
+use crate::run::ready_queue::ReadyQueue;
 use crate::run::signals;
 use crate::run::work::{self, Part, TaskOutcome, WorkCtx};
 use crate::state::model::{Glance, Task};
@@ -169,7 +169,6 @@ pub struct Engine<'a> {
     pub(super) ctx: Arc<WorkCtx>,
     pub(super) opts: Options,
     pub(super) reporter: &'a mut dyn Reporter,
-    pub(super) index: PlanPositions,
     checkpoints: Checkpoints,
     pub(super) summary: RunSummary,
     /// Agent tasks done in this run (the consecutive-task limit counts these).
@@ -201,14 +200,8 @@ impl<'a> Engine<'a> {
         brief: BriefFn,
         reporter: &'a mut dyn Reporter,
     ) -> Result<Engine<'a>> {
-        let index: PlanPositions = session
-            .state()?
-            .tasks
-            .iter()
-            .enumerate()
-            .map(|(i, t)| (t.id().to_string(), i))
-            .collect();
-        let queue = ReadyQueue::new(&session.state()?.tasks, &index);
+        let state = session.state()?;
+        let queue = ReadyQueue::new(&state.tasks, |id| state.position(id));
         let spent = crate::run::usage::total(&session.state()?.tasks);
         let cache = opts.cache.clone().map(crate::proof::cache::Cache::new);
         Ok(Engine {
@@ -216,7 +209,6 @@ impl<'a> Engine<'a> {
             ctx: Arc::new(ctx),
             opts,
             reporter,
-            index,
             checkpoints: Checkpoints::default(),
             summary: RunSummary::default(),
             agent_tasks: 0,
@@ -477,8 +469,8 @@ impl<'a> Engine<'a> {
 
     /// The task as the state holds it: shared, so taking it copies nothing.
     pub(super) fn task_arc(&self, id: &str) -> Option<&TaskRef> {
-        let i = *self.index.get(id)?;
-        self.session.state().ok()?.tasks.get(i)
+        let state = self.session.state().ok()?;
+        state.tasks.get(state.position(id)?)
     }
 
     /// The first ready task in plan order not already running.

@@ -114,7 +114,7 @@ impl Engine<'_> {
                 agent_work,
             } => {
                 self.done += 1;
-                if let Some(&i) = self.index.get(&task.id) {
+                if let Some(i) = self.session.state()?.position(&task.id) {
                     self.queue.done(i);
                 }
                 self.summary.passed += 1;

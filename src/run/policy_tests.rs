@@ -34,7 +34,7 @@ fn agent(id: &str) -> Task {
     with(id, |t| t.actions = vec!["create_file".into()])
 }
 
-fn index(tasks: &[Task]) -> crate::run::ready_queue::PlanPositions {
+fn index(tasks: &[Task]) -> std::collections::HashMap<String, usize> {
     tasks
         .iter()
         .enumerate()
@@ -139,7 +139,8 @@ fn the_ready_queue_takes_the_first_ready_task_in_document_order() {
         }
         let index = index(&tasks);
         let tasks = arcs(&tasks);
-        let mut queue = crate::run::ready_queue::ReadyQueue::new(&tasks, &index);
+        let mut queue =
+            crate::run::ready_queue::ReadyQueue::new(&tasks, |id| index.get(id).copied());
         let next = queue.next(&tasks, running);
         assert_eq!(next.map(|t| t.id.as_str()), *want, "row {i}");
     }

@@ -94,7 +94,7 @@ impl Engine<'_> {
             evidence,
         )?;
         self.done += 1;
-        if let Some(&i) = self.index.get(&task.id) {
+        if let Some(i) = self.session.state()?.position(&task.id) {
             self.queue.done(i);
         }
         self.summary.cached += 1;

@@ -15,13 +15,9 @@
 
 use crate::state::model::Glance;
 use crate::state::task_ref::TaskRef;
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashSet};
 
 use crate::state::machine::TaskStatus;
-
-/// Each task's position in the plan, by id. foldhash, not std's SipHash: a run
-/// builds it over every task at its start.
-pub type PlanPositions = HashMap<String, usize, foldhash::fast::RandomState>;
 
 #[derive(Debug, Default)]
 pub struct ReadyQueue {
@@ -39,8 +35,9 @@ pub struct ReadyQueue {
 }
 
 impl ReadyQueue {
-    /// The queue for `tasks` as they are now: O(tasks + dependency edges).
-    pub fn new(tasks: &[TaskRef], index: &PlanPositions) -> ReadyQueue {
+    /// The queue for `tasks` as they are now, given where each id is in them
+    /// (`WorkflowState::position`): O(tasks + dependency edges).
+    pub fn new(tasks: &[TaskRef], position: impl Fn(&str) -> Option<usize>) -> ReadyQueue {
         let mut q = ReadyQueue {
             waiting_on: vec![0; tasks.len()],
             dependants: vec![Vec::new(); tasks.len()],
@@ -50,9 +47,9 @@ impl ReadyQueue {
         };
         for (i, task) in tasks.iter().enumerate() {
             for dep in task.deps() {
-                match index.get(dep) {
-                    Some(&d) if tasks[d].status().is_done() => {}
-                    Some(&d) => {
+                match position(dep) {
+                    Some(d) if tasks[d].status().is_done() => {}
+                    Some(d) => {
                         q.waiting_on[i] += 1;
                         q.dependants[d].push(i);
                     }
@@ -140,7 +137,7 @@ mod tests {
             .collect()
     }
 
-    fn index(tasks: &[TaskRef]) -> PlanPositions {
+    fn index(tasks: &[TaskRef]) -> std::collections::HashMap<String, usize> {
         tasks
             .iter()
             .enumerate()
@@ -153,7 +150,7 @@ mod tests {
     fn run(tasks: Vec<Task>, jobs: usize) -> (Vec<String>, u64) {
         let mut tasks: Vec<TaskRef> = tasks.into_iter().map(TaskRef::new).collect();
         let index = index(&tasks);
-        let mut q = ReadyQueue::new(&tasks, &index);
+        let mut q = ReadyQueue::new(&tasks, |id| index.get(id).copied());
         let mut running: Vec<usize> = Vec::new();
         let mut order = Vec::new();
         loop {
@@ -224,7 +221,7 @@ mod tests {
         });
         let mut tasks: Vec<TaskRef> = tasks.into_iter().map(TaskRef::new).collect();
         let index = index(&tasks);
-        let mut q = ReadyQueue::new(&tasks, &index);
+        let mut q = ReadyQueue::new(&tasks, |id| index.get(id).copied());
         assert_eq!(q.next(&tasks, &HashSet::new()).map(|t| t.id.as_str()), None);
         // The blocker lifted (an unblock) and the failure retried: both can start.
         tasks[1].make_mut().blocked_by.clear();
