@@ -368,7 +368,13 @@ pub fn stage(
         return staged;
     }
     task_index::stage(&mut staged, snapshot, mark, state, spans);
-    let named = digest.named(state);
+    // The named tasks by position, in plan order: looking every task's id up in
+    // the set of names compared strings several times a task (at 100,000 tasks,
+    // 6 % of a first `--step` after a crash).
+    let mut named: Vec<usize> = (digest.named(state).iter())
+        .filter_map(|id| state.position(id))
+        .collect();
+    named.sort_unstable();
     // The big per-task parts are taken out for the write and put back after: the
     // summary holds the named tasks only, and no copy of the rest is made.
     let tasks = std::mem::take(&mut state.tasks);
@@ -381,11 +387,7 @@ pub fn stage(
         event_log: mark,
         digest: &digest,
         state,
-        tasks: tasks
-            .iter()
-            .filter(|t| named.contains(t.id()))
-            .map(AsRef::as_ref)
-            .collect(),
+        tasks: named.iter().map(|&i| tasks[i].as_ref()).collect(),
     };
     staged.add(SUMMARY_FILE, |w| serde_json::to_writer(w, &out));
     state.tasks = tasks;
