@@ -43,8 +43,12 @@ pub(crate) fn mirror(format: Format, text: &str, tasks: &[impl Glance]) -> Strin
     mirror_noting(format, text, &wanted(tasks)).0
 }
 
+/// Each task's status by id. foldhash, not std's SipHash: built and looked up once
+/// per task at every checkpoint.
+type Wanted<'a> = HashMap<&'a str, TaskStatus, foldhash::fast::RandomState>;
+
 /// Each task's status by id.
-fn wanted(tasks: &[impl Glance]) -> HashMap<&str, TaskStatus> {
+fn wanted(tasks: &[impl Glance]) -> Wanted<'_> {
     tasks.iter().map(|t| (t.id(), t.status())).collect()
 }
 
@@ -118,11 +122,7 @@ impl Shows {
 }
 
 /// The whole text mirrored, and the blocks noted on the way.
-fn mirror_noting(
-    format: Format,
-    text: &str,
-    want: &HashMap<&str, TaskStatus>,
-) -> (String, Vec<Block>) {
+fn mirror_noting(format: Format, text: &str, want: &Wanted<'_>) -> (String, Vec<Block>) {
     let (bom, body) = match text.strip_prefix('\u{feff}') {
         Some(b) => ("\u{feff}", b),
         None => ("", text),
@@ -166,7 +166,7 @@ enum Where {
 fn claude_line(
     line: &Line<'_>,
     kind: &Kind<'_>,
-    want: &HashMap<&str, TaskStatus>,
+    want: &Wanted<'_>,
     block: &mut Where,
     at: u64,
     blocks: &mut Vec<Block>,
@@ -227,7 +227,7 @@ fn status_field_line(raw: &str, f: &claude::FieldLine<'_>, s: TaskStatus) -> Opt
 
 fn speckit_line(
     line: &Line<'_>,
-    want: &HashMap<&str, TaskStatus>,
+    want: &Wanted<'_>,
     at: u64,
     blocks: &mut Vec<Block>,
 ) -> Option<String> {
@@ -287,7 +287,7 @@ fn task_line(raw: &str, tl: &speckit::TaskLine<'_>, s: TaskStatus) -> Option<Str
 fn patch(
     text: &str,
     mut blocks: Vec<Block>,
-    want: &HashMap<&str, TaskStatus>,
+    want: &Wanted<'_>,
 ) -> Option<(String, Vec<Block>, bool)> {
     let mut moved = false;
     // (start, end, new content) of each changed line, in text order.
