@@ -292,11 +292,20 @@ fn load(dir: &Path) -> Loaded {
 
 /// Gives every line of every segment of `dir` to `line`, and the segments read.
 fn read_lines(dir: &Path, mut line: impl FnMut(&[u8])) -> Vec<PathBuf> {
+    use std::io::Read;
     let mut read = Vec::new();
+    // One buffer for every segment: a fresh one each touched every page of every
+    // segment again (12 MB of them after a crash at 100,000 tasks).
+    let mut bytes = Vec::new();
     for path in segments(dir) {
-        let Ok(bytes) = crate::fs::read_regular(&path) else {
+        bytes.clear();
+        let Ok((file, _)) = crate::fs::open_regular(&path, false).map(fs_err::File::into_parts)
+        else {
             continue;
         };
+        if (&file).read_to_end(&mut bytes).is_err() {
+            continue;
+        }
         let mut start = 0;
         for end in memchr::memchr_iter(b'\n', &bytes).chain([bytes.len()]) {
             line(&bytes[start..end]);
