@@ -339,18 +339,16 @@ pub(crate) fn shown(s: &str) -> String {
 }
 
 /// The plan's title: the first level-1 heading, without a leading `Tasks:`.
-pub(crate) fn title(lines: &[Line<'_>]) -> Option<String> {
-    let t = lines
-        .iter()
-        .filter(|l| !l.hidden)
-        .find_map(|l| heading(&l.text).filter(|(lvl, _)| *lvl == 1))?
-        .1;
-    let t = ["Tasks:", "Tasks：", "tasks:"]
-        .iter()
-        .find_map(|p| t.strip_prefix(p))
-        .unwrap_or(t)
-        .trim();
-    (!t.is_empty()).then(|| t.to_string())
+pub(crate) fn title(text: &str) -> Option<String> {
+    iter(text).filter(|l| !l.hidden).find_map(|l| {
+        let (_, t) = heading(&l.text).filter(|(lvl, _)| *lvl == 1)?;
+        let t = ["Tasks:", "Tasks：", "tasks:"]
+            .iter()
+            .find_map(|p| t.strip_prefix(p))
+            .unwrap_or(t)
+            .trim();
+        Some((!t.is_empty()).then(|| t.to_string()))
+    })?
 }
 
 #[cfg(test)]
@@ -368,7 +366,7 @@ mod tests {
             .collect();
         assert_eq!(visible, vec!["# T", "keep  this", ""]);
         assert_eq!(ls.last().unwrap().comment, Some("id: T1"));
-        assert_eq!(title(&ls).as_deref(), Some("T"));
+        assert_eq!(title(text).as_deref(), Some("T"));
     }
 
     #[test]
@@ -381,8 +379,7 @@ mod tests {
 
     #[test]
     fn unclosed_front_matter_is_text() {
-        let ls = lines("---\n# Title");
-        assert_eq!(title(&ls).as_deref(), Some("Title"));
+        assert_eq!(title("---\n# Title").as_deref(), Some("Title"));
     }
 
     #[test]

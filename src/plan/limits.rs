@@ -3,7 +3,6 @@
 //! program's argument list, which the kernel caps (`E2BIG`), and each one is copied
 //! into the state, every log header and every report.
 
-use super::doc::Line;
 use super::{Draft, PlanError};
 
 /// The longest verify command a plan may hold: 128 KiB, the most one argument may be.
@@ -11,7 +10,8 @@ pub const MAX_VERIFY_CMD_BYTES: usize = 128 * 1024;
 
 /// Refuses a verify command over [`MAX_VERIFY_CMD_BYTES`], at the line that holds it
 /// (the task's heading when it cannot be found).
-pub(crate) fn check(drafts: &[Draft], lines: &[Line<'_>]) -> Result<(), PlanError> {
+/// `text` is the plan's, for the line an error names.
+pub(crate) fn check(drafts: &[Draft], text: &str) -> Result<(), PlanError> {
     for draft in drafts {
         let task = &draft.task;
         let Some(cmd) = task.verify.iter().find(|c| c.len() > MAX_VERIFY_CMD_BYTES) else {
@@ -23,8 +23,7 @@ pub(crate) fn check(drafts: &[Draft], lines: &[Line<'_>]) -> Result<(), PlanErro
             cut -= 1;
         }
         let head = &cmd[..cut];
-        let line = lines
-            .iter()
+        let line = super::doc::iter(text)
             .skip(task.line.saturating_sub(1))
             .find(|l| l.raw.contains(head))
             .map_or(task.line, |l| l.no);

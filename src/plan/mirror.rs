@@ -129,27 +129,35 @@ fn mirror_noting(format: Format, text: &str, want: &Wanted<'_>) -> (String, Vec<
     };
     let mut out = String::with_capacity(text.len() + 64);
     out.push_str(bom);
-    let lines = doc::lines(body);
-    let kinds = match format {
-        Format::ClaudeWorkflow => claude::kinds(&lines),
-        Format::SpecKit => Vec::new(),
-    };
     let mut blocks: Vec<Block> = Vec::new();
-    let mut block = Where::Outside;
-    for (i, (seg, line)) in body.split_inclusive('\n').zip(&lines).enumerate() {
-        let at = out.len() as u64;
-        let new = match format {
-            Format::ClaudeWorkflow => kinds
-                .get(i)
-                .and_then(|k| claude_line(line, k, want, &mut block, at, &mut blocks)),
-            Format::SpecKit => speckit_line(line, want, at, &mut blocks),
-        };
+    // Each line with its ending, as the lines are read (never all held: `claude::each_kind`).
+    let mut segs = body.split_inclusive('\n');
+    let mut put = |out: &mut String, line: &Line<'_>, new: Option<String>| {
+        let Some(seg) = segs.next() else { return };
         match new {
             Some(content) => {
                 out.push_str(&content);
                 out.push_str(seg.get(line.raw.len()..).unwrap_or(""));
             }
             None => out.push_str(seg),
+        }
+    };
+    match format {
+        Format::ClaudeWorkflow => {
+            let mut block = Where::Outside;
+            let each = |line: &Line<'_>, kind: Kind<'_>| {
+                let at = out.len() as u64;
+                let new = claude_line(line, &kind, want, &mut block, at, &mut blocks);
+                put(&mut out, line, new);
+                Ok::<(), std::convert::Infallible>(())
+            };
+            let Ok(()) = claude::each_kind(doc::iter(body), each);
+        }
+        Format::SpecKit => {
+            for line in doc::iter(body) {
+                let new = speckit_line(&line, want, out.len() as u64, &mut blocks);
+                put(&mut out, &line, new);
+            }
         }
     }
     (out, blocks)

@@ -161,18 +161,19 @@ pub fn parse(path: &Path, text: &str) -> Result<Plan> {
     let shown = path_shown(path);
     let at = |e: PlanError| WfError::usage(format!("{shown}:{}: {}", e.line, e.message));
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let lines = doc::lines(text);
-    let format = detect(&lines).map_err(at)?;
+    // The lines are read as they are parsed, never all held: at 100,000 tasks
+    // they were 50 MB.
+    let format = detect(text).map_err(at)?;
     let mut warnings = Vec::new();
     let mut drafts = match format {
-        Format::ClaudeWorkflow => claude::parse(&lines, &mut warnings),
-        Format::SpecKit => speckit::parse(&lines, &mut warnings),
+        Format::ClaudeWorkflow => claude::parse(doc::iter(text), &mut warnings),
+        Format::SpecKit => speckit::parse(doc::iter(text), &mut warnings),
     }
     .map_err(at)?;
     // Hashed as the plan has them: before spec-kit's phase-order edges and the
     // Dependencies section's deps are added (`digest`).
     digest::stamp_all(&mut drafts);
-    limits::check(&drafts, &lines).map_err(at)?;
+    limits::check(&drafts, text).map_err(at)?;
     warnings.sort_by_key(|w| w.line);
     if drafts.is_empty() {
         return Err(at(match warnings.iter().find(|w| w.unread_task) {
@@ -180,7 +181,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Plan> {
                 w.line,
                 format!("the {} plan has no tasks: {}", format.name(), w.message),
             ),
-            None => empty_plan(format, &lines),
+            None => empty_plan(format, &doc::lines(text)),
         }));
     }
     let index = graph::index(&drafts).map_err(at)?;
@@ -193,7 +194,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Plan> {
     warnings.sort_by_key(|w| w.line);
     Ok(Plan {
         format,
-        title: doc::title(&lines),
+        title: doc::title(text),
         tasks: into_tasks(drafts),
         warnings,
     })
@@ -279,7 +280,7 @@ fn path_shown(path: &Path) -> String {
 /// The format of a plan text, or `None` when it is neither.
 pub(crate) fn detect_format(text: &str) -> Option<Format> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    detect(&doc::lines(text)).ok()
+    detect(text).ok()
 }
 
 /// Task headings make a claude-workflow plan and task checkboxes a spec-kit one;
@@ -287,12 +288,13 @@ pub(crate) fn detect_format(text: &str) -> Option<Format> {
 /// checklist, a spec-kit plan a `## US1: …` heading; a tie goes to claude-workflow).
 /// Failing both, the fields or phase headings of an empty plan or template still
 /// say which format it is.
-fn detect(lines: &[doc::Line<'_>]) -> std::result::Result<Format, PlanError> {
-    let visible = || lines.iter().filter(|l| !l.hidden);
-    let headings = visible()
-        .filter(|l| claude::is_task_heading(&l.text))
-        .count();
-    let checkboxes = visible().filter(|l| speckit::is_task_line(&l.text)).count();
+fn detect(text: &str) -> std::result::Result<Format, PlanError> {
+    let visible = || doc::iter(text).filter(|l| !l.hidden);
+    let (mut headings, mut checkboxes) = (0, 0);
+    for line in visible() {
+        headings += usize::from(claude::is_task_heading(&line.text));
+        checkboxes += usize::from(speckit::is_task_line(&line.text));
+    }
     if headings > 0 || checkboxes > 0 {
         return Ok(if headings >= checkboxes {
             Format::ClaudeWorkflow
@@ -300,7 +302,7 @@ fn detect(lines: &[doc::Line<'_>]) -> std::result::Result<Format, PlanError> {
             Format::SpecKit
         });
     }
-    if visible().any(|l| claude::looks_like(l)) {
+    if visible().any(|l| claude::looks_like(&l)) {
         return Ok(Format::ClaudeWorkflow);
     }
     if visible().any(|l| speckit::looks_like(&l.text)) {

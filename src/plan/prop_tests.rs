@@ -187,6 +187,50 @@ proptest! {
     }
 }
 
+/// A line's kind as text, to compare two reads of the same lines.
+fn label(kind: &super::claude::Kind<'_>) -> String {
+    use super::claude::Kind;
+    match kind {
+        Kind::TaskHeading(h) => format!("task {} / {}", h.id, h.name),
+        Kind::BadHeading(id) => format!("bad {id}"),
+        Kind::Suspect(id) => format!("suspect {id}"),
+        Kind::End => "end".into(),
+        Kind::Field(f) => format!("field {f:?}"),
+        Kind::Blank => "blank".into(),
+        Kind::Hidden => "hidden".into(),
+        Kind::Other => "other".into(),
+    }
+}
+
+proptest! {
+    /// The kinds read a block at a time (`claude::each_kind`, as the parse and the
+    /// mirror read them) are the kinds of the whole text read at once.
+    #[test]
+    fn kinds_read_a_block_at_a_time_are_the_kinds_of_the_whole(
+        picks in prop::collection::vec((0..FRAGMENTS.len(), "[ -~\u{a0}-\u{3000}]{0,12}", any::<bool>()), 0..60),
+    ) {
+        let mut text = String::new();
+        for (i, noise, crlf) in picks {
+            text.push_str(FRAGMENTS[i]);
+            text.push_str(&noise);
+            text.push_str(if crlf { "\r\n" } else { "\n" });
+        }
+        let lines = super::doc::lines(&text);
+        let whole: Vec<(usize, String)> = lines
+            .iter()
+            .zip(super::claude::kinds(&lines))
+            .map(|(line, kind)| (line.no, label(&kind)))
+            .collect();
+        let mut streamed = Vec::new();
+        let read = super::claude::each_kind(super::doc::iter(&text), |line, kind| {
+            streamed.push((line.no, label(&kind)));
+            Ok::<(), ()>(())
+        });
+        prop_assert_eq!(read, Ok(()));
+        prop_assert_eq!(streamed, whole);
+    }
+}
+
 const FRAGMENTS: &[&str] = &[
     "## T1: a",
     "## T2: b ✅",

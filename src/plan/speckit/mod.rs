@@ -88,8 +88,8 @@ use paths::{add_paths, paths_in};
 /// Above this many sink × leading-task edges at a phase boundary, use a barrier.
 const BARRIER_AT: usize = 256;
 
-pub(crate) fn parse(
-    lines: &[Line<'_>],
+pub(crate) fn parse<'a>(
+    lines: impl IntoIterator<Item = Line<'a>>,
     warnings: &mut Vec<PlanWarning>,
 ) -> Result<Vec<Draft>, PlanError> {
     let mut drafts: Vec<Draft> = Vec::new();

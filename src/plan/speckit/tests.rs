@@ -2,7 +2,7 @@ use super::paths::is_path;
 use super::*;
 
 fn parse_text(text: &str) -> Vec<Task> {
-    let mut d = parse(&doc::lines(text), &mut Vec::new()).unwrap();
+    let mut d = parse(doc::iter(text), &mut Vec::new()).unwrap();
     add_phase_edges(&mut d);
     d.into_iter().map(|d| d.task).collect()
 }
@@ -154,7 +154,7 @@ fn boxes_bold_hyphenated_and_marked_ids() {
 fn broken_ids_are_warnings() {
     let mut w = Vec::new();
     let d = parse(
-        &doc::lines(
+        doc::iter(
             "- [ ] T001 ok\n- [ ] \u{422}002 x\n- [ ] T.3 y\n- [ ] TXXX z\n- [ ] Team sync\n",
         ),
         &mut w,
@@ -205,7 +205,7 @@ fn prose_and_ranges_in_depends_on() {
     assert_eq!(deps(&t, "T006"), ["T002", "T003", "T005"]);
     assert_eq!(t[3].name, "d");
     let err = parse(
-        &doc::lines("- [ ] T1 a\n- [ ] T2 b\n  (depends on T9)\n"),
+        doc::iter("- [ ] T1 a\n- [ ] T2 b\n  (depends on T9)\n"),
         &mut Vec::new(),
     )
     .unwrap_err();
