@@ -52,6 +52,13 @@ pub fn run(project: &Project, global: &GlobalArgs, args: &StartArgs, out: &Outpu
                 p.display()
             )))
         }
+        // A run reads its size at every start (the context estimate).
+        Some(p) if !p.is_file() => {
+            return Err(WfError::usage(format!(
+                "--tech-design {}: not a regular file (a directory, pipe or device); give the path of the design document",
+                p.display()
+            )))
+        }
         Some(p) => Some(relative_to(&project.dir, p)),
         None => None,
     };

@@ -210,6 +210,7 @@ const CASES: &[Case] = &[
     case("merge a bad file", Custom(bad_merge_file), &["constraints", "merge", "bad.json"], 2, &["bad.json:1:2:"]),
     case("merge a missing file", Nothing, &["constraints", "merge", "missing.json"], 2, &["missing.json"]),
     case("tech design missing", Nothing, &["workflow-start", "--force", "--tech-design", "nope.md", "good.md"], 2, &["nope.md"]),
+    case("tech design a directory", Nothing, &["workflow-start", "--force", "--tech-design", ".", "good.md"], 2, &["--tech-design .: not a regular file"]),
     case("mock policy bogus", Nothing, &["workflow-execute", "--mock", "bogus"], 2, &["--mock bogus"]),
     case("report to a missing dir", Nothing, &["report", "junit", "-o", "/nonexistent-wf-dir/x.xml"], 2, &["/nonexistent-wf-dir/x.xml"]),
     // ---- environment ----
