@@ -177,13 +177,7 @@ proptest! {
     fn plan_like_soups_never_panic(
         picks in prop::collection::vec((0..FRAGMENTS.len(), "[ -~\u{a0}-\u{3000}]{0,12}", any::<bool>()), 0..40),
     ) {
-        let mut text = String::new();
-        for (i, noise, crlf) in picks {
-            text.push_str(FRAGMENTS[i]);
-            text.push_str(&noise);
-            text.push_str(if crlf { "\r\n" } else { "\n" });
-        }
-        exercise(&text);
+        exercise(&soup(picks));
     }
 }
 
@@ -209,12 +203,7 @@ proptest! {
     fn kinds_read_a_block_at_a_time_are_the_kinds_of_the_whole(
         picks in prop::collection::vec((0..FRAGMENTS.len(), "[ -~\u{a0}-\u{3000}]{0,12}", any::<bool>()), 0..60),
     ) {
-        let mut text = String::new();
-        for (i, noise, crlf) in picks {
-            text.push_str(FRAGMENTS[i]);
-            text.push_str(&noise);
-            text.push_str(if crlf { "\r\n" } else { "\n" });
-        }
+        let text = soup(picks);
         let lines = super::doc::lines(&text);
         let whole: Vec<(usize, String)> = lines
             .iter()
@@ -229,6 +218,17 @@ proptest! {
         prop_assert_eq!(read, Ok(()));
         prop_assert_eq!(streamed, whole);
     }
+}
+
+/// A plan of `FRAGMENTS` lines, each with its noise and line ending.
+fn soup(picks: Vec<(usize, String, bool)>) -> String {
+    let mut text = String::new();
+    for (i, noise, crlf) in picks {
+        text.push_str(FRAGMENTS[i]);
+        text.push_str(&noise);
+        text.push_str(if crlf { "\r\n" } else { "\n" });
+    }
+    text
 }
 
 const FRAGMENTS: &[&str] = &[
