@@ -230,7 +230,9 @@ impl<'a> Engine<'a> {
         reporter: &'a mut dyn Reporter,
     ) -> Result<Engine<'a>> {
         let state = session.state()?;
-        let queue = ReadyQueue::new(&state.tasks, |id| state.position(id));
+        // Positions looked up in a row: a dependency the plan lacks is a miss, and
+        // each lone miss would index every task again.
+        let queue = state.with_positions(|position| ReadyQueue::new(&state.tasks, position));
         let spent = crate::run::usage::total(&session.state()?.tasks);
         let cache = opts.cache.clone().map(crate::proof::cache::Cache::new);
         Ok(Engine {

@@ -37,7 +37,7 @@ pub struct ReadyQueue {
 impl ReadyQueue {
     /// The queue for `tasks` as they are now, given where each id is in them
     /// (`WorkflowState::position`): O(tasks + dependency edges).
-    pub fn new(tasks: &[TaskRef], position: impl Fn(&str) -> Option<usize>) -> ReadyQueue {
+    pub fn new(tasks: &[TaskRef], mut position: impl FnMut(&str) -> Option<usize>) -> ReadyQueue {
         let mut q = ReadyQueue {
             waiting_on: vec![0; tasks.len()],
             dependants: vec![Vec::new(); tasks.len()],

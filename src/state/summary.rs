@@ -371,9 +371,9 @@ pub fn stage(
     // The named tasks by position, in plan order: looking every task's id up in
     // the set of names compared strings several times a task (at 100,000 tasks,
     // 6 % of a first `--step` after a crash).
-    let mut named: Vec<usize> = (digest.named(state).iter())
-        .filter_map(|id| state.position(id))
-        .collect();
+    let names = digest.named(state);
+    let mut named: Vec<usize> =
+        state.with_positions(|position| names.iter().filter_map(|id| position(id)).collect());
     named.sort_unstable();
     // The big per-task parts are taken out for the write and put back after: the
     // summary holds the named tasks only, and no copy of the rest is made.
