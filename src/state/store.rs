@@ -1105,6 +1105,11 @@ mod tests {
         store
     }
 
+    /// The log mark of `store`'s snapshot.
+    fn snapshot_mark(store: &Store) -> LogMark {
+        store.load_snapshot().unwrap().unwrap().event_log.unwrap()
+    }
+
     /// Rewrites `store`'s snapshot, whose log mark is `mark`, so that its last lines
     /// name another one (inside a field of another tool's) a line 40 KB into the
     /// tail, still worth a thread; its records stay where they were. The wrong
@@ -1240,7 +1245,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = killed_with_a_tail(dir.path(), 1500, 1500);
         let events = store.events_path();
-        let mark = store.load_snapshot().unwrap().unwrap().event_log.unwrap();
+        let mark = snapshot_mark(&store);
         let whole = read_tail(&events, mark).unwrap();
         let seqs = |tail: &Tail| tail.events.iter().map(|e| e.seq).collect::<Vec<_>>();
         let len = std::fs::metadata(&events).unwrap().len();
@@ -1264,7 +1269,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = killed_with_a_tail(dir.path(), 50, 50);
         let events = store.events_path();
-        let mark = store.load_snapshot().unwrap().unwrap().event_log.unwrap();
+        let mark = snapshot_mark(&store);
         let mut log = std::fs::read(&events).unwrap();
         let split = log.len() as u64;
         log.extend_from_slice(b"{\"seq\": broken\n");
@@ -1292,7 +1297,7 @@ mod tests {
         let store = killed_with_a_tail(dir.path(), 50, 10);
         let path = store.state_path();
         let id = FileId::of(&std::fs::metadata(&path).unwrap());
-        let mark = store.load_snapshot().unwrap().unwrap().event_log.unwrap();
+        let mark = snapshot_mark(&store);
         let file = std::fs::File::open(&path).unwrap();
         assert!(parse_unread(&path, &file, id, &store.dir, mark).is_some());
         // Each index entry's span moved one byte on: no record where the index says.
@@ -1332,7 +1337,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = killed_with_a_tail(dir.path(), 600, 300);
         let path = store.state_path();
-        let mark = store.load_snapshot().unwrap().unwrap().event_log.unwrap();
+        let mark = snapshot_mark(&store);
         let (wrong, _) = misled_at_a_wrong_mark(&store, mark);
         // An index that names this file at the wrong mark, so that the load finds
         // an index for its guess.
