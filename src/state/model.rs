@@ -161,13 +161,14 @@ struct Positions {
     rebuilds: usize,
 }
 
-impl Positions {
-    fn hash(&self, id: &str) -> u64 {
-        std::hash::BuildHasher::hash_one(&self.hasher, id)
-    }
+/// An id's hash in [`Positions`].
+fn id_hash(hasher: &foldhash::fast::RandomState, id: &str) -> u64 {
+    std::hash::BuildHasher::hash_one(hasher, id)
+}
 
+impl Positions {
     fn find(&self, tasks: &[TaskRef], id: &str) -> Option<usize> {
-        let hash = self.hash(id);
+        let hash = id_hash(&self.hasher, id);
         let is = |&i: &usize| tasks.get(i).is_some_and(|t| t.id() == id);
         self.at.find(hash, is).copied()
     }
@@ -176,11 +177,12 @@ impl Positions {
     /// indexed is rehashed as whatever is there now: at worst a lookup misses and
     /// rebuilds.
     fn add(&mut self, tasks: &[TaskRef], from: usize) {
-        let hash = |id: &str| std::hash::BuildHasher::hash_one(&self.hasher, id);
-        let hash_at = |&i: &usize| tasks.get(i).map_or(0, |t| hash(t.id()));
+        let hasher = &self.hasher;
+        let hash_at = |&i: &usize| tasks.get(i).map_or(0, |t| id_hash(hasher, t.id()));
         self.at.reserve(tasks.len().saturating_sub(from), hash_at);
         for (i, task) in tasks.iter().enumerate().skip(from) {
-            self.at.insert_unique(hash(task.id()), i, hash_at);
+            self.at
+                .insert_unique(id_hash(hasher, task.id()), i, hash_at);
         }
         self.seen = tasks.len();
     }
