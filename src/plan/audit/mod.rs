@@ -43,7 +43,6 @@ mod placeholder;
 mod prose;
 
 use std::borrow::Cow;
-use std::cell::OnceCell;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -160,8 +159,9 @@ pub fn audit_as(
     audited_at: &str,
 ) -> ZeroDecisionAudit {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    // Read only when a finding needs its line: a 10,000-task plan is ~70,000 lines.
-    let lines: OnceCell<Vec<Line<'_>>> = OnceCell::new();
+    // Read only when a finding needs its line, a task's block at a time: a
+    // 100,000-task plan is 700,000 lines, 50 MB held at once.
+    let mut blocks = Blocks::new(text, format);
     let mut findings: Vec<AuditFinding> = Vec::new();
     let mut ambiguities: Vec<Value> = Vec::new();
     for t in tasks {
@@ -191,13 +191,7 @@ pub fn audit_as(
                         explain(pattern)
                     ),
                     severity: severity.to_string(),
-                    line: Some(locate(
-                        lines.get_or_init(|| doc::lines(text)),
-                        t,
-                        format,
-                        field,
-                        pattern,
-                    )),
+                    line: Some(locate(blocks.of(t.line), t, format, field, pattern)),
                 });
             }
         }
@@ -269,48 +263,97 @@ fn finding(t: &Task, pattern: &str, description: &str, severity: &str) -> AuditF
     }
 }
 
+/// The plan's lines a task's block at a time. Tasks are audited in plan order, so
+/// one pass over the text serves every finding; a block asked for before the last
+/// one read starts the pass again.
+struct Blocks<'a> {
+    text: &'a str,
+    format: Option<Format>,
+    lines: std::iter::Peekable<doc::Lines<'a>>,
+    /// The last block read, from its task's line.
+    block: Vec<Line<'a>>,
+}
+
+impl<'a> Blocks<'a> {
+    fn new(text: &'a str, format: Option<Format>) -> Blocks<'a> {
+        Blocks {
+            text,
+            format,
+            lines: doc::iter(text).peekable(),
+            block: Vec::new(),
+        }
+    }
+
+    /// The lines of the task whose heading or task line is line `head`, up to the
+    /// line that ends its text (not included); none when there is no such line.
+    fn of(&mut self, head: usize) -> &[Line<'a>] {
+        if self.block.first().is_some_and(|l| l.no == head) {
+            return &self.block;
+        }
+        if self.lines.peek().is_none_or(|l| l.no > head) {
+            self.lines = doc::iter(self.text).peekable();
+        }
+        while self.lines.next_if(|l| l.no < head).is_some() {}
+        self.block.clear();
+        if let Some(first) = self.lines.next_if(|l| l.no == head) {
+            self.block.push(first);
+            let format = self.format;
+            while let Some(line) = self.lines.next_if(|l| !ends_block(l, format)) {
+                self.block.push(line);
+            }
+        }
+        &self.block
+    }
+}
+
+/// Whether `line` ends the text of the task before it: a heading; in a spec-kit plan
+/// the next task line, in a claude-workflow one a rule.
+fn ends_block(line: &Line<'_>, format: Option<Format>) -> bool {
+    let text: &str = &line.text;
+    if line.hidden || line.comment.is_some() {
+        return false;
+    }
+    doc::heading(text).is_some()
+        || if format == Some(Format::SpecKit) {
+            speckit::is_task_line(text)
+        } else {
+            doc::is_rule(text)
+        }
+}
+
 /// The line where `field` of `t` shows `pattern`: the first line of the field's
-/// text that has it, else the field's first line, else the task's line.
+/// text that has it, else the field's first line, else the task's line. `block` is
+/// the task's ([`Blocks::of`]).
 fn locate(
-    lines: &[Line<'_>],
+    block: &[Line<'_>],
     t: &Task,
     format: Option<Format>,
     field: &str,
     pattern: &str,
 ) -> usize {
-    let own = field_lines(lines, t, format, field);
+    let own = field_lines(block, format, field);
     own.iter()
         .find(|(_, text)| hits(text).iter().any(|h| h.0 == pattern))
         .or(own.first())
         .map_or(t.line, |(no, _)| *no)
 }
 
-/// `(line, text)` of the lines holding `field` of `t`.
+/// `(line, text)` of the lines holding `field` of the task whose `block` it is.
 fn field_lines<'a>(
-    lines: &'a [Line<'a>],
-    t: &Task,
+    block: &'a [Line<'a>],
     format: Option<Format>,
     field: &str,
 ) -> Vec<(usize, &'a str)> {
-    let Some(head) = t.line.checked_sub(1).and_then(|i| lines.get(i)) else {
+    let Some((head, rest)) = block.split_first() else {
         return Vec::new();
     };
     if field == "name" {
         return vec![(head.no, &head.text)];
     }
-    let block = lines
-        .iter()
-        .skip(t.line)
-        .filter(|l| !l.hidden && l.comment.is_none());
+    let rest = rest.iter().filter(|l| !l.hidden && l.comment.is_none());
     let mut out = Vec::new();
     if format == Some(Format::SpecKit) {
-        for l in block {
-            if doc::heading(&l.text).is_some() || speckit::is_task_line(&l.text) {
-                break;
-            }
-            out.push((l.no, l.text.as_ref()));
-        }
-        return out;
+        return rest.map(|l| (l.no, l.text.as_ref())).collect();
     }
     let want = if field == "requirement" {
         Key::Requirement
@@ -318,11 +361,8 @@ fn field_lines<'a>(
         Key::Acceptance
     };
     let mut inside = false;
-    for l in block {
+    for l in rest {
         let text: &str = &l.text;
-        if doc::heading(text).is_some() || doc::is_rule(text) {
-            break;
-        }
         if let Some(f) = claude::field_line(text) {
             inside = fields::canon(f.key) == Some(want);
             if inside {

@@ -262,3 +262,24 @@ fn the_alternation_of_every_pattern_compiles_and_agrees_with_each() {
         assert_eq!(any.is_match(text), one, "{text}");
     }
 }
+
+#[test]
+fn a_task_block_is_read_in_one_pass_and_again_when_asked_out_of_order() {
+    let text = "# P\n\n## T1: a\n- **需求**: x\n---\nafter the rule\n## T2: b\n<!-- note -->\n- **需求**: y\n";
+    let numbers = |block: &[Line<'_>]| block.iter().map(|l| l.no).collect::<Vec<_>>();
+    let mut blocks = Blocks::new(text, Some(Format::ClaudeWorkflow));
+    // T1's block ends at the rule; T2's runs past a comment to the end.
+    assert_eq!(numbers(blocks.of(3)), [3, 4]);
+    assert_eq!(numbers(blocks.of(3)), [3, 4]);
+    assert_eq!(numbers(blocks.of(7)), [7, 8, 9, 10]);
+    // Asked for before the last one: read again from the start.
+    assert_eq!(numbers(blocks.of(3)), [3, 4]);
+    assert!(blocks.of(99).is_empty());
+    // A spec-kit task's block ends at the next task line.
+    let mut blocks = Blocks::new(
+        "- [ ] T001 a\n  more\n- [ ] T002 b\n",
+        Some(Format::SpecKit),
+    );
+    assert_eq!(numbers(blocks.of(1)), [1, 2]);
+    assert_eq!(numbers(blocks.of(3)), [3, 4]);
+}
