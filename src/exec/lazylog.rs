@@ -16,7 +16,7 @@
 
 use std::collections::VecDeque;
 use std::fs::File;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::ops::Range;
 use std::os::fd::{AsFd, BorrowedFd};
 use std::path::Path;
@@ -97,17 +97,19 @@ impl<'a> LazyLog<'a> {
             return;
         }
         // One read drains a full pipe (64 KiB on Linux); the pump runs on the
-        // scheduler's thread, whose stack has room for it.
+        // scheduler's thread, whose stack has room for it. Left uninitialised: the
+        // kernel writes what it reads, and zeroing 64 KiB on every call was a
+        // `memset` per task.
         #[allow(clippy::large_stack_arrays)]
-        let mut buf = [0u8; 64 * 1024];
+        let mut buf = [std::mem::MaybeUninit::<u8>::uninit(); 64 * 1024];
         loop {
-            match self.pipe.read(&mut buf) {
-                Ok(0) => {
+            match rustix::io::read(&self.pipe, &mut buf) {
+                Ok(([], _)) => {
                     self.eof = true;
                     return;
                 }
-                Ok(n) => self.take(&buf[..n]),
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Ok((read, _)) => self.take(read),
+                Err(rustix::io::Errno::INTR) => {}
                 Err(_) => return, // WouldBlock: nothing more for now
             }
         }

@@ -107,8 +107,12 @@ pub fn spawn(launch: &Launch<'_>) -> io::Result<Leader> {
         err: 0,
     };
     // The child's stack: never read, only the child writes it, while this thread
-    // waits (CLONE_VFORK). It grows down from the end, 16-byte aligned.
-    let mut stack: Vec<u128> = Vec::with_capacity(CHILD_STACK / 16);
+    // waits (CLONE_VFORK). It grows down from the end, 16-byte aligned. It lies in
+    // this frame, as musl's `posix_spawn` places its child's: below it are only the
+    // frames of the clone call, suspended meanwhile. A heap block of this size
+    // cost a `malloc_consolidate` and fresh pages on every spawn.
+    #[allow(clippy::large_stack_arrays)]
+    let mut stack = [std::mem::MaybeUninit::<u128>::uninit(); CHILD_STACK / 16];
     // SAFETY: `stack` holds CHILD_STACK bytes; one past its end is its top.
     let top = unsafe { stack.as_mut_ptr().add(CHILD_STACK / 16) };
     let blocked = SignalsBlocked::all()?;
@@ -125,7 +129,6 @@ pub fn spawn(launch: &Launch<'_>) -> io::Result<Leader> {
     };
     let clone_error = io::Error::last_os_error();
     drop(blocked);
-    drop(stack);
     let pid = (pid > 0)
         .then(|| Pid::from_raw(pid))
         .flatten()
