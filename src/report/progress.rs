@@ -148,16 +148,27 @@ fn running_message(running: &[(String, String)]) -> String {
 
 impl Reporter for RunProgress<'_> {
     fn started(&mut self, task: &Task) {
-        self.running.push((task.id.clone(), task.name.clone()));
-        self.show_running();
+        // Only the bar shows what runs.
+        if self.bar.is_some() {
+            self.running.push((task.id.clone(), task.name.clone()));
+            self.show_running();
+        }
         if let Some(starts) = &mut self.gitlab {
             starts.insert(task.id.clone(), crate::clock::now().as_second());
         }
     }
 
     fn finished(&mut self, task: &Task, outcome: &TaskOutcome) {
-        self.running.retain(|(id, _)| *id != task.id);
-        self.show_running();
+        if self.bar.is_some() {
+            self.running.retain(|(id, _)| *id != task.id);
+            self.show_running();
+        }
+        // Quiet (`--quiet`, `--json`) shows a failure alone: a task that did not fail
+        // has nothing to say, and its line is not built, once per task of a CI run.
+        let failed = matches!(outcome.verdict, Verdict::Failed { .. });
+        if (self.out.quiet || self.out.json) && self.gitlab.is_none() && !failed {
+            return;
+        }
         let secs = outcome.duration.as_secs_f64();
         // Plan text (the name, a check's command inside a reason) must not drive the
         // terminal: control characters become spaces.
@@ -193,7 +204,6 @@ impl Reporter for RunProgress<'_> {
                 false,
             ),
         };
-        let failed = matches!(outcome.verdict, Verdict::Failed { .. });
         if self.gitlab.is_some() {
             let body = self.log_tail(outcome);
             self.section(task, &header, &body, passed);

@@ -193,6 +193,32 @@ fn failing_verifier_then_retry_completes() {
     assert_invariants(&t);
 }
 
+/// `--quiet` (a CI job's run) says nothing of a task that passed and all of one
+/// that failed: its header and its log's last lines, on stderr.
+#[test]
+fn quiet_shows_a_failure_alone() {
+    let t = Test::new();
+    start(
+        &t,
+        &plan(&[
+            task("T1", "a").verify("echo T1 >> runs.log"),
+            task("T2", "a").verify("test -f fixed").deps("T1"),
+        ]),
+    );
+    let run = t.wf(&["workflow-execute", "--all", "--quiet"]).code(1);
+    insta::assert_snapshot!(run.whole(), @"
+    exit: 1
+    --- stdout
+    --- stderr
+    ✗ T2 task T2: check `test -f fixed` exited with 1
+      --- last lines of [ROOT]/home/[ID]/logs/T2.1.log ---
+      | $ test -f fixed
+    Failed: task T2 failed: check `test -f fixed` exited with 1
+    Retry with `wf workflow-execute --retry`, or skip with `--skip --reason TEXT`.
+    ");
+    assert_eq!(t.read("runs.log"), "T1\n");
+}
+
 #[test]
 fn failing_verifier_then_skip_completes() {
     let t = Test::new();
