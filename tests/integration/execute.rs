@@ -514,8 +514,9 @@ fn sigint_pauses_kills_children_and_resume_completes() {
             task("T3", "a").verify("echo T3 >> runs.log").deps("T2"),
         ]),
     );
-    let mut child = t
-        .command(&["workflow-execute"])
+    let mut cmd = t.command(&["workflow-execute"]);
+    crate::test::signals_at_default_but(&mut cmd, &[]);
+    let mut child = cmd
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()

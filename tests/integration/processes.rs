@@ -110,22 +110,8 @@ fn spawn_until(t: &Test, args: &[&str], file: &str) -> Child {
 /// starts it) and the other ones these tests send at their default — so they reach
 /// wf as from a terminal even when the tests run under `nohup`.
 fn spawn_ignoring_until(t: &Test, args: &[&str], ignored: &'static [i32], file: &str) -> Child {
-    use std::os::unix::process::CommandExt as _;
     let mut cmd = t.command(args);
-    // SAFETY: `signal` is async-signal-safe; only the dispositions of these change.
-    unsafe {
-        cmd.pre_exec(move || {
-            for sig in [libc::SIGHUP, libc::SIGINT, libc::SIGQUIT, libc::SIGTERM] {
-                let how = if ignored.contains(&sig) {
-                    libc::SIG_IGN
-                } else {
-                    libc::SIG_DFL
-                };
-                libc::signal(sig, how);
-            }
-            Ok(())
-        });
-    }
+    crate::test::signals_at_default_but(&mut cmd, ignored);
     let child = cmd
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

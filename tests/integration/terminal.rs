@@ -56,6 +56,8 @@ impl Terminal {
             .stderr(side())
             .env("TERM", "xterm-256color")
             .env_remove("COLUMNS");
+        // Ctrl-C reaches it as on a real terminal, wherever the tests run.
+        crate::test::signals_at_default_but(&mut cmd, &[]);
         // SAFETY: between fork and exec only async-signal-safe system calls run:
         // setsid and the ioctl that makes stdin (the terminal) the controlling one.
         unsafe {

@@ -17,6 +17,30 @@ static DURATION: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(||
     regex::Regex::new(r#"\(\d+\.\ds\)|duration_ms(=|": )\d+"#).expect("a valid regex")
 });
 
+/// Starts `cmd` with the signals that interrupt a run at their default, as a
+/// terminal starts a command, but `ignored` ignored (as `nohup` starts one). `wf`
+/// keeps a signal it was started with ignored (`run::signals::install`), and a
+/// background job of a non-interactive shell (a CI script started with `&`, under
+/// `setsid nohup`) starts with SIGINT and SIGQUIT ignored: a test that interrupts
+/// `wf` must not inherit that.
+pub fn signals_at_default_but(cmd: &mut Command, ignored: &'static [i32]) {
+    use std::os::unix::process::CommandExt as _;
+    // SAFETY: `signal` is async-signal-safe; only the dispositions of these change.
+    unsafe {
+        cmd.pre_exec(move || {
+            for sig in [libc::SIGHUP, libc::SIGINT, libc::SIGQUIT, libc::SIGTERM] {
+                let how = if ignored.contains(&sig) {
+                    libc::SIG_IGN
+                } else {
+                    libc::SIG_DFL
+                };
+                libc::signal(sig, how);
+            }
+            Ok(())
+        });
+    }
+}
+
 pub struct Test {
     _tmp: tempfile::TempDir,
     pub root: PathBuf,
