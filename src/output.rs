@@ -71,11 +71,16 @@ impl Output {
         }
     }
 
-    /// Human text for stdout; silent under `--quiet` and `--json`. A failed write
-    /// does not stop the command (a workflow run goes on when its reader is gone);
-    /// [`Output::settle`] reports it at the end.
+    /// Whether human text is shown: not under `--quiet` nor `--json`.
+    pub fn says(&self) -> bool {
+        !self.quiet && !self.json
+    }
+
+    /// Human text for stdout; silent under `--quiet` and `--json` ([`Output::says`]).
+    /// A failed write does not stop the command (a workflow run goes on when its
+    /// reader is gone); [`Output::settle`] reports it at the end.
     pub fn say(&self, text: impl AsRef<str>) {
-        if !self.quiet && !self.json {
+        if self.says() {
             let text = text.as_ref();
             let mut line = String::with_capacity(text.len() + 1);
             line.push_str(text);

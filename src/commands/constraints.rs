@@ -116,7 +116,7 @@ fn list(project: &Project, out: &Output) -> Result<i32> {
     })?;
     let c = &state.constraints;
     out.json_value(&json!({"constraints": c}));
-    if out.json || out.quiet {
+    if !out.says() {
         return Ok(0);
     }
     if c.hard.is_empty() && c.soft.is_empty() {
@@ -300,7 +300,7 @@ fn verify(project: &Project, global: &GlobalArgs, ids: &[String], out: &Output) 
         "failed": failed,
         "no_verify_command": unchecked,
     }));
-    if !out.json && !out.quiet && !hard.is_empty() {
+    if out.says() && !hard.is_empty() {
         out.say(crate::report::constraints::verify_table(
             &hard,
             &results,

@@ -24,7 +24,7 @@ pub fn run(project: &Project, args: &ExportArgs, out: &Output) -> Result<i32> {
         None => {
             // wf has no crates.io release to install: without a word from the user,
             // the jobs expect it on the runners, and say so when it is not there.
-            if !out.quiet && !out.json {
+            if out.says() {
                 crate::output::stderr_line(format_args!(
                     "note: the jobs expect wf on the runners' PATH (--install path); for GitHub-hosted or stock runners, export with --install git:URL@COMMIT to build it in the pipeline"
                 ));
@@ -101,7 +101,7 @@ pub fn run(project: &Project, args: &ExportArgs, out: &Output) -> Result<i32> {
         return Ok(0);
     }
     out.json_value(&json!({"format": name, "text": text, "jobs": task_jobs, "omitted": omitted}));
-    if !out.json && !out.quiet {
+    if out.says() {
         out.print(text)?;
     }
     Ok(0)

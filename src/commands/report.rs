@@ -52,7 +52,7 @@ pub fn run(project: &Project, args: &ReportArgs, out: &Output) -> Result<i32> {
         return Ok(0);
     }
     out.json_value(&json!({"format": name, "text": text}));
-    if !out.json && !out.quiet {
+    if out.says() {
         // As is, not through `say`: the text carries its own final newline, and an
         // empty annotation list must print nothing at all.
         out.print(text)?;

@@ -44,7 +44,7 @@ pub struct RunProgress<'a> {
 
 impl<'a> RunProgress<'a> {
     pub fn new(out: &'a Output, workflow_dir: PathBuf) -> Self {
-        let bar = (out.stdout_tty && !out.quiet && !out.json).then(new_bar);
+        let bar = (out.stdout_tty && out.says()).then(new_bar);
         let gitlab = std::env::var("GITLAB_CI").is_ok_and(|v| v == "true");
         RunProgress {
             out,
@@ -166,7 +166,7 @@ impl Reporter for RunProgress<'_> {
         // Quiet (`--quiet`, `--json`) shows a failure alone: a task that did not fail
         // has nothing to say, and its line is not built, once per task of a CI run.
         let failed = matches!(outcome.verdict, Verdict::Failed { .. });
-        if (self.out.quiet || self.out.json) && self.gitlab.is_none() && !failed {
+        if !self.out.says() && self.gitlab.is_none() && !failed {
             return;
         }
         let secs = outcome.duration.as_secs_f64();
