@@ -34,7 +34,7 @@ static STATE: OnceLock<Option<WorkflowState>> = OnceLock::new();
 const READ_ONLY: PlanAccess = PlanAccess {
     adopt: |_, _, _| {},
     mirror: |_| Ok(()),
-    digest: |_| String::new(),
+    digest_file: |_| Ok(String::new()),
 };
 
 /// Says which project the line being completed names (`-C DIR`), before the engine

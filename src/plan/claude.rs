@@ -343,11 +343,14 @@ pub(crate) fn each_kind<'a, E>(
     take(&mut block)
 }
 
+/// `expected`: how many tasks the plan looks to have (`detect`'s count), the drafts'
+/// room made at once.
 pub(crate) fn parse<'a>(
     lines: impl IntoIterator<Item = Line<'a>>,
+    expected: usize,
     warnings: &mut Vec<PlanWarning>,
 ) -> Result<Vec<Draft>, PlanError> {
-    let mut drafts = Vec::new();
+    let mut drafts = Vec::with_capacity(expected);
     let mut block: Option<Block> = None;
     // Whether the current field may take more lines, and whether a blank line came.
     let mut open_field = false;
@@ -524,7 +527,7 @@ mod tests {
     fn blocks_end_at_rules_and_other_headings() {
         let text =
             "## T1: a\n- **actions**: x\n\n---\n\n- **状态**: completed\n## Notes\n- **阶段**: z\n";
-        let d = parse(doc::iter(text), &mut Vec::new()).unwrap();
+        let d = parse(doc::iter(text), 0, &mut Vec::new()).unwrap();
         assert_eq!(d.len(), 1);
         assert_eq!(d[0].task.status, crate::state::machine::TaskStatus::Pending);
         assert_eq!(d[0].task.phase, "");
@@ -534,7 +537,7 @@ mod tests {
     fn continuation_lines() {
         let text =
             "## T1: a\n- **需求**: first\n  second\nthird\n\nprose after blank\n- **验收**: ok\n";
-        let d = parse(doc::iter(text), &mut Vec::new()).unwrap();
+        let d = parse(doc::iter(text), 0, &mut Vec::new()).unwrap();
         assert_eq!(
             d[0].task.requirement.as_deref(),
             Some("first\nsecond\nthird")
@@ -590,6 +593,7 @@ mod tests {
     fn bad_headings_are_errors_with_the_fix() {
         let err = parse(
             doc::iter("## T1: a\n- **actions**: x\n\n### Task 1.1: z\n- **File**: a.rs\n"),
+            0,
             &mut Vec::new(),
         )
         .unwrap_err();
@@ -600,7 +604,7 @@ mod tests {
             err.message
         );
         let mut w = Vec::new();
-        let d = parse(doc::iter("## T1: a\n\n## \u{422}2: b\nprose\n"), &mut w).unwrap();
+        let d = parse(doc::iter("## T1: a\n\n## \u{422}2: b\nprose\n"), 0, &mut w).unwrap();
         assert_eq!(d.len(), 1);
         assert_eq!(w.len(), 1);
         assert!(w[0].unread_task && w[0].line == 3);

@@ -83,9 +83,30 @@ pub fn text_digest(text: &str) -> String {
     format!("{:x}", Md5::digest(text.as_bytes()))
 }
 
+/// [`text_digest`] of a file's bytes, read a piece at a time: the import checks its
+/// staged plan copy so while its own text is still held, and a second whole copy was
+/// a tenth of its peak memory at 100,000 tasks.
+pub fn file_digest(path: &std::path::Path) -> std::io::Result<String> {
+    let mut hasher = Md5::new();
+    std::io::copy(&mut std::fs::File::open(path)?, &mut hasher)?;
+    Ok(format!("{:x}", hasher.finalize()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Read a piece at a time, a file hashes as its whole text: a plan copy larger
+    /// than one read, with a character split between reads.
+    #[test]
+    fn a_file_hashes_as_its_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("tasks.md");
+        let text = "## T1: 第一步\n".repeat(20_000);
+        std::fs::write(&path, &text).unwrap();
+        assert_eq!(file_digest(&path).unwrap(), text_digest(&text));
+        assert!(file_digest(&dir.path().join("gone.md")).is_err());
+    }
 
     #[test]
     fn every_task_is_stamped_as_alone_whatever_thread_takes_it() {

@@ -32,7 +32,7 @@ pub mod replan;
 pub const STORE_ACCESS: crate::state::store::PlanAccess = crate::state::store::PlanAccess {
     adopt: adopt::adopt,
     mirror: mirror::mirror_plan_copy,
-    digest: digest::text_digest,
+    digest_file: digest::file_digest,
 };
 mod speckit;
 mod status;
@@ -163,11 +163,13 @@ pub fn parse(path: &Path, text: &str) -> Result<Plan> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     // The lines are read as they are parsed, never all held: at 100,000 tasks
     // they were 50 MB.
-    let format = detect(text).map_err(at)?;
+    let (format, expected) = detect(text).map_err(at)?;
     let mut warnings = Vec::new();
+    // Room for every task at once: grown by doubling, the drafts (856 bytes each)
+    // took up to twice their size, a quarter of the import's peak at 100,000 tasks.
     let mut drafts = match format {
-        Format::ClaudeWorkflow => claude::parse(doc::iter(text), &mut warnings),
-        Format::SpecKit => speckit::parse(doc::iter(text), &mut warnings),
+        Format::ClaudeWorkflow => claude::parse(doc::iter(text), expected, &mut warnings),
+        Format::SpecKit => speckit::parse(doc::iter(text), expected, &mut warnings),
     }
     .map_err(at)?;
     // Hashed as the plan has them: before spec-kit's phase-order edges and the
@@ -280,15 +282,16 @@ fn path_shown(path: &Path) -> String {
 /// The format of a plan text, or `None` when it is neither.
 pub(crate) fn detect_format(text: &str) -> Option<Format> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    detect(text).ok()
+    detect(text).ok().map(|(format, _)| format)
 }
 
 /// Task headings make a claude-workflow plan and task checkboxes a spec-kit one;
 /// a file with both is what it has more of (a claude-workflow board may carry a
 /// checklist, a spec-kit plan a `## US1: …` heading; a tie goes to claude-workflow).
 /// Failing both, the fields or phase headings of an empty plan or template still
-/// say which format it is.
-fn detect(text: &str) -> std::result::Result<Format, PlanError> {
+/// say which format it is. With the format, how many task headings or checkboxes
+/// it has.
+fn detect(text: &str) -> std::result::Result<(Format, usize), PlanError> {
     let visible = || doc::iter(text).filter(|l| !l.hidden);
     let (mut headings, mut checkboxes) = (0, 0);
     for line in visible() {
@@ -297,16 +300,16 @@ fn detect(text: &str) -> std::result::Result<Format, PlanError> {
     }
     if headings > 0 || checkboxes > 0 {
         return Ok(if headings >= checkboxes {
-            Format::ClaudeWorkflow
+            (Format::ClaudeWorkflow, headings)
         } else {
-            Format::SpecKit
+            (Format::SpecKit, checkboxes)
         });
     }
     if visible().any(|l| claude::looks_like(&l)) {
-        return Ok(Format::ClaudeWorkflow);
+        return Ok((Format::ClaudeWorkflow, 0));
     }
     if visible().any(|l| speckit::looks_like(&l.text)) {
-        return Ok(Format::SpecKit);
+        return Ok((Format::SpecKit, 0));
     }
     Err(PlanError::new(
         1,

@@ -422,7 +422,7 @@ mod tests {
         let none = crate::state::store::PlanAccess {
             adopt: |_, _, _| {},
             mirror: |_| Ok(()),
-            digest: |_| String::new(),
+            digest_file: |_| Ok(String::new()),
         };
         Store::new(dir.join("w"), none)
     }

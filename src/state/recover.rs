@@ -131,8 +131,7 @@ pub fn promote_staged(session: &Session, mirror: bool) -> Result<()> {
         } else {
             name == state.tasks_file
                 && one_component(&name)
-                && std::fs::read_to_string(&path)
-                    .is_ok_and(|text| (session.store().plan().digest)(&text) == digest)
+                && (session.store().plan().digest_file)(&path).is_ok_and(|d| d == digest)
         };
         if belongs && path.is_file() {
             durable::rename(&path, &dir.join(&name))?;

@@ -56,8 +56,8 @@ pub struct PlanAccess {
     pub adopt: fn(state: &mut WorkflowState, dir: &Path, project: Option<&Path>),
     /// Brings the plan copy's task statuses up to the state.
     pub mirror: fn(&Session) -> Result<()>,
-    /// The `plan_digest` of a plan's text.
-    pub digest: fn(&str) -> String,
+    /// The `plan_digest` of a plan file's text, read a piece at a time.
+    pub digest_file: fn(&Path) -> std::io::Result<String>,
 }
 
 impl std::fmt::Debug for PlanAccess {
@@ -1021,7 +1021,7 @@ mod tests {
         let none = PlanAccess {
             adopt: |_, _, _| {},
             mirror: |_| Ok(()),
-            digest: |_| String::new(),
+            digest_file: |_| Ok(String::new()),
         };
         Store::new(dir.join("w"), none)
     }

@@ -88,11 +88,14 @@ use paths::{add_paths, paths_in};
 /// Above this many sink × leading-task edges at a phase boundary, use a barrier.
 const BARRIER_AT: usize = 256;
 
+/// `expected`: how many tasks the plan looks to have (`detect`'s count), the drafts'
+/// room made at once.
 pub(crate) fn parse<'a>(
     lines: impl IntoIterator<Item = Line<'a>>,
+    expected: usize,
     warnings: &mut Vec<PlanWarning>,
 ) -> Result<Vec<Draft>, PlanError> {
-    let mut drafts: Vec<Draft> = Vec::new();
+    let mut drafts: Vec<Draft> = Vec::with_capacity(expected);
     let mut explicit: Vec<Explicit> = Vec::new();
     let mut section_edges: Vec<SectionEdge> = Vec::new();
     let mut phase = String::new();

@@ -2,7 +2,7 @@ use super::paths::is_path;
 use super::*;
 
 fn parse_text(text: &str) -> Vec<Task> {
-    let mut d = parse(doc::iter(text), &mut Vec::new()).unwrap();
+    let mut d = parse(doc::iter(text), 0, &mut Vec::new()).unwrap();
     add_phase_edges(&mut d);
     d.into_iter().map(|d| d.task).collect()
 }
@@ -157,6 +157,7 @@ fn broken_ids_are_warnings() {
         doc::iter(
             "- [ ] T001 ok\n- [ ] \u{422}002 x\n- [ ] T.3 y\n- [ ] TXXX z\n- [ ] Team sync\n",
         ),
+        0,
         &mut w,
     )
     .unwrap();
@@ -206,6 +207,7 @@ fn prose_and_ranges_in_depends_on() {
     assert_eq!(t[3].name, "d");
     let err = parse(
         doc::iter("- [ ] T1 a\n- [ ] T2 b\n  (depends on T9)\n"),
+        0,
         &mut Vec::new(),
     )
     .unwrap_err();
