@@ -186,8 +186,8 @@ impl Engine<'_> {
         floor: &mut Floor,
     ) -> Result<()> {
         self.announce_dispatch(&task, task.attempts + 1, &executors)?;
-        let attempt = self.start_task(
-            &task,
+        let (attempt, task) = self.start_task(
+            task,
             Start::Dispatched(executors.first().map(|e| e.config.name.clone())),
         )?;
         self.reporter.started(&task);
@@ -206,7 +206,7 @@ impl Engine<'_> {
     /// Runs `task`'s own commands (`wf` does it itself), on this thread; its start is
     /// in the log before its first command runs.
     pub(super) fn run_command(&mut self, task: TaskRef, floor: &mut Floor) -> Result<()> {
-        let attempt = self.start_task(&task, Start::Command)?;
+        let (attempt, task) = self.start_task(task, Start::Command)?;
         self.reporter.started(&task);
         self.session.write_held_events()?;
         let ctx = self.ctx.clone();
@@ -230,19 +230,19 @@ impl Engine<'_> {
     }
 
     /// Hands `task` to an agent outside `wf`: the run stops until it comes back.
-    pub(super) fn hand_off(&mut self, task: &Task) -> Result<Stop> {
-        self.start_task(task, Start::HandOff)?;
+    pub(super) fn hand_off(&mut self, task: TaskRef) -> Result<Stop> {
+        let (_, task) = self.start_task(task, Start::HandOff)?;
         self.agent_tasks += 1;
         Ok(Stop::HandedOff(task.id.clone()))
     }
 
     /// `--ci` does not hand off: the task fails instead.
-    pub(super) fn refuse_hand_off(&mut self, task: &Task) -> Result<Option<Stop>> {
-        self.start_task(task, Start::Command)?;
+    pub(super) fn refuse_hand_off(&mut self, task: TaskRef) -> Result<Option<Stop>> {
+        let (_, task) = self.start_task(task, Start::Command)?;
         let outcome = TaskOutcome {
             task_id: task.id.clone(),
             verdict: Verdict::Failed {
-                reason: policy::ci_handoff_reason(task),
+                reason: policy::ci_handoff_reason(&task),
             },
             gate: None,
             log: String::new(),
@@ -359,11 +359,15 @@ impl Engine<'_> {
         Ok(())
     }
 
-    /// `pending → in_progress`; returns the attempt number.
-    pub(super) fn start_task(&mut self, task: &Task, how: Start) -> Result<u32> {
+    /// `pending → in_progress`; returns the attempt number and the task as started.
+    /// Takes the caller's handle on the task: held across the status change, it made
+    /// the state copy the whole task (`TaskRef::make_mut`), twice a task run.
+    pub(super) fn start_task(&mut self, task: TaskRef, how: Start) -> Result<(u32, TaskRef)> {
         let attempt = task.attempts + 1;
+        let id = task.id.clone();
+        drop(task);
         let logs = self.ctx.workflow_dir.join("logs");
-        let log = crate::exec::process::log_path(&logs, &task.id, attempt);
+        let log = crate::exec::process::log_path(&logs, &id, attempt);
         let log = log
             .strip_prefix(&self.ctx.workflow_dir)
             .unwrap_or(&log)
@@ -383,7 +387,7 @@ impl Engine<'_> {
             _ => None,
         };
         self.session
-            .set_task_status(&task.id, TaskStatus::InProgress, data, executor)?;
+            .set_task_status(&id, TaskStatus::InProgress, data, executor)?;
         // An executor's start is its own event (after its ack); wf's own work starts now.
         if how == Start::Command {
             self.session.emit(
@@ -391,10 +395,10 @@ impl Engine<'_> {
                     EventKind::TaskExecutionStarted,
                     json!({"attempt": attempt, "log": log}),
                 )
-                .task(&task.id),
+                .task(&id),
             )?;
         }
-        Ok(attempt)
+        Ok((attempt, self.task_handle(&id)?))
     }
 }
 

@@ -333,10 +333,11 @@ impl<'a> Engine<'a> {
                 crate::run::proven::judge_changes(&self.ctx, &mut outcome, changes);
                 outcome
             };
-            if let Some(stop) = self.apply_outcome(&task, outcome)? {
+            let task_phase = task.phase.clone();
+            if let Some(stop) = self.apply_outcome(task, outcome)? {
                 return Ok(Err(stop));
             }
-            phase = Some(task.phase.clone());
+            phase = Some(task_phase);
         }
         Ok(Ok(phase))
     }
@@ -405,7 +406,7 @@ impl<'a> Engine<'a> {
                     let Some(task) = self.task_arc(&outcome.task_id).cloned() else {
                         continue;
                     };
-                    if let Some(stop) = self.apply_outcome(&task, outcome)? {
+                    if let Some(stop) = self.apply_outcome(task, outcome)? {
                         if policy::replaces(&run.pending_stop, &stop) {
                             run.pending_stop = Some(stop);
                         }
@@ -442,7 +443,7 @@ impl<'a> Engine<'a> {
             }
             match self.assign(&task) {
                 Assignment::HandOff if self.opts.ci => {
-                    match self.refuse_hand_off(&task)? {
+                    match self.refuse_hand_off(task)? {
                         Some(stop) => {
                             run.pending_stop = Some(stop);
                             break;
@@ -455,7 +456,7 @@ impl<'a> Engine<'a> {
                     if busy {
                         break;
                     }
-                    run.pending_stop = Some(self.hand_off(&task)?);
+                    run.pending_stop = Some(self.hand_off(task)?);
                     break;
                 }
                 Assignment::Missing(capability) => {
@@ -502,6 +503,14 @@ impl<'a> Engine<'a> {
     pub(super) fn task_arc(&self, id: &str) -> Option<&TaskRef> {
         let state = self.session.state().ok()?;
         state.tasks.get(state.position(id)?)
+    }
+
+    /// A handle on task `id`, which the state has. Hold it only while the task's
+    /// status does not change: the change copies a task someone else holds.
+    pub(super) fn task_handle(&self, id: &str) -> Result<TaskRef> {
+        self.task_arc(id)
+            .cloned()
+            .ok_or_else(|| crate::error::WfError::usage(format!("no task {id} in this workflow")))
     }
 
     /// The first ready task in plan order not already running.

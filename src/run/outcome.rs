@@ -17,18 +17,22 @@ use crate::run::work::{self, TaskOutcome, Verdict};
 use crate::state::event::EventKind;
 use crate::state::event_log::NewEvent;
 use crate::state::model::Task;
+use crate::state::task_ref::TaskRef;
 use crate::state::TaskStatus;
 
 impl Engine<'_> {
-    /// Records an outcome; returns a stop when it ends the run.
+    /// Records an outcome; returns a stop when it ends the run. Takes the caller's
+    /// handle on the task and lets it go before the task's status changes (see
+    /// `Engine::start_task`).
     pub(super) fn apply_outcome(
         &mut self,
-        task: &Task,
+        task: TaskRef,
         outcome: TaskOutcome,
     ) -> Result<Option<Stop>> {
         self.summary.ran += 1;
+        let id = task.id.clone();
         // A dispatched task's executor reported its own result; wf reports its own work.
-        let dispatched = self.held.contains_key(&task.id);
+        let dispatched = self.held.contains_key(&id);
         if !dispatched {
             self.session.emit(
             NewEvent::new(
@@ -40,23 +44,23 @@ impl Engine<'_> {
                     "reason": match &outcome.verdict { Verdict::Failed { reason } => Some(reason.as_str()), _ => None },
                 }),
             )
-            .task(&task.id),
+            .task(&id),
             )?;
         }
         if let Some(gate) = &outcome.gate {
             self.session
-                .emit(NewEvent::new(EventKind::GateResult, gate.clone()).task(&task.id))?;
+                .emit(NewEvent::new(EventKind::GateResult, gate.clone()).task(&id))?;
         }
-        self.release(&task.id, policy::release_reason(&outcome.verdict))?;
+        self.release(&id, policy::release_reason(&outcome.verdict))?;
         let facts = OutcomeFacts {
             dispatched,
             handed_off: task.handed_off == Some(true),
-            needs_agent: needs_agent(task),
+            needs_agent: needs_agent(&task),
             pool_empty: self.pool.is_empty(),
             mock: self.pool.mock().is_some(),
-            dispatch_failures: self.task(&task.id).map_or(0, |t| t.dispatch_failures),
+            dispatch_failures: self.task(&id).map_or(0, |t| t.dispatch_failures),
             retries: (self.session.state()?.retry_counts)
-                .get(&task.id)
+                .get(&id)
                 .copied()
                 .unwrap_or(0),
             max_retries: self.opts.max_retries,
@@ -79,19 +83,21 @@ impl Engine<'_> {
         };
         let stop = match policy::after_outcome(&outcome.verdict, &facts) {
             Next::Block => {
+                drop(task);
                 self.session.set_task_status(
-                    &task.id,
+                    &id,
                     TaskStatus::Blocked,
                     paid(json!({"reason": reason, "blocked_by": ["resource_missing"], "dispatch_failure": true})),
                     None,
                 )?;
                 self.reporter
-                    .problem(&format!("task {} is blocked: {reason}", task.id));
+                    .problem(&format!("task {id} is blocked: {reason}"));
                 None
             }
             Next::Redispatch => {
+                drop(task);
                 self.session.set_task_status(
-                    &task.id,
+                    &id,
                     TaskStatus::Pending,
                     paid(json!({"reason": reason, "dispatch_failure": true})),
                     None,
@@ -100,9 +106,10 @@ impl Engine<'_> {
             }
             Next::Escalate => {
                 self.summary.failed += 1;
-                self.escalate.insert(task.id.clone());
+                drop(task);
+                self.escalate.insert(id.clone());
                 self.session.set_task_status(
-                    &task.id,
+                    &id,
                     TaskStatus::Pending,
                     paid(json!({"reason": reason, "retry": true, "escalate": true})),
                     None,
@@ -114,64 +121,67 @@ impl Engine<'_> {
                 agent_work,
             } => {
                 self.done += 1;
-                if let Some(i) = self.session.state()?.position(&task.id) {
+                if let Some(i) = self.session.state()?.position(&id) {
                     self.queue.done(i);
                 }
                 self.summary.passed += 1;
                 let verified = matches!(outcome.verdict, Verdict::Passed { verified: true });
-                let evidence = self.evidence(task, &outcome)?;
+                let evidence = self.evidence(&task, &outcome)?;
                 let mut data = paid(json!({"verified": verified, "duration_ms": duration_ms}));
                 if unchecked.is_some() {
                     data["accepted_unchecked"] = true.into();
                 }
                 if verified {
-                    self.remember(task, &evidence);
+                    self.remember(&task, &evidence);
                 }
-                self.session.complete_task(&task.id, data, evidence)?;
+                drop(task);
+                self.session.complete_task(&id, data, evidence)?;
                 if let Some(reason) = unchecked {
                     self.session.emit(
                         NewEvent::new(
                             EventKind::TaskAcceptedUnchecked,
                             json!({ "reason": reason }),
                         )
-                        .task(&task.id),
+                        .task(&id),
                     )?;
                 }
                 if agent_work {
                     let now = crate::clock::now_rfc3339();
                     let state = self.session.state_mut()?;
                     state.consecutive_count += 1;
-                    context::record(&mut state.context_metrics, &task.id, &now, outcome.usage);
+                    context::record(&mut state.context_metrics, &id, &now, outcome.usage);
                 }
                 None
             }
             Next::Fail => {
                 self.summary.failed += 1;
+                drop(task);
                 self.session.set_task_status(
-                    &task.id,
+                    &id,
                     TaskStatus::Failed,
                     paid(json!({"reason": reason, "duration_ms": duration_ms})),
                     None,
                 )?;
-                policy::stop_after_failure(&task.id, reason, self.opts.keep_going)
+                policy::stop_after_failure(&id, reason, self.opts.keep_going)
             }
             Next::Requeue => {
                 // Half-written declared outputs are named, so a later "completed"
                 // never rests on one unseen.
-                let partial = work::partial_outputs(&self.ctx.project, task);
+                let partial = work::partial_outputs(&self.ctx.project, &task);
+                drop(task);
                 self.session.set_task_status(
-                    &task.id,
+                    &id,
                     TaskStatus::Pending,
                     paid(json!({"reason": "interrupted; it will run again", "partial_outputs": partial})),
                     None,
                 )?;
-                if let Some(note) = work::interrupted_note(&task.id, &partial) {
+                if let Some(note) = work::interrupted_note(&id, &partial) {
                     self.reporter.problem(&note);
                 }
                 Some(Stop::Interrupted)
             }
         };
-        if let Some(current) = self.task_arc(&task.id).cloned() {
+        if let Some(current) = self.task_arc(&id).cloned() {
             self.summary
                 .tasks
                 .push(task_result(&current, &outcome, &self.ctx.workflow_dir));
