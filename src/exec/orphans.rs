@@ -74,7 +74,7 @@ pub fn become_subreaper() {
 /// every `/proc/<pid>/stat` is scanned for this parent.
 pub fn children() -> Vec<i32> {
     let me = own_pid() as i32;
-    if let Ok(text) = std::fs::read_to_string(format!("/proc/self/task/{me}/children")) {
+    if let Some(text) = read_children_file(me) {
         return text
             .split_whitespace()
             .filter_map(|p| p.parse::<i32>().ok())
@@ -83,6 +83,30 @@ pub fn children() -> Vec<i32> {
     all_pids()
         .filter(|pid| stat_fields(*pid).is_some_and(|f| f.ppid == me))
         .collect()
+}
+
+/// The main thread's `children` file, opened once and read from its start each
+/// time (the kernel writes it anew for a read at offset 0). With `--jobs 2` the
+/// other command is always a child, so every command's end reads it: opening,
+/// sizing and closing it were four of the five calls, on the path from one
+/// command's exit to the next one's start.
+fn read_children_file(me: i32) -> Option<String> {
+    use std::os::unix::fs::FileExt;
+    static FILE: OnceLock<Option<std::fs::File>> = OnceLock::new();
+    let file = FILE
+        .get_or_init(|| std::fs::File::open(format!("/proc/self/task/{me}/children")).ok())
+        .as_ref()?;
+    let mut text = Vec::new();
+    let mut chunk = [0u8; 4096];
+    loop {
+        match file.read_at(&mut chunk, text.len() as u64) {
+            Ok(0) => break,
+            Ok(n) => text.extend_from_slice(&chunk[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return None,
+        }
+    }
+    String::from_utf8(text).ok()
 }
 
 /// Every process id in `/proc` (none when it cannot be read).
@@ -280,6 +304,9 @@ mod no_children_tests {
         }
         become_subreaper();
         assert!(no_children(), "the copy starts with no child");
+        // The main thread's children file, kept open from this first look, is read
+        // anew each time: the orphan below appears in it, then goes.
+        assert_eq!(children(), Vec::<i32>::new(), "no child listed");
         // A live child, then the same child exited but not yet reaped.
         let mut child = std::process::Command::new("/bin/sh")
             .args(["-c", "read _"])
@@ -317,5 +344,6 @@ mod no_children_tests {
         signal(orphan, Signal::KILL);
         let _ = rustix::process::waitpid(Pid::from_raw(orphan), WaitOptions::empty());
         assert!(no_children(), "the orphan reaped");
+        assert_eq!(children(), Vec::<i32>::new(), "none listed once reaped");
     }
 }
