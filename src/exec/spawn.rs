@@ -293,10 +293,12 @@ fn environment(overrides: &[(String, String)]) -> io::Result<Environment> {
     let mut set: Vec<(&str, CString)> = Vec::with_capacity(overrides.len());
     for (k, v) in overrides {
         set.retain(|(have, _)| have != k);
-        set.push((
-            k.as_str(),
-            c_string(&[k.as_bytes(), b"=", v.as_bytes()].concat())?,
-        ));
+        // Sized for the NUL too: one allocation per variable, not a copy to add it.
+        let mut kv = Vec::with_capacity(k.len() + v.len() + 2);
+        kv.extend_from_slice(k.as_bytes());
+        kv.push(b'=');
+        kv.extend_from_slice(v.as_bytes());
+        set.push((k.as_str(), owned_c_string(kv)?));
     }
     let mut pointers: Vec<*mut libc::c_char> = own_environment()
         .iter()
@@ -332,12 +334,19 @@ fn own_environment() -> &'static [(Vec<u8>, CString)] {
 }
 
 fn c_string(bytes: &[u8]) -> io::Result<CString> {
-    CString::new(bytes).map_err(|_| {
-        io::Error::new(
-            io::ErrorKind::InvalidInput,
-            "a NUL byte in a command, its directory or its environment",
-        )
-    })
+    CString::new(bytes).map_err(|_| nul_in_input())
+}
+
+/// [`c_string`] of bytes already owned, in their own allocation.
+fn owned_c_string(bytes: Vec<u8>) -> io::Result<CString> {
+    CString::new(bytes).map_err(|_| nul_in_input())
+}
+
+fn nul_in_input() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidInput,
+        "a NUL byte in a command, its directory or its environment",
+    )
 }
 
 fn null_terminated(strings: &[CString]) -> Vec<*mut libc::c_char> {
