@@ -743,7 +743,8 @@ mod tests {
             Vec::new(),
         );
         let pool = Pool::from_config(&ctx.config, None);
-        let state = session.state().unwrap().clone();
+        // Borrowed, not cloned: a copy of the state would hold every task while the
+        // run changes it (`the_engine_does_not_make_the_state_copy_the_tasks_it_runs`).
         let opts = Options {
             ci: true,
             jobs,
@@ -751,7 +752,7 @@ mod tests {
                 &ctx.config,
                 &ctx.project,
                 &ctx.workflow_dir,
-                &state,
+                session.state().unwrap(),
                 Mode::All,
             )
         };
@@ -760,6 +761,19 @@ mod tests {
         let mut engine = Engine::new(&mut session, ctx, opts, pool, brief, &mut quiet).unwrap();
         assert_eq!(engine.run().unwrap(), Stop::Completed);
         engine.examined()
+    }
+
+    /// Starting a task and taking its outcome change its status in the state; with
+    /// the engine still holding the task then, the state copied the whole task,
+    /// twice a task run. A checkpoint written beside the run may still hold some.
+    #[test]
+    fn the_engine_does_not_make_the_state_copy_the_tasks_it_runs() {
+        for jobs in [1, 2] {
+            let before = crate::state::task_ref::COPIES.with(std::cell::Cell::get);
+            examined_in_a_chain(20, jobs);
+            let copies = crate::state::task_ref::COPIES.with(std::cell::Cell::get) - before;
+            assert!(copies < 10, "jobs {jobs}: {copies} copies for 20 tasks run");
+        }
     }
 
     #[test]

@@ -49,6 +49,13 @@ pub struct Source {
     pub file: std::fs::File,
 }
 
+#[cfg(test)]
+thread_local! {
+    /// How many times [`TaskRef::make_mut`] copied a task on this thread, because
+    /// something else held it: a test's count of copies the engine should not make.
+    pub(crate) static COPIES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 impl TaskRef {
     pub fn new(task: Task) -> TaskRef {
         TaskRef(Arc::new(Slot {
@@ -70,6 +77,10 @@ impl TaskRef {
     /// weak handles do not count: the task moves to a new allocation uncopied).
     pub fn make_mut(&mut self) -> &mut Task {
         let _ = self.whole();
+        #[cfg(test)]
+        if Arc::strong_count(&self.0) > 1 {
+            COPIES.with(|copies| copies.set(copies.get() + 1));
+        }
         let slot = Arc::make_mut(&mut self.0);
         slot.record = None;
         slot.task.get_mut().expect("read just above")
