@@ -298,7 +298,7 @@ fn environment(overrides: &[(String, String)]) -> io::Result<Environment> {
         kv.extend_from_slice(k.as_bytes());
         kv.push(b'=');
         kv.extend_from_slice(v.as_bytes());
-        set.push((k.as_str(), owned_c_string(kv)?));
+        set.push((k.as_str(), c_string(kv)?));
     }
     let mut pointers: Vec<*mut libc::c_char> = own_environment()
         .iter()
@@ -333,20 +333,15 @@ fn own_environment() -> &'static [(Vec<u8>, CString)] {
     })
 }
 
-fn c_string(bytes: &[u8]) -> io::Result<CString> {
-    CString::new(bytes).map_err(|_| nul_in_input())
-}
-
-/// [`c_string`] of bytes already owned, in their own allocation.
-fn owned_c_string(bytes: Vec<u8>) -> io::Result<CString> {
-    CString::new(bytes).map_err(|_| nul_in_input())
-}
-
-fn nul_in_input() -> io::Error {
-    io::Error::new(
-        io::ErrorKind::InvalidInput,
-        "a NUL byte in a command, its directory or its environment",
-    )
+/// Borrowed bytes are copied once, sized for the NUL; owned ones are kept, with
+/// room for it if they have it (`CString::new`).
+fn c_string(bytes: impl Into<Vec<u8>>) -> io::Result<CString> {
+    CString::new(bytes).map_err(|_| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "a NUL byte in a command, its directory or its environment",
+        )
+    })
 }
 
 fn null_terminated(strings: &[CString]) -> Vec<*mut libc::c_char> {
