@@ -34,7 +34,8 @@
 use super::doc::{self, strip_ticks, Line};
 use super::fields::{self, Block, Field};
 use super::ids;
-use super::{Draft, PlanError, PlanWarning};
+use super::outline::Drafts;
+use super::{PlanError, PlanWarning};
 
 /// The id and the rest (name, maybe with a status emoji) of a task heading.
 #[derive(Debug, PartialEq, Eq)]
@@ -343,14 +344,12 @@ pub(crate) fn each_kind<'a, E>(
     take(&mut block)
 }
 
-/// `expected`: how many tasks the plan looks to have (`detect`'s count), the drafts'
-/// room made at once.
+/// Reads the plan's tasks into `drafts`.
 pub(crate) fn parse<'a>(
     lines: impl IntoIterator<Item = Line<'a>>,
-    expected: usize,
+    drafts: &mut Drafts<'_>,
     warnings: &mut Vec<PlanWarning>,
-) -> Result<Vec<Draft>, PlanError> {
-    let mut drafts = Vec::with_capacity(expected);
+) -> Result<(), PlanError> {
     let mut block: Option<Block> = None;
     // Whether the current field may take more lines, and whether a blank line came.
     let mut open_field = false;
@@ -368,7 +367,7 @@ pub(crate) fn parse<'a>(
         match kind {
             Kind::TaskHeading(h) => {
                 if let Some(b) = block.take() {
-                    drafts.push(fields::build(b, warnings)?);
+                    drafts.push(fields::build(b, warnings)?)?;
                 }
                 block = Some(Block::new(h.id, &h.name, line.no));
                 open_field = false;
@@ -393,13 +392,13 @@ pub(crate) fn parse<'a>(
                     ),
                 ));
                 if let Some(b) = block.take() {
-                    drafts.push(fields::build(b, warnings)?);
+                    drafts.push(fields::build(b, warnings)?)?;
                 }
                 open_field = false;
             }
             Kind::End => {
                 if let Some(b) = block.take() {
-                    drafts.push(fields::build(b, warnings)?);
+                    drafts.push(fields::build(b, warnings)?)?;
                 }
                 open_field = false;
             }
@@ -444,9 +443,9 @@ pub(crate) fn parse<'a>(
         Ok(())
     })?;
     if let Some(b) = block.take() {
-        drafts.push(fields::build(b, warnings)?);
+        drafts.push(fields::build(b, warnings)?)?;
     }
-    Ok(drafts)
+    Ok(())
 }
 
 fn heading_problem(id: &str) -> String {
@@ -483,6 +482,8 @@ fn heading_fix(id: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::outline::drafts;
+    use crate::plan::Format::ClaudeWorkflow;
 
     #[test]
     fn task_headings() {
@@ -527,7 +528,7 @@ mod tests {
     fn blocks_end_at_rules_and_other_headings() {
         let text =
             "## T1: a\n- **actions**: x\n\n---\n\n- **状态**: completed\n## Notes\n- **阶段**: z\n";
-        let d = parse(doc::iter(text), 0, &mut Vec::new()).unwrap();
+        let d = drafts(ClaudeWorkflow, text, &mut Vec::new()).unwrap();
         assert_eq!(d.len(), 1);
         assert_eq!(d[0].task.status, crate::state::machine::TaskStatus::Pending);
         assert_eq!(d[0].task.phase, "");
@@ -537,7 +538,7 @@ mod tests {
     fn continuation_lines() {
         let text =
             "## T1: a\n- **需求**: first\n  second\nthird\n\nprose after blank\n- **验收**: ok\n";
-        let d = parse(doc::iter(text), 0, &mut Vec::new()).unwrap();
+        let d = drafts(ClaudeWorkflow, text, &mut Vec::new()).unwrap();
         assert_eq!(
             d[0].task.requirement.as_deref(),
             Some("first\nsecond\nthird")
@@ -591,9 +592,9 @@ mod tests {
 
     #[test]
     fn bad_headings_are_errors_with_the_fix() {
-        let err = parse(
-            doc::iter("## T1: a\n- **actions**: x\n\n### Task 1.1: z\n- **File**: a.rs\n"),
-            0,
+        let err = drafts(
+            ClaudeWorkflow,
+            "## T1: a\n- **actions**: x\n\n### Task 1.1: z\n- **File**: a.rs\n",
             &mut Vec::new(),
         )
         .unwrap_err();
@@ -604,7 +605,12 @@ mod tests {
             err.message
         );
         let mut w = Vec::new();
-        let d = parse(doc::iter("## T1: a\n\n## \u{422}2: b\nprose\n"), 0, &mut w).unwrap();
+        let d = drafts(
+            ClaudeWorkflow,
+            "## T1: a\n\n## \u{422}2: b\nprose\n",
+            &mut w,
+        )
+        .unwrap();
         assert_eq!(d.len(), 1);
         assert_eq!(w.len(), 1);
         assert!(w[0].unread_task && w[0].line == 3);

@@ -24,7 +24,7 @@ pub(crate) fn of(task: &Task) -> String {
 /// Sets `task.digest` to the hash of the task as imported: its status, line and
 /// digest set aside. Done in place and streamed into the hash (no copy of the task
 /// and no buffer of its JSON): every task of a plan is stamped on import.
-fn stamp(task: &mut Task) {
+pub(crate) fn stamp(task: &mut Task) {
     let status = std::mem::replace(&mut task.status, TaskStatus::Pending);
     let line = std::mem::take(&mut task.line);
     task.digest.clear();
@@ -40,27 +40,23 @@ fn stamp(task: &mut Task) {
 
 /// [`stamp`]s every task of a plan as parsed, split across the machine's cores: the hash of a
 /// 100,000-task plan is ~30 MB of JSON through MD5, a tenth of its import on one core.
-pub(crate) fn stamp_all(drafts: &mut [super::Draft]) {
+pub(crate) fn stamp_all(tasks: &mut [Task]) {
     // Below this a thread costs more than it saves.
     const PER_THREAD: usize = 2_000;
-    if drafts.len() <= PER_THREAD {
+    if tasks.len() <= PER_THREAD {
         // Most plans: no thread, and no asking the system how many cores it has.
-        for d in drafts {
-            stamp(&mut d.task);
-        }
+        tasks.iter_mut().for_each(stamp);
         return;
     }
     let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
-    let chunk = drafts.len().div_ceil(threads).max(PER_THREAD);
+    let chunk = tasks.len().div_ceil(threads).max(PER_THREAD);
     std::thread::scope(|scope| {
-        let mut chunks = drafts.chunks_mut(chunk);
+        let mut chunks = tasks.chunks_mut(chunk);
         let first = chunks.next();
         for rest in chunks {
-            scope.spawn(move || rest.iter_mut().for_each(|d| stamp(&mut d.task)));
+            scope.spawn(move || rest.iter_mut().for_each(stamp));
         }
-        for d in first.into_iter().flatten() {
-            stamp(&mut d.task);
-        }
+        first.into_iter().flatten().for_each(stamp);
     });
 }
 
@@ -110,23 +106,18 @@ mod tests {
 
     #[test]
     fn every_task_is_stamped_as_alone_whatever_thread_takes_it() {
-        let mut drafts: Vec<super::super::Draft> = (0..5_001)
-            .map(|i| super::super::Draft {
-                task: Task {
-                    id: format!("T{i}"),
-                    name: format!("step {i}"),
-                    ..Task::default()
-                },
-                deps_line: 0,
-                group: 0,
-                section_deps: Vec::new(),
+        let mut tasks: Vec<Task> = (0..5_001)
+            .map(|i| Task {
+                id: format!("T{i}"),
+                name: format!("step {i}"),
+                ..Task::default()
             })
             .collect();
-        stamp_all(&mut drafts);
-        for d in &drafts {
-            assert_eq!(d.task.digest, of(&d.task), "{}", d.task.id);
+        stamp_all(&mut tasks);
+        for t in &tasks {
+            assert_eq!(t.digest, of(t), "{}", t.id);
         }
-        assert_ne!(drafts[0].task.digest, drafts[5_000].task.digest);
+        assert_ne!(tasks[0].digest, tasks[5_000].digest);
     }
 
     #[test]

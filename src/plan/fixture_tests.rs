@@ -529,3 +529,27 @@ fn reach_helper_sees_transitive_deps() {
         assert!(anc.contains(id));
     }
 }
+
+/// Every plan under fixtures/ (the real ones, the bad ones and the patterns found in
+/// public plans) reads the same through an import's two passes as through one parse.
+#[test]
+fn every_fixture_plan_reads_the_same_in_two_passes() {
+    let mut plans = Vec::new();
+    let mut dirs = vec![fixture("")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "md") {
+                plans.push(path);
+            }
+        }
+    }
+    assert!(plans.len() > 40, "{} plans", plans.len());
+    for path in plans {
+        if let Ok(text) = std::fs::read_to_string(&path) {
+            super::test_support::assert_outline_agrees(&text);
+        }
+    }
+}

@@ -7,29 +7,30 @@
 
 use std::collections::HashMap;
 
-use super::{Draft, Format, PlanError, PlanWarning};
+use super::outline::Node;
+use super::{Format, PlanError, PlanWarning};
 
 /// Maps each id to its position; refuses duplicate ids.
-pub(crate) fn index(drafts: &[Draft]) -> Result<HashMap<String, usize>, PlanError> {
-    let mut index: HashMap<String, usize> = HashMap::with_capacity(drafts.len());
-    for (i, d) in drafts.iter().enumerate() {
-        if let Some(&first) = index.get(&d.task.id) {
-            let first_line = drafts.get(first).map_or(0, |f| f.task.line);
+pub(crate) fn index(nodes: &[Node]) -> Result<HashMap<String, usize>, PlanError> {
+    let mut index: HashMap<String, usize> = HashMap::with_capacity(nodes.len());
+    for (i, d) in nodes.iter().enumerate() {
+        if let Some(&first) = index.get(&d.id) {
+            let first_line = nodes.get(first).map_or(0, |f| f.line);
             return Err(PlanError::new(
-                d.task.line,
+                d.line,
                 format!(
                     "task {} is defined twice (first at line {first_line}); give each task its own id",
-                    d.task.id
+                    d.id
                 ),
             ));
         }
-        index.insert(d.task.id.clone(), i);
+        index.insert(d.id.clone(), i);
     }
     Ok(index)
 }
 
 pub(crate) fn check_known_deps(
-    drafts: &[Draft],
+    nodes: &[Node],
     index: &HashMap<String, usize>,
     format: Format,
 ) -> Result<(), PlanError> {
@@ -37,13 +38,13 @@ pub(crate) fn check_known_deps(
         Format::ClaudeWorkflow => "its 依赖 field",
         Format::SpecKit => "its (depends on …)",
     };
-    for d in drafts {
-        if let Some(dep) = d.task.deps.iter().find(|dep| !index.contains_key(*dep)) {
+    for d in nodes {
+        if let Some(dep) = d.deps.iter().find(|dep| !index.contains_key(*dep)) {
             return Err(PlanError::new(
                 d.deps_line,
                 format!(
                     "task {} depends on {dep}, which is not a task in this plan; fix the id or remove it from {field}",
-                    d.task.id
+                    d.id
                 ),
             ));
         }
@@ -52,15 +53,14 @@ pub(crate) fn check_known_deps(
 }
 
 pub(crate) fn check_acyclic(
-    drafts: &[Draft],
+    nodes: &[Node],
     index: &HashMap<String, usize>,
     format: Format,
 ) -> Result<(), PlanError> {
-    let adj: Vec<Vec<usize>> = drafts
+    let adj: Vec<Vec<usize>> = nodes
         .iter()
         .map(|d| {
-            d.task
-                .deps
+            d.deps
                 .iter()
                 .filter_map(|dep| index.get(dep).copied())
                 .collect()
@@ -80,7 +80,7 @@ pub(crate) fn check_acyclic(
         .cycle()
         .skip(start)
         .take(cycle.len())
-        .filter_map(|n| drafts.get(*n).map(|d| d.task.id.as_str()))
+        .filter_map(|n| nodes.get(*n).map(|d| d.id.as_str()))
         .collect();
     let first = ids.first().copied().unwrap_or("");
     ids.push(first);
@@ -99,7 +99,7 @@ pub(crate) fn check_acyclic(
     };
     let line = cycle
         .get(start)
-        .and_then(|n| drafts.get(*n))
+        .and_then(|n| nodes.get(*n))
         .map_or(1, |d| d.deps_line);
     let note = match format {
         Format::ClaudeWorkflow => "",
@@ -118,12 +118,12 @@ pub(crate) fn check_acyclic(
 /// cycle — the dependency already waits, through any path, for the dependent — in
 /// which case the edge is dropped with a warning naming its line.
 pub(crate) fn add_section_deps(
-    drafts: &mut [Draft],
+    nodes: &mut [Node],
     index: &HashMap<String, usize>,
     warnings: &mut Vec<PlanWarning>,
 ) {
     let mut edges: Vec<(usize, usize, String)> = Vec::new();
-    for (i, d) in drafts.iter_mut().enumerate() {
+    for (i, d) in nodes.iter_mut().enumerate() {
         for (dep, line) in std::mem::take(&mut d.section_deps) {
             edges.push((line, i, dep));
         }
@@ -131,14 +131,14 @@ pub(crate) fn add_section_deps(
     edges.sort();
     for (line, i, dep) in edges {
         let Some(&j) = index.get(&dep) else { continue };
-        let (id, known) = match drafts.get(i) {
-            Some(d) => (d.task.id.clone(), d.task.deps.contains(&dep)),
+        let (id, known) = match nodes.get(i) {
+            Some(d) => (d.id.clone(), d.deps.contains(&dep)),
             None => continue,
         };
         if known {
             continue;
         }
-        if reaches(drafts, index, j, i) {
+        if reaches(nodes, index, j, i) {
             warnings.push(PlanWarning::new(
                 line,
                 format!(
@@ -147,15 +147,15 @@ pub(crate) fn add_section_deps(
             ));
             continue;
         }
-        if let Some(d) = drafts.get_mut(i) {
-            d.task.deps.push(dep);
+        if let Some(d) = nodes.get_mut(i) {
+            d.deps.push(dep);
         }
     }
 }
 
 /// Whether `from` depends on `to`, directly or through other tasks.
-fn reaches(drafts: &[Draft], index: &HashMap<String, usize>, from: usize, to: usize) -> bool {
-    let mut seen = vec![false; drafts.len()];
+fn reaches(nodes: &[Node], index: &HashMap<String, usize>, from: usize, to: usize) -> bool {
+    let mut seen = vec![false; nodes.len()];
     let mut stack = vec![from];
     while let Some(n) = stack.pop() {
         if n == to {
@@ -165,8 +165,8 @@ fn reaches(drafts: &[Draft], index: &HashMap<String, usize>, from: usize, to: us
             Some(s) if !*s => *s = true,
             _ => continue,
         }
-        if let Some(d) = drafts.get(n) {
-            stack.extend(d.task.deps.iter().filter_map(|x| index.get(x).copied()));
+        if let Some(d) = nodes.get(n) {
+            stack.extend(d.deps.iter().filter_map(|x| index.get(x).copied()));
         }
     }
     false

@@ -3,7 +3,8 @@
 //! program's argument list, which the kernel caps (`E2BIG`), and each one is copied
 //! into the state, every log header and every report.
 
-use super::{Draft, PlanError};
+use super::PlanError;
+use crate::state::model::Task;
 
 /// The longest verify command a plan may hold: 128 KiB, the most one argument may be.
 pub const MAX_VERIFY_CMD_BYTES: usize = 128 * 1024;
@@ -11,32 +12,28 @@ pub const MAX_VERIFY_CMD_BYTES: usize = 128 * 1024;
 /// Refuses a verify command over [`MAX_VERIFY_CMD_BYTES`], at the line that holds it
 /// (the task's heading when it cannot be found).
 /// `text` is the plan's, for the line an error names.
-pub(crate) fn check(drafts: &[Draft], text: &str) -> Result<(), PlanError> {
-    for draft in drafts {
-        let task = &draft.task;
-        let Some(cmd) = task.verify.iter().find(|c| c.len() > MAX_VERIFY_CMD_BYTES) else {
-            continue;
-        };
-        // The command's first characters, cut on a character boundary.
-        let mut cut = 64.min(cmd.len());
-        while !cmd.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        let head = &cmd[..cut];
-        let line = super::doc::iter(text)
-            .skip(task.line.saturating_sub(1))
-            .find(|l| l.raw.contains(head))
-            .map_or(task.line, |l| l.no);
-        return Err(PlanError::new(
-            line,
-            format!(
-                "task {}'s verify command is {} bytes, more than the {MAX_VERIFY_CMD_BYTES} a command may have; put the commands in a script and run that",
-                task.id,
-                cmd.len()
-            ),
-        ));
+pub(crate) fn check(task: &Task, text: &str) -> Result<(), PlanError> {
+    let Some(cmd) = task.verify.iter().find(|c| c.len() > MAX_VERIFY_CMD_BYTES) else {
+        return Ok(());
+    };
+    // The command's first characters, cut on a character boundary.
+    let mut cut = 64.min(cmd.len());
+    while !cmd.is_char_boundary(cut) {
+        cut -= 1;
     }
-    Ok(())
+    let head = &cmd[..cut];
+    let line = super::doc::iter(text)
+        .skip(task.line.saturating_sub(1))
+        .find(|l| l.raw.contains(head))
+        .map_or(task.line, |l| l.no);
+    Err(PlanError::new(
+        line,
+        format!(
+            "task {}'s verify command is {} bytes, more than the {MAX_VERIFY_CMD_BYTES} a command may have; put the commands in a script and run that",
+            task.id,
+            cmd.len()
+        ),
+    ))
 }
 
 #[cfg(test)]

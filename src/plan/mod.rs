@@ -4,8 +4,9 @@
 //! headings followed by `- **字段**: 值` fields, see `claude.rs` and `fields.rs`) and spec-kit
 //! `tasks.md` (`- [ ] T001 [P] [US1] description` lines under `## Phase N: …`
 //! headings, see `speckit.rs`). [`parse`] detects the format, builds the tasks and
-//! validates the graph (`graph.rs`); nothing here writes anything, so a bad plan leaves
-//! every file as it was. Every error is one line, `<file>:<line>: <what>; <fix>`.
+//! validates the graph (`graph.rs`); [`read_outline`] does the same without holding
+//! the tasks, which an [`Outline`] gives one at a time (`outline.rs`, for the import).
+//! Nothing here writes anything, so a bad plan leaves every file as it was. Every error is one line, `<file>:<line>: <what>; <fix>`.
 //!
 //! Around the parsers: [`classify`] marks tasks that wait on an external input
 //! (docs/plans.md "Classification"), [`audit`] runs the zero-decision audit,
@@ -25,6 +26,7 @@ mod ids;
 pub mod jobs;
 mod limits;
 pub mod mirror;
+mod outline;
 pub mod render;
 pub mod replan;
 
@@ -51,6 +53,7 @@ use serde::Serialize;
 
 use crate::error::{Result, WfError};
 use crate::state::model::Task;
+pub use outline::Outline;
 
 /// The plan formats `wf` reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -158,61 +161,33 @@ pub(crate) struct Draft {
 
 /// Detects the format, parses and validates. `path` is used only in error messages.
 pub fn parse(path: &Path, text: &str) -> Result<Plan> {
-    let shown = path_shown(path);
-    let at = |e: PlanError| WfError::usage(format!("{shown}:{}: {}", e.line, e.message));
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    // The lines are read as they are parsed, never all held: at 100,000 tasks
-    // they were 50 MB.
-    let (format, expected) = detect(text).map_err(at)?;
-    let mut warnings = Vec::new();
-    // Room for every task at once: grown by doubling, the drafts (856 bytes each)
-    // took up to twice their size, a quarter of the import's peak at 100,000 tasks.
-    let mut drafts = match format {
-        Format::ClaudeWorkflow => claude::parse(doc::iter(text), expected, &mut warnings),
-        Format::SpecKit => speckit::parse(doc::iter(text), expected, &mut warnings),
-    }
-    .map_err(at)?;
-    // Hashed as the plan has them: before spec-kit's phase-order edges and the
-    // Dependencies section's deps are added (`digest`).
-    digest::stamp_all(&mut drafts);
-    limits::check(&drafts, text).map_err(at)?;
-    warnings.sort_by_key(|w| w.line);
-    if drafts.is_empty() {
-        return Err(at(match warnings.iter().find(|w| w.unread_task) {
-            Some(w) => PlanError::new(
-                w.line,
-                format!("the {} plan has no tasks: {}", format.name(), w.message),
-            ),
-            None => empty_plan(format, &doc::lines(text)),
-        }));
-    }
-    let index = graph::index(&drafts).map_err(at)?;
-    graph::check_known_deps(&drafts, &index, format).map_err(at)?;
-    if format == Format::SpecKit {
-        speckit::add_phase_edges(&mut drafts);
-    }
-    graph::check_acyclic(&drafts, &index, format).map_err(at)?;
-    graph::add_section_deps(&mut drafts, &index, &mut warnings);
-    warnings.sort_by_key(|w| w.line);
+    let (outline, tasks) = outline::read(path, text, true)?;
     Ok(Plan {
-        format,
-        title: doc::title(text),
-        tasks: into_tasks(drafts),
-        warnings,
+        format: outline.format,
+        title: outline.title,
+        tasks,
+        warnings: outline.warnings,
     })
-}
-
-/// The drafts' tasks, collected in the drafts' own buffer (no second copy of the
-/// plan's tasks in memory), then trimmed to their number.
-fn into_tasks(drafts: Vec<Draft>) -> Vec<Task> {
-    let mut tasks: Vec<Task> = drafts.into_iter().map(|d| d.task).collect();
-    tasks.shrink_to_fit();
-    tasks
 }
 
 /// Reads a plan file, refusing what is not UTF-8 text, then [`parse`]s it.
 /// Returns the text as read (the caller keeps a copy) and the plan.
 pub fn read(path: &Path) -> Result<(String, Plan)> {
+    let text = read_text(path)?;
+    let plan = parse(path, &text)?;
+    Ok((text, plan))
+}
+
+/// [`read`], the tasks left in the text: an [`Outline`] of the checked plan, which
+/// gives them one at a time.
+pub fn read_outline(path: &Path) -> Result<(String, Outline)> {
+    let text = read_text(path)?;
+    let (outline, _) = outline::read(path, &text, false)?;
+    Ok((text, outline))
+}
+
+/// A plan file's text, refusing what is not a regular file of UTF-8 text.
+fn read_text(path: &Path) -> Result<String> {
     let shown = path_shown(path);
     let meta = std::fs::metadata(path).map_err(|e| {
         let why = match e.kind() {
@@ -243,9 +218,7 @@ pub fn read(path: &Path) -> Result<(String, Plan)> {
     }
     let bytes =
         std::fs::read(path).map_err(|e| WfError::io(&e, format!("cannot read {shown}: {e}")))?;
-    let text = check_text(&shown, bytes)?;
-    let plan = parse(path, &text)?;
-    Ok((text, plan))
+    check_text(&shown, bytes)
 }
 
 /// Refuses empty, binary and non-UTF-8 files with the position of the problem.

@@ -114,6 +114,7 @@ proptest! {
             prop_assert_eq!(&a.deps, &b.deps);
             prop_assert_eq!(status::imported(a.status), b.status);
         }
+        super::test_support::assert_outline_agrees(&text);
     }
 
     #[test]
@@ -135,6 +136,7 @@ proptest! {
             }
         }
         assert_speckit_order(&plan.tasks, &sections);
+        super::test_support::assert_outline_agrees(&text);
         // Rendering the parsed plan again gives the same graph.
         let again = parse(Path::new("r.md"), &render(Format::SpecKit, "x", &plan.tasks)).map_err(|e| TestCaseError::fail(e.to_string()))?;
         for (a, b) in plan.tasks.iter().zip(&again.tasks) {
@@ -303,6 +305,7 @@ const FRAGMENTS: &[&str] = &[
 ];
 
 fn exercise(text: &str) {
+    super::test_support::assert_outline_agrees(text);
     if let Ok(plan) = parse(Path::new("soup.md"), text) {
         let _ = audit(&plan.tasks, text, "now");
         let mut tasks = plan.tasks.clone();

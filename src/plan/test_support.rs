@@ -79,3 +79,41 @@ pub(crate) fn assert_speckit_order(tasks: &[Task], sections: &[usize]) {
         }
     }
 }
+
+/// Asserts that an import's two passes over `text` (`plan::read_outline`, then
+/// `Outline::each_task`) give what one `plan::parse` gives: the same tasks, format,
+/// title and warnings, or the same error.
+pub(crate) fn assert_outline_agrees(text: &str) {
+    let path = Path::new("tasks.md");
+    let parsed = super::parse(path, text);
+    let outlined = super::outline::read(path, text, false).and_then(|(outline, _)| {
+        let (format, title, warnings) = (
+            outline.format,
+            outline.title.clone(),
+            outline.warnings.clone(),
+        );
+        let tasks = outline.into_tasks(text)?;
+        Ok(super::Plan {
+            format,
+            title,
+            tasks,
+            warnings,
+        })
+    });
+    match (parsed, outlined) {
+        (Ok(one), Ok(two)) => {
+            assert_eq!(one.tasks, two.tasks, "{text}");
+            assert_eq!(
+                (one.format, one.title, one.warnings),
+                (two.format, two.title, two.warnings),
+                "{text}"
+            );
+        }
+        (Err(one), Err(two)) => assert_eq!(one.message, two.message, "{text}"),
+        (one, two) => panic!(
+            "parse gave {:?}, the outline {:?}: {text}",
+            one.map(|p| p.tasks.len()),
+            two.map(|p| p.tasks.len())
+        ),
+    }
+}

@@ -44,17 +44,17 @@ pub(super) struct SectionEdge {
 /// the line that lists them), and attaches the Dependencies-section edges whose ids
 /// are all tasks (the others are warned about and dropped).
 pub(super) fn resolve(
-    drafts: &mut [Draft],
+    nodes: &mut [Node],
     explicit: &[Explicit],
     section: &[SectionEdge],
     warnings: &mut Vec<PlanWarning>,
 ) -> Result<(), PlanError> {
-    let index: HashMap<String, usize> = drafts
+    let index: HashMap<String, usize> = nodes
         .iter()
         .enumerate()
-        .map(|(i, d)| (d.task.id.clone(), i))
+        .map(|(i, d)| (d.id.clone(), i))
         .collect();
-    let ids: Vec<String> = drafts.iter().map(|d| d.task.id.clone()).collect();
+    let ids: Vec<String> = nodes.iter().map(|d| d.id.clone()).collect();
     for e in explicit {
         let id = ids.get(e.task).cloned().unwrap_or_default();
         let deps = expand(&e.dep, &index, &ids).map_err(|missing| {
@@ -62,11 +62,11 @@ pub(super) fn resolve(
                 "task {id} depends on {missing}, which is not a task in this plan; fix the id or remove it from its (depends on …)"
             ))
         })?;
-        if let Some(d) = drafts.get_mut(e.task) {
-            if d.deps_line == d.task.line {
+        if let Some(d) = nodes.get_mut(e.task) {
+            if d.deps_line == d.line {
                 d.deps_line = e.line;
             }
-            add_deps(&mut d.task, deps.iter());
+            add_deps(&mut d.deps, deps.iter());
         }
     }
     for edge in section {
@@ -91,7 +91,7 @@ pub(super) fn resolve(
         let (dependents, deps) = all.split_at(edge.dependents.len());
         let deps: Vec<&String> = deps.iter().flatten().collect();
         for dependent in dependents.iter().flatten() {
-            if let Some(d) = index.get(dependent).and_then(|i| drafts.get_mut(*i)) {
+            if let Some(d) = index.get(dependent).and_then(|i| nodes.get_mut(*i)) {
                 for dep in &deps {
                     if *dep != dependent && !d.section_deps.iter().any(|(x, _)| x == *dep) {
                         d.section_deps.push(((*dep).clone(), edge.line));

@@ -74,13 +74,13 @@ use regex::Regex;
 
 use super::doc::{self, is_none_word, shown, Line};
 use super::ids::{bad_id, id_problem, id_suggestion, is_valid_id};
+use super::outline::{Drafts, Node};
 use super::{Draft, PlanError, PlanWarning};
 use crate::state::machine::TaskStatus;
 use crate::state::model::Task;
 
 use deps::{
-    depends_on, depends_on_in_text, resolve, section_edges_of, DepRef, Explicit, SectionEdge,
-    DEPS_RE,
+    depends_on, depends_on_in_text, section_edges_of, DepRef, Explicit, SectionEdge, DEPS_RE,
 };
 pub(crate) use line::*;
 use paths::{add_paths, paths_in};
@@ -88,14 +88,20 @@ use paths::{add_paths, paths_in};
 /// Above this many sink × leading-task edges at a phase boundary, use a barrier.
 const BARRIER_AT: usize = 256;
 
-/// `expected`: how many tasks the plan looks to have (`detect`'s count), the drafts'
-/// room made at once.
+/// What a spec-kit plan says of dependencies besides its tasks: the `(depends on …)`
+/// refs (ranges need every id to resolve) and the Dependencies section's lines,
+/// resolved onto the tasks once all are read ([`resolve`]).
+pub(crate) struct Links {
+    explicit: Vec<Explicit>,
+    section: Vec<SectionEdge>,
+}
+
+/// Reads the plan's tasks into `drafts`, and what it says of their dependencies.
 pub(crate) fn parse<'a>(
     lines: impl IntoIterator<Item = Line<'a>>,
-    expected: usize,
+    drafts: &mut Drafts<'_>,
     warnings: &mut Vec<PlanWarning>,
-) -> Result<Vec<Draft>, PlanError> {
-    let mut drafts: Vec<Draft> = Vec::with_capacity(expected);
+) -> Result<Links, PlanError> {
     let mut explicit: Vec<Explicit> = Vec::new();
     let mut section_edges: Vec<SectionEdge> = Vec::new();
     let mut phase = String::new();
@@ -126,7 +132,7 @@ pub(crate) fn parse<'a>(
         if let Some(tl) = task_line(text) {
             let i = drafts.len();
             let (draft, deps) = task(&tl, line.no, &phase, group)?;
-            drafts.push(draft);
+            drafts.push(draft)?;
             explicit.extend(deps.into_iter().map(|dep| Explicit {
                 task: i,
                 dep,
@@ -137,7 +143,7 @@ pub(crate) fn parse<'a>(
         }
         if open && doc::starts_indented(text) && !text.trim().is_empty() {
             let i = drafts.len().saturating_sub(1);
-            if let Some(d) = drafts.get_mut(i) {
+            if let Some(d) = drafts.last_mut() {
                 let (deps, spans) = depends_on_in_text(text, &d.task.id, line.no)?;
                 explicit.extend(deps.into_iter().map(|dep| Explicit {
                     task: i,
@@ -173,8 +179,20 @@ pub(crate) fn parse<'a>(
             section_edges.extend(section_edges_of(text, line.no));
         }
     }
-    resolve(&mut drafts, &explicit, &section_edges, warnings)?;
-    Ok(drafts)
+    Ok(Links {
+        explicit,
+        section: section_edges,
+    })
+}
+
+/// Adds each task's `(depends on …)` deps, refusing one that is not a task of the
+/// plan, and notes the Dependencies section's edges for `graph::add_section_deps`.
+pub(crate) fn resolve(
+    nodes: &mut [Node],
+    links: &Links,
+    warnings: &mut Vec<PlanWarning>,
+) -> Result<(), PlanError> {
+    deps::resolve(nodes, &links.explicit, &links.section, warnings)
 }
 
 fn near_task_problem(id: &str) -> String {
@@ -317,32 +335,32 @@ fn is_story(s: &str) -> bool {
 }
 
 /// Adds the phase-order edges described in the module doc to `Task.deps`.
-pub(crate) fn add_phase_edges(drafts: &mut [Draft]) {
-    let ids: Vec<String> = drafts.iter().map(|d| d.task.id.clone()).collect();
+pub(crate) fn add_phase_edges(nodes: &mut [Node]) {
+    let ids: Vec<String> = nodes.iter().map(|d| d.id.clone()).collect();
     let mut prev_sinks: Vec<usize> = Vec::new();
     let mut start = 0;
-    while start < drafts.len() {
-        let group = drafts.get(start).map_or(0, |d| d.group);
-        let len = drafts
+    while start < nodes.len() {
+        let group = nodes.get(start).map_or(0, |d| d.group);
+        let len = nodes
             .get(start..)
             .unwrap_or(&[])
             .iter()
             .take_while(|d| d.group == group)
             .count();
         let end = start + len.max(1);
-        let leading = drafts
+        let leading = nodes
             .get(start..end)
             .unwrap_or(&[])
             .iter()
-            .take_while(|d| d.task.parallel)
+            .take_while(|d| d.parallel)
             .count();
         let use_barrier = prev_sinks.len() > 1 && prev_sinks.len() * leading > BARRIER_AT;
         let mut last_unmarked: Option<usize> = None;
         let mut p_since: Vec<usize> = Vec::new();
         let mut barrier: Option<usize> = None;
         for k in start..end {
-            let Some(d) = drafts.get_mut(k) else { break };
-            let implicit: Vec<usize> = if d.task.parallel {
+            let Some(d) = nodes.get_mut(k) else { break };
+            let implicit: Vec<usize> = if d.parallel {
                 let v = match (last_unmarked, barrier) {
                     (Some(u), _) => vec![u],
                     (None, Some(b)) => vec![b],
@@ -364,7 +382,7 @@ pub(crate) fn add_phase_edges(drafts: &mut [Draft]) {
                 last_unmarked = Some(k);
                 v
             };
-            add_deps(&mut d.task, implicit.iter().filter_map(|i| ids.get(*i)));
+            add_deps(&mut d.deps, implicit.iter().filter_map(|i| ids.get(*i)));
         }
         if end > start {
             prev_sinks = last_unmarked.into_iter().chain(p_since).collect();
@@ -373,11 +391,11 @@ pub(crate) fn add_phase_edges(drafts: &mut [Draft]) {
     }
 }
 
-fn add_deps<'a>(task: &mut Task, deps: impl Iterator<Item = &'a String>) {
-    let mut seen: HashSet<String> = task.deps.iter().cloned().collect();
+fn add_deps<'a>(to: &mut Vec<String>, deps: impl Iterator<Item = &'a String>) {
+    let mut seen: HashSet<String> = to.iter().cloned().collect();
     for d in deps {
         if seen.insert(d.clone()) {
-            task.deps.push(d.clone());
+            to.push(d.clone());
         }
     }
 }

@@ -1,10 +1,19 @@
 use super::paths::is_path;
 use super::*;
 
+use crate::plan::outline::drafts;
+use crate::plan::Format::SpecKit;
+
+/// The tasks as the parser and the phase-order edges leave them (no graph checks).
 fn parse_text(text: &str) -> Vec<Task> {
-    let mut d = parse(doc::iter(text), 0, &mut Vec::new()).unwrap();
-    add_phase_edges(&mut d);
-    d.into_iter().map(|d| d.task).collect()
+    let d = drafts(SpecKit, text, &mut Vec::new()).unwrap();
+    let (mut nodes, tasks): (Vec<_>, Vec<_>) = d.into_iter().map(Draft::split).unzip();
+    add_phase_edges(&mut nodes);
+    nodes
+        .into_iter()
+        .zip(tasks)
+        .map(|(n, t)| n.join(t).task)
+        .collect()
 }
 
 #[test]
@@ -153,11 +162,9 @@ fn boxes_bold_hyphenated_and_marked_ids() {
 #[test]
 fn broken_ids_are_warnings() {
     let mut w = Vec::new();
-    let d = parse(
-        doc::iter(
-            "- [ ] T001 ok\n- [ ] \u{422}002 x\n- [ ] T.3 y\n- [ ] TXXX z\n- [ ] Team sync\n",
-        ),
-        0,
+    let d = drafts(
+        SpecKit,
+        "- [ ] T001 ok\n- [ ] \u{422}002 x\n- [ ] T.3 y\n- [ ] TXXX z\n- [ ] Team sync\n",
         &mut w,
     )
     .unwrap();
@@ -205,9 +212,9 @@ fn prose_and_ranges_in_depends_on() {
     assert_eq!(deps(&t, "T005"), ["T004"]);
     assert_eq!(deps(&t, "T006"), ["T002", "T003", "T005"]);
     assert_eq!(t[3].name, "d");
-    let err = parse(
-        doc::iter("- [ ] T1 a\n- [ ] T2 b\n  (depends on T9)\n"),
-        0,
+    let err = drafts(
+        SpecKit,
+        "- [ ] T1 a\n- [ ] T2 b\n  (depends on T9)\n",
         &mut Vec::new(),
     )
     .unwrap_err();

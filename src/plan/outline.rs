@@ -1,0 +1,329 @@
+//! A plan read without holding its tasks: what the graph's checks need of each task
+//! ([`Node`]) on a first pass, the tasks themselves one at a time on a second.
+//!
+//! A fresh import of a 100,000-task plan held every task at once to check the graph
+//! before writing any: 82 MB of tasks and 35 MB of their strings for a 15 MB plan
+//! (BENCHMARKS.md). The checks — unique ids, known dependencies, no cycle, spec-kit's
+//! phase-order and Dependencies-section edges — read only ids, lines, dependencies
+//! and `[P]` marks. So the parsers hand each task over as they finish it
+//! ([`Drafts`]); the first pass keeps its [`Node`] (and the task too, for
+//! `plan::parse`), and an [`Outline`] of the checked plan parses the text again to
+//! give each task, with the dependencies and digest the checks settled, to the
+//! import, which writes it out and keeps none (`state::spill`).
+
+use super::{digest, Draft, Format, PlanError, PlanWarning};
+use crate::error::{Result, WfError};
+use crate::state::model::Task;
+
+/// What the graph's checks read of a task.
+#[derive(Debug)]
+pub(crate) struct Node {
+    pub id: String,
+    pub line: usize,
+    /// The task's dependencies: as written, then with spec-kit's phase-order and
+    /// Dependencies-section edges added.
+    pub deps: Vec<String>,
+    /// How many of `deps` the task's digest covers: those it lists itself (spec-kit's
+    /// added edges come after them, see `digest`).
+    pub hashed_deps: usize,
+    pub parallel: bool,
+    /// The line that lists the task's explicit deps (its own line when none does).
+    pub deps_line: usize,
+    /// spec-kit: which `## ` section the task sits in (phase order edges).
+    pub group: usize,
+    /// spec-kit: deps from a Dependencies section, with their lines; added after the
+    /// graph is checked, each only if it closes no cycle (`graph::add_section_deps`).
+    pub section_deps: Vec<(String, usize)>,
+}
+
+impl Draft {
+    /// The draft's node, and its task without the dependencies (the node has them).
+    pub(crate) fn split(self) -> (Node, Task) {
+        let Draft {
+            mut task,
+            deps_line,
+            group,
+            section_deps,
+        } = self;
+        let node = Node {
+            id: task.id.clone(),
+            line: task.line,
+            deps: std::mem::take(&mut task.deps),
+            hashed_deps: 0,
+            parallel: task.parallel,
+            deps_line,
+            group,
+            section_deps,
+        };
+        (node, task)
+    }
+}
+
+#[cfg(test)]
+impl Node {
+    /// The draft [`Draft::split`] made this node and `task` from, with the node's deps.
+    pub(crate) fn join(self, mut task: Task) -> Draft {
+        task.deps = self.deps;
+        Draft {
+            task,
+            deps_line: self.deps_line,
+            group: self.group,
+            section_deps: self.section_deps,
+        }
+    }
+}
+
+/// Where a parser puts its drafts: each is handed to the sink once the parser is
+/// done with it, when the next one starts or the text ends (a spec-kit task takes
+/// the indented lines after it).
+pub(crate) struct Drafts<'s> {
+    open: Option<Draft>,
+    count: usize,
+    sink: &'s mut dyn FnMut(Draft) -> std::result::Result<(), PlanError>,
+}
+
+impl<'s> Drafts<'s> {
+    fn new(sink: &'s mut dyn FnMut(Draft) -> std::result::Result<(), PlanError>) -> Self {
+        Drafts {
+            open: None,
+            count: 0,
+            sink,
+        }
+    }
+
+    /// How many drafts were pushed.
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    pub fn push(&mut self, draft: Draft) -> std::result::Result<(), PlanError> {
+        self.close()?;
+        self.open = Some(draft);
+        self.count += 1;
+        Ok(())
+    }
+
+    /// The draft pushed last, while the parser may still add to it.
+    pub fn last_mut(&mut self) -> Option<&mut Draft> {
+        self.open.as_mut()
+    }
+
+    fn close(&mut self) -> std::result::Result<(), PlanError> {
+        match self.open.take() {
+            Some(draft) => (self.sink)(draft),
+            None => Ok(()),
+        }
+    }
+}
+
+/// What a format's parser left beside its drafts: spec-kit's dependency links,
+/// resolved only on the first pass.
+type Links = Option<super::speckit::Links>;
+
+/// Runs `format`'s parser over `text` (its BOM already cut), each draft to `sink`.
+fn run_parser(
+    format: Format,
+    text: &str,
+    sink: &mut dyn FnMut(Draft) -> std::result::Result<(), PlanError>,
+    warnings: &mut Vec<PlanWarning>,
+) -> std::result::Result<Links, PlanError> {
+    let mut drafts = Drafts::new(sink);
+    let lines = super::doc::iter(text);
+    let links = match format {
+        Format::ClaudeWorkflow => super::claude::parse(lines, &mut drafts, warnings).map(|()| None),
+        Format::SpecKit => super::speckit::parse(lines, &mut drafts, warnings).map(Some),
+    }?;
+    drafts.close()?;
+    Ok(links)
+}
+
+/// A plan whose graph is checked, its tasks not held: [`Outline::each_task`] reads
+/// them from the text again.
+#[derive(Debug)]
+pub struct Outline {
+    pub format: Format,
+    pub title: Option<String>,
+    /// What was read but may not be what the author meant, in line order.
+    pub warnings: Vec<PlanWarning>,
+    nodes: Vec<Node>,
+    /// The plan's path as errors show it.
+    shown: String,
+}
+
+impl Outline {
+    /// How many tasks the plan has.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// Gives `each` the plan's tasks in plan order, as `plan::parse` would return
+    /// them, parsed again from `text`: the text this outline was read from.
+    pub fn each_task(mut self, text: &str, mut each: impl FnMut(Task) -> Result<()>) -> Result<()> {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let mut next = 0;
+        // An error of `each` stops the parser, which only knows plan errors: kept
+        // here and returned in place of the marker that stopped it.
+        let mut failed: Option<WfError> = None;
+        let shown = &self.shown;
+        let nodes = &mut self.nodes;
+        let mut sink = |draft: Draft| {
+            let stop = |e: WfError, failed: &mut Option<WfError>| {
+                *failed = Some(e);
+                PlanError::new(0, "")
+            };
+            let Some(node) = nodes.get_mut(next).filter(|n| n.id == draft.task.id) else {
+                let what = format!("task {} is not the one the first pass read", draft.task.id);
+                return Err(stop(second_pass(shown, &what), &mut failed));
+            };
+            next += 1;
+            let mut task = draft.task;
+            task.deps = node.deps.get(..node.hashed_deps).unwrap_or(&[]).to_vec();
+            digest::stamp(&mut task);
+            task.deps = std::mem::take(&mut node.deps);
+            each(task).map_err(|e| stop(e, &mut failed))
+        };
+        let parsed = run_parser(self.format, text, &mut sink, &mut Vec::new());
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        parsed.map_err(|e| second_pass(&self.shown, &format!("line {}: {}", e.line, e.message)))?;
+        if next != self.nodes.len() {
+            let what = format!("{next} of its {} tasks were read", self.nodes.len());
+            return Err(second_pass(&self.shown, &what));
+        }
+        Ok(())
+    }
+
+    /// Every task at once ([`Outline::each_task`]).
+    pub fn into_tasks(self, text: &str) -> Result<Vec<Task>> {
+        let mut tasks = Vec::with_capacity(self.len());
+        self.each_task(text, |task| {
+            tasks.push(task);
+            Ok(())
+        })?;
+        Ok(tasks)
+    }
+}
+
+/// A second pass over the same text that did not give what the first did: a bug.
+fn second_pass(shown: &str, what: &str) -> WfError {
+    WfError::usage(format!(
+        "{shown}: the second reading of the plan differs from the first ({what}); this is a bug in wf, please report it"
+    ))
+}
+
+/// Detects the format, parses and checks the graph: an outline of the plan, and its
+/// tasks when `keep_tasks` (`plan::parse`; the outline then has no tasks to give,
+/// only its format, title and warnings). `path` is used only in error messages.
+pub(crate) fn read(
+    path: &std::path::Path,
+    text: &str,
+    keep_tasks: bool,
+) -> Result<(Outline, Vec<Task>)> {
+    let shown = super::path_shown(path);
+    let at = |e: PlanError| WfError::usage(format!("{shown}:{}: {}", e.line, e.message));
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    // The lines are read as they are parsed, never all held: at 100,000 tasks
+    // they were 50 MB.
+    let (format, expected) = super::detect(text).map_err(at)?;
+    let mut warnings = Vec::new();
+    // Room for every task at once: grown by doubling, the drafts took up to twice
+    // their size, a quarter of the import's peak at 100,000 tasks.
+    let mut nodes: Vec<Node> = Vec::with_capacity(expected);
+    let mut tasks: Vec<Task> = Vec::with_capacity(if keep_tasks { expected } else { 0 });
+    let links = run_parser(
+        format,
+        text,
+        &mut |draft: Draft| {
+            super::limits::check(&draft.task, text)?;
+            let (node, task) = draft.split();
+            nodes.push(node);
+            if keep_tasks {
+                tasks.push(task);
+            }
+            Ok(())
+        },
+        &mut warnings,
+    )
+    .map_err(at)?;
+    if let Some(links) = links {
+        super::speckit::resolve(&mut nodes, &links, &mut warnings).map_err(at)?;
+    }
+    // Hashed as the plan has them: before spec-kit's phase-order edges and the
+    // Dependencies section's deps are added (`digest`).
+    for node in &mut nodes {
+        node.hashed_deps = node.deps.len();
+    }
+    if keep_tasks {
+        for (task, node) in tasks.iter_mut().zip(&nodes) {
+            task.deps.clone_from(&node.deps);
+        }
+        digest::stamp_all(&mut tasks);
+    }
+    warnings.sort_by_key(|w| w.line);
+    if nodes.is_empty() {
+        return Err(at(match warnings.iter().find(|w| w.unread_task) {
+            Some(w) => PlanError::new(
+                w.line,
+                format!("the {} plan has no tasks: {}", format.name(), w.message),
+            ),
+            None => super::empty_plan(format, &super::doc::lines(text)),
+        }));
+    }
+    let index = super::graph::index(&nodes).map_err(at)?;
+    super::graph::check_known_deps(&nodes, &index, format).map_err(at)?;
+    if format == Format::SpecKit {
+        super::speckit::add_phase_edges(&mut nodes);
+    }
+    super::graph::check_acyclic(&nodes, &index, format).map_err(at)?;
+    super::graph::add_section_deps(&mut nodes, &index, &mut warnings);
+    warnings.sort_by_key(|w| w.line);
+    if keep_tasks {
+        for (task, node) in tasks.iter_mut().zip(std::mem::take(&mut nodes)) {
+            task.deps = node.deps;
+        }
+    }
+    let outline = Outline {
+        format,
+        title: super::doc::title(text),
+        warnings,
+        nodes,
+        shown,
+    };
+    Ok((outline, tasks))
+}
+
+/// The drafts a format's parser gives for `text`, spec-kit's `(depends on …)` deps
+/// resolved onto them: the parsers as unit tests see them.
+#[cfg(test)]
+pub(crate) fn drafts(
+    format: Format,
+    text: &str,
+    warnings: &mut Vec<PlanWarning>,
+) -> std::result::Result<Vec<Draft>, PlanError> {
+    let mut drafts = Vec::new();
+    let links = run_parser(
+        format,
+        text,
+        &mut |d| {
+            drafts.push(d);
+            Ok(())
+        },
+        warnings,
+    )?;
+    if let Some(links) = links {
+        let (mut nodes, tasks): (Vec<Node>, Vec<Task>) =
+            drafts.into_iter().map(Draft::split).unzip();
+        super::speckit::resolve(&mut nodes, &links, warnings)?;
+        drafts = nodes
+            .into_iter()
+            .zip(tasks)
+            .map(|(n, t)| n.join(t))
+            .collect();
+    }
+    Ok(drafts)
+}
