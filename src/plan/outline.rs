@@ -45,10 +45,14 @@ impl Draft {
             group,
             section_deps,
         } = self;
+        let mut deps = std::mem::take(&mut task.deps);
+        // Pushed one by one, a list of one dependency has room for four: 72 bytes a
+        // task the first pass holds.
+        deps.shrink_to_fit();
         let node = Node {
             id: task.id.clone(),
             line: task.line,
-            deps: std::mem::take(&mut task.deps),
+            deps,
             hashed_deps: 0,
             parallel: task.parallel,
             deps_line,
@@ -145,19 +149,31 @@ pub struct Outline {
     pub title: Option<String>,
     /// What was read but may not be what the author meant, in line order.
     pub warnings: Vec<PlanWarning>,
-    nodes: Vec<Node>,
+    tasks: Vec<Settled>,
     /// The plan's path as errors show it.
     shown: String,
+}
+
+/// What the second pass needs of a task the first one checked: a [`Node`] less what
+/// only the checks read (a quarter of its size).
+#[derive(Debug)]
+struct Settled {
+    /// The line of its heading or task line: the task the second pass reads there
+    /// is this one.
+    line: usize,
+    /// Its dependencies as the checks left them ([`Node::deps`]).
+    deps: Box<[String]>,
+    hashed_deps: usize,
 }
 
 impl Outline {
     /// How many tasks the plan has.
     pub fn len(&self) -> usize {
-        self.nodes.len()
+        self.tasks.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.nodes.is_empty()
+        self.tasks.is_empty()
     }
 
     /// Gives `each` the plan's tasks in plan order, as `plan::parse` would return
@@ -169,21 +185,25 @@ impl Outline {
         // here and returned in place of the marker that stopped it.
         let mut failed: Option<WfError> = None;
         let shown = &self.shown;
-        let nodes = &mut self.nodes;
+        let settled = &mut self.tasks;
         let mut sink = |draft: Draft| {
             let stop = |e: WfError, failed: &mut Option<WfError>| {
                 *failed = Some(e);
                 PlanError::new(0, "")
             };
-            let Some(node) = nodes.get_mut(next).filter(|n| n.id == draft.task.id) else {
+            let Some(settled) = settled.get_mut(next).filter(|s| s.line == draft.task.line) else {
                 let what = format!("task {} is not the one the first pass read", draft.task.id);
                 return Err(stop(second_pass(shown, &what), &mut failed));
             };
             next += 1;
             let mut task = draft.task;
-            task.deps = node.deps.get(..node.hashed_deps).unwrap_or(&[]).to_vec();
+            task.deps = settled
+                .deps
+                .get(..settled.hashed_deps)
+                .unwrap_or(&[])
+                .to_vec();
             digest::stamp(&mut task);
-            task.deps = std::mem::take(&mut node.deps);
+            task.deps = std::mem::take(&mut settled.deps).into_vec();
             each(task).map_err(|e| stop(e, &mut failed))
         };
         let parsed = run_parser(self.format, text, &mut sink, &mut Vec::new());
@@ -191,8 +211,8 @@ impl Outline {
             return Err(e);
         }
         parsed.map_err(|e| second_pass(&self.shown, &format!("line {}: {}", e.line, e.message)))?;
-        if next != self.nodes.len() {
-            let what = format!("{next} of its {} tasks were read", self.nodes.len());
+        if next != self.tasks.len() {
+            let what = format!("{next} of its {} tasks were read", self.tasks.len());
             return Err(second_pass(&self.shown, &what));
         }
         Ok(())
@@ -282,16 +302,28 @@ pub(crate) fn read(
     super::graph::check_acyclic(&nodes, &index, format).map_err(at)?;
     super::graph::add_section_deps(&mut nodes, &index, &mut warnings);
     warnings.sort_by_key(|w| w.line);
+    let mut settled = Vec::new();
     if keep_tasks {
-        for (task, node) in tasks.iter_mut().zip(std::mem::take(&mut nodes)) {
+        for (task, node) in tasks.iter_mut().zip(nodes) {
             task.deps = node.deps;
+        }
+    } else {
+        // One at a time into a new array: collected in place, the nodes' array
+        // would stay at its size.
+        settled.reserve_exact(nodes.len());
+        for node in nodes {
+            settled.push(Settled {
+                line: node.line,
+                deps: node.deps.into_boxed_slice(),
+                hashed_deps: node.hashed_deps,
+            });
         }
     }
     let outline = Outline {
         format,
         title: super::doc::title(text),
         warnings,
-        nodes,
+        tasks: settled,
         shown,
     };
     Ok((outline, tasks))
