@@ -10,6 +10,9 @@
 //!   state, so a test can compare the two ways of reading.
 //! - `WF_TEST_NO_FULL_LOAD=1` makes parsing the whole snapshot an error, so a test
 //!   can tell a read path that must not do it when the summary is current.
+//! - `WF_TEST_MAX_RECORD_READS=<n>` makes reading more than `n` task records (a task
+//!   held unread, looked at whole: `state::task_ref`) end the command with an error,
+//!   so a test can tell a command that must not read every task it holds.
 //!
 //! For tests only; users never set them. The fault setting is read from the
 //! environment once, on the first file operation, and cached.
@@ -31,6 +34,26 @@ pub fn summary_off() -> bool {
 /// Parsing the whole snapshot is refused (`WF_TEST_NO_FULL_LOAD`).
 pub fn full_load_forbidden() -> bool {
     std::env::var_os("WF_TEST_NO_FULL_LOAD").is_some_and(|v| v == "1")
+}
+
+static RECORD_READS: AtomicU64 = AtomicU64::new(0);
+
+/// Counts a task record read; past `WF_TEST_MAX_RECORD_READS`, ends the command.
+pub fn record_read() {
+    static MAX: OnceLock<Option<u64>> = OnceLock::new();
+    let max = MAX.get_or_init(|| {
+        std::env::var("WF_TEST_MAX_RECORD_READS")
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+    });
+    let Some(max) = *max else { return };
+    let read = RECORD_READS.fetch_add(1, Ordering::Relaxed) + 1;
+    if read > max {
+        crate::output::stderr_line(format_args!(
+            "wf: test: {read} task records read, more than WF_TEST_MAX_RECORD_READS={max}"
+        ));
+        std::process::exit(crate::error::ErrorKind::Failed.exit_code());
+    }
 }
 
 /// The kinds of file operation a fault can be injected into.

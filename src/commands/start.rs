@@ -22,23 +22,49 @@ use crate::clock;
 use crate::error::{Result, WfError};
 use crate::fs::durable::write_atomic;
 use crate::output::Output;
+use crate::plan::audit::Auditor;
 use crate::plan::diff::PlanDiff;
-use crate::plan::{self, classify, replan};
+use crate::plan::{self, classify, replan, Outline};
 use crate::project::Project;
-use crate::state::model::{DeltaTracking, Task, WorkflowState};
+use crate::report::start::Phases;
+use crate::state::model::{DeltaTracking, Glance, Task, WorkflowState, ZeroDecisionAudit};
 use crate::state::recover::{promote_staged, staged};
+use crate::state::spill::Spill;
+use crate::state::task_ref::TaskRef;
 use crate::state::{Session, TaskStatus, WorkflowStatus};
 
 pub fn run(project: &Project, global: &GlobalArgs, args: &StartArgs, out: &Output) -> Result<i32> {
-    let (text, mut plan) = plan::read(&args.plan)?;
-    for w in &plan.warnings {
+    let (text, outline) = plan::read_outline(&args.plan)?;
+    for w in &outline.warnings {
         out.warn(format!("{}:{}: {}", args.plan.display(), w.line, w.message));
     }
-    let rules = classify::Rules::from_config(&project.config)?.for_plan(plan.format);
+    // Hashed beside the import's own work: at 100,000 tasks a few percent of it.
+    std::thread::scope(|scope| {
+        let digest = scope.spawn(|| crate::plan::digest::text_digest(&text));
+        let digest = move || {
+            digest
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        };
+        import(project, global, args, out, &text, outline, digest)
+    })
+}
+
+fn import(
+    project: &Project,
+    global: &GlobalArgs,
+    args: &StartArgs,
+    out: &Output,
+    text: &str,
+    outline: Outline,
+    digest: impl FnOnce() -> String,
+) -> Result<i32> {
+    let format = outline.format;
+    let rules = classify::Rules::from_config(&project.config)?.for_plan(format);
     let name = args
         .name
         .clone()
-        .or_else(|| plan.title.clone())
+        .or_else(|| outline.title.clone())
         .unwrap_or_else(|| {
             args.plan
                 .file_stem()
@@ -63,15 +89,6 @@ pub fn run(project: &Project, global: &GlobalArgs, args: &StartArgs, out: &Outpu
         None => None,
     };
     let now = clock::now_rfc3339();
-    // Side by side: at 100,000 tasks each is a few percent of the import.
-    let (audit, digest) = std::thread::scope(|scope| {
-        let digest = scope.spawn(|| crate::plan::digest::text_digest(&text));
-        let audit = plan::audit::audit_as(&plan.tasks, &text, Some(plan.format), &now);
-        let digest = digest
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (audit, digest)
-    });
 
     let mut session = project
         .store()
@@ -81,19 +98,13 @@ pub fn run(project: &Project, global: &GlobalArgs, args: &StartArgs, out: &Outpu
     for name in [tasks_file.as_str(), "project-meta.json"] {
         crate::fs::refuse_symlink(&session.store().dir().join(name))?;
     }
-    let unblocked = session
-        .state
-        .as_ref()
-        .map(|s| s.unblocked.clone())
-        .unwrap_or_default();
-    let task_count = plan.tasks.len();
-    // Moved, not cloned: at 10,000 tasks a copy is ~7 MB of peak memory.
-    let mut tasks = std::mem::take(&mut plan.tasks);
-    classify::apply(&mut tasks, &rules, &unblocked);
+    let task_count = outline.len();
+    let digest = digest();
     session.begin_txn();
 
-    let outcome = match session.state.take() {
+    let (outcome, Imported { audit, phases }) = match session.state.take() {
         None => {
+            let (tasks, imported) = stream_tasks(&mut session, text, outline, &rules, &now)?;
             session.state = Some(fresh_state(
                 project,
                 &name,
@@ -103,7 +114,7 @@ pub fn run(project: &Project, global: &GlobalArgs, args: &StartArgs, out: &Outpu
                 &now,
             ));
             session.set_workflow_status(WorkflowStatus::Planned, None)?;
-            Outcome::Fresh
+            (Outcome::Fresh, imported)
         }
         Some(old) => {
             if let Some(why) = replan::refusal(&old) {
@@ -116,47 +127,30 @@ pub fn run(project: &Project, global: &GlobalArgs, args: &StartArgs, out: &Outpu
                     None => std::fs::read_to_string(session.store().dir().join(&old.tasks_file))
                         .is_ok_and(|copy| copy == text),
                 };
+            let unblocked = old.unblocked.clone();
             session.state = Some(old);
             if same_plan && !args.force {
-                Outcome::Unchanged
-            } else {
-                reimport(
-                    &mut session,
-                    project,
-                    &name,
-                    &tasks_file,
-                    tech_design,
-                    tasks,
-                    args.force,
-                    &now,
-                )?
+                return keep_unchanged(&mut session, &tasks_file, text, out);
             }
+            let mut tasks = outline.into_tasks(text)?;
+            for task in &mut tasks {
+                classify::apply(task, &rules, &unblocked);
+            }
+            let audit = plan::audit::audit_as(&tasks, text, Some(format), &now);
+            let outcome = reimport(
+                &mut session,
+                project,
+                &name,
+                &tasks_file,
+                tech_design,
+                tasks,
+                args.force,
+                &now,
+            )?;
+            let phases = Phases::of(session.state()?);
+            (outcome, Imported { audit, phases })
         }
     };
-    if let Outcome::Unchanged = outcome {
-        // Restore a plan copy removed by hand (or left empty by a wf that wrote the
-        // copy after the state); a no-op when it is there.
-        let copy = session.store().dir().join(&tasks_file);
-        if std::fs::read_to_string(&copy).map_or(true, |c| c.is_empty()) {
-            write_atomic(&copy, text.as_bytes())?;
-            crate::plan::mirror::mirror_plan_copy(&session)?;
-        }
-        // Re-importing the plan the state already has is the "keep" answer to a
-        // pending major-change decision: clear it, or workflow-execute keeps refusing.
-        if session.state()?.decision_required {
-            let state = session.state_mut()?;
-            state.decision_required = false;
-            state.decision_options.clear();
-            state.replan_reason = None;
-            session.save()?;
-        }
-        out.json_value(&json!({"changed": false, "tasks_file": tasks_file}));
-        out.say("The plan is already imported and unchanged; nothing to do.");
-        return Ok(0);
-    }
-    if let Outcome::NeedsDecision(why) = &outcome {
-        return Err(WfError::usage(why.clone()));
-    }
 
     {
         let state = session.state_mut()?;
@@ -170,9 +164,13 @@ pub fn run(project: &Project, global: &GlobalArgs, args: &StartArgs, out: &Outpu
                 .display()
                 .to_string(),
         );
-        state.plan_format = Some(plan.format.name().to_string());
+        state.plan_format = Some(format.name().to_string());
         state.plan_digest = Some(digest);
-        state.mode = if state.tasks.iter().any(|t| t.status == TaskStatus::Blocked) {
+        state.mode = if state
+            .tasks
+            .iter()
+            .any(|t| t.status() == TaskStatus::Blocked)
+        {
             "progressive".into()
         } else {
             "normal".into()
@@ -182,18 +180,10 @@ pub fn run(project: &Project, global: &GlobalArgs, args: &StartArgs, out: &Outpu
     session.stage_side_files();
     write_atomic(&staged(&dir, &tasks_file), text.as_bytes())?;
     let digest = session.state()?.plan_digest.clone();
-    write_meta(
-        &dir,
-        project,
-        &args.plan,
-        plan.format,
-        task_count,
-        digest,
-        &now,
-    )?;
+    write_meta(&dir, project, &args.plan, format, task_count, digest, &now)?;
     session.emit(crate::state::event_log::NewEvent::new(
         crate::state::event::EventKind::PlanImported,
-        json!({"plan": args.plan.display().to_string(), "format": plan.format.name(), "tasks": task_count}),
+        json!({"plan": args.plan.display().to_string(), "format": format.name(), "tasks": task_count}),
     ))?;
     // The commit point: the new state, naming the new plan's digest.
     session.save()?;
@@ -202,20 +192,88 @@ pub fn run(project: &Project, global: &GlobalArgs, args: &StartArgs, out: &Outpu
     let mirror = matches!(outcome, Outcome::Reimported { .. } | Outcome::ProseOnly);
     promote_staged(&session, mirror)?;
     session.side_files_placed();
-    render_summary(session.state()?, &outcome, &args.plan, out);
+    render_summary(session.state()?, &phases, &outcome, &args.plan, out);
     Ok(0)
 }
 
+/// What an import did to the tasks.
 enum Outcome {
     Fresh,
-    Unchanged,
     /// The plan's text changed but no task did.
     ProseOnly,
     Reimported {
         diff: PlanDiff,
         change: String,
     },
-    NeedsDecision(String),
+}
+
+/// What an import learnt of the plan's tasks on the way.
+struct Imported {
+    audit: ZeroDecisionAudit,
+    phases: Phases,
+}
+
+/// The plan the state already has, imported again: nothing changes, but a plan copy
+/// removed by hand is written again, and a pending decision is answered "keep".
+fn keep_unchanged(
+    session: &mut Session,
+    tasks_file: &str,
+    text: &str,
+    out: &Output,
+) -> Result<i32> {
+    // Restore a plan copy removed by hand (or left empty by a wf that wrote the
+    // copy after the state); a no-op when it is there.
+    let copy = session.store().dir().join(tasks_file);
+    if std::fs::read_to_string(&copy).map_or(true, |c| c.is_empty()) {
+        write_atomic(&copy, text.as_bytes())?;
+        crate::plan::mirror::mirror_plan_copy(session)?;
+    }
+    // Re-importing the plan the state already has is the "keep" answer to a
+    // pending major-change decision: clear it, or workflow-execute keeps refusing.
+    if session.state()?.decision_required {
+        let state = session.state_mut()?;
+        state.decision_required = false;
+        state.decision_options.clear();
+        state.replan_reason = None;
+        session.save()?;
+    }
+    out.json_value(&json!({"changed": false, "tasks_file": tasks_file}));
+    out.say("The plan is already imported and unchanged; nothing to do.");
+    Ok(0)
+}
+
+/// A fresh import's tasks: each read from the plan's text again
+/// ([`Outline::each_task`]), classified, audited, counted and written to a
+/// [`Spill`] — held unread, so the import never holds every task at once — and the
+/// next save is made to copy their records.
+fn stream_tasks(
+    session: &mut Session,
+    text: &str,
+    outline: Outline,
+    rules: &classify::Rules,
+    now: &str,
+) -> Result<(Vec<TaskRef>, Imported)> {
+    let dir = session.store().dir().to_path_buf();
+    let spill_error = |e: std::io::Error| {
+        WfError::io(
+            &e,
+            format!("cannot write the import's tasks in {}: {e}", dir.display()),
+        )
+    };
+    let mut spill = Spill::create(&dir, outline.len()).map_err(spill_error)?;
+    let mut auditor = Auditor::new(text, Some(outline.format));
+    let mut phases = Phases::default();
+    outline.each_task(text, |mut task| {
+        // A fresh workflow has no kinds lifted.
+        classify::apply(&mut task, rules, &[]);
+        auditor.task(&task);
+        phases.add(&task);
+        spill.push(&task).map_err(spill_error)
+    })?;
+    let (tasks, prior) = spill.finish().map_err(spill_error)?;
+    session.copy_records_from(prior);
+    let audit = auditor.finish(now);
+    Ok((tasks, Imported { audit, phases }))
 }
 
 /// `tasks-<name>.md`: the name reduced to characters safe in one file name.
@@ -246,7 +304,7 @@ fn fresh_state(
     name: &str,
     tasks_file: &str,
     tech_design: Option<String>,
-    tasks: Vec<Task>,
+    tasks: Vec<TaskRef>,
     now: &str,
 ) -> WorkflowState {
     let mut state = WorkflowState::new();
@@ -264,7 +322,7 @@ fn fresh_state(
         changes_dir: "changes/".into(),
         ..DeltaTracking::default()
     });
-    state.tasks = crate::state::model::shared(tasks);
+    state.tasks = tasks;
     state
 }
 
@@ -316,7 +374,7 @@ fn reimport(
             state.decision_options = replan::DECISION_OPTIONS.map(String::from).to_vec();
             state.replan_reason = Some("major_change".into());
             session.save()?;
-            return Ok(Outcome::NeedsDecision(replan::decision_message(why, &diff)));
+            return Err(WfError::usage(replan::decision_message(why, &diff)));
         }
         replan::Verdict::Apply { backup } => backup,
     };
@@ -417,12 +475,18 @@ fn write_meta(
     write_atomic(&staged(dir, "project-meta.json"), &bytes)
 }
 
-fn render_summary(state: &WorkflowState, outcome: &Outcome, plan_path: &Path, out: &Output) {
+fn render_summary(
+    state: &WorkflowState,
+    phases: &Phases,
+    outcome: &Outcome,
+    plan_path: &Path,
+    out: &Output,
+) {
     let change = match outcome {
         Outcome::Reimported { diff, change } => Some((change.as_str(), diff)),
         _ => None,
     };
-    let summary = crate::report::start::summary(state, change, plan_path, out.look());
+    let summary = crate::report::start::summary(state, phases, change, plan_path, out.look());
     out.json_value(&summary.json);
     for line in &summary.stderr {
         crate::output::stderr_line(format_args!("{line}"));

@@ -230,21 +230,19 @@ fn builtin_rules() -> Vec<Rule> {
     ]
 }
 
-/// Gives each task its blocker kinds — its own plus those `rules` find, less the kinds
-/// already lifted (`unblocked`) — and makes a pending task with any left `blocked`.
-pub fn apply(tasks: &mut [Task], rules: &Rules, unblocked: &[String]) {
-    for task in tasks {
-        let mut kinds = std::mem::take(&mut task.blocked_by);
-        for kind in classify(task, rules) {
-            if !kinds.contains(&kind) {
-                kinds.push(kind);
-            }
+/// Gives the task its blocker kinds — its own plus those `rules` find, less the kinds
+/// already lifted (`unblocked`) — and makes it `blocked` if it is pending with any left.
+pub fn apply(task: &mut Task, rules: &Rules, unblocked: &[String]) {
+    let mut kinds = std::mem::take(&mut task.blocked_by);
+    for kind in classify(task, rules) {
+        if !kinds.contains(&kind) {
+            kinds.push(kind);
         }
-        kinds.retain(|k| !unblocked.contains(k));
-        task.blocked_by = kinds;
-        if task.status == TaskStatus::Pending && !task.blocked_by.is_empty() {
-            task.status = TaskStatus::Blocked;
-        }
+    }
+    kinds.retain(|k| !unblocked.contains(k));
+    task.blocked_by = kinds;
+    if task.status == TaskStatus::Pending && !task.blocked_by.is_empty() {
+        task.status = TaskStatus::Blocked;
     }
 }
 

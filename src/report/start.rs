@@ -3,7 +3,7 @@
 //! it passed, and on stderr when it failed (where they are not lost in the summary:
 //! `workflow-execute` will refuse).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::path::Path;
 
 use crate::output::Look;
@@ -11,7 +11,8 @@ use serde_json::{json, Value};
 
 use super::findings::{audit_failure_lines, finding_lines};
 use crate::plan::diff::PlanDiff;
-use crate::state::{TaskStatus, WorkflowState};
+use crate::state::model::Glance;
+use crate::state::{Task, TaskStatus, WorkflowState};
 
 /// The summary of an import: JSON, the text for stdout, and lines for stderr.
 pub struct Summary {
@@ -20,19 +21,25 @@ pub struct Summary {
     pub stderr: Vec<String>,
 }
 
-/// `change`: a re-import's change id and diff, none for a fresh import.
+/// `change`: a re-import's change id and diff, none for a fresh import. `phases`: the
+/// state's tasks counted ([`Phases::of`], or as an import made them).
 pub fn summary(
     state: &WorkflowState,
+    phases: &Phases,
     change: Option<(&str, &PlanDiff)>,
     plan_path: &Path,
     look: Look,
 ) -> Summary {
-    let phases = phase_counts(state);
-    let blocked: Vec<Value> = state
-        .tasks
-        .iter()
-        .filter(|t| t.status == TaskStatus::Blocked)
-        .map(|t| json!({"id": t.id, "blocked_by": t.blocked_by}))
+    let phases = &phases.counts;
+    // By what the task index holds of each task: a fresh import's tasks are not read.
+    let blocked_tasks = || {
+        state
+            .tasks
+            .iter()
+            .filter(|t| t.status() == TaskStatus::Blocked)
+    };
+    let blocked: Vec<Value> = blocked_tasks()
+        .map(|t| json!({"id": t.id(), "blocked_by": t.blocked_by()}))
         .collect();
     let audit = &state.zero_decision_audit;
     let errors = audit
@@ -57,7 +64,7 @@ pub fn summary(
     });
     let mut table = super::table::new(look);
     table.set_header(vec!["phase", "tasks", "done", "blocked"]);
-    for (p, n, d, b) in &phases {
+    for (p, n, d, b) in phases {
         table.add_row(vec![p.clone(), n.to_string(), d.to_string(), b.to_string()]);
     }
     let mut text = format!(
@@ -76,15 +83,11 @@ pub fn summary(
             diff.unchanged.len()
         ));
     }
-    for t in state
-        .tasks
-        .iter()
-        .filter(|t| t.status == TaskStatus::Blocked)
-    {
+    for t in blocked_tasks() {
         text.push_str(&format!(
             "\nBlocked: {} waits on {}",
-            t.id,
-            t.blocked_by.join(", ")
+            t.id(),
+            t.blocked_by().join(", ")
         ));
     }
     text.push_str(&format!(
@@ -113,24 +116,42 @@ pub fn summary(
 }
 
 /// Per phase, in plan order: name, tasks, done, blocked.
-fn phase_counts(state: &WorkflowState) -> Vec<(String, usize, usize, usize)> {
-    let mut phases: BTreeMap<usize, (String, usize, usize, usize)> = BTreeMap::new();
-    let mut order: HashMap<&str, usize> = HashMap::new();
-    for t in &state.tasks {
-        let n = order.len();
-        let idx = *order.entry(t.phase.as_str()).or_insert(n);
-        let e = phases
-            .entry(idx)
-            .or_insert_with(|| (t.phase.clone(), 0, 0, 0));
+#[derive(Debug, Default)]
+pub struct Phases {
+    counts: Vec<(String, usize, usize, usize)>,
+    /// Where each phase is in `counts`.
+    index: HashMap<String, usize>,
+}
+
+impl Phases {
+    pub fn of(state: &WorkflowState) -> Phases {
+        let mut phases = Phases::default();
+        for t in &state.tasks {
+            phases.add(t);
+        }
+        phases
+    }
+
+    /// Counts the plan's next task.
+    pub fn add(&mut self, task: &Task) {
+        let i = if let Some(&i) = self.index.get(task.phase.as_str()) {
+            i
+        } else {
+            self.index.insert(task.phase.clone(), self.counts.len());
+            self.counts.push((task.phase.clone(), 0, 0, 0));
+            self.counts.len() - 1
+        };
+        let Some(e) = self.counts.get_mut(i) else {
+            return;
+        };
         e.1 += 1;
-        if t.status.is_done() {
+        if task.status.is_done() {
             e.2 += 1;
         }
-        if t.status == TaskStatus::Blocked {
+        if task.status == TaskStatus::Blocked {
             e.3 += 1;
         }
     }
-    phases.into_values().collect()
 }
 
 /// `a, b, c`, or `none`.

@@ -14,6 +14,7 @@ pub mod model;
 pub mod ready;
 pub mod recover;
 pub mod snapshot_file;
+pub mod spill;
 pub mod store;
 pub mod summary;
 pub mod task_index;

@@ -112,6 +112,18 @@ pub fn write<W: Write>(
     })
 }
 
+/// Writes `task`'s record as [`write`] puts it in a snapshot: pretty JSON indented
+/// as an element of the state's `tasks` array, so a [`Copier`] can copy it into one
+/// (`state::spill`).
+pub fn write_record(out: &mut Vec<u8>, task: &crate::state::model::Task) -> io::Result<()> {
+    let mut formatter = PrettyFormatter::new();
+    // Two levels in: the state's object and its `tasks` array.
+    formatter.begin_object(&mut io::sink())?;
+    formatter.begin_array(&mut io::sink())?;
+    task.serialize(&mut serde_json::Serializer::with_formatter(out, formatter))
+        .map_err(io::Error::from)
+}
+
 thread_local! {
     static WRITING: RefCell<Option<Writing>> = const { RefCell::new(None) };
 }
@@ -340,6 +352,21 @@ impl Prior {
                     mark,
                 },
             },
+        })
+    }
+
+    /// Records written for `tasks` at `spans` in `file`, which nothing else writes
+    /// (`state::spill`).
+    pub fn spilled(
+        file: std::fs::File,
+        tasks: &[TaskRef],
+        spans: Vec<[u64; 2]>,
+    ) -> io::Result<Prior> {
+        Ok(Prior {
+            id: FileId::of(&file.metadata()?),
+            file,
+            tasks: tasks.iter().map(TaskRef::downgrade).collect(),
+            spans: Spans::Known(spans),
         })
     }
 

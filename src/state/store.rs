@@ -597,6 +597,12 @@ impl Session {
     /// `save` as a checkpoint's first half, for `run::checkpoint::save`, which brings
     /// the plan copy up to the state next: a catch-up save after a crash does not
     /// mirror the copy itself here, as a bare `save` does.
+    /// Makes the next save copy the records `prior` holds of the state's tasks: a
+    /// fresh import's, written as it made them (`state::spill`).
+    pub fn copy_records_from(&mut self, prior: Prior) {
+        Prior::keep(&self.prior, Some(prior));
+    }
+
     pub(crate) fn checkpoint_snapshot(&mut self) -> Result<()> {
         self.catch_up = false;
         self.save()

@@ -62,7 +62,7 @@ pub struct Entry {
 }
 
 impl Entry {
-    fn of(task: &Task, span: [u64; 2]) -> Entry {
+    pub(crate) fn of(task: &Task, span: [u64; 2]) -> Entry {
         Entry {
             id: task.id.clone(),
             status: task.status,

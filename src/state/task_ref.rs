@@ -42,8 +42,10 @@ pub struct Record {
     pub glance: crate::state::task_index::Entry,
 }
 
-/// The snapshot file the tasks were loaded from, open: a snapshot is replaced by a
-/// rename, never written in place, so the handle reads the file that was loaded.
+/// The file holding the tasks' records, open: the snapshot they were loaded from (a
+/// snapshot is replaced by a rename, never written in place, so the handle reads the
+/// file that was loaded), or the unnamed file an import wrote them to
+/// (`state::spill`).
 pub struct Source {
     pub path: std::path::PathBuf,
     pub file: std::fs::File,
@@ -141,6 +143,7 @@ impl TaskRef {
 /// into), read from the file the index names, so it parses; one that does not means
 /// the file was written over in place since with the same size and time.
 fn read_record(record: &Record) -> Task {
+    crate::testing::record_read();
     let [start, end] = record.glance.span;
     let bytes = crate::fs::read_span(&record.source.file, start, end);
     match bytes.map(|bytes| serde_json::from_slice::<Task>(&bytes)) {

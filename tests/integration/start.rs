@@ -542,3 +542,96 @@ fn a_reimport_over_an_archived_workflow_is_refused_and_archive_finishes_it() {
     assert!(!log.contains(r#""from":"archived""#), "{log}");
     t.wf(&["status"]).ok();
 }
+
+/// A 3,000-task claude-workflow plan: phases of 500, a chain of deps, every
+/// hundredth task waiting on an API (classified blocked), every seventh done in the
+/// plan.
+fn big_claude_plan() -> String {
+    let mut plan = String::from("# Tasks: big\n\n");
+    for i in 1..=3000 {
+        let name = if i % 100 == 0 { "数据获取" } else { "step" };
+        let done = if i % 7 == 0 { " ✅" } else { "" };
+        plan.push_str(&format!(
+            "## T{i}: {name} {i}{done}\n- **阶段**: p{}\n- **文件**: `src/s{i}.ts`\n- **actions**: create_file\n- **验证命令**: `test -f src/s{i}.ts`\n",
+            i / 500
+        ));
+        if i > 1 {
+            plan.push_str(&format!("- **依赖**: T{}\n", i - 1));
+        }
+        plan.push('\n');
+    }
+    plan
+}
+
+/// A 3,000-task spec-kit plan: phases of 100, `[P]` marks, explicit deps and a
+/// Dependencies section (edges the graph adds after its checks).
+fn big_speckit_plan() -> String {
+    let mut plan = String::from("# Tasks: big\n");
+    for i in 1..=3000 {
+        if (i - 1) % 100 == 0 {
+            plan.push_str(&format!("\n## Phase {}: block\n\n", (i - 1) / 100 + 1));
+        }
+        let p = if i % 4 == 0 { "" } else { "[P] " };
+        let dep = if i > 10 && i % 10 == 0 {
+            format!(" (depends on T{:05})", i - 7)
+        } else {
+            String::new()
+        };
+        plan.push_str(&format!(
+            "- [ ] T{i:05} {p}Implement part {i} in src/p{i}.rs{dep}\n"
+        ));
+    }
+    plan.push_str("\n## Dependencies\n\n- T00050 depends on T00042\n");
+    plan
+}
+
+/// A fresh import never holds its tasks whole: it writes each as it reads it and
+/// reads back only the few the summary names, whatever the plan's size
+/// (`WF_TEST_MAX_RECORD_READS`, src/testing.rs) — and leaves the tasks a re-import,
+/// which holds them all, leaves of the same plan.
+#[test]
+fn a_fresh_import_reads_back_only_the_tasks_the_summary_names() {
+    for (what, text) in [
+        ("claude-workflow", big_claude_plan()),
+        ("spec-kit", big_speckit_plan()),
+    ] {
+        let mut fresh = Test::new();
+        fresh.write("tasks.md", &text);
+        // The summary names the blocked tasks and the first pending ones.
+        fresh.env("WF_TEST_MAX_RECORD_READS", "100");
+        let summary = fresh
+            .wf(&["--json", "workflow-start", "tasks.md"])
+            .ok()
+            .json();
+        assert_eq!(summary["tasks"], 3000, "{what}");
+
+        let whole = Test::new();
+        whole.write("other.md", "## T9999: other\n- **actions**: x\n");
+        whole.wf(&["workflow-start", "other.md"]).ok();
+        whole.write("tasks.md", &text);
+        let resummary = whole
+            .wf(&["--json", "workflow-start", "--force", "tasks.md"])
+            .ok()
+            .json();
+        for key in ["phases", "blocked", "audit", "mode", "tasks"] {
+            assert_eq!(summary[key], resummary[key], "{what}: {key}");
+        }
+        let (a, b) = (fresh.state(), whole.state());
+        assert_eq!(a["tasks"], b["tasks"], "{what}");
+        assert_eq!(a["progress"], b["progress"], "{what}");
+        assert_eq!(
+            a["zero_decision_audit"]["anti_patterns"], b["zero_decision_audit"]["anti_patterns"],
+            "{what}"
+        );
+    }
+    let claude = Test::new();
+    claude.write("tasks.md", big_claude_plan());
+    let summary = claude
+        .wf(&["--json", "workflow-start", "tasks.md"])
+        .ok()
+        .json();
+    assert_eq!(summary["mode"], "progressive");
+    assert_eq!(summary["phases"].as_array().map(Vec::len), Some(7));
+    // Every hundredth but those done (700, 1400, 2100, 2800).
+    assert_eq!(summary["blocked"].as_array().map(Vec::len), Some(26));
+}

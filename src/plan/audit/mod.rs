@@ -158,16 +158,44 @@ pub fn audit_as(
     format: Option<Format>,
     audited_at: &str,
 ) -> ZeroDecisionAudit {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut auditor = Auditor::new(text, format);
+    for t in tasks {
+        auditor.task(t);
+    }
+    auditor.finish(audited_at)
+}
+
+/// The audit a task at a time, in plan order, for an import that does not hold
+/// every task at once (`plan::Outline`): [`audit_as`] is its loop.
+pub struct Auditor<'a> {
+    text: &'a str,
+    format: Option<Format>,
     // Read only when a finding needs its line, a task's block at a time: a
     // 100,000-task plan is 700,000 lines, 50 MB held at once.
-    let mut blocks = Blocks::new(text, format);
-    let mut findings: Vec<AuditFinding> = Vec::new();
-    let mut ambiguities: Vec<Value> = Vec::new();
-    for t in tasks {
+    blocks: Blocks<'a>,
+    findings: Vec<AuditFinding>,
+    ambiguities: Vec<Value>,
+}
+
+impl<'a> Auditor<'a> {
+    pub fn new(text: &'a str, format: Option<Format>) -> Auditor<'a> {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        Auditor {
+            text,
+            format,
+            blocks: Blocks::new(text, format),
+            findings: Vec::new(),
+            ambiguities: Vec::new(),
+        }
+    }
+
+    /// Audits the plan's next task.
+    pub fn task(&mut self, t: &Task) {
+        let (format, blocks) = (self.format, &mut self.blocks);
+        let (findings, ambiguities) = (&mut self.findings, &mut self.ambiguities);
         // Done or skipped: the work is decided.
         if t.status.is_done() {
-            continue;
+            return;
         }
         let fields = [
             ("name", Some(t.name.as_str())),
@@ -243,13 +271,17 @@ pub fn audit_as(
             }
         }
     }
-    scan_text(text, &mut ambiguities);
-    ZeroDecisionAudit {
-        passed: !findings.iter().any(|f| f.severity == "error"),
-        anti_patterns: findings,
-        remaining_ambiguities: ambiguities,
-        audited_at: Some(audited_at.to_string()),
-        ..ZeroDecisionAudit::default()
+
+    /// The audit of the tasks given, and of the plan's text.
+    pub fn finish(mut self, audited_at: &str) -> ZeroDecisionAudit {
+        scan_text(self.text, &mut self.ambiguities);
+        ZeroDecisionAudit {
+            passed: !self.findings.iter().any(|f| f.severity == "error"),
+            anti_patterns: self.findings,
+            remaining_ambiguities: self.ambiguities,
+            audited_at: Some(audited_at.to_string()),
+            ..ZeroDecisionAudit::default()
+        }
     }
 }
 
