@@ -2,7 +2,10 @@
 //! workflow — or re-import an edited plan without losing progress.
 //!
 //! Everything that can fail on the plan (reading, parsing, validation, config rules)
-//! happens before the lock is taken and before any file is written.
+//! happens before the lock is taken and before any file is written. Under the lock,
+//! the tasks are read from the text a second time (`plan::Outline`: a fresh import
+//! never holds them all whole), classified and audited; that pass finds nothing new
+//! wrong with the plan.
 //!
 //! An import is one transaction (see `state::recover`): the change record and the
 //! backup go under names the current state does not refer to, the plan copy and

@@ -178,7 +178,40 @@ impl Outline {
 
     /// Gives `each` the plan's tasks in plan order, as `plan::parse` would return
     /// them, parsed again from `text`: the text this outline was read from.
-    pub fn each_task(mut self, text: &str, mut each: impl FnMut(Task) -> Result<()>) -> Result<()> {
+    pub fn each_task(self, text: &str, mut each: impl FnMut(Task) -> Result<()>) -> Result<()> {
+        self.each_unstamped(text, |mut task, hashed_deps| {
+            let added = task.deps.split_off(hashed_deps.min(task.deps.len()));
+            digest::stamp(&mut task);
+            task.deps.extend(added);
+            each(task)
+        })
+    }
+
+    /// Every task at once ([`Outline::each_task`]), hashed across the cores
+    /// (`digest::stamp_all`, as `plan::parse` does), the deps the digest does not
+    /// cover set aside meanwhile.
+    pub fn into_tasks(self, text: &str) -> Result<Vec<Task>> {
+        let mut tasks = Vec::with_capacity(self.len());
+        let mut added = Vec::with_capacity(self.len());
+        self.each_unstamped(text, |mut task, hashed_deps| {
+            added.push(task.deps.split_off(hashed_deps.min(task.deps.len())));
+            tasks.push(task);
+            Ok(())
+        })?;
+        digest::stamp_all(&mut tasks);
+        for (task, added) in tasks.iter_mut().zip(added) {
+            task.deps.extend(added);
+        }
+        Ok(tasks)
+    }
+
+    /// The second pass: each task with its settled deps, not yet hashed, and how
+    /// many of the deps its digest covers.
+    fn each_unstamped(
+        mut self,
+        text: &str,
+        mut each: impl FnMut(Task, usize) -> Result<()>,
+    ) -> Result<()> {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let mut next = 0;
         // An error of `each` stops the parser, which only knows plan errors: kept
@@ -197,14 +230,8 @@ impl Outline {
             };
             next += 1;
             let mut task = draft.task;
-            task.deps = settled
-                .deps
-                .get(..settled.hashed_deps)
-                .unwrap_or(&[])
-                .to_vec();
-            digest::stamp(&mut task);
             task.deps = std::mem::take(&mut settled.deps).into_vec();
-            each(task).map_err(|e| stop(e, &mut failed))
+            each(task, settled.hashed_deps).map_err(|e| stop(e, &mut failed))
         };
         let parsed = run_parser(self.format, text, &mut sink, &mut Vec::new());
         if let Some(e) = failed {
@@ -216,16 +243,6 @@ impl Outline {
             return Err(second_pass(&self.shown, &what));
         }
         Ok(())
-    }
-
-    /// Every task at once ([`Outline::each_task`]).
-    pub fn into_tasks(self, text: &str) -> Result<Vec<Task>> {
-        let mut tasks = Vec::with_capacity(self.len());
-        self.each_task(text, |task| {
-            tasks.push(task);
-            Ok(())
-        })?;
-        Ok(tasks)
     }
 }
 
@@ -255,11 +272,16 @@ pub(crate) fn read(
     // their size, a quarter of the import's peak at 100,000 tasks.
     let mut nodes: Vec<Node> = Vec::with_capacity(expected);
     let mut tasks: Vec<Task> = Vec::with_capacity(if keep_tasks { expected } else { 0 });
+    // Reported once the whole plan parses: an error of the parse, anywhere, comes
+    // first.
+    let mut oversized: Option<PlanError> = None;
     let links = run_parser(
         format,
         text,
         &mut |draft: Draft| {
-            super::limits::check(&draft.task, text)?;
+            if oversized.is_none() {
+                oversized = super::limits::check(&draft.task, text).err();
+            }
             let (node, task) = draft.split();
             nodes.push(node);
             if keep_tasks {
@@ -272,6 +294,9 @@ pub(crate) fn read(
     .map_err(at)?;
     if let Some(links) = links {
         super::speckit::resolve(&mut nodes, &links, &mut warnings).map_err(at)?;
+    }
+    if let Some(e) = oversized {
+        return Err(at(e));
     }
     // Hashed as the plan has them: before spec-kit's phase-order edges and the
     // Dependencies section's deps are added (`digest`).
@@ -358,4 +383,60 @@ pub(crate) fn drafts(
             .collect();
     }
     Ok(drafts)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use crate::error::WfError;
+
+    fn plan(n: usize) -> String {
+        let mut text = String::new();
+        for i in 1..=n {
+            text.push_str(&format!("## T{i}: step {i}\n- **actions**: x\n\n"));
+        }
+        text
+    }
+
+    /// The callback's own error ends the second pass and is what it returns: the
+    /// parser does not go on, nor is the error turned into a plan error.
+    #[test]
+    fn an_error_of_the_callback_stops_the_second_pass_and_is_returned() {
+        let text = plan(10);
+        let (outline, _) = super::read(Path::new("tasks.md"), &text, false).unwrap();
+        let mut seen = 0;
+        let err = outline
+            .each_task(&text, |_| {
+                seen += 1;
+                if seen == 3 {
+                    Err(WfError::usage("disk full"))
+                } else {
+                    Ok(())
+                }
+            })
+            .unwrap_err();
+        assert_eq!((seen, err.message.as_str()), (3, "disk full"));
+    }
+
+    /// An oversized verify command is refused only once the whole plan parses, as
+    /// before the parsers handed tasks over one at a time: a bad heading after it is
+    /// the error shown, however far apart the two are.
+    #[test]
+    fn an_error_of_the_parse_comes_before_an_oversized_command() {
+        let big = "x".repeat(super::super::limits::MAX_VERIFY_CMD_BYTES + 1);
+        let bad = "### Task 1.1: z\n- **File**: a.rs\n";
+        for between in [0, 3] {
+            let text = format!(
+                "## T1: one\n- **验证命令**: `{big}`\n\n{}{bad}",
+                plan(between).replace("## T", "## T9")
+            );
+            let err = super::read(Path::new("tasks.md"), &text, false).unwrap_err();
+            assert!(
+                err.message.contains("this heading has task fields"),
+                "{between}: {}",
+                &err.message[..120.min(err.message.len())]
+            );
+        }
+    }
 }

@@ -37,8 +37,7 @@ impl Spill {
     pub fn create(dir: &Path, expected: usize) -> io::Result<Spill> {
         let file = tempfile::tempfile_in(dir)?;
         let source = Arc::new(Source {
-            // Only ever shown: the file has no name.
-            path: dir.join("(the import's task records)"),
+            snapshot: None,
             file: file.try_clone()?,
         });
         Ok(Spill {

@@ -594,15 +594,15 @@ impl Session {
         self.emit(NewEvent::new(EventKind::WorkflowStatusChanged, data))
     }
 
-    /// `save` as a checkpoint's first half, for `run::checkpoint::save`, which brings
-    /// the plan copy up to the state next: a catch-up save after a crash does not
-    /// mirror the copy itself here, as a bare `save` does.
     /// Makes the next save copy the records `prior` holds of the state's tasks: a
     /// fresh import's, written as it made them (`state::spill`).
     pub fn copy_records_from(&mut self, prior: Prior) {
         Prior::keep(&self.prior, Some(prior));
     }
 
+    /// `save` as a checkpoint's first half, for `run::checkpoint::save`, which brings
+    /// the plan copy up to the state next: a catch-up save after a crash does not
+    /// mirror the copy itself here, as a bare `save` does.
     pub(crate) fn checkpoint_snapshot(&mut self) -> Result<()> {
         self.catch_up = false;
         self.save()
@@ -970,7 +970,7 @@ fn parse_unread(
         return None;
     }
     let source = Arc::new(crate::state::task_ref::Source {
-        path: path.to_path_buf(),
+        snapshot: Some(path.to_path_buf()),
         file: file.try_clone().ok()?,
     });
     state.tasks = entries

@@ -47,7 +47,8 @@ pub struct Record {
 /// file that was loaded), or the unnamed file an import wrote them to
 /// (`state::spill`).
 pub struct Source {
-    pub path: std::path::PathBuf,
+    /// The snapshot's path; none for an import's unnamed file.
+    pub snapshot: Option<std::path::PathBuf>,
     pub file: std::fs::File,
 }
 
@@ -149,16 +150,22 @@ fn read_record(record: &Record) -> Task {
     match bytes.map(|bytes| serde_json::from_slice::<Task>(&bytes)) {
         Some(Ok(task)) if task.id == record.glance.id => task,
         _ => {
-            crate::state::task_index::forget(&record.source.path);
-            crate::output::stderr_line(format_args!(
-                "wf: {}: the record of task {} (bytes {}..{}) no longer reads as that task: the \
-                 file was changed in place while wf read it. Run the command again: it reads the \
-                 whole file (and names what is wrong in it).",
-                record.source.path.display(),
-                record.glance.id,
-                start,
-                end,
-            ));
+            let (id, at) = (&record.glance.id, format!("bytes {start}..{end}"));
+            if let Some(path) = &record.source.snapshot {
+                crate::state::task_index::forget(path);
+                crate::output::stderr_line(format_args!(
+                    "wf: {}: the record of task {id} ({at}) no longer reads as that task: the \
+                     file was changed in place while wf read it. Run the command again: it \
+                     reads the whole file (and names what is wrong in it).",
+                    path.display(),
+                ));
+            } else {
+                // Nothing but this process can reach an import's unnamed file.
+                crate::output::stderr_line(format_args!(
+                    "wf: the record of task {id} ({at}) that this import wrote does not read \
+                     back as that task; this is a bug in wf, please report it."
+                ));
+            }
             std::process::exit(crate::error::ErrorKind::CorruptState.exit_code());
         }
     }

@@ -585,10 +585,10 @@ fn big_speckit_plan() -> String {
     plan
 }
 
-/// A fresh import never holds its tasks whole: it writes each as it reads it and
-/// reads back only the few the summary names, whatever the plan's size
-/// (`WF_TEST_MAX_RECORD_READS`, src/testing.rs) — and leaves the tasks a re-import,
-/// which holds them all, leaves of the same plan.
+/// A fresh import reads back, of the tasks it wrote as it read them (src/state/spill.rs,
+/// whose unit test holds that they are kept unread), only the few the summary names,
+/// whatever the plan's size (`WF_TEST_MAX_RECORD_READS`, src/testing.rs) — and leaves
+/// the tasks a re-import, which holds them all, leaves of the same plan.
 #[test]
 fn a_fresh_import_reads_back_only_the_tasks_the_summary_names() {
     for (what, text) in [
