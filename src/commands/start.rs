@@ -266,12 +266,12 @@ fn stream_tasks(
     let mut spill = Spill::create(&dir, outline.len()).map_err(spill_error)?;
     let mut auditor = Auditor::new(text, Some(outline.format));
     let mut phases = Phases::default();
-    outline.each_task(text, |mut task| {
+    outline.each_task(text, |task| {
         // A fresh workflow has no kinds lifted.
-        classify::apply(&mut task, rules, &[]);
-        auditor.task(&task);
-        phases.add(&task);
-        spill.push(&task).map_err(spill_error)
+        classify::apply(task, rules, &[]);
+        auditor.task(task);
+        phases.add(task);
+        spill.push(task).map_err(spill_error)
     })?;
     let (tasks, prior) = spill.finish().map_err(spill_error)?;
     session.copy_records_from(prior);
