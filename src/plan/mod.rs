@@ -6,7 +6,8 @@
 //! headings, see `speckit.rs`). [`parse`] detects the format, builds the tasks and
 //! validates the graph (`graph.rs`); [`read_outline`] does the same without holding
 //! the tasks, which an [`Outline`] gives one at a time (`outline.rs`, for the import).
-//! Nothing here writes anything, so a bad plan leaves every file as it was. Every error is one line, `<file>:<line>: <what>; <fix>`.
+//! Nothing here writes anything, so a bad plan leaves every file as it was. Every
+//! error is one line, `<file>:<line>: <what>; <fix>`.
 //!
 //! Around the parsers: [`classify`] marks tasks that wait on an external input
 //! (docs/plans.md "Classification"), [`audit`] runs the zero-decision audit,

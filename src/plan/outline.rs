@@ -189,19 +189,26 @@ impl Outline {
         text: &str,
         mut each: impl FnMut(&mut Task) -> Result<()>,
     ) -> Result<()> {
-        type Batch = Vec<(Task, usize)>;
+        /// Parsed tasks, and how many of each one's deps its digest covers.
+        #[derive(Default)]
+        struct Batch {
+            tasks: Vec<Task>,
+            hashed_deps: Vec<usize>,
+        }
         const BATCH: usize = 128;
         let (to_main, parsed) = std::sync::mpsc::sync_channel::<Batch>(2);
         let (to_parser, spent) = std::sync::mpsc::channel::<Batch>();
         std::thread::scope(|scope| {
             let parser = scope.spawn(move || -> Result<()> {
-                let mut batch = Vec::with_capacity(BATCH);
+                let mut batch = Batch::default();
                 let sent = self.each_unstamped(text, |task, hashed_deps| {
-                    batch.push((task, hashed_deps));
-                    if batch.len() == BATCH {
-                        let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
+                    batch.tasks.push(task);
+                    batch.hashed_deps.push(hashed_deps);
+                    if batch.tasks.len() == BATCH {
                         // Closed: `each` failed, and the main side returns its error.
-                        to_main.send(full).map_err(|_| WfError::usage("stopped"))?;
+                        to_main
+                            .send(std::mem::take(&mut batch))
+                            .map_err(|_| WfError::usage("stopped"))?;
                         while let Ok(done) = spent.try_recv() {
                             drop(done);
                         }
@@ -219,15 +226,9 @@ impl Outline {
             });
             let mut result = Ok(());
             for mut batch in parsed {
-                for (task, hashed_deps) in &mut batch {
-                    let added = task.deps.split_off((*hashed_deps).min(task.deps.len()));
-                    digest::stamp(task);
-                    task.deps.extend(added);
-                    result = each(task);
-                    if result.is_err() {
-                        break;
-                    }
-                }
+                let hashed = &batch.hashed_deps;
+                stamp_covering(&mut batch.tasks, |i| hashed.get(i).copied().unwrap_or(0));
+                result = batch.tasks.iter_mut().try_for_each(&mut each);
                 let _ = to_parser.send(batch);
                 if result.is_err() {
                     break;
@@ -246,16 +247,13 @@ impl Outline {
     /// cover set aside meanwhile.
     pub fn into_tasks(self, text: &str) -> Result<Vec<Task>> {
         let mut tasks = Vec::with_capacity(self.len());
-        let mut added = Vec::with_capacity(self.len());
-        self.each_unstamped(text, |mut task, hashed_deps| {
-            added.push(task.deps.split_off(hashed_deps.min(task.deps.len())));
+        let mut hashed = Vec::with_capacity(self.len());
+        self.each_unstamped(text, |task, hashed_deps| {
             tasks.push(task);
+            hashed.push(hashed_deps);
             Ok(())
         })?;
-        digest::stamp_all(&mut tasks);
-        for (task, added) in tasks.iter_mut().zip(added) {
-            task.deps.extend(added);
-        }
+        stamp_covering(&mut tasks, |i| hashed.get(i).copied().unwrap_or(0));
         Ok(tasks)
     }
 
@@ -297,6 +295,21 @@ impl Outline {
             return Err(second_pass(&self.shown, &what));
         }
         Ok(())
+    }
+}
+
+/// Stamps each task's digest (`digest::stamp_all`: across the cores for a plan's
+/// worth) over the dependencies it covers, the first `hashed_deps(i)` of the `i`th
+/// task's: the edges added after them are set aside meanwhile.
+fn stamp_covering(tasks: &mut [Task], hashed_deps: impl Fn(usize) -> usize) {
+    let added: Vec<Vec<String>> = tasks
+        .iter_mut()
+        .enumerate()
+        .map(|(i, task)| task.deps.split_off(hashed_deps(i).min(task.deps.len())))
+        .collect();
+    digest::stamp_all(tasks);
+    for (task, added) in tasks.iter_mut().zip(added) {
+        task.deps.extend(added);
     }
 }
 
@@ -357,12 +370,6 @@ pub(crate) fn read(
     for node in &mut nodes {
         node.hashed_deps = node.deps.len();
     }
-    if keep_tasks {
-        for (task, node) in tasks.iter_mut().zip(&nodes) {
-            task.deps.clone_from(&node.deps);
-        }
-        digest::stamp_all(&mut tasks);
-    }
     warnings.sort_by_key(|w| w.line);
     if nodes.is_empty() {
         return Err(at(match warnings.iter().find(|w| w.unread_task) {
@@ -383,9 +390,11 @@ pub(crate) fn read(
     warnings.sort_by_key(|w| w.line);
     let mut settled = Vec::new();
     if keep_tasks {
+        let hashed: Vec<usize> = nodes.iter().map(|n| n.hashed_deps).collect();
         for (task, node) in tasks.iter_mut().zip(nodes) {
             task.deps = node.deps;
         }
+        stamp_covering(&mut tasks, |i| hashed.get(i).copied().unwrap_or(0));
     } else {
         // One at a time into a new array: collected in place, the nodes' array
         // would stay at its size.
@@ -451,6 +460,38 @@ mod tests {
             text.push_str(&format!("## T{i}: step {i}\n- **actions**: x\n\n"));
         }
         text
+    }
+
+    /// A digest covers the deps a task lists, not the phase-order edges spec-kit adds
+    /// after them (`digest`): a task inserted before it moves its edge, not its hash,
+    /// through either way of reading.
+    #[test]
+    fn a_digest_covers_a_tasks_own_deps_not_the_added_edges() {
+        let before = "## Phase 1\n- [ ] T001 a\n- [ ] T003 c (depends on T001)\n";
+        let after = "## Phase 1\n- [ ] T001 a\n- [ ] T002 b\n- [ ] T003 c (depends on T001)\n";
+        let digests = |text: &str| {
+            let parsed = super::super::parse(Path::new("tasks.md"), text)
+                .unwrap()
+                .tasks;
+            let (outline, _) = super::read(Path::new("tasks.md"), text, false).unwrap();
+            let mut read = Vec::new();
+            outline
+                .each_task(text, |t| {
+                    read.push((t.id.clone(), t.deps.clone(), t.digest.clone()));
+                    Ok(())
+                })
+                .unwrap();
+            let parsed: Vec<_> = parsed
+                .into_iter()
+                .map(|t| (t.id, t.deps, t.digest))
+                .collect();
+            assert_eq!(parsed, read, "{text}");
+            read
+        };
+        let (before, after) = (digests(before), digests(after));
+        assert_eq!(before[1].1, ["T001"]);
+        assert_eq!(after[2].1, ["T001", "T002"], "the phase-order edge moved");
+        assert_eq!(before[1].2, after[2].2, "T003's digest did not");
     }
 
     /// The callback's own error ends the second pass and is what it returns: the

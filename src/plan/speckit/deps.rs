@@ -43,12 +43,12 @@ pub(super) struct SectionEdge {
 /// Resolves ranges, refuses explicit deps that are not tasks of this plan (naming
 /// the line that lists them), and attaches the Dependencies-section edges whose ids
 /// are all tasks (the others are warned about and dropped).
-pub(super) fn resolve(
+pub(crate) fn resolve(
     nodes: &mut [Node],
-    explicit: &[Explicit],
-    section: &[SectionEdge],
+    links: &Links,
     warnings: &mut Vec<PlanWarning>,
 ) -> Result<(), PlanError> {
+    let Links { explicit, section } = links;
     let index: HashMap<String, usize> = nodes
         .iter()
         .enumerate()

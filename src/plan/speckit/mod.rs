@@ -79,6 +79,7 @@ use super::{Draft, PlanError, PlanWarning};
 use crate::state::machine::TaskStatus;
 use crate::state::model::Task;
 
+pub(crate) use deps::resolve;
 use deps::{
     depends_on, depends_on_in_text, section_edges_of, DepRef, Explicit, SectionEdge, DEPS_RE,
 };
@@ -183,16 +184,6 @@ pub(crate) fn parse<'a>(
         explicit,
         section: section_edges,
     })
-}
-
-/// Adds each task's `(depends on …)` deps, refusing one that is not a task of the
-/// plan, and notes the Dependencies section's edges for `graph::add_section_deps`.
-pub(crate) fn resolve(
-    nodes: &mut [Node],
-    links: &Links,
-    warnings: &mut Vec<PlanWarning>,
-) -> Result<(), PlanError> {
-    deps::resolve(nodes, &links.explicit, &links.section, warnings)
 }
 
 fn near_task_problem(id: &str) -> String {
@@ -334,7 +325,7 @@ fn is_story(s: &str) -> bool {
         && !t_shape(s)
 }
 
-/// Adds the phase-order edges described in the module doc to `Task.deps`.
+/// Adds the phase-order edges described in the module doc to each node's deps.
 pub(crate) fn add_phase_edges(nodes: &mut [Node]) {
     let ids: Vec<String> = nodes.iter().map(|d| d.id.clone()).collect();
     let mut prev_sinks: Vec<usize> = Vec::new();
