@@ -87,7 +87,7 @@ pub fn summary(
         text.push_str(&format!(
             "\nBlocked: {} waits on {}",
             t.id(),
-            t.blocked_by().join(", ")
+            t.blocked_by().collect::<Vec<_>>().join(", ")
         ));
     }
     text.push_str(&format!(

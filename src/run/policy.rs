@@ -332,7 +332,7 @@ pub fn nothing_ready(tasks: &[TaskRef]) -> Option<Stop> {
     }
     let mut kinds: Vec<String> = open
         .iter()
-        .flat_map(|t| t.blocked_by().iter().cloned())
+        .flat_map(|t| t.blocked_by().map(str::to_owned))
         .collect();
     kinds.sort();
     kinds.dedup();
@@ -409,7 +409,7 @@ pub fn fallout(tasks: &[TaskRef]) -> Fallout {
     let mut dependants: Vec<Vec<usize>> = vec![Vec::new(); tasks.len()];
     for (i, t) in tasks.iter().enumerate() {
         for d in t.deps() {
-            if let Some(&j) = index.get(d.as_str()) {
+            if let Some(&j) = index.get(d) {
                 dependants[j].push(i);
             }
         }

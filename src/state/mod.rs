@@ -6,6 +6,7 @@ pub mod event;
 pub mod event_log;
 pub mod evidence;
 pub mod fold;
+pub mod ids;
 pub mod index_file;
 pub mod machine;
 #[cfg(test)]

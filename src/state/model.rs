@@ -5,6 +5,7 @@
 //! struct carries an `extra` map so fields `wf` does not know survive a load and a
 //! save; fields `wf` only passes through stay `serde_json::Value`.
 
+use crate::state::ids::Ids;
 use crate::state::task_ref::TaskRef;
 use std::collections::BTreeMap;
 
@@ -538,45 +539,36 @@ pub struct Task {
 pub trait Glance {
     fn id(&self) -> &str;
     fn status(&self) -> TaskStatus;
-    fn deps(&self) -> &[String];
-    fn blocked_by(&self) -> &[String];
+    fn deps(&self) -> Ids<'_>;
+    fn blocked_by(&self) -> Ids<'_>;
     fn handed_off(&self) -> bool;
     fn accepted_unchecked(&self) -> bool;
     fn usage(&self) -> Option<Usage>;
 }
 
-/// `Glance` for a struct whose fields of those names are typed as [`Task`]'s (the task
-/// itself, and the task index's entry).
-macro_rules! glance_by_fields {
-    ($t:ty) => {
-        impl $crate::state::model::Glance for $t {
-            fn id(&self) -> &str {
-                &self.id
-            }
-            fn status(&self) -> $crate::state::machine::TaskStatus {
-                self.status
-            }
-            fn deps(&self) -> &[String] {
-                &self.deps
-            }
-            fn blocked_by(&self) -> &[String] {
-                &self.blocked_by
-            }
-            fn handed_off(&self) -> bool {
-                self.handed_off == Some(true)
-            }
-            fn accepted_unchecked(&self) -> bool {
-                self.accepted_unchecked
-            }
-            fn usage(&self) -> Option<$crate::state::model::Usage> {
-                self.usage
-            }
-        }
-    };
+impl Glance for Task {
+    fn id(&self) -> &str {
+        &self.id
+    }
+    fn status(&self) -> TaskStatus {
+        self.status
+    }
+    fn deps(&self) -> Ids<'_> {
+        Ids::listed(&self.deps)
+    }
+    fn blocked_by(&self) -> Ids<'_> {
+        Ids::listed(&self.blocked_by)
+    }
+    fn handed_off(&self) -> bool {
+        self.handed_off == Some(true)
+    }
+    fn accepted_unchecked(&self) -> bool {
+        self.accepted_unchecked
+    }
+    fn usage(&self) -> Option<Usage> {
+        self.usage
+    }
 }
-pub(crate) use glance_by_fields;
-
-glance_by_fields!(Task);
 
 /// A V2 step: `- A1: do → output（验证：check）`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]

@@ -13,7 +13,7 @@ use crate::state::model::{Glance, WorkflowState};
 pub fn is_ready(task: &impl Glance, dep_done: impl Fn(&str) -> bool) -> bool {
     task.status() == TaskStatus::Pending
         && task.blocked_by().is_empty()
-        && task.deps().iter().all(|d| dep_done(d))
+        && task.deps().all(dep_done)
 }
 
 pub fn ready(state: &WorkflowState) -> Vec<usize> {

@@ -966,7 +966,7 @@ fn parse_unread(
     text.truncate(open + 1);
     text.extend_from_slice(&rest[close..]);
     let mut state = parse_state(path, &text).ok()?;
-    if state.event_log != Some(mark) || first_repeated(entries.iter().map(|e| &*e.id)).is_some() {
+    if state.event_log != Some(mark) || first_repeated(entries.iter().map(Glance::id)).is_some() {
         return None;
     }
     let source = Arc::new(crate::state::task_ref::Source {

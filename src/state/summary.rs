@@ -155,7 +155,7 @@ impl Digest {
                         d.pending.push(id());
                     }
                     if d.waiting.len() < WAITING_SHOWN {
-                        let open = t.deps().iter().filter(|x| !done(x)).cloned().collect();
+                        let open = t.deps().filter(|x| !done(x)).map(str::to_owned).collect();
                         d.waiting.push((id(), open));
                     }
                 }
@@ -177,7 +177,7 @@ impl Digest {
                 if status == TaskStatus::Blocked && t.blocked_by().is_empty() {
                     d.blocker_kinds.insert("blocked".into());
                 }
-                d.blocker_kinds.extend(t.blocked_by().iter().cloned());
+                d.blocker_kinds.extend(t.blocked_by().map(str::to_owned));
             }
             if t.accepted_unchecked() && status == TaskStatus::Completed {
                 d.unchecked_count += 1;

@@ -31,9 +31,10 @@ use serde::{Deserialize, Serialize, Serializer};
 use crate::state::event::EventKind;
 use crate::state::event_log::{Event, EventHead};
 use crate::state::fold::{apply_event, folds};
+use crate::state::ids::{Ids, Packed};
 use crate::state::index_file::{IndexReader, Staged};
 use crate::state::machine::TaskStatus;
-use crate::state::model::{current_of, LogMark, Task, Usage, WorkflowState};
+use crate::state::model::{current_of, Glance, LogMark, Task, Usage, WorkflowState};
 use crate::state::summary::{Digest, FileId, View};
 
 pub const INDEX_FILE: &str = "task-index.json";
@@ -47,32 +48,58 @@ const WRITER: &str = concat!(env!("CARGO_PKG_VERSION"), "+", env!("WF_RECORD_LAY
 /// One task as the digest sees it, and where its whole record is in the snapshot.
 /// Written as an array of its fields in this order (borrowed from the task: writing
 /// the index copies nothing), which reads faster than an object: no key to parse.
+/// Held with its ids packed (`state::ids`): a state holds one of these for every task
+/// it has not read.
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(test, derive(Deserialize))]
 pub struct Entry {
-    pub id: String,
+    /// The task's id, then its deps, then its blockers.
+    ids: Packed,
+    deps: usize,
+    blocked_by: usize,
     pub status: TaskStatus,
-    pub deps: Vec<String>,
-    pub blocked_by: Vec<String>,
     pub accepted_unchecked: bool,
     pub handed_off: Option<bool>,
-    pub usage: Option<Usage>,
+    /// Boxed: most tasks have none, and it is four times the pointer.
+    pub usage: Option<Box<Usage>>,
     /// Start and end byte offsets of the task's record in the snapshot.
     pub span: [u64; 2],
 }
 
 impl Entry {
-    pub(crate) fn of(task: &Task, span: [u64; 2]) -> Entry {
+    #[allow(clippy::too_many_arguments)]
+    fn new<'a>(
+        id: &'a str,
+        status: TaskStatus,
+        deps: impl ExactSizeIterator<Item = &'a str>,
+        blocked_by: impl ExactSizeIterator<Item = &'a str>,
+        accepted_unchecked: bool,
+        handed_off: Option<bool>,
+        usage: Option<Usage>,
+        span: [u64; 2],
+    ) -> Entry {
         Entry {
-            id: task.id.clone(),
-            status: task.status,
-            deps: task.deps.clone(),
-            blocked_by: task.blocked_by.clone(),
-            accepted_unchecked: task.accepted_unchecked,
-            handed_off: task.handed_off,
-            usage: task.usage,
+            deps: deps.len(),
+            blocked_by: blocked_by.len(),
+            ids: Packed::new(std::iter::once(id).chain(deps).chain(blocked_by)),
+            status,
+            accepted_unchecked,
+            handed_off,
+            usage: usage.map(Box::new),
             span,
         }
+    }
+
+    pub(crate) fn of(task: &Task, span: [u64; 2]) -> Entry {
+        Entry::new(
+            &task.id,
+            task.status,
+            task.deps.iter().map(String::as_str),
+            task.blocked_by.iter().map(String::as_str),
+            task.accepted_unchecked,
+            task.handed_off,
+            task.usage,
+            span,
+        )
     }
 
     /// What a fold did to the task built from this entry.
@@ -83,19 +110,41 @@ impl Entry {
     /// The task with only what the entry holds: enough for the fold.
     fn task(&self) -> Task {
         Task {
-            id: self.id.clone(),
+            id: self.id().to_owned(),
             status: self.status,
-            deps: self.deps.clone(),
-            blocked_by: self.blocked_by.clone(),
+            deps: self.deps().to_vec(),
+            blocked_by: self.blocked_by().to_vec(),
             accepted_unchecked: self.accepted_unchecked,
             handed_off: self.handed_off,
-            usage: self.usage,
+            usage: self.usage(),
             ..Task::default()
         }
     }
 }
 
-crate::state::model::glance_by_fields!(Entry);
+impl Glance for Entry {
+    fn id(&self) -> &str {
+        self.ids.words(0, 1).next().unwrap_or_default()
+    }
+    fn status(&self) -> TaskStatus {
+        self.status
+    }
+    fn deps(&self) -> Ids<'_> {
+        self.ids.words(1, self.deps)
+    }
+    fn blocked_by(&self) -> Ids<'_> {
+        self.ids.words(1 + self.deps, self.blocked_by)
+    }
+    fn handed_off(&self) -> bool {
+        self.handed_off == Some(true)
+    }
+    fn accepted_unchecked(&self) -> bool {
+        self.accepted_unchecked
+    }
+    fn usage(&self) -> Option<Usage> {
+        self.usage.as_deref().copied()
+    }
+}
 
 #[derive(Serialize)]
 struct IndexOut<'a> {
@@ -118,20 +167,20 @@ fn entries_of<S: Serializer>(
             .map(|(t, span)| match t.index_entry() {
                 // A task still unread is written from what the index said of it.
                 Some(e) => (
-                    &e.id,
+                    e.id(),
                     e.status,
-                    &e.deps,
-                    &e.blocked_by,
+                    e.deps(),
+                    e.blocked_by(),
                     e.accepted_unchecked,
                     e.handed_off,
-                    e.usage,
+                    e.usage(),
                     span,
                 ),
                 None => (
-                    &t.id,
+                    t.id.as_str(),
                     t.status,
-                    &t.deps,
-                    &t.blocked_by,
+                    Ids::listed(&t.deps),
+                    Ids::listed(&t.blocked_by),
                     t.accepted_unchecked,
                     t.handed_off,
                     t.usage,
@@ -311,7 +360,12 @@ impl IndexSpans {
     pub fn read(dir: &Path, snapshot: FileId, mark: LogMark) -> IndexSpans {
         let located = read_index(dir, snapshot, mark)
             .filter(|(writer, _)| writer == WRITER)
-            .map(|(_, entries)| entries.into_iter().map(|e| (e.id, e.span)).collect());
+            .map(|(_, entries)| {
+                entries
+                    .iter()
+                    .map(|e| (e.id().to_owned(), e.span))
+                    .collect()
+            });
         IndexSpans { located }
     }
 
@@ -371,16 +425,16 @@ fn entry(r: &mut IndexReader<'_>) -> Option<Entry> {
     let end = r.number()?;
     r.byte(b']')?;
     r.byte(b']')?;
-    Some(Entry {
-        id,
+    Some(Entry::new(
+        &id,
         status,
-        deps,
-        blocked_by,
+        deps.iter().map(String::as_str),
+        blocked_by.iter().map(String::as_str),
         accepted_unchecked,
         handed_off,
         usage,
-        span: [start, end],
-    })
+        [start, end],
+    ))
 }
 
 /// The fold of the tail as it is read.
@@ -414,7 +468,7 @@ impl Fold<'_> {
                 entries
                     .iter()
                     .enumerate()
-                    .map(|(i, e)| (e.id.as_str(), i))
+                    .map(|(i, e)| (e.id(), i))
                     .collect()
             });
             let i = *position.get(id).ok_or_else(unsure)?;
@@ -467,7 +521,7 @@ fn view_of(
     whole.tasks = Vec::with_capacity(named.len());
     let mut is_named = vec![false; entries.len()];
     for (i, entry) in entries.iter().enumerate() {
-        if !named.contains(&entry.id) {
+        if !named.iter().any(|id| id == entry.id()) {
             continue;
         }
         is_named[i] = true;
@@ -475,7 +529,7 @@ fn view_of(
         let mut record = vec![0; usize::try_from(end.checked_sub(start)?).ok()?];
         file.file().read_exact_at(&mut record, start).ok()?;
         let task: Task = serde_json::from_slice(&record).ok()?;
-        if task.id != entry.id {
+        if task.id != entry.id() {
             return None;
         }
         whole.tasks.push(TaskRef::new(task));
@@ -697,6 +751,18 @@ mod tests {
             )
     }
 
+    /// An entry's fields as the index lists them.
+    type Fields = (
+        String,
+        TaskStatus,
+        Vec<String>,
+        Vec<String>,
+        bool,
+        Option<bool>,
+        Option<Usage>,
+        [u64; 2],
+    );
+
     proptest! {
         /// The hand-written reader reads back every index the writer makes, as serde
         /// does, and nothing of a torn one.
@@ -713,7 +779,22 @@ mod tests {
             let want: Vec<Entry> = tasks.iter().zip(spans).map(|(t, s)| Entry::of(t, *s)).collect();
             prop_assert_eq!(&read, &want);
             let by_serde: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
-            let by_serde: Vec<Entry> = serde_json::from_value(by_serde["tasks"].clone()).unwrap();
+            let by_serde: Vec<Fields> = serde_json::from_value(by_serde["tasks"].clone()).unwrap();
+            let by_serde: Vec<Entry> = by_serde
+                .into_iter()
+                .map(|(id, status, deps, blocked_by, accepted, handed_off, usage, span)| {
+                    Entry::new(
+                        &id,
+                        status,
+                        deps.iter().map(String::as_str),
+                        blocked_by.iter().map(String::as_str),
+                        accepted,
+                        handed_off,
+                        usage,
+                        span,
+                    )
+                })
+                .collect();
             prop_assert_eq!(&read, &by_serde);
             prop_assert_eq!(head, written_head());
             let torn = &bytes[..torn_at.index(bytes.len())];

@@ -18,6 +18,7 @@
 use std::ops::Deref;
 use std::sync::{Arc, OnceLock, Weak};
 
+use crate::state::ids::Ids;
 use crate::state::machine::TaskStatus;
 use crate::state::model::{Glance, Task, Usage};
 
@@ -148,9 +149,9 @@ fn read_record(record: &Record) -> Task {
     let [start, end] = record.glance.span;
     let bytes = crate::fs::read_span(&record.source.file, start, end);
     match bytes.map(|bytes| serde_json::from_slice::<Task>(&bytes)) {
-        Some(Ok(task)) if task.id == record.glance.id => task,
+        Some(Ok(task)) if task.id == record.glance.id() => task,
         _ => {
-            let (id, at) = (&record.glance.id, format!("bytes {start}..{end}"));
+            let (id, at) = (record.glance.id(), format!("bytes {start}..{end}"));
             if let Some(path) = &record.source.snapshot {
                 crate::state::task_index::forget(path);
                 crate::output::stderr_line(format_args!(
@@ -192,10 +193,10 @@ impl Glance for TaskRef {
     fn status(&self) -> TaskStatus {
         glanced!(self.status())
     }
-    fn deps(&self) -> &[String] {
+    fn deps(&self) -> Ids<'_> {
         glanced!(self.deps())
     }
-    fn blocked_by(&self) -> &[String] {
+    fn blocked_by(&self) -> Ids<'_> {
         glanced!(self.blocked_by())
     }
     fn handed_off(&self) -> bool {

@@ -1,0 +1,149 @@
+//! A task's ids as a [`Glance`](crate::state::model::Glance) gives them ([`Ids`]),
+//! and the packed form a task left unread keeps its own id and the ids it names in
+//! ([`Packed`]).
+//!
+//! An unread task is what a fresh import holds of every task until the snapshot is
+//! written, and what a load from the task index holds of every task it does not
+//! look at (`state::task_ref`). Held as a `String` and a `Vec<String>` each, a task
+//! of one dependency took four allocations and 160 bytes for some fifteen bytes of
+//! text: at 100,000 tasks, most of an import's peak (BENCHMARKS.md). Packed, the
+//! words share one allocation.
+
+use std::fmt::Write as _;
+
+/// Words in one allocation, each as its length in bytes, a `:`, and itself: an id
+/// may be any text a state file holds, so no separator is safe.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct Packed(Box<str>);
+
+impl Packed {
+    /// `words`, packed in order.
+    pub fn new<'a>(words: impl IntoIterator<Item = &'a str>) -> Packed {
+        let mut text = String::new();
+        for word in words {
+            // Writing to a `String` cannot fail.
+            let _ = write!(text, "{}:{word}", word.len());
+        }
+        Packed(text.into_boxed_str())
+    }
+
+    /// The words from the `skip`th on, `count` of them.
+    pub fn words(&self, skip: usize, count: usize) -> Ids<'_> {
+        let mut ids = Ids(Words::Packed {
+            rest: &self.0,
+            left: skip.saturating_add(count),
+        });
+        for _ in 0..skip {
+            ids.next();
+        }
+        ids
+    }
+}
+
+impl std::fmt::Debug for Packed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries(Ids(Words::Packed {
+                rest: &self.0,
+                left: usize::MAX,
+            }))
+            .finish()
+    }
+}
+
+/// Ids of one kind (a task's deps, its blockers), in order.
+#[derive(Clone)]
+pub struct Ids<'a>(Words<'a>);
+
+#[derive(Clone)]
+enum Words<'a> {
+    Listed(std::slice::Iter<'a, String>),
+    Packed { rest: &'a str, left: usize },
+}
+
+impl<'a> Ids<'a> {
+    pub fn listed(ids: &'a [String]) -> Ids<'a> {
+        Ids(Words::Listed(ids.iter()))
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.clone().next().is_none()
+    }
+
+    /// The ids, each its own `String`.
+    pub fn to_vec(&self) -> Vec<String> {
+        self.clone().map(str::to_owned).collect()
+    }
+}
+
+impl<'a> Iterator for Ids<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        match &mut self.0 {
+            Words::Listed(ids) => ids.next().map(String::as_str),
+            Words::Packed { rest, left } => {
+                if *left == 0 {
+                    return None;
+                }
+                let (len, tail) = rest.split_once(':')?;
+                let (word, tail) = tail.split_at_checked(len.parse().ok()?)?;
+                *left -= 1;
+                *rest = tail;
+                Some(word)
+            }
+        }
+    }
+}
+
+impl PartialEq<[&str]> for Ids<'_> {
+    fn eq(&self, other: &[&str]) -> bool {
+        self.clone().eq(other.iter().copied())
+    }
+}
+
+impl<const N: usize> PartialEq<[&str; N]> for Ids<'_> {
+    fn eq(&self, other: &[&str; N]) -> bool {
+        *self == other[..]
+    }
+}
+
+impl std::fmt::Debug for Ids<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.clone()).finish()
+    }
+}
+
+impl serde::Serialize for Ids<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn packed_words_read_back_in_order_by_kind() {
+        let packed = Packed::new(["T1", "T0", "", "a:b", "12:x"]);
+        assert_eq!(packed.words(0, 1), ["T1"]);
+        assert_eq!(packed.words(1, 2), ["T0", ""]);
+        assert_eq!(packed.words(3, 2), ["a:b", "12:x"]);
+        assert!(packed.words(5, 0).is_empty());
+        assert_eq!(format!("{packed:?}"), r#"["T1", "T0", "", "a:b", "12:x"]"#);
+    }
+
+    proptest! {
+        #[test]
+        fn any_words_pack_and_read_back(words in proptest::collection::vec(".*", 0..6), split in 0usize..6) {
+            let split = split.min(words.len());
+            let packed = Packed::new(words.iter().map(String::as_str));
+            let head: Vec<&str> = packed.words(0, split).collect();
+            let tail: Vec<&str> = packed.words(split, words.len() - split).collect();
+            prop_assert_eq!(head, words[..split].iter().map(String::as_str).collect::<Vec<_>>());
+            prop_assert_eq!(tail, words[split..].iter().map(String::as_str).collect::<Vec<_>>());
+        }
+    }
+}
