@@ -5,33 +5,77 @@
 //! takes quadratic time nor overflows the call stack. The first problem in document
 //! order is reported, as one line naming the task's line.
 
-use std::collections::HashMap;
-
 use super::outline::Node;
 use super::{Format, PlanError, PlanWarning};
 
-/// Maps each id to its position; refuses duplicate ids.
-pub(crate) fn index(nodes: &[Node]) -> Result<HashMap<String, usize>, PlanError> {
-    let mut index: HashMap<String, usize> = HashMap::with_capacity(nodes.len());
-    for (i, d) in nodes.iter().enumerate() {
-        if let Some(&first) = index.get(&d.id) {
-            let first_line = nodes.get(first).map_or(0, |f| f.line);
-            return Err(PlanError::new(
-                d.line,
-                format!(
-                    "task {} is defined twice (first at line {first_line}); give each task its own id",
-                    d.id
-                ),
-            ));
+/// Each node's position, hashed by its id: the ids are the nodes' own, not copies
+/// (at 100,000 tasks a map of copied ids was 7.5 MB of a fresh import's peak).
+pub(crate) struct IdIndex {
+    at: hashbrown::HashTable<usize>,
+    // foldhash, as the state's positions (`state::model`): the ids are the plan's.
+    hasher: foldhash::fast::RandomState,
+}
+
+impl IdIndex {
+    /// The position of every node; for an id written twice, the first's, and the
+    /// first such pair (first, second) in document order.
+    pub(crate) fn of(nodes: &[Node]) -> (IdIndex, Option<(usize, usize)>) {
+        let mut index = IdIndex {
+            at: hashbrown::HashTable::with_capacity(nodes.len()),
+            hasher: foldhash::fast::RandomState::default(),
+        };
+        let mut repeated = None;
+        for (i, node) in nodes.iter().enumerate() {
+            let hash = index.hash(node.id());
+            let same = |&j: &usize| nodes.get(j).is_some_and(|n| n.id() == node.id());
+            let hasher = &index.hasher;
+            let rehash = |&j: &usize| {
+                nodes
+                    .get(j)
+                    .map_or(0, |n| std::hash::BuildHasher::hash_one(hasher, n.id()))
+            };
+            match index.at.entry(hash, same, rehash) {
+                hashbrown::hash_table::Entry::Occupied(first) => {
+                    repeated = repeated.or(Some((*first.get(), i)));
+                }
+                hashbrown::hash_table::Entry::Vacant(slot) => {
+                    slot.insert(i);
+                }
+            }
         }
-        index.insert(d.id.clone(), i);
+        (index, repeated)
+    }
+
+    /// The position of the node of id `id` among `nodes`, the nodes it was made of.
+    pub(crate) fn get(&self, nodes: &[Node], id: &str) -> Option<usize> {
+        let same = |&j: &usize| nodes.get(j).is_some_and(|n| n.id() == id);
+        self.at.find(self.hash(id), same).copied()
+    }
+
+    fn hash(&self, id: &str) -> u64 {
+        std::hash::BuildHasher::hash_one(&self.hasher, id)
+    }
+}
+
+/// Maps each id to its position; refuses duplicate ids.
+pub(crate) fn index(nodes: &[Node]) -> Result<IdIndex, PlanError> {
+    let (index, repeated) = IdIndex::of(nodes);
+    if let Some((first, second)) = repeated {
+        let first_line = nodes.get(first).map_or(0, |f| f.line);
+        let (line, id) = nodes.get(second).map_or((0, ""), |d| (d.line, d.id()));
+        return Err(PlanError::new(
+            line,
+            format!(
+                "task {id} is defined twice (first at line {first_line}); give each task its own id"
+            ),
+        ));
     }
     Ok(index)
 }
 
 pub(crate) fn check_known_deps(
     nodes: &[Node],
-    index: &HashMap<String, usize>,
+    index: &IdIndex,
     format: Format,
 ) -> Result<(), PlanError> {
     let field = match format {
@@ -39,12 +83,12 @@ pub(crate) fn check_known_deps(
         Format::SpecKit => "its (depends on …)",
     };
     for d in nodes {
-        if let Some(dep) = d.deps.iter().find(|dep| !index.contains_key(*dep)) {
+        if let Some(dep) = d.deps().find(|dep| index.get(nodes, dep).is_none()) {
             return Err(PlanError::new(
                 d.deps_line,
                 format!(
                     "task {} depends on {dep}, which is not a task in this plan; fix the id or remove it from {field}",
-                    d.id
+                    d.id()
                 ),
             ));
         }
@@ -54,13 +98,13 @@ pub(crate) fn check_known_deps(
 
 pub(crate) fn check_acyclic(
     nodes: &[Node],
-    index: &HashMap<String, usize>,
+    index: &IdIndex,
     format: Format,
 ) -> Result<(), PlanError> {
     let adj = Adjacency::of(
         nodes
             .iter()
-            .map(|d| d.deps.iter().filter_map(|dep| index.get(dep).copied())),
+            .map(|d| d.deps().filter_map(|dep| index.get(nodes, dep))),
     );
     let Some(cycle) = find_cycle(&adj) else {
         return Ok(());
@@ -76,7 +120,7 @@ pub(crate) fn check_acyclic(
         .cycle()
         .skip(start)
         .take(cycle.len())
-        .filter_map(|n| nodes.get(*n).map(|d| d.id.as_str()))
+        .filter_map(|n| nodes.get(*n).map(Node::id))
         .collect();
     let first = ids.first().copied().unwrap_or("");
     ids.push(first);
@@ -115,7 +159,7 @@ pub(crate) fn check_acyclic(
 /// which case the edge is dropped with a warning naming its line.
 pub(crate) fn add_section_deps(
     nodes: &mut [Node],
-    index: &HashMap<String, usize>,
+    index: &IdIndex,
     warnings: &mut Vec<PlanWarning>,
 ) {
     let mut edges: Vec<(usize, usize, String)> = Vec::new();
@@ -126,9 +170,11 @@ pub(crate) fn add_section_deps(
     }
     edges.sort();
     for (line, i, dep) in edges {
-        let Some(&j) = index.get(&dep) else { continue };
+        let Some(j) = index.get(nodes, &dep) else {
+            continue;
+        };
         let (id, known) = match nodes.get(i) {
-            Some(d) => (d.id.clone(), d.deps.contains(&dep)),
+            Some(d) => (d.id().to_owned(), d.deps().any(|x| x == dep)),
             None => continue,
         };
         if known {
@@ -144,13 +190,13 @@ pub(crate) fn add_section_deps(
             continue;
         }
         if let Some(d) = nodes.get_mut(i) {
-            d.deps.push(dep);
+            d.add_deps([dep.as_str()]);
         }
     }
 }
 
 /// Whether `from` depends on `to`, directly or through other tasks.
-fn reaches(nodes: &[Node], index: &HashMap<String, usize>, from: usize, to: usize) -> bool {
+fn reaches(nodes: &[Node], index: &IdIndex, from: usize, to: usize) -> bool {
     let mut seen = vec![false; nodes.len()];
     let mut stack = vec![from];
     while let Some(n) = stack.pop() {
@@ -162,7 +208,7 @@ fn reaches(nodes: &[Node], index: &HashMap<String, usize>, from: usize, to: usiz
             _ => continue,
         }
         if let Some(d) = nodes.get(n) {
-            stack.extend(d.deps.iter().filter_map(|x| index.get(x).copied()));
+            stack.extend(d.deps().filter_map(|x| index.get(nodes, x)));
         }
     }
     false
@@ -264,6 +310,56 @@ mod tests {
             find_cycle(&[vec![1, 2], vec![], vec![3], vec![2]]),
             Some(vec![2, 3])
         );
+    }
+
+    fn node(id: &str, line: usize, deps: &[&str]) -> Node {
+        let task = crate::state::model::Task {
+            id: id.into(),
+            line,
+            deps: deps.iter().map(|d| (*d).to_owned()).collect(),
+            ..Default::default()
+        };
+        let draft = super::super::Draft {
+            task,
+            deps_line: line,
+            group: 0,
+            section_deps: Vec::new(),
+        };
+        draft.split().0
+    }
+
+    #[test]
+    fn an_id_index_finds_each_id_at_its_first_node_and_names_the_first_repeat() {
+        let nodes = [
+            node("A", 1, &[]),
+            node("B", 2, &["A"]),
+            node("A", 3, &[]),
+            node("B", 4, &[]),
+        ];
+        let (index, repeated) = IdIndex::of(&nodes);
+        assert_eq!(repeated, Some((0, 2)));
+        assert_eq!(index.get(&nodes, "A"), Some(0));
+        assert_eq!(index.get(&nodes, "B"), Some(1));
+        assert_eq!(index.get(&nodes, "C"), None);
+        let e = super::index(&nodes).err().unwrap();
+        assert_eq!(
+            (e.line, e.message.as_str()),
+            (
+                3,
+                "task A is defined twice (first at line 1); give each task its own id"
+            )
+        );
+        assert!(super::index(&nodes[..2]).is_ok());
+    }
+
+    #[test]
+    fn a_node_adds_only_the_deps_it_does_not_have_in_order() {
+        let mut n = node("T3", 3, &["T1"]);
+        n.add_deps(["T2", "T1", "T0", "T2"]);
+        assert_eq!(n.id(), "T3");
+        assert_eq!(n.deps(), ["T1", "T2", "T0"]);
+        n.add_deps([]);
+        assert_eq!(n.deps(), ["T1", "T2", "T0"]);
     }
 
     #[test]

@@ -13,16 +13,21 @@
 
 use super::{digest, Draft, Format, PlanError, PlanWarning};
 use crate::error::{Result, WfError};
+use crate::state::ids::{Ids, Packed};
 use crate::state::model::Task;
+use std::collections::HashSet;
 
 /// What the graph's checks read of a task.
 #[derive(Debug)]
 pub(crate) struct Node {
-    pub id: String,
+    /// The task's id, then its dependencies: as written, then with spec-kit's
+    /// phase-order and Dependencies-section edges added. Packed (`state::ids`): held
+    /// as a `String` and a `Vec` of them, a task of one dependency took three
+    /// allocations and 88 bytes for some fifteen bytes of text.
+    words: Packed,
+    /// How many of the words are dependencies.
+    deps: usize,
     pub line: usize,
-    /// The task's dependencies: as written, then with spec-kit's phase-order and
-    /// Dependencies-section edges added.
-    pub deps: Vec<String>,
     /// How many of `deps` the task's digest covers: those it lists itself (spec-kit's
     /// added edges come after them, see `digest`).
     pub hashed_deps: usize,
@@ -36,6 +41,28 @@ pub(crate) struct Node {
     pub section_deps: Vec<(String, usize)>,
 }
 
+impl Node {
+    pub(crate) fn id(&self) -> &str {
+        self.words.words(0, 1).next().unwrap_or_default()
+    }
+
+    pub(crate) fn deps(&self) -> Ids<'_> {
+        self.words.words(1, self.deps)
+    }
+
+    /// Adds each of `deps` it does not have yet, in order.
+    pub(crate) fn add_deps<'a>(&mut self, deps: impl IntoIterator<Item = &'a str>) {
+        let mut seen: HashSet<&str> = self.deps().collect();
+        let added: Vec<&str> = deps.into_iter().filter(|d| seen.insert(d)).collect();
+        if added.is_empty() {
+            return;
+        }
+        let count = self.deps + added.len();
+        self.words = Packed::new(self.words.words(0, 1 + self.deps).chain(added));
+        self.deps = count;
+    }
+}
+
 impl Draft {
     /// The draft's node, and its task without the dependencies (the node has them).
     pub(crate) fn split(self) -> (Node, Task) {
@@ -45,14 +72,13 @@ impl Draft {
             group,
             section_deps,
         } = self;
-        let mut deps = std::mem::take(&mut task.deps);
-        // Pushed one by one, a list of one dependency has room for four: 72 bytes a
-        // task the first pass holds.
-        deps.shrink_to_fit();
+        let deps = std::mem::take(&mut task.deps);
         let node = Node {
-            id: task.id.clone(),
+            words: Packed::new(
+                std::iter::once(task.id.as_str()).chain(deps.iter().map(String::as_str)),
+            ),
+            deps: deps.len(),
             line: task.line,
-            deps,
             hashed_deps: 0,
             parallel: task.parallel,
             deps_line,
@@ -67,7 +93,7 @@ impl Draft {
 impl Node {
     /// The draft [`Draft::split`] made this node and `task` from, with the node's deps.
     pub(crate) fn join(self, mut task: Task) -> Draft {
-        task.deps = self.deps;
+        task.deps = self.deps().to_vec();
         Draft {
             task,
             deps_line: self.deps_line,
@@ -161,8 +187,9 @@ struct Settled {
     /// The line of its heading or task line: the task the second pass reads there
     /// is this one.
     line: usize,
-    /// Its dependencies as the checks left them ([`Node::deps`]).
-    deps: Box<[String]>,
+    /// Its id and dependencies as the checks left them ([`Node::deps`]).
+    words: Packed,
+    deps: usize,
     hashed_deps: usize,
 }
 
@@ -282,7 +309,7 @@ impl Outline {
             };
             next += 1;
             let mut task = draft.task;
-            task.deps = std::mem::take(&mut settled.deps).into_vec();
+            task.deps = settled.words.words(1, settled.deps).to_vec();
             each(task, settled.hashed_deps).map_err(|e| stop(e, &mut failed))
         };
         let parsed = run_parser(self.format, text, &mut sink, &mut Vec::new());
@@ -368,7 +395,7 @@ pub(crate) fn read(
     // Hashed as the plan has them: before spec-kit's phase-order edges and the
     // Dependencies section's deps are added (`digest`).
     for node in &mut nodes {
-        node.hashed_deps = node.deps.len();
+        node.hashed_deps = node.deps;
     }
     warnings.sort_by_key(|w| w.line);
     if nodes.is_empty() {
@@ -392,7 +419,7 @@ pub(crate) fn read(
     if keep_tasks {
         let hashed: Vec<usize> = nodes.iter().map(|n| n.hashed_deps).collect();
         for (task, node) in tasks.iter_mut().zip(nodes) {
-            task.deps = node.deps;
+            task.deps = node.deps().to_vec();
         }
         stamp_covering(&mut tasks, |i| hashed.get(i).copied().unwrap_or(0));
     } else {
@@ -402,7 +429,8 @@ pub(crate) fn read(
         for node in nodes {
             settled.push(Settled {
                 line: node.line,
-                deps: node.deps.into_boxed_slice(),
+                words: node.words,
+                deps: node.deps,
                 hashed_deps: node.hashed_deps,
             });
         }

@@ -49,15 +49,15 @@ pub(crate) fn resolve(
     warnings: &mut Vec<PlanWarning>,
 ) -> Result<(), PlanError> {
     let Links { explicit, section } = links;
-    let index: HashMap<String, usize> = nodes
-        .iter()
-        .enumerate()
-        .map(|(i, d)| (d.id.clone(), i))
-        .collect();
-    let ids: Vec<String> = nodes.iter().map(|d| d.id.clone()).collect();
+    // An id written twice is refused after (`graph::index`); meanwhile the first
+    // stands for it.
+    let (index, _) = IdIndex::of(nodes);
     for e in explicit {
-        let id = ids.get(e.task).cloned().unwrap_or_default();
-        let deps = expand(&e.dep, &index, &ids).map_err(|missing| {
+        let id = nodes
+            .get(e.task)
+            .map(|d| d.id().to_owned())
+            .unwrap_or_default();
+        let deps = expand(&e.dep, &index, nodes).map_err(|missing| {
             PlanError::new(e.line, format!(
                 "task {id} depends on {missing}, which is not a task in this plan; fix the id or remove it from its (depends on …)"
             ))
@@ -66,7 +66,7 @@ pub(crate) fn resolve(
             if d.deps_line == d.line {
                 d.deps_line = e.line;
             }
-            add_deps(&mut d.deps, deps.iter());
+            d.add_deps(deps.iter().map(String::as_str));
         }
     }
     for edge in section {
@@ -74,7 +74,7 @@ pub(crate) fn resolve(
             .dependents
             .iter()
             .chain(&edge.deps)
-            .map(|r| expand(r, &index, &ids))
+            .map(|r| expand(r, &index, nodes))
             .collect();
         let all = match resolved {
             Ok(all) => all,
@@ -91,7 +91,7 @@ pub(crate) fn resolve(
         let (dependents, deps) = all.split_at(edge.dependents.len());
         let deps: Vec<&String> = deps.iter().flatten().collect();
         for dependent in dependents.iter().flatten() {
-            if let Some(d) = index.get(dependent).and_then(|i| nodes.get_mut(*i)) {
+            if let Some(d) = index.get(nodes, dependent).and_then(|i| nodes.get_mut(i)) {
                 for dep in &deps {
                     if *dep != dependent && !d.section_deps.iter().any(|(x, _)| x == *dep) {
                         d.section_deps.push(((*dep).clone(), edge.line));
@@ -106,30 +106,32 @@ pub(crate) fn resolve(
 /// The ids a dependency stands for, or the first id that is not a task. A range
 /// `A-B` is every task from A to B in document order (a task literally named `A-B`,
 /// or `A..B`, wins).
-pub(super) fn expand(
-    r: &DepRef,
-    index: &HashMap<String, usize>,
-    ids: &[String],
-) -> Result<Vec<String>, String> {
+pub(super) fn expand(r: &DepRef, index: &IdIndex, nodes: &[Node]) -> Result<Vec<String>, String> {
     // A full stop ends the sentence, not the id, unless the id has one.
     let find = |id: &str| {
         let bare = id.trim_end_matches('.');
         index
-            .get(id)
-            .or_else(|| index.get(bare))
-            .copied()
+            .get(nodes, id)
+            .or_else(|| index.get(nodes, bare))
             .ok_or_else(|| bare.to_string())
     };
+    let ids = |lo: usize, hi: usize| {
+        nodes
+            .get(lo..=hi)
+            .unwrap_or(&[])
+            .iter()
+            .map(|d| d.id().to_owned())
+            .collect()
+    };
     match r {
-        DepRef::One(id) => find(id).map(|i| ids.get(i..=i).unwrap_or(&[]).to_vec()),
+        DepRef::One(id) => find(id).map(|i| ids(i, i)),
         DepRef::Range(whole, a, b) => {
-            if index.contains_key(whole) {
+            if index.get(nodes, whole).is_some() {
                 return Ok(vec![whole.clone()]);
             }
             let from = find(a)?;
             let to = find(b)?;
-            let (lo, hi) = (from.min(to), from.max(to));
-            Ok(ids.get(lo..=hi).unwrap_or(&[]).to_vec())
+            Ok(ids(from.min(to), from.max(to)))
         }
     }
 }

@@ -67,12 +67,12 @@ mod deps;
 mod line;
 mod paths;
 
-use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
 
 use regex::Regex;
 
 use super::doc::{self, is_none_word, shown, Line};
+use super::graph::IdIndex;
 use super::ids::{bad_id, id_problem, id_suggestion, is_valid_id};
 use super::outline::{Drafts, Node};
 use super::{Draft, PlanError, PlanWarning};
@@ -327,7 +327,6 @@ fn is_story(s: &str) -> bool {
 
 /// Adds the phase-order edges described in the module doc to each node's deps.
 pub(crate) fn add_phase_edges(nodes: &mut [Node]) {
-    let ids: Vec<String> = nodes.iter().map(|d| d.id.clone()).collect();
     let mut prev_sinks: Vec<usize> = Vec::new();
     let mut start = 0;
     while start < nodes.len() {
@@ -350,7 +349,9 @@ pub(crate) fn add_phase_edges(nodes: &mut [Node]) {
         let mut p_since: Vec<usize> = Vec::new();
         let mut barrier: Option<usize> = None;
         for k in start..end {
-            let Some(d) = nodes.get_mut(k) else { break };
+            // A task's implicit deps are tasks before it.
+            let (before, rest) = nodes.split_at_mut(k);
+            let Some(d) = rest.first_mut() else { break };
             let implicit: Vec<usize> = if d.parallel {
                 let v = match (last_unmarked, barrier) {
                     (Some(u), _) => vec![u],
@@ -373,21 +374,12 @@ pub(crate) fn add_phase_edges(nodes: &mut [Node]) {
                 last_unmarked = Some(k);
                 v
             };
-            add_deps(&mut d.deps, implicit.iter().filter_map(|i| ids.get(*i)));
+            d.add_deps(implicit.iter().filter_map(|&i| before.get(i).map(Node::id)));
         }
         if end > start {
             prev_sinks = last_unmarked.into_iter().chain(p_since).collect();
         }
         start = end;
-    }
-}
-
-fn add_deps<'a>(to: &mut Vec<String>, deps: impl Iterator<Item = &'a String>) {
-    let mut seen: HashSet<String> = to.iter().cloned().collect();
-    for d in deps {
-        if seen.insert(d.clone()) {
-            to.push(d.clone());
-        }
     }
 }
 
