@@ -309,7 +309,9 @@ impl Outline {
             };
             next += 1;
             let mut task = draft.task;
-            task.deps = settled.words.words(1, settled.deps).to_vec();
+            // Let go as it is read: the pass ends at the import's peak.
+            let words = std::mem::take(&mut settled.words);
+            task.deps = words.words(1, settled.deps).to_vec();
             each(task, settled.hashed_deps).map_err(|e| stop(e, &mut failed))
         };
         let parsed = run_parser(self.format, text, &mut sink, &mut Vec::new());
