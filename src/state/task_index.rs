@@ -70,8 +70,8 @@ impl Entry {
     fn new<'a>(
         id: &'a str,
         status: TaskStatus,
-        deps: impl ExactSizeIterator<Item = &'a str>,
-        blocked_by: impl ExactSizeIterator<Item = &'a str>,
+        deps: impl ExactSizeIterator<Item = &'a str> + Clone,
+        blocked_by: impl ExactSizeIterator<Item = &'a str> + Clone,
         accepted_unchecked: bool,
         handed_off: Option<bool>,
         usage: Option<Usage>,
@@ -397,13 +397,14 @@ fn read_entries(bytes: &[u8]) -> Option<(IndexHead, Vec<Entry>)> {
 
 fn entry(r: &mut IndexReader<'_>) -> Option<Entry> {
     r.byte(b'[')?;
-    let id = r.string()?;
+    // Borrowed from the file where they need no unescaping: only packed.
+    let id = r.str()?;
     r.byte(b',')?;
     let status = TaskStatus::parse(&r.str()?)?;
     r.byte(b',')?;
-    let deps = r.array(IndexReader::string)?;
+    let deps = r.array(IndexReader::str)?;
     r.byte(b',')?;
-    let blocked_by = r.array(IndexReader::string)?;
+    let blocked_by = r.array(IndexReader::str)?;
     r.byte(b',')?;
     let accepted_unchecked = r.bool()?;
     r.byte(b',')?;
@@ -428,8 +429,8 @@ fn entry(r: &mut IndexReader<'_>) -> Option<Entry> {
     Some(Entry::new(
         &id,
         status,
-        deps.iter().map(String::as_str),
-        blocked_by.iter().map(String::as_str),
+        deps.iter().map(|d| &**d),
+        blocked_by.iter().map(|b| &**b),
         accepted_unchecked,
         handed_off,
         usage,
