@@ -184,10 +184,10 @@ pub struct Outline {
 /// only the checks read (a quarter of its size).
 #[derive(Debug)]
 struct Settled {
-    /// The line of its heading or task line: the task the second pass reads there
-    /// is this one.
+    /// The line of its heading or task line: the task the second pass reads there,
+    /// of the same id, is this one.
     line: usize,
-    /// Its id and dependencies as the checks left them ([`Node::deps`]).
+    /// Its id, and its dependencies as the checks left them ([`Node::deps`]).
     words: Packed,
     deps: usize,
     hashed_deps: usize,
@@ -303,7 +303,10 @@ impl Outline {
                 *failed = Some(e);
                 PlanError::new(0, "")
             };
-            let Some(settled) = settled.get_mut(next).filter(|s| s.line == draft.task.line) else {
+            let same = |s: &&mut Settled| {
+                s.line == draft.task.line && s.words.words(0, 1).eq([draft.task.id.as_str()])
+            };
+            let Some(settled) = settled.get_mut(next).filter(same) else {
                 let what = format!("task {} is not the one the first pass read", draft.task.id);
                 return Err(stop(second_pass(shown, &what), &mut failed));
             };
@@ -388,8 +391,12 @@ pub(crate) fn read(
         &mut warnings,
     )
     .map_err(at)?;
+    // One index of the ids for every check: a node keeps its position as deps are
+    // added. An id written twice is refused after spec-kit's deps resolve (the first
+    // stands for it meanwhile).
+    let (index, repeated) = super::graph::IdIndex::of(&nodes);
     if let Some(links) = links {
-        super::speckit::resolve(&mut nodes, &links, &mut warnings).map_err(at)?;
+        super::speckit::resolve(&mut nodes, &index, &links, &mut warnings).map_err(at)?;
     }
     if let Some(e) = oversized {
         return Err(at(e));
@@ -409,7 +416,7 @@ pub(crate) fn read(
             None => super::empty_plan(format, &super::doc::lines(text)),
         }));
     }
-    let index = super::graph::index(&nodes).map_err(at)?;
+    super::graph::refuse_repeated(&nodes, repeated).map_err(at)?;
     super::graph::check_known_deps(&nodes, &index, format).map_err(at)?;
     if format == Format::SpecKit {
         super::speckit::add_phase_edges(&mut nodes);
@@ -468,7 +475,8 @@ pub(crate) fn drafts(
     if let Some(links) = links {
         let (mut nodes, tasks): (Vec<Node>, Vec<Task>) =
             drafts.into_iter().map(Draft::split).unzip();
-        super::speckit::resolve(&mut nodes, &links, warnings)?;
+        let (index, _) = super::graph::IdIndex::of(&nodes);
+        super::speckit::resolve(&mut nodes, &index, &links, warnings)?;
         drafts = nodes
             .into_iter()
             .zip(tasks)
@@ -542,6 +550,31 @@ mod tests {
             })
             .unwrap_err();
         assert_eq!((seen, err.message.as_str()), (3, "disk full"));
+    }
+
+    /// The second pass gives only the tasks the first one checked: a task read at the
+    /// same line under another id stops it (the text is the same in memory, so this
+    /// is a bug's check, not a user's error).
+    #[test]
+    fn a_second_pass_that_reads_another_task_stops() {
+        let text = plan(3);
+        let (outline, _) = super::read(Path::new("tasks.md"), &text, false).unwrap();
+        let other = text.replace("## T2:", "## T7:");
+        let mut seen = Vec::new();
+        let err = outline
+            .each_task(&other, |t| {
+                seen.push(t.id.clone());
+                Ok(())
+            })
+            .unwrap_err();
+        // Given in batches: T1 may not have been.
+        assert!(!seen.iter().any(|id| id == "T7"), "{seen:?}");
+        assert!(
+            err.message
+                .contains("task T7 is not the one the first pass read"),
+            "{}",
+            err.message
+        );
     }
 
     /// An oversized verify command is refused only once the whole plan parses, as

@@ -522,7 +522,7 @@ fn view_of(
     whole.tasks = Vec::with_capacity(named.len());
     let mut is_named = vec![false; entries.len()];
     for (i, entry) in entries.iter().enumerate() {
-        if !named.iter().any(|id| id == entry.id()) {
+        if !named.contains(entry.id()) {
             continue;
         }
         is_named[i] = true;

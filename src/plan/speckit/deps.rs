@@ -45,19 +45,17 @@ pub(super) struct SectionEdge {
 /// are all tasks (the others are warned about and dropped).
 pub(crate) fn resolve(
     nodes: &mut [Node],
+    index: &IdIndex,
     links: &Links,
     warnings: &mut Vec<PlanWarning>,
 ) -> Result<(), PlanError> {
     let Links { explicit, section } = links;
-    // An id written twice is refused after (`graph::index`); meanwhile the first
-    // stands for it.
-    let (index, _) = IdIndex::of(nodes);
     for e in explicit {
         let id = nodes
             .get(e.task)
             .map(|d| d.id().to_owned())
             .unwrap_or_default();
-        let deps = expand(&e.dep, &index, nodes).map_err(|missing| {
+        let deps = expand(&e.dep, index, nodes).map_err(|missing| {
             PlanError::new(e.line, format!(
                 "task {id} depends on {missing}, which is not a task in this plan; fix the id or remove it from its (depends on …)"
             ))
@@ -74,7 +72,7 @@ pub(crate) fn resolve(
             .dependents
             .iter()
             .chain(&edge.deps)
-            .map(|r| expand(r, &index, nodes))
+            .map(|r| expand(r, index, nodes))
             .collect();
         let all = match resolved {
             Ok(all) => all,
