@@ -43,7 +43,7 @@ pub(crate) struct Node {
 
 impl Node {
     pub(crate) fn id(&self) -> &str {
-        self.words.words(0, 1).next().unwrap_or_default()
+        self.words.first()
     }
 
     pub(crate) fn deps(&self) -> Ids<'_> {
@@ -303,9 +303,8 @@ impl Outline {
                 *failed = Some(e);
                 PlanError::new(0, "")
             };
-            let same = |s: &&mut Settled| {
-                s.line == draft.task.line && s.words.words(0, 1).eq([draft.task.id.as_str()])
-            };
+            let same =
+                |s: &&mut Settled| s.line == draft.task.line && s.words.first() == draft.task.id;
             let Some(settled) = settled.get_mut(next).filter(same) else {
                 let what = format!("task {} is not the one the first pass read", draft.task.id);
                 return Err(stop(second_pass(shown, &what), &mut failed));

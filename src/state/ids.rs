@@ -35,6 +35,12 @@ impl Packed {
         Packed(text.into_boxed_str())
     }
 
+    /// The first word: the id, where a task's own id comes first (an index entry, a
+    /// plan's node). Empty when there is none.
+    pub fn first(&self) -> &str {
+        self.words(0, 1).next().unwrap_or_default()
+    }
+
     /// The words from the `skip`th on, `count` of them.
     pub fn words(&self, skip: usize, count: usize) -> Ids<'_> {
         let mut ids = Ids(Words::Packed {
@@ -169,6 +175,8 @@ mod tests {
     fn packed_words_read_back_in_order_by_kind() {
         let packed = Packed::new(["T1", "T0", "", "a:b", "12:x"]);
         assert_eq!(packed.words(0, 1), ["T1"]);
+        assert_eq!(packed.first(), "T1");
+        assert_eq!(Packed::default().first(), "");
         assert_eq!(packed.words(1, 2), ["T0", ""]);
         assert_eq!(packed.words(3, 2), ["a:b", "12:x"]);
         assert!(packed.words(5, 0).is_empty());

@@ -124,7 +124,7 @@ impl Entry {
 
 impl Glance for Entry {
     fn id(&self) -> &str {
-        self.ids.words(0, 1).next().unwrap_or_default()
+        self.ids.first()
     }
     fn status(&self) -> TaskStatus {
         self.status
