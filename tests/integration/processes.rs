@@ -393,3 +393,38 @@ fn a_sighup_ignored_at_start_stays_ignored_in_the_run_and_its_commands() {
     let mask = u64::from_str_radix(ign.split_whitespace().nth(1).unwrap(), 16).unwrap();
     assert_ne!(mask & (1 << (libc::SIGHUP - 1)), 0, "{ign}");
 }
+
+/// A command's stdin is `/dev/null` (`wf` opens it once and keeps it), never `wf`'s
+/// own: a command that reads stdin finds it empty, though `wf` was given input.
+#[test]
+fn each_command_reads_dev_null_not_the_stdin_wf_was_given() {
+    let mut t = Test::new();
+    let check = |id: &str| {
+        format!(
+            "read x; echo \"read $? [$x] $(readlink /proc/self/fd/0)\" > in-{id}.txt; echo to-out; echo to-err >&2"
+        )
+    };
+    start(
+        &t,
+        &plan(&[
+            task("T1", "a").verify(&check("T1")),
+            task("T2", "b").verify(&check("T2")),
+        ]),
+    );
+    t.stdin("meant for wf, not its commands\n".repeat(4));
+    let run = t.wf(&["workflow-execute", "--all"]).ok();
+    for id in ["T1", "T2"] {
+        assert_eq!(
+            t.read(&format!("in-{id}.txt")),
+            "read 1 [] /dev/null\n",
+            "{}",
+            run.whole()
+        );
+        let log = std::fs::read_to_string(t.workflow_dir().join(format!("logs/{id}.1.log")))
+            .expect("log");
+        assert!(
+            log.contains("to-out") && log.contains("to-err"),
+            "{id}: {log}"
+        );
+    }
+}
