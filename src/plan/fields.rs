@@ -445,7 +445,6 @@ pub(crate) fn build(block: Block, warnings: &mut Vec<PlanWarning>) -> Result<Dra
         task,
         deps_line,
         group: 0,
-        section_deps: Vec::new(),
     })
 }
 

@@ -68,7 +68,7 @@ pub(crate) fn refuse_repeated(
     let first_line = nodes.get(first).map_or(0, |f| f.line);
     let (line, id) = nodes.get(second).map_or((0, ""), |d| (d.line, d.id()));
     Err(PlanError::new(
-        line,
+        line as usize,
         format!(
             "task {id} is defined twice (first at line {first_line}); give each task its own id"
         ),
@@ -87,7 +87,7 @@ pub(crate) fn check_known_deps(
     for d in nodes {
         if let Some(dep) = d.deps().find(|dep| index.get(nodes, dep).is_none()) {
             return Err(PlanError::new(
-                d.deps_line,
+                d.deps_line as usize,
                 format!(
                     "task {} depends on {dep}, which is not a task in this plan; fix the id or remove it from {field}",
                     d.id()
@@ -142,7 +142,7 @@ pub(crate) fn check_acyclic(
     let line = cycle
         .get(start)
         .and_then(|n| nodes.get(*n))
-        .map_or(1, |d| d.deps_line);
+        .map_or(1, |d| d.deps_line as usize);
     let note = match format {
         Format::ClaudeWorkflow => "",
         Format::SpecKit => " (phase order counts: a task cannot depend on a task of a later phase or a later unmarked task of its phase)",
@@ -156,20 +156,19 @@ pub(crate) fn check_acyclic(
     ))
 }
 
+/// spec-kit's Dependencies-section edges, each as its line, the position of the
+/// task that waits and the id it waits for (`speckit::resolve`).
+pub(crate) type SectionDeps = Vec<(usize, usize, String)>;
+
 /// Adds each Dependencies-section edge (in line order) unless it would close a
 /// cycle — the dependency already waits, through any path, for the dependent — in
 /// which case the edge is dropped with a warning naming its line.
 pub(crate) fn add_section_deps(
     nodes: &mut [Node],
     index: &IdIndex,
+    mut edges: SectionDeps,
     warnings: &mut Vec<PlanWarning>,
 ) {
-    let mut edges: Vec<(usize, usize, String)> = Vec::new();
-    for (i, d) in nodes.iter_mut().enumerate() {
-        for (dep, line) in std::mem::take(&mut d.section_deps) {
-            edges.push((line, i, dep));
-        }
-    }
     edges.sort();
     for (line, i, dep) in edges {
         let Some(j) = index.get(nodes, &dep) else {
@@ -325,7 +324,6 @@ mod tests {
             task,
             deps_line: line,
             group: 0,
-            section_deps: Vec::new(),
         };
         draft.split().0
     }

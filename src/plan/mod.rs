@@ -155,9 +155,6 @@ pub(crate) struct Draft {
     pub deps_line: usize,
     /// spec-kit: which `## ` section the task sits in (phase order edges).
     pub group: usize,
-    /// spec-kit: deps from a Dependencies section, with their lines; added after the
-    /// graph is checked, each only if it closes no cycle ([`graph::add_section_deps`]).
-    pub section_deps: Vec<(String, usize)>,
 }
 
 /// Detects the format, parses and validates. `path` is used only in error messages.

@@ -17,7 +17,9 @@ use crate::state::ids::{Ids, Packed};
 use crate::state::model::Task;
 use std::collections::HashSet;
 
-/// What the graph's checks read of a task.
+/// What the graph's checks read of a task: one of these a task while the first
+/// pass's checks run, so its counts and lines are `u32` (a plan is at most 64 MiB)
+/// and its words inline when short: 48 bytes.
 #[derive(Debug)]
 pub(crate) struct Node {
     /// The task's id, then its dependencies: as written, then with spec-kit's
@@ -26,19 +28,22 @@ pub(crate) struct Node {
     /// allocations and 88 bytes for some fifteen bytes of text.
     words: Packed,
     /// How many of the words are dependencies.
-    deps: usize,
-    pub line: usize,
+    deps: u32,
+    pub line: u32,
     /// How many of `deps` the task's digest covers: those it lists itself (spec-kit's
     /// added edges come after them, see `digest`).
-    pub hashed_deps: usize,
-    pub parallel: bool,
+    pub hashed_deps: u32,
     /// The line that lists the task's explicit deps (its own line when none does).
-    pub deps_line: usize,
+    pub deps_line: u32,
     /// spec-kit: which `## ` section the task sits in (phase order edges).
-    pub group: usize,
-    /// spec-kit: deps from a Dependencies section, with their lines; added after the
-    /// graph is checked, each only if it closes no cycle (`graph::add_section_deps`).
-    pub section_deps: Vec<(String, usize)>,
+    pub group: u32,
+    pub parallel: bool,
+}
+
+/// A line, position or count of a plan as a [`Node`] holds it: a plan of at most 64
+/// MiB has fewer of each than `u32` holds.
+pub(crate) fn small(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
 }
 
 impl Node {
@@ -47,7 +52,7 @@ impl Node {
     }
 
     pub(crate) fn deps(&self) -> Ids<'_> {
-        self.words.words(1, self.deps)
+        self.words.words(1, self.deps as usize)
     }
 
     /// Adds each of `deps` it does not have yet, in order.
@@ -57,9 +62,9 @@ impl Node {
         if added.is_empty() {
             return;
         }
-        let count = self.deps + added.len();
-        self.words = Packed::new(self.words.words(0, 1 + self.deps).chain(added));
-        self.deps = count;
+        let count = self.deps as usize + added.len();
+        self.words = Packed::new(self.words.words(0, 1 + self.deps as usize).chain(added));
+        self.deps = small(count);
     }
 }
 
@@ -70,20 +75,18 @@ impl Draft {
             mut task,
             deps_line,
             group,
-            section_deps,
         } = self;
         let deps = std::mem::take(&mut task.deps);
         let node = Node {
             words: Packed::new(
                 std::iter::once(task.id.as_str()).chain(deps.iter().map(String::as_str)),
             ),
-            deps: deps.len(),
-            line: task.line,
+            deps: small(deps.len()),
+            line: small(task.line),
             hashed_deps: 0,
+            deps_line: small(deps_line),
+            group: small(group),
             parallel: task.parallel,
-            deps_line,
-            group,
-            section_deps,
         };
         (node, task)
     }
@@ -96,9 +99,8 @@ impl Node {
         task.deps = self.deps().to_vec();
         Draft {
             task,
-            deps_line: self.deps_line,
-            group: self.group,
-            section_deps: self.section_deps,
+            deps_line: self.deps_line as usize,
+            group: self.group as usize,
         }
     }
 }
@@ -150,18 +152,28 @@ impl<'s> Drafts<'s> {
 /// resolved only on the first pass.
 type Links = Option<super::speckit::Links>;
 
+/// Which pass a parser runs for: the first keeps spec-kit's links to resolve.
+#[derive(Clone, Copy, PartialEq)]
+enum Pass {
+    First,
+    Second,
+}
+
 /// Runs `format`'s parser over `text` (its BOM already cut), each draft to `sink`.
 fn run_parser(
     format: Format,
     text: &str,
     sink: &mut dyn FnMut(Draft) -> std::result::Result<(), PlanError>,
     warnings: &mut Vec<PlanWarning>,
+    pass: Pass,
 ) -> std::result::Result<Links, PlanError> {
     let mut drafts = Drafts::new(sink);
     let lines = super::doc::iter(text);
     let links = match format {
         Format::ClaudeWorkflow => super::claude::parse(lines, &mut drafts, warnings).map(|()| None),
-        Format::SpecKit => super::speckit::parse(lines, &mut drafts, warnings).map(Some),
+        Format::SpecKit => {
+            super::speckit::parse(lines, &mut drafts, warnings, pass == Pass::First).map(Some)
+        }
     }?;
     drafts.close()?;
     Ok(links)
@@ -175,32 +187,39 @@ pub struct Outline {
     pub title: Option<String>,
     /// What was read but may not be what the author meant, in line order.
     pub warnings: Vec<PlanWarning>,
-    tasks: Vec<Settled>,
+    /// The tasks in blocks of [`BLOCK`], each let go once the second pass has read
+    /// it: held whole, they were a tenth of a fresh import's peak at its end.
+    tasks: Vec<Vec<Settled>>,
+    len: usize,
     /// The plan's path as errors show it.
     shown: String,
 }
 
+/// Tasks a block of [`Settled`] holds: 160 KB, which glibc maps on its own and
+/// gives back when it is freed.
+const BLOCK: usize = 4096;
+
 /// What the second pass needs of a task the first one checked: a [`Node`] less what
-/// only the checks read (a quarter of its size).
+/// only the checks read.
 #[derive(Debug)]
 struct Settled {
-    /// The line of its heading or task line: the task the second pass reads there,
-    /// of the same id, is this one.
-    line: usize,
     /// Its id, and its dependencies as the checks left them ([`Node::deps`]).
     words: Packed,
-    deps: usize,
-    hashed_deps: usize,
+    /// The line of its heading or task line: the task the second pass reads there,
+    /// of the same id, is this one.
+    line: u32,
+    deps: u32,
+    hashed_deps: u32,
 }
 
 impl Outline {
     /// How many tasks the plan has.
     pub fn len(&self) -> usize {
-        self.tasks.len()
+        self.len
     }
 
     pub fn is_empty(&self) -> bool {
-        self.tasks.is_empty()
+        self.len == 0
     }
 
     /// Gives `each` the plan's tasks in plan order, as `plan::parse` would return
@@ -287,7 +306,7 @@ impl Outline {
     /// The second pass: each task with its settled deps, not yet hashed, and how
     /// many of the deps its digest covers.
     fn each_unstamped(
-        mut self,
+        self,
         text: &str,
         mut each: impl FnMut(Task, usize) -> Result<()>,
     ) -> Result<()> {
@@ -297,32 +316,32 @@ impl Outline {
         // here and returned in place of the marker that stopped it.
         let mut failed: Option<WfError> = None;
         let shown = &self.shown;
-        let settled = &mut self.tasks;
+        // Each block is dropped as the pass moves past it.
+        let mut settled = self.tasks.into_iter().flatten();
         let mut sink = |draft: Draft| {
             let stop = |e: WfError, failed: &mut Option<WfError>| {
                 *failed = Some(e);
                 PlanError::new(0, "")
             };
-            let same =
-                |s: &&mut Settled| s.line == draft.task.line && s.words.first() == draft.task.id;
-            let Some(settled) = settled.get_mut(next).filter(same) else {
+            let same = |s: &Settled| {
+                s.line as usize == draft.task.line && s.words.first() == draft.task.id
+            };
+            let Some(settled) = settled.next().filter(same) else {
                 let what = format!("task {} is not the one the first pass read", draft.task.id);
                 return Err(stop(second_pass(shown, &what), &mut failed));
             };
             next += 1;
             let mut task = draft.task;
-            // Let go as it is read: the pass ends at the import's peak.
-            let words = std::mem::take(&mut settled.words);
-            task.deps = words.words(1, settled.deps).to_vec();
-            each(task, settled.hashed_deps).map_err(|e| stop(e, &mut failed))
+            task.deps = settled.words.words(1, settled.deps as usize).to_vec();
+            each(task, settled.hashed_deps as usize).map_err(|e| stop(e, &mut failed))
         };
-        let parsed = run_parser(self.format, text, &mut sink, &mut Vec::new());
+        let parsed = run_parser(self.format, text, &mut sink, &mut Vec::new(), Pass::Second);
         if let Some(e) = failed {
             return Err(e);
         }
         parsed.map_err(|e| second_pass(&self.shown, &format!("line {}: {}", e.line, e.message)))?;
-        if next != self.tasks.len() {
-            let what = format!("{next} of its {} tasks were read", self.tasks.len());
+        if next != self.len {
+            let what = format!("{next} of its {} tasks were read", self.len);
             return Err(second_pass(&self.shown, &what));
         }
         Ok(())
@@ -388,15 +407,19 @@ pub(crate) fn read(
             Ok(())
         },
         &mut warnings,
+        Pass::First,
     )
     .map_err(at)?;
     // One index of the ids for every check: a node keeps its position as deps are
     // added. An id written twice is refused after spec-kit's deps resolve (the first
     // stands for it meanwhile).
     let (index, repeated) = super::graph::IdIndex::of(&nodes);
-    if let Some(links) = links {
-        super::speckit::resolve(&mut nodes, &index, &links, &mut warnings).map_err(at)?;
-    }
+    let section_deps = match links {
+        Some(links) => {
+            super::speckit::resolve(&mut nodes, &index, &links, &mut warnings).map_err(at)?
+        }
+        None => Vec::new(),
+    };
     if let Some(e) = oversized {
         return Err(at(e));
     }
@@ -421,26 +444,32 @@ pub(crate) fn read(
         super::speckit::add_phase_edges(&mut nodes);
     }
     super::graph::check_acyclic(&nodes, &index, format).map_err(at)?;
-    super::graph::add_section_deps(&mut nodes, &index, &mut warnings);
+    super::graph::add_section_deps(&mut nodes, &index, section_deps, &mut warnings);
     warnings.sort_by_key(|w| w.line);
+    let len = nodes.len();
     let mut settled = Vec::new();
     if keep_tasks {
-        let hashed: Vec<usize> = nodes.iter().map(|n| n.hashed_deps).collect();
+        let hashed: Vec<usize> = nodes.iter().map(|n| n.hashed_deps as usize).collect();
         for (task, node) in tasks.iter_mut().zip(nodes) {
             task.deps = node.deps().to_vec();
         }
         stamp_covering(&mut tasks, |i| hashed.get(i).copied().unwrap_or(0));
     } else {
-        // One at a time into a new array: collected in place, the nodes' array
+        // One at a time into new blocks: collected in place, the nodes' array
         // would stay at its size.
-        settled.reserve_exact(nodes.len());
-        for node in nodes {
-            settled.push(Settled {
-                line: node.line,
-                words: node.words,
-                deps: node.deps,
-                hashed_deps: node.hashed_deps,
-            });
+        let mut nodes = nodes.into_iter().peekable();
+        while nodes.peek().is_some() {
+            let block: Vec<Settled> = nodes
+                .by_ref()
+                .take(BLOCK)
+                .map(|node| Settled {
+                    words: node.words,
+                    line: node.line,
+                    deps: node.deps,
+                    hashed_deps: node.hashed_deps,
+                })
+                .collect();
+            settled.push(block);
         }
     }
     let outline = Outline {
@@ -448,6 +477,7 @@ pub(crate) fn read(
         title: super::doc::title(text),
         warnings,
         tasks: settled,
+        len: if keep_tasks { 0 } else { len },
         shown,
     };
     Ok((outline, tasks))
@@ -470,6 +500,7 @@ pub(crate) fn drafts(
             Ok(())
         },
         warnings,
+        Pass::First,
     )?;
     if let Some(links) = links {
         let (mut nodes, tasks): (Vec<Node>, Vec<Task>) =
@@ -497,6 +528,47 @@ mod tests {
             text.push_str(&format!("## T{i}: step {i}\n- **actions**: x\n\n"));
         }
         text
+    }
+
+    /// Past a block of settled tasks (each let go once read), the second pass gives
+    /// every task, in order, as `plan::parse` does: a spec-kit plan of two blocks and
+    /// more, with phase edges, explicit deps and a Dependencies section.
+    #[test]
+    fn a_second_pass_over_several_blocks_gives_every_task_as_parse_does() {
+        let n = 2 * super::BLOCK + 321;
+        let mut text = String::from("# Tasks\n");
+        for i in 1..=n {
+            if i % 100 == 1 {
+                text.push_str(&format!("\n## Phase {}\n\n", i / 100 + 1));
+            }
+            let p = if i % 4 == 0 { "" } else { "[P] " };
+            let d = if i > 10 && i % 10 == 0 {
+                format!(" (depends on T{:05})", i - 7)
+            } else {
+                String::new()
+            };
+            text.push_str(&format!("- [ ] T{i:05} {p}part {i}{d}\n"));
+        }
+        text.push_str("\n## Dependencies\n\n- T00009 depends on T00002\n");
+        let parsed = super::super::parse(Path::new("tasks.md"), &text)
+            .unwrap()
+            .tasks;
+        let (outline, _) = super::read(Path::new("tasks.md"), &text, false).unwrap();
+        assert_eq!(outline.len(), n);
+        let mut read = Vec::new();
+        outline
+            .each_task(&text, |t| {
+                read.push(t.clone());
+                Ok(())
+            })
+            .unwrap();
+        assert_eq!(read.len(), n);
+        assert!(
+            read[8].deps.iter().any(|d| d == "T00002"),
+            "{:?}",
+            read[8].deps
+        );
+        assert_eq!(read, parsed);
     }
 
     /// A digest covers the deps a task lists, not the phase-order edges spec-kit adds

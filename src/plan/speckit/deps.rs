@@ -41,14 +41,15 @@ pub(super) struct SectionEdge {
 }
 
 /// Resolves ranges, refuses explicit deps that are not tasks of this plan (naming
-/// the line that lists them), and attaches the Dependencies-section edges whose ids
-/// are all tasks (the others are warned about and dropped).
+/// the line that lists them), and gives the Dependencies-section edges whose ids are
+/// all tasks (the others are warned about and dropped), to add once the graph is
+/// checked.
 pub(crate) fn resolve(
     nodes: &mut [Node],
     index: &IdIndex,
     links: &Links,
     warnings: &mut Vec<PlanWarning>,
-) -> Result<(), PlanError> {
+) -> Result<SectionDeps, PlanError> {
     let Links { explicit, section } = links;
     for e in explicit {
         let id = nodes
@@ -62,11 +63,14 @@ pub(crate) fn resolve(
         })?;
         if let Some(d) = nodes.get_mut(e.task) {
             if d.deps_line == d.line {
-                d.deps_line = e.line;
+                d.deps_line = small(e.line);
             }
             d.add_deps(deps.iter().map(String::as_str));
         }
     }
+    let mut section_deps: SectionDeps = Vec::new();
+    // A task's dep named on two lines is added once, for the first.
+    let mut seen: std::collections::HashSet<(usize, String)> = std::collections::HashSet::new();
     for edge in section {
         let resolved: Result<Vec<Vec<String>>, String> = edge
             .dependents
@@ -89,16 +93,16 @@ pub(crate) fn resolve(
         let (dependents, deps) = all.split_at(edge.dependents.len());
         let deps: Vec<&String> = deps.iter().flatten().collect();
         for dependent in dependents.iter().flatten() {
-            if let Some(d) = index.get(nodes, dependent).and_then(|i| nodes.get_mut(i)) {
+            if let Some(i) = index.get(nodes, dependent) {
                 for dep in &deps {
-                    if *dep != dependent && !d.section_deps.iter().any(|(x, _)| x == *dep) {
-                        d.section_deps.push(((*dep).clone(), edge.line));
+                    if *dep != dependent && seen.insert((i, (*dep).clone())) {
+                        section_deps.push((edge.line, i, (*dep).clone()));
                     }
                 }
             }
         }
     }
-    Ok(())
+    Ok(section_deps)
 }
 
 /// The ids a dependency stands for, or the first id that is not a task. A range

@@ -72,9 +72,9 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::doc::{self, is_none_word, shown, Line};
-use super::graph::IdIndex;
+use super::graph::{IdIndex, SectionDeps};
 use super::ids::{bad_id, id_problem, id_suggestion, is_valid_id};
-use super::outline::{Drafts, Node};
+use super::outline::{small, Drafts, Node};
 use super::{Draft, PlanError, PlanWarning};
 use crate::state::machine::TaskStatus;
 use crate::state::model::Task;
@@ -97,11 +97,14 @@ pub(crate) struct Links {
     section: Vec<SectionEdge>,
 }
 
-/// Reads the plan's tasks into `drafts`, and what it says of their dependencies.
+/// Reads the plan's tasks into `drafts`, and what it says of their dependencies
+/// when `keep_links` (a second pass over a checked plan has its deps settled: the
+/// links would be a tenth of its peak at 100,000 tasks).
 pub(crate) fn parse<'a>(
     lines: impl IntoIterator<Item = Line<'a>>,
     drafts: &mut Drafts<'_>,
     warnings: &mut Vec<PlanWarning>,
+    keep_links: bool,
 ) -> Result<Links, PlanError> {
     let mut explicit: Vec<Explicit> = Vec::new();
     let mut section_edges: Vec<SectionEdge> = Vec::new();
@@ -134,7 +137,7 @@ pub(crate) fn parse<'a>(
             let i = drafts.len();
             let (draft, deps) = task(&tl, line.no, &phase, group)?;
             drafts.push(draft)?;
-            explicit.extend(deps.into_iter().map(|dep| Explicit {
+            explicit.extend(deps.into_iter().filter(|_| keep_links).map(|dep| Explicit {
                 task: i,
                 dep,
                 line: line.no,
@@ -146,7 +149,7 @@ pub(crate) fn parse<'a>(
             let i = drafts.len().saturating_sub(1);
             if let Some(d) = drafts.last_mut() {
                 let (deps, spans) = depends_on_in_text(text, &d.task.id, line.no)?;
-                explicit.extend(deps.into_iter().map(|dep| Explicit {
+                explicit.extend(deps.into_iter().filter(|_| keep_links).map(|dep| Explicit {
                     task: i,
                     dep,
                     line: line.no,
@@ -176,7 +179,7 @@ pub(crate) fn parse<'a>(
                         .unwrap_or_else(|| "T001".into())
                 ),
             ));
-        } else if dep_section.is_some() {
+        } else if dep_section.is_some() && keep_links {
             section_edges.extend(section_edges_of(text, line.no));
         }
     }
@@ -277,7 +280,6 @@ fn task(
             task,
             deps_line: line,
             group,
-            section_deps: Vec::new(),
         },
         deps,
     ))
