@@ -7,12 +7,14 @@
 //! look at (`state::task_ref`). Held as a `String` and a `Vec<String>` each, a task
 //! of one dependency took three allocations (the id, the list, the dependency) and
 //! 96 bytes of heap for some fifteen bytes of text: at 100,000 tasks, a good part of
-//! an import's peak (BENCHMARKS.md). Packed, the words share one allocation.
+//! an import's peak (BENCHMARKS.md). Packed, the words share one allocation, and
+//! none when they fit in the handle's 24 bytes (a task id and one or two more).
 
-/// Words in one allocation, each as its length in bytes, a `:`, and itself: an id
-/// may be any text a state file holds, so no separator is safe.
+/// Words in one string, each as its length in bytes, a `:`, and itself: an id
+/// may be any text a state file holds, so no separator is safe. Held inline up to
+/// 24 bytes (`compact_str`): `5:T00125:T0005` takes no allocation.
 #[derive(Clone, Default, PartialEq, Eq)]
-pub struct Packed(Box<str>);
+pub struct Packed(compact_str::CompactString);
 
 impl Packed {
     /// `words`, packed in order: sized first, so the text is allocated once.
@@ -26,13 +28,13 @@ impl Packed {
             .clone()
             .map(|w| decimal(w.len()).len() + 1 + w.len())
             .sum();
-        let mut text = String::with_capacity(size);
+        let mut text = compact_str::CompactString::with_capacity(size);
         for word in words {
             text.push_str(&decimal(word.len()));
             text.push(':');
             text.push_str(word);
         }
-        Packed(text.into_boxed_str())
+        Packed(text)
     }
 
     /// The first word: the id, where a task's own id comes first (an index entry, a
@@ -44,7 +46,7 @@ impl Packed {
     /// The words from the `skip`th on, `count` of them.
     pub fn words(&self, skip: usize, count: usize) -> Ids<'_> {
         let mut ids = Ids(Words::Packed {
-            rest: &self.0,
+            rest: self.0.as_str(),
             left: skip.saturating_add(count),
         });
         for _ in 0..skip {
@@ -88,7 +90,7 @@ impl std::fmt::Debug for Packed {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_list()
             .entries(Ids(Words::Packed {
-                rest: &self.0,
+                rest: self.0.as_str(),
                 left: usize::MAX,
             }))
             .finish()

@@ -25,9 +25,11 @@
 //! — serializes that task as before, and the old file changed by the end of the
 //! write writes the snapshot again without copying.
 //!
-//! A writer knows the spans of a snapshot it wrote itself, and of one it loaded with
-//! its tasks left unread (`state::task_ref`); for a snapshot it parsed whole, the task
-//! index written with that snapshot says where each record is
+//! A task made from a record — an import's spill, or a load that left the tasks
+//! unread (`state::task_ref`) — names that record itself while it is unchanged
+//! (`TaskRef::record_in`): the prior of such a state holds only the file. A writer
+//! knows the spans of a snapshot it wrote itself; for a snapshot it parsed whole,
+//! the task index written with that snapshot says where each record is
 //! (`task_index::IndexSpans`), if it names that very file and log mark, was written
 //! by this version of wf, and lists the same tasks in the same order.
 //!
@@ -39,7 +41,7 @@
 //! field no way to reach the writer.
 
 use crate::state::model::Glance;
-use crate::state::task_ref::{TaskRef, WeakTask};
+use crate::state::task_ref::{Source, TaskRef, WeakTask};
 use std::cell::{Cell, RefCell};
 use std::io::{self, Write};
 use std::ops::Range;
@@ -286,7 +288,8 @@ impl Formatter for Copying {
 /// serializes every task.
 pub type SharedPrior = Arc<Mutex<Option<Prior>>>;
 
-/// A snapshot file, its tasks, and where their records are in it.
+/// A snapshot file, its tasks, and where their records are in it; or a file whose
+/// records the tasks that came from it name themselves.
 ///
 /// The tasks are held weakly: only their identity is needed, and a weak handle still
 /// keeps the allocation, so no task made since can take its address. A strong one
@@ -308,6 +311,11 @@ enum Spans {
     /// In the task index written with the snapshot: read when a snapshot is
     /// written, which most commands that take the lock never do.
     InIndex { dir: PathBuf, mark: LogMark },
+    /// Kept by each task made from a record of `source` and unchanged since
+    /// ([`TaskRef::record_in`]): the tasks an import spilled, or a load left
+    /// unread. No task is held: at 100,000 tasks, a list of spans and one of weak
+    /// handles were 2.8 MB of a fresh import's peak.
+    InRecords(Arc<Source>),
 }
 
 impl Prior {
@@ -330,24 +338,29 @@ impl Prior {
 
     /// The snapshot just loaded from `file` (the file `id` when the read began) in
     /// the workflow dir `dir`, with log mark `mark`, before anything changed its
-    /// tasks; `spans` are its records' when the load left the tasks unread, as the
-    /// task index said (`Store::lock`).
+    /// tasks; `unread` is the source the load left them unread in, as the task
+    /// index said (`Store::lock`).
     pub fn loaded(
         file: std::fs::File,
         id: FileId,
         tasks: &[TaskRef],
         dir: &Path,
         mark: Option<LogMark>,
-        spans: Option<Vec<[u64; 2]>>,
+        unread: Option<Arc<Source>>,
     ) -> Option<Prior> {
         let mark = mark?;
-        Some(Prior {
-            file,
-            id,
-            tasks: tasks.iter().map(TaskRef::downgrade).collect(),
-            spans: match spans {
-                Some(spans) => Spans::Known(spans),
-                None => Spans::InIndex {
+        Some(match unread {
+            Some(source) => Prior {
+                file,
+                id,
+                tasks: Vec::new(),
+                spans: Spans::InRecords(source),
+            },
+            None => Prior {
+                file,
+                id,
+                tasks: tasks.iter().map(TaskRef::downgrade).collect(),
+                spans: Spans::InIndex {
                     dir: dir.to_path_buf(),
                     mark,
                 },
@@ -355,18 +368,14 @@ impl Prior {
         })
     }
 
-    /// Records written for `tasks` at `spans` in `file`, which nothing else writes
-    /// (`state::spill`).
-    pub fn spilled(
-        file: std::fs::File,
-        tasks: &[TaskRef],
-        spans: Vec<[u64; 2]>,
-    ) -> io::Result<Prior> {
+    /// The records an import wrote to `file`, the file of `source`, which nothing
+    /// else writes (`state::spill`).
+    pub fn spilled(file: std::fs::File, source: Arc<Source>) -> io::Result<Prior> {
         Ok(Prior {
             id: FileId::of(&file.metadata()?),
             file,
-            tasks: tasks.iter().map(TaskRef::downgrade).collect(),
-            spans: Spans::Known(spans),
+            tasks: Vec::new(),
+            spans: Spans::InRecords(source),
         })
     }
 
@@ -386,17 +395,20 @@ impl Prior {
         if FileId::of(&self.file.metadata().ok()?) != self.id {
             return None;
         }
-        let spans = match self.spans {
-            Spans::Known(spans) => spans,
-            Spans::InIndex { ref dir, mark } => {
-                task_index::IndexSpans::read(dir, self.id, mark).of(&self.tasks)?
-            }
+        let (spans, records) = match self.spans {
+            Spans::Known(spans) => (spans, None),
+            Spans::InIndex { ref dir, mark } => (
+                task_index::IndexSpans::read(dir, self.id, mark).of(&self.tasks)?,
+                None,
+            ),
+            Spans::InRecords(source) => (Vec::new(), Some(source)),
         };
         (spans.len() == self.tasks.len()).then(|| Copier {
             file: self.file,
             id: self.id,
             tasks: self.tasks,
             spans,
+            records,
             buf: Vec::new(),
             buf_at: 0,
             staged: None,
@@ -412,6 +424,9 @@ pub struct Copier {
     id: FileId,
     tasks: Vec<WeakTask>,
     spans: Vec<[u64; 2]>,
+    /// The source whose records unchanged tasks name ([`Spans::InRecords`]), in
+    /// place of `tasks` and `spans`.
+    records: Option<Arc<Source>>,
     /// Read ahead from the old file, starting at `buf_at`: records are asked for in
     /// order, so one read serves many.
     buf: Vec<u8>,
@@ -429,15 +444,21 @@ impl Copier {
     /// changed since and the old file holds a record of that task's id there.
     fn stage(&mut self, i: usize, task: &TaskRef) -> bool {
         self.staged = None;
-        if !self.tasks.get(i).is_some_and(|old| old.is(task)) {
-            return false;
-        }
-        let Some(&[start, end]) = self.spans.get(i) else {
+        let span = match &self.records {
+            Some(source) => task.record_in(source),
+            None => self
+                .tasks
+                .get(i)
+                .filter(|old| old.is(task))
+                .and(self.spans.get(i).copied()),
+        };
+        let Some([start, end]) = span else {
             return false;
         };
         let Some(at) = self.read(start, end) else {
             // The file cannot be read as it was: copy nothing more from it.
             self.spans.clear();
+            self.records = None;
             return false;
         };
         if !is_record_of(&self.buf[at.clone()], task.id()) {

@@ -185,7 +185,7 @@ impl Store {
                 .filter(|_| also == Also::TailAndSpans)
                 .and_then(|mark| parse_unread(&path, &file, id, &self.dir, mark));
             match unread {
-                Some((state, spans)) => Ok((state, Some(spans))),
+                Some((state, source)) => Ok((state, Some(source))),
                 None => parse_state(&path, &read_rest(&file)?).map(|state| (state, None)),
             }
         };
@@ -212,7 +212,7 @@ impl Store {
             }
             None => (None, parse()),
         };
-        let (mut state, spans) = parsed?;
+        let (mut state, unread) = parsed?;
         (self.plan.adopt)(&mut state, &self.dir, self.project.as_deref());
         let mark = state.event_log.unwrap_or_default();
         let tail = match early {
@@ -232,7 +232,7 @@ impl Store {
             tail,
             file,
             id,
-            spans,
+            unread,
         }))
     }
 
@@ -326,10 +326,10 @@ impl Store {
                 tail,
                 file,
                 id,
-                spans,
+                unread,
             }) => {
                 let prior =
-                    Prior::loaded(file, id, &state.tasks, &self.dir, state.event_log, spans);
+                    Prior::loaded(file, id, &state.tasks, &self.dir, state.event_log, unread);
                 (Some(fold(state, tail)?), prior)
             }
             None => (None, None),
@@ -747,9 +747,9 @@ struct Read {
     tail: Tail,
     file: std::fs::File,
     id: FileId,
-    /// Where each task's record is, when the tasks were left unread
-    /// ([`parse_unread`]).
-    spans: Option<Vec<[u64; 2]>>,
+    /// The file the tasks were left unread in ([`parse_unread`]), whose records
+    /// they name.
+    unread: Option<Arc<crate::state::task_ref::Source>>,
 }
 
 /// What a read of the snapshot reads besides it.
@@ -944,11 +944,10 @@ fn parse_unread(
     id: FileId,
     dir: &Path,
     mark: LogMark,
-) -> Option<(WorkflowState, Vec<[u64; 2]>)> {
+) -> Option<(WorkflowState, Arc<crate::state::task_ref::Source>)> {
     let entries = crate::state::task_index::entries_for(dir, id, mark)?;
-    let spans: Vec<[u64; 2]> = entries.iter().map(|e| e.span).collect();
-    let in_order = spans.windows(2).all(|w| w[0][1] < w[1][0]);
-    let (first, last) = (spans.first()?[0], spans.last()?[1]);
+    let in_order = entries.windows(2).all(|w| w[0].span[1] < w[1].span[0]);
+    let (first, last) = (entries.first()?.span[0], entries.last()?.span[1]);
     if !in_order || first >= last || last > id.len {
         return None;
     }
@@ -982,7 +981,7 @@ fn parse_unread(
             })
         })
         .collect();
-    Some((state, spans))
+    Some((state, source))
 }
 
 /// Tasks are found by id; with two of one id, updates would land on one and readers

@@ -54,8 +54,10 @@ const WRITER: &str = concat!(env!("CARGO_PKG_VERSION"), "+", env!("WF_RECORD_LAY
 pub struct Entry {
     /// The task's id, then its deps, then its blockers.
     ids: Packed,
-    deps: usize,
-    blocked_by: usize,
+    /// How many deps and blockers: `u32`, so an entry and its task's handle fit a
+    /// smaller allocation (`state::task_ref`); a state holds no task of four billion.
+    deps: u32,
+    blocked_by: u32,
     pub status: TaskStatus,
     pub accepted_unchecked: bool,
     pub handed_off: Option<bool>,
@@ -78,8 +80,8 @@ impl Entry {
         span: [u64; 2],
     ) -> Entry {
         Entry {
-            deps: deps.len(),
-            blocked_by: blocked_by.len(),
+            deps: count(deps.len()),
+            blocked_by: count(blocked_by.len()),
             ids: Packed::new(std::iter::once(id).chain(deps).chain(blocked_by)),
             status,
             accepted_unchecked,
@@ -122,6 +124,12 @@ impl Entry {
     }
 }
 
+/// A count of ids, held as `u32`: saturated, not checked, as a list of more would
+/// take over 8 GB of state text.
+fn count(len: usize) -> u32 {
+    u32::try_from(len).unwrap_or(u32::MAX)
+}
+
 impl Glance for Entry {
     fn id(&self) -> &str {
         self.ids.first()
@@ -130,10 +138,11 @@ impl Glance for Entry {
         self.status
     }
     fn deps(&self) -> Ids<'_> {
-        self.ids.words(1, self.deps)
+        self.ids.words(1, self.deps as usize)
     }
     fn blocked_by(&self) -> Ids<'_> {
-        self.ids.words(1 + self.deps, self.blocked_by)
+        self.ids
+            .words(1 + self.deps as usize, self.blocked_by as usize)
     }
     fn handed_off(&self) -> bool {
         self.handed_off == Some(true)

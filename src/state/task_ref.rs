@@ -28,11 +28,13 @@ pub struct TaskRef(Arc<Slot>);
 
 #[derive(Clone)]
 struct Slot {
-    /// Boxed: a task left unread holds only its index entry (about 150 bytes and
-    /// its strings), not the 800 of a task.
+    /// Boxed: a task left unread holds only its index entry, not the 800 bytes of a
+    /// task.
     task: OnceLock<Box<Task>>,
     /// Its record in the snapshot it was loaded from, while it has not changed since.
-    record: Option<Box<Record>>,
+    /// Held in the slot, not boxed beside it: an unread task is one allocation of
+    /// 104 bytes (a fresh import holds one for every task, BENCHMARKS.md).
+    record: Option<Record>,
 }
 
 /// A task's record in a snapshot, and what the task index says of it (`span` among
@@ -47,10 +49,18 @@ pub struct Record {
 /// snapshot is replaced by a rename, never written in place, so the handle reads the
 /// file that was loaded), or the unnamed file an import wrote them to
 /// (`state::spill`).
+#[derive(Debug)]
 pub struct Source {
     /// The snapshot's path; none for an import's unnamed file.
     pub snapshot: Option<std::path::PathBuf>,
     pub file: std::fs::File,
+}
+
+#[cfg(test)]
+mod size {
+    /// An unread task's allocation: the `Arc`'s counts and the slot (the task's
+    /// index entry within), 104 bytes, a 112-byte block of glibc's.
+    const _: () = assert!(16 + std::mem::size_of::<super::Slot>() == 104);
 }
 
 #[cfg(test)]
@@ -72,7 +82,7 @@ impl TaskRef {
     pub fn unread(record: Record) -> TaskRef {
         TaskRef(Arc::new(Slot {
             task: OnceLock::new(),
-            record: Some(Box::new(record)),
+            record: Some(record),
         }))
     }
 
@@ -107,6 +117,13 @@ impl TaskRef {
         }
     }
 
+    /// Where the task's record is in `source`, if it was made from one there and has
+    /// not changed since (read or not): what a snapshot copies in its place.
+    pub fn record_in(&self, source: &Arc<Source>) -> Option<[u64; 2]> {
+        let record = self.0.record.as_ref()?;
+        Arc::ptr_eq(&record.source, source).then_some(record.glance.span)
+    }
+
     /// Whether the task has been parsed (built, changed, or looked at whole).
     pub fn is_read(&self) -> bool {
         self.0.task.get().is_some()
@@ -125,14 +142,14 @@ impl TaskRef {
             let record = self
                 .0
                 .record
-                .as_deref()
+                .as_ref()
                 .expect("a task is built whole or loaded from its record");
             Box::new(read_record(record))
         })
     }
 
     fn glance(&self) -> Glanced<'_> {
-        match (self.0.task.get(), self.0.record.as_deref()) {
+        match (self.0.task.get(), self.0.record.as_ref()) {
             (Some(task), _) => Glanced::Task(task),
             (None, Some(record)) => Glanced::Entry(&record.glance),
             (None, None) => Glanced::Task(self.whole()),
