@@ -6,13 +6,16 @@
 //! sets all 64 signals there, 124 system calls per command: half the time the child
 //! spent before its exec), makes its own process group, takes `/dev/null` (or the
 //! given pipe) as stdin and the one output pipe end as both stdout and stderr,
-//! changes to its directory, empties its signal mask and execs. `/dev/null` is
-//! opened once, by `wf`: opened in each child, its path's lookup was a third of
-//! the time the child spent before its exec (`perf`, 10,000 commands). `wf` itself makes
+//! changes to its directory, empties its signal mask and execs. `wf` itself makes
 //! two system calls around the clone (blocking its signals and unblocking them),
 //! where `posix_spawn` with file actions made ten (a stack mapped and unmapped, a
 //! `getrlimit` per descriptor checked). `std::process::Command` would also open
 //! `/dev/null` in `wf` and copy the output pipe for stderr.
+//!
+//! The child opens `/dev/null` itself: one kept open by `wf` and given to every
+//! command would be one open file shared by all of them, and a lock or a flag one
+//! command set on its stdin would stay for the next (tried, for the path lookup it
+//! saves, which no wall time showed).
 //!
 //! Otherwise the process starts as `Command` starts it: a full path, so no search
 //! of PATH in the child; `argv[0]` the name the plan gave; the signal mask emptied,
@@ -22,7 +25,7 @@
 
 use std::ffi::CString;
 use std::io;
-use std::os::fd::{AsFd as _, AsRawFd, BorrowedFd, OwnedFd};
+use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
 use std::os::unix::ffi::{OsStrExt as _, OsStringExt as _};
 use std::os::unix::process::ExitStatusExt as _;
 use std::path::Path;
@@ -94,11 +97,7 @@ pub fn spawn(launch: &Launch<'_>) -> io::Result<Leader> {
     let argv_ptrs = null_terminated(&argv);
     // A descriptor on 0, 1 or 2 (a process started with one closed gets it for its
     // next pipe) would be replaced by an earlier step of the child's: moved above.
-    let stdin = match launch.stdin {
-        Some(fd) => fd,
-        None => dev_null()?,
-    };
-    let stdin_copy = above_stdio(stdin)?;
+    let stdin_copy = launch.stdin.map(above_stdio).transpose()?.flatten();
     let output_copy = above_stdio(launch.output)?;
     let raw = |fd: BorrowedFd<'_>, copy: &Option<OwnedFd>| {
         copy.as_ref().map_or(fd.as_raw_fd(), AsRawFd::as_raw_fd)
@@ -108,7 +107,7 @@ pub fn spawn(launch: &Launch<'_>) -> io::Result<Leader> {
         argv: argv_ptrs.as_ptr(),
         envp: envp.pointers.as_ptr(),
         cwd: cwd.as_ptr(),
-        stdin: raw(stdin, &stdin_copy),
+        stdin: launch.stdin.map_or(-1, |fd| raw(fd, &stdin_copy)),
         output: raw(launch.output, &output_copy),
         err: 0,
     };
@@ -162,7 +161,7 @@ struct ChildPlan {
     argv: *const *mut libc::c_char,
     envp: *const *mut libc::c_char,
     cwd: *const libc::c_char,
-    /// The descriptor to give as stdin.
+    /// The descriptor to give as stdin; -1 for `/dev/null`.
     stdin: libc::c_int,
     output: libc::c_int,
     /// The errno of the step that failed, set by the child before it exits; 0 if
@@ -196,8 +195,16 @@ extern "C" fn child_main(plan: *mut libc::c_void) -> libc::c_int {
         if libc::setpgid(0, 0) != 0 {
             child_failed(plan);
         }
-        if libc::dup2(plan.stdin, 0) < 0 {
-            child_failed(plan);
+        if plan.stdin >= 0 {
+            if libc::dup2(plan.stdin, 0) < 0 {
+                child_failed(plan);
+            }
+        } else {
+            libc::close(0);
+            let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDONLY);
+            if null < 0 || (null != 0 && (libc::dup2(null, 0) < 0 || libc::close(null) < 0)) {
+                child_failed(plan);
+            }
         }
         if libc::dup2(plan.output, 1) < 0
             || libc::dup2(plan.output, 2) < 0
@@ -265,29 +272,6 @@ impl Drop for SignalsBlocked {
             );
         }
     }
-}
-
-/// `/dev/null` open for reading, close-on-exec, above 2: the stdin of a command
-/// given none. Opened at the first such spawn and kept, as `wf`'s own environment is.
-fn dev_null() -> io::Result<BorrowedFd<'static>> {
-    static NULL: std::sync::OnceLock<OwnedFd> = std::sync::OnceLock::new();
-    if let Some(fd) = NULL.get() {
-        return Ok(fd.as_fd());
-    }
-    let opened = rustix::fs::open(
-        "/dev/null",
-        rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::CLOEXEC,
-        rustix::fs::Mode::empty(),
-    )?;
-    // On 0, 1 or 2 (one closed since `wf` started: Rust's runtime opens any closed
-    // at start), it would take the place of the next pipe made there: moved above,
-    // the standard descriptor freed again.
-    let fd = match above_stdio(opened.as_fd())? {
-        Some(above) => above,
-        None => opened,
-    };
-    // Another thread that opened one meanwhile: its descriptor is kept, this closed.
-    Ok(NULL.get_or_init(|| fd).as_fd())
 }
 
 /// A close-on-exec copy of `fd` above 2 when it is 0, 1 or 2 (to hold until the
@@ -377,6 +361,7 @@ fn null_terminated(strings: &[CString]) -> Vec<*mut libc::c_char> {
 mod tests {
     use super::*;
     use std::io::Read as _;
+    use std::os::fd::AsFd as _;
 
     /// Runs `sh -c script` (its `$0` is `name`) in `dir` and gives what it printed
     /// on stdout and stderr, and its exit status.

@@ -394,8 +394,8 @@ fn a_sighup_ignored_at_start_stays_ignored_in_the_run_and_its_commands() {
     assert_ne!(mask & (1 << (libc::SIGHUP - 1)), 0, "{ign}");
 }
 
-/// A command's stdin is `/dev/null` (`wf` opens it once and keeps it), never `wf`'s
-/// own: a command that reads stdin finds it empty, though `wf` was given input.
+/// A command's stdin is `/dev/null`, never `wf`'s own: a command that reads stdin
+/// finds it empty, though `wf` was given input.
 #[test]
 fn each_command_reads_dev_null_not_the_stdin_wf_was_given() {
     let mut t = Test::new();
@@ -427,4 +427,30 @@ fn each_command_reads_dev_null_not_the_stdin_wf_was_given() {
             "{id}: {log}"
         );
     }
+}
+
+/// Each command opens its own `/dev/null`: what one does to its stdin (a lock taken
+/// on it, here) is not left for the next. One kept open by `wf` and shared by every
+/// command (tried) left T1's lock held for T2.
+#[test]
+fn a_commands_stdin_is_its_own_not_shared_with_the_next() {
+    if std::process::Command::new("flock")
+        .arg("-V")
+        .output()
+        .is_err()
+    {
+        panic!("the test needs util-linux's flock");
+    }
+    let t = Test::new();
+    start(
+        &t,
+        &plan(&[
+            task("T1", "a").verify("flock -x 0"),
+            task("T2", "b")
+                .deps("T1")
+                .verify("flock -n -x /dev/null true; echo \"rc=$?\" > fl2.txt"),
+        ]),
+    );
+    let run = t.wf(&["workflow-execute", "--all"]).ok();
+    assert_eq!(t.read("fl2.txt"), "rc=0\n", "{}", run.whole());
 }
