@@ -46,16 +46,17 @@ pub fn run(project: &Project, global: &GlobalArgs, args: &StartArgs, out: &Outpu
     // before the save (at 100,000 tasks, a fifth of the save's memory).
     let text = Arc::new(text);
     // Hashed beside the import's own work: at 100,000 tasks a few percent of it.
-    let digest = {
-        let text = Arc::clone(&text);
-        std::thread::spawn(move || crate::plan::digest::text_digest(&text))
-    };
-    let digest = move || {
-        digest
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-    };
-    import(project, global, args, out, text, outline, digest)
+    // Scoped, so an import that stops early still waits for it.
+    std::thread::scope(|scope| {
+        let hashed = Arc::clone(&text);
+        let digest = scope.spawn(move || crate::plan::digest::text_digest(&hashed));
+        let digest = move || {
+            digest
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        };
+        import(project, global, args, out, text, outline, digest)
+    })
 }
 
 fn import(

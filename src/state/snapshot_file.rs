@@ -9,7 +9,8 @@
 //! two snapshots only the tasks that ran change.
 //!
 //! The writer holding the lock keeps a [`Prior`]: the snapshot on disk, a weak
-//! handle on every task `Arc` it holds and where each record lies. A task is changed
+//! handle on every task `Arc` it holds and where each record lies (for tasks made
+//! from records, only the file: below). A task is changed
 //! only through `WorkflowState::task_mut` (`Arc::make_mut`) or replaced by a new
 //! `Arc`, so while the prior holds them a task changed since is another allocation:
 //! the same address as the prior's task at the same position means "unchanged". Its
@@ -306,7 +307,7 @@ pub struct Prior {
 
 #[derive(Debug)]
 enum Spans {
-    /// As written, or as the task index said when the load left the tasks unread.
+    /// As written.
     Known(Vec<[u64; 2]>),
     /// In the task index written with the snapshot: read when a snapshot is
     /// written, which most commands that take the lock never do.

@@ -3,9 +3,10 @@
 //! something looks at more of it than the index holds.
 //!
 //! Sharing: a checkpoint written on its own thread holds the state's tasks while the
-//! run goes on (src/run/checkpoint.rs), and the prior snapshot holds each weakly
-//! (`state::snapshot_file`); a task is changed through [`TaskRef::make_mut`], which
-//! copies it first only while a checkpoint still holds it.
+//! run goes on (src/run/checkpoint.rs), and the prior snapshot holds each weakly,
+//! or none when the tasks were made from its records (`state::snapshot_file`); a
+//! task is changed through [`TaskRef::make_mut`], which copies it first only while a
+//! checkpoint still holds it, and lets go of its record.
 //!
 //! Reading on first look: the first `--step` after a crash parsed every record of the
 //! snapshot, most of its time (BENCHMARKS.md), to run one task. A task loaded unread
