@@ -13,7 +13,7 @@
 
 use super::{digest, Draft, Format, PlanError, PlanWarning};
 use crate::error::{Result, WfError};
-use crate::state::ids::{Ids, Packed};
+use crate::state::ids::{narrow, Ids, Packed};
 use crate::state::model::Task;
 use std::collections::HashSet;
 
@@ -40,12 +40,6 @@ pub(crate) struct Node {
     pub parallel: bool,
 }
 
-/// A line, position or count of a plan as a [`Node`] holds it: a plan of at most 64
-/// MiB has fewer of each than `u32` holds.
-pub(crate) fn small(n: usize) -> u32 {
-    u32::try_from(n).unwrap_or(u32::MAX)
-}
-
 impl Node {
     pub(crate) fn id(&self) -> &str {
         self.words.first()
@@ -64,7 +58,7 @@ impl Node {
         }
         let count = self.deps as usize + added.len();
         self.words = Packed::new(self.words.words(0, 1 + self.deps as usize).chain(added));
-        self.deps = small(count);
+        self.deps = narrow(count);
     }
 }
 
@@ -81,11 +75,11 @@ impl Draft {
             words: Packed::new(
                 std::iter::once(task.id.as_str()).chain(deps.iter().map(String::as_str)),
             ),
-            deps: small(deps.len()),
-            line: small(task.line),
+            deps: narrow(deps.len()),
+            line: narrow(task.line),
             hashed_deps: 0,
-            deps_line: small(deps_line),
-            group: small(group),
+            deps_line: narrow(deps_line),
+            group: narrow(group),
             parallel: task.parallel,
         };
         (node, task)
@@ -190,7 +184,6 @@ pub struct Outline {
     /// The tasks in blocks of [`BLOCK`], each let go once the second pass has read
     /// it: held whole, they were a tenth of a fresh import's peak at its end.
     tasks: Vec<Vec<Settled>>,
-    len: usize,
     /// The plan's path as errors show it.
     shown: String,
 }
@@ -215,11 +208,11 @@ struct Settled {
 impl Outline {
     /// How many tasks the plan has.
     pub fn len(&self) -> usize {
-        self.len
+        self.tasks.iter().map(Vec::len).sum()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.tasks.is_empty()
     }
 
     /// Gives `each` the plan's tasks in plan order, as `plan::parse` would return
@@ -316,6 +309,7 @@ impl Outline {
         // here and returned in place of the marker that stopped it.
         let mut failed: Option<WfError> = None;
         let shown = &self.shown;
+        let total = self.len();
         // Each block is dropped as the pass moves past it.
         let mut settled = self.tasks.into_iter().flatten();
         let mut sink = |draft: Draft| {
@@ -340,8 +334,8 @@ impl Outline {
             return Err(e);
         }
         parsed.map_err(|e| second_pass(&self.shown, &format!("line {}: {}", e.line, e.message)))?;
-        if next != self.len {
-            let what = format!("{next} of its {} tasks were read", self.len);
+        if next != total {
+            let what = format!("{next} of its {total} tasks were read");
             return Err(second_pass(&self.shown, &what));
         }
         Ok(())
@@ -446,7 +440,6 @@ pub(crate) fn read(
     super::graph::check_acyclic(&nodes, &index, format).map_err(at)?;
     super::graph::add_section_deps(&mut nodes, &index, section_deps, &mut warnings);
     warnings.sort_by_key(|w| w.line);
-    let len = nodes.len();
     let mut settled = Vec::new();
     if keep_tasks {
         let hashed: Vec<usize> = nodes.iter().map(|n| n.hashed_deps as usize).collect();
@@ -477,7 +470,6 @@ pub(crate) fn read(
         title: super::doc::title(text),
         warnings,
         tasks: settled,
-        len: if keep_tasks { 0 } else { len },
         shown,
     };
     Ok((outline, tasks))

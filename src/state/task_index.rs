@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize, Serializer};
 use crate::state::event::EventKind;
 use crate::state::event_log::{Event, EventHead};
 use crate::state::fold::{apply_event, folds};
-use crate::state::ids::{Ids, Packed};
+use crate::state::ids::{narrow, Ids, Packed};
 use crate::state::index_file::{IndexReader, Staged};
 use crate::state::machine::TaskStatus;
 use crate::state::model::{current_of, Glance, LogMark, Task, Usage, WorkflowState};
@@ -80,8 +80,8 @@ impl Entry {
         span: [u64; 2],
     ) -> Entry {
         Entry {
-            deps: count(deps.len()),
-            blocked_by: count(blocked_by.len()),
+            deps: narrow(deps.len()),
+            blocked_by: narrow(blocked_by.len()),
             ids: Packed::new(std::iter::once(id).chain(deps).chain(blocked_by)),
             status,
             accepted_unchecked,
@@ -122,12 +122,6 @@ impl Entry {
             ..Task::default()
         }
     }
-}
-
-/// A count of ids, held as `u32`: saturated, not checked, as a list of more would
-/// take over 8 GB of state text.
-fn count(len: usize) -> u32 {
-    u32::try_from(len).unwrap_or(u32::MAX)
 }
 
 impl Glance for Entry {

@@ -63,7 +63,7 @@ pub(crate) fn resolve(
         })?;
         if let Some(d) = nodes.get_mut(e.task) {
             if d.deps_line == d.line {
-                d.deps_line = small(e.line);
+                d.deps_line = narrow(e.line);
             }
             d.add_deps(deps.iter().map(String::as_str));
         }

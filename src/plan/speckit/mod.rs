@@ -74,8 +74,9 @@ use regex::Regex;
 use super::doc::{self, is_none_word, shown, Line};
 use super::graph::{IdIndex, SectionDeps};
 use super::ids::{bad_id, id_problem, id_suggestion, is_valid_id};
-use super::outline::{small, Drafts, Node};
+use super::outline::{Drafts, Node};
 use super::{Draft, PlanError, PlanWarning};
+use crate::state::ids::narrow;
 use crate::state::machine::TaskStatus;
 use crate::state::model::Task;
 
