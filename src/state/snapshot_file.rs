@@ -289,20 +289,29 @@ impl Formatter for Copying {
 /// serializes every task.
 pub type SharedPrior = Arc<Mutex<Option<Prior>>>;
 
-/// A snapshot file, its tasks, and where their records are in it; or a file whose
-/// records the tasks that came from it name themselves.
-///
-/// The tasks are held weakly: only their identity is needed, and a weak handle still
-/// keeps the allocation, so no task made since can take its address. A strong one
-/// would make the first change of every task after a snapshot clone it whole
-/// (`Arc::make_mut` on a shared task); with only weak handles left, `make_mut` moves
-/// the task to a new allocation instead.
+/// A snapshot file, and how to tell its tasks that are unchanged since and where
+/// their records are in it ([`Old`]).
 #[derive(Debug)]
 pub struct Prior {
     file: std::fs::File,
     id: FileId,
-    tasks: Vec<WeakTask>,
-    spans: Spans,
+    old: Old,
+}
+
+/// The tasks a prior's file holds the records of.
+#[derive(Debug)]
+enum Old {
+    /// Its tasks, held weakly, and their spans. Weakly: only their identity is
+    /// needed, and a weak handle still keeps the allocation, so no task made since
+    /// can take its address. A strong one would make the first change of every task
+    /// after a snapshot clone it whole (`Arc::make_mut` on a shared task); with only
+    /// weak handles left, `make_mut` moves the task to a new allocation instead.
+    Listed { tasks: Vec<WeakTask>, spans: Spans },
+    /// Each task made from a record of `source` and unchanged since names it
+    /// ([`TaskRef::record_in`]): the tasks an import spilled, or a load left unread.
+    /// No task is held: at 100,000 tasks, a list of spans and one of weak handles
+    /// were 2.8 MB of a fresh import's peak.
+    InRecords(Arc<Source>),
 }
 
 #[derive(Debug)]
@@ -312,11 +321,6 @@ enum Spans {
     /// In the task index written with the snapshot: read when a snapshot is
     /// written, which most commands that take the lock never do.
     InIndex { dir: PathBuf, mark: LogMark },
-    /// Kept by each task made from a record of `source` and unchanged since
-    /// ([`TaskRef::record_in`]): the tasks an import spilled, or a load left
-    /// unread. No task is held: at 100,000 tasks, a list of spans and one of weak
-    /// handles were 2.8 MB of a fresh import's peak.
-    InRecords(Arc<Source>),
 }
 
 impl Prior {
@@ -332,8 +336,10 @@ impl Prior {
         (FileId::of(&file.metadata().ok()?) == id).then(|| Prior {
             file,
             id,
-            tasks: tasks.iter().map(TaskRef::downgrade).collect(),
-            spans: Spans::Known(spans),
+            old: Old::Listed {
+                tasks: tasks.iter().map(TaskRef::downgrade).collect(),
+                spans: Spans::Known(spans),
+            },
         })
     }
 
@@ -350,23 +356,17 @@ impl Prior {
         unread: Option<Arc<Source>>,
     ) -> Option<Prior> {
         let mark = mark?;
-        Some(match unread {
-            Some(source) => Prior {
-                file,
-                id,
-                tasks: Vec::new(),
-                spans: Spans::InRecords(source),
-            },
-            None => Prior {
-                file,
-                id,
+        let old = match unread {
+            Some(source) => Old::InRecords(source),
+            None => Old::Listed {
                 tasks: tasks.iter().map(TaskRef::downgrade).collect(),
                 spans: Spans::InIndex {
                     dir: dir.to_path_buf(),
                     mark,
                 },
             },
-        })
+        };
+        Some(Prior { file, id, old })
     }
 
     /// The records an import wrote to `file`, the file of `source`, which nothing
@@ -375,8 +375,7 @@ impl Prior {
         Ok(Prior {
             id: FileId::of(&file.metadata()?),
             file,
-            tasks: Vec::new(),
-            spans: Spans::InRecords(source),
+            old: Old::InRecords(source),
         })
     }
 
@@ -396,20 +395,25 @@ impl Prior {
         if FileId::of(&self.file.metadata().ok()?) != self.id {
             return None;
         }
-        let (spans, records) = match self.spans {
-            Spans::Known(spans) => (spans, None),
-            Spans::InIndex { ref dir, mark } => (
-                task_index::IndexSpans::read(dir, self.id, mark).of(&self.tasks)?,
-                None,
-            ),
-            Spans::InRecords(source) => (Vec::new(), Some(source)),
+        let from = match self.old {
+            Old::Listed { tasks, spans } => {
+                let spans = match spans {
+                    Spans::Known(spans) => spans,
+                    Spans::InIndex { ref dir, mark } => {
+                        task_index::IndexSpans::read(dir, self.id, mark).of(&tasks)?
+                    }
+                };
+                if spans.len() != tasks.len() {
+                    return None;
+                }
+                CopyFrom::Listed { tasks, spans }
+            }
+            Old::InRecords(source) => CopyFrom::InRecords(source),
         };
-        (spans.len() == self.tasks.len()).then(|| Copier {
+        Some(Copier {
             file: self.file,
             id: self.id,
-            tasks: self.tasks,
-            spans,
-            records,
+            from,
             buf: Vec::new(),
             buf_at: 0,
             staged: None,
@@ -423,11 +427,7 @@ impl Prior {
 pub struct Copier {
     file: std::fs::File,
     id: FileId,
-    tasks: Vec<WeakTask>,
-    spans: Vec<[u64; 2]>,
-    /// The source whose records unchanged tasks name ([`Spans::InRecords`]), in
-    /// place of `tasks` and `spans`.
-    records: Option<Arc<Source>>,
+    from: CopyFrom,
     /// Read ahead from the old file, starting at `buf_at`: records are asked for in
     /// order, so one read serves many.
     buf: Vec<u8>,
@@ -435,6 +435,20 @@ pub struct Copier {
     /// Where in `buf` the record staged for the formatter is.
     staged: Option<Range<usize>>,
     copied: usize,
+}
+
+/// How a [`Copier`] finds an unchanged task's old record.
+#[derive(Debug)]
+enum CopyFrom {
+    /// At the task's position, when the weak handle there is the task's.
+    Listed {
+        tasks: Vec<WeakTask>,
+        spans: Vec<[u64; 2]>,
+    },
+    /// Where the task itself says ([`Old::InRecords`]).
+    InRecords(Arc<Source>),
+    /// Nowhere: the old file could not be read where a span said.
+    Nothing,
 }
 
 /// How much of the old file one read takes.
@@ -445,21 +459,20 @@ impl Copier {
     /// changed since and the old file holds a record of that task's id there.
     fn stage(&mut self, i: usize, task: &TaskRef) -> bool {
         self.staged = None;
-        let span = match &self.records {
-            Some(source) => task.record_in(source),
-            None => self
-                .tasks
+        let span = match &self.from {
+            CopyFrom::Listed { tasks, spans } => tasks
                 .get(i)
                 .filter(|old| old.is(task))
-                .and(self.spans.get(i).copied()),
+                .and(spans.get(i).copied()),
+            CopyFrom::InRecords(source) => task.record_in(source),
+            CopyFrom::Nothing => None,
         };
         let Some([start, end]) = span else {
             return false;
         };
         let Some(at) = self.read(start, end) else {
             // The file cannot be read as it was: copy nothing more from it.
-            self.spans.clear();
-            self.records = None;
+            self.from = CopyFrom::Nothing;
             return false;
         };
         if !is_record_of(&self.buf[at.clone()], task.id()) {
@@ -638,7 +651,11 @@ mod tests {
         let (dir, path, state, written) = written_once(3);
         std::fs::write(dir.path().join("b.json"), full(&state)).unwrap();
         std::fs::rename(dir.path().join("b.json"), &path).unwrap();
-        let Spans::Known(spans) = written.spans else {
+        let Old::Listed {
+            spans: Spans::Known(spans),
+            ..
+        } = written.old
+        else {
             unreachable!("a prior written holds its spans")
         };
         assert!(Prior::written(&path, written.id, &state.tasks, spans).is_none());
@@ -661,7 +678,11 @@ mod tests {
     #[test]
     fn a_span_of_another_task_is_not_copied() {
         let (dir, _path, state, mut prior) = written_once(3);
-        if let Spans::Known(spans) = &mut prior.spans {
+        if let Old::Listed {
+            spans: Spans::Known(spans),
+            ..
+        } = &mut prior.old
+        {
             spans.swap(0, 1);
         }
         let out = dir.path().join("b.json");
@@ -688,7 +709,11 @@ mod tests {
         // The first span moved by a byte, the third past the end of the file: the
         // second is copied, and once the file cannot be read where a span says,
         // nothing more is.
-        if let Spans::Known(spans) = &mut prior.spans {
+        if let Old::Listed {
+            spans: Spans::Known(spans),
+            ..
+        } = &mut prior.old
+        {
             spans[0][0] += 1;
             spans[2] = [1 << 40, (1 << 40) + 10];
         }
