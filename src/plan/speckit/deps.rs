@@ -33,6 +33,18 @@ pub(super) struct Explicit {
     pub(super) line: usize,
 }
 
+impl Explicit {
+    /// The `(depends on …)` refs `deps` of the `task`th task, on `line`.
+    pub(super) fn all(
+        task: usize,
+        deps: Vec<DepRef>,
+        line: usize,
+    ) -> impl Iterator<Item = Explicit> {
+        deps.into_iter()
+            .map(move |dep| Explicit { task, dep, line })
+    }
+}
+
 /// A line of a Dependencies section: `dependents` wait for every one of `deps`.
 pub(super) struct SectionEdge {
     pub(super) dependents: Vec<DepRef>,

@@ -138,11 +138,9 @@ pub(crate) fn parse<'a>(
             let i = drafts.len();
             let (draft, deps) = task(&tl, line.no, &phase, group)?;
             drafts.push(draft)?;
-            explicit.extend(deps.into_iter().filter(|_| keep_links).map(|dep| Explicit {
-                task: i,
-                dep,
-                line: line.no,
-            }));
+            if keep_links {
+                explicit.extend(Explicit::all(i, deps, line.no));
+            }
             open = true;
             continue;
         }
@@ -150,11 +148,9 @@ pub(crate) fn parse<'a>(
             let i = drafts.len().saturating_sub(1);
             if let Some(d) = drafts.last_mut() {
                 let (deps, spans) = depends_on_in_text(text, &d.task.id, line.no)?;
-                explicit.extend(deps.into_iter().filter(|_| keep_links).map(|dep| Explicit {
-                    task: i,
-                    dep,
-                    line: line.no,
-                }));
+                if keep_links {
+                    explicit.extend(Explicit::all(i, deps, line.no));
+                }
                 let kept = cut_spans(text, spans);
                 let kept = kept.trim();
                 if !matches!(kept, "" | "-" | "*" | "+") {
