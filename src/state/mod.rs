@@ -12,6 +12,7 @@ pub mod machine;
 #[cfg(test)]
 mod machine_props;
 pub mod model;
+pub mod once_box;
 pub mod ready;
 pub mod recover;
 pub mod snapshot_file;

@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use crate::state::model::Task;
 use crate::state::snapshot_file::{self, Prior};
-use crate::state::task_index::Entry;
+use crate::state::task_index::{Entry, Span};
 use crate::state::task_ref::{Record, Source, TaskRef};
 
 /// Tasks written to an unnamed file as they come, kept as unread [`TaskRef`]s.
@@ -53,9 +53,16 @@ impl Spill {
     pub fn push(&mut self, task: &Task) -> io::Result<()> {
         self.record.clear();
         snapshot_file::write_record(&mut self.record, task)?;
+        let end = self.at + self.record.len() as u64;
+        let span = Span::new(self.at, end).ok_or_else(|| {
+            io::Error::other(format!(
+                "task {}'s record is {} bytes, over the 4 GiB a task record may be",
+                task.id,
+                self.record.len()
+            ))
+        })?;
         self.out.write_all(&self.record)?;
-        let span = [self.at, self.at + self.record.len() as u64];
-        self.at = span[1];
+        self.at = end;
         self.tasks.push(TaskRef::unread(Record {
             source: Arc::clone(&self.source),
             glance: Entry::of(task, span),

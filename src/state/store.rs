@@ -946,8 +946,13 @@ fn parse_unread(
     mark: LogMark,
 ) -> Option<(WorkflowState, Arc<crate::state::task_ref::Source>)> {
     let entries = crate::state::task_index::entries_for(dir, id, mark)?;
-    let in_order = entries.windows(2).all(|w| w[0].span[1] < w[1].span[0]);
-    let (first, last) = (entries.first()?.span[0], entries.last()?.span[1]);
+    let in_order = entries
+        .windows(2)
+        .all(|w| w[0].span.bounds()[1] < w[1].span.bounds()[0]);
+    let (first, last) = (
+        entries.first()?.span.bounds()[0],
+        entries.last()?.span.bounds()[1],
+    );
     if !in_order || first >= last || last > id.len {
         return None;
     }

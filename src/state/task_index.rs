@@ -63,8 +63,34 @@ pub struct Entry {
     pub handed_off: Option<bool>,
     /// Boxed: most tasks have none, and it is four times the pointer.
     pub usage: Option<Box<Usage>>,
-    /// Start and end byte offsets of the task's record in the snapshot.
-    pub span: [u64; 2],
+    /// Where the task's record is in the snapshot.
+    pub span: Span,
+}
+
+/// Where a task's record is in its snapshot: its first byte and its length. Twelve
+/// bytes, not the sixteen of two offsets, so that an unread task's handle, this entry
+/// within, fits a smaller allocation (`state::task_ref`); a record of 4 GiB or more
+/// is no index's (the whole load reads it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(C, packed(4))]
+pub struct Span {
+    start: u64,
+    len: u32,
+}
+
+impl Span {
+    /// The record from byte `start` to `end`; none if it ends before it starts or is
+    /// 4 GiB long or more.
+    pub fn new(start: u64, end: u64) -> Option<Span> {
+        let len = u32::try_from(end.checked_sub(start)?).ok()?;
+        Some(Span { start, len })
+    }
+
+    /// Its start and end byte offsets.
+    pub fn bounds(self) -> [u64; 2] {
+        let (start, len) = (self.start, self.len);
+        [start, start + u64::from(len)]
+    }
 }
 
 impl Entry {
@@ -77,7 +103,7 @@ impl Entry {
         accepted_unchecked: bool,
         handed_off: Option<bool>,
         usage: Option<Usage>,
-        span: [u64; 2],
+        span: Span,
     ) -> Entry {
         Entry {
             deps: narrow(deps.len()),
@@ -91,7 +117,7 @@ impl Entry {
         }
     }
 
-    pub(crate) fn of(task: &Task, span: [u64; 2]) -> Entry {
+    pub(crate) fn of(task: &Task, span: Span) -> Entry {
         Entry::new(
             &task.id,
             task.status,
@@ -366,7 +392,7 @@ impl IndexSpans {
             .map(|(_, entries)| {
                 entries
                     .iter()
-                    .map(|e| (e.id().to_owned(), e.span))
+                    .map(|e| (e.id().to_owned(), e.span.bounds()))
                     .collect()
             });
         IndexSpans { located }
@@ -427,6 +453,7 @@ fn entry(r: &mut IndexReader<'_>) -> Option<Entry> {
     let start = r.number()?;
     r.byte(b',')?;
     let end = r.number()?;
+    let span = Span::new(start, end)?;
     r.byte(b']')?;
     r.byte(b']')?;
     Some(Entry::new(
@@ -437,7 +464,7 @@ fn entry(r: &mut IndexReader<'_>) -> Option<Entry> {
         accepted_unchecked,
         handed_off,
         usage,
-        [start, end],
+        span,
     ))
 }
 
@@ -529,7 +556,7 @@ fn view_of(
             continue;
         }
         is_named[i] = true;
-        let [start, end] = entry.span;
+        let [start, end] = entry.span.bounds();
         let mut record = vec![0; usize::try_from(end.checked_sub(start)?).ok()?];
         file.file().read_exact_at(&mut record, start).ok()?;
         let task: Task = serde_json::from_slice(&record).ok()?;
@@ -773,14 +800,17 @@ mod tests {
         #[test]
         fn the_index_reads_back_as_written(
             tasks in proptest::collection::vec(indexed_task(), 0..8),
-            spans in proptest::collection::vec(any::<[u64; 2]>(), 8),
+            spans in proptest::collection::vec(
+                (0..u64::MAX / 2, any::<u32>()).prop_map(|(start, len)| [start, start + u64::from(len)]),
+                8,
+            ),
             torn_at in any::<proptest::sample::Index>(),
         ) {
             let tasks: Vec<TaskRef> = tasks.into_iter().map(TaskRef::new).collect();
             let spans = &spans[..tasks.len()];
             let bytes = index_bytes(&tasks, spans);
             let (head, read) = read_entries(&bytes).expect("an index as written");
-            let want: Vec<Entry> = tasks.iter().zip(spans).map(|(t, s)| Entry::of(t, *s)).collect();
+            let want: Vec<Entry> = tasks.iter().zip(spans).map(|(t, s)| Entry::of(t, Span::new(s[0], s[1]).unwrap())).collect();
             prop_assert_eq!(&read, &want);
             let by_serde: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
             let by_serde: Vec<Fields> = serde_json::from_value(by_serde["tasks"].clone()).unwrap();
@@ -795,7 +825,7 @@ mod tests {
                         accepted,
                         handed_off,
                         usage,
-                        span,
+                        Span::new(span[0], span[1]).unwrap(),
                     )
                 })
                 .collect();
@@ -814,9 +844,14 @@ mod tests {
         });
         let bytes = String::from_utf8(index_bytes(&[task], &[[10, 20]])).unwrap();
         assert!(read_entries(bytes.as_bytes()).is_some());
+        // The longest record an entry holds: 4 GiB less a byte.
+        let longest = bytes.replace("[10,20]", "[10,4294967305]");
+        assert!(read_entries(longest.as_bytes()).is_some());
         for altered in [
             bytes.replace("[10,20]", "[010,20]"),
             bytes.replace("[10,20]", "[10,00]"),
+            bytes.replace("[10,20]", "[20,10]"),
+            bytes.replace("[10,20]", "[10,4294967306]"),
             bytes.replacen('{', r#"{"tasks":[],"#, 1),
             bytes.replace(r#","tasks":"#, r#","t\u0061sks":[],"tasks":"#),
             bytes.replace(r#","tasks":"#, r#", "tasks":[],"tasks":"#),

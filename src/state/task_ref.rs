@@ -17,11 +17,12 @@
 //! (`state::snapshot_file`).
 
 use std::ops::Deref;
-use std::sync::{Arc, OnceLock, Weak};
+use std::sync::{Arc, Weak};
 
 use crate::state::ids::Ids;
 use crate::state::machine::TaskStatus;
 use crate::state::model::{Glance, Task, Usage};
+use crate::state::once_box::OnceBox;
 
 /// A task of a state: [`Deref`] gives the whole task (parsing its record on the
 /// first look); [`Glance`] gives what the scheduler and the summary need without it.
@@ -30,11 +31,12 @@ pub struct TaskRef(Arc<Slot>);
 #[derive(Clone)]
 struct Slot {
     /// Boxed: a task left unread holds only its index entry, not the 800 bytes of a
-    /// task.
-    task: OnceLock<Box<Task>>,
+    /// task. A box of one word (`state::once_box`), as the record's span is 12 bytes
+    /// (`task_index::Span`): an unread task is one allocation of 88 bytes, a 96-byte
+    /// block of glibc's (a fresh import holds one for every task, BENCHMARKS.md).
+    task: OnceBox<Task>,
     /// Its record in the snapshot it was loaded from, while it has not changed since.
-    /// Held in the slot, not boxed beside it: an unread task is one allocation of
-    /// 104 bytes (a fresh import holds one for every task, BENCHMARKS.md).
+    /// Held in the slot, not boxed beside it, for the same allocation.
     record: Option<Record>,
 }
 
@@ -60,8 +62,8 @@ pub struct Source {
 #[cfg(test)]
 mod size {
     /// An unread task's allocation: the `Arc`'s counts and the slot (the task's
-    /// index entry within), 104 bytes, a 112-byte block of glibc's.
-    const _: () = assert!(16 + std::mem::size_of::<super::Slot>() == 104);
+    /// index entry within), 88 bytes, a 96-byte block of glibc's.
+    const _: () = assert!(16 + std::mem::size_of::<super::Slot>() == 88);
 }
 
 #[cfg(test)]
@@ -74,7 +76,7 @@ thread_local! {
 impl TaskRef {
     pub fn new(task: Task) -> TaskRef {
         TaskRef(Arc::new(Slot {
-            task: OnceLock::from(Box::new(task)),
+            task: OnceBox::with(Box::new(task)),
             record: None,
         }))
     }
@@ -82,7 +84,7 @@ impl TaskRef {
     /// A task to be read from `record` when first looked at.
     pub fn unread(record: Record) -> TaskRef {
         TaskRef(Arc::new(Slot {
-            task: OnceLock::new(),
+            task: OnceBox::new(),
             record: Some(record),
         }))
     }
@@ -122,7 +124,7 @@ impl TaskRef {
     /// not changed since (read or not): what a snapshot copies in its place.
     pub fn record_in(&self, source: &Arc<Source>) -> Option<[u64; 2]> {
         let record = self.0.record.as_ref()?;
-        Arc::ptr_eq(&record.source, source).then_some(record.glance.span)
+        Arc::ptr_eq(&record.source, source).then_some(record.glance.span.bounds())
     }
 
     /// Whether the task has been parsed (built, changed, or looked at whole).
@@ -164,7 +166,7 @@ impl TaskRef {
 /// the file was written over in place since with the same size and time.
 fn read_record(record: &Record) -> Task {
     crate::testing::record_read();
-    let [start, end] = record.glance.span;
+    let [start, end] = record.glance.span.bounds();
     let bytes = crate::fs::read_span(&record.source.file, start, end);
     match bytes.map(|bytes| serde_json::from_slice::<Task>(&bytes)) {
         Some(Ok(task)) if task.id == record.glance.id() => task,
