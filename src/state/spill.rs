@@ -41,7 +41,7 @@ impl Spill {
             file: file.try_clone()?,
         });
         Ok(Spill {
-            out: BufWriter::with_capacity(256 * 1024, file),
+            out: BufWriter::with_capacity(64 * 1024, file),
             source,
             at: 0,
             tasks: Vec::with_capacity(expected),
