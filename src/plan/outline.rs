@@ -234,8 +234,9 @@ impl Outline {
             tasks: Vec<Task>,
             hashed_deps: Vec<usize>,
         }
-        /// Tasks a batch holds: some 800 bytes each, and four batches are in flight
-        /// (two queued, one parsed into, one run); more saves no measurable time.
+        /// Tasks a batch holds: some 800 bytes each, and several batches are in
+        /// flight (two queued, one parsed into, one run, the spent ones on their way
+        /// back to be dropped); more saves no measurable time.
         const BATCH: usize = 32;
         let (to_main, parsed) = std::sync::mpsc::sync_channel::<Batch>(2);
         let (to_parser, spent) = std::sync::mpsc::channel::<Batch>();

@@ -11,7 +11,9 @@
 //!
 //! Two threads that look at an unset box at once may both make a value; the first
 //! set is kept by every thread and the other dropped, as `once_cell::race` does. For
-//! a task, the value is its record parsed twice, which is the same task.
+//! a task, that is its record parsed twice: the same task, unless the file was
+//! changed in place meanwhile, which ends the command either way
+//! (`task_ref::read_record`).
 
 use std::marker::PhantomData;
 use std::ptr;
@@ -57,7 +59,9 @@ impl<T> OnceBox<T> {
         unsafe { ptr.as_ref() }
     }
 
-    /// The value, made by `make` and set first if the cell was unset.
+    /// The value, made by `make` and set first if the cell was unset. Threads that
+    /// find it unset at once each run `make`, and all but the first value set are
+    /// dropped: `make` must be free to run more than once.
     pub fn get_or_init(&self, make: impl FnOnce() -> Box<T>) -> &T {
         if let Some(value) = self.get() {
             return value;

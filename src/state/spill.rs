@@ -54,13 +54,12 @@ impl Spill {
         self.record.clear();
         snapshot_file::write_record(&mut self.record, task)?;
         let end = self.at + self.record.len() as u64;
-        let span = Span::new(self.at, end).ok_or_else(|| {
-            io::Error::other(format!(
-                "task {}'s record is {} bytes, over the 4 GiB a task record may be",
-                task.id,
-                self.record.len()
-            ))
-        })?;
+        let Some(span) = Span::new(self.at, end) else {
+            // A record of 4 GiB or more, which no index entry names: held whole, as a
+            // snapshot's reader would hold it (`task_index::Span`).
+            self.tasks.push(TaskRef::new(task.clone()));
+            return Ok(());
+        };
         self.out.write_all(&self.record)?;
         self.at = end;
         self.tasks.push(TaskRef::unread(Record {
