@@ -127,6 +127,8 @@ pub struct Stray {
     pub spawn: Option<u64>,
     /// In `wf`'s own process group: started by `wf` without a group of its own.
     pub in_wf_group: bool,
+    /// Its process group, while it has not been reaped.
+    pub pgrp: Option<i32>,
 }
 
 impl Stray {
@@ -138,7 +140,8 @@ impl Stray {
             gone: stat.is_none(),
             zombie: stat.as_ref().is_some_and(|s| s.state == 'Z'),
             spawn: spawn_of(pid),
-            in_wf_group: stat.is_some_and(|s| s.pgrp == wf_group),
+            in_wf_group: stat.as_ref().is_some_and(|s| s.pgrp == wf_group),
+            pgrp: stat.map(|s| s.pgrp),
         }
     }
 }

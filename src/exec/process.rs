@@ -274,7 +274,6 @@ impl Children {
             // meanwhile, so a pid seen alive here is still the same process.
             let left = {
                 let running = running();
-                let alone = running.leaders.keys().all(|&n| n == number);
                 let leaders: HashSet<i32> =
                     running.leaders.values().map(|l| l.pid as i32).collect();
                 let mut left = 0;
@@ -290,11 +289,7 @@ impl Children {
                         crate::exec::orphans::reap(pid);
                         continue;
                     }
-                    let ours = match stray.spawn {
-                        Some(n) => n == number || !running.leaders.contains_key(&n),
-                        None => alone && !stray.in_wf_group,
-                    };
-                    if !ours {
+                    if !is_commands(&stray, number, pgid, &running) {
                         continue;
                     }
                     left += 1;
@@ -314,6 +309,26 @@ impl Children {
             readable([None, None], Instant::now() + Duration::from_millis(5)).await;
         }
         running().leaders.remove(&number);
+    }
+}
+
+/// Whether `stray`, a live child of `wf`, is command `number`'s (its group `pgid`)
+/// to end, among the commands `running` (see [`Children`]).
+fn is_commands(
+    stray: &crate::exec::orphans::Stray,
+    number: u64,
+    pgid: u32,
+    running: &Running,
+) -> bool {
+    // Still in the command's own group, which was just killed: its, whatever its
+    // environment says. A process dying of that kill has no environment left to
+    // read; passed over, it became a zombie after the sweep and was never reaped.
+    if stray.pgrp == i32::try_from(pgid).ok() {
+        return true;
+    }
+    match stray.spawn {
+        Some(n) => n == number || !running.leaders.contains_key(&n),
+        None => running.leaders.keys().all(|&n| n == number) && !stray.in_wf_group,
     }
 }
 
@@ -899,6 +914,47 @@ mod tests {
             Duration::from_secs(20),
         );
         assert_eq!(exit, Exit::Code(4));
+    }
+
+    #[test]
+    fn a_stray_is_a_commands_by_its_group_then_its_environment() {
+        use crate::exec::orphans::Stray;
+        let mut running = Running::default();
+        for (number, pid) in [(1, 100), (2, 200)] {
+            running.leaders.insert(number, LeaderOf { pid, set: 1 });
+        }
+        // Dying of its group's kill: no environment left, another command running.
+        let dying = Stray {
+            gone: false,
+            zombie: false,
+            spawn: None,
+            in_wf_group: false,
+            pgrp: Some(100),
+        };
+        assert!(is_commands(&dying, 1, 100, &running));
+        // Out of the group with no environment: left while another command runs.
+        let unnamed = Stray {
+            pgrp: Some(300),
+            ..dying
+        };
+        assert!(!is_commands(&unnamed, 1, 100, &running));
+        // Named: its own command's or an ended one's, not a running one's.
+        let named = |n| Stray {
+            spawn: Some(n),
+            pgrp: Some(300),
+            ..dying
+        };
+        assert!(is_commands(&named(1), 1, 100, &running));
+        assert!(is_commands(&named(7), 1, 100, &running));
+        assert!(!is_commands(&named(2), 1, 100, &running));
+        // Alone, an unnamed one out of wf's own group is its.
+        running.leaders.remove(&2);
+        assert!(is_commands(&unnamed, 1, 100, &running));
+        let in_wf_group = Stray {
+            in_wf_group: true,
+            ..unnamed
+        };
+        assert!(!is_commands(&in_wf_group, 1, 100, &running));
     }
 
     #[test]
