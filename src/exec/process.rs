@@ -133,8 +133,9 @@ pub struct Spec<'a> {
 /// Which stray process belongs to which command: every command gets
 /// `WF_SPAWN=<wf pid>.<n>` in its environment, and its descendants inherit it. When
 /// a command ends, each child of `wf` that is not a running command's leader is
-/// looked at: a zombie is reaped; a live one is ended if its `WF_SPAWN` names this
-/// command or one that already ended; one with no `WF_SPAWN` of this `wf` (its
+/// looked at: a zombie is reaped; a live one is ended if it is still in the
+/// command's own group, or its `WF_SPAWN` names this command or one that already
+/// ended; one with no `WF_SPAWN` of this `wf` (its
 /// environment was cleared, or cannot be read) only when no other command is running
 /// and it is not in `wf`'s own process group (every command's leader starts a group
 /// of its own, so a process there was started by `wf` some other way). A process
