@@ -123,12 +123,24 @@ pub struct Stray {
     pub gone: bool,
     /// Exited, waiting to be reaped.
     pub zombie: bool,
-    /// The command number in its `WF_SPAWN`, if that names this `wf`.
-    pub spawn: Option<u64>,
+    /// Whose its environment says it is.
+    pub spawn: Spawn,
     /// In `wf`'s own process group: started by `wf` without a group of its own.
     pub in_wf_group: bool,
     /// Its process group, while it has not been reaped.
     pub pgrp: Option<i32>,
+}
+
+/// What a stray's environment says of whose it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Spawn {
+    /// Its `WF_SPAWN` names this `wf`'s command of that number.
+    Named(u64),
+    /// Read, with no `WF_SPAWN` of this `wf` in it.
+    Unnamed,
+    /// Not readable, or empty: as a process shows it in the middle of an exec (its
+    /// new environment not in place yet) or dying (none left), or another user's.
+    Unread,
 }
 
 impl Stray {
@@ -146,10 +158,14 @@ impl Stray {
     }
 }
 
-/// The command number in `pid`'s `WF_SPAWN`, when it names this process.
-fn spawn_of(pid: i32) -> Option<u64> {
-    let environ = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
-    spawn_in(&environ, own_pid())
+/// Whose `pid`'s environment says it is.
+fn spawn_of(pid: i32) -> Spawn {
+    match std::fs::read(format!("/proc/{pid}/environ")) {
+        Ok(environ) if !environ.is_empty() => {
+            spawn_in(&environ, own_pid()).map_or(Spawn::Unnamed, Spawn::Named)
+        }
+        _ => Spawn::Unread,
+    }
 }
 
 /// The command number in a NUL-separated environment's `WF_SPAWN`, when it names
@@ -265,7 +281,8 @@ mod tests {
         assert!(children().contains(&pid), "orphan {pid} not adopted");
         let stray = Stray::read(pid);
         assert!(!stray.gone && !stray.zombie);
-        assert_eq!(stray.spawn, None);
+        // Unread while the shell's child is still in its exec.
+        assert!(matches!(stray.spawn, Spawn::Unnamed | Spawn::Unread));
         assert!(stray.in_wf_group);
         signal(pid, Signal::KILL);
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);

@@ -135,7 +135,8 @@ pub struct Spec<'a> {
 /// a command ends, each child of `wf` that is not a running command's leader is
 /// looked at: a zombie is reaped; a live one is ended if it is still in the
 /// command's own group, or its `WF_SPAWN` names this command or one that already
-/// ended; one with no `WF_SPAWN` of this `wf` (its
+/// ended (an environment that cannot be read or reads empty, as in the middle of
+/// an exec, is read again on the next passes); one with no `WF_SPAWN` of this `wf` (its
 /// environment was cleared, or cannot be read) only when no other command is running
 /// and it is not in `wf`'s own process group (every command's leader starts a group
 /// of its own, so a process there was started by `wf` some other way). A process
@@ -270,6 +271,7 @@ impl Children {
         signal_group(pgid, Signal::KILL);
         let give_up = Instant::now() + SWEEP_GRACE + Duration::from_secs(2);
         let mut termed: HashMap<i32, Instant> = HashMap::new();
+        let mut unsure_looks: HashMap<i32, u32> = HashMap::new();
         loop {
             // One pass under the register's lock: nothing is spawned or reaped
             // meanwhile, so a pid seen alive here is still the same process.
@@ -290,8 +292,19 @@ impl Children {
                         crate::exec::orphans::reap(pid);
                         continue;
                     }
-                    if !is_commands(&stray, number, pgid, &running) {
-                        continue;
+                    match whose(&stray, number, pgid, &running) {
+                        Whose::Its => {}
+                        Whose::Another => continue,
+                        Whose::Unsure => {
+                            // Looked at again on the next pass, a few times, before
+                            // it is taken for no command's.
+                            let looks = unsure_looks.entry(pid).or_insert(0);
+                            *looks += 1;
+                            if *looks <= UNSURE_LOOKS {
+                                left += 1;
+                            }
+                            continue;
+                        }
                     }
                     left += 1;
                     let since = *termed.entry(pid).or_insert_with(|| {
@@ -313,23 +326,43 @@ impl Children {
     }
 }
 
-/// Whether `stray`, a live child of `wf`, is command `number`'s (its group `pgid`)
-/// to end, among the commands `running` (see [`Children`]).
-fn is_commands(
-    stray: &crate::exec::orphans::Stray,
-    number: u64,
-    pgid: u32,
-    running: &Running,
-) -> bool {
+/// How many passes of a command's sweep look again at a stray whose environment
+/// could not be read (`Whose::Unsure`): 5 ms apart, long enough for an exec to end.
+const UNSURE_LOOKS: u32 = 4;
+
+/// Whose a live child of `wf` is, as a command's sweep decides.
+#[derive(Debug, PartialEq)]
+enum Whose {
+    /// The command's: ended.
+    Its,
+    /// Another command's, or none's that may be ended while others run: left.
+    Another,
+    /// Its environment could not be read, and nothing else says it is the
+    /// command's: looked at again.
+    Unsure,
+}
+
+/// Whose `stray`, a live child of `wf`, is: command `number`'s (its group `pgid`)
+/// or not, among the commands `running` (see [`Children`]).
+fn whose(stray: &crate::exec::orphans::Stray, number: u64, pgid: u32, running: &Running) -> Whose {
+    use crate::exec::orphans::Spawn;
     // Still in the command's own group, which was just killed: its, whatever its
     // environment says. A process dying of that kill has no environment left to
     // read; passed over, it became a zombie after the sweep and was never reaped.
     if stray.pgrp == i32::try_from(pgid).ok() {
-        return true;
+        return Whose::Its;
     }
-    match stray.spawn {
-        Some(n) => n == number || !running.leaders.contains_key(&n),
-        None => running.leaders.keys().all(|&n| n == number) && !stray.in_wf_group,
+    let alone = running.leaders.keys().all(|&n| n == number);
+    let its = match stray.spawn {
+        Spawn::Named(n) => n == number || !running.leaders.contains_key(&n),
+        Spawn::Unnamed | Spawn::Unread => alone && !stray.in_wf_group,
+    };
+    match (its, stray.spawn) {
+        (true, _) => Whose::Its,
+        // A process in the middle of an exec (a `setsid` daemon becoming itself)
+        // shows no environment for a moment.
+        (false, Spawn::Unread) => Whose::Unsure,
+        (false, _) => Whose::Another,
     }
 }
 
@@ -919,7 +952,7 @@ mod tests {
 
     #[test]
     fn a_stray_is_a_commands_by_its_group_then_its_environment() {
-        use crate::exec::orphans::Stray;
+        use crate::exec::orphans::{Spawn, Stray};
         let mut running = Running::default();
         for (number, pid) in [(1, 100), (2, 200)] {
             running.leaders.insert(number, LeaderOf { pid, set: 1 });
@@ -928,34 +961,40 @@ mod tests {
         let dying = Stray {
             gone: false,
             zombie: false,
-            spawn: None,
+            spawn: Spawn::Unread,
             in_wf_group: false,
             pgrp: Some(100),
         };
-        assert!(is_commands(&dying, 1, 100, &running));
-        // Out of the group with no environment: left while another command runs.
-        let unnamed = Stray {
+        assert_eq!(whose(&dying, 1, 100, &running), Whose::Its);
+        // Out of the group: unread (in an exec) is looked at again, unnamed is left
+        // while another command runs.
+        let unread = Stray {
             pgrp: Some(300),
             ..dying
         };
-        assert!(!is_commands(&unnamed, 1, 100, &running));
+        assert_eq!(whose(&unread, 1, 100, &running), Whose::Unsure);
+        let unnamed = Stray {
+            spawn: Spawn::Unnamed,
+            ..unread
+        };
+        assert_eq!(whose(&unnamed, 1, 100, &running), Whose::Another);
         // Named: its own command's or an ended one's, not a running one's.
         let named = |n| Stray {
-            spawn: Some(n),
-            pgrp: Some(300),
-            ..dying
+            spawn: Spawn::Named(n),
+            ..unread
         };
-        assert!(is_commands(&named(1), 1, 100, &running));
-        assert!(is_commands(&named(7), 1, 100, &running));
-        assert!(!is_commands(&named(2), 1, 100, &running));
-        // Alone, an unnamed one out of wf's own group is its.
+        assert_eq!(whose(&named(1), 1, 100, &running), Whose::Its);
+        assert_eq!(whose(&named(7), 1, 100, &running), Whose::Its);
+        assert_eq!(whose(&named(2), 1, 100, &running), Whose::Another);
+        // Alone, one unnamed or unread out of wf's own group is its.
         running.leaders.remove(&2);
-        assert!(is_commands(&unnamed, 1, 100, &running));
+        assert_eq!(whose(&unnamed, 1, 100, &running), Whose::Its);
+        assert_eq!(whose(&unread, 1, 100, &running), Whose::Its);
         let in_wf_group = Stray {
             in_wf_group: true,
             ..unnamed
         };
-        assert!(!is_commands(&in_wf_group, 1, 100, &running));
+        assert_eq!(whose(&in_wf_group, 1, 100, &running), Whose::Another);
     }
 
     #[test]
