@@ -119,6 +119,7 @@ fn all_pids() -> impl Iterator<Item = i32> {
 
 /// What the sweep needs to know of one child of `wf`.
 pub struct Stray {
+    pub pid: i32,
     /// Gone already (reaped by its own waiter): nothing to do.
     pub gone: bool,
     /// Exited, waiting to be reaped.
@@ -149,6 +150,7 @@ impl Stray {
         // SAFETY: getpgrp takes nothing and cannot fail.
         let wf_group = rustix::process::getpgrp().as_raw_nonzero().get();
         Stray {
+            pid,
             gone: stat.is_none(),
             zombie: stat.as_ref().is_some_and(|s| s.state == 'Z'),
             spawn: spawn_of(pid),

@@ -292,7 +292,15 @@ impl Children {
                         crate::exec::orphans::reap(pid);
                         continue;
                     }
-                    match whose(&stray, number, pgid, &running) {
+                    // One this sweep signalled is its to see to the end: dying,
+                    // its environment may read empty (an unreaped child's pid is
+                    // not reused).
+                    let verdict = if termed.contains_key(&pid) {
+                        Whose::Its
+                    } else {
+                        whose(&stray, number, pgid, &running)
+                    };
+                    match verdict {
                         Whose::Its => {}
                         Whose::Another => continue,
                         Whose::Unsure => {
@@ -335,7 +343,8 @@ const UNSURE_LOOKS: u32 = 4;
 enum Whose {
     /// The command's: ended.
     Its,
-    /// Another command's, or none's that may be ended while others run: left.
+    /// Another command's, or no command's, which is not ended while other commands
+    /// run: left.
     Another,
     /// Its environment could not be read, and nothing else says it is the
     /// command's: looked at again.
@@ -346,10 +355,16 @@ enum Whose {
 /// or not, among the commands `running` (see [`Children`]).
 fn whose(stray: &crate::exec::orphans::Stray, number: u64, pgid: u32, running: &Running) -> Whose {
     use crate::exec::orphans::Spawn;
-    // Still in the command's own group, which was just killed: its, whatever its
-    // environment says. A process dying of that kill has no environment left to
-    // read; passed over, it became a zombie after the sweep and was never reaped.
-    if stray.pgrp == i32::try_from(pgid).ok() {
+    let names_another_running =
+        matches!(stray.spawn, Spawn::Named(n) if n != number && running.leaders.contains_key(&n));
+    // Still in the command's own group, which was just killed: its, unless its
+    // environment names another running command. A process dying of that kill has no
+    // environment left to read; passed over, it became a zombie after the sweep and
+    // was never reaped. The group's id is free again once its last member is reaped,
+    // so one that leads a group of that id is another's, by a reused pid.
+    let in_its_group =
+        stray.pgrp == i32::try_from(pgid).ok() && stray.pid != stray.pgrp.unwrap_or(0);
+    if in_its_group && !names_another_running {
         return Whose::Its;
     }
     let alone = running.leaders.keys().all(|&n| n == number);
@@ -959,6 +974,7 @@ mod tests {
         }
         // Dying of its group's kill: no environment left, another command running.
         let dying = Stray {
+            pid: 101,
             gone: false,
             zombie: false,
             spawn: Spawn::Unread,
@@ -966,6 +982,19 @@ mod tests {
             pgrp: Some(100),
         };
         assert_eq!(whose(&dying, 1, 100, &running), Whose::Its);
+        // In a group of that id, but another's: named by a running command, or
+        // leading it (the id reused once the command's group was empty).
+        let others = Stray {
+            spawn: Spawn::Named(2),
+            ..dying
+        };
+        assert_eq!(whose(&others, 1, 100, &running), Whose::Another);
+        let leads = Stray {
+            pid: 100,
+            spawn: Spawn::Unnamed,
+            ..dying
+        };
+        assert_eq!(whose(&leads, 1, 100, &running), Whose::Another);
         // Out of the group: unread (in an exec) is looked at again, unnamed is left
         // while another command runs.
         let unread = Stray {
