@@ -355,29 +355,27 @@ enum Whose {
 /// or not, among the commands `running` (see [`Children`]).
 fn whose(stray: &crate::exec::orphans::Stray, number: u64, pgid: u32, running: &Running) -> Whose {
     use crate::exec::orphans::Spawn;
-    let names_another_running =
-        matches!(stray.spawn, Spawn::Named(n) if n != number && running.leaders.contains_key(&n));
-    // Still in the command's own group, which was just killed: its, unless its
-    // environment names another running command. A process dying of that kill has no
-    // environment left to read; passed over, it became a zombie after the sweep and
-    // was never reaped. The group's id is free again once its last member is reaped,
-    // so one that leads a group of that id is another's, by a reused pid.
-    let in_its_group =
-        stray.pgrp == i32::try_from(pgid).ok() && stray.pid != stray.pgrp.unwrap_or(0);
-    if in_its_group && !names_another_running {
+    if matches!(stray.spawn, Spawn::Named(n) if n != number && running.leaders.contains_key(&n)) {
+        return Whose::Another;
+    }
+    // Still in the command's own group, which was just killed: its. A process dying
+    // of that kill has no environment left to read; passed over, it became a zombie
+    // after the sweep and was never reaped. The group's id is free again once its
+    // last member is reaped, so one that leads a group of that id is another's, by a
+    // reused pid.
+    let pgid = i32::try_from(pgid).ok();
+    if stray.pgrp == pgid && Some(stray.pid) != pgid {
         return Whose::Its;
     }
     let alone = running.leaders.keys().all(|&n| n == number);
-    let its = match stray.spawn {
-        Spawn::Named(n) => n == number || !running.leaders.contains_key(&n),
-        Spawn::Unnamed | Spawn::Unread => alone && !stray.in_wf_group,
-    };
-    match (its, stray.spawn) {
-        (true, _) => Whose::Its,
+    match stray.spawn {
+        // This command, or one that already ended.
+        Spawn::Named(_) => Whose::Its,
+        _ if alone && !stray.in_wf_group => Whose::Its,
         // A process in the middle of an exec (a `setsid` daemon becoming itself)
         // shows no environment for a moment.
-        (false, Spawn::Unread) => Whose::Unsure,
-        (false, _) => Whose::Another,
+        Spawn::Unread => Whose::Unsure,
+        Spawn::Unnamed => Whose::Another,
     }
 }
 
