@@ -722,13 +722,15 @@ impl EventLog {
     /// log (the part written is cut) though their sequence numbers are used: the
     /// caller gives up, and its session settles from the files.
     pub fn write_held(&mut self) -> Result<()> {
-        match self.held.as_mut() {
-            Some(held) if !held.is_empty() => {
-                let lines = std::mem::take(held);
-                self.write(&lines)
-            }
-            _ => Ok(()),
-        }
+        let Some(mut lines) = self.held.take_if(|held| !held.is_empty()) else {
+            return Ok(());
+        };
+        let written = self.write(&lines);
+        // The buffer is kept for the next turn's events: grown afresh from empty, it
+        // was reallocated several times a turn.
+        lines.clear();
+        self.held = Some(lines);
+        written
     }
 
     /// Writes the held events and appends each one at once again.
@@ -752,7 +754,7 @@ impl EventLog {
             txn: new.txn,
         };
         let encode = |line: &mut Vec<u8>| {
-            serde_json::to_writer(&mut *line, &event)
+            crate::state::event_line::write(line, &event)
                 .map_err(|e| WfError::usage(format!("cannot encode an event: {e}")))?;
             line.push(b'\n');
             Ok::<(), WfError>(())
