@@ -37,7 +37,7 @@ impl TaskTimes {
         let Some(id) = event.task_id.as_deref() else {
             return;
         };
-        match event.kind.as_str() {
+        match event.kind.as_ref() {
             "task.execution_result" => {
                 if let Some(ms) = event
                     .data

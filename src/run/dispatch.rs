@@ -368,11 +368,7 @@ impl Engine<'_> {
         drop(task);
         let logs = self.ctx.workflow_dir.join("logs");
         let log = crate::exec::process::log_path(&logs, &id, attempt);
-        let log = log
-            .strip_prefix(&self.ctx.workflow_dir)
-            .unwrap_or(&log)
-            .display()
-            .to_string();
+        let log = self.ctx.relative(&log);
         let mut data = json!({"attempt": attempt, "log": log});
         if how == Start::HandOff {
             data["handoff"] = true.into();

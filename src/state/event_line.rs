@@ -245,7 +245,7 @@ mod tests {
             txn in any::<bool>(),
         ) {
             let e = Event {
-                seq, ts, kind, task_id, executor, actor, role,
+                seq, ts, kind: kind.into(), task_id, executor, actor: actor.into(), role: role.into(),
                 data: if with_proof && !data.is_object() { Value::Null } else { data },
                 evidence: with_proof.then(proof),
                 txn,
