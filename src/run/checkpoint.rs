@@ -11,8 +11,12 @@
 //! copied) and write both on a thread of their own, the snapshot first. That thread
 //! still takes a core's time from the tasks (with `--jobs 2` on two cores, 12 % of a
 //! 50,000-task run when it wrote every 2 s), so a checkpoint is due every
-//! [`EVERY`], or [`COST_SHARE`] times as long as the last one took to write when
-//! that is longer: at most a twentieth of a core. The floor is one second because
+//! [`EVERY`], or [`COST_SHARE`] times as long as the last one's thread spent on a
+//! CPU when that is longer: at most a thirtieth of a core. Its CPU time, not its wall
+//! time: most of a small plan's checkpoint is waiting for `fsync` (at 10,000 tasks
+//! about 5 ms of CPU in 55–95 ms), which takes no core from the tasks, and at
+//! 100,000 tasks a twentieth of a core was 15 µs of CPU a task, as much again as the
+//! scheduler's own growth from 10,000 tasks. The floor is one second because
 //! a reader after a crash folds the log written since the last snapshot (`wf
 //! status` at 10,000 tasks: about 10 ms a second of tail, BENCHMARKS.md): the
 //! longer the wait, the slower the first read after a crash. The
@@ -77,12 +81,12 @@ const MIRROR_BESIDE_FROM: usize = 200;
 
 /// How often a run writes a checkpoint, at most.
 pub const EVERY: Duration = Duration::from_secs(1);
-/// How many times as long as writing the last checkpoint took to wait before the
-/// next, at least.
-pub const COST_SHARE: u32 = 20;
+/// How many times the CPU time of the last checkpoint to wait before the next, at
+/// least.
+pub const COST_SHARE: u32 = 30;
 
 /// When the next checkpoint is due after one that started at `last` and took `took`
-/// to write.
+/// of CPU time to write (of wall time, for one written in line).
 pub fn next_due(last: Instant, took: Duration) -> Instant {
     last + EVERY.max(took * COST_SHARE)
 }
@@ -130,12 +134,16 @@ impl Checkpoints {
         };
         let copy = PlanCopy::of(session)?;
         self.writing = Some(std::thread::spawn(move || {
-            let started = Instant::now();
             let state = snapshot.write()?;
             if let Some(copy) = copy {
                 copy.bring_up_to(&state.tasks)?;
             }
-            Ok(started.elapsed())
+            // This thread's CPU time, all of it the checkpoint's.
+            let spent = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+            Ok(Duration::new(
+                u64::try_from(spent.tv_sec).unwrap_or(0),
+                u32::try_from(spent.tv_nsec).unwrap_or(0),
+            ))
         }));
         Ok(())
     }
@@ -175,21 +183,22 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_checkpoint_is_due_every_second_or_twenty_times_its_cost() {
+    fn a_checkpoint_is_due_every_second_or_thirty_times_its_cost() {
         let t = Instant::now();
-        // Cheap checkpoints (a small plan): every second.
+        // Cheap checkpoints (a small plan; a 10,000-task one's 5 ms of CPU): every
+        // second.
         assert_eq!(next_due(t, Duration::ZERO), t + EVERY);
-        assert_eq!(next_due(t, Duration::from_millis(50)), t + EVERY);
-        // A 10,000-task plan's, 55–85 ms as it fills with evidence: every 1.1–1.7 s.
+        assert_eq!(next_due(t, Duration::from_millis(5)), t + EVERY);
+        assert_eq!(next_due(t, Duration::from_millis(25)), t + EVERY);
         assert_eq!(
-            next_due(t, Duration::from_millis(85)),
-            t + Duration::from_millis(1700)
+            next_due(t, Duration::from_millis(40)),
+            t + Duration::from_millis(1200)
         );
-        // Dear ones (100,000 tasks: about half a second of a core): a twentieth of
-        // the time goes to them, not more.
+        // Dear ones (100,000 tasks: about 160 ms of a core): a thirtieth of the
+        // time goes to them, not more.
         assert_eq!(
-            next_due(t, Duration::from_millis(500)),
-            t + Duration::from_secs(10)
+            next_due(t, Duration::from_millis(160)),
+            t + Duration::from_millis(4800)
         );
     }
 }
