@@ -53,10 +53,8 @@ fn field(out: &mut Vec<u8>, key: &str, text: &str) -> serde_json::Result<()> {
 /// it: the data's own fields when it is an object, none otherwise.
 fn data_with_proof(out: &mut Vec<u8>, data: &Value, proof: &Proof) -> serde_json::Result<()> {
     out.push(b'{');
-    for (key, field) in data.as_object().into_iter().flatten() {
-        string(out, key)?;
-        out.push(b':');
-        value(out, field)?;
+    if let Some(fields) = data.as_object().filter(|f| !f.is_empty()) {
+        entries(out, fields)?;
         out.push(b',');
     }
     out.extend_from_slice(b"\"evidence\":");
@@ -84,16 +82,22 @@ fn value(out: &mut Vec<u8>, v: &Value) -> serde_json::Result<()> {
         }
         Value::Object(fields) => {
             out.push(b'{');
-            for (i, (key, field)) in fields.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                string(out, key)?;
-                out.push(b':');
-                value(out, field)?;
-            }
+            entries(out, fields)?;
             out.push(b'}');
         }
+    }
+    Ok(())
+}
+
+/// An object's `"key":value` pairs, comma-separated, without its braces.
+fn entries(out: &mut Vec<u8>, fields: &serde_json::Map<String, Value>) -> serde_json::Result<()> {
+    for (i, (key, field)) in fields.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        string(out, key)?;
+        out.push(b':');
+        value(out, field)?;
     }
     Ok(())
 }

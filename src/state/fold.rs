@@ -75,11 +75,15 @@ pub fn apply_live(state: &mut WorkflowState, event: &Event) -> Result<()> {
     Ok(())
 }
 
-fn status_field<T>(event: &Event, key: &str, parse: impl Fn(&str) -> Option<T>) -> Result<T> {
-    event
-        .data
-        .get(key)
-        .and_then(|v| v.as_str())
+/// A status read from `value`, `event`'s `data.{key}`.
+fn status_field<T>(
+    event: &Event,
+    key: &str,
+    value: Option<&Value>,
+    parse: impl Fn(&str) -> Option<T>,
+) -> Result<T> {
+    value
+        .and_then(Value::as_str)
         .and_then(parse)
         .ok_or_else(|| bad_event(event, &format!("no valid data.{key}")))
 }
@@ -148,11 +152,7 @@ fn apply_task_status(state: &mut WorkflowState, event: &Event) -> Result<()> {
         .as_deref()
         .ok_or_else(|| bad_event(event, "no task_id"))?;
     let data = MoveData::of(&event.data);
-    let to = data
-        .to
-        .and_then(Value::as_str)
-        .and_then(TaskStatus::parse)
-        .ok_or_else(|| bad_event(event, "no valid data.to"))?;
+    let to = status_field(event, "to", data.to, TaskStatus::parse)?;
     let reason = data.reason.and_then(Value::as_str);
     let retry = data.retry.and_then(Value::as_bool) == Some(true);
     let task = state
@@ -259,7 +259,7 @@ fn apply_verified(state: &mut WorkflowState, event: &Event) -> Result<()> {
 }
 
 fn apply_workflow_status(state: &mut WorkflowState, event: &Event) -> Result<()> {
-    let to = status_field(event, "to", |s| {
+    let to = status_field(event, "to", event.data.get("to"), |s| {
         WorkflowStatus::ALL.into_iter().find(|w| w.as_str() == s)
     })?;
     state.status = state
