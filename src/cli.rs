@@ -258,14 +258,19 @@ pub enum Command {
         ))]
     RunTask(RunTaskArgs),
     /// Fold result files of `wf run-task` into the workflow, as if the tasks had run
-    /// here: in dependency order, each result for this plan only, the same one twice
-    /// changing nothing. Exits 1 when a task failed, 2 when a result was refused.
+    /// here: in dependency order, each result for this plan and this tree only, the
+    /// same one twice changing nothing. A result is refused when it cannot be true,
+    /// ran on another tree, or (with WF_RESULT_KEY set) is not signed with that key.
+    /// Exits 1 when a task failed or (with --job) a result is missing, 2 when a result
+    /// was refused.
     #[command(after_help = concat!(
             "Examples:\n",
             "  wf import-results results/                 every result file under results/\n",
             "  gh run download 1234 -p 'wf-result-*' -D results && wf import-results results\n",
             "                                             bring a GitHub Actions run's results home\n",
-            "  wf import-results T1.json T2.json --json   two files, and what became of each",
+            "  wf import-results T1.json T2.json --json   two files, and what became of each\n",
+            "  wf import-results results --job task-T1=T1,T2 --job task-T3=T3\n",
+            "                                             each job's directory gives only its tasks' results",
         ))]
     ImportResults(ImportResultsArgs),
     /// Write a CI pipeline that runs the plan's tasks as jobs: GitHub Actions or
@@ -675,6 +680,16 @@ pub struct ImportResultsArgs {
     /// Result files, or directories searched for them.
     #[arg(required = true, value_name = "DIR|FILE", value_hint = ValueHint::AnyPath)]
     pub paths: Vec<PathBuf>,
+    /// Import a result computed on another tree (another commit, or other content in
+    /// the task's declared files) anyway, recorded and shown as stale.
+    #[arg(long)]
+    pub allow_stale: bool,
+    /// An exported pipeline's job and the tasks it ran, JOB=TASK,TASK (repeated; `wf
+    /// export` writes them): a result is taken only from its task's job directory
+    /// (DIR/JOB/ or DIR/wf-result-JOB/), and a task of a job with no result and no
+    /// failure before it is reported missing.
+    #[arg(long = "job", value_name = "JOB=TASK,…")]
+    pub jobs: Vec<String>,
 }
 
 #[derive(Debug, Args)]

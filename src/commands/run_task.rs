@@ -16,6 +16,13 @@ use crate::project::Project;
 use crate::run::standalone;
 
 pub fn run(project: &Project, args: &RunTaskArgs, out: &Output) -> Result<i32> {
+    // The signing key, out of the environment before anything runs: the checks are
+    // the plan's commands and must not be handed the key that vouches for them. (A
+    // process of the same user can still read this one's first environment, so the
+    // key guards the results from whoever cannot run code in the job; see
+    // docs/distributed.md.) Here, before any thread starts, the change is safe.
+    let key = standalone::result_key();
+    std::env::remove_var(standalone::KEY_VAR);
     let (_, state) = super::load_state(project)?;
     let ci = standalone::ci_rules(args.ci);
     if args.tasks.len() > 1 && args.result.is_some() {
@@ -25,12 +32,19 @@ pub fn run(project: &Project, args: &RunTaskArgs, out: &Output) -> Result<i32> {
     }
     standalone::check_chain(&state, &args.tasks, ci)?;
     let [task] = args.tasks.as_slice() else {
-        return chain(project, &state, args, ci, out);
+        return chain(project, &state, args, ci, key.as_deref(), out);
     };
     if args.result_dir.is_some() {
-        return chain(project, &state, args, ci, out);
+        return chain(project, &state, args, ci, key.as_deref(), out);
     }
-    let result = standalone::run_task(&project.dir, &project.config, &state, task, ci)?;
+    let result = standalone::run_task(
+        &project.dir,
+        &project.config,
+        &state,
+        task,
+        ci,
+        key.as_deref(),
+    )?;
     if let Some(path) = &args.result {
         write_result(path, &result)?;
     }
@@ -56,6 +70,7 @@ fn chain(
     state: &crate::state::model::WorkflowState,
     args: &RunTaskArgs,
     ci: bool,
+    key: Option<&[u8]>,
     out: &Output,
 ) -> Result<i32> {
     let mut results: Vec<Value> = Vec::new();
@@ -70,7 +85,7 @@ fn chain(
             not_run.push(json!({"task_id": id, "reason": reason}));
             continue;
         }
-        let result = standalone::run_task(&project.dir, &project.config, state, id, ci)?;
+        let result = standalone::run_task(&project.dir, &project.config, state, id, ci, key)?;
         let path = args
             .result_dir
             .as_ref()

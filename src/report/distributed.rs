@@ -44,11 +44,14 @@ pub fn run_task_text(result: &TaskResultFile, written: Option<&std::path::Path>)
 pub fn import_text(summary: &ImportSummary, status: &str) -> String {
     let mut text = String::new();
     for r in &summary.results {
+        // Where it came from, then what it overrode or could not vouch for.
+        let from = std::iter::once(r.file.display().to_string())
+            .chain(r.notes.iter().cloned())
+            .collect::<Vec<_>>()
+            .join("; ");
         let line = match &r.fate {
-            Fate::Applied if r.success => {
-                format!("✓ {} completed ({})", r.task_id, r.file.display())
-            }
-            Fate::Applied => format!("✗ {} failed ({})", r.task_id, r.file.display()),
+            Fate::Applied if r.success => format!("✓ {} completed ({from})", r.task_id),
+            Fate::Applied => format!("✗ {} failed ({from})", r.task_id),
             Fate::Duplicate => format!("= {} already imported ({})", r.task_id, r.file.display()),
             Fate::AlreadyDone => {
                 format!("= {} already done here ({})", r.task_id, r.file.display())
@@ -57,6 +60,12 @@ pub fn import_text(summary: &ImportSummary, status: &str) -> String {
         };
         text.push_str(&crate::output::strip_controls(&line));
         text.push('\n');
+    }
+    for m in &summary.missing {
+        text.push_str(&crate::output::strip_controls(&format!(
+            "! no result for {} from job {}: the job did not run it, or its result was lost on the way\n",
+            m.task_id, m.job
+        )));
     }
     if !summary.ignored.is_empty() {
         text.push_str(&format!(
@@ -88,11 +97,18 @@ pub fn import_json(summary: &ImportSummary, status: &str) -> serde_json::Value {
                 "success": r.success,
                 "fate": r.fate.name(),
                 "reason": match &r.fate { Fate::Refused(why) => Some(why.as_str()), _ => None },
+                "notes": r.notes,
             })
         })
         .collect();
+    let missing: Vec<serde_json::Value> = summary
+        .missing
+        .iter()
+        .map(|m| serde_json::json!({"task_id": m.task_id, "job": m.job}))
+        .collect();
     serde_json::json!({
         "results": results,
+        "missing": missing,
         "ignored": summary.ignored,
         "refused": summary.refused(),
         "status": status,

@@ -7,10 +7,18 @@
 //! lock is taken and nothing in the workflow dir is written: the logs go to a
 //! temporary directory that is gone when the run is, and what the result keeps of
 //! them is each command's bounded, control-stripped tail.
+//!
+//! A result names the tree it ran on ([`Tree`]: the commit, and the task's declared
+//! inputs before the checks) and carries a `result_id`: an MD5 of its content — an
+//! integrity checksum anyone can recompute, not a signature — or, with
+//! `WF_RESULT_KEY` set, an HMAC-SHA256 under that key (docs/distributed.md "What a
+//! result is trusted for"). The key is taken out of the environment the checks run
+//! in.
 
 use std::path::Path;
 use std::time::Instant;
 
+use hmac::{Hmac, Mac};
 use md5::{Digest, Md5};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -19,7 +27,7 @@ use crate::config::Config;
 use crate::error::{Result, WfError};
 use crate::run::policy::needs_agent;
 use crate::run::work::{self, CheckRun, Part, Verdict, WorkCtx};
-use crate::state::evidence::Inputs;
+use crate::state::evidence::{FileDigest, Inputs};
 use crate::state::model::WorkflowState;
 
 /// The `kind` every result file carries, so a stray JSON file is told from one.
@@ -30,6 +38,12 @@ pub const TAIL_LINES: usize = 40;
 
 /// Most bytes of a command's output a result keeps.
 pub const TAIL_BYTES: usize = 4096;
+
+/// The environment variable that holds the key results are signed with.
+pub const KEY_VAR: &str = "WF_RESULT_KEY";
+
+/// How a signed `result_id` starts; an unsigned one is 32 hex digits.
+pub const SIGNED_PREFIX: &str = "hmac-sha256:";
 
 /// One command of the result: [`CheckRun`] with the tail of its output.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -78,10 +92,68 @@ pub struct TaskResultFile {
     /// Where it ran, from the CI's environment (absent outside CI).
     #[serde(default)]
     pub runner: Option<Runner>,
-    /// MD5 of the result's content without this key: the same result imported twice
-    /// is recognised by it.
+    /// The tree the checks ran on; `wf import-results` trusts the result only on the
+    /// same tree.
+    #[serde(default)]
+    pub tree: Option<Tree>,
+    /// MD5 of the result's content without this key, or with `WF_RESULT_KEY` set,
+    /// `hmac-sha256:` and the HMAC of that content under the key: the same result
+    /// imported twice is recognised by it, and one changed afterwards is refused.
     #[serde(default)]
     pub result_id: String,
+}
+
+/// The tree a result's checks ran on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tree {
+    /// `git rev-parse HEAD` of the project; none outside git.
+    pub commit: Option<String>,
+    /// The task's declared inputs before the checks ran, each with the digest of its
+    /// content (docs/proof.md "Fingerprint"); none when it was not there.
+    pub files: Vec<FileDigest>,
+}
+
+impl Tree {
+    /// The tree of `project` for `task` now.
+    pub fn now(project: &Path, state: &WorkflowState, task: &crate::state::model::Task) -> Tree {
+        Tree {
+            commit: head_commit(project),
+            files: crate::proof::inputs_now(project, state, task).files,
+        }
+    }
+}
+
+/// `git rev-parse HEAD` in `project`; none outside git, before the first commit, or
+/// when git fails.
+fn head_commit(project: &Path) -> Option<String> {
+    let deadline = Instant::now() + std::time::Duration::from_secs(30);
+    let out = crate::exec::git::output(
+        project,
+        &["rev-parse", "--verify", "-q", "HEAD"],
+        &[],
+        deadline,
+        4096,
+    )?;
+    let commit = String::from_utf8(out).ok()?.trim().to_string();
+    (commit.len() >= 40 && commit.bytes().all(|b| b.is_ascii_hexdigit())).then_some(commit)
+}
+
+/// The key in `WF_RESULT_KEY`, when it is set and not empty (a CI secret that is not
+/// defined reads empty).
+pub fn result_key() -> Option<Vec<u8>> {
+    use std::os::unix::ffi::OsStringExt;
+    std::env::var_os(KEY_VAR)
+        .filter(|v| !v.is_empty())
+        .map(OsStringExt::into_vec)
+}
+
+/// The HMAC-SHA256 of `body` under `key`.
+pub fn hmac(key: &[u8], body: &[u8]) -> Hmac<sha2::Sha256> {
+    // An HMAC takes a key of any length.
+    let mut mac = <Hmac<sha2::Sha256> as Mac>::new_from_slice(key)
+        .unwrap_or_else(|_| unreachable!("HMAC accepts any key length"));
+    mac.update(body);
+    mac
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -95,12 +167,27 @@ pub struct Runner {
 }
 
 impl TaskResultFile {
-    /// The id the result's content gives it ([`TaskResultFile::result_id`]).
-    pub fn content_id(&self) -> String {
+    /// What the id covers: the result without its id.
+    pub fn body(&self) -> Vec<u8> {
         let mut copy = self.clone();
         copy.result_id.clear();
-        let body = serde_json::to_vec(&copy).unwrap_or_default();
-        format!("{:x}", Md5::digest(&body))
+        serde_json::to_vec(&copy).unwrap_or_default()
+    }
+
+    /// The unsigned id the result's content gives it: an MD5 checksum.
+    pub fn content_id(&self) -> String {
+        format!("{:x}", Md5::digest(self.body()))
+    }
+
+    /// The id to write: signed under `key` when there is one.
+    pub fn id_for(&self, key: Option<&[u8]>) -> String {
+        match key {
+            Some(key) => {
+                let mac = hmac(key, &self.body()).finalize().into_bytes();
+                format!("{SIGNED_PREFIX}{mac:x}")
+            }
+            None => self.content_id(),
+        }
     }
 }
 
@@ -175,6 +262,7 @@ pub fn run_task(
     state: &WorkflowState,
     task_id: &str,
     ci: bool,
+    key: Option<&[u8]>,
 ) -> Result<TaskResultFile> {
     let task = state.task(task_id).ok_or_else(|| {
         WfError::usage(format!(
@@ -190,6 +278,8 @@ pub fn run_task(
     if agent && !ci {
         return Err(agent_refusal(task_id));
     }
+    // Taken before the checks: the tree they ran on, which a check may change.
+    let tree = Tree::now(project, state, task);
     let started_at = crate::clock::now_rfc3339();
     let started = Instant::now();
     // The logs live only as long as this run: nothing in the workflow dir is written.
@@ -269,9 +359,10 @@ pub fn run_task(
         checks,
         gate,
         runner: runner(),
+        tree: Some(tree),
         result_id: String::new(),
     };
-    result.result_id = result.content_id();
+    result.result_id = result.id_for(key);
     Ok(result)
 }
 

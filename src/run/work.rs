@@ -566,13 +566,20 @@ pub fn final_verifiers(ctx: &WorkCtx) -> Result<(), String> {
     }
 }
 
+/// The hard constraints checked here and now, as a gate checks them, each one's
+/// header in `log`: for a gate imported from elsewhere (`run::import`), which
+/// checked the constraints of the machine it ran on.
+pub fn hard_constraints_now(ctx: &WorkCtx, log: &Path) -> Result<ConstraintChecks, Verdict> {
+    crate::exec::reactor::block_on(gate_constraints(ctx, log))
+}
+
 /// What checking the hard constraints found.
-struct ConstraintChecks {
+pub struct ConstraintChecks {
     /// `passed`/`failed` by constraint id, for the gate record.
-    results: Map<String, Value>,
+    pub results: Map<String, Value>,
     /// The first failure, with the tail of its output.
-    failure: Option<String>,
-    verifications: Vec<crate::state::model::ConstraintVerification>,
+    pub failure: Option<String>,
+    pub verifications: Vec<crate::state::model::ConstraintVerification>,
 }
 
 /// Verifies every hard constraint that has a `verifyCmd`: the results by id for the

@@ -385,7 +385,7 @@ fn regression_plan_copy_stayed_stale_after_a_kill_at_completion() {
 /// Runs `wf ARGS` with its largest writable file size at `bytes` (RLIMIT_FSIZE): the
 /// first write past it kills `wf` with SIGXFSZ, as a full disk and a kill at once
 /// would stop it. Returns whether it was killed.
-fn run_with_file_limit(t: &Test, args: &[&str], bytes: u64) -> bool {
+pub fn run_with_file_limit(t: &Test, args: &[&str], bytes: u64) -> bool {
     use std::os::unix::process::CommandExt;
     let mut cmd = t.command(args);
     cmd.stdout(Stdio::null()).stderr(Stdio::null());

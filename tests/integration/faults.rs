@@ -244,7 +244,7 @@ fn scenarios() -> Vec<Scenario> {
 }
 
 /// Copies a tree (files and dirs; no links are made by these tests).
-fn copy_tree(from: &Path, to: &Path) {
+pub fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("mkdir");
     for entry in std::fs::read_dir(from).expect("read dir").flatten() {
         let dest = to.join(entry.file_name());
@@ -256,7 +256,7 @@ fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
-fn restore(t: &Test, saved: &Path) {
+pub fn restore(t: &Test, saved: &Path) {
     for name in ["home", "project"] {
         let _ = std::fs::remove_dir_all(t.root.join(name));
         copy_tree(&saved.join(name), &t.root.join(name));

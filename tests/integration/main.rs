@@ -23,6 +23,7 @@ mod faults;
 mod foundation;
 mod hardening;
 mod hooks;
+mod import_trust;
 mod init;
 mod json_contract;
 mod layers;

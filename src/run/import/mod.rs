@@ -1,0 +1,687 @@
+//! `wf import-results`: result files of `wf run-task` (`src/run/standalone.rs`)
+//! folded into the workflow under its lock, as if the tasks had run here
+//! (docs/distributed.md "Bringing results home").
+//!
+//! Every move goes through the state machine (`Session::set_task_status`,
+//! `set_workflow_status`) with the events a local run writes — `→ in_progress`,
+//! `task.execution_started`, `task.execution_result`, `gate.result`, `→ completed` or
+//! `→ failed` — so status, the JUnit report and the job summary read an imported task
+//! as a local one. Results are applied in dependency order; one whose task's
+//! dependencies are still not done after every other has been applied is refused.
+//! What a result must be to be taken at all is `trust`'s; reading the files is
+//! `read`'s.
+//!
+//! An import is one transaction (`Session::begin_txn`): its events are committed
+//! together by the snapshot it ends with, so an import stopped anywhere — a fault, a
+//! kill, a full disk — leaves the old workflow, and the next one starts over from
+//! it. A task left `in_progress` by an import all the same (a wf before this one
+//! wrote no transaction) is put back to pending first. Whether a result was imported
+//! before is read from the task transitions it made, not from the result's own
+//! event; and a workflow left `running` with nothing in progress is settled even
+//! when nothing new applies. The same result twice changes nothing.
+
+mod read;
+mod trust;
+
+pub use read::{read_all, Loaded, MAX_RESULT_BYTES};
+pub use trust::Jobs;
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+
+use crate::config::Config;
+use crate::error::{Result, WfError};
+use crate::run::policy::{self, Stop};
+use crate::run::standalone::TaskResultFile;
+use crate::state::event::EventKind;
+use crate::state::event_log::{self, NewEvent};
+use crate::state::{Session, TaskStatus, WorkflowStatus};
+
+/// What an import is given besides its results.
+pub struct Options<'a> {
+    pub project: &'a Path,
+    pub config: &'a Config,
+    /// `--allow-stale`: a result computed on another tree is imported, as stale.
+    pub allow_stale: bool,
+    /// `--job`: the tasks each job of an exported pipeline ran.
+    pub jobs: Jobs,
+    /// `WF_RESULT_KEY`: results must be signed with it.
+    pub key: Option<Vec<u8>>,
+}
+
+/// What became of one result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fate {
+    /// Recorded: the task is now completed or failed.
+    Applied,
+    /// This very result was imported before (or twice in this call): nothing to do.
+    Duplicate,
+    /// The task was already done here (completed or skipped): nothing to do.
+    AlreadyDone,
+    /// Not imported, and why.
+    Refused(String),
+}
+
+impl Fate {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Fate::Applied => "applied",
+            Fate::Duplicate => "duplicate",
+            Fate::AlreadyDone => "already_done",
+            Fate::Refused(_) => "refused",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Imported {
+    pub file: PathBuf,
+    pub task_id: String,
+    pub success: bool,
+    pub fate: Fate,
+    /// What an applied result overrode or could not vouch for: imported as stale,
+    /// a local failure it replaced, a gate checked again here.
+    pub notes: Vec<String>,
+}
+
+/// A task of an exported pipeline's job that has no result and nothing to explain
+/// why: no failure before it in its job, every dependency done.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Missing {
+    pub task_id: String,
+    pub job: String,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct ImportSummary {
+    pub results: Vec<Imported>,
+    /// JSON files found in a directory that are no result files (another artifact).
+    pub ignored: Vec<PathBuf>,
+    /// Where the workflow stands afterwards, when the import moved it.
+    pub stop: Option<Stop>,
+    /// With `--job`: the tasks whose result never came.
+    pub missing: Vec<Missing>,
+}
+
+impl ImportSummary {
+    pub fn refused(&self) -> usize {
+        self.results
+            .iter()
+            .filter(|r| matches!(r.fate, Fate::Refused(_)))
+            .count()
+    }
+}
+
+/// What the event log says earlier imports and runs did, from committed task
+/// transitions.
+#[derive(Default)]
+struct History {
+    /// The `result_id`s whose task transition (→ completed or → failed) is logged.
+    imported: HashSet<String>,
+    /// The tasks whose last `→ in_progress` an import made.
+    moved_by_import: HashSet<String>,
+    /// Each task's last failure here that a local run recorded (not an import), with
+    /// its reason.
+    local_failure: HashMap<String, String>,
+}
+
+impl History {
+    fn read(session: &Session) -> Result<History> {
+        let mut h = History::default();
+        // A result's own event comes before the transition that records it.
+        let mut result_of: HashMap<String, String> = HashMap::new();
+        let path = session.store().events_path();
+        event_log::for_each_from(&path, 0, |event: event_log::Event| {
+            let Some(task) = event.task_id.clone() else {
+                return Ok(());
+            };
+            let data = &event.data;
+            if event.kind == EventKind::TaskExecutionResult.name() {
+                if let Some(id) = data.get("result_id").and_then(Value::as_str) {
+                    result_of.insert(task, id.to_string());
+                }
+                return Ok(());
+            }
+            if event.kind != EventKind::TaskStatusChanged.name() {
+                return Ok(());
+            }
+            let imported = data.get("imported").is_some();
+            match data.get("to").and_then(Value::as_str) {
+                Some("in_progress") => {
+                    result_of.remove(&task);
+                    if imported {
+                        h.moved_by_import.insert(task);
+                    } else {
+                        h.moved_by_import.remove(&task);
+                    }
+                }
+                Some(to @ ("completed" | "failed")) => {
+                    let result = result_of.remove(&task);
+                    let by_import = imported || result.is_some();
+                    if let Some(id) = result {
+                        h.imported.insert(id);
+                    }
+                    if to == "failed" && !by_import {
+                        let reason = data.get("reason").and_then(Value::as_str).unwrap_or("");
+                        h.local_failure.insert(task, reason.to_string());
+                    } else {
+                        h.local_failure.remove(&task);
+                    }
+                }
+                _ => {}
+            }
+            Ok(())
+        })?;
+        Ok(h)
+    }
+}
+
+/// The session's transaction, opened before the import's first change.
+struct Txn(bool);
+
+impl Txn {
+    fn open(&mut self, session: &mut Session) {
+        if !self.0 {
+            session.begin_txn();
+            self.0 = true;
+        }
+    }
+}
+
+/// Folds `loaded` into the workflow `session` holds, then checkpoints it.
+pub fn import(
+    session: &mut Session,
+    loaded: Vec<Loaded>,
+    opts: &Options<'_>,
+) -> Result<ImportSummary> {
+    let state = session.state()?;
+    state.require_tasks()?;
+    if matches!(
+        state.status,
+        WorkflowStatus::Idle | WorkflowStatus::Archived
+    ) {
+        return Err(WfError::usage(format!(
+            "the workflow is {}; start one with `wf workflow-start PLAN.md` before importing results",
+            state.status
+        )));
+    }
+    let order: HashMap<String, usize> = state
+        .tasks
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.id.clone(), i))
+        .collect();
+    let history = History::read(session)?;
+    let mut summary = ImportSummary::default();
+    let mut waiting: Vec<(Loaded, Vec<String>)> = Vec::new();
+    let mut taken: HashMap<String, (String, PathBuf)> = HashMap::new();
+    for item in loaded {
+        let fate = match verdict(session, &item, &history, &taken, opts)? {
+            Ok(notes) => {
+                taken.insert(
+                    item.result.task_id.clone(),
+                    (item.result.result_id.clone(), item.file.clone()),
+                );
+                waiting.push((item, notes));
+                continue;
+            }
+            Err(fate) => fate,
+        };
+        summary.results.push(imported(&item, fate, Vec::new()));
+    }
+    let mut txn = Txn(false);
+    let mut changed = recover_stranded(session, &history, &mut txn)?;
+    waiting.sort_by_key(|(l, _)| order.get(&l.result.task_id).copied().unwrap_or(usize::MAX));
+    // Dependency order: apply every result whose task's dependencies are done, again
+    // and again, until a pass applies none.
+    loop {
+        let mut progressed = false;
+        let mut still = Vec::new();
+        for (item, notes) in waiting {
+            let (status, deps_done) = {
+                let state = session.state()?;
+                let Some(task) = state.task(&item.result.task_id) else {
+                    continue;
+                };
+                let done = task
+                    .deps
+                    .iter()
+                    .all(|d| state.task(d).is_some_and(|t| t.status.is_done()));
+                (task.status, done)
+            };
+            if status.is_done() {
+                summary
+                    .results
+                    .push(imported(&item, Fate::AlreadyDone, Vec::new()));
+                progressed = true;
+                continue;
+            }
+            if !deps_done {
+                still.push((item, notes));
+                continue;
+            }
+            let (fate, notes) = apply(session, &item, notes, &history, opts, &mut txn)?;
+            changed |= fate == Fate::Applied;
+            summary.results.push(imported(&item, fate, notes));
+            progressed = true;
+        }
+        waiting = still;
+        if !progressed || waiting.is_empty() {
+            break;
+        }
+    }
+    for (item, _) in waiting {
+        let state = session.state()?;
+        let open: Vec<String> = state
+            .task(&item.result.task_id)
+            .map(|t| {
+                t.deps
+                    .iter()
+                    .filter(|d| !state.task(d).is_some_and(|t| t.status.is_done()))
+                    .cloned()
+                    .collect()
+            })
+            .unwrap_or_default();
+        summary.results.push(imported(
+            &item,
+            Fate::Refused(format!(
+                "task {} depends on {}, which {} not done (no passing result for it here or among these files)",
+                item.result.task_id,
+                open.join(", "),
+                if open.len() == 1 { "is" } else { "are" }
+            )),
+            Vec::new(),
+        ));
+    }
+    summary.missing = missing(session, &opts.jobs)?;
+    // A workflow left `running` with nothing in progress (an import stopped before it
+    // settled, by a wf before this one) is settled even when nothing new applies.
+    let state = session.state()?;
+    let stuck = state.status == WorkflowStatus::Running
+        && !state
+            .tasks
+            .iter()
+            .any(|t| t.status == TaskStatus::InProgress);
+    if changed || stuck {
+        txn.open(session);
+        summary.stop = Some(settle(session)?);
+    }
+    // Nothing changed, nothing written: importing the same results again leaves the
+    // workflow's files as they were.
+    if txn.0 {
+        crate::run::checkpoint::save(session)?;
+    }
+    Ok(summary)
+}
+
+/// Whether `item` may be applied: `Ok` with the notes it carries (stale), or the
+/// fate it meets instead.
+fn verdict(
+    session: &Session,
+    item: &Loaded,
+    history: &History,
+    taken: &HashMap<String, (String, PathBuf)>,
+    opts: &Options<'_>,
+) -> Result<std::result::Result<Vec<String>, Fate>> {
+    let r = &item.result;
+    let state = session.state()?;
+    let digest = state.plan_digest.clone().unwrap_or_default();
+    let refuse = |why: String| Ok(Err(Fate::Refused(why)));
+    if r.plan_digest != digest {
+        return refuse(format!(
+            "it is for another plan (plan digest {}, this workflow's is {}); import results into the workflow of the plan they ran",
+            short(&r.plan_digest),
+            short(&digest)
+        ));
+    }
+    let Some(task) = state.task(&r.task_id) else {
+        return refuse(format!(
+            "this workflow has no task {}",
+            crate::error::one_line(&r.task_id)
+        ));
+    };
+    if let Err(why) = trust::check_id(r, opts.key.as_deref()) {
+        return refuse(why);
+    }
+    if !opts.jobs.is_empty() {
+        if let Err(why) = opts.jobs.check(item.job.as_deref(), &r.task_id) {
+            return refuse(why);
+        }
+    }
+    if history.imported.contains(&r.result_id) {
+        return Ok(Err(Fate::Duplicate));
+    }
+    match taken.get(&r.task_id) {
+        Some((id, _)) if *id == r.result_id => return Ok(Err(Fate::Duplicate)),
+        Some((_, other)) => {
+            return refuse(format!(
+                "{} holds another result for task {}; import one result per task at a time",
+                other.display(),
+                r.task_id
+            ))
+        }
+        None => {}
+    }
+    if let Err(why) = trust::check_claim(r, task) {
+        return refuse(why);
+    }
+    let mut notes = Vec::new();
+    if let Some(why) = trust::tree_mismatch(r, opts.project, state, task) {
+        if !opts.allow_stale {
+            return refuse(format!(
+                "{why}; run it again on this tree, or import it as stale with --allow-stale"
+            ));
+        }
+        notes.push(format!("stale: {why}"));
+    }
+    Ok(Ok(notes))
+}
+
+/// Puts back to pending every task an import left `in_progress` (none holds the
+/// lock now, so none is still being imported). Whether it moved any.
+fn recover_stranded(session: &mut Session, history: &History, txn: &mut Txn) -> Result<bool> {
+    let stranded: Vec<String> = session
+        .state()?
+        .tasks
+        .iter()
+        .filter(|t| t.status == TaskStatus::InProgress && history.moved_by_import.contains(&t.id))
+        .map(|t| t.id.clone())
+        .collect();
+    for id in &stranded {
+        txn.open(session);
+        session.set_task_status(
+            id,
+            TaskStatus::Pending,
+            json!({"reason": "an import stopped before it recorded the result; its result is imported again"}),
+            None,
+        )?;
+    }
+    Ok(!stranded.is_empty())
+}
+
+/// With `--job`: each job's first task that has no result, no failure before it in
+/// its job, and every dependency done — its result was lost, or the job never ran.
+fn missing(session: &Session, jobs: &Jobs) -> Result<Vec<Missing>> {
+    let state = session.state()?;
+    let mut out = Vec::new();
+    for (job, tasks) in &jobs.tasks {
+        for id in tasks {
+            let Some(task) = state.task(id) else { break };
+            match task.status {
+                TaskStatus::Completed | TaskStatus::Skipped => continue,
+                TaskStatus::Pending
+                    if task
+                        .deps
+                        .iter()
+                        .all(|d| state.task(d).is_some_and(|t| t.status.is_done())) =>
+                {
+                    out.push(Missing {
+                        task_id: id.clone(),
+                        job: job.clone(),
+                    });
+                }
+                _ => {}
+            }
+            break;
+        }
+    }
+    Ok(out)
+}
+
+fn imported(item: &Loaded, fate: Fate, notes: Vec<String>) -> Imported {
+    Imported {
+        file: item.file.clone(),
+        task_id: item.result.task_id.clone(),
+        success: item.result.success,
+        fate,
+        notes,
+    }
+}
+
+fn short(digest: &str) -> String {
+    if digest.is_empty() {
+        "none".into()
+    } else {
+        digest.chars().take(12).collect()
+    }
+}
+
+/// Records one result whose task's dependencies are done, with the notes it was
+/// taken with and those applying it adds.
+fn apply(
+    session: &mut Session,
+    item: &Loaded,
+    mut notes: Vec<String>,
+    history: &History,
+    opts: &Options<'_>,
+    txn: &mut Txn,
+) -> Result<(Fate, Vec<String>)> {
+    let r = &item.result;
+    let task = session
+        .state()?
+        .task(&r.task_id)
+        .cloned()
+        .ok_or_else(|| WfError::usage(format!("no task {}", r.task_id)))?;
+    match task.status {
+        TaskStatus::Pending => {}
+        // A new result for a task that failed here: it goes back to pending first,
+        // as a retry would (`--retry`, `src/run/recovery.rs`) — saying so when the
+        // failure was a local run's, which a result from elsewhere now overrides.
+        TaskStatus::Failed => {
+            let mut data = json!({"reason": format!("a new result from {}", item.file.display())});
+            if let Some(why) = history.local_failure.get(&task.id).filter(|_| r.success) {
+                notes.push(format!("it failed here before: {why}"));
+                data["overrides_failure"] = why.clone().into();
+            }
+            txn.open(session);
+            session.set_task_status(&task.id, TaskStatus::Pending, data, None)?;
+        }
+        TaskStatus::Blocked => {
+            return Ok((
+                Fate::Refused(format!(
+                    "task {} is blocked by {}; lift it with `wf workflow-unblock` first",
+                    task.id,
+                    task.blocked_by.join(", ")
+                )),
+                notes,
+            ))
+        }
+        TaskStatus::InProgress => {
+            return Ok((
+                Fate::Refused(format!(
+                    "task {} is in progress here (a run, or handed off to an agent); settle it with `wf resume` first",
+                    task.id
+                )),
+                notes,
+            ))
+        }
+        TaskStatus::Completed | TaskStatus::Skipped => return Ok((Fate::AlreadyDone, notes)),
+    }
+    txn.open(session);
+    if session.state()?.status != WorkflowStatus::Running {
+        session.set_workflow_status(WorkflowStatus::Running, None)?;
+    }
+    let state = session.state_mut()?;
+    if state.started_at.is_none() {
+        state.started_at = Some(r.started_at.clone());
+    }
+    let attempt = task.attempts + 1;
+    let log = write_log(session, &task.id, attempt, r);
+    let imported_from = item.file.display().to_string();
+    let mut data = json!({"attempt": attempt, "imported": imported_from});
+    if let Some(log) = &log {
+        data["log"] = log.clone().into();
+    }
+    session.set_task_status(&task.id, TaskStatus::InProgress, data, None)?;
+    session.emit(
+        NewEvent::new(
+            EventKind::TaskExecutionStarted,
+            json!({"attempt": attempt, "log": log, "result_id": r.result_id}),
+        )
+        .task(&task.id),
+    )?;
+    let stale = notes.iter().find_map(|n| n.strip_prefix("stale: "));
+    session.emit(
+        NewEvent::new(
+            EventKind::TaskExecutionResult,
+            json!({
+                "success": r.success,
+                "verified": r.verified,
+                "duration_ms": r.duration_ms,
+                "reason": r.reason,
+                "result_id": r.result_id,
+                "fingerprint": r.fingerprint.fingerprint,
+                "runner": r.runner,
+                "stale": stale,
+            }),
+        )
+        .task(&task.id),
+    )?;
+    let mut failure = r.reason.clone().filter(|_| !r.success);
+    if let Some(gate) = &r.gate {
+        let mut gate = gate.clone();
+        if r.success {
+            // Checked again here: the hard constraints of this workflow, on this tree.
+            let why = recheck_gate(session, opts, &task, attempt, &mut gate)?;
+            notes.push(format!(
+                "quality gate checked again against this workflow's hard constraints: {}",
+                why.as_deref().unwrap_or("they hold")
+            ));
+            failure = why.map(|why| format!("quality gate {} (imported): {why}", task.id));
+        }
+        session.emit(NewEvent::new(EventKind::GateResult, gate).task(&task.id))?;
+    }
+    let end =
+        json!({"duration_ms": r.duration_ms, "imported": imported_from, "result_id": r.result_id});
+    if r.success && failure.is_none() {
+        let evidence = evidence_of(session.state()?, r);
+        let mut data = end;
+        data["verified"] = r.verified.into();
+        session.complete_task(&task.id, data, evidence)?;
+    } else {
+        let mut data = end;
+        data["reason"] = failure
+            .unwrap_or_else(|| "its result says it failed".into())
+            .into();
+        session.set_task_status(&task.id, TaskStatus::Failed, data, None)?;
+    }
+    Ok((Fate::Applied, notes))
+}
+
+/// Runs this workflow's hard constraints here, as a gate does, and writes what they
+/// found into the imported `gate` record: the first failure, or none when they hold.
+/// A gate that passed in CI checked CI's constraints on CI's tree; this machine's
+/// may hold more.
+fn recheck_gate(
+    session: &Session,
+    opts: &Options<'_>,
+    task: &crate::state::model::Task,
+    attempt: u32,
+    gate: &mut Value,
+) -> Result<Option<String>> {
+    let ctx = crate::run::work::WorkCtx::for_session(opts.project, opts.config, session)?;
+    let log = ctx.log_for(task, attempt);
+    let checked = crate::run::work::hard_constraints_now(&ctx, &log);
+    let (results, failure, verifications) = match checked {
+        Ok(c) => (c.results, c.failure, c.verifications),
+        Err(_) => {
+            return Ok(Some(
+                "the hard constraints could not be checked here".into(),
+            ))
+        }
+    };
+    if !gate["constraints"].is_object() {
+        gate["constraints"] = json!({});
+    }
+    for (id, word) in results {
+        gate["constraints"][id] = word;
+    }
+    gate["verifications"] = serde_json::to_value(verifications).unwrap_or_default();
+    if failure.is_some() {
+        gate["passed"] = false.into();
+    }
+    Ok(failure)
+}
+
+/// The attempt's log in the workflow dir as a local run writes it — each command's
+/// `$ command` line, then its output (here, its tail) — so `wf logs` and the JUnit
+/// report show an imported failure as a local one. Replaced whole (an import that
+/// did not commit may have left one), never through a link. Best effort: the result
+/// stands without it. None when no command ran. Relative to the workflow dir.
+fn write_log(session: &Session, task_id: &str, attempt: u32, r: &TaskResultFile) -> Option<String> {
+    if r.checks.is_empty() {
+        return None;
+    }
+    let dir = session.store().dir();
+    let path = crate::exec::process::log_path(&dir.join("logs"), task_id, attempt);
+    let mut text = String::new();
+    for c in &r.checks {
+        text.push_str(&format!("$ {}\n", c.run.command));
+        if !c.log_tail.is_empty() {
+            text.push_str(&c.log_tail);
+            text.push('\n');
+        }
+    }
+    std::fs::create_dir_all(path.parent()?).ok()?;
+    crate::fs::durable::write_atomic(&path, text.as_bytes()).ok()?;
+    Some(
+        path.strip_prefix(dir)
+            .unwrap_or(&path)
+            .display()
+            .to_string(),
+    )
+}
+
+/// Moves the workflow to where the imported results leave it: failed when a task
+/// failed, completed when every task is done, else paused until the rest is run or
+/// imported.
+fn settle(session: &mut Session) -> Result<Stop> {
+    let tasks = &session.state()?.tasks;
+    let stop = match policy::nothing_ready(tasks) {
+        None => policy::final_stop(Stop::Completed, tasks.is_empty()),
+        Some(stop @ Stop::Failed { .. }) => stop,
+        Some(_) => {
+            let open = tasks.iter().filter(|t| !t.status.is_done()).count();
+            Stop::Paused(format!(
+                "results imported; {open} task(s) still to do: `wf workflow-execute` runs them, or import their results"
+            ))
+        }
+    };
+    let (status, reason) = policy::stop_status(&stop);
+    if let Some(status) = status {
+        if session.state()?.status == WorkflowStatus::Running {
+            session.set_workflow_status(status, reason.as_deref())?;
+        }
+    }
+    Ok(stop)
+}
+
+/// The evidence a passing result brings: its checks, and its inputs resealed with
+/// the fingerprints this workflow's dependencies have (a CI job knew none of them),
+/// so it is the fingerprint a local run of the same files would have recorded.
+fn evidence_of(
+    state: &crate::state::WorkflowState,
+    r: &TaskResultFile,
+) -> crate::state::evidence::Evidence {
+    let deps = r
+        .fingerprint
+        .deps
+        .iter()
+        .map(|d| crate::state::evidence::DepDigest {
+            id: d.id.clone(),
+            fingerprint: crate::proof::recorded_fingerprint(state, &d.id),
+        })
+        .collect();
+    crate::state::evidence::Evidence {
+        at: r.finished_at.clone(),
+        inputs: crate::proof::fingerprint::seal(
+            r.fingerprint.definition.clone(),
+            r.fingerprint.files.clone(),
+            deps,
+        ),
+        checks: crate::run::work::CheckRun::evidence(r.checks.iter().map(|c| &c.run)),
+        ..crate::state::evidence::Evidence::default()
+    }
+}
