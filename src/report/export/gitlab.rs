@@ -6,7 +6,9 @@
 //! reports JUnit to the merge request.
 
 use super::yaml::{document, map, s, Node};
-use super::{header, run_task_line, Pipeline, WF_ON_PATH_CHECK};
+use super::{
+    header, import_line, quoted, run_task_line, Pipeline, IMPORT_PLAN, RESULTS, WF_ON_PATH_CHECK,
+};
 
 pub fn gitlab_ci(p: &Pipeline<'_>) -> String {
     let built = p.install.cargo_line("\"$CI_PROJECT_DIR/.wf-bin\"");
@@ -75,13 +77,16 @@ pub fn gitlab_ci(p: &Pipeline<'_>) -> String {
                 ("artifacts", Node::Bool(false)),
             ])
         }));
+        // Each job writes and keeps only `results/<job>/`: the collect job, which
+        // takes every job's artifacts into one tree, then knows each result's job.
+        let dir = format!("{RESULTS}/{}", job.id);
         let mut script = Vec::new();
         if job.tasks.is_empty() {
             script.push(s("true"));
         } else {
             script.push(path.clone());
-            script.push(s("wf workflow-start \"$WF_PLAN\""));
-            script.push(s(run_task_line(&job.tasks)));
+            script.push(s(IMPORT_PLAN));
+            script.push(s(run_task_line(&job.tasks, &quoted(&dir))));
         }
         let mut body = vec![
             ("stage", s("tasks")),
@@ -93,7 +98,7 @@ pub fn gitlab_ci(p: &Pipeline<'_>) -> String {
                 "artifacts",
                 map(vec![
                     ("when", s("always")),
-                    ("paths", Node::List(vec![s("results/")])),
+                    ("paths", Node::List(vec![s(format!("{dir}/"))])),
                     ("expire_in", s("1 week")),
                 ]),
             ));
@@ -109,11 +114,7 @@ pub fn gitlab_ci(p: &Pipeline<'_>) -> String {
             ("when", s("always")),
             (
                 "script",
-                Node::List(vec![
-                    path.clone(),
-                    s("wf workflow-start \"$WF_PLAN\""),
-                    s("mkdir -p results && wf import-results results"),
-                ]),
+                Node::List(vec![path.clone(), s(IMPORT_PLAN), s(import_line(p.jobs))]),
             ),
             (
                 "after_script",

@@ -3,8 +3,9 @@
 //! with the quoting writer of `yaml.rs`.
 //!
 //! Security: no task text — a name, a command, a requirement — is written anywhere in
-//! the file. A `run:`/`script:` line holds only fixed words and task ids (checked
-//! again by `plan_jobs` to be letters, digits, `_`, `.` and `-`, and single-quoted);
+//! the file. A `run:`/`script:` line holds only fixed words, job ids and task ids
+//! (checked again by `plan_jobs` to be letters, digits, `_`, `.` and `-`,
+//! single-quoted, and after `--` where wf reads them as arguments);
 //! the `--install` values go through job variables, limited to plain characters
 //! ([`Install::parse`]). The
 //! plan's path reaches commands only through the `WF_PLAN` variable, never spliced
@@ -151,20 +152,40 @@ impl Install {
 /// `command not found` halfway through, when wf is not on the runner.
 const WF_ON_PATH_CHECK: &str = "command -v wf >/dev/null || { echo 'wf is not on this runner PATH: the pipeline was exported with --install path; export it with --install git:URL@COMMIT to build wf in the pipeline (docs/distributed.md)' >&2; exit 1; }";
 
-/// `'T1'`: a task id in single quotes (it holds no quote: `plan_jobs` checked it).
-fn quoted_id(id: &str) -> String {
+/// `'T1'`: a task id (or a job id) in single quotes (it holds no quote: `plan_jobs`
+/// checked it).
+fn quoted(id: &str) -> String {
     format!("'{id}'")
 }
 
+/// Where every job puts its results, and where the collect job finds them.
+const RESULTS: &str = "results";
+
+/// The line that imports the plan: `--` first, so a plan named `-h.md` is a plan.
+const IMPORT_PLAN: &str = "wf workflow-start -- \"$WF_PLAN\"";
+
 /// The `run-task` line of one job: its tasks in order, each result written to
-/// `results/<id>.json`, the first failure ending the chain (docs/distributed.md).
+/// `DIR/<id>.json`, the first failure ending the chain (docs/distributed.md). The ids
+/// come after `--`, so an id that starts with `-` (`-h1`) is a task, not an option.
 /// One line per job, not per task, so a plan of 10,000 tasks stays far below
 /// GitHub's 500 KB per file.
-fn run_task_line(ids: &[String]) -> String {
-    let mut line = String::from("wf run-task --ci --result-dir results");
+fn run_task_line(ids: &[String], dir: &str) -> String {
+    let mut line = format!("wf run-task --ci --result-dir {dir} --");
     for id in ids {
         line.push(' ');
-        line.push_str(&quoted_id(id));
+        line.push_str(&quoted(id));
+    }
+    line
+}
+
+/// The collect job's import: every result under `results/`, each job's directory
+/// giving only its own tasks' results (`--job JOB=TASK,…`, docs/distributed.md
+/// "One directory per job"), so a job's commands cannot plant a result for another
+/// job's task, and a task whose result never came fails the job.
+fn import_line(jobs: &JobPlan) -> String {
+    let mut line = format!("mkdir -p {RESULTS} && wf import-results {RESULTS}");
+    for job in jobs.jobs.iter().filter(|j| !j.tasks.is_empty()) {
+        line.push_str(&format!(" --job '{}={}'", job.id, job.tasks.join(",")));
     }
     line
 }

@@ -23,7 +23,7 @@
 mod read;
 mod trust;
 
-pub use read::{read_all, Loaded, MAX_RESULT_BYTES};
+pub use read::{read_all, Loaded, ARTIFACT_PREFIX, MAX_RESULT_BYTES};
 pub use trust::Jobs;
 
 use std::collections::{HashMap, HashSet};
