@@ -84,8 +84,17 @@ pub fn run(project: &Project, args: &ExportArgs, out: &Output) -> Result<i32> {
             std::fs::create_dir_all(dir)
                 .map_err(|e| WfError::io(&e, format!("-o {}: {e}", dir.display())))?;
         }
-        std::fs::write(path, &text)
-            .map_err(|e| WfError::io(&e, format!("cannot write {}: {e}", path.display())))?;
+        // Whole or not at all, and never through a link planted at the path. Made
+        // absolute: the durable write syncs the file's directory, which a bare name
+        // does not name.
+        let cannot = |e: String| WfError::usage(format!("cannot write {}: {e}", path.display()));
+        let absolute = std::path::absolute(path).map_err(|e| cannot(e.to_string()))?;
+        crate::fs::durable::write_atomic_swept(&absolute, text.as_bytes()).map_err(|e| {
+            WfError::new(
+                e.kind,
+                format!("cannot write {}: {}", path.display(), e.message),
+            )
+        })?;
         out.json_value(
             &json!({"format": name, "output": path, "jobs": task_jobs, "omitted": omitted}),
         );

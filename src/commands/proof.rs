@@ -56,7 +56,7 @@ fn write(file: &Path, text: &str) -> Result<()> {
         std::fs::create_dir_all(dir)
             .map_err(|e| WfError::io(&e, format!("cannot write {}: {e}", file.display())))?;
     }
-    crate::fs::durable::write_atomic(&path, text.as_bytes()).map_err(named)
+    crate::fs::durable::write_atomic_swept(&path, text.as_bytes()).map_err(named)
 }
 
 fn check(dir: &Path, file: &Path, out: &Output) -> Result<i32> {

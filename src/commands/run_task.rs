@@ -137,7 +137,7 @@ fn write_result(path: &Path, result: &standalone::TaskResultFile) -> Result<()> 
         std::fs::create_dir_all(dir)
             .map_err(|e| WfError::io(&e, format!("--result {}: {e}", dir.display())))?;
     }
-    crate::fs::durable::write_atomic(path, text.as_bytes()).map_err(|e| {
+    crate::fs::durable::write_atomic_swept(path, text.as_bytes()).map_err(|e| {
         WfError::new(
             e.kind,
             format!("--result {}: {}", path.display(), e.message),

@@ -10,7 +10,10 @@
 //! - Files opened for appending (the event log, the lock file) are opened with
 //!   `O_NOFOLLOW` ([`open_append`]).
 //! - Temp files are `.tmp-*` in the target's directory; those a killed writer leaves
-//!   are removed by the next writer, under the lock ([`sweep_tmp`]).
+//!   are removed by the next writer, under the lock ([`sweep_tmp`]) — or, in a
+//!   directory `wf` does not own (a result or a proof written into the project), by
+//!   the next write beside them, once the process that made them is gone
+//!   ([`write_atomic_swept`]).
 //! - Each create, write, fsync and rename here is a fault point for the
 //!   `WF_TEST_FAULT` hook (see `testing`), so the test suite can fail any of them.
 
@@ -120,6 +123,51 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let mut temp = Temp::create(path)?;
     temp.fill(|file| file.write_all(bytes))?;
     temp.sync()?.commit()
+}
+
+/// [`write_atomic`] for a file in a directory `wf` does not own and holds no lock
+/// on (a result, a proof, a pipeline written into the project): first the temp files
+/// a killed `wf` left beside it are removed — only names this module makes
+/// (`.tmp-<pid>-<hex>-<n>`), and only when process `<pid>` is gone — since no
+/// writer's recovery ever looks there.
+pub fn write_atomic_swept(path: &Path, bytes: &[u8]) -> Result<()> {
+    if let Some(dir) = path.parent() {
+        sweep_dead_tmp(dir);
+    }
+    write_atomic(path, bytes)
+}
+
+/// Removes from `dir` the temp files of `wf` processes that no longer run.
+fn sweep_dead_tmp(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(tmp_pid) else {
+            continue;
+        };
+        let gone = rustix::process::Pid::from_raw(pid).is_some_and(|pid| {
+            rustix::process::test_kill_process(pid) == Err(rustix::io::Errno::SRCH)
+        });
+        if gone && entry.file_type().is_ok_and(|t| t.is_file()) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// The pid in a temp file's name as [`new_tmp`] makes it, `.tmp-<pid>-<hex>-<n>`;
+/// none for any other name.
+fn tmp_pid(name: &str) -> Option<i32> {
+    let mut parts = name.strip_prefix(TMP_PREFIX)?.split('-');
+    let pid = parts.next()?.parse().ok()?;
+    let hex = parts.next()?;
+    let n = parts.next()?;
+    let plain = !hex.is_empty()
+        && hex.bytes().all(|b| b.is_ascii_hexdigit())
+        && !n.is_empty()
+        && n.bytes().all(|b| b.is_ascii_digit());
+    (plain && parts.next().is_none()).then_some(pid)
 }
 
 /// A new `.tmp-*` file beside `path`, written as [`write_atomic`] writes one
@@ -296,6 +344,26 @@ pub fn sweep_tmp(dir: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_a_dead_writers_temp_files_are_swept_from_a_foreign_directory() {
+        assert_eq!(tmp_pid(".tmp-123-1f-0"), Some(123));
+        assert_eq!(tmp_pid(".tmp-123-1f"), None);
+        assert_eq!(tmp_pid(".tmp-notes"), None);
+        assert_eq!(tmp_pid(".tmp-1-2-3-4"), None);
+        let dir = tempfile::tempdir().unwrap();
+        // No process has pid 0x3fffffff (beyond pid_max); this one is alive.
+        let dead = dir.path().join(".tmp-1073741823-ab-0");
+        let alive = dir.path().join(format!(".tmp-{}-ab-0", std::process::id()));
+        let theirs = dir.path().join(".tmp-mine");
+        for f in [&dead, &alive, &theirs] {
+            std::fs::write(f, "x").unwrap();
+        }
+        write_atomic_swept(&dir.path().join("out.json"), b"{}").unwrap();
+        assert!(!dead.exists());
+        assert!(alive.exists() && theirs.exists());
+        assert_eq!(std::fs::read(dir.path().join("out.json")).unwrap(), b"{}");
+    }
 
     #[test]
     fn a_temp_runs_work_beside_its_sync_and_is_gone_unless_committed() {

@@ -51,7 +51,7 @@ impl Rng {
     }
 }
 
-fn env_u64(key: &str) -> Option<u64> {
+pub fn env_u64(key: &str) -> Option<u64> {
     std::env::var(key).ok().and_then(|v| v.trim().parse().ok())
 }
 
@@ -150,7 +150,7 @@ fn crash_plan() -> String {
 }
 
 /// Runs `wf ARGS`, kills it with SIGKILL after `delay`, and reaps it.
-fn run_and_kill(t: &Test, args: &[&str], delay: Duration) -> Option<i32> {
+pub fn run_and_kill(t: &Test, args: &[&str], delay: Duration) -> Option<i32> {
     let mut child = t
         .command(args)
         .stdout(Stdio::null())

@@ -53,6 +53,36 @@ fn edited_plan() -> String {
     ])
 }
 
+/// Three tasks whose checks write nothing: `wf verify --all` runs them again, which
+/// the re-run check below must not count as a completed task running again.
+fn quiet_tasks() -> String {
+    plan(&[
+        task("T1", "a").verify("true").field("file", "f1.txt"),
+        task("T2", "a").verify("true").deps("T1"),
+        task("T3", "a").verify("true"),
+    ])
+}
+
+/// `quiet_tasks` run to completion.
+fn quiet_and_done(t: &Test) {
+    t.write("f1.txt", "one\n");
+    start(t, &quiet_tasks());
+    t.wf(&["workflow-execute", "--ci", "--all"]).ok();
+}
+
+fn events_of(t: &Test, kind: &str) -> usize {
+    let events = t.workflow_dir().join("events.jsonl");
+    let mark = raw_state(t).map_or(0, |s| s["event_log"]["seq"].as_u64().unwrap_or(0));
+    check_event_log(&events)
+        .iter()
+        .filter(|e| e["type"] == kind && (e["txn"] != true || e["seq"].as_u64() <= Some(mark)))
+        .count()
+}
+
+fn all_completed(s: &Value) -> bool {
+    statuses(s).iter().all(|(_, st)| st == "completed")
+}
+
 fn ids(state: &Value) -> Vec<String> {
     state["tasks"]
         .as_array()
@@ -212,6 +242,66 @@ fn scenarios() -> Vec<Scenario> {
                 })
             },
             done: |t| raw_state(t).is_some_and(|s| constraint_count(&s) == 2),
+        },
+        Scenario {
+            name: "import-results",
+            setup: |t| {
+                start(t, &three_tasks());
+                for id in ["T1", "T2", "T3"] {
+                    t.wf(&["run-task", id, "--result", &format!("results/{id}.json")])
+                        .ok();
+                }
+                // The checks ran where the results were made; here, nothing runs.
+                let _ = std::fs::remove_file(t.project.join("runs.log"));
+            },
+            args: &["import-results", "results"],
+            whole: |_, raw| {
+                let s = raw.ok_or("the state file is gone")?;
+                let old =
+                    s["status"] == "planned" && statuses(s).iter().all(|(_, st)| st == "pending");
+                let new = s["status"] == "completed" && all_completed(s);
+                check(old || new, || {
+                    format!("neither old nor new: {} {:?}", s["status"], statuses(s))
+                })
+            },
+            done: |t| raw_state(t).is_some_and(|s| s["status"] == "completed" && all_completed(&s)),
+        },
+        Scenario {
+            name: "verify",
+            setup: quiet_and_done,
+            args: &["verify", "--all"],
+            whole: |_, raw| {
+                let s = raw.ok_or("the state file is gone")?;
+                check(s["status"] == "completed" && all_completed(s), || {
+                    format!("{} {:?}", s["status"], statuses(s))
+                })
+            },
+            done: |t| events_of(t, "task.verified") >= 3,
+        },
+        Scenario {
+            name: "proof export",
+            setup: quiet_and_done,
+            args: &["proof", "export", "proof.json"],
+            whole: |t, raw| {
+                let s = raw.ok_or("the state file is gone")?;
+                check(all_completed(s), || "the workflow changed".into())?;
+                let stray = std::fs::read_dir(&t.project)
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+                    .any(|e| e.file_name().to_string_lossy().starts_with(".tmp-"));
+                check(!stray, || "a temp file of the export is left".into())?;
+                match std::fs::read(t.project.join("proof.json")) {
+                    Err(_) => Ok(()),
+                    Ok(bytes) => check(serde_json::from_slice::<Value>(&bytes).is_ok(), || {
+                        "proof.json is half written".into()
+                    }),
+                }
+            },
+            done: |t| {
+                t.project.join("proof.json").exists()
+                    && t.wf(&["proof", "check", "proof.json"]).code == 0
+            },
         },
         Scenario {
             name: "archive",

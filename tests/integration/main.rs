@@ -14,6 +14,7 @@ mod concurrency;
 mod constraints;
 mod cost;
 mod crash;
+mod crash_commands;
 mod distributed;
 mod doctor;
 mod events_filter;

@@ -607,8 +607,8 @@ fn recheck_gate(
 
 /// The attempt's log in the workflow dir as a local run writes it — each command's
 /// `$ command` line, then its output (here, its tail) — so `wf logs` and the JUnit
-/// report show an imported failure as a local one. Replaced whole (an import that
-/// did not commit may have left one), never through a link. Best effort: the result
+/// report show an imported failure as a local one. Created anew (an import that did
+/// not commit may have left one), never through a link. Best effort: the result
 /// stands without it. None when no command ran. Relative to the workflow dir.
 fn write_log(session: &Session, task_id: &str, attempt: u32, r: &TaskResultFile) -> Option<String> {
     if r.checks.is_empty() {
@@ -625,7 +625,8 @@ fn write_log(session: &Session, task_id: &str, attempt: u32, r: &TaskResultFile)
         }
     }
     std::fs::create_dir_all(path.parent()?).ok()?;
-    crate::fs::durable::write_atomic(&path, text.as_bytes()).ok()?;
+    let mut file = crate::fs::durable::replace_new(&path).ok()?;
+    std::io::Write::write_all(&mut file, text.as_bytes()).ok()?;
     Some(
         path.strip_prefix(dir)
             .unwrap_or(&path)
