@@ -1,6 +1,6 @@
 //! `wf import-results`: result files of `wf run-task` (`src/run/standalone.rs`)
 //! folded into the workflow under its lock, as if the tasks had run here
-//! (docs/distributed.md "Bringing results home").
+//! (docs/distributed.md "`wf import-results DIR|FILE…`").
 //!
 //! Every move goes through the state machine (`Session::set_task_status`,
 //! `set_workflow_status`) with the events a local run writes — `→ in_progress`,
