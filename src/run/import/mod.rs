@@ -20,24 +20,23 @@
 //! event; and a workflow left `running` with nothing in progress is settled even
 //! when nothing new applies. The same result twice changes nothing.
 
+mod apply;
+mod history;
 mod read;
 mod trust;
 
 pub use read::{read_all, Loaded, ARTIFACT_PREFIX, MAX_RESULT_BYTES};
 pub use trust::Jobs;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-
-use serde_json::{json, Value};
 
 use crate::config::Config;
 use crate::error::{Result, WfError};
 use crate::run::policy::{self, Stop};
-use crate::run::standalone::TaskResultFile;
-use crate::state::event::EventKind;
-use crate::state::event_log::{self, NewEvent};
 use crate::state::{Session, TaskStatus, WorkflowStatus};
+
+use history::History;
 
 /// What an import is given besides its results.
 pub struct Options<'a> {
@@ -113,71 +112,6 @@ impl ImportSummary {
             .count()
     }
 }
-
-/// What the event log says earlier imports and runs did, from committed task
-/// transitions.
-#[derive(Default)]
-struct History {
-    /// The `result_id`s whose task transition (→ completed or → failed) is logged.
-    imported: HashSet<String>,
-    /// The tasks whose last `→ in_progress` an import made.
-    moved_by_import: HashSet<String>,
-    /// Each task's last failure here that a local run recorded (not an import), with
-    /// its reason.
-    local_failure: HashMap<String, String>,
-}
-
-impl History {
-    fn read(session: &Session) -> Result<History> {
-        let mut h = History::default();
-        // A result's own event comes before the transition that records it.
-        let mut result_of: HashMap<String, String> = HashMap::new();
-        let path = session.store().events_path();
-        event_log::for_each_from(&path, 0, |event: event_log::Event| {
-            let Some(task) = event.task_id.clone() else {
-                return Ok(());
-            };
-            let data = &event.data;
-            if event.kind == EventKind::TaskExecutionResult.name() {
-                if let Some(id) = data.get("result_id").and_then(Value::as_str) {
-                    result_of.insert(task, id.to_string());
-                }
-                return Ok(());
-            }
-            if event.kind != EventKind::TaskStatusChanged.name() {
-                return Ok(());
-            }
-            let imported = data.get("imported").is_some();
-            match data.get("to").and_then(Value::as_str) {
-                Some("in_progress") => {
-                    result_of.remove(&task);
-                    if imported {
-                        h.moved_by_import.insert(task);
-                    } else {
-                        h.moved_by_import.remove(&task);
-                    }
-                }
-                Some(to @ ("completed" | "failed")) => {
-                    let result = result_of.remove(&task);
-                    let by_import = imported || result.is_some();
-                    if let Some(id) = result {
-                        h.imported.insert(id);
-                    }
-                    if to == "failed" && !by_import {
-                        let reason = data.get("reason").and_then(Value::as_str).unwrap_or("");
-                        h.local_failure.insert(task, reason.to_string());
-                    } else {
-                        h.local_failure.remove(&task);
-                    }
-                }
-                _ => {}
-            }
-            Ok(())
-        })?;
-        Ok(h)
-    }
-}
-
 /// The session's transaction, opened before the import's first change.
 struct Txn(bool);
 
@@ -232,7 +166,7 @@ pub fn import(
         summary.results.push(imported(&item, fate, Vec::new()));
     }
     let mut txn = Txn(false);
-    let mut changed = recover_stranded(session, &history, &mut txn)?;
+    let mut changed = history::recover_stranded(session, &history, &mut txn)?;
     waiting.sort_by_key(|(l, _)| order.get(&l.result.task_id).copied().unwrap_or(usize::MAX));
     // Dependency order: apply every result whose task's dependencies are done, again
     // and again, until a pass applies none.
@@ -262,7 +196,7 @@ pub fn import(
                 still.push((item, notes));
                 continue;
             }
-            let (fate, notes) = apply(session, &item, notes, &history, opts, &mut txn)?;
+            let (fate, notes) = apply::apply(session, &item, notes, &history, opts, &mut txn)?;
             changed |= fate == Fate::Applied;
             summary.results.push(imported(&item, fate, notes));
             progressed = true;
@@ -379,28 +313,6 @@ fn verdict(
     Ok(Ok(notes))
 }
 
-/// Puts back to pending every task an import left `in_progress` (none holds the
-/// lock now, so none is still being imported). Whether it moved any.
-fn recover_stranded(session: &mut Session, history: &History, txn: &mut Txn) -> Result<bool> {
-    let stranded: Vec<String> = session
-        .state()?
-        .tasks
-        .iter()
-        .filter(|t| t.status == TaskStatus::InProgress && history.moved_by_import.contains(&t.id))
-        .map(|t| t.id.clone())
-        .collect();
-    for id in &stranded {
-        txn.open(session);
-        session.set_task_status(
-            id,
-            TaskStatus::Pending,
-            json!({"reason": "an import stopped before it recorded the result; its result is imported again"}),
-            None,
-        )?;
-    }
-    Ok(!stranded.is_empty())
-}
-
 /// With `--job`: each job's first task that has no result, no failure before it in
 /// its job, and every dependency done — its result was lost, or the job never ran.
 fn missing(session: &Session, jobs: &Jobs) -> Result<Vec<Missing>> {
@@ -448,193 +360,6 @@ fn short(digest: &str) -> String {
     }
 }
 
-/// Records one result whose task's dependencies are done, with the notes it was
-/// taken with and those applying it adds.
-fn apply(
-    session: &mut Session,
-    item: &Loaded,
-    mut notes: Vec<String>,
-    history: &History,
-    opts: &Options<'_>,
-    txn: &mut Txn,
-) -> Result<(Fate, Vec<String>)> {
-    let r = &item.result;
-    let task = session
-        .state()?
-        .task(&r.task_id)
-        .cloned()
-        .ok_or_else(|| WfError::usage(format!("no task {}", r.task_id)))?;
-    match task.status {
-        TaskStatus::Pending => {}
-        // A new result for a task that failed here: it goes back to pending first,
-        // as a retry would (`--retry`, `src/run/recovery.rs`) — saying so when the
-        // failure was a local run's, which a result from elsewhere now overrides.
-        TaskStatus::Failed => {
-            let mut data = json!({"reason": format!("a new result from {}", item.file.display())});
-            if let Some(why) = history.local_failure.get(&task.id).filter(|_| r.success) {
-                notes.push(format!("it failed here before: {why}"));
-                data["overrides_failure"] = why.clone().into();
-            }
-            txn.open(session);
-            session.set_task_status(&task.id, TaskStatus::Pending, data, None)?;
-        }
-        TaskStatus::Blocked => {
-            return Ok((
-                Fate::Refused(format!(
-                    "task {} is blocked by {}; lift it with `wf workflow-unblock` first",
-                    task.id,
-                    task.blocked_by.join(", ")
-                )),
-                notes,
-            ))
-        }
-        TaskStatus::InProgress => {
-            return Ok((
-                Fate::Refused(format!(
-                    "task {} is in progress here (a run, or handed off to an agent); settle it with `wf resume` first",
-                    task.id
-                )),
-                notes,
-            ))
-        }
-        TaskStatus::Completed | TaskStatus::Skipped => return Ok((Fate::AlreadyDone, notes)),
-    }
-    txn.open(session);
-    if session.state()?.status != WorkflowStatus::Running {
-        session.set_workflow_status(WorkflowStatus::Running, None)?;
-    }
-    let state = session.state_mut()?;
-    if state.started_at.is_none() {
-        state.started_at = Some(r.started_at.clone());
-    }
-    let attempt = task.attempts + 1;
-    let log = write_log(session, &task.id, attempt, r);
-    let imported_from = item.file.display().to_string();
-    let mut data = json!({"attempt": attempt, "imported": imported_from});
-    if let Some(log) = &log {
-        data["log"] = log.clone().into();
-    }
-    session.set_task_status(&task.id, TaskStatus::InProgress, data, None)?;
-    session.emit(
-        NewEvent::new(
-            EventKind::TaskExecutionStarted,
-            json!({"attempt": attempt, "log": log, "result_id": r.result_id}),
-        )
-        .task(&task.id),
-    )?;
-    let stale = notes.iter().find_map(|n| n.strip_prefix("stale: "));
-    session.emit(
-        NewEvent::new(
-            EventKind::TaskExecutionResult,
-            json!({
-                "success": r.success,
-                "verified": r.verified,
-                "duration_ms": r.duration_ms,
-                "reason": r.reason,
-                "result_id": r.result_id,
-                "fingerprint": r.fingerprint.fingerprint,
-                "runner": r.runner,
-                "stale": stale,
-            }),
-        )
-        .task(&task.id),
-    )?;
-    let mut failure = r.reason.clone().filter(|_| !r.success);
-    if let Some(gate) = &r.gate {
-        let mut gate = gate.clone();
-        if r.success {
-            // Checked again here: the hard constraints of this workflow, on this tree.
-            let why = recheck_gate(session, opts, &task, attempt, &mut gate)?;
-            notes.push(format!(
-                "quality gate checked again against this workflow's hard constraints: {}",
-                why.as_deref().unwrap_or("they hold")
-            ));
-            failure = why.map(|why| format!("quality gate {} (imported): {why}", task.id));
-        }
-        session.emit(NewEvent::new(EventKind::GateResult, gate).task(&task.id))?;
-    }
-    let end =
-        json!({"duration_ms": r.duration_ms, "imported": imported_from, "result_id": r.result_id});
-    if r.success && failure.is_none() {
-        let evidence = evidence_of(session.state()?, r);
-        let mut data = end;
-        data["verified"] = r.verified.into();
-        session.complete_task(&task.id, data, evidence)?;
-    } else {
-        let mut data = end;
-        data["reason"] = failure
-            .unwrap_or_else(|| "its result says it failed".into())
-            .into();
-        session.set_task_status(&task.id, TaskStatus::Failed, data, None)?;
-    }
-    Ok((Fate::Applied, notes))
-}
-
-/// Runs this workflow's hard constraints here, as a gate does, and writes what they
-/// found into the imported `gate` record: the first failure, or none when they hold.
-/// A gate that passed in CI checked CI's constraints on CI's tree; this machine's
-/// may hold more.
-fn recheck_gate(
-    session: &Session,
-    opts: &Options<'_>,
-    task: &crate::state::model::Task,
-    attempt: u32,
-    gate: &mut Value,
-) -> Result<Option<String>> {
-    let ctx = crate::run::work::WorkCtx::for_session(opts.project, opts.config, session)?;
-    let log = ctx.log_for(task, attempt);
-    let checked = crate::run::work::hard_constraints_now(&ctx, &log);
-    let (results, failure, verifications) = match checked {
-        Ok(c) => (c.results, c.failure, c.verifications),
-        Err(_) => {
-            return Ok(Some(
-                "the hard constraints could not be checked here".into(),
-            ))
-        }
-    };
-    if !gate["constraints"].is_object() {
-        gate["constraints"] = json!({});
-    }
-    for (id, word) in results {
-        gate["constraints"][id] = word;
-    }
-    gate["verifications"] = serde_json::to_value(verifications).unwrap_or_default();
-    if failure.is_some() {
-        gate["passed"] = false.into();
-    }
-    Ok(failure)
-}
-
-/// The attempt's log in the workflow dir as a local run writes it — each command's
-/// `$ command` line, then its output (here, its tail) — so `wf logs` and the JUnit
-/// report show an imported failure as a local one. Created anew (an import that did
-/// not commit may have left one), never through a link. Best effort: the result
-/// stands without it. None when no command ran. Relative to the workflow dir.
-fn write_log(session: &Session, task_id: &str, attempt: u32, r: &TaskResultFile) -> Option<String> {
-    if r.checks.is_empty() {
-        return None;
-    }
-    let dir = session.store().dir();
-    let path = crate::exec::process::log_path(&dir.join("logs"), task_id, attempt);
-    let mut text = String::new();
-    for c in &r.checks {
-        text.push_str(&format!("$ {}\n", c.run.command));
-        if !c.log_tail.is_empty() {
-            text.push_str(&c.log_tail);
-            text.push('\n');
-        }
-    }
-    std::fs::create_dir_all(path.parent()?).ok()?;
-    let mut file = crate::fs::durable::replace_new(&path).ok()?;
-    std::io::Write::write_all(&mut file, text.as_bytes()).ok()?;
-    Some(
-        path.strip_prefix(dir)
-            .unwrap_or(&path)
-            .display()
-            .to_string(),
-    )
-}
-
 /// Moves the workflow to where the imported results leave it: failed when a task
 /// failed, completed when every task is done, else paused until the rest is run or
 /// imported.
@@ -657,32 +382,4 @@ fn settle(session: &mut Session) -> Result<Stop> {
         }
     }
     Ok(stop)
-}
-
-/// The evidence a passing result brings: its checks, and its inputs resealed with
-/// the fingerprints this workflow's dependencies have (a CI job knew none of them),
-/// so it is the fingerprint a local run of the same files would have recorded.
-fn evidence_of(
-    state: &crate::state::WorkflowState,
-    r: &TaskResultFile,
-) -> crate::state::evidence::Evidence {
-    let deps = r
-        .fingerprint
-        .deps
-        .iter()
-        .map(|d| crate::state::evidence::DepDigest {
-            id: d.id.clone(),
-            fingerprint: crate::proof::recorded_fingerprint(state, &d.id),
-        })
-        .collect();
-    crate::state::evidence::Evidence {
-        at: r.finished_at.clone(),
-        inputs: crate::proof::fingerprint::seal(
-            r.fingerprint.definition.clone(),
-            r.fingerprint.files.clone(),
-            deps,
-        ),
-        checks: crate::run::work::CheckRun::evidence(r.checks.iter().map(|c| &c.run)),
-        ..crate::state::evidence::Evidence::default()
-    }
 }
