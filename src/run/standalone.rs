@@ -114,10 +114,15 @@ pub struct Tree {
 }
 
 impl Tree {
-    /// The tree of `project` for `task` now.
-    pub fn now(project: &Path, state: &WorkflowState, task: &crate::state::model::Task) -> Tree {
+    /// The tree of `project` for `task` now, at `commit` ([`head_commit`]).
+    pub fn now(
+        project: &Path,
+        commit: Option<String>,
+        state: &WorkflowState,
+        task: &crate::state::model::Task,
+    ) -> Tree {
         Tree {
-            commit: head_commit(project),
+            commit,
             files: crate::proof::inputs_now(project, state, task).files,
         }
     }
@@ -125,7 +130,7 @@ impl Tree {
 
 /// `git rev-parse HEAD` in `project`; none outside git, before the first commit, or
 /// when git fails.
-fn head_commit(project: &Path) -> Option<String> {
+pub fn head_commit(project: &Path) -> Option<String> {
     let deadline = Instant::now() + std::time::Duration::from_secs(30);
     let out = crate::exec::git::output(
         project,
@@ -279,7 +284,7 @@ pub fn run_task(
         return Err(agent_refusal(task_id));
     }
     // Taken before the checks: the tree they ran on, which a check may change.
-    let tree = Tree::now(project, state, task);
+    let tree = Tree::now(project, head_commit(project), state, task);
     let started_at = crate::clock::now_rfc3339();
     let started = Instant::now();
     // The logs live only as long as this run: nothing in the workflow dir is written.

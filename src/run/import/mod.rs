@@ -148,11 +148,13 @@ pub fn import(
         .map(|(i, t)| (t.id.clone(), i))
         .collect();
     let history = History::read(session)?;
+    // The commit this tree is at, asked of git once for every result.
+    let head = crate::run::standalone::head_commit(opts.project);
     let mut summary = ImportSummary::default();
     let mut waiting: Vec<(Loaded, Vec<String>)> = Vec::new();
     let mut taken: HashMap<String, (String, PathBuf)> = HashMap::new();
     for item in loaded {
-        let fate = match verdict(session, &item, &history, &taken, opts)? {
+        let fate = match verdict(session, &item, head.as_deref(), &history, &taken, opts)? {
             Ok(notes) => {
                 taken.insert(
                     item.result.task_id.clone(),
@@ -255,6 +257,7 @@ pub fn import(
 fn verdict(
     session: &Session,
     item: &Loaded,
+    head: Option<&str>,
     history: &History,
     taken: &HashMap<String, (String, PathBuf)>,
     opts: &Options<'_>,
@@ -302,7 +305,7 @@ fn verdict(
         return refuse(why);
     }
     let mut notes = Vec::new();
-    if let Some(why) = trust::tree_mismatch(r, opts.project, state, task) {
+    if let Some(why) = trust::tree_mismatch(r, opts.project, head, state, task) {
         if !opts.allow_stale {
             return refuse(format!(
                 "{why}; run it again on this tree, or import it as stale with --allow-stale"

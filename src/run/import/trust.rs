@@ -195,18 +195,19 @@ pub fn check_claim(r: &TaskResultFile, task: &Task) -> Result<(), String> {
     Ok(())
 }
 
-/// Why `r` did not run on this tree (`project` now, for `task`): its commit, or the
-/// declared inputs that differ; `None` when it did.
+/// Why `r` did not run on this tree (`project` now, at `commit`, for `task`): its
+/// commit, or the declared inputs that differ; `None` when it did.
 pub fn tree_mismatch(
     r: &TaskResultFile,
     project: &Path,
+    commit: Option<&str>,
     state: &WorkflowState,
     task: &Task,
 ) -> Option<String> {
     let Some(then) = &r.tree else {
         return Some("it names no tree it ran on (written by an older wf)".into());
     };
-    let now = Tree::now(project, state, task);
+    let now = Tree::now(project, commit.map(str::to_string), state, task);
     if then.commit != now.commit {
         let short = |c: &Option<String>| {
             c.as_deref().map_or_else(
