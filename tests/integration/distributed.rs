@@ -255,7 +255,7 @@ fn a_chain_is_checked_before_anything_runs() {
 // ---- import-results ----
 
 /// Runs `ids`' checks with run-task into `results/<id>.json`.
-fn run_tasks(t: &Test, ids: &[&str]) {
+pub fn run_tasks(t: &Test, ids: &[&str]) {
     for id in ids {
         t.wf(&[
             "run-task",
@@ -1107,18 +1107,10 @@ fn regression_a_job_planted_a_passing_result_for_another_jobs_task() {
         task("Z1", "a").verify("mkdir -p results && cp forged/A1.json results/A1.json"),
     ]);
     start(&t, &text);
-    // The forgery: A's failed result, turned into a pass with a matching result_id.
+    // The forgery: A1's failed result, turned into a pass with a matching result_id.
     t.wf(&["run-task", "A1", "--result", "forged/A1.json"])
         .code(1);
-    let mut r: wf::run::standalone::TaskResultFile =
-        serde_json::from_str(&t.read("forged/A1.json")).unwrap();
-    r.success = true;
-    r.verified = true;
-    r.reason = None;
-    r.checks[0].run.exit_code = Some(0);
-    r.checks[0].run.outcome = "exited with 0".into();
-    r.result_id = r.content_id();
-    t.write("forged/A1.json", serde_json::to_string_pretty(&r).unwrap());
+    crate::import_trust::forge(&t, "forged/A1.json", crate::import_trust::as_a_pass);
     let Some(ActRun { log, artifacts, .. }) = run_under_act(&t) else {
         return;
     };

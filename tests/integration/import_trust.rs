@@ -12,27 +12,37 @@ use wf::run::standalone::TaskResultFile;
 use crate::plans::{plan, start, statuses, task, task_status};
 use crate::test::Test;
 
-/// Runs `ids`' checks with run-task into `results/<id>.json`.
-fn run_tasks(t: &Test, ids: &[&str]) {
-    for id in ids {
-        t.wf(&[
-            "run-task",
-            id,
-            "--ci",
-            "--result",
-            &format!("results/{id}.json"),
-        ]);
-    }
-}
+use crate::distributed::run_tasks;
 
 /// Rewrites a result through `edit` with a `result_id` that matches the edit, as
 /// anyone who can compute an MD5 can: only the checks of what a result may say
 /// stand in the way.
-fn forge(t: &Test, rel: &str, edit: impl FnOnce(&mut TaskResultFile)) {
-    let mut r: TaskResultFile = serde_json::from_str(&t.read(rel)).expect("a result");
+pub fn forge(t: &Test, rel: &str, edit: impl FnOnce(&mut TaskResultFile)) {
+    let mut r = read_result(t, rel);
     edit(&mut r);
     r.result_id = r.content_id();
     t.write(rel, serde_json::to_string_pretty(&r).unwrap());
+}
+
+fn read_result(t: &Test, rel: &str) -> TaskResultFile {
+    serde_json::from_str(&t.read(rel)).expect("a result")
+}
+
+/// A failed result of one check made to say it passed, its check too.
+pub fn as_a_pass(r: &mut TaskResultFile) {
+    r.success = true;
+    r.verified = true;
+    r.reason = None;
+    r.checks[0].run.exit_code = Some(0);
+    r.checks[0].run.outcome = "exited with 0".into();
+}
+
+/// Imports `path`, which must be refused for `id` (exit 2): the reason.
+fn refusal(t: &Test, path: &str, id: &str) -> String {
+    let doc = t.wf(&["import-results", path, "--json"]).code(2).json();
+    let (fate, reason) = fate_of(&doc, id);
+    assert_eq!(fate, "refused", "{id}: {reason}");
+    reason
 }
 
 fn fate_of(doc: &Value, id: &str) -> (String, String) {
@@ -227,12 +237,7 @@ fn regression_a_result_from_another_tree_was_applied() {
     run_tasks(&t, &["T1"]);
     // The tree changes before the import: the result is about a file that is gone.
     t.write("src/a.txt", "bad\n");
-    let doc = t
-        .wf(&["import-results", "results", "--json"])
-        .code(2)
-        .json();
-    let (fate, reason) = fate_of(&doc, "T1");
-    assert_eq!(fate, "refused");
+    let reason = refusal(&t, "results", "T1");
     assert!(
         reason.contains("it ran on another tree: src/a.txt differs"),
         "{reason}"
@@ -258,12 +263,7 @@ fn a_result_from_another_commit_is_refused() {
     run_tasks(&t, &["T1"]);
     t.write("later.txt", "x");
     t.git_commit_all();
-    let doc = t
-        .wf(&["import-results", "results", "--json"])
-        .code(2)
-        .json();
-    let (fate, reason) = fate_of(&doc, "T1");
-    assert_eq!(fate, "refused");
+    let reason = refusal(&t, "results", "T1");
     assert!(reason.contains("it ran on commit "), "{reason}");
 }
 
@@ -282,29 +282,17 @@ fn regression_with_a_key_set_unsigned_and_forged_results_were_applied() {
     t.env("WF_RESULT_KEY", "s3cret");
     // Signed, then edited by one without the key: the signature kept.
     run_tasks(&t, &["T2"]);
-    let mut r: TaskResultFile = serde_json::from_str(&t.read("results/T2.json")).unwrap();
-    r.success = true;
-    r.verified = true;
-    r.reason = None;
-    r.checks[0].run.exit_code = Some(0);
-    r.checks[0].run.outcome = "exited with 0".into();
+    let mut r = read_result(&t, "results/T2.json");
+    as_a_pass(&mut r);
     t.write("results/T2.json", serde_json::to_string_pretty(&r).unwrap());
     // And re-signed the only way one without the key can: an MD5.
     t.write("other/T2.json", t.read("results/T2.json"));
     forge(&t, "other/T2.json", |_| {});
-    let doc = t
-        .wf(&["import-results", "results", "--json"])
-        .code(2)
-        .json();
-    let (fate, reason) = fate_of(&doc, "T1");
-    assert_eq!(fate, "refused");
+    let reason = refusal(&t, "results/T1.json", "T1");
     assert!(reason.contains("it is not signed"), "{reason}");
-    let (fate, reason) = fate_of(&doc, "T2");
-    assert_eq!(fate, "refused");
+    let reason = refusal(&t, "results/T2.json", "T2");
     assert!(reason.contains("its signature does not match"), "{reason}");
-    let doc = t.wf(&["import-results", "other", "--json"]).code(2).json();
-    let (fate, reason) = fate_of(&doc, "T2");
-    assert_eq!(fate, "refused");
+    let reason = refusal(&t, "other", "T2");
     assert!(reason.contains("it is not signed"), "{reason}");
     assert!(statuses(&t.state()).iter().all(|(_, s)| s == "pending"));
 }
