@@ -149,6 +149,10 @@ const ENVIRONMENT: &[(&str, &str)] = &[
         "true: each task's output is a collapsible section.",
     ),
     (
+        "WF_RESULT_KEY",
+        "Set and not empty: run-task signs its results with it (HMAC-SHA256), and import-results refuses results not signed with it.",
+    ),
+    (
         "COMPLETE",
         "Set by the completion scripts: wf answers with completion candidates.",
     ),
