@@ -252,6 +252,91 @@ fn regression_a_relay_job_took_a_task_jobs_name() {
     assert_valid_pipeline(&file, "vendor.gitlab-ci");
 }
 
+/// The GitLab pipeline, job by job as a runner does it: each task job in a fresh copy
+/// of the project with a `WF_HOME` of its own, only its `artifacts: paths` (its
+/// `results/<job>/`) passed on; then the collect job over what was passed on. One
+/// job plants a passing result for another job's failing task, beside its own
+/// results and in the other job's directory: neither gets in.
+#[test]
+fn a_gitlab_pipeline_run_job_by_job_takes_each_jobs_results_only() {
+    let t = Test::new();
+    start(
+        &t,
+        &plan(&[
+            task("T1", "a").verify("true"),
+            task("T2", "a").verify("true").deps("T1"),
+            task("T3", "a").verify("echo T3 breaks >&2; exit 3"),
+            task("Z1", "a").verify(
+                "mkdir -p results/task-Z1 results/task-T3 && cp forged.json results/task-Z1/T3.json && cp forged.json results/task-T3/T3.json",
+            ),
+        ]),
+    );
+    t.wf(&["run-task", "T3", "--result", "forged.json"]).code(1);
+    crate::import_trust::forge(&t, "forged.json", crate::import_trust::as_a_pass);
+    let (_, yaml) = export(&t, "gitlab-ci", "gl.yml");
+    let jobs = jobs_of(&yaml, true);
+    let collect_dir = t.root.join("collect");
+    crate::faults::copy_tree(&t.project, &collect_dir);
+    let _ = std::fs::remove_dir_all(collect_dir.join("results"));
+    for (job, _, script) in jobs.iter().filter(|(j, _, _)| j.starts_with("task-")) {
+        let dir = t.root.join(format!("job-{job}"));
+        crate::faults::copy_tree(&t.project, &dir);
+        let home = t.root.join(format!("home-{job}"));
+        for line in script {
+            let out = sh(
+                line,
+                &dir,
+                &wf_dir(),
+                &[("WF_HOME", home.to_str().unwrap()), ("WF_PLAN", "tasks.md")],
+            );
+            if !out.status.success() {
+                break;
+            }
+        }
+        // The job's artifact: its results directory, and nothing else.
+        let kept = format!("results/{job}");
+        if dir.join(&kept).exists() {
+            crate::faults::copy_tree(&dir.join(&kept), &collect_dir.join(&kept));
+        }
+    }
+    let (_, _, script) = jobs.iter().find(|(j, _, _)| j == "wf-collect").unwrap();
+    let home = t.root.join("home-collect");
+    let mut last = None;
+    for line in script {
+        last = Some(sh(
+            line,
+            &collect_dir,
+            &wf_dir(),
+            &[("WF_HOME", home.to_str().unwrap()), ("WF_PLAN", "tasks.md")],
+        ));
+    }
+    let out = last.unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("a result for T3 in the directory of job task-Z1, which runs Z1, not T3"),
+        "{stderr}"
+    );
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_wf"))
+        .args(["status", "--json"])
+        .current_dir(&collect_dir)
+        .env("WF_HOME", &home)
+        .output()
+        .unwrap();
+    let state: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
+    let statuses = crate::plans::statuses(&state["state"]);
+    assert_eq!(
+        statuses,
+        [
+            ("T1", "completed"),
+            ("T2", "completed"),
+            ("T3", "failed"),
+            ("Z1", "completed")
+        ]
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+    );
+}
+
 // ---- the property ----
 
 /// An id a plan allows, from an alphabet of what breaks command lines, file names
