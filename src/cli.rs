@@ -338,6 +338,24 @@ pub enum Command {
             "  {\"mcpServers\": {\"wf\": {\"command\": \"wf\", \"args\": [\"mcp\"]}}}   other clients' config",
         ))]
     Mcp,
+    /// Serve a live view of the workflow on 127.0.0.1: the task canvas, the event
+    /// timeline, the executors' resources, and the CLI's actions as buttons.
+    ///
+    /// Everything the page shows is read from the event log and the state, as `wf
+    /// status` and `wf events` read them, and it follows the log while `wf
+    /// workflow-execute`, `wf mcp` or `wf import-results` run in other processes. A
+    /// button runs this `wf` with the arguments you would type (`workflow-execute
+    /// --retry T3`, `workflow-unblock api_spec`, ...), so it takes the lock and is
+    /// refused just as the command would be. The printed URL carries a secret token
+    /// that every request needs; runs until Ctrl-C.
+    #[command(after_help = concat!(
+            "Examples:\n",
+            "  wf ui                     serve on a free port and print the URL to open\n",
+            "  wf ui --open --port 8600  on port 8600, opened in the browser\n",
+            "  wf ui --read-only         look, no buttons: every write is refused\n",
+            "  wf ui --archived          the newest archived workflow (read-only)",
+        ))]
+    Ui(UiArgs),
     /// The workflow's constraints: add, list, remove, promote, merge model outputs, verify.
     #[command(after_help = concat!(
             "Examples:\n",
@@ -383,6 +401,7 @@ pub const SUBCOMMANDS: &[(&str, &[&str], Augment)] = &[
     ("man", &[], ManArgs::augment_args),
     ("hook", &[], HookArgs::augment_args),
     ("mcp", &[], no_args),
+    ("ui", &[], UiArgs::augment_args),
     ("constraints", &[], ConstraintsArgs::augment_args),
 ];
 
@@ -557,6 +576,23 @@ pub struct UnblockArgs {
     /// The blocker kind to lift: api_spec, design_spec, a custom kind from config, or all.
     #[arg(add = ArgValueCandidates::new(complete::blocker_kinds))]
     pub kind: String,
+}
+
+#[derive(Debug, Args)]
+pub struct UiArgs {
+    /// The port on 127.0.0.1 to serve on (default: a free one).
+    #[arg(long, value_name = "PORT", default_value_t = 0)]
+    pub port: u16,
+    /// Open the page in the browser (xdg-open, or $BROWSER).
+    #[arg(long)]
+    pub open: bool,
+    /// Show only: no buttons, and every write is refused.
+    #[arg(long)]
+    pub read_only: bool,
+    /// Show an archived workflow (read-only): the one archived at STAMP (a name under
+    /// the workflow dir's archive/), or the newest.
+    #[arg(long, value_name = "STAMP", num_args = 0..=1, default_missing_value = "")]
+    pub archived: Option<String>,
 }
 
 #[derive(Debug, Args)]

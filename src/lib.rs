@@ -30,6 +30,7 @@ pub mod run;
 pub mod setup;
 pub mod state;
 pub mod testing;
+pub mod ui;
 
 /// Parses the command line, runs the command, and returns the process exit code.
 pub fn run_cli() -> i32 {

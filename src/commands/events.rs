@@ -6,17 +6,16 @@
 //! by `wf archive`). `--task`, `--type`, `--since` and `-n` choose which events are
 //! shown; a JSON line is the stored one with `schemaVersion` put first.
 
-use std::io::{Read, Seek, SeekFrom, Write};
-use std::path::Path;
+use std::io::Write;
 use std::time::Duration;
 
 use crate::cli::EventsArgs;
-use crate::error::{ErrorKind, Result, WfError};
+use crate::error::{Result, WfError};
 use crate::output::Output;
 use crate::project::Project;
 use crate::report::events::event_line;
 use crate::state::event::EventKind;
-use crate::state::event_log::Event;
+use crate::state::event_log::{self, Event};
 
 const POLL: Duration = Duration::from_millis(100);
 
@@ -42,7 +41,7 @@ pub fn run(project: &Project, args: &EventsArgs, out: &Output) -> Result<i32> {
     let mut offset = 0u64;
     let mut line_no = 0usize;
     loop {
-        let (chunk, next, restarted) = complete_lines(&path, offset)?;
+        let (chunk, next, restarted) = event_log::complete_lines(&path, offset)?;
         if restarted {
             line_no = 0;
         }
@@ -73,28 +72,6 @@ pub fn run(project: &Project, args: &EventsArgs, out: &Output) -> Result<i32> {
         }
         std::thread::sleep(POLL);
     }
-}
-
-/// The complete lines after `offset`, the offset just past them, and whether the
-/// log was read from its start again because it shrank (it was replaced). A missing
-/// log is empty.
-fn complete_lines(path: &Path, offset: u64) -> Result<(Vec<u8>, u64, bool)> {
-    let mut file = match crate::fs::open_regular(path, false) {
-        Ok(f) => f,
-        Err(e) if e.kind == ErrorKind::Usage && !path.exists() => {
-            return Ok((Vec::new(), 0, offset > 0))
-        }
-        Err(e) => return Err(e),
-    };
-    let len = file.metadata()?.len();
-    let restarted = len < offset;
-    let start = if restarted { 0 } else { offset };
-    file.seek(SeekFrom::Start(start))?;
-    let mut buf = Vec::new();
-    file.take(len - start).read_to_end(&mut buf)?;
-    let end = buf.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
-    buf.truncate(end);
-    Ok((buf, start + end as u64, restarted))
 }
 
 /// Whether `--task`, `--type` and `--since` let `event` through. An event whose time

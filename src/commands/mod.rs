@@ -27,6 +27,7 @@ mod run_task;
 mod show;
 mod start;
 mod status;
+mod ui;
 mod unblock;
 mod verify;
 
@@ -72,6 +73,7 @@ pub fn run(cli: &Cli, out: &Output) -> Result<i32> {
         Command::Resources => resources::run(&project()?, out),
         Command::Hook(args) => Ok(hook::run(cli.global.project.as_deref(), args, out)),
         Command::Mcp => mcp::run(&cli.global),
+        Command::Ui(args) => ui::run(&project()?, &cli.global, args, out),
     }
 }
 

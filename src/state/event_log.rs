@@ -912,6 +912,19 @@ fn uncommitted_run(tail: &[u8], start: u64, mark_seq: u64) -> (Option<(u64, usiz
     (cut, false)
 }
 
+/// The `seq` of the log's last complete line, and the offset just past it; `(0, 0)`
+/// for a missing or empty log. For a reader that shows the state and then follows the
+/// log from there.
+pub fn last_seq(path: &Path) -> Result<(u64, u64)> {
+    let mut file = match crate::fs::open_regular(path, false) {
+        Ok(f) => f,
+        Err(e) if e.kind == ErrorKind::Usage && !path.exists() => return Ok((0, 0)),
+        Err(e) => return Err(e),
+    };
+    let len = file.metadata()?.len();
+    last_complete_event(&mut file, len)
+}
+
 /// Finds the last complete line's `seq` and the offset just past it.
 fn last_complete_event(file: &mut fs_err::File, len: u64) -> Result<(u64, u64)> {
     if len == 0 {
@@ -943,7 +956,8 @@ fn last_complete_event(file: &mut fs_err::File, len: u64) -> Result<(u64, u64)> 
     }
 }
 
-fn seq_of(line: &[u8]) -> u64 {
+/// The `seq` of one line of the log; 0 for a line that is not an event.
+pub fn seq_of(line: &[u8]) -> u64 {
     #[derive(Deserialize)]
     struct Seq {
         seq: u64,
@@ -1017,6 +1031,30 @@ pub fn line_start_from(path: &Path, at: u64) -> Option<u64> {
     let nl = window.iter().position(|&b| b == b'\n')?;
     let start = at.saturating_sub(1) + nl as u64 + 1;
     (start < len).then_some(start)
+}
+
+/// The complete lines of the log after byte `offset`, for a reader that follows it
+/// (`wf events --follow`, `wf ui`'s stream): the lines, the offset just past them, and
+/// whether the log was read from its start again because it shrank (it was replaced,
+/// e.g. by `wf archive`). A torn final line (a writer killed mid-append, or one still
+/// writing) is left for the next read. A missing log is empty.
+pub fn complete_lines(path: &Path, offset: u64) -> Result<(Vec<u8>, u64, bool)> {
+    let mut file = match crate::fs::open_regular(path, false) {
+        Ok(f) => f,
+        Err(e) if e.kind == ErrorKind::Usage && !path.exists() => {
+            return Ok((Vec::new(), 0, offset > 0))
+        }
+        Err(e) => return Err(e),
+    };
+    let len = file.metadata()?.len();
+    let restarted = len < offset;
+    let start = if restarted { 0 } else { offset };
+    file.seek(SeekFrom::Start(start))?;
+    let mut buf = Vec::new();
+    file.take(len - start).read_to_end(&mut buf)?;
+    let end = buf.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+    buf.truncate(end);
+    Ok((buf, start + end as u64, restarted))
 }
 
 /// A line as the whole load's fold (`Store::load`) reads it: its `seq`, and the
