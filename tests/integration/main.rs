@@ -43,4 +43,5 @@ mod start;
 mod status_tasks;
 mod summary;
 mod terminal;
+mod ui;
 mod usage;
