@@ -208,13 +208,13 @@ fn the_page_is_its_own_files_under_a_policy_that_forbids_inline_script_and_other
         js.header("Content-Type"),
         Some("text/javascript; charset=utf-8")
     );
+    let urls = regex::Regex::new(r"(?:https?:)?//[a-zA-Z0-9.-]+").unwrap();
     for asset in [
         &page.body,
         &js.body,
         &ui.send("GET", "/app.css", &[], "").body,
     ] {
         assert!(!asset.contains("innerHTML"), "text goes in as text");
-        let urls = regex::Regex::new(r#"(?:https?:)?//[a-zA-Z0-9.-]+"#).unwrap();
         for url in urls.find_iter(asset) {
             assert_eq!(
                 url.as_str(),
