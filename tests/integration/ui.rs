@@ -645,3 +645,79 @@ fn an_archived_workflow_is_shown_read_only_and_a_missing_one_is_refused() {
         wrong.stderr
     );
 }
+
+/// tests/ui/browser.py: the page in a real headless Chromium, on the fixture run once.
+/// Without Chromium, its driver or Selenium it is skipped, and said so; CI sets
+/// WF_REQUIRE_BROWSER, which makes that a failure.
+#[test]
+fn the_page_in_a_real_browser() {
+    let chromium = std::env::var("WF_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
+    let driver =
+        std::env::var("WF_CHROMEDRIVER").unwrap_or_else(|_| "/usr/bin/chromedriver".into());
+    let has_selenium = std::process::Command::new("python3")
+        .args(["-c", "import selenium"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    let missing: Vec<&str> = [
+        (!std::path::Path::new(&chromium).exists()).then_some("chromium"),
+        (!std::path::Path::new(&driver).exists()).then_some("chromium-driver"),
+        (!has_selenium).then_some("selenium (pip)"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if !missing.is_empty() {
+        assert!(
+            std::env::var_os("WF_REQUIRE_BROWSER").is_none(),
+            "WF_REQUIRE_BROWSER is set but {} missing: apt-get install chromium chromium-driver; pip install selenium",
+            missing.join(", ")
+        );
+        eprintln!(
+            "\n*** SKIPPED the_page_in_a_real_browser: {} not installed ***\n",
+            missing.join(", ")
+        );
+        return;
+    }
+    let t = Test::new();
+    ran_once(&t);
+    // target/debug/wf → target/ui-screenshots, where CI keeps its artefacts.
+    let shots = std::path::Path::new(env!("CARGO_BIN_EXE_wf"))
+        .parent()
+        .and_then(std::path::Path::parent)
+        .expect("the target dir")
+        .join("ui-screenshots");
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ui/browser.py");
+    let command = t.command(&[]);
+    let mut python = std::process::Command::new("python3");
+    for (key, value) in command.get_envs() {
+        match value {
+            Some(value) => python.env(key, value),
+            None => python.env_remove(key),
+        };
+    }
+    // The interpreter keeps its own HOME, where Selenium is installed; Selenium asks
+    // no one for a driver.
+    let home = std::env::var_os("HOME").unwrap_or_default();
+    let out = python
+        .arg(&script)
+        .arg(env!("CARGO_BIN_EXE_wf"))
+        .arg(&t.project)
+        .arg(&shots)
+        .env("HOME", home)
+        .env("SE_OFFLINE", "true")
+        .env("WF_CHROMIUM", &chromium)
+        .env("WF_CHROMEDRIVER", &driver)
+        .current_dir(&t.project)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run python3");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "the browser test failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+    assert!(stdout.ends_with("done\n"), "{stdout}");
+}

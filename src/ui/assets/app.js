@@ -148,14 +148,20 @@ async function act(body) {
   }
 }
 
+// An action's outcome, once: the answer to the click and the stream both bring it.
+const shown = new Set();
+
 function showOutcome(r) {
   if (!r || !r.command) return;
   if (r.state === 'running') {
     toast('Running: ' + r.command);
     return;
   }
-  if (r.exit_code === 0) toast(r.command + ': done', 'good');
-  else toast(r.command + ' (exit ' + r.exit_code + '): ' + (r.message || 'failed'), 'bad');
+  if (shown.has(r.id)) return;
+  shown.add(r.id);
+  const said = r.message || (r.result && (r.result.reason || r.result.stop)) || '';
+  if (r.exit_code === 0) toast(r.command + ': done' + (said ? ' \u2014 ' + said : ''), 'good');
+  else toast(r.command + ' (exit ' + r.exit_code + ')' + (said ? ': ' + said : ''), r.result && !r.result.error ? '' : 'bad');
   refreshSummary();
 }
 
