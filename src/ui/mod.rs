@@ -97,6 +97,8 @@ pub fn serve(workflow: Workflow, opts: &Options, out: &Output) -> Result<i32> {
         wait: opts.wait,
         actions: Arc::default(),
     });
+    // Before the URL is out: whoever reads it may stop the server at once.
+    crate::run::signals::install();
     // The token rides in the fragment: a browser never sends it to a server, nor in a
     // Referer, so it reaches only the page's own script.
     let url = format!("http://127.0.0.1:{port}/#token={}", ctx.token);
@@ -108,7 +110,6 @@ pub fn serve(workflow: Workflow, opts: &Options, out: &Output) -> Result<i32> {
     if opts.open {
         open_browser(&url, out);
     }
-    crate::run::signals::install();
     server::run(&server, &ctx);
     actions::stop_running(&ctx.actions, out);
     Ok(0)

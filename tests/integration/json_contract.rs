@@ -91,6 +91,40 @@ impl Contract {
         self.commands_run.insert("events".into());
     }
 
+    /// `wf ui --json`: the document it prints once it serves (it runs until Ctrl-C,
+    /// then exits 0); and its refusal, when there is no archive to show.
+    fn check_ui(&mut self, t: &Test, state: &str) {
+        use std::io::BufRead;
+        let mut command = t.command(&["ui", "--json"]);
+        crate::test::signals_at_default_but(&mut command, &[]);
+        let mut child = command
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("spawn wf ui");
+        let mut out = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+        let mut text = String::new();
+        let doc: Value = loop {
+            let mut line = String::new();
+            assert!(out.read_line(&mut line).expect("read") > 0, "wf ui: {text}");
+            text.push_str(&line);
+            if let Ok(doc) = serde_json::from_str(&text) {
+                break doc;
+            }
+        };
+        // SAFETY: kill(2) on the child this test spawned and has not reaped.
+        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+        assert_eq!(child.wait().expect("wait").code(), Some(0));
+        let errors: Vec<String> = schema("ui")
+            .iter_errors(&doc)
+            .map(|e| e.to_string())
+            .collect();
+        assert!(errors.is_empty(), "wf ui --json: {errors:?}\n{doc:#}");
+        self.checked += 1;
+        self.schemas_used.insert("ui".into());
+        self.check(t, state, &["ui", "--archived"], "ui");
+    }
+
     /// Every read-only command, in whatever state `t`'s workflow is.
     fn reads(&mut self, t: &Test, state: &str) {
         self.check(t, state, &["status"], "status");
@@ -137,6 +171,7 @@ fn every_json_output_in_every_state_matches_its_schema() {
     c.check(&t, "missing", &["workflow-start", "tasks.md"], "start");
     c.check(&t, "planned", &["workflow-start", "tasks.md"], "start");
     c.reads(&t, "planned");
+    c.check_ui(&t, "planned");
     c.check(&t, "planned", &["workflow-unblock", "all"], "unblock");
     c.check(&t, "planned", &["archive"], "archive");
 

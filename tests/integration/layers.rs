@@ -18,7 +18,7 @@ const LAYERS: &[&[&str]] = &[
     &["run", "project"],
     &["setup", "agent"],
     &["report"],
-    &["complete", "mcp"],
+    &["complete", "mcp", "ui"],
     &["cli"],
     &["commands"],
 ];
