@@ -284,3 +284,27 @@ fn json_response(code: u16, value: &Value) -> Response<std::io::Cursor<Vec<u8>>>
 fn error(code: u16, why: &str) -> Response<std::io::Cursor<Vec<u8>>> {
     json_response(code, &json!({"error": {"message": why}}))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_target_splits_into_its_decoded_path_and_query() {
+        let (path, query) = split_url("/api/task?id=T%201%2Fx&token=ab+c&bad=%zz&flag");
+        assert_eq!(path, "/api/task");
+        assert_eq!(param(&query, "id").as_deref(), Some("T 1/x"));
+        assert_eq!(param(&query, "token").as_deref(), Some("ab c"));
+        assert_eq!(param(&query, "bad").as_deref(), Some("%zz"));
+        assert_eq!(param(&query, "flag").as_deref(), Some(""));
+        assert_eq!(decode("%e4%bd%93%"), "体%");
+    }
+
+    #[test]
+    fn the_token_must_match_whole() {
+        assert!(same_secret("abc", "abc"));
+        assert!(!same_secret("abd", "abc"));
+        assert!(!same_secret("ab", "abc"));
+        assert!(!same_secret("", "abc"));
+    }
+}
