@@ -94,7 +94,6 @@ impl Contract {
     /// `wf ui --json`: the document it prints once it serves (it runs until Ctrl-C,
     /// then exits 0); and its refusal, when there is no archive to show.
     fn check_ui(&mut self, t: &Test, state: &str) {
-        use std::io::BufRead;
         let mut command = t.command(&["ui", "--json"]);
         crate::test::signals_at_default_but(&mut command, &[]);
         let mut child = command
@@ -103,15 +102,7 @@ impl Contract {
             .spawn()
             .expect("spawn wf ui");
         let mut out = std::io::BufReader::new(child.stdout.take().expect("stdout"));
-        let mut text = String::new();
-        let doc: Value = loop {
-            let mut line = String::new();
-            assert!(out.read_line(&mut line).expect("read") > 0, "wf ui: {text}");
-            text.push_str(&line);
-            if let Ok(doc) = serde_json::from_str(&text) {
-                break doc;
-            }
-        };
+        let doc = crate::test::first_document(&mut out);
         // SAFETY: kill(2) on the child this test spawned and has not reaped.
         unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
         assert_eq!(child.wait().expect("wait").code(), Some(0));

@@ -188,13 +188,7 @@ fn a_python_mcp_client_drives_wf_mcp_through_a_task() {
         .env_remove("CI")
         .output()
         .expect("run python3");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "the Python client failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
-    );
-    assert!(stdout.ends_with("done\n"), "{stdout}");
+    crate::test::assert_script_done(&out, "the Python client");
     // What the client saw is what the workflow holds.
     let state = t.state();
     assert_eq!(task_status(&state, "T1"), "completed");
@@ -224,22 +218,6 @@ fn the_tools_are_the_four_named_ones_and_wf_mcp_has_no_json_form() {
     );
 }
 
-/// `program` with the environment and directory the test gives `wf`.
-fn program_as_wf(t: &Test, program: impl AsRef<std::ffi::OsStr>) -> std::process::Command {
-    let like = t.command(&[]);
-    let mut command = std::process::Command::new(program);
-    for (key, value) in like.get_envs() {
-        match value {
-            Some(value) => command.env(key, value),
-            None => command.env_remove(key),
-        };
-    }
-    if let Some(dir) = like.get_current_dir() {
-        command.current_dir(dir);
-    }
-    command
-}
-
 /// `wf mcp` is the `wf-mcp` binary beside `wf`, given `-C` and `--wait`; an MCP
 /// client may start `wf-mcp` itself; a `wf` without it says what to install.
 #[test]
@@ -256,7 +234,7 @@ fn wf_mcp_runs_the_wf_mcp_binary_beside_it_which_serves_on_its_own_too() {
     assert_eq!(structured(&status)["progress"]["total"], 2, "{status}");
     assert_eq!(server.close(), 0);
 
-    let mut command = program_as_wf(&t, env!("CARGO_BIN_EXE_wf-mcp"));
+    let mut command = t.program(env!("CARGO_BIN_EXE_wf-mcp"));
     command.args(["-C", project]).current_dir(&t.root);
     let mut server = Server::spawn(command);
     let next = server.call("next", json!({}));
@@ -267,7 +245,8 @@ fn wf_mcp_runs_the_wf_mcp_binary_beside_it_which_serves_on_its_own_too() {
     let bin = t.root.join("bin");
     std::fs::create_dir(&bin).unwrap();
     std::fs::copy(env!("CARGO_BIN_EXE_wf"), bin.join("wf")).unwrap();
-    let out = program_as_wf(&t, bin.join("wf"))
+    let out = t
+        .program(bin.join("wf"))
         .arg("mcp")
         .stdin(Stdio::null())
         .output()

@@ -221,6 +221,22 @@ impl Test {
         cmd
     }
 
+    /// `program` with the environment and directory this test gives `wf`.
+    pub fn program(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
+        let like = self.command(&[]);
+        let mut command = Command::new(program);
+        for (key, value) in like.get_envs() {
+            match value {
+                Some(value) => command.env(key, value),
+                None => command.env_remove(key),
+            };
+        }
+        if let Some(dir) = like.get_current_dir() {
+            command.current_dir(dir);
+        }
+        command
+    }
+
     /// Runs `wf ARGS` in the project and waits for it.
     pub fn wf(&self, args: &[&str]) -> Run {
         let mut cmd = self.command(args);
@@ -318,6 +334,34 @@ impl Test {
     pub fn read(&self, rel: &str) -> String {
         std::fs::read_to_string(self.project.join(rel)).expect("read project file")
     }
+}
+
+/// The first JSON document a running `wf` prints (`wf ui --json`, before it serves
+/// until stopped), read a line at a time.
+#[track_caller]
+pub fn first_document(out: &mut impl std::io::BufRead) -> Value {
+    let mut text = String::new();
+    loop {
+        let mut line = String::new();
+        let read = out.read_line(&mut line).expect("read wf's stdout");
+        assert!(read > 0, "wf ended before printing a document: {text}");
+        text.push_str(&line);
+        if let Ok(doc) = serde_json::from_str(&text) {
+            return doc;
+        }
+    }
+}
+
+/// A test script in another language (tests/mcp/, tests/ui/) succeeded: it exits 0
+/// and its last line is `done`, else the test fails with all it printed.
+#[track_caller]
+pub fn assert_script_done(out: &std::process::Output, what: &str) {
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && stdout.ends_with("done\n"),
+        "{what} failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
+    );
 }
 
 /// Every file under `dir` with its bytes, for "left byte-identical" checks.

@@ -52,18 +52,7 @@ impl Ui {
             .spawn()
             .expect("spawn wf ui");
         let mut out = BufReader::new(child.stdout.take().expect("stdout"));
-        let mut text = String::new();
-        let doc: Value = loop {
-            let mut line = String::new();
-            assert!(
-                out.read_line(&mut line).expect("read wf ui") > 0,
-                "wf ui ended before its URL: {text}"
-            );
-            text.push_str(&line);
-            if let Ok(doc) = serde_json::from_str(&text) {
-                break doc;
-            }
-        };
+        let doc = crate::test::first_document(&mut out);
         let url = doc["url"].as_str().expect("url").to_string();
         let token = url.split("#token=").nth(1).expect("a token").to_string();
         let port = u16::try_from(doc["port"].as_u64().expect("port")).expect("a port");
@@ -689,14 +678,7 @@ fn the_page_in_a_real_browser() {
         .expect("the target dir")
         .join("ui-screenshots");
     let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ui/browser.py");
-    let command = t.command(&[]);
-    let mut python = std::process::Command::new("python3");
-    for (key, value) in command.get_envs() {
-        match value {
-            Some(value) => python.env(key, value),
-            None => python.env_remove(key),
-        };
-    }
+    let mut python = t.program("python3");
     // The interpreter keeps its own HOME, where Selenium is installed; Selenium asks
     // no one for a driver.
     let home = std::env::var_os("HOME").unwrap_or_default();
@@ -709,15 +691,8 @@ fn the_page_in_a_real_browser() {
         .env("SE_OFFLINE", "true")
         .env("WF_CHROMIUM", &chromium)
         .env("WF_CHROMEDRIVER", &driver)
-        .current_dir(&t.project)
         .stdin(Stdio::null())
         .output()
         .expect("run python3");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "the browser test failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
-    );
-    assert!(stdout.ends_with("done\n"), "{stdout}");
+    crate::test::assert_script_done(&out, "the browser test");
 }
