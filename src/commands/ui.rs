@@ -18,7 +18,7 @@ pub fn run(project: &Project, global: &GlobalArgs, args: &UiArgs, out: &Output) 
     };
     // No workflow is refused as `wf status` refuses it; one archived or started
     // while the page is open is shown as it comes.
-    if store.load_snapshot()?.is_none() {
+    if store.view()?.is_none() {
         return Err(project.no_workflow());
     }
     let workflow = crate::ui::Workflow {

@@ -69,11 +69,14 @@ pub(crate) struct Ctx {
     exe: PathBuf,
     wait: Option<u64>,
     actions: Arc<actions::Actions>,
+    /// Taken by a request while it holds the whole state (`view.rs`).
+    whole_reads: std::sync::Mutex<()>,
 }
 
 /// Serves the page until Ctrl-C (or SIGTERM, SIGHUP, SIGQUIT); 0 then. The URL is
 /// printed first (with `--json`, as `{"url", "port", "read_only"}`).
 pub fn serve(workflow: Workflow, opts: &Options, out: &Output) -> Result<i32> {
+    long_lived_memory();
     let server = tiny_http::Server::http(("127.0.0.1", opts.port)).map_err(|e| {
         WfError::usage(format!(
             "cannot serve on 127.0.0.1:{}: {e}; pick another port with --port, or leave it out for a free one",
@@ -96,6 +99,7 @@ pub fn serve(workflow: Workflow, opts: &Options, out: &Output) -> Result<i32> {
         exe,
         wait: opts.wait,
         actions: Arc::default(),
+        whole_reads: std::sync::Mutex::new(()),
     });
     // Before the URL is out: whoever reads it may stop the server at once.
     crate::run::signals::install();
@@ -115,11 +119,38 @@ pub fn serve(workflow: Workflow, opts: &Options, out: &Output) -> Result<i32> {
     Ok(0)
 }
 
-/// The workflow's name as `wf status` shows it, or the project's dir when there is no
-/// state yet.
+/// A server that lives for hours should not keep the largest buffer it ever freed
+/// (`wf` keeps them for its short commands: `keep_freed_memory`, src/lib.rs), nor an
+/// arena per request thread.
+fn long_lived_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        // SAFETY: mallopt only sets the allocator's parameters; no thread of this
+        // process allocates yet.
+        unsafe {
+            libc::mallopt(libc::M_MMAP_THRESHOLD, 128 << 10);
+            libc::mallopt(libc::M_ARENA_MAX, 2);
+        }
+    }
+}
+
+/// Gives the pages of freed memory back to the kernel, after a request that read the
+/// whole state.
+fn give_back_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        // SAFETY: malloc_trim only releases free memory of the allocator's own.
+        unsafe {
+            libc::malloc_trim(0);
+        }
+    }
+}
+
+/// The workflow's name as `wf status` shows it (read from the summary, as `wf status`
+/// reads it), or the project's dir when there is no state.
 fn workflow_title(workflow: &Workflow) -> String {
-    match workflow.store.load_snapshot() {
-        Ok(Some(state)) => crate::report::workflow_name(&state).to_string(),
+    match workflow.store.view() {
+        Ok(Some(view)) => crate::report::workflow_name(&view.state).to_string(),
         _ => workflow.project.display().to_string(),
     }
 }

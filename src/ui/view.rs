@@ -76,12 +76,41 @@ fn writer_alive(ctx: &Ctx) -> bool {
 }
 
 /// The whole state, as `wf status --json` reads it; no workflow is a 404 that says
-/// how to start one.
-fn load(ctx: &Ctx) -> Result<WorkflowState, (u16, String)> {
+/// how to start one. One request at a time holds one (`Ctx::whole_reads`), so a page
+/// that asks for the graph, the timeline and a task at once costs one state's memory,
+/// not three; the memory is given back when it is dropped.
+fn load(ctx: &Ctx) -> Result<Loaded<'_>, (u16, String)> {
+    let turn = ctx
+        .whole_reads
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     match ctx.workflow.store.load() {
-        Ok(Some(state)) => Ok(state),
+        Ok(Some(state)) => Ok(Loaded {
+            state: Some(state),
+            _turn: turn,
+        }),
         Ok(None) => Err((404, no_workflow(ctx))),
         Err(e) => Err((500, e.message)),
+    }
+}
+
+/// A state read whole, and the turn to hold one.
+struct Loaded<'a> {
+    state: Option<WorkflowState>,
+    _turn: std::sync::MutexGuard<'a, ()>,
+}
+
+impl std::ops::Deref for Loaded<'_> {
+    type Target = WorkflowState;
+    fn deref(&self) -> &WorkflowState {
+        self.state.as_ref().expect("held until dropped")
+    }
+}
+
+impl Drop for Loaded<'_> {
+    fn drop(&mut self) {
+        drop(self.state.take());
+        super::give_back_memory();
     }
 }
 
