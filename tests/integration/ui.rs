@@ -696,3 +696,26 @@ fn the_page_in_a_real_browser() {
         .expect("run python3");
     crate::test::assert_script_done(&out, "the browser test");
 }
+
+#[test]
+fn open_hands_the_url_with_its_token_to_the_browser() {
+    let mut t = Test::new();
+    ran_once(&t);
+    let opened = t.root.join("opened.txt");
+    let browser = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ui/record-url.sh");
+    t.env("BROWSER", browser.display().to_string())
+        .env("WF_TEST_OPENED", opened.display().to_string());
+    let ui = Ui::start(&t, &["--open"]);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let url = loop {
+        let text = std::fs::read_to_string(&opened).unwrap_or_default();
+        if text.ends_with('\n') || Instant::now() >= deadline {
+            break text;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(
+        url.trim(),
+        format!("http://127.0.0.1:{}/#token={}", ui.port, ui.token)
+    );
+}
