@@ -141,7 +141,7 @@ fn summary(ctx: &Ctx) -> crate::error::Result<Value> {
     let offered = if ctx.read_only {
         Vec::new()
     } else {
-        offered(answer.reason, digest)
+        offered(answer.reason, digest, state.status)
     };
     Ok(json!({
         "seq": seq,
@@ -164,8 +164,14 @@ fn summary(ctx: &Ctx) -> crate::error::Result<Value> {
 
 /// The buttons for what the CLI offers now, as `wf next` decides it: retry or skip a
 /// failed task, lift a blocker kind, answer whether to resume a run that is gone,
-/// continue, and verify once something is completed.
-fn offered(reason: Reason, digest: &crate::state::summary::Digest) -> Vec<Value> {
+/// continue (also to finish a workflow whose tasks are all done), and verify once
+/// something is completed.
+fn offered(
+    reason: Reason,
+    digest: &crate::state::summary::Digest,
+    status: crate::state::WorkflowStatus,
+) -> Vec<Value> {
+    use crate::state::WorkflowStatus::{Archived, Completed};
     let mut buttons = Vec::new();
     match reason {
         Reason::Failed => {
@@ -178,7 +184,9 @@ fn offered(reason: Reason, digest: &crate::state::summary::Digest) -> Vec<Value>
         Reason::Ready | Reason::InProgress | Reason::Waiting => {
             buttons.push(json!({"action": "continue"}));
         }
-        Reason::Done if digest.done() == digest.total => {}
+        Reason::Done if !matches!(status, Completed | Archived) => {
+            buttons.push(json!({"action": "continue"}));
+        }
         Reason::Undecided | Reason::Blocked | Reason::Done => {}
     }
     if !digest.blocker_kinds.is_empty() {
