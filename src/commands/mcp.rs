@@ -66,9 +66,9 @@ pub fn run(_: &GlobalArgs) -> Result<i32> {
 /// (130).
 #[cfg(feature = "mcp")]
 pub fn serve(cli: &McpCli) -> Result<i32> {
-    let ctx = crate::mcp::tools::Context {
-        project: cli.project.clone(),
-        wait: std::time::Duration::from_secs(cli.wait.unwrap_or(DEFAULT_WAIT_SECS)),
-    };
+    let ctx = crate::mcp::tools::Context::new(
+        cli.project.clone(),
+        std::time::Duration::from_secs(cli.wait.unwrap_or(DEFAULT_WAIT_SECS)),
+    );
     crate::mcp::server::serve(ctx)
 }

@@ -1,4 +1,5 @@
-//! The tools of `tools/` on the MCP protocol, over stdio, with the `rmcp` SDK.
+//! The tools of `tools/` on the MCP protocol, over stdio (`transport.rs`: every line
+//! answered), with the `rmcp` SDK.
 //!
 //! stdout carries the protocol and nothing else: the tools print nothing (the run's
 //! progress goes to a quiet reporter, checks write to their logs) and diagnostics go
@@ -8,7 +9,8 @@
 //! Signals: SIGINT, SIGTERM, SIGHUP and SIGQUIT are counted as during a run
 //! (`src/run/signals.rs`) from the start, so a signal in the middle of `done` stops its
 //! checks and saves the state as `wf workflow-execute` would; the server then ends, after
-//! the call in flight has, with 130. The client closing stdin ends it with 0.
+//! the call in flight has, with 130. The client closing stdin ends it with 0, before
+//! `initialize` too.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -17,9 +19,11 @@ use std::time::Duration;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
+use rmcp::service::ServerInitializeError;
 use rmcp::{schemars, tool, tool_handler, tool_router, ErrorData, ServerHandler, ServiceExt};
 
 use super::tools::{self, Answer, Claim, Context, LogsQuery};
+use super::transport::Lines;
 use crate::error::{Result, WfError};
 
 /// `done`'s arguments: the agent's claim, optional.
@@ -171,9 +175,12 @@ pub fn serve(ctx: Context) -> Result<i32> {
     let busy = server.busy.clone();
     let code = runtime.block_on(async move {
         let service = tokio::select! {
-            service = server.serve(rmcp::transport::stdio()) => match service {
+            service = server.serve(Lines::new(tokio::io::stdin(), tokio::io::stdout())) => match service {
                 Ok(service) => service,
-                // The client went away, or spoke something else, before initializing.
+                // The client went away before initializing: it is done, as when it
+                // closes stdin later.
+                Err(ServerInitializeError::ConnectionClosed(_)) => return Ok(0),
+                // It spoke something else than `initialize` first.
                 Err(e) => return Err(WfError::usage(format!("MCP initialization failed: {e}"))),
             },
             () = signalled() => return Ok(crate::error::ErrorKind::Interrupted.exit_code()),

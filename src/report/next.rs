@@ -75,11 +75,21 @@ pub fn next_in<'a>(state: &'a WorkflowState, digest: &Digest, facts: Facts) -> N
                 if tasks.len() == 1 { "it" } else { "them" }
             ),
         ),
-        Now::HandedOff(t) => (
+        Now::HandedOff(t) if t.handed_off == Some(true) => (
             Reason::InProgress,
             Some(t),
             format!(
                 "{} is in progress (handed off): do it, then run `wf workflow-execute` to verify it.",
+                one_line(&t.id)
+            ),
+        ),
+        // Not an agent's: the run that holds the lock is running it.
+        Now::HandedOff(t) => (
+            Reason::InProgress,
+            Some(t),
+            format!(
+                "{} is in progress: another wf is running it; `wf logs --follow {}` shows its output.",
+                one_line(&t.id),
                 one_line(&t.id)
             ),
         ),

@@ -75,6 +75,24 @@ impl Server {
         stdin.flush().expect("flush");
     }
 
+    /// Writes `line` and a newline to the server as they are, JSON or not.
+    fn send_line(&mut self, line: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(line).expect("write to wf mcp");
+        stdin.write_all(b"\n").expect("write to wf mcp");
+        stdin.flush().expect("flush");
+    }
+
+    /// The next message the server writes, within 60 s.
+    fn message(&mut self) -> Value {
+        let line = self
+            .lines
+            .recv_timeout(Duration::from_secs(60))
+            .unwrap_or_else(|e| panic!("no message from wf mcp: {e}"));
+        serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("wf mcp wrote a line that is not JSON ({e}): {line}"))
+    }
+
     /// Sends a request and returns its response (notifications in between skipped).
     fn request(&mut self, method: &str, params: Value) -> Value {
         self.next_id += 1;
@@ -518,6 +536,32 @@ fn a_shell_workflow_execute_runs_between_two_calls() {
     assert_invariants(&t);
 }
 
+/// Waits (at most 10 s) for T1's check to create `started`.
+#[track_caller]
+fn wait_for_start(t: &Test, what: &str) {
+    let started = t.project.join("started");
+    for _ in 0..1000 {
+        if started.exists() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    panic!("{what}");
+}
+
+/// A shell `wf workflow-execute`, returned once its T1 (`touch started && …`) runs:
+/// it holds the lock then.
+fn shell_running_t1(t: &Test) -> Child {
+    let shell = t
+        .command(&["workflow-execute"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn wf workflow-execute");
+    wait_for_start(t, "the shell run never started T1");
+    shell
+}
+
 #[test]
 fn a_call_waits_for_a_shell_wf_holding_the_lock() {
     let t = Test::new();
@@ -526,21 +570,8 @@ fn a_call_waits_for_a_shell_wf_holding_the_lock() {
         &plan(&[task("T1", "impl").verify("touch started && sleep 1")]),
     );
     let mut server = Server::start(&t);
-    let mut shell = t
-        .command(&["workflow-execute"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn wf workflow-execute");
     // Once the shell run is checking T1 it holds the lock; a call queues behind it.
-    let started = t.project.join("started");
-    for _ in 0..1000 {
-        if started.exists() {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    assert!(started.exists(), "the shell run never started T1");
+    let mut shell = shell_running_t1(&t);
     let done = server.call("done", json!({}));
     assert!(shell.wait().expect("wait").success());
     // The shell ran T1; the call, once it had the lock, found nothing left to check.
@@ -562,16 +593,11 @@ fn a_signal_ends_the_server_and_stops_the_checks_of_a_call_in_flight() {
     assert_eq!(wait_for_exit(server), 130);
 
     // In the middle of `done`: its check is ended and the state saved, as a run's.
+    // (`next` first: `done` checks only a task the agent was given.)
     let mut server = Server::start(&t);
+    server.call("next", json!({}));
     server.send(&json!({"jsonrpc": "2.0", "id": 99, "method": "tools/call", "params": {"name": "done", "arguments": {}}}));
-    let started = t.project.join("started");
-    for _ in 0..1000 {
-        if started.exists() {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    assert!(started.exists(), "the check never started");
+    wait_for_start(&t, "the check never started");
     // SAFETY: as above.
     unsafe { libc::kill(server.child.id() as i32, libc::SIGTERM) };
     assert_eq!(wait_for_exit(server), 130);
@@ -590,4 +616,162 @@ fn wait_for_exit(mut server: Server) -> i32 {
         std::thread::sleep(Duration::from_millis(10));
     }
     panic!("wf mcp did not end after the signal");
+}
+
+/// Every line gets an answer: one that is not JSON a parse error (-32700, id null),
+/// JSON that is not a request an invalid request (-32600, with its id when it has
+/// one), and the server goes on answering.
+#[test]
+fn an_unparsable_line_gets_a_parse_error_and_the_server_goes_on() {
+    let t = Test::new();
+    agent_plan(&t);
+    let mut server = Server::start(&t);
+    for line in [
+        &b"this is not json"[..],
+        b"{\"jsonrpc\": \"2.0\", \"id\": 7,",
+        b"\xff\xfe{}",
+    ] {
+        server.send_line(line);
+        let answer = server.message();
+        assert_eq!(answer["jsonrpc"], "2.0", "{answer}");
+        assert_eq!(answer["id"], Value::Null, "{answer}");
+        assert_eq!(answer["error"]["code"], -32700, "{answer}");
+    }
+    server.send_line(br#"{"jsonrpc": "2.0", "id": 8, "method": 12}"#);
+    let answer = server.message();
+    assert_eq!(
+        (&answer["id"], &answer["error"]["code"]),
+        (&json!(8), &json!(-32600)),
+        "{answer}"
+    );
+    let status = server.call("status", json!({}));
+    assert!(!is_error(&status), "{status}");
+    assert_eq!(server.close(), 0);
+}
+
+/// A request over the size limit is refused with an error, without reading it whole
+/// into memory, and the next request is answered.
+#[test]
+fn a_request_over_the_size_limit_gets_an_error() {
+    let t = Test::new();
+    agent_plan(&t);
+    let mut server = Server::start(&t);
+    let summary = "x".repeat(5 * 1024 * 1024);
+    let request = json!({"jsonrpc": "2.0", "id": 40, "method": "tools/call", "params": {"name": "done", "arguments": {"summary": summary}}});
+    server.send_line(request.to_string().as_bytes());
+    let answer = server.message();
+    assert_eq!(answer["error"]["code"], -32600, "{answer}");
+    let message = answer["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("over the size limit"), "{message}");
+    // Nothing was done with it: T1 was never checked.
+    assert_eq!(task_status(&t.state(), "T1"), "pending");
+    let status = server.call("status", json!({}));
+    assert!(!is_error(&status), "{status}");
+    assert_eq!(server.close(), 0);
+}
+
+/// A client that goes away before `initialize` ends the server with 0 and nothing
+/// on stderr: that is how a client says it is done.
+#[test]
+fn stdin_closed_before_initialize_exits_0_quietly() {
+    let t = Test::new();
+    agent_plan(&t);
+    for input in [&b""[..], b"\n", b"not json\n"] {
+        let mut child = t
+            .command(&["mcp"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn wf mcp");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(input)
+            .expect("write");
+        let out = child.wait_with_output().expect("wait for wf mcp");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{input:?}: {stderr}");
+        assert_eq!(stderr, "", "{input:?}");
+    }
+}
+
+/// Two agent tasks: `done` said twice after T1 passed (a client retrying the call)
+/// checks nothing — T2 was never given to the agent, so it is not handed off and
+/// failed on the spot — and says to call `next`.
+#[test]
+fn a_repeated_done_never_checks_a_task_the_agent_was_not_given() {
+    let t = Test::new();
+    start(
+        &t,
+        &plan(&[
+            task("T1", "impl")
+                .field("actions", "create_file")
+                .field("创建文件", "hello.txt")
+                .verify("grep -q hello hello.txt"),
+            task("T2", "impl")
+                .field("actions", "create_file")
+                .field("创建文件", "two.txt")
+                .verify("test -f two.txt")
+                .deps("T1"),
+            task("T3", "impl").verify("echo T3 >> runs.log").deps("T2"),
+        ]),
+    );
+    let mut server = Server::start(&t);
+    server.call("next", json!({}));
+    t.write("hello.txt", "hello\n");
+    let pass = server.call("done", json!({}));
+    assert_eq!(structured(&pass)["result"], "passed", "{pass}");
+    let again = server.call("done", json!({}));
+    assert!(is_error(&again), "{again}");
+    assert_eq!(structured(&again)["result"], "not_given", "{again}");
+    assert!(text(&again).contains("call `next`"), "{}", text(&again));
+    let state = t.state();
+    assert_eq!(task_status(&state, "T2"), "pending");
+    assert_eq!(state["tasks"][1]["attempts"], Value::Null, "T2 never ran");
+    // Given by `next`, it is checked.
+    server.call("next", json!({}));
+    t.write("two.txt", "");
+    assert_eq!(
+        structured(&server.call("done", json!({})))["result"],
+        "passed"
+    );
+    // A command task is the agent's once `next` named it: not before.
+    let early = server.call("done", json!({}));
+    assert_eq!(structured(&early)["result"], "not_given", "{early}");
+    assert!(!t.project.join("runs.log").exists(), "T3 ran unasked");
+    server.call("next", json!({}));
+    assert_eq!(
+        structured(&server.call("done", json!({})))["result"],
+        "passed"
+    );
+    assert_eq!(t.read("runs.log"), "T3\n");
+    assert_eq!(server.close(), 0);
+    assert_invariants(&t);
+}
+
+/// A command task a shell `wf workflow-execute` is running is not "handed off": not
+/// in `wf next`, not in the `status` tool, which read the state while that run holds
+/// the lock.
+#[test]
+fn a_command_task_another_wf_runs_is_not_called_handed_off() {
+    let t = Test::new();
+    start(
+        &t,
+        &plan(&[task("T1", "impl").verify("touch started && sleep 3")]),
+    );
+    let mut server = Server::start(&t);
+    let mut shell = shell_running_t1(&t);
+    let status = server.call("status", json!({}));
+    let next = &structured(&status)["next"];
+    let message = next["message"].as_str().unwrap_or_default();
+    assert!(!message.contains("handed off"), "{status}");
+    assert!(message.contains("another wf"), "{status}");
+    assert!(!text(&status).contains("handed off"), "{}", text(&status));
+    let cli = t.wf(&["next"]).ok();
+    assert!(!cli.stdout.contains("handed off"), "{}", cli.stdout);
+    assert!(cli.stdout.contains("another wf"), "{}", cli.stdout);
+    assert!(shell.wait().expect("wait").success());
+    assert_eq!(server.close(), 0);
 }

@@ -1,15 +1,15 @@
 //! The `done` tool: the current task's checks run through the engine, the result recorded, and the answer — what is next, or each failed check with the end of its log.
 
 use super::{
-    advice, failed_run, first_failed, lock, read_tail, run_step, stop_word, what_now, Answer,
-    Claim, Context, DONE_TAIL_LINES,
+    advice, lock, read_tail, run_step, stop_word, task_to_check, what_now, Answer, Claim, Context,
+    DONE_TAIL_LINES,
 };
 use crate::config::Role;
 use crate::error::Result;
 use crate::error::WfError;
 use crate::exec::process::log_path;
 use crate::project::Project;
-use crate::report::next::Reason;
+use crate::report::next::{Next, Reason};
 use crate::report::one_line;
 use crate::run::engine::needs_agent;
 use crate::run::engine::Stop;
@@ -54,17 +54,15 @@ fn done_inner(ctx: &Context, claim: &Claim) -> Result<Answer> {
             _ => {}
         }
         let n = what_now(state);
-        let failed =
-            first_failed(state).filter(|_| failed_run(state) || n.reason == Reason::Failed);
-        match (failed, n.reason, n.task) {
-            (Some(t), _, _) => Target::Retry(t.id.clone()),
-            (None, Reason::InProgress | Reason::Ready, Some(t)) => Target::Task {
+        let target = match (task_to_check(state, &n), n.reason) {
+            (Some(t), _) if t.status == TaskStatus::Failed => Target::Retry(t.id.clone()),
+            (Some(t), _) => Target::Task {
                 id: t.id.clone(),
                 agent: needs_agent(t),
                 handed_off: t.handed_off == Some(true),
             },
-            (None, Reason::Done, _) => Target::Finish,
-            _ => {
+            (None, Reason::Done) => Target::Finish,
+            (None, _) => {
                 let then = advice(state, &n);
                 return Ok(Answer::new(
                     json!({"result": "nothing_to_check", "reason": n.reason.as_str(), "message": n.message, "workflow_status": state.status, "then": then}),
@@ -75,7 +73,11 @@ fn done_inner(ctx: &Context, claim: &Claim) -> Result<Answer> {
                     true,
                 ));
             }
+        };
+        if let Some(id) = target.not_given(ctx.given().as_deref()) {
+            return Ok(not_given(state, &n, id));
         }
+        target
     };
     // A claim is compared with what git saw change since the hand-off only when the
     // hand-off was before this call: one made now has seen nothing yet.
@@ -134,6 +136,36 @@ enum Target {
     Retry(String),
     /// Every task is done but the workflow is not completed: its final checks.
     Finish,
+}
+
+impl Target {
+    /// The task this call would check when the agent never had it: neither handed
+    /// off to an agent nor given by `next` (`given`). A `done` said twice — a client
+    /// retrying the call — must not check, and fail, the task after the one done.
+    fn not_given(&self, given: Option<&str>) -> Option<&str> {
+        match self {
+            Target::Finish
+            | Target::Task {
+                handed_off: true, ..
+            } => None,
+            Target::Task { id, .. } | Target::Retry(id) => {
+                (given != Some(id.as_str())).then_some(id.as_str())
+            }
+        }
+    }
+}
+
+/// `done` about a task the agent was never given: nothing checked, call `next`.
+fn not_given(state: &WorkflowState, n: &Next<'_>, id: &str) -> Answer {
+    let then = format!(
+        "Nothing was checked: {id} is next, but it was never given to you; call `next` for its brief, do it, then call `done`.",
+        id = one_line(id)
+    );
+    Answer::new(
+        json!({"result": "not_given", "task": id, "reason": n.reason.as_str(), "message": n.message, "workflow_status": state.status, "then": then}),
+        then.clone(),
+        true,
+    )
 }
 
 /// Hands `id` off with a run of the engine that does nothing else; the problems it

@@ -14,6 +14,7 @@
 //! or runs a command task, records the outcome, and stops before the task after it.
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{json, Map, Value};
@@ -48,13 +49,38 @@ pub const LOGS_MAX_LINES: usize = 2000;
 /// for a test suite's whole output.
 pub const TAIL_MAX_BYTES: usize = 16 * 1024;
 
-/// Where the tools work and how long a call waits for another `wf`'s lock.
+/// Where the tools work, how long a call waits for another `wf`'s lock, and which
+/// task this server gave the agent.
 #[derive(Debug, Clone)]
 pub struct Context {
     /// `-C DIR`, else the directory `wf mcp` was started in; the project is found
     /// again on every call, as every `wf` command finds it.
     pub project: Option<PathBuf>,
     pub wait: Duration,
+    /// The task `next` last gave the agent (or `done` told it to fix): besides a task
+    /// handed off to an agent, the only one `done` checks, so a `done` said twice
+    /// never checks — nor fails — the task after, which the agent has not seen.
+    given: Arc<Mutex<Option<String>>>,
+}
+
+impl Context {
+    pub fn new(project: Option<PathBuf>, wait: Duration) -> Context {
+        Context {
+            project,
+            wait,
+            given: Arc::default(),
+        }
+    }
+
+    fn given(&self) -> Option<String> {
+        self.given.lock().map_or(None, |g| g.clone())
+    }
+
+    fn give(&self, task: Option<&Task>) {
+        if let Ok(mut given) = self.given.lock() {
+            *given = task.map(|t| t.id.clone());
+        }
+    }
 }
 
 /// What a tool answers.
@@ -227,6 +253,17 @@ impl Reporter for Quiet {
         self.problems.push(one_line(text));
     }
     fn up_to_date(&mut self, _: &Task) {}
+}
+
+/// The task `done` checks now: a failed one (to check again), else the one in
+/// progress or ready; none when there is no task to check (every task done: the
+/// final checks; or nothing can run).
+pub(super) fn task_to_check<'a>(state: &'a WorkflowState, n: &Next<'a>) -> Option<&'a Task> {
+    let failed = first_failed(state).filter(|_| failed_run(state) || n.reason == Reason::Failed);
+    failed.or(match n.reason {
+        Reason::InProgress | Reason::Ready => n.task,
+        _ => None,
+    })
 }
 
 /// `wf next`'s answer (`run::now`), for a caller holding the lock: no other run can

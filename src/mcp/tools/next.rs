@@ -1,6 +1,6 @@
 //! The `next` tool: the task to do now, handed off when it is agent work, or why there is none.
 
-use super::{advice, failed_run, lock, paused, run_step, what_now, Answer, Context};
+use super::{advice, failed_run, lock, paused, run_step, task_to_check, what_now, Answer, Context};
 use crate::error::Result;
 use crate::project::Project;
 use crate::report::next as next_report;
@@ -27,6 +27,7 @@ fn next_inner(ctx: &Context) -> Result<Answer> {
     }
     let state = session.state()?;
     let n = what_now(state);
+    ctx.give(task_to_check(state, &n));
     let then = advice(state, &n);
     let mut body = next_report::json(state, &n);
     body["workflow_status"] = json!(state.status);
