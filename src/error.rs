@@ -181,15 +181,7 @@ pub type Result<T, E = WfError> = std::result::Result<T, E>;
 /// quoted from input (a serde message naming an unknown key, say), so an error
 /// stays one line whatever the input held.
 pub fn one_line(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if c.is_control() {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    crate::escape::controls(text, crate::escape::Lines::Escape).into_owned()
 }
 
 #[cfg(test)]

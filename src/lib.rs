@@ -17,6 +17,7 @@ pub mod complete;
 pub mod config;
 pub mod constraints;
 pub mod error;
+pub mod escape;
 pub mod exec;
 pub mod fs;
 #[cfg(feature = "mcp")]

@@ -224,57 +224,6 @@ pub fn stderr_line(text: std::fmt::Arguments<'_>) {
     let _ = writeln!(err, "{text}");
 }
 
-/// `text` without terminal control sequences: ANSI CSI (`ESC [ … m`), OSC
-/// (`ESC ] … BEL`, which can set a window title or write a hyperlink), other escapes,
-/// and every other control character but tab and newline. For a task's own output
-/// replayed to the user, which must not be able to drive their terminal.
-pub fn strip_controls(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\t' | '\n' => out.push(c),
-            '\x1b' => match chars.next() {
-                // CSI: parameters and intermediates up to a final byte in @..~.
-                Some('[') => {
-                    for c in chars.by_ref() {
-                        if ('@'..='~').contains(&c) {
-                            break;
-                        }
-                    }
-                }
-                // OSC, DCS, SOS, PM, APC: a string up to BEL or ESC \.
-                Some(']' | 'P' | 'X' | '^' | '_') => {
-                    while let Some(c) = chars.next() {
-                        if c == '\x07' {
-                            break;
-                        }
-                        if c == '\x1b' {
-                            if chars.peek() == Some(&'\\') {
-                                chars.next();
-                            }
-                            break;
-                        }
-                    }
-                }
-                // A two-character escape (`ESC c`, `ESC 7`): both go.
-                _ => {}
-            },
-            // C1 CSI: the same as `ESC [`.
-            '\u{9b}' => {
-                for c in chars.by_ref() {
-                    if ('@'..='~').contains(&c) {
-                        break;
-                    }
-                }
-            }
-            c if c.is_control() => {}
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 fn stdout_error(kind: std::io::ErrorKind, message: &str) -> WfError {
     WfError::io(
         &std::io::Error::from(kind),
@@ -329,7 +278,7 @@ pub enum Color {
 
 #[cfg(test)]
 mod tests {
-    use super::{color_from_env, strip_controls, width_from_env};
+    use super::{color_from_env, width_from_env};
 
     #[test]
     fn colour_follows_clicolor_force_then_no_color_then_the_terminal() {
@@ -363,21 +312,5 @@ mod tests {
         assert_eq!(width_from_env(Some("wide")), None);
         assert_eq!(width_from_env(Some("-3")), None);
         assert_eq!(width_from_env(None), None);
-    }
-
-    #[test]
-    fn task_output_replayed_in_a_failure_tail_is_stripped_of_control_sequences() {
-        assert_eq!(strip_controls("\x1b[31mred\x1b[0m\tok"), "red\tok");
-        assert_eq!(
-            strip_controls("a\x1b]0;pwned title\x07b\x1b]8;;http://x\x1b\\c"),
-            "abc"
-        );
-        assert_eq!(
-            strip_controls("bell\x07 cr\r bs\x08 del\x7f"),
-            "bell cr bs del"
-        );
-        assert_eq!(strip_controls("\u{9b}2Jclear \x1bcreset"), "clear reset");
-        assert_eq!(strip_controls("日本語 ✓"), "日本語 ✓");
-        assert_eq!(strip_controls("cut \x1b[3"), "cut ");
     }
 }

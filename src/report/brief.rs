@@ -40,7 +40,9 @@ pub fn brief(state: &WorkflowState, task: &Task) -> String {
     extra_fields(&mut md, task);
     md.truncate(md.trim_end().len());
     md.push('\n');
-    md
+    // Plan text reaches a terminal, an agent's context and an executor's stdin
+    // through the brief: none of its control characters drives any of them.
+    crate::escape::controls(&md, crate::escape::Lines::Keep).into_owned()
 }
 
 /// The brief as JSON: the task as stored, the hard constraints, and the Markdown.

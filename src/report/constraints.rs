@@ -17,17 +17,17 @@ pub fn list_table(c: &Constraints, look: Look) -> String {
     ]);
     for k in c.hard.iter().chain(&c.soft) {
         table.add_row(vec![
-            k.id.clone(),
-            k.kind.clone(),
-            k.category.clone(),
-            k.source_model.clone(),
+            super::one_line(&k.id),
+            super::one_line(&k.kind),
+            super::one_line(&k.category),
+            super::one_line(&k.source_model),
             match k.verified {
                 Some(true) => "yes".into(),
                 Some(false) => "no".into(),
                 None => "-".into(),
             },
-            k.verify_cmd.clone().unwrap_or_else(|| "-".into()),
-            k.description.clone(),
+            super::one_line(k.verify_cmd.as_deref().unwrap_or("-")),
+            super::one_line(&k.description),
         ]);
     }
     super::table::keep_whole(&mut table, &[0, 1, 2, 3, 4]);
@@ -45,10 +45,10 @@ pub fn verify_table(hard: &[Constraint], results: &[ConstraintVerification], loo
             None => ("no verify command", String::new()),
         };
         table.add_row(vec![
-            c.id.clone(),
+            super::one_line(&c.id),
             result.into(),
-            c.verify_cmd.clone().unwrap_or_else(|| "-".into()),
-            details,
+            super::one_line(c.verify_cmd.as_deref().unwrap_or("-")),
+            crate::escape::controls(&details, crate::escape::Lines::Keep).into_owned(),
         ]);
     }
     super::table::keep_whole(&mut table, &[0, 1]);

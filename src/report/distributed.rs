@@ -14,7 +14,7 @@ pub fn run_task_text(result: &TaskResultFile, written: Option<&std::path::Path>)
             "{} {} `{}` {} ({:.1}s)\n",
             if passed { "✓" } else { "✗" },
             c.run.what,
-            crate::output::strip_controls(&c.run.command),
+            crate::report::one_line(&c.run.command),
             c.run.outcome,
             c.run.duration_ms as f64 / 1000.0
         ));
@@ -30,7 +30,7 @@ pub fn run_task_text(result: &TaskResultFile, written: Option<&std::path::Path>)
         format!(
             "Task {} failed: {}",
             result.task_id,
-            crate::output::strip_controls(result.reason.as_deref().unwrap_or("no reason given"))
+            crate::report::one_line(result.reason.as_deref().unwrap_or("no reason given"))
         )
     };
     text.push_str(&verdict);
@@ -58,14 +58,17 @@ pub fn import_text(summary: &ImportSummary, status: &str) -> String {
             }
             Fate::Refused(why) => format!("! {}: refused: {why}", r.file.display()),
         };
-        text.push_str(&crate::output::strip_controls(&line));
+        text.push_str(&crate::escape::controls(&line, crate::escape::Lines::Keep));
         text.push('\n');
     }
     for m in &summary.missing {
-        text.push_str(&crate::output::strip_controls(&format!(
-            "! no result for {} from job {}: the job did not run it, or its result was lost on the way\n",
-            m.task_id, m.job
-        )));
+        text.push_str(&crate::escape::controls(
+            &format!(
+                "! no result for {} from job {}: the job did not run it, or its result was lost on the way\n",
+                m.task_id, m.job
+            ),
+            crate::escape::Lines::Keep,
+        ));
     }
     if !summary.ignored.is_empty() {
         text.push_str(&format!(

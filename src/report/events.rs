@@ -69,7 +69,7 @@ mod tests {
         };
         assert_eq!(
             event_line(&e),
-            "   7 2026-01-08T10:00:00Z wf.orchestrator task.status_changed T1 from=pending to=in_progress msg=a  [2Jb"
+            "   7 2026-01-08T10:00:00Z wf.orchestrator task.status_changed T1 from=pending to=in_progress msg=a \\u{1b}[2Jb"
         );
     }
 

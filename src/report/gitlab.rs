@@ -5,10 +5,9 @@
 //!
 //! Plan text never reaches a marker unescaped: the name is built from the task id
 //! with every character outside `[A-Za-z0-9_.-]` replaced, and the header is one line
-//! without control characters. GitLab takes a marker only when it ends in `\r` and
+//! with every control character shown escaped (`crate::escape`). GitLab takes a marker only when it ends in `\r` and
 //! `ESC[0K`, so a task name holding `section_end:…` cannot end a section or forge one.
 
-use crate::output::strip_controls;
 use crate::report::one_line;
 
 /// The section's name for attempt `attempt` of task `id`: `wf_<id>_<attempt>`, unique
@@ -31,7 +30,7 @@ pub fn section_name(id: &str, attempt: u32) -> String {
 /// collapsed section shows only the header until opened.
 pub fn section_start(name: &str, unix: i64, collapsed: bool, header: &str) -> String {
     let option = if collapsed { "[collapsed=true]" } else { "" };
-    let header = one_line(&strip_controls(header));
+    let header = one_line(header);
     format!("\x1b[0Ksection_start:{unix}:{name}{option}\r\x1b[0K{header}")
 }
 
@@ -65,7 +64,7 @@ mod tests {
         );
         assert_eq!(
             section_start("wf_T1_1", 5, false, "a\r\x1b[0Ksection_end:5:wf_T1_1\nb"),
-            "\x1b[0Ksection_start:5:wf_T1_1\r\x1b[0Kasection_end:5:wf_T1_1 b"
+            "\x1b[0Ksection_start:5:wf_T1_1\r\x1b[0Ka\\r\\u{1b}[0Ksection_end:5:wf_T1_1 b"
         );
         assert_eq!(
             section_end("wf_T1_1", 9),

@@ -207,9 +207,11 @@ fn skip_ansi(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
     }
 }
 
-/// XML 1.0 `Char`, minus the three whitespace controls handled by the caller.
+/// XML 1.0 `Char`, minus the three whitespace controls handled by the caller and
+/// the ones XML 1.0 discourages (DEL and the C1 controls, of which U+009B is a CSI
+/// to a terminal that shows the report).
 fn is_xml_char(c: char) -> bool {
-    matches!(c, '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..='\u{10FFFF}')
+    matches!(c, '\u{20}'..='\u{7E}' | '\u{A0}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..='\u{10FFFF}')
 }
 
 #[cfg(test)]
@@ -218,7 +220,7 @@ mod tests {
 
     #[test]
     fn xml_escape_handles_hostile_text() {
-        let e = xml_escape("a<b>&\"'\u{0}\u{b}\u{FFFE}\u{1b}[31mred\u{1b}[0m\nz");
+        let e = xml_escape("a<b>&\"'\u{0}\u{b}\u{FFFE}\u{9b}\u{7f}\u{1b}[31mred\u{1b}[0m\nz");
         assert_eq!(e, "a&lt;b&gt;&amp;&quot;&apos;red&#10;z");
         assert_eq!(xml_text("a\n<\u{7}\tb\r"), "a\n&lt;\tb&#13;");
     }

@@ -157,12 +157,11 @@ pub fn bar(percent: f64, width: usize) -> String {
     format!("[{}{}]", "█".repeat(filled), "░".repeat(width - filled))
 }
 
-/// `s` on one line: control characters (newlines included) become spaces, so plan
-/// text cannot break a line-oriented format.
+/// `s` on one line: newlines and tabs become spaces, so plan text cannot break a
+/// line-oriented format, and every other control character shows escaped
+/// (`crate::escape`), so it cannot drive the terminal.
 pub fn one_line(s: &str) -> String {
-    s.chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect()
+    crate::escape::controls(s, crate::escape::Lines::Space).into_owned()
 }
 
 /// At most `max` characters of `s`, with `…` when cut.

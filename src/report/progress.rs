@@ -88,7 +88,7 @@ impl<'a> RunProgress<'a> {
             return String::new();
         }
         let mut text = format!("  --- last lines of {} ---\n", log.display());
-        for l in crate::output::strip_controls(&tail).lines() {
+        for l in crate::escape::controls(&tail, crate::escape::Lines::Keep).lines() {
             text.push_str(&format!("  | {l}\n"));
         }
         text

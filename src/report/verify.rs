@@ -9,7 +9,7 @@ use crate::run::verify::{Report, Standing};
 pub fn text(report: &Report, dry_run: bool) -> String {
     let mut lines = Vec::new();
     for t in &report.tasks {
-        let why = crate::output::strip_controls(&t.why.join("; "));
+        let why = super::one_line(&t.why.join("; "));
         let line = match t.result {
             Standing::UpToDate => continue,
             Standing::Cached => format!("✓ {} up to date in the cache ({why})", t.id),
@@ -19,7 +19,7 @@ pub fn text(report: &Report, dry_run: bool) -> String {
             Standing::Failed => format!(
                 "✗ {} no longer passes: {} ({why}){}",
                 t.id,
-                crate::output::strip_controls(t.reason.as_deref().unwrap_or("")),
+                super::one_line(t.reason.as_deref().unwrap_or("")),
                 t.log
                     .as_ref()
                     .map_or(String::new(), |l| format!("; log: {l}"))
@@ -42,7 +42,7 @@ pub fn text(report: &Report, dry_run: bool) -> String {
         if let Some(why) = &report.not_completed {
             summary.push_str(&format!(
                 " Every task passes, but the workflow is not completed: {}",
-                crate::output::strip_controls(why)
+                super::one_line(why)
             ));
         }
     } else {

@@ -395,7 +395,7 @@ fn segment_tail(log: &Path, from: u64, to: u64, command: &str) -> String {
         lines.remove(0);
     }
     let shown = &lines[lines.len().saturating_sub(TAIL_LINES)..];
-    let text = crate::output::strip_controls(&shown.join("\n"));
+    let text = crate::escape::controls(&shown.join("\n"), crate::escape::Lines::Keep).into_owned();
     last_bytes(text.trim_end(), TAIL_BYTES)
 }
 
@@ -425,14 +425,14 @@ mod tests {
     }
 
     #[test]
-    fn a_segment_tail_drops_the_header_and_controls() {
+    fn a_segment_tail_drops_the_header_and_escapes_controls() {
         let dir = tempfile::tempdir().unwrap();
         let log = dir.path().join("l.log");
         let text = "$ first\nA\n$ echo hi\nhi \x1b[31mred\x1b[0m\x07\n";
         std::fs::write(&log, text).unwrap();
         let from = "$ first\nA\n".len() as u64;
         let tail = segment_tail(&log, from, text.len() as u64, "echo hi");
-        assert_eq!(tail, "hi red");
+        assert_eq!(tail, "hi \\u{1b}[31mred\\u{1b}[0m\\u{7}");
         assert_eq!(segment_tail(&log, 5, 5, "x"), "");
     }
 }

@@ -277,7 +277,7 @@ fn state_check(
                 .unwrap_or(&state.project_name);
             let what = format!(
                 "{}: {}, {} tasks",
-                crate::output::strip_controls(name),
+                crate::escape::controls(name, crate::escape::Lines::Space),
                 state.status.as_str(),
                 state.tasks.len()
             );
@@ -327,17 +327,17 @@ fn constraints(dir: &Path, config: &Config, state: &crate::state::WorkflowState)
     let mut refused = Vec::new();
     let mut unavailable = Vec::new();
     for (id, cmd) in &all {
-        let cmd = crate::output::strip_controls(cmd);
-        if let Some(builtin) = Verifier::parse(&cmd) {
+        let shown = crate::escape::controls(cmd, crate::escape::Lines::Space);
+        if let Some(builtin) = Verifier::parse(cmd) {
             if let Resolved::Unavailable(why) = verifier::resolve(builtin, dir, config) {
-                unavailable.push(format!("{id} `{cmd}`: {why}"));
+                unavailable.push(format!("{id} `{shown}`: {why}"));
             }
-        } else if verify::refusal(&cmd, config, "").is_some() {
-            let why = match verify::split(&cmd) {
+        } else if verify::refusal(cmd, config, "").is_some() {
+            let why = match verify::split(cmd) {
                 Err(why) => why,
                 Ok(_) => "no allowed prefix".into(),
             };
-            refused.push(format!("{id} `{cmd}` ({why})"));
+            refused.push(format!("{id} `{shown}` ({why})"));
         }
     }
     if !refused.is_empty() {
@@ -390,7 +390,11 @@ fn lock(store: &Store) -> Check {
                 "move it away: every command that writes needs to lock it",
             )
         }
-        Ok(bytes) => crate::output::strip_controls(String::from_utf8_lossy(&bytes).trim()),
+        Ok(bytes) => crate::escape::controls(
+            String::from_utf8_lossy(&bytes).trim(),
+            crate::escape::Lines::Space,
+        )
+        .into_owned(),
     };
     if store.writer_alive() {
         let who = if holder.is_empty() {

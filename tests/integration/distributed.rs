@@ -99,7 +99,7 @@ fn run_task_runs_while_another_wf_holds_the_lock() {
 }
 
 #[test]
-fn a_result_keeps_a_bounded_tail_without_control_characters() {
+fn a_result_keeps_a_bounded_tail_with_control_characters_escaped() {
     let t = Test::new();
     start(&t, &plan(&[task("T1", "a").verify(
         "i=0; while [ $i -lt 3000 ]; do printf '\\033[31mline %s\\033[0m \\007x\\n' $i; i=$((i+1)); done; exit 1",
@@ -111,7 +111,7 @@ fn a_result_keeps_a_bounded_tail_without_control_characters() {
         .to_string();
     assert!(tail.len() <= 4096, "{} bytes", tail.len());
     assert!(tail.lines().count() <= 41, "{} lines", tail.lines().count());
-    assert!(tail.ends_with("line 2999 x"), "{tail}");
+    assert!(tail.ends_with(r"line 2999\u{1b}[0m \u{7}x"), "{tail}");
     assert!(
         !tail.chars().any(|c| c.is_control() && c != '\n'),
         "{tail:?}"

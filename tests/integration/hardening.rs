@@ -389,7 +389,7 @@ fn io_errors_exit_7_not_2() {
 }
 
 #[test]
-fn task_output_replayed_in_a_failure_tail_is_stripped_of_control_sequences() {
+fn task_output_replayed_in_a_failure_tail_shows_control_sequences_escaped() {
     let t = Test::new();
     t.write(
         "noisy.sh",
@@ -400,9 +400,9 @@ fn task_output_replayed_in_a_failure_tail_is_stripped_of_control_sequences() {
     let all = format!("{}{}", run.stdout, run.stderr);
     assert!(all.contains("--- last lines of"), "{all}");
     assert!(all.contains("| plain line"), "{all}");
-    assert!(all.contains("| red"), "{all}");
-    assert!(all.contains("| title"), "{all}");
-    assert!(all.contains("| wiped"), "{all}");
+    assert!(all.contains(r"| \u{1b}[31mred\u{1b}[0m"), "{all}");
+    assert!(all.contains(r"| \u{1b}]0;pwned\u{7}title"), "{all}");
+    assert!(all.contains(r"| \u{1b}[2J\u{1b}cwiped"), "{all}");
     assert!(
         !all.contains('\x1b'),
         "an escape reached the terminal: {all:?}"
@@ -444,4 +444,109 @@ fn a_fifo_at_a_task_log_does_not_hang_execute() {
         "{reason} / {}",
         run.stderr
     );
+}
+
+/// The dirs under the workflow's `archive/`, each with how many entries it holds.
+fn archive_dirs(t: &Test) -> Vec<(String, usize)> {
+    let Ok(entries) = std::fs::read_dir(t.workflow_dir().join("archive")) else {
+        return Vec::new();
+    };
+    let mut dirs: Vec<(String, usize)> = entries
+        .flatten()
+        .map(|e| {
+            let n = std::fs::read_dir(e.path()).map_or(0, |d| d.count());
+            (e.file_name().to_string_lossy().into_owned(), n)
+        })
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+/// An `archive` killed or stopped by a failing write at any point leaves, once the
+/// next command has run, one archive holding the workflow (or none, the workflow
+/// still here) — never an empty `archive/<time>/` beside it nor an `.archiving`
+/// journal.
+#[test]
+fn a_stopped_archive_leaves_no_empty_dir_or_journal_after_the_next_command() {
+    let t = Test::new();
+    let mut archives = 0;
+    let mut archive_once = |how: &[(&str, &str)]| -> bool {
+        start(&t, &plan(&[task("T1", "a").verify("true")]));
+        t.wf(&["workflow-execute", "--all"]).ok();
+        let mut cmd = t.command(&["archive"]);
+        for (key, value) in how {
+            cmd.env(key, value);
+        }
+        let stopped = t.within(cmd, 30).code != 0;
+        // The next command finishes or undoes it.
+        t.wf(&["archive"]);
+        archives += 1;
+        let dirs = archive_dirs(&t);
+        assert!(
+            !t.workflow_dir().join(".archiving").exists(),
+            "{how:?}: a stale journal"
+        );
+        assert!(
+            dirs.iter().all(|(_, n)| *n > 0),
+            "{how:?}: an empty archive dir: {dirs:?}"
+        );
+        assert_eq!(dirs.len(), archives, "{how:?}: {dirs:?}");
+        assert!(!t.workflow_dir().join("workflow-state.json").exists());
+        stopped
+    };
+    // Killed at the first rename, as SIGKILL would.
+    assert!(archive_once(&[("WF_TEST_CRASH_AT", "before-rename")]));
+    for op in ["create", "write", "fsync", "rename"] {
+        for n in 1.. {
+            let fault = format!("{op}:{n}");
+            if !archive_once(&[("WF_TEST_FAULT", &fault)]) {
+                break;
+            }
+        }
+    }
+}
+
+/// A link, a FIFO or a directory the user names is refused with that path and what
+/// it is — not with a word about wf's own workflow directory, which the user never
+/// named.
+#[test]
+fn errors_about_a_path_the_user_named_name_it_and_no_workflow_directory() {
+    let t = Test::new();
+    start(&t, &plan(&[task("T1", "a").verify("true")]));
+    t.wf(&["workflow-execute", "--all"]).ok();
+    t.write("real.json", "{}");
+    std::os::unix::fs::symlink(t.project.join("real.json"), t.project.join("link.json")).unwrap();
+    mkfifo(&t.project.join("fifo.json"));
+    std::fs::create_dir(t.project.join("dir.json")).unwrap();
+    let rows: [(&[&str], &str); 6] = [
+        (
+            &["import-results", "link.json"],
+            "link.json is a symbolic link",
+        ),
+        (
+            &["proof", "check", "link.json"],
+            "link.json is a symbolic link",
+        ),
+        (
+            &["proof", "check", "fifo.json"],
+            "fifo.json is a FIFO (named pipe)",
+        ),
+        (&["proof", "check", "dir.json"], "dir.json is a directory"),
+        (
+            &["constraints", "merge", "fifo.json"],
+            "fifo.json is a FIFO (named pipe)",
+        ),
+        (
+            &["-C", "real.json", "status"],
+            "real.json is not a directory",
+        ),
+    ];
+    for (args, says) in rows {
+        let run = t.within(t.command(args), 30);
+        assert_ne!(run.code, 0, "{args:?}");
+        assert!(run.stderr.contains(says), "{args:?}: {}", run.stderr);
+        for wrong in ["workflow directory", "wf keeps its own data"] {
+            assert!(!run.stderr.contains(wrong), "{args:?}: {}", run.stderr);
+        }
+    }
 }

@@ -7,6 +7,7 @@ use std::path::Path;
 
 /// Lowest first. Modules on one line share a layer and may not use each other.
 const LAYERS: &[&[&str]] = &[
+    &["escape"],
     &["error", "clock", "beside"],
     &["output"],
     &["testing"],

@@ -17,6 +17,7 @@ mod crash;
 mod crash_commands;
 mod distributed;
 mod doctor;
+mod escapes;
 mod events_filter;
 mod execute;
 mod executors;

@@ -368,7 +368,10 @@ fn plan_text_in_a_runs_lines_cannot_drive_the_terminal() {
     );
     t.wf(&["workflow-start", "tasks.md"]).ok();
     let run = t.wf(&["workflow-execute", "--all"]).code(1);
-    assert!(run.stdout.contains("T1 evil  ]0;pwned  name"), "{run:?}");
+    assert!(
+        run.stdout.contains(r"T1 evil \u{1b}]0;pwned\u{7} name"),
+        "{run:?}"
+    );
     assert!(
         !run.stdout.contains('\u{1b}') && !run.stderr.contains('\u{1b}'),
         "{run:?}"
