@@ -12,7 +12,7 @@ use std::path::Path;
 
 use serde_json::{json, Map, Value};
 
-use crate::error::{Result, WfError};
+use crate::setup::json_text;
 
 /// Where Claude Code reads a project's shared settings.
 pub const SETTINGS_PATH: &str = ".claude/settings.json";
@@ -59,7 +59,10 @@ pub struct BadSettings {
     pub what: String,
 }
 
-/// A settings file's bytes as a JSON object, or what is wrong and where.
+/// A settings file's bytes, checked to be a JSON object, as the part `wf` reads: a
+/// map holding its `hooks` (when it has one); or what is wrong and where. Only
+/// `hooks` is read into values: a number elsewhere that no `f64` holds is still
+/// JSON, and not `wf`'s to judge.
 pub fn read(bytes: &[u8]) -> std::result::Result<Map<String, Value>, BadSettings> {
     let text = std::str::from_utf8(bytes).map_err(|e| {
         let (line, col) = crate::fs::line_col(bytes, e.valid_up_to());
@@ -69,35 +72,39 @@ pub fn read(bytes: &[u8]) -> std::result::Result<Map<String, Value>, BadSettings
             what: "not UTF-8".into(),
         }
     })?;
-    match serde_json::from_str::<Value>(text) {
-        Ok(Value::Object(map)) => Ok(map),
-        Ok(_) => Err(BadSettings {
+    let not_json = |e: serde_json::Error| BadSettings {
+        line: e.line(),
+        col: e.column(),
+        what: format!(
+            "not valid JSON ({})",
+            crate::error::one_line(&e.to_string())
+        ),
+    };
+    serde_json::from_str::<serde::de::IgnoredAny>(text).map_err(not_json)?;
+    let root = json_text::parse(text).filter(|r| matches!(r.kind, json_text::Kind::Object(_)));
+    let Some(root) = root else {
+        return Err(BadSettings {
             line: 1,
             col: 1,
             what: "not a JSON object ({...}), as Claude Code settings are".into(),
-        }),
-        Err(e) => Err(BadSettings {
-            line: e.line(),
-            col: e.column(),
-            what: format!(
-                "not valid JSON ({})",
-                crate::error::one_line(&e.to_string())
-            ),
-        }),
+        });
+    };
+    let mut settings = Map::new();
+    if let Some(hooks) = root.member("hooks") {
+        let value = serde_json::from_str(&text[hooks.start..hooks.end]).map_err(|e| {
+            let (line, col) = crate::fs::line_col(bytes, hooks.start);
+            BadSettings {
+                line,
+                col,
+                what: format!(
+                    "its \"hooks\" cannot be read ({})",
+                    crate::error::one_line(&e.to_string())
+                ),
+            }
+        })?;
+        settings.insert("hooks".into(), value);
     }
-}
-
-/// [`read`], with the error naming the file, line and column and what to do.
-pub fn parse(path: &Path, bytes: &[u8]) -> Result<Map<String, Value>> {
-    read(bytes).map_err(|b| {
-        WfError::usage(format!(
-            "{}:{}:{}: {}; correct it there",
-            path.display(),
-            b.line,
-            b.col,
-            b.what
-        ))
-    })
+    Ok(settings)
 }
 
 /// Whether a hook's command line runs `wf hook EVENT`: a program named `wf` (any
@@ -139,32 +146,50 @@ pub fn missing(settings: &Map<String, Value>) -> Vec<&'static str> {
     EVENTS.into_iter().filter(|e| !has(settings, e)).collect()
 }
 
-/// Adds the `wf hook` group to every event of [`EVENTS`] that lacks it, after the
-/// groups already there; every other key and hook is kept as it was, in its order.
-/// Returns the events added, or why the settings cannot take them (a `hooks` that
+/// `text`, settings [`read`] accepts, with the `wf hook` group added to every event
+/// of [`EVENTS`] that lacks it, after the groups already there: written into the
+/// text (`json_text`), so every byte it had stays as it was and the additions are
+/// laid out as the text around them. Returns the new text and the events added
+/// (none: the text as it was), or why the settings cannot take them (a `hooks` that
 /// is not an object, an event that is not a list): editing those by hand is the
 /// user's call.
-pub fn merge(settings: &mut Map<String, Value>) -> std::result::Result<Vec<&'static str>, String> {
-    let missing = missing(settings);
+pub fn merge(text: &str) -> std::result::Result<(String, Vec<&'static str>), String> {
+    let settings = read(text.as_bytes()).map_err(|bad| bad.what)?;
+    let missing = missing(&settings);
+    let root = json_text::parse(text).ok_or("it is not JSON")?;
     if missing.is_empty() {
-        return Ok(missing);
+        return Ok((text.to_string(), missing));
     }
-    let hooks = settings
-        .entry("hooks")
-        .or_insert_with(|| Value::Object(Map::new()));
-    let Some(hooks) = hooks.as_object_mut() else {
-        return Err("its \"hooks\" is not an object".into());
-    };
-    for event in &missing {
-        let groups = hooks
-            .entry(*event)
-            .or_insert_with(|| Value::Array(Vec::new()));
-        let Some(groups) = groups.as_array_mut() else {
-            return Err(format!("its \"hooks\".\"{event}\" is not a list"));
-        };
-        groups.push(group(event));
+    let mut inserts = Vec::new();
+    let mut members = Vec::new();
+    match root.member("hooks") {
+        None => {
+            let events: Map<String, Value> = missing
+                .iter()
+                .map(|e| ((*e).to_string(), json!([group(e)])))
+                .collect();
+            members.push(("hooks", Value::Object(events)));
+            inserts.push(json_text::add_members(text, &root, &members));
+        }
+        Some(hooks) => {
+            if !matches!(hooks.kind, json_text::Kind::Object(_)) {
+                return Err("its \"hooks\" is not an object".into());
+            }
+            for event in &missing {
+                match hooks.member(event) {
+                    None => members.push((*event, json!([group(event)]))),
+                    Some(groups) if matches!(groups.kind, json_text::Kind::Array(_)) => {
+                        inserts.push(json_text::add_elements(text, groups, &[group(event)]));
+                    }
+                    Some(_) => return Err(format!("its \"hooks\".\"{event}\" is not a list")),
+                }
+            }
+            if !members.is_empty() {
+                inserts.push(json_text::add_members(text, hooks, &members));
+            }
+        }
     }
-    Ok(missing)
+    Ok((json_text::apply(text, inserts), missing))
 }
 
 /// The settings files Claude Code reads hooks from for this project, most specific
@@ -214,48 +239,59 @@ mod tests {
     }
 
     #[test]
-    fn merge_adds_what_is_missing_and_keeps_everything_else_in_order() {
-        let mut s = map(json!({
-            "model": "opus",
-            "hooks": {
-                "Stop": [{"hooks": [{"type": "command", "command": "say done"}]}],
-                "SessionStart": [{"hooks": [{"type": "command", "command": "wf hook SessionStart"}]}]
-            },
-            "permissions": {"allow": ["Bash(cargo test:*)"]}
-        }));
-        assert_eq!(merge(&mut s).unwrap(), ["UserPromptSubmit", "Stop"]);
-        let keys: Vec<&String> = s.keys().collect();
+    fn merge_adds_what_is_missing_and_keeps_everything_else_as_it_was() {
+        let text = r#"{
+  "model": "opus",
+  "hooks": {
+    "Stop": [{"hooks": [{"type": "command", "command": "say done"}]}],
+    "SessionStart": [{"hooks": [{"type": "command", "command": "wf hook SessionStart"}]}]
+  },
+  "permissions": {"allow": ["Bash(cargo test:*)"]}
+}"#;
+        let (merged, added) = merge(text).unwrap();
+        assert_eq!(added, ["UserPromptSubmit", "Stop"]);
+        let s: Value = serde_json::from_str(&merged).unwrap();
+        let keys: Vec<&String> = s.as_object().unwrap().keys().collect();
         assert_eq!(keys, ["model", "hooks", "permissions"]);
         let stop = &s["hooks"]["Stop"];
         assert_eq!(stop[0]["hooks"][0]["command"], "say done");
         assert_eq!(stop[1]["hooks"][0]["command"], "wf hook Stop");
         assert_eq!(s["hooks"]["SessionStart"].as_array().unwrap().len(), 1);
-        assert!(missing(&s).is_empty());
+        // Only added to: the old text is there, in order, around the additions.
+        let mut rest = merged.as_str();
+        for piece in [
+            "\"model\": \"opus\"",
+            "\"say done\"}]}",
+            "\"permissions\": {\"allow\": [\"Bash(cargo test:*)\"]}\n}",
+        ] {
+            rest = &rest[rest.find(piece).unwrap()..];
+        }
         // A second merge adds nothing.
-        assert!(merge(&mut s).unwrap().is_empty());
+        let (again, added) = merge(&merged).unwrap();
+        assert!(added.is_empty());
+        assert_eq!(again, merged);
     }
 
     #[test]
     fn merge_refuses_shapes_that_are_not_claude_codes() {
-        let mut s = map(json!({"hooks": []}));
-        assert_eq!(merge(&mut s).unwrap_err(), "its \"hooks\" is not an object");
-        let mut s = map(json!({"hooks": {"Stop": {}}}));
         assert_eq!(
-            merge(&mut s).unwrap_err(),
+            merge(r#"{"hooks": []}"#).unwrap_err(),
+            "its \"hooks\" is not an object"
+        );
+        assert_eq!(
+            merge(r#"{"hooks": {"Stop": {}}}"#).unwrap_err(),
             "its \"hooks\".\"Stop\" is not a list"
         );
     }
 
     #[test]
-    fn parse_names_the_position_of_bad_json() {
-        let err = parse(Path::new("s.json"), b"{\n  \"a\": ,\n}").unwrap_err();
-        assert!(
-            err.message.starts_with("s.json:2:8: not valid JSON"),
-            "{}",
-            err.message
-        );
+    fn read_names_the_position_of_bad_json_and_takes_any_number() {
+        let bad = read(b"{\n  \"a\": ,\n}").unwrap_err();
+        assert_eq!((bad.line, bad.col), (2, 8));
+        assert!(bad.what.starts_with("not valid JSON"), "{}", bad.what);
         let bad = read(b"[]").unwrap_err();
         assert_eq!((bad.line, bad.col), (1, 1));
         assert!(bad.what.contains("not a JSON object"), "{}", bad.what);
+        assert!(read(br#"{"big": 1e400, "n": 123456789012345678901234567890}"#).is_ok());
     }
 }

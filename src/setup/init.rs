@@ -12,19 +12,22 @@
 //!   config or plan edited after an earlier `init` is the user's work, and one
 //!   mistaken `--force` must not be the end of it.
 //! - An existing `.claude/settings.json` is merged, not refused: the `wf hook`
-//!   groups are added to the events that lack them and every other key, hook and
-//!   permission stays as it was (`hooks::merge`). Refusing would leave `--force`
-//!   as the only way to get the hooks, and that would throw away the user's other
-//!   settings. The file is rewritten by rename after the same backup, since its
-//!   formatting changes. Settings that are not JSON, or whose `hooks` has another
-//!   shape, are a conflict like an edited plan.
+//!   groups are added to the events that lack them, written into its text, so every
+//!   byte it had — other keys, hooks and permissions, their order, numbers however
+//!   long, its layout — stays as it was (`hooks::merge`). Refusing would leave
+//!   `--force` as the only way to get the hooks, and that would throw away the
+//!   user's other settings. The file is replaced by rename, with its mode, after the
+//!   same backup. Settings that are not JSON, or whose `hooks` has another shape,
+//!   are a conflict like an edited plan.
 //! - A link or a directory where a file or `.claude` goes is refused, `--force` or
 //!   not: `init` writes only real files in the project.
 
 use std::path::{Path, PathBuf};
 
+use std::io::Write;
+
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::config::CONFIG_PATH;
 use crate::constraints::verify::DEFAULT_PREFIXES;
@@ -190,7 +193,7 @@ pub fn init(dir: &Path, force: bool, now_ms: i64) -> Result<Vec<FileResult>> {
             Action::Replaced | Action::Merged => {
                 let backup = format!("{}.backup-{now_ms}", step.rel);
                 crate::fs::durable::link_backup(&path, &dir.join(&backup))?;
-                crate::fs::durable::write_atomic(&path, &step.bytes)?;
+                replace_keeping_mode(&path, &step.bytes)?;
                 Some(backup)
             }
         };
@@ -204,6 +207,20 @@ pub fn init(dir: &Path, force: bool, now_ms: i64) -> Result<Vec<FileResult>> {
     Ok(done)
 }
 
+/// Writes `bytes` over the file at `path` as one rename, the new file given the old
+/// one's permissions: a `settings.json` kept 0600 stays 0600.
+fn replace_keeping_mode(path: &Path, bytes: &[u8]) -> Result<()> {
+    let mode = std::fs::symlink_metadata(path)
+        .map_err(|e| WfError::io(&e, format!("cannot read {}: {e}", path.display())))?
+        .permissions();
+    let mut temp = crate::fs::durable::Temp::create(path)?;
+    temp.fill(|file| {
+        file.set_permissions(mode)?;
+        file.write_all(bytes)
+    })?;
+    temp.sync()?.commit()
+}
+
 fn new_step(rel: &'static str, bytes: &[u8]) -> Step {
     Step {
         rel,
@@ -213,8 +230,9 @@ fn new_step(rel: &'static str, bytes: &[u8]) -> Step {
     }
 }
 
-/// Existing settings: skipped when they wire every hook, else merged; settings that
-/// cannot be merged are a conflict `--force` replaces.
+/// Existing settings: skipped when they wire every hook, else merged into their
+/// text (`hooks::merge`: only the additions are written); settings that cannot be
+/// merged are a conflict `--force` replaces.
 fn settings_step(old: &[u8], conflicts: &mut Vec<String>) -> Step {
     let replace = |why: String, conflicts: &mut Vec<String>| {
         conflicts.push(format!(
@@ -227,24 +245,22 @@ fn settings_step(old: &[u8], conflicts: &mut Vec<String>) -> Step {
             reason: "--force".into(),
         }
     };
-    let mut settings = match hooks::read(old) {
-        Ok(s) => s,
-        Err(bad) => {
-            let why = format!("line {}, column {}: {}", bad.line, bad.col, bad.what);
-            return replace(why, conflicts);
-        }
-    };
-    match hooks::merge(&mut settings) {
-        Ok(added) if added.is_empty() => Step {
+    if let Err(bad) = hooks::read(old) {
+        let why = format!("line {}, column {}: {}", bad.line, bad.col, bad.what);
+        return replace(why, conflicts);
+    }
+    let text = String::from_utf8_lossy(old);
+    match hooks::merge(&text) {
+        Ok((_, added)) if added.is_empty() => Step {
             rel: SETTINGS_PATH,
             action: Action::Skipped,
             bytes: old.to_vec(),
             reason: "already has the wf hooks".into(),
         },
-        Ok(added) => Step {
+        Ok((merged, added)) => Step {
             rel: SETTINGS_PATH,
             action: Action::Merged,
-            bytes: hooks::to_text(&Value::Object(settings)).into_bytes(),
+            bytes: merged.into_bytes(),
             reason: format!(
                 "added wf hook {}; every other setting kept",
                 added.join(", ")

@@ -8,3 +8,4 @@
 pub mod doctor;
 pub mod hooks;
 pub mod init;
+pub mod json_text;

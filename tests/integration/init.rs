@@ -143,54 +143,13 @@ fn init_merges_the_hooks_into_existing_settings() {
       wf doctor                   check the setup whenever something seems off
     --- stderr
     ");
+    // Added into its text, in its style (here, on the lines that held the hooks):
+    // every byte it had is still there.
     insta::assert_snapshot!(t.read(SETTINGS), @r#"
     {
       "model": "opus",
-      "permissions": {
-        "allow": [
-          "Bash(cargo test:*)"
-        ]
-      },
-      "hooks": {
-        "Stop": [
-          {
-            "hooks": [
-              {
-                "type": "command",
-                "command": "say done"
-              }
-            ]
-          },
-          {
-            "hooks": [
-              {
-                "type": "command",
-                "command": "wf hook Stop"
-              }
-            ]
-          }
-        ],
-        "SessionStart": [
-          {
-            "hooks": [
-              {
-                "type": "command",
-                "command": "wf hook SessionStart"
-              }
-            ]
-          }
-        ],
-        "UserPromptSubmit": [
-          {
-            "hooks": [
-              {
-                "type": "command",
-                "command": "wf hook UserPromptSubmit"
-              }
-            ]
-          }
-        ]
-      }
+      "permissions": {"allow": ["Bash(cargo test:*)"]},
+      "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "say done"}]}, {"hooks": [{"type": "command", "command": "wf hook Stop"}]}], "SessionStart": [{"hooks": [{"type": "command", "command": "wf hook SessionStart"}]}], "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "wf hook UserPromptSubmit"}]}]}
     }
     "#);
     let ms = "1767866400000"; // test::NOW in ms
@@ -269,4 +228,91 @@ fn init_json_lists_each_file_and_what_was_done() {
     }
     --- stderr
     "#);
+}
+
+/// `wf init` adds the hooks to the user's settings and changes nothing else: the
+/// file's mode, its numbers (none re-encoded, however big or precise), its key order,
+/// its layout and its other hooks stay as they were; the only bytes that change are
+/// the ones added.
+#[test]
+fn init_keeps_the_users_settings_as_they_were_and_writes_only_what_it_adds() {
+    use std::os::unix::fs::PermissionsExt;
+    let t = Test::new();
+    let mine = r#"{
+    "zeta": 12345678901234567890123,
+    "alpha": 0.1000000000000000055511151231257827,
+    "huge": 1e400,
+    "hooks": {
+        "Stop": [
+            {"hooks": [{"type": "command", "command": "say done"}]}
+        ],
+        "PreToolUse": []
+    },
+    "permissions": {"allow": ["Bash(cargo test:*)"]}
+}
+"#;
+    t.write(SETTINGS, mine);
+    let path = t.project.join(SETTINGS);
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+    t.wf(&["init"]).ok();
+    let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "the mode was {mode:o}");
+    let group = |event: &str| {
+        format!(
+            r#"{{
+                "hooks": [
+                    {{
+                        "type": "command",
+                        "command": "wf hook {event}"
+                    }}
+                ]
+            }}"#
+        )
+    };
+    let want = format!(
+        r#"{{
+    "zeta": 12345678901234567890123,
+    "alpha": 0.1000000000000000055511151231257827,
+    "huge": 1e400,
+    "hooks": {{
+        "Stop": [
+            {{"hooks": [{{"type": "command", "command": "say done"}}]}},
+            {stop}
+        ],
+        "PreToolUse": [],
+        "SessionStart": [
+            {start}
+        ],
+        "UserPromptSubmit": [
+            {prompt}
+        ]
+    }},
+    "permissions": {{"allow": ["Bash(cargo test:*)"]}}
+}}
+"#,
+        stop = group("Stop"),
+        start = group("SessionStart"),
+        prompt = group("UserPromptSubmit"),
+    );
+    assert_eq!(t.read(SETTINGS), want);
+    // Claude Code reads it, and init finds nothing more to add.
+    let run = t.wf(&["init"]).ok();
+    assert!(
+        run.stdout.contains("skipped  .claude/settings.json"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(t.read(SETTINGS), want);
+}
+
+/// A one-line settings file gets the hooks on its one line, in its own style.
+#[test]
+fn init_adds_to_a_one_line_settings_file_on_its_line() {
+    let t = Test::new();
+    t.write(SETTINGS, r#"{"model": "opus", "n": 1.50}"#);
+    t.wf(&["init"]).ok();
+    assert_eq!(
+        t.read(SETTINGS),
+        r#"{"model": "opus", "n": 1.50, "hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "wf hook SessionStart"}]}], "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "wf hook UserPromptSubmit"}]}], "Stop": [{"hooks": [{"type": "command", "command": "wf hook Stop"}]}]}}"#
+    );
 }
