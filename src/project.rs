@@ -43,6 +43,12 @@ impl Project {
         let start = start
             .canonicalize()
             .map_err(|e| WfError::io(&e, format!("project directory {}: {e}", start.display())))?;
+        if !start.is_dir() {
+            return Err(WfError::usage(format!(
+                "{} is not a directory; -C takes the project's directory",
+                start.display()
+            )));
+        }
         Ok(git_top_level(&start).unwrap_or(start))
     }
 

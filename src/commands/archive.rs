@@ -2,13 +2,14 @@
 //! workflow dir, leaving the dir ready for a new `workflow-start`.
 //!
 //! One archive lands in one dir, whatever stops it part-way. Under the writer's lock:
-//! 1. the archive dir's name is chosen and written to the `.archiving` journal;
+//! 1. the archive dir's name is chosen (the dir is not made yet) and written to the
+//!    `.archiving` journal;
 //! 2. the state moves `completed → archived` as a transaction and is saved — the
 //!    commit point;
 //! 3. the files move into the dir, the state last, and the journal goes.
 //!
-//! Stopped before 2, the next writer removes the journal (and the empty dir): the
-//! workflow is still `completed`. Stopped after it, the next writer (any command that
+//! Stopped before 2, the next writer removes the journal: the workflow is still
+//! `completed`, and no archive dir was made. Stopped after it, the next writer (any command that
 //! takes the lock) finishes the move into the dir the journal names.
 
 use std::time::Duration;
@@ -25,16 +26,18 @@ use crate::state::{archive, WorkflowStatus};
 
 pub fn run(project: &Project, wait: Option<u64>, out: &Output) -> Result<i32> {
     let store = project.store();
+    // An archive stopped part-way is finished by taking the lock (see `recover`),
+    // even one that had moved the state away already.
+    let resumed = archive_in_progress(store.dir());
     // Checked before locking so a project without a workflow gets no directory.
-    let Some(before) = store.load_snapshot()? else {
+    let before = store.load_snapshot()?;
+    if before.is_none() && resumed.is_none() {
         return Err(WfError::usage(format!(
             "no workflow for {} to archive; start one with `wf workflow-start PLAN.md`",
             project.dir.display()
         )));
-    };
-    let name = workflow_name(&before).to_string();
-    // An archive stopped part-way is finished by taking the lock (see `recover`).
-    let resumed = archive_in_progress(store.dir());
+    }
+    let name = before.as_ref().map(|s| workflow_name(s).to_string());
     let mut session = store.lock(wait.map(Duration::from_secs), "archive")?;
     let (dest, moved) = match (session.state.as_ref().map(|s| s.status), resumed) {
         (None, Some(dest)) => (dest, Vec::new()),
@@ -45,7 +48,7 @@ pub fn run(project: &Project, wait: Option<u64>, out: &Output) -> Result<i32> {
             )))
         }
         (Some(WorkflowStatus::Completed), _) => {
-            let dest = archive::new_archive_dir(store.dir())?;
+            let dest = archive::free_archive_dir(store.dir())?;
             let file_name = dest
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
@@ -60,7 +63,7 @@ pub fn run(project: &Project, wait: Option<u64>, out: &Output) -> Result<i32> {
         }
         // Archived by a wf that kept no journal, and stopped part-way.
         (Some(WorkflowStatus::Archived), _) => {
-            let dest = archive::new_archive_dir(store.dir())?;
+            let dest = archive::free_archive_dir(store.dir())?;
             let moved = archive::move_into(&mut session, &dest)?;
             (dest, moved)
         }
@@ -79,7 +82,8 @@ pub fn run(project: &Project, wait: Option<u64>, out: &Output) -> Result<i32> {
     }));
     out.say(format!(
         "archived {} to {}\nstart the next workflow with `wf workflow-start PLAN.md`",
-        crate::report::one_line(&name),
+        name.as_deref()
+            .map_or("the workflow".into(), crate::report::one_line),
         dest.display()
     ));
     Ok(0)

@@ -233,7 +233,8 @@ fn merge_files(
 
 fn read_set(file: &Path) -> Result<ConstraintSet> {
     let name = file.display().to_string();
-    let bytes = fs_err::read(file).map_err(|e| WfError::io(&e, format!("{name}: {e}")))?;
+    let bytes = crate::fs::read_named(file)
+        .map_err(|e| WfError::new(e.kind, format!("{name}: {}", e.message)))?;
     set::parse(&name, &bytes).map_err(WfError::usage)
 }
 

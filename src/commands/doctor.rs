@@ -16,6 +16,7 @@ pub fn run(explicit: Option<&Path>, out: &Output) -> Result<i32> {
     let project = crate::config::Config::load(&dir).and_then(|c| Project::at(dir.clone(), c));
     let store = project.as_ref().ok().map(Project::store);
     let user_home = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
+    let path = std::env::var_os("PATH");
     let found = Found {
         dir: &dir,
         config: match &project {
@@ -24,6 +25,7 @@ pub fn run(explicit: Option<&Path>, out: &Output) -> Result<i32> {
         },
         store: store.as_ref(),
         user_home: user_home.as_deref(),
+        path: path.as_deref(),
     };
     let checks = doctor::checks(&found);
     let ok = !doctor::has_problem(&checks);

@@ -14,7 +14,8 @@ use std::path::Path;
 use crate::error::{Result, WfError};
 
 pub use open::{
-    open_regular, open_regular_kept, read_regular, read_regular_kept, read_rest, read_span,
+    open_regular, open_regular_kept, read_named, read_regular, read_regular_kept, read_rest,
+    read_span,
 };
 
 /// Creates `dir` (and its parents) if missing; refuses a symlink.
@@ -32,12 +33,13 @@ pub fn ensure_dir(dir: &Path) -> Result<()> {
     Ok(())
 }
 
-/// A symlink where `wf` keeps its own files is refused rather than followed: it could
-/// point anywhere, and `wf` would then write there.
+/// A symlink where `wf` keeps its own files, or where it reads or writes a file the
+/// user named for it, is refused rather than followed: it could point anywhere, and
+/// `wf` would then write there.
 pub fn refuse_symlink(path: &Path) -> Result<()> {
     match std::fs::symlink_metadata(path) {
         Ok(m) if m.file_type().is_symlink() => Err(WfError::usage(format!(
-            "{} is a symbolic link; wf does not follow links in its workflow directory (replace it with a real file or directory)",
+            "{} is a symbolic link, which wf does not follow; name the real file or directory, or put one there",
             path.display()
         ))),
         _ => Ok(()),

@@ -35,8 +35,14 @@ pub fn open_regular(path: &Path, append: bool) -> Result<fs_err::File> {
         .metadata()
         .map_err(|e| WfError::io(&e, e.to_string()))?
         .file_type();
+    refuse_irregular(path, kind)?;
+    Ok(file)
+}
+
+/// An error with the path and what is there, unless `kind` is a regular file.
+fn refuse_irregular(path: &Path, kind: std::fs::FileType) -> Result<()> {
     let what = if kind.is_file() {
-        return Ok(file);
+        return Ok(());
     } else if kind.is_dir() {
         "a directory"
     } else if kind.is_fifo() {
@@ -46,12 +52,31 @@ pub fn open_regular(path: &Path, append: bool) -> Result<fs_err::File> {
     } else if kind.is_block_device() || kind.is_char_device() {
         "a device"
     } else {
-        "not a regular file"
+        "something else"
     };
     Err(WfError::usage(format!(
-        "{} is {what}, not a regular file; wf keeps its own data there — move it away",
+        "{} is {what}, not a regular file; name a regular file, or move this one away",
         path.display()
     )))
+}
+
+/// The whole of a file the user named (`wf constraints merge FILE`, Claude Code's
+/// settings): read through a link, which the user chose, but never blocking on a
+/// FIFO, and refused with its path and what it is when it is not a regular file. A
+/// missing file is an error whose `io` is `NotFound`.
+pub fn read_named(path: &Path) -> Result<Vec<u8>> {
+    let file = fs_err::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_CLOEXEC | libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| WfError::io(&e, e.to_string()))?;
+    let (file, _) = file.into_parts();
+    let kind = file
+        .metadata()
+        .map_err(|e| WfError::io(&e, e.to_string()))?
+        .file_type();
+    refuse_irregular(path, kind)?;
+    read_rest(&file)
 }
 
 /// The whole of a regular file, as [`open_regular`] opens it.

@@ -8,6 +8,7 @@
 //! no command (no Claude Code hooks: `wf` runs without them; a stale lock: the kernel
 //! released it with its holder, see [`lock`]).
 
+use std::ffi::OsStr;
 use std::path::Path;
 
 use serde::Serialize;
@@ -92,6 +93,8 @@ pub struct Found<'a> {
     pub store: Option<&'a Store>,
     /// The user's home, where Claude Code keeps the user's settings.
     pub user_home: Option<&'a Path>,
+    /// `PATH`, where the hooks' `wf` must be.
+    pub path: Option<&'a OsStr>,
 }
 
 /// Every check, in the order a setup is built: config, executors, hooks, state,
@@ -102,7 +105,7 @@ pub fn checks(found: &Found) -> Vec<Check> {
         Ok(config) => executors(found.dir, config),
         Err(_) => Check::not_checked("executors", "the config does not read"),
     });
-    checks.push(hooks_check(found.dir, found.user_home));
+    checks.push(hooks_check(found.dir, found.user_home, found.path));
     let state = found.store.map(Store::load);
     checks.push(match (&state, found.store) {
         (Some(state), Some(store)) => state_check(store, state),
@@ -181,29 +184,14 @@ fn executors(dir: &Path, config: &Config) -> Check {
     )
 }
 
-/// The settings files' text: a regular file's (through a link: these are Claude
-/// Code's files, read as it reads them), never blocking on a FIFO.
-fn read_settings(path: &Path) -> Option<std::io::Result<Vec<u8>>> {
-    use std::io::Read;
-    use std::os::unix::fs::OpenOptionsExt;
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
-        .open(path);
-    let mut file = match file {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
-        Err(e) => return Some(Err(e)),
-        Ok(f) => f,
-    };
-    match file.metadata() {
-        Ok(m) if m.is_file() => {}
-        Ok(_) => {
-            return Some(Err(std::io::Error::other("not a regular file")));
-        }
-        Err(e) => return Some(Err(e)),
+/// A settings file's text, as Claude Code reads it (through a link), never blocking
+/// on a FIFO; `None` when there is no such file, else the error naming it.
+fn read_settings(path: &Path) -> Option<std::result::Result<Vec<u8>, String>> {
+    match crate::fs::read_named(path) {
+        Err(e) if e.io == Some(std::io::ErrorKind::NotFound) => None,
+        Err(e) => Some(Err(e.message)),
+        Ok(bytes) => Some(Ok(bytes)),
     }
-    let mut bytes = Vec::new();
-    Some(file.read_to_end(&mut bytes).map(|_| bytes))
 }
 
 fn shown(dir: &Path, path: &Path) -> String {
@@ -211,22 +199,26 @@ fn shown(dir: &Path, path: &Path) -> String {
         .map_or_else(|_| path.display().to_string(), |p| p.display().to_string())
 }
 
-fn hooks_check(dir: &Path, user_home: Option<&Path>) -> Check {
+/// The hooks in Claude Code's settings files: every event wired to `wf hook`, and
+/// the `wf` they run found where a shell with `path` (the `PATH`) would find it —
+/// hooks whose `wf` is not there fail on every prompt.
+fn hooks_check(dir: &Path, user_home: Option<&Path>, path: Option<&OsStr>) -> Check {
     let mut missing: Vec<&str> = hooks::EVENTS.to_vec();
     let mut found_in = Vec::new();
-    for path in hooks::settings_files(dir, user_home) {
-        let Some(read) = read_settings(&path) else {
+    let mut programs = Vec::new();
+    for file in hooks::settings_files(dir, user_home) {
+        let Some(read) = read_settings(&file) else {
             continue;
         };
-        let name = shown(dir, &path);
-        let settings = match read.map_err(|e| e.to_string()).and_then(|b| {
-            hooks::read(&b).map_err(|bad| format!("{}:{}: {}", bad.line, bad.col, bad.what))
+        let name = shown(dir, &file);
+        let settings = match read.and_then(|b| {
+            hooks::read(&b).map_err(|bad| format!("{name}:{}:{}: {}", bad.line, bad.col, bad.what))
         }) {
             Ok(s) => s,
             Err(why) => {
                 return Check::problem(
                     "hooks",
-                    format!("{name}:{why}"),
+                    why,
                     "correct it there: Claude Code cannot read it either",
                 )
             }
@@ -236,6 +228,31 @@ fn hooks_check(dir: &Path, user_home: Option<&Path>) -> Check {
         if missing.len() < before {
             found_in.push(name);
         }
+        programs.extend(hooks::programs(&settings));
+    }
+    programs.sort();
+    programs.dedup();
+    let broken: Vec<String> = programs
+        .iter()
+        .filter(|p| which::which_in(p, path, dir).is_err())
+        .map(|p| {
+            let shown = crate::escape::controls(p, crate::escape::Lines::Space);
+            if p.contains('/') {
+                format!("`{shown}` is not there or not executable")
+            } else {
+                format!("`{shown}` is not on PATH")
+            }
+        })
+        .collect();
+    if !broken.is_empty() {
+        return Check::problem(
+            "hooks",
+            format!(
+                "broken: the hooks run `wf hook`, but {}, so every one of them fails in Claude Code",
+                broken.join(" and ")
+            ),
+            "install wf on PATH (`cargo install --path .` puts it in ~/.cargo/bin), or write the full path of wf in the hooks' commands",
+        );
     }
     if missing.is_empty() {
         return Check::ok(
@@ -496,20 +513,40 @@ mod tests {
 
     #[test]
     fn hooks_are_found_in_any_settings_file_claude_code_reads() {
+        use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
         let home = dir.path().join("home");
-        assert_eq!(hooks_check(dir.path(), Some(&home)).status, Status::Warning);
+        // A PATH holding a `wf`, as the hooks need.
+        let bin = dir.path().join("bin");
+        std::fs::create_dir(&bin).unwrap();
+        std::fs::write(bin.join("wf"), "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(bin.join("wf"), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let path = Some(bin.as_os_str());
+        assert_eq!(
+            hooks_check(dir.path(), Some(&home), path).status,
+            Status::Warning
+        );
         std::fs::create_dir_all(home.join(".claude")).unwrap();
         std::fs::write(
             home.join(".claude/settings.json"),
             hooks::to_text(&hooks::recommended()),
         )
         .unwrap();
-        let check = hooks_check(dir.path(), Some(&home));
+        let check = hooks_check(dir.path(), Some(&home), path);
         assert_eq!(check.status, Status::Ok, "{}", check.message);
+        // Without that `wf` on PATH, the same hooks are broken.
+        let empty = dir.path().join("empty");
+        std::fs::create_dir(&empty).unwrap();
+        let check = hooks_check(dir.path(), Some(&home), Some(empty.as_os_str()));
+        assert_eq!(check.status, Status::Problem, "{}", check.message);
+        assert!(
+            check.message.contains("`wf` is not on PATH"),
+            "{}",
+            check.message
+        );
         std::fs::create_dir_all(dir.path().join(".claude")).unwrap();
         std::fs::write(dir.path().join(hooks::SETTINGS_PATH), "{,}").unwrap();
-        let check = hooks_check(dir.path(), Some(&home));
+        let check = hooks_check(dir.path(), Some(&home), path);
         assert_eq!(check.status, Status::Problem);
         assert!(
             check

@@ -121,24 +121,47 @@ fn runs_wf_hook(line: &str, event: &str) -> bool {
     is_wf && words.windows(2).any(|w| w[0] == "hook" && w[1] == event)
 }
 
-/// Whether `settings` wires `event` to `wf hook`: a command hook under
-/// `hooks.EVENT[*].hooks[*]` running it. Shapes that are not Claude Code's are
-/// not a hook.
-pub fn has(settings: &Map<String, Value>, event: &str) -> bool {
-    let Some(groups) = settings
+/// The command lines of `settings` that wire `event` to `wf hook`: command hooks
+/// under `hooks.EVENT[*].hooks[*]` running it. Shapes that are not Claude Code's
+/// are not a hook.
+fn wf_hook_commands<'a>(
+    settings: &'a Map<String, Value>,
+    event: &'a str,
+) -> impl Iterator<Item = &'a str> {
+    settings
         .get("hooks")
         .and_then(|h| h.get(event))
         .and_then(Value::as_array)
-    else {
-        return false;
-    };
-    groups
-        .iter()
+        .into_iter()
+        .flatten()
         .filter_map(|g| g.get("hooks").and_then(Value::as_array))
         .flatten()
         .filter(|h| h.get("type").and_then(Value::as_str) == Some("command"))
         .filter_map(|h| h.get("command").and_then(Value::as_str))
-        .any(|c| runs_wf_hook(c, event))
+        .filter(move |c| runs_wf_hook(c, event))
+}
+
+/// Whether `settings` wires `event` to `wf hook`.
+pub fn has(settings: &Map<String, Value>, event: &str) -> bool {
+    wf_hook_commands(settings, event).next().is_some()
+}
+
+/// The programs the `wf hook` commands of `settings` start (each one's first word,
+/// `wf` or a path to it), once each, for `wf doctor` to look for.
+pub fn programs(settings: &Map<String, Value>) -> Vec<String> {
+    let mut programs: Vec<String> = EVENTS
+        .iter()
+        .flat_map(|e| wf_hook_commands(settings, e))
+        .filter_map(|line| {
+            crate::constraints::verify::split(line)
+                .ok()?
+                .into_iter()
+                .next()
+        })
+        .collect();
+    programs.sort();
+    programs.dedup();
+    programs
 }
 
 /// The events of [`EVENTS`] that `settings` does not wire to `wf hook`.

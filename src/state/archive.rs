@@ -22,6 +22,7 @@ pub fn move_into(session: &mut Session, dest: &Path) -> Result<Vec<String>> {
     let dir = session.store().dir().to_path_buf();
     // The summary describes the state that is leaving; readers of the dir find none.
     crate::state::summary::remove(&dir);
+    crate::fs::ensure_dir(&dir.join("archive"))?;
     durable::create_dir(dest)?;
     let mut names: Vec<PathBuf> = plan_copies(&dir, &state);
     names.extend(backups(&dir));
@@ -54,11 +55,13 @@ pub fn move_into(session: &mut Session, dest: &Path) -> Result<Vec<String>> {
     Ok(moved)
 }
 
-/// `archive/<20260108T100000Z>/`, with `-2`, `-3`… when that second is taken.
-pub fn new_archive_dir(dir: &Path) -> Result<PathBuf> {
+/// `archive/<20260108T100000Z>/`, with `-2`, `-3`… when that second is taken: a
+/// name nothing has, not made yet. The caller holds the writer's lock, so no other
+/// `wf` takes it meanwhile; [`move_into`] makes it once the archive has committed,
+/// so an archive stopped before its commit leaves no empty dir behind.
+pub fn free_archive_dir(dir: &Path) -> Result<PathBuf> {
     let stamp = crate::clock::now().strftime("%Y%m%dT%H%M%SZ").to_string();
     let base = dir.join("archive");
-    crate::fs::ensure_dir(&base)?;
     for n in 1..1000 {
         let name = if n == 1 {
             stamp.clone()
@@ -66,7 +69,7 @@ pub fn new_archive_dir(dir: &Path) -> Result<PathBuf> {
             format!("{stamp}-{n}")
         };
         let path = base.join(name);
-        if durable::create_dir(&path)? {
+        if std::fs::symlink_metadata(&path).is_err() {
             return Ok(path);
         }
     }

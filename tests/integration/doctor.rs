@@ -2,9 +2,12 @@
 
 use crate::test::{snapshot_dir, Test};
 
-/// A project set up by `wf init`, its starter plan imported.
+/// A project set up by `wf init`, its starter plan imported, and the `wf` its hooks
+/// run on PATH.
 fn healthy() -> Test {
-    let t = Test::new();
+    let mut t = Test::new();
+    let path = std::env::var("PATH").unwrap_or_default();
+    t.env("PATH", format!("{}:{path}", wf_dir()));
     t.wf(&["init", "--quiet"]).ok();
     t.wf(&["workflow-start", "tasks.md", "--quiet"]).ok();
     t
@@ -294,4 +297,43 @@ fn doctor_quiet_prints_only_the_problems() {
     --- stderr
     problem  config  [ROOT]/project/.claude/config/project-config.json:1:9: wf.timeout_secs is 0, outside 1..=604800; set it within that range or remove it; fix: correct .claude/config/project-config.json where the message points; every command but init and doctor refuses to start until then
     ");
+}
+
+/// Hooks that run a `wf` the shell cannot find fail on every prompt: doctor says so,
+/// whether the hook names `wf` to be found on PATH or a path that is not there.
+#[test]
+fn doctor_reports_the_hooks_broken_when_the_wf_they_run_is_not_on_path() {
+    let mut t = healthy();
+    let empty = t.root.join("empty-bin");
+    std::fs::create_dir(&empty).unwrap();
+    t.env("PATH", empty.to_str().unwrap());
+    let run = doctor(&t, &[]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    let hooks = run
+        .stdout
+        .lines()
+        .find(|l| l.contains("hooks"))
+        .unwrap_or_default()
+        .to_string();
+    assert!(hooks.starts_with("problem  hooks"), "{}", run.stdout);
+    assert!(hooks.contains("`wf` is not on PATH"), "{hooks}");
+    // Named by a path that does not exist: broken too.
+    let mut t = healthy();
+    let settings = t
+        .read(".claude/settings.json")
+        .replace("\"wf hook Stop\"", "\"/nowhere/bin/wf hook Stop\"");
+    t.write(".claude/settings.json", settings);
+    t.env("PATH", wf_dir());
+    let run = doctor(&t, &[]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert!(run.stdout.contains("/nowhere/bin/wf"), "{}", run.stdout);
+}
+
+/// The directory of the `wf` under test, for a PATH on which hooks find it.
+fn wf_dir() -> String {
+    std::path::Path::new(env!("CARGO_BIN_EXE_wf"))
+        .parent()
+        .unwrap()
+        .display()
+        .to_string()
 }

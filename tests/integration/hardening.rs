@@ -454,7 +454,7 @@ fn archive_dirs(t: &Test) -> Vec<(String, usize)> {
     let mut dirs: Vec<(String, usize)> = entries
         .flatten()
         .map(|e| {
-            let n = std::fs::read_dir(e.path()).map_or(0, |d| d.count());
+            let n = std::fs::read_dir(e.path()).map_or(0, Iterator::count);
             (e.file_name().to_string_lossy().into_owned(), n)
         })
         .collect();
@@ -477,6 +477,7 @@ fn a_stopped_archive_leaves_no_empty_dir_or_journal_after_the_next_command() {
         for (key, value) in how {
             cmd.env(key, value);
         }
+        cmd.stdout(std::process::Stdio::piped());
         let stopped = t.within(cmd, 30).code != 0;
         // The next command finishes or undoes it.
         t.wf(&["archive"]);
