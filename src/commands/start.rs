@@ -137,6 +137,12 @@ fn import(
                         .is_ok_and(|copy| copy == *text),
                 };
             let unblocked = old.unblocked.clone();
+            // The plan the workflow was imported from, edited — or another one.
+            let own_plan = old.plan_file.as_deref().is_none_or(|file| {
+                args.plan
+                    .canonicalize()
+                    .is_ok_and(|p| p == std::path::Path::new(file))
+            });
             session.state = Some(old);
             if same_plan && !args.force {
                 return keep_unchanged(&mut session, &tasks_file, &text, out);
@@ -154,6 +160,7 @@ fn import(
                 tech_design,
                 tasks,
                 args.force,
+                own_plan,
                 &now,
             )?;
             let phases = Phases::of(session.state()?);
@@ -362,6 +369,10 @@ fn collaboration() -> Value {
 
 /// Applies a re-import as `replan::assess` decides, inside the import's transaction:
 /// the change record, then the backup it names, then the tasks and the status moves.
+/// A major change without `--force` is refused; when it is an edit of the workflow's
+/// own plan (`own_plan`), the state records that a decision is owed (the plan file
+/// no longer says what the workflow runs), else nothing is written: a mistaken
+/// `workflow-start OTHER.md` leaves the workflow exactly as it was.
 #[allow(clippy::too_many_arguments)]
 fn reimport(
     session: &mut Session,
@@ -371,6 +382,7 @@ fn reimport(
     tech_design: Option<String>,
     mut tasks: Vec<Task>,
     force: bool,
+    own_plan: bool,
     now: &str,
 ) -> Result<Outcome> {
     // The current state is read in place, not copied: at 10,000 tasks a copy is
@@ -379,6 +391,9 @@ fn reimport(
         replan::assess(session.state()?, &tasks, tasks_file, force);
     let backup = match verdict {
         replan::Verdict::ProseOnly => return Ok(Outcome::ProseOnly),
+        replan::Verdict::NeedsDecision { why } if !own_plan => {
+            return Err(WfError::usage(replan::decision_message(why, &diff)));
+        }
         replan::Verdict::NeedsDecision { why } => {
             let state = session.state_mut()?;
             state.decision_required = true;

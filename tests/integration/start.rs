@@ -426,6 +426,9 @@ fn removing_a_completed_task_is_major() {
     ");
 }
 
+/// Another plan while this one is active needs `--force`, and its refusal writes
+/// nothing: the workflow goes on exactly as before (`--retry` is taken), with no
+/// decision asked of it.
 #[test]
 fn a_different_plan_while_one_is_active_needs_force() {
     let t = Test::new();
@@ -435,13 +438,18 @@ fn a_different_plan_while_one_is_active_needs_force() {
         "other.md",
         plan(&[task("X1", "a").verify("true")]).replace("test plan", "another plan"),
     );
+    let before = t.workflow_files();
     let run = t.wf(&["workflow-start", "other.md"]).code(2);
+    assert_eq!(t.workflow_files(), before, "the refusal wrote something");
     insta::assert_snapshot!(run.whole(), @"
     exit: 2
     --- stdout
     --- stderr
     wf: error: this re-import is a major change: it is a different plan while the current one is active (modified: none; removed: T1, T2); pass --force to apply it (a backup of the state is kept)
     ");
+    // Retried, T2 runs (and fails) again: no decision stands in the way.
+    let retry = t.wf(&["workflow-execute", "--retry", "T2"]).code(1);
+    assert!(retry.stdout.contains("Retrying T2."), "{}", retry.stdout);
     t.wf(&["workflow-start", "other.md", "--force"]).ok();
     assert_eq!(ids(&t.state()), ["X1"]);
 }
