@@ -16,7 +16,8 @@ pub enum ErrorKind {
     Failed,
     /// Bad arguments, a bad plan, bad config or an unusable environment.
     Usage,
-    /// Only blocked tasks are left; something outside `wf` must happen first.
+    /// Only blocked tasks are left, or a CI run stopped at the spending budget;
+    /// something outside `wf` must happen first.
     Blocked,
     /// Another `wf` process holds the lock.
     Locked,
@@ -50,7 +51,7 @@ impl ErrorKind {
         match self {
             ErrorKind::Failed => "the workflow failed (a task or verifier failed); `wf doctor` found a problem; `wf check --strict` found warnings",
             ErrorKind::Usage => "usage or bad input: arguments, plan, config, environment",
-            ErrorKind::Blocked => "blocked: only tasks waiting on an external blocker are left",
+            ErrorKind::Blocked => "blocked: only tasks waiting on an external blocker are left, or (in CI) the spending budget paused the run with tasks not run",
             ErrorKind::Locked => "locked: another `wf` holds the workflow (use `--wait [SECS]`)",
             ErrorKind::CorruptState => {
                 "the state file is corrupt or from a newer `wf`; it was left untouched"

@@ -177,7 +177,7 @@ pub fn execute_locked(
     reporter.done();
     report_stop(session, &stop, &summary, args.keep_going, out)?;
     report_to_ci(project, session, args, out)?;
-    Ok(stop.exit_code())
+    Ok(stop.exit_code(summary.ci_to_the_end))
 }
 
 /// `--junit FILE`, and under GitHub Actions the `::error` annotations and the job

@@ -72,7 +72,7 @@ pub fn stop_json(state: &WorkflowState, stop: &Stop, summary: &RunSummary) -> Va
         "stop": stop_word(stop),
         "reason": match stop { Stop::Paused(r) => Some(r.clone()), Stop::Failed { reason, .. } => Some(reason.clone()), _ => None },
         "task": match stop { Stop::HandedOff(id) => Some(id.clone()), Stop::Failed { task, .. } => task.clone(), _ => None },
-        "exit_code": stop.exit_code(),
+        "exit_code": stop.exit_code(summary.ci_to_the_end),
         "ran": summary.ran,
         "passed": summary.passed,
         "failed": summary.failed,

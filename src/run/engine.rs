@@ -168,6 +168,8 @@ pub struct RunSummary {
     pub cached: usize,
     /// What became of each task this run worked on, in the order they finished.
     pub tasks: Vec<TaskResult>,
+    /// A CI run that was to go to the end (`Stop::exit_code`).
+    pub ci_to_the_end: bool,
 }
 
 /// One task's result in a run, for `workflow-execute --json` and the agent tools.
@@ -235,13 +237,17 @@ impl<'a> Engine<'a> {
         let queue = state.with_positions(|position| ReadyQueue::new(&state.tasks, position));
         let spent = crate::run::usage::total(&session.state()?.tasks);
         let cache = opts.cache.clone().map(crate::proof::cache::Cache::new);
+        let summary = RunSummary {
+            ci_to_the_end: opts.ci && !opts.explicit_mode,
+            ..RunSummary::default()
+        };
         Ok(Engine {
             session,
             ctx: Arc::new(ctx),
             opts,
             reporter,
             checkpoints: Checkpoints::default(),
-            summary: RunSummary::default(),
+            summary,
             agent_tasks: 0,
             pool,
             brief,
@@ -531,7 +537,7 @@ impl<'a> Engine<'a> {
     /// Whether CI's "run to the end" replaces the mode's stops: not when the mode was
     /// asked for on the command line.
     fn ci_runs_through(&self) -> bool {
-        self.opts.ci && !self.opts.explicit_mode
+        self.summary.ci_to_the_end
     }
 
     /// The mode's stop rules (`policy::stop_before`), checked before starting `task`.

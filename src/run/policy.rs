@@ -59,9 +59,14 @@ pub enum Stop {
 }
 
 impl Stop {
-    pub fn exit_code(&self) -> i32 {
+    /// The exit code of a run that stopped here. `ci_to_the_end`: a CI run that was to
+    /// go to the end (no mode asked for), which a pause — only the spending budget
+    /// pauses one — leaves with part of the plan not run: the job must not pass, and
+    /// a person must raise the budget first, as a blocker must be lifted (3).
+    pub fn exit_code(&self, ci_to_the_end: bool) -> i32 {
         use crate::error::ErrorKind;
         match self {
+            Stop::Paused(_) if ci_to_the_end => ErrorKind::Blocked.exit_code(),
             Stop::Completed | Stop::Paused(_) => 0,
             Stop::Failed { .. } => ErrorKind::Failed.exit_code(),
             Stop::Blocked { .. } => ErrorKind::Blocked.exit_code(),

@@ -154,14 +154,19 @@ fn a_token_budget_stops_agent_work_with_the_reason() {
         "{}",
         run.stdout
     );
-    // In CI too: a budget is not a pause CI may skip.
+    // In CI too: a budget is not a pause CI may skip, and the job fails with exit 3
+    // (a person must raise the budget), not green with half the plan not run.
     let v = t
         .wf(&["workflow-execute", "--all", "--ci", "--json"])
-        .ok()
+        .code(3)
         .json();
     assert_eq!(
-        (v["stop"].as_str(), v["ran"].as_u64()),
-        (Some("paused"), Some(0))
+        (
+            v["stop"].as_str(),
+            v["ran"].as_u64(),
+            v["exit_code"].as_i64()
+        ),
+        (Some("paused"), Some(0), Some(3))
     );
 }
 
