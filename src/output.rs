@@ -37,8 +37,8 @@ pub struct Output {
     pub color: bool,
     pub stdout_tty: bool,
     /// The width tables and the progress bar must fit: `COLUMNS` when it is a
-    /// positive number, else the terminal's, else none (a pipe or a file keeps each
-    /// line whole, for grep).
+    /// positive number, else the terminal's ([`DEFAULT_WIDTH`] for one that says it
+    /// has 0 columns), else none (a pipe or a file keeps each line whole, for grep).
     pub width: Option<u16>,
     /// The first failed write to stdout: its kind and message.
     stdout_failed: OnceLock<(std::io::ErrorKind, String)>,
@@ -52,7 +52,7 @@ impl Output {
         let env = |name: &str| std::env::var(name).ok();
         let color = color.unwrap_or_else(|| color_from_env(stdout_tty, env));
         let width = width_from_env(env("COLUMNS").as_deref())
-            .or_else(|| stdout_tty.then(terminal_width).flatten());
+            .or_else(|| stdout_tty.then(|| terminal_width(std::io::stdout())));
         Output {
             json,
             quiet,
@@ -250,12 +250,18 @@ fn width_from_env(columns: Option<&str>) -> Option<u16> {
     columns?.trim().parse().ok().filter(|&w: &u16| w > 0)
 }
 
-/// The width of the terminal on stdout.
-fn terminal_width() -> Option<u16> {
-    rustix::termios::tcgetwinsize(std::io::stdout())
+/// The width of a terminal that does not say how wide it is: a terminal of 0 columns
+/// (`docker run -t`, `script` without a terminal of its own, CI log collectors) is a
+/// terminal of this many, not of one.
+pub const DEFAULT_WIDTH: u16 = 80;
+
+/// The width of the terminal `fd` is, [`DEFAULT_WIDTH`] when it says 0 or cannot say.
+pub fn terminal_width(fd: impl std::os::fd::AsFd) -> u16 {
+    rustix::termios::tcgetwinsize(fd)
         .ok()
         .map(|size| size.ws_col)
         .filter(|&w| w > 0)
+        .unwrap_or(DEFAULT_WIDTH)
 }
 
 /// How a table is drawn: in colour or not, and the width it must fit (none: as wide

@@ -4,11 +4,16 @@
 //! lines inside a collapsible section (`src/report/gitlab.rs`) whose body is the tail
 //! of the task's log.
 //!
-//! The bar is drawn on stderr through [`Stderr`], which reports the terminal as a
-//! little narrower than it is. Without that margin a bar line that fills the width
-//! is wrapped by the `^C` the terminal echoes on Ctrl-C, and clearing the bar then
-//! clears only the wrapped part: the last frame stayed on screen above the summary.
-//! The bar is cleared whenever the run ends, by error too (`Drop`).
+//! The bar is drawn on stderr through [`Stderr`], which tells indicatif the
+//! terminal's true width (a terminal of 0 columns is `output::DEFAULT_WIDTH` wide): the
+//! lines printed above the bar are padded to that width, which is what moves the
+//! bar to the next line — told less, the bar started on the line above and left its
+//! first cells (`00:`) at the end of every line printed. The bar itself keeps
+//! [`ECHO_MARGIN`] columns free at the right, and its frame does not pad them: a bar
+//! line that filled the width was wrapped by the `^C` the terminal echoes on Ctrl-C,
+//! and clearing the bar then cleared only the wrapped part, leaving the last frame
+//! above the summary. The bar is cleared whenever the run ends, by error too
+//! (`Drop`).
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -23,7 +28,7 @@ use crate::run::work::{TaskOutcome, Verdict};
 use crate::state::model::Task;
 
 /// Columns left free at the right of the bar: room for the terminal's `^C` echo.
-const ECHO_MARGIN: u16 = 3;
+const ECHO_MARGIN: usize = 3;
 
 /// How many of a log's last lines are shown under a task.
 const TAIL_LINES: usize = 20;
@@ -123,10 +128,13 @@ fn new_bar() -> indicatif::ProgressBar {
         None,
         indicatif::ProgressDrawTarget::term_like_with_hz(Box::new(Stderr::default()), 20),
     );
-    // `wide_msg` is cut to the width left on the line: a long name never wraps.
-    if let Ok(style) =
-        indicatif::ProgressStyle::with_template("{elapsed_precise} {bar:20} {pos}/{len} {wide_msg}")
-    {
+    // `wide_msg` is cut to the width left on the line, [`ECHO_MARGIN`] spaces kept
+    // after it: a long name never wraps.
+    let template = format!(
+        "{{elapsed_precise}} {{bar:20}} {{pos}}/{{len}} {{wide_msg}}{}",
+        " ".repeat(ECHO_MARGIN)
+    );
+    if let Ok(style) = indicatif::ProgressStyle::with_template(&template) {
         bar.set_style(style);
     }
     bar.enable_steady_tick(TICK);
@@ -253,7 +261,8 @@ impl Reporter for RunProgress<'_> {
 }
 
 /// stderr as indicatif's terminal: frames are gathered and written at `flush`, in
-/// one write, and the width is the terminal's less [`ECHO_MARGIN`].
+/// one write, without the spaces that end one (the bar's padding to the edge, after
+/// its [`ECHO_MARGIN`]), so the cursor rests where the bar's text ends.
 #[derive(Debug, Default)]
 struct Stderr {
     pending: Mutex<Vec<u8>>,
@@ -275,14 +284,14 @@ impl Stderr {
 
 impl indicatif::TermLike for Stderr {
     fn width(&self) -> u16 {
-        Self::size()
-            .map_or(80, |s| s.ws_col)
-            .saturating_sub(ECHO_MARGIN)
-            .max(1)
+        crate::output::terminal_width(std::io::stderr())
     }
 
     fn height(&self) -> u16 {
-        Self::size().map_or(24, |s| s.ws_row).max(1)
+        Self::size()
+            .map(|s| s.ws_row)
+            .filter(|&rows| rows > 0)
+            .unwrap_or(24)
     }
 
     fn move_cursor_up(&self, n: usize) -> std::io::Result<()> {
@@ -327,12 +336,17 @@ impl indicatif::TermLike for Stderr {
     }
 
     fn flush(&self) -> std::io::Result<()> {
-        let bytes = std::mem::take(
+        let mut bytes = std::mem::take(
             &mut *self
                 .pending
                 .lock()
                 .map_err(|_| std::io::Error::other("the progress bar's buffer is poisoned"))?,
         );
+        let end = bytes
+            .iter()
+            .rposition(|&b| b != b' ')
+            .map_or(0, |at| at + 1);
+        bytes.truncate(end);
         let mut err = std::io::stderr().lock();
         err.write_all(&bytes)?;
         err.flush()

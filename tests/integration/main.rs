@@ -44,5 +44,6 @@ mod start;
 mod status_tasks;
 mod summary;
 mod terminal;
+mod tmux;
 mod ui;
 mod usage;
