@@ -316,3 +316,48 @@ fn init_adds_to_a_one_line_settings_file_on_its_line() {
         r#"{"model": "opus", "n": 1.50, "hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "wf hook SessionStart"}]}], "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "wf hook UserPromptSubmit"}]}], "Stop": [{"hooks": [{"type": "command", "command": "wf hook Stop"}]}]}}"#
     );
 }
+
+/// Whether `old` is `new` with text only added: every character of `old`, in order.
+fn only_added_to(old: &str, new: &str) -> bool {
+    let mut rest = new.chars();
+    old.chars().all(|c| rest.any(|n| n == c))
+}
+
+/// Settings laid out as real projects lay them out (fixtures/settings/SOURCES.md):
+/// `wf init` adds the hooks, changes no byte that was there, wires every event, and
+/// finds nothing to add the second time.
+#[test]
+fn init_keeps_the_layout_of_settings_as_real_projects_write_them() {
+    let dir = crate::test::fixture("settings");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.extension().is_none_or(|e| e != "json") {
+            continue;
+        }
+        seen += 1;
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let t = Test::new();
+        let old = std::fs::read_to_string(&path).unwrap();
+        t.write(SETTINGS, &old);
+        t.wf(&["init", "--quiet"]).ok();
+        let new = t.read(SETTINGS);
+        assert!(
+            only_added_to(&old, &new),
+            "{name}: changed, not added to:\n{new}"
+        );
+        let doc: serde_json::Value =
+            serde_json::from_str(&new).unwrap_or_else(|e| panic!("{name}: not JSON ({e}):\n{new}"));
+        for event in ["SessionStart", "UserPromptSubmit", "Stop"] {
+            let wired = doc["hooks"][event]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|g| g["hooks"][0]["command"] == format!("wf hook {event}"));
+            assert!(wired, "{name}: no wf hook {event}:\n{new}");
+        }
+        t.wf(&["init", "--quiet"]).ok();
+        assert_eq!(t.read(SETTINGS), new, "{name}: the second init changed it");
+    }
+    assert_eq!(seen, 5, "the fixtures in {}", dir.display());
+}
