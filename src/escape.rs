@@ -40,9 +40,51 @@ pub fn controls(text: &str, lines: Lines) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// A command's output on its way to a reader: colour and style sequences (SGR,
+/// `ESC [ … m`, which test runners print when forced to) dropped, since shown as
+/// escapes they bury the words they colour, then every other control as [`controls`]
+/// shows it, newlines and tabs kept.
+pub fn output(text: &str) -> Cow<'_, str> {
+    if !text.contains('\u{1b}') {
+        return controls(text, Lines::Keep);
+    }
+    let mut kept = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('\u{1b}') {
+        kept.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        let params = after.strip_prefix('[').map(|p| {
+            p.len()
+                - p.trim_start_matches(|c: char| c.is_ascii_digit() || c == ';')
+                    .len()
+        });
+        match params {
+            Some(n) if after[1 + n..].starts_with('m') => rest = &after[n + 2..],
+            _ => {
+                kept.push('\u{1b}');
+                rest = after;
+            }
+        }
+    }
+    kept.push_str(rest);
+    Cow::Owned(controls(&kept, Lines::Keep).into_owned())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn output_drops_colour_and_escapes_every_other_sequence() {
+        assert_eq!(output("\u{1b}[31mFAILED\u{1b}[0m t1\n"), "FAILED t1\n");
+        assert_eq!(output("\u{1b}[1;32mok\u{1b}[m"), "ok");
+        assert_eq!(
+            output("\u{1b}[2J\u{1b}]52;c;eA==\u{7}"),
+            "\\u{1b}[2J\\u{1b}]52;c;eA==\\u{7}"
+        );
+        assert_eq!(output("\u{1b}[31"), "\\u{1b}[31");
+        assert_eq!(output("plain"), "plain");
+    }
 
     #[test]
     fn every_control_is_shown_escaped_and_text_is_left_alone() {

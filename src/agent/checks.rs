@@ -183,7 +183,7 @@ pub fn log_tail(log: &Path, command: &str) -> String {
         lines.remove(0);
     }
     let shown = &lines[lines.len().saturating_sub(TAIL_LINES)..];
-    let text = crate::escape::controls(&shown.join("\n"), crate::escape::Lines::Keep).into_owned();
+    let text = crate::escape::output(&shown.join("\n")).into_owned();
     last_bytes(text.trim_end(), TAIL_BYTES)
 }
 
@@ -248,7 +248,7 @@ mod tests {
                 code: Some(3)
             }
         );
-        assert_eq!(e.checks[1].tail, "a\nb\n\\u{1b}[31mred\\u{1b}[0m");
+        assert_eq!(e.checks[1].tail, "a\nb\nred");
         assert_eq!(
             e.checks[2].outcome,
             Outcome::Failed {

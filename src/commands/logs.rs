@@ -54,7 +54,7 @@ pub fn run(project: &Project, args: &LogsArgs, out: &Output) -> Result<i32> {
 /// A task's output must not drive the terminal it is shown on.
 fn shown(text: &str, out: &Output) -> String {
     if out.stdout_tty {
-        crate::escape::controls(text, crate::escape::Lines::Keep).into_owned()
+        crate::escape::output(text).into_owned()
     } else {
         text.to_string()
     }

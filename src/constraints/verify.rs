@@ -271,11 +271,7 @@ async fn run(
     let mut details = format!("`{}` {}", program.display(), exit.describe());
     // The header line is for someone reading the log file; details already say it.
     // Stored and shown on a terminal: the command's escapes must not drive it.
-    let tail = crate::escape::controls(
-        &process::tail(&log, TAIL_LINES + 1),
-        crate::escape::Lines::Keep,
-    )
-    .into_owned();
+    let tail = crate::escape::output(&process::tail(&log, TAIL_LINES + 1)).into_owned();
     let output: Vec<&str> = tail.lines().filter(|l| *l != header).collect();
     let output = &output[output.len().saturating_sub(TAIL_LINES)..];
     if !output.is_empty() {

@@ -93,7 +93,7 @@ impl<'a> RunProgress<'a> {
             return String::new();
         }
         let mut text = format!("  --- last lines of {} ---\n", log.display());
-        for l in crate::escape::controls(&tail, crate::escape::Lines::Keep).lines() {
+        for l in crate::escape::output(&tail).lines() {
             text.push_str(&format!("  | {l}\n"));
         }
         text

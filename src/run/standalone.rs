@@ -395,7 +395,7 @@ fn segment_tail(log: &Path, from: u64, to: u64, command: &str) -> String {
         lines.remove(0);
     }
     let shown = &lines[lines.len().saturating_sub(TAIL_LINES)..];
-    let text = crate::escape::controls(&shown.join("\n"), crate::escape::Lines::Keep).into_owned();
+    let text = crate::escape::output(&shown.join("\n")).into_owned();
     last_bytes(text.trim_end(), TAIL_BYTES)
 }
 
@@ -432,7 +432,7 @@ mod tests {
         std::fs::write(&log, text).unwrap();
         let from = "$ first\nA\n".len() as u64;
         let tail = segment_tail(&log, from, text.len() as u64, "echo hi");
-        assert_eq!(tail, "hi \\u{1b}[31mred\\u{1b}[0m\\u{7}");
+        assert_eq!(tail, "hi red\\u{7}");
         assert_eq!(segment_tail(&log, 5, 5, "x"), "");
     }
 }

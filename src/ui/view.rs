@@ -305,7 +305,7 @@ fn log(ctx: &Ctx, query: &[(String, String)]) -> Answer {
     Ok(json!({
         "task": task.id, "attempt": attempt, "attempts": task.attempts,
         "offset": next, "running": running, "exists": exists,
-        "text": crate::output::strip_controls(&String::from_utf8_lossy(&text)),
+        "text": crate::escape::output(&String::from_utf8_lossy(&text)).into_owned(),
     }))
 }
 
@@ -403,7 +403,7 @@ fn events(ctx: &Ctx, query: &[(String, String)]) -> Answer {
                 read_log(&path, None, TIMELINE_TAIL)
                     .ok()
                     .map(|(text, _, _)| {
-                        crate::output::strip_controls(&String::from_utf8_lossy(&text))
+                        crate::escape::output(&String::from_utf8_lossy(&text)).into_owned()
                     })
             })
             .flatten();

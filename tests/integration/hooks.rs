@@ -255,7 +255,7 @@ fn stop_blocks_with_each_failing_check_its_exit_and_the_tail_of_its_log() {
     insta::assert_snapshot!(whole_with_reason(&run), @r#"
     exit: 0
     --- stdout
-    {"decision":"block","reason":"wf: task T1 (task T1) is not done: 3 of its 3 checks fail.\n\n✗ `echo building; for n in $(seq 1 25); do echo \"test $n ok\"; done; printf '\\033[31mFAILED: expected hello\\033[0m\\n' >&2; exit 3` exited with 3; the last lines of its output:\n    test 7 ok\n    test 8 ok\n    test 9 ok\n    test 10 ok\n    test 11 ok\n    test 12 ok\n    test 13 ok\n    test 14 ok\n    test 15 ok\n    test 16 ok\n    test 17 ok\n    test 18 ok\n    test 19 ok\n    test 20 ok\n    test 21 ok\n    test 22 ok\n    test 23 ok\n    test 24 ok\n    test 25 ok\n    \\u{1b}[31mFAILED: expected hello\\u{1b}[0m\n\n✗ `test -f hello.txt` exited with 1 and printed nothing\n\n✗ declared files are missing: hello.txt\n\nFix what these checks report and run them yourself to confirm. When you stop again, wf runs them again; once they pass, `wf workflow-execute` records the task as done."}
+    {"decision":"block","reason":"wf: task T1 (task T1) is not done: 3 of its 3 checks fail.\n\n✗ `echo building; for n in $(seq 1 25); do echo \"test $n ok\"; done; printf '\\033[31mFAILED: expected hello\\033[0m\\n' >&2; exit 3` exited with 3; the last lines of its output:\n    test 7 ok\n    test 8 ok\n    test 9 ok\n    test 10 ok\n    test 11 ok\n    test 12 ok\n    test 13 ok\n    test 14 ok\n    test 15 ok\n    test 16 ok\n    test 17 ok\n    test 18 ok\n    test 19 ok\n    test 20 ok\n    test 21 ok\n    test 22 ok\n    test 23 ok\n    test 24 ok\n    test 25 ok\n    FAILED: expected hello\n\n✗ `test -f hello.txt` exited with 1 and printed nothing\n\n✗ declared files are missing: hello.txt\n\nFix what these checks report and run them yourself to confirm. When you stop again, wf runs them again; once they pass, `wf workflow-execute` records the task as done."}
     --- stderr
     --- reason
     wf: task T1 (task T1) is not done: 3 of its 3 checks fail.
@@ -280,7 +280,7 @@ fn stop_blocks_with_each_failing_check_its_exit_and_the_tail_of_its_log() {
         test 23 ok
         test 24 ok
         test 25 ok
-        \u{1b}[31mFAILED: expected hello\u{1b}[0m
+        FAILED: expected hello
 
     ✗ `test -f hello.txt` exited with 1 and printed nothing
 

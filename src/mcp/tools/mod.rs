@@ -317,7 +317,7 @@ pub(super) fn advice(state: &WorkflowState, n: &Next<'_>) -> String {
 /// (a check's output must not reach the agent's terminal or confuse its reader); and
 /// whether anything was left out.
 pub fn tail(text: &str, lines: usize) -> (String, bool) {
-    let clean = crate::escape::controls(text, crate::escape::Lines::Keep);
+    let clean = crate::escape::output(text);
     let all: Vec<&str> = clean.lines().collect();
     let start = all.len().saturating_sub(lines);
     let mut out = all[start..].join("\n");
@@ -349,8 +349,8 @@ mod tests {
 
     #[test]
     fn a_tail_is_the_last_lines_with_controls_escaped_and_bounded() {
-        let (text, cut) = tail("a\nb\x1b[31mred\x1b[0m\nc\n", 2);
-        assert_eq!((text.as_str(), cut), ("b\\u{1b}[31mred\\u{1b}[0m\nc", true));
+        let (text, cut) = tail("a\nb\x1b[31mred\x1b[0m\x1b[2J\nc\n", 2);
+        assert_eq!((text.as_str(), cut), ("bred\\u{1b}[2J\nc", true));
         let (text, cut) = tail("one\n", 5);
         assert_eq!((text.as_str(), cut), ("one", false));
         let long = "é".repeat(TAIL_MAX_BYTES);
