@@ -275,11 +275,15 @@ pub enum Command {
     ImportResults(ImportResultsArgs),
     /// Write a CI pipeline that runs the plan's tasks as jobs: GitHub Actions or
     /// GitLab CI, one job per task or per chain of tasks, `needs` from the plan's
-    /// dependencies, and a collect job that imports the results and reports.
+    /// dependencies, each task's declared outputs handed to the tasks after it, and
+    /// a collect job that imports the results and reports. Runners, setup steps,
+    /// triggers, timeouts and variables come from `wf.export` in the project config,
+    /// so exporting again keeps them.
     #[command(after_help = concat!(
             "Examples:\n",
             "  wf export github-actions -o .github/workflows/wf.yml\n",
             "  wf export gitlab-ci -o .gitlab-ci.yml\n",
+            "  wf export github-actions --check -o .github/workflows/wf.yml   exit 1 when it is out of date\n",
             "  wf export github-actions --agent-tasks omit   leave agent tasks (and what needs them) out",
         ))]
     Export(ExportArgs),
@@ -709,6 +713,12 @@ pub struct RunTaskArgs {
     /// refusal (implied by CI=true).
     #[arg(long)]
     pub ci: bool,
+    /// Hand task outputs between CI jobs through DIR: first copy the upstream
+    /// tasks' outputs found there into the project (failing a task whose upstream
+    /// output is still missing), then copy each passing task's declared outputs
+    /// (file, creates, modifies) into DIR/<task>/ for the jobs after this one.
+    #[arg(long, value_name = "DIR", value_hint = ValueHint::DirPath)]
+    pub outputs: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -733,24 +743,32 @@ pub struct ExportArgs {
     /// Which CI.
     #[arg(value_enum)]
     pub target: ExportTarget,
-    /// Write the pipeline to FILE instead of stdout.
+    /// Write the pipeline to FILE instead of stdout (with --check: the file to
+    /// compare).
     #[arg(short, long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub output: Option<PathBuf>,
+    /// Write nothing: exit 1 when the pipeline in -o FILE differs from what the plan
+    /// and the settings export now (a CI step that keeps the two in sync).
+    #[arg(long, requires = "output")]
+    pub check: bool,
     /// Tasks that need an agent: `fail` gives each a job whose result fails it, as
     /// `workflow-execute --ci` does; `omit` leaves them, and every task that depends
-    /// on one, out (a comment names them).
-    #[arg(long, value_enum, default_value_t = AgentTasks::Fail)]
-    pub agent_tasks: AgentTasks,
+    /// on one, out (a comment names them). Default: `wf.export.agent_tasks`, else
+    /// `fail`.
+    #[arg(long, value_enum)]
+    pub agent_tasks: Option<AgentTasks>,
     /// How the jobs get wf: `path` (already on the runners' PATH: no build job),
     /// `source` (the project is wf: `cargo install --path .`), `git:URL@COMMIT`
     /// (built once from wf's repository at a pinned commit) or `crate:VERSION`
-    /// (a crates.io release). Default: `source` in wf's own repository, else `path`.
+    /// (a crates.io release). Default: `wf.export.install`, else `source` in wf's
+    /// own repository, else `path`.
     #[arg(long, value_name = "HOW")]
     pub install: Option<String>,
     /// The most task jobs to write; tasks are packed into fewer jobs beyond it.
-    #[arg(long, value_name = "N", default_value_t = 200,
+    /// Default: `wf.export.max_jobs`, else 200.
+    #[arg(long, value_name = "N",
           value_parser = clap::value_parser!(u32).range(1..=10_000))]
-    pub max_jobs: u32,
+    pub max_jobs: Option<u32>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -12,6 +12,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Result, WfError};
 
+pub mod export;
+
 pub const CONFIG_PATH: &str = ".claude/config/project-config.json";
 
 /// The context window the usage percentage is taken of, when the config sets none.
@@ -109,6 +111,10 @@ pub struct WfSettings {
     /// Action → capability overrides.
     #[serde(default)]
     pub capabilities: BTreeMap<String, String>,
+    /// What `wf export` writes besides the plan's jobs (docs/distributed.md
+    /// "Settings").
+    #[serde(default)]
+    pub export: export::ExportSettings,
 }
 
 /// `wf.classify`: see `plan::classify`.
@@ -291,6 +297,29 @@ fn check_ranges(path: &Path, text: &str, wf: &WfSettings) -> Result<()> {
     Ok(())
 }
 
+/// For serde's "unknown field `X`, expected one of `a`, `b`": `; did you mean `a`?`
+/// when one of them is a slip away (`runs-on` for `runs_on`), else nothing.
+fn did_you_mean(message: &str) -> String {
+    static UNKNOWN: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"unknown field `([^`]*)`, expected (?:one of )?((?:`[^`]*`(?:, | or )?)+)").ok()
+    });
+    let Some(caps) = UNKNOWN.as_ref().and_then(|re| re.captures(message)) else {
+        return String::new();
+    };
+    let norm = |s: &str| -> Vec<char> { s.to_lowercase().replace('-', "_").chars().collect() };
+    let unknown = norm(&caps[1]);
+    let most = if unknown.len() <= 5 { 1 } else { 2 };
+    caps[2]
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(|known| (crate::plan::edit_distance(&unknown, &norm(known)), known))
+        .filter(|(d, _)| *d <= most)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, known)| format!("; did you mean `{known}`?"))
+        .unwrap_or_default()
+}
+
 impl Config {
     /// Reads the config of `project`, or the defaults when it has none.
     pub fn load(project: &Path) -> Result<Config> {
@@ -321,15 +350,17 @@ impl Config {
         }
         let mut config: Config = serde_json::from_str(text).map_err(|e| {
             WfError::usage(format!(
-                "{}:{}:{}: invalid project config: {}",
+                "{}:{}:{}: invalid project config: {}{}",
                 path.display(),
                 e.line(),
                 e.column(),
-                crate::error::one_line(&e.to_string())
+                crate::error::one_line(&e.to_string()),
+                did_you_mean(&e.to_string())
             ))
         })?;
         config.path = Some(path.to_path_buf());
         check_ranges(path, text, &config.wf)?;
+        export::check(path, text, &config.wf.export)?;
         for (i, ex) in config.wf.executors.iter().enumerate() {
             if ex.command.is_empty() || ex.command[0].is_empty() {
                 return Err(WfError::usage(format!(

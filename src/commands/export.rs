@@ -1,68 +1,117 @@
-//! `wf export github-actions|gitlab-ci [-o FILE]`: the imported plan as a CI
-//! pipeline (docs/distributed.md "Exporting a pipeline"). Read-only: the jobs come
-//! from `src/plan/jobs.rs`, the YAML from `src/report/export/`.
+//! `wf export github-actions|gitlab-ci [-o FILE] [--check]`: the imported plan as a
+//! CI pipeline (docs/distributed.md "Exporting a pipeline"), with the project's
+//! `wf.export` settings. Read-only but for FILE: the jobs come from
+//! `src/plan/jobs.rs`, the YAML from `src/report/export/`. `--check` writes nothing
+//! and exits 1 when FILE is not what would be written.
 
 use serde_json::json;
 
 use crate::cli::{AgentTasks, ExportArgs, ExportTarget};
+use crate::config::export::ExportSettings;
 use crate::error::{Result, WfError};
 use crate::output::Output;
-use crate::plan::jobs::{self, Limits};
+use crate::plan::jobs::{self, Leave, Limits};
 use crate::project::Project;
 use crate::report::export::{self, Install, Pipeline};
 use crate::run::policy::needs_agent;
 use crate::state::model::Task;
+use crate::state::TaskStatus;
 
 pub fn run(project: &Project, args: &ExportArgs, out: &Output) -> Result<i32> {
     let (_, state) = super::load_state(project)?;
     state.require_tasks()?;
     let plan_path = plan_path(project, state.plan_file.as_deref())?;
     export::check_plan_path(&plan_path).map_err(WfError::usage)?;
-    let install = match &args.install {
-        Some(text) => Install::parse(text).map_err(WfError::usage)?,
-        None if is_wf_source(&project.dir) => Install::Source,
-        None => {
-            // wf has no crates.io release to install: without a word from the user,
-            // the jobs expect it on the runners, and say so when it is not there.
-            if out.says() {
-                crate::output::stderr_line(format_args!(
-                    "note: the jobs expect wf on the runners' PATH (--install path); for GitHub-hosted or stock runners, export with --install git:URL@COMMIT to build it in the pipeline"
-                ));
-            }
-            Install::Path
-        }
+    let settings = &project.config.wf.export;
+    let config_path = project.config.display_path();
+    let install = install(project, args, settings, &config_path, out)?;
+    let agent_tasks = match (args.agent_tasks, settings.agent_tasks.as_deref()) {
+        (Some(a), _) => a,
+        (None, Some("omit")) => AgentTasks::Omit,
+        (None, _) => AgentTasks::Fail,
     };
-    let omit_agents = args.agent_tasks == AgentTasks::Omit;
-    let omit = |t: &Task| -> Option<String> {
-        if !t.blocked_by.is_empty() {
-            return Some(format!(
-                "blocked by {}; lift it with `wf workflow-unblock` and export again",
-                t.blocked_by.join(", ")
+    let leave = |t: &Task| -> Option<Leave> {
+        if t.status == TaskStatus::Skipped {
+            return Some(Leave::Skipped(
+                "the plan skips it (deferred); its dependants run without it".into(),
             ));
         }
-        (omit_agents && needs_agent(t)).then(|| "it needs an agent (--agent-tasks omit)".into())
+        if !t.blocked_by.is_empty() {
+            return Some(Leave::Out(format!(
+                "blocked by {}; lift it with `wf workflow-unblock` and export again",
+                t.blocked_by.join(", ")
+            )));
+        }
+        (agent_tasks == AgentTasks::Omit && needs_agent(t))
+            .then(|| Leave::Out("it needs an agent (--agent-tasks omit)".into()))
     };
+    let max_jobs = args
+        .max_jobs
+        .map(u64::from)
+        .or(settings.max_jobs)
+        .unwrap_or(200);
     let limits = Limits {
-        max_jobs: args.max_jobs as usize,
-        max_needs: match args.target {
-            ExportTarget::GithubActions => None,
-            ExportTarget::GitlabCi => Some(export::GITLAB_MAX_NEEDS),
-        },
+        max_jobs: max_jobs as usize,
     };
-    let plan = jobs::plan_jobs(&state.tasks, &omit, limits).map_err(WfError::usage)?;
+    let plan = jobs::plan_jobs(&state.tasks, &leave, limits).map_err(WfError::usage)?;
     if plan.jobs.is_empty() {
         return Err(WfError::usage(
             "no task is left to export (every one was left out); see `wf status`",
         ));
     }
+    let exported: Vec<&Task> = state
+        .tasks
+        .iter()
+        .map(|t| &**t)
+        .filter(|t| plan.jobs.iter().any(|j| j.tasks.contains(&t.id)))
+        .collect();
+    let agents: Vec<&str> = exported
+        .iter()
+        .filter(|t| needs_agent(t))
+        .map(|t| t.id.as_str())
+        .collect();
+    let name = match args.target {
+        ExportTarget::GithubActions => "github-actions",
+        ExportTarget::GitlabCi => "gitlab-ci",
+    };
+    let mut notes = Vec::new();
+    if !agents.is_empty() {
+        notes.push(format!(
+            "{} need(s) an agent, which no CI job runs: each job fails its task (--agent-tasks fail), and the tasks after it do not run; --agent-tasks omit leaves them out with their dependants",
+            agents.join(", ")
+        ));
+    }
+    if args.target == ExportTarget::GitlabCi {
+        for (i, step) in settings.setup.iter().enumerate() {
+            if let Some(action) = &step.uses {
+                notes.push(format!(
+                    "wf.export.setup[{i}] uses the GitHub action {action}, which GitLab has not: it is left out of this pipeline (set wf.export.image to an image that has what it sets up)"
+                ));
+            }
+        }
+    }
+    let header = header(HeaderFacts {
+        target: name,
+        args,
+        plan_path: &plan_path,
+        // Relative: the header is the same wherever the project is checked out.
+        config_path: crate::config::CONFIG_PATH,
+        settings,
+        jobs: &plan,
+        notes: &notes,
+    });
     let pipeline = Pipeline {
         jobs: &plan,
+        tasks: exported.iter().map(|t| (t.id.as_str(), *t)).collect(),
         plan_path: &plan_path,
         install: &install,
+        settings,
+        default_timeout_secs: project.config.wf.timeout_secs.unwrap_or(120),
+        header,
     };
-    let (name, text) = match args.target {
-        ExportTarget::GithubActions => ("github-actions", export::github_actions(&pipeline)),
-        ExportTarget::GitlabCi => ("gitlab-ci", export::gitlab_ci(&pipeline)),
+    let text = match args.target {
+        ExportTarget::GithubActions => export::github_actions(&pipeline),
+        ExportTarget::GitlabCi => export::gitlab_ci(&pipeline),
     };
     let (limit, ci) = match args.target {
         ExportTarget::GithubActions => (export::GITHUB_MAX_BYTES, "GitHub's"),
@@ -73,47 +122,222 @@ pub fn run(project: &Project, args: &ExportArgs, out: &Output) -> Result<i32> {
             "the pipeline would be {} KB, over {ci} limit of {} KB per file ({} tasks in {} jobs, each task id written once); split the plan, or run it in one job with `wf workflow-execute --all --ci`",
             text.len() / 1024,
             limit / 1024,
-            state.tasks.len() - plan.omitted.len(),
+            exported.len(),
             plan.jobs.len()
         )));
     }
-    let omitted: Vec<&str> = plan.omitted.iter().map(|(id, _)| id.as_str()).collect();
-    let task_jobs = plan.jobs.iter().filter(|j| !j.tasks.is_empty()).count();
-    if let Some(path) = &args.output {
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| WfError::io(&e, format!("-o {}: {e}", dir.display())))?;
+    if out.says() {
+        for note in &notes {
+            crate::output::stderr_line(format_args!("note: {note}"));
         }
-        // Whole or not at all, and never through a link planted at the path. Made
-        // absolute: the durable write syncs the file's directory, which a bare name
-        // does not name.
-        let cannot = |e: String| WfError::usage(format!("cannot write {}: {e}", path.display()));
-        let absolute = std::path::absolute(path).map_err(|e| cannot(e.to_string()))?;
-        crate::fs::durable::write_atomic_swept(&absolute, text.as_bytes()).map_err(|e| {
-            WfError::new(
-                e.kind,
-                format!("cannot write {}: {}", path.display(), e.message),
-            )
-        })?;
-        out.json_value(
-            &json!({"format": name, "output": path, "jobs": task_jobs, "omitted": omitted}),
-        );
-        out.say(format!(
-            "wrote {} ({task_jobs} task job(s){})",
-            path.display(),
-            if omitted.is_empty() {
-                String::new()
-            } else {
-                format!("; left out: {}", omitted.join(", "))
-            }
-        ));
+    }
+    let omitted: Vec<&str> = plan.omitted.iter().map(|(id, _)| id.as_str()).collect();
+    let skipped: Vec<&str> = plan.skipped.iter().map(|(id, _)| id.as_str()).collect();
+    let task_jobs = plan.jobs.len();
+    let facts = json!({"format": name, "jobs": task_jobs, "omitted": omitted, "skipped": skipped, "agent_tasks": agents});
+    if args.check {
+        return check(args, &text, facts, out);
+    }
+    if let Some(path) = &args.output {
+        write(path, &text)?;
+        let mut doc = facts;
+        doc["output"] = json!(path);
+        out.json_value(&doc);
+        let mut left = String::new();
+        if !omitted.is_empty() {
+            left.push_str(&format!("; left out: {}", omitted.join(", ")));
+        }
+        if !skipped.is_empty() {
+            left.push_str(&format!("; skipped: {}", skipped.join(", ")));
+        }
+        out.say(format!("wrote {} ({task_jobs} task job(s){left})", path.display()));
         return Ok(0);
     }
-    out.json_value(&json!({"format": name, "text": text, "jobs": task_jobs, "omitted": omitted}));
+    let mut doc = facts;
+    doc["text"] = json!(text);
+    out.json_value(&doc);
     if out.says() {
         out.print(text)?;
     }
     Ok(0)
+}
+
+/// How the jobs get wf: `--install`, else the settings', else `source` in wf's own
+/// repository, else `path` (said on stderr: wf has no crates.io release yet).
+fn install(
+    project: &Project,
+    args: &ExportArgs,
+    settings: &ExportSettings,
+    config_path: &str,
+    out: &Output,
+) -> Result<Install> {
+    if let Some(text) = &args.install {
+        return Install::parse(text).map_err(WfError::usage);
+    }
+    if let Some(text) = &settings.install {
+        return Install::parse(text)
+            .map_err(|e| WfError::usage(format!("{config_path}: wf.export.install: {e}")));
+    }
+    if is_wf_source(&project.dir) {
+        return Ok(Install::Source);
+    }
+    if out.says() {
+        crate::output::stderr_line(format_args!(
+            "note: the jobs expect wf on the runners' PATH (--install path); for GitHub-hosted or stock runners, export with --install git:URL@COMMIT (or set wf.export.install) to build it in the pipeline"
+        ));
+    }
+    Ok(Install::Path)
+}
+
+/// `--check`: whether the file holds what would be written now. Exit 0 when it
+/// does, 1 (naming the first line that differs) when it does not or is missing.
+fn check(args: &ExportArgs, text: &str, mut facts: serde_json::Value, out: &Output) -> Result<i32> {
+    let Some(path) = &args.output else {
+        return Err(WfError::usage("--check needs -o FILE: the pipeline to compare"));
+    };
+    let found = match std::fs::read(path) {
+        Ok(bytes) => Some(String::from_utf8_lossy(&bytes).into_owned()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => {
+            return Err(WfError::io(&e, format!("{}: {e}", path.display())));
+        }
+    };
+    let differs = match &found {
+        None => Some("it does not exist".to_string()),
+        Some(found) if found == text => None,
+        Some(found) => {
+            let line = found
+                .lines()
+                .zip(text.lines())
+                .position(|(a, b)| a != b)
+                .unwrap_or_else(|| found.lines().count().min(text.lines().count()));
+            Some(format!(
+                "line {} differs (now: {:?})",
+                line + 1,
+                crate::error::one_line(text.lines().nth(line).unwrap_or("the end of the file"))
+            ))
+        }
+    };
+    facts["output"] = json!(path);
+    facts["up_to_date"] = json!(differs.is_none());
+    out.json_value(&facts);
+    match differs {
+        None => {
+            out.say(format!("{} is up to date", path.display()));
+            Ok(0)
+        }
+        Some(why) => {
+            if out.says() {
+                crate::output::stderr_line(format_args!(
+                    "{} is out of date: {why}; export it again with the same command without --check",
+                    path.display()
+                ));
+            }
+            Ok(1)
+        }
+    }
+}
+
+/// Writes the pipeline whole or not at all, and never through a link planted at the
+/// path.
+fn write(path: &std::path::Path, text: &str) -> Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| WfError::io(&e, format!("-o {}: {e}", dir.display())))?;
+    }
+    // Made absolute: the durable write syncs the file's directory, which a bare name
+    // does not name.
+    let cannot = |e: String| WfError::usage(format!("cannot write {}: {e}", path.display()));
+    let absolute = std::path::absolute(path).map_err(|e| cannot(e.to_string()))?;
+    crate::fs::durable::write_atomic_swept(&absolute, text.as_bytes()).map_err(|e| {
+        WfError::new(
+            e.kind,
+            format!("cannot write {}: {}", path.display(), e.message),
+        )
+    })
+}
+
+/// What the header says made the file.
+struct HeaderFacts<'a> {
+    target: &'a str,
+    args: &'a ExportArgs,
+    plan_path: &'a str,
+    config_path: &'a str,
+    settings: &'a ExportSettings,
+    jobs: &'a jobs::JobPlan,
+    notes: &'a [String],
+}
+
+/// The comment lines at the top: the command and the settings that made the file
+/// (so exporting again reproduces it, and `--check` tells when it would not), what
+/// was left out or skipped, and what to know about agent tasks.
+fn header(f: HeaderFacts<'_>) -> Vec<String> {
+    let mut flags = String::new();
+    if let Some(i) = &f.args.install {
+        flags.push_str(&format!(" --install {i}"));
+    }
+    if let Some(a) = f.args.agent_tasks {
+        flags.push_str(match a {
+            AgentTasks::Fail => " --agent-tasks fail",
+            AgentTasks::Omit => " --agent-tasks omit",
+        });
+    }
+    if let Some(m) = f.args.max_jobs {
+        flags.push_str(&format!(" --max-jobs {m}"));
+    }
+    let set = settings_named(f.settings);
+    let mut lines = vec![
+        format!("Written by `wf export {}{flags}` from the plan {},", f.target, f.plan_path),
+        if set.is_empty() {
+            format!("with no wf.export settings in {}.", f.config_path)
+        } else {
+            format!("with the wf.export settings of {}: {}.", f.config_path, set.join(", "))
+        },
+        "Change the plan or the settings, not this file, and export again;".into(),
+        format!(
+            "`wf export {}{flags} --check -o THIS_FILE` exits 1 when it is out of date.",
+            f.target
+        ),
+        "Each task job runs `wf run-task`; the collect job imports every result".into(),
+        "(`wf import-results`) and reports.".into(),
+    ];
+    if !f.jobs.skipped.is_empty() {
+        lines.push("Skipped (not run; what depends on them runs):".into());
+        for (id, why) in &f.jobs.skipped {
+            lines.push(format!("  {id}: {why}"));
+        }
+    }
+    if !f.jobs.omitted.is_empty() {
+        lines.push("Left out:".into());
+        for (id, why) in &f.jobs.omitted {
+            lines.push(format!("  {id}: {why}"));
+        }
+    }
+    for note in f.notes {
+        lines.push(format!("Note: {note}."));
+    }
+    lines
+}
+
+/// The names of the settings a config sets, in the order docs/distributed.md lists
+/// them.
+fn settings_named(s: &ExportSettings) -> Vec<&'static str> {
+    [
+        ("install", s.install.is_some()),
+        ("agent_tasks", s.agent_tasks.is_some()),
+        ("max_jobs", s.max_jobs.is_some()),
+        ("runs_on", s.runs_on.is_some()),
+        ("image", s.image.is_some()),
+        ("tags", !s.tags.is_empty()),
+        ("setup", !s.setup.is_empty()),
+        ("triggers", s.triggers.is_some()),
+        ("timeout_minutes", s.timeout_minutes.is_some()),
+        ("env", !s.env.is_empty()),
+        ("concurrency", s.concurrency.is_some()),
+    ]
+    .into_iter()
+    .filter_map(|(name, set)| set.then_some(name))
+    .collect()
 }
 
 /// Whether the project is wf's own source (its Cargo.toml's package is `wf`): then

@@ -13,7 +13,7 @@ use crate::cli::RunTaskArgs;
 use crate::error::{Result, WfError};
 use crate::output::Output;
 use crate::project::Project;
-use crate::run::standalone;
+use crate::run::{carry, standalone};
 
 pub fn run(project: &Project, args: &RunTaskArgs, out: &Output) -> Result<i32> {
     // The signing key, out of the environment before anything runs: the checks are
@@ -37,6 +37,9 @@ pub fn run(project: &Project, args: &RunTaskArgs, out: &Output) -> Result<i32> {
     if args.result_dir.is_some() {
         return chain(project, &state, args, ci, key.as_deref(), out);
     }
+    if args.outputs.is_some() {
+        return chain(project, &state, args, ci, key.as_deref(), out);
+    }
     let result = standalone::run_task(
         &project.dir,
         &project.config,
@@ -44,6 +47,7 @@ pub fn run(project: &Project, args: &RunTaskArgs, out: &Output) -> Result<i32> {
         task,
         ci,
         key.as_deref(),
+        None,
     )?;
     if let Some(path) = &args.result {
         write_result(path, &result)?;
@@ -61,10 +65,12 @@ fn say(out: &Output, result: &standalone::TaskResultFile, written: Option<&Path>
     );
 }
 
-/// `wf run-task T1 T2 … [--result-dir DIR]`: each task in turn, each result written
-/// as soon as it is known; after the first failure the rest do not run (they are
-/// named as not run, and stay pending where the results are imported, like the
-/// dependants of a failed task in a local run).
+/// `wf run-task T1 T2 … [--result-dir DIR] [--outputs DIR]`: each task in turn, each
+/// result written as soon as it is known; after the first failure the rest do not
+/// run (they are named as not run, and stay pending where the results are imported,
+/// like the dependants of a failed task in a local run). With `--outputs`, the
+/// upstream outputs come in first and each passing task's go out
+/// (`src/run/carry.rs`).
 fn chain(
     project: &Project,
     state: &crate::state::model::WorkflowState,
@@ -76,6 +82,9 @@ fn chain(
     let mut results: Vec<Value> = Vec::new();
     let mut not_run: Vec<Value> = Vec::new();
     let mut failed: Option<&str> = None;
+    if let Some(dir) = &args.outputs {
+        carry::restore(&project.dir, dir, state)?;
+    }
     for id in &args.tasks {
         if let Some(first) = failed {
             let reason = format!("{first} failed before it in this chain");
@@ -85,7 +94,16 @@ fn chain(
             not_run.push(json!({"task_id": id, "reason": reason}));
             continue;
         }
-        let result = standalone::run_task(&project.dir, &project.config, state, id, ci, key)?;
+        let task = state.task(id).ok_or_else(|| WfError::usage(format!("no task {id}")))?;
+        let cannot = args
+            .outputs
+            .as_ref()
+            .and_then(|_| carry::missing_upstream(&project.dir, state, task));
+        let result =
+            standalone::run_task(&project.dir, &project.config, state, id, ci, key, cannot)?;
+        if let (Some(dir), true) = (&args.outputs, result.success) {
+            carry::stage(&project.dir, dir, task)?;
+        }
         let path = args
             .result_dir
             .as_ref()

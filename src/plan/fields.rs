@@ -194,7 +194,7 @@ pub(crate) fn suggest(key: &str) -> Option<&'static str> {
 }
 
 /// Levenshtein distance, in characters.
-fn distance(a: &[char], b: &[char]) -> usize {
+pub(crate) fn distance(a: &[char], b: &[char]) -> usize {
     let mut row: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.iter().enumerate() {
         let mut diag = row.first().copied().unwrap_or(0);

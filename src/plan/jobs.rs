@@ -6,11 +6,17 @@
 //! Past `max_jobs`, jobs are packed by depth: bands of consecutive depths, each
 //! band's jobs that wait for one another merged, the rest spread over the band's
 //! share of jobs — so every dependency stays behind its dependant, whatever the
-//! plan's depth. `needs` lists only what is not already implied
-//! through another need (a transitive reduction), and where a CI caps the `needs` of
-//! one job (GitLab, 50), relay jobs with no task take the surplus. Every dependency
-//! of an exported task is thereby waited for, directly or through other jobs — the
-//! property `tests/integration/distributed.rs` checks on chains, wide and mixed plans.
+//! plan's depth. `needs` lists only what is not already implied through another
+//! need (a transitive reduction), and each job knows its depth, from which a CI
+//! whose `needs` are capped (GitLab, 50) orders the jobs that need more by stage.
+//! Every dependency of an exported task is thereby waited for, directly or through
+//! other jobs — the property `tests/integration/distributed.rs` checks on chains,
+//! wide and mixed plans.
+//!
+//! A task can stay out of the pipeline two ways: left out (an agent task under
+//! `--agent-tasks omit`, a blocked one), when its dependants go too; or skipped (the
+//! plan defers it), when they stay, as a local run runs the dependants of a skipped
+//! task.
 
 use std::borrow::Borrow;
 use std::collections::HashMap;
@@ -21,23 +27,36 @@ use crate::state::model::Task;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Job {
     /// A job id every CI accepts: `task-<first task>` (or `level-N-M` for a packed
-    /// job, `<job>_wait-N-M` for a relay), letters, digits, `-` and `_` only, and
-    /// distinct from every other job's even in another case (GitHub's job ids are
-    /// case-insensitive: `task-T1` and `task-t1` are one id there, so the second is
-    /// `task-t1__2`). [`id_part`] writes `_` only before two hex digits, so neither
-    /// `__` nor `_wait` can come from a task id.
+    /// job), letters, digits, `-` and `_` only, and distinct from every other job's
+    /// even in another case (GitHub's job ids are case-insensitive: `task-T1` and
+    /// `task-t1` are one id there, so the second is `task-t1__2`). [`id_part`] writes
+    /// `_` only before two hex digits, so `__` cannot come from a task id.
     pub id: String,
     pub tasks: Vec<String>,
     /// Indices into [`JobPlan::jobs`], each lower than this job's own.
     pub needs: Vec<usize>,
+    /// 0 for a job that needs none, else one more than the deepest it needs.
+    pub depth: usize,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct JobPlan {
     /// In an order where every job comes after the jobs it needs.
     pub jobs: Vec<Job>,
-    /// Tasks left out, each with why (`omit` said so, or it depends on one that was).
+    /// Tasks left out, each with why (`leave` said so, or it depends on one that
+    /// was).
     pub omitted: Vec<(String, String)>,
+    /// Tasks skipped, each with why; their dependants are in the pipeline.
+    pub skipped: Vec<(String, String)>,
+}
+
+/// Why a task is not in the pipeline.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Leave {
+    /// Left out, and every task that depends on it.
+    Out(String),
+    /// Skipped: its dependants run without it.
+    Skipped(String),
 }
 
 /// The limits a CI puts on a pipeline.
@@ -45,8 +64,6 @@ pub struct JobPlan {
 pub struct Limits {
     /// The most jobs carrying tasks.
     pub max_jobs: usize,
-    /// The most entries in one job's `needs` (none: no documented limit).
-    pub max_needs: Option<usize>,
 }
 
 /// The job id part for a task id: letters, digits and `-` stay, anything else is
@@ -64,15 +81,15 @@ pub fn id_part(task_id: &str) -> String {
     out
 }
 
-/// The plan's tasks as jobs. `omit` names the tasks to leave out, with why; their
-/// dependants go too. `Err` when a task id is not one a plan may hold (ids are
+/// The plan's tasks as jobs. `leave` names the tasks to leave out or skip, with
+/// why ([`Leave`]). `Err` when a task id is not one a plan may hold (ids are
 /// checked at import; a hand-edited state is checked again here, since ids reach the
 /// pipeline's commands) or when the graph is not one (an unknown dependency, a
 /// cycle). Any plan fits `limits.max_jobs`.
 /// `tasks` are a state's (`TaskRef`) or a plan's (`Task`).
 pub fn plan_jobs(
     tasks: &[impl Borrow<Task>],
-    omit: &dyn Fn(&Task) -> Option<String>,
+    leave: &dyn Fn(&Task) -> Option<Leave>,
     limits: Limits,
 ) -> Result<JobPlan, String> {
     let tasks: Vec<&Task> = tasks.iter().map(Borrow::borrow).collect();
@@ -88,15 +105,20 @@ pub fn plan_jobs(
         .map(|(i, t)| (t.id.as_str(), i))
         .collect();
     let order = topological(&tasks, &index)?;
-    // Left out: what `omit` names, then what depends on it, in dependency order.
-    let mut out: Vec<Option<String>> = vec![None; tasks.len()];
+    // Not in the pipeline: what `leave` names, then what depends on a task left out,
+    // in dependency order.
+    let mut out: Vec<Option<Leave>> = vec![None; tasks.len()];
     for &i in &order {
-        out[i] = omit(tasks[i]).or_else(|| {
+        out[i] = leave(tasks[i]).or_else(|| {
             tasks[i]
                 .deps
                 .iter()
-                .find(|d| index.get(d.as_str()).is_some_and(|&j| out[j].is_some()))
-                .map(|d| format!("it depends on {d}, which is left out"))
+                .find(|d| {
+                    index
+                        .get(d.as_str())
+                        .is_some_and(|&j| matches!(out[j], Some(Leave::Out(_))))
+                })
+                .map(|d| Leave::Out(format!("it depends on {d}, which is left out")))
         });
     }
     let kept: Vec<usize> = order
@@ -104,11 +126,13 @@ pub fn plan_jobs(
         .copied()
         .filter(|&i| out[i].is_none())
         .collect();
+    // A skipped dependency is not waited for: it is done as far as its dependants go.
     let deps_of = |i: usize| -> Vec<usize> {
         let mut d: Vec<usize> = tasks[i]
             .deps
             .iter()
             .filter_map(|d| index.get(d.as_str()).copied())
+            .filter(|&j| out[j].is_none())
             .collect();
         d.sort_unstable();
         d.dedup();
@@ -184,25 +208,44 @@ pub fn plan_jobs(
     }
     let needs = reduce(&needs_of(&groups, &job_of));
     let names = distinct_ignoring_case(names);
-    let jobs: Vec<Job> = groups
-        .iter()
-        .zip(names)
-        .enumerate()
-        .map(|(g, (members, id))| Job {
+    let mut jobs: Vec<Job> = Vec::with_capacity(groups.len());
+    for (g, (members, id)) in groups.iter().zip(names).enumerate() {
+        let depth = needs[g].iter().map(|&n| jobs[n].depth + 1).max().unwrap_or(0);
+        jobs.push(Job {
             id,
             tasks: members.iter().map(|&i| tasks[i].id.clone()).collect(),
             needs: needs[g].clone(),
-        })
-        .collect();
-    let jobs = match limits.max_needs {
-        Some(max) => relay(jobs, max),
-        None => jobs,
+            depth,
+        });
+    }
+    let listed = |skipped: bool| -> Vec<(String, String)> {
+        order
+            .iter()
+            .filter_map(|&i| match &out[i] {
+                Some(Leave::Skipped(why)) if skipped => Some((tasks[i].id.clone(), why.clone())),
+                Some(Leave::Out(why)) if !skipped => Some((tasks[i].id.clone(), why.clone())),
+                _ => None,
+            })
+            .collect()
     };
-    let omitted = order
+    Ok(JobPlan {
+        jobs,
+        omitted: listed(false),
+        skipped: listed(true),
+    })
+}
+
+/// Indices of `tasks` in dependency order, document order among equals; `Err` for
+/// an unknown dependency or a cycle. `wf run-task --outputs` restores the outputs
+/// of upstream tasks in this order, so a later writer of a file wins.
+pub fn dependency_order(tasks: &[impl Borrow<Task>]) -> Result<Vec<usize>, String> {
+    let tasks: Vec<&Task> = tasks.iter().map(Borrow::borrow).collect();
+    let index: HashMap<&str, usize> = tasks
         .iter()
-        .filter_map(|&i| out[i].clone().map(|why| (tasks[i].id.clone(), why)))
+        .enumerate()
+        .map(|(i, t)| (t.id.as_str(), i))
         .collect();
-    Ok(JobPlan { jobs, omitted })
+    topological(&tasks, &index)
 }
 
 /// `names` with a `__N` suffix on each one whose lowercase an earlier one already
@@ -370,34 +413,6 @@ fn reduce(needs: &[Vec<usize>]) -> Vec<Vec<usize>> {
     reduced
 }
 
-/// Jobs whose `needs` exceed `max` wait through relay jobs (no task) instead, each
-/// needing at most `max`.
-fn relay(jobs: Vec<Job>, max: usize) -> Vec<Job> {
-    let max = max.max(2);
-    let mut out: Vec<Job> = Vec::with_capacity(jobs.len());
-    let mut moved: Vec<usize> = Vec::with_capacity(jobs.len());
-    for job in jobs {
-        let mut needs: Vec<usize> = job.needs.iter().map(|&n| moved[n]).collect();
-        let mut round = 0;
-        while needs.len() > max {
-            round += 1;
-            let mut next = Vec::new();
-            for (k, chunk) in needs.chunks(max).enumerate() {
-                out.push(Job {
-                    id: format!("{}_wait-{round}-{}", job.id, k + 1),
-                    tasks: Vec::new(),
-                    needs: chunk.to_vec(),
-                });
-                next.push(out.len() - 1);
-            }
-            needs = next;
-        }
-        out.push(Job { needs, ..job });
-        moved.push(out.len() - 1);
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -412,7 +427,6 @@ mod tests {
 
     const WIDE: Limits = Limits {
         max_jobs: 1000,
-        max_needs: None,
     };
 
     fn ids(plan: &JobPlan) -> Vec<(String, Vec<String>, Vec<String>)> {
@@ -476,7 +490,7 @@ mod tests {
             t("C", &[]),
             t("D", &["B", "C"]),
         ];
-        let omit = |t: &Task| (t.id == "A").then(|| "needs an agent".to_string());
+        let omit = |t: &Task| (t.id == "A").then(|| Leave::Out("needs an agent".to_string()));
         let plan = plan_jobs(&tasks, &omit, WIDE).unwrap();
         assert_eq!(
             plan.omitted,
@@ -487,6 +501,30 @@ mod tests {
             ]
         );
         assert_eq!(plan.jobs.len(), 1);
+    }
+
+    #[test]
+    fn a_skipped_task_stays_out_and_its_dependants_run_without_waiting_for_it() {
+        let tasks = [
+            t("A", &[]),
+            t("B", &["A"]),
+            t("C", &["B"]),
+            t("D", &["A", "C"]),
+        ];
+        let skip = |t: &Task| (t.id == "B").then(|| Leave::Skipped("deferred".to_string()));
+        let plan = plan_jobs(&tasks, &skip, WIDE).unwrap();
+        assert_eq!(plan.skipped, vec![("B".into(), "deferred".into())]);
+        assert!(plan.omitted.is_empty());
+        let s = |v: &[&str]| v.iter().map(|x| (*x).to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            ids(&plan),
+            vec![
+                ("task-A".into(), s(&["A"]), s(&[])),
+                ("task-C".into(), s(&["C"]), s(&[])),
+                ("task-D".into(), s(&["D"]), s(&["task-A", "task-C"])),
+            ]
+        );
+        assert_eq!(plan.jobs.iter().map(|j| j.depth).collect::<Vec<_>>(), [0, 0, 1]);
     }
 
     /// Every task in exactly one job; each dependency earlier in the same job, or in
@@ -553,7 +591,6 @@ mod tests {
                 &|_| None,
                 Limits {
                     max_jobs,
-                    max_needs: Some(50),
                 },
             )
             .unwrap();
@@ -566,7 +603,6 @@ mod tests {
             &|_| None,
             Limits {
                 max_jobs: 200,
-                max_needs: None,
             },
         )
         .unwrap();
@@ -587,7 +623,6 @@ mod tests {
             &|_| None,
             Limits {
                 max_jobs: 10,
-                max_needs: None,
             },
         )
         .unwrap();
@@ -604,13 +639,8 @@ mod tests {
         assert_eq!(id_part("T1.2"), "T1_2e2");
         assert_eq!(id_part("T1_2e2"), "T1_5f2e2");
         assert_eq!(id_part("a-b"), "a-b");
-        // Case apart, relays apart.
-        let tasks = [
-            t("T1", &[]),
-            t("t1", &[]),
-            t("T1__2", &[]),
-            t("t1-wait-1-1", &[]),
-        ];
+        // Case apart.
+        let tasks = [t("T1", &[]), t("t1", &[]), t("T1__2", &[])];
         let plan = plan_jobs(&tasks, &|_| None, WIDE).unwrap();
         let named: Vec<&str> = plan.jobs.iter().map(|j| j.id.as_str()).collect();
         assert_eq!(
@@ -619,7 +649,6 @@ mod tests {
                 "task-T1",
                 "task-t1__2",
                 "task-T1_5f_5f2",
-                "task-t1-wait-1-1"
             ]
         );
         let bad = [t("T1; rm -rf /", &[])];
@@ -629,7 +658,7 @@ mod tests {
     }
 
     #[test]
-    fn too_many_jobs_are_packed_by_depth_and_relays_keep_needs_small() {
+    fn too_many_jobs_are_packed_by_depth_and_a_wide_fan_in_keeps_its_needs() {
         // 100 independent tasks, then one that needs them all.
         let mut tasks: Vec<Task> = (0..100).map(|i| t(&format!("W{i}"), &[])).collect();
         let all: Vec<String> = (0..100).map(|i| format!("W{i}")).collect();
@@ -640,7 +669,6 @@ mod tests {
             &|_| None,
             Limits {
                 max_jobs: 10,
-                max_needs: None,
             },
         )
         .unwrap();
@@ -650,12 +678,12 @@ mod tests {
             &|_| None,
             Limits {
                 max_jobs: 1000,
-                max_needs: Some(50),
             },
         )
         .unwrap();
-        assert!(plan.jobs.iter().all(|j| j.needs.len() <= 50));
-        assert!(plan.jobs.iter().any(|j| j.id.starts_with("task-Z_wait-")));
+        // Z needs all hundred, one depth below them (GitLab orders it by stage).
+        let z = plan.jobs.last().unwrap();
+        assert_eq!((z.id.as_str(), z.needs.len(), z.depth), ("task-Z", 100, 1));
         let chain: Vec<Task> = (0..20)
             .map(|i| {
                 if i == 0 {
@@ -673,7 +701,6 @@ mod tests {
                 &|_| None,
                 Limits {
                     max_jobs: 1,
-                    max_needs: None
                 }
             )
             .unwrap()

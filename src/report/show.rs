@@ -252,6 +252,7 @@ mod tests {
                     undeclared: vec!["notes.txt".into()],
                 }),
                 cached: false,
+                runner: None,
             })),
             ..Task::default()
         };

@@ -2,6 +2,7 @@
 //! verifiers, context metrics, and interruption.
 
 pub mod agent;
+pub mod carry;
 pub mod checkpoint;
 pub mod context;
 mod dispatch;

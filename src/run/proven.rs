@@ -27,6 +27,7 @@ impl Engine<'_> {
             claim: outcome.claim.clone(),
             changes: outcome.changes.clone(),
             cached: false,
+            runner: None,
         })
     }
 
@@ -81,6 +82,7 @@ impl Engine<'_> {
             claim: None,
             changes: None,
             cached: true,
+            runner: None,
         };
         self.session.set_task_status(
             &task.id,

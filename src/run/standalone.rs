@@ -27,6 +27,7 @@ use crate::config::Config;
 use crate::error::{Result, WfError};
 use crate::run::policy::needs_agent;
 use crate::run::work::{self, CheckRun, Part, Verdict, WorkCtx};
+pub use crate::state::evidence::Runner;
 use crate::state::evidence::{FileDigest, Inputs};
 use crate::state::model::WorkflowState;
 
@@ -54,6 +55,10 @@ pub struct ResultCheck {
     /// control characters stripped; empty when it printed nothing.
     #[serde(default)]
     pub log_tail: String,
+    /// `sha256:` of all it printed, as a local run's evidence keeps it (the tail is
+    /// cut; the digest is of the whole); none when it printed nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_digest: Option<String>,
 }
 
 /// A result file: one task's checks, run elsewhere.
@@ -161,16 +166,6 @@ pub fn hmac(key: &[u8], body: &[u8]) -> Hmac<sha2::Sha256> {
     mac
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Runner {
-    /// `github-actions` or `gitlab-ci`.
-    pub ci: String,
-    #[serde(default)]
-    pub run_id: Option<String>,
-    #[serde(default)]
-    pub commit: Option<String>,
-}
-
 impl TaskResultFile {
     /// What the id covers: the result without its id.
     pub fn body(&self) -> Vec<u8> {
@@ -208,6 +203,7 @@ fn runner() -> Option<Runner> {
         return Some(Runner {
             ci: "github-actions".into(),
             run_id: var("GITHUB_RUN_ID"),
+            job: var("GITHUB_JOB"),
             commit: var("GITHUB_SHA"),
         });
     }
@@ -215,6 +211,7 @@ fn runner() -> Option<Runner> {
         return Some(Runner {
             ci: "gitlab-ci".into(),
             run_id: var("CI_PIPELINE_ID"),
+            job: var("CI_JOB_NAME"),
             commit: var("CI_COMMIT_SHA"),
         });
     }
@@ -260,7 +257,8 @@ fn agent_refusal(task_id: &str) -> WfError {
 
 /// Runs `task_id`'s checks in `project` and returns the result. An agent task is
 /// refused unless `ci` (then its result is a failure, as `workflow-execute --ci`
-/// fails it).
+/// fails it). With `cannot` (why the task cannot run here: an upstream output is
+/// missing, `src/run/carry.rs`), nothing runs and the result is that failure.
 pub fn run_task(
     project: &Path,
     config: &Config,
@@ -268,6 +266,7 @@ pub fn run_task(
     task_id: &str,
     ci: bool,
     key: Option<&[u8]>,
+    cannot: Option<String>,
 ) -> Result<TaskResultFile> {
     let task = state.task(task_id).ok_or_else(|| {
         WfError::usage(format!(
@@ -299,14 +298,10 @@ pub fn run_task(
         state.constraints.hard.clone(),
     );
     let mut runs = Vec::new();
-    let (verdict, gate) = if agent {
-        (
-            // The reason `workflow-execute --ci` gives, so both runs read alike.
-            Verdict::Failed {
-                reason: crate::run::policy::ci_handoff_reason(task),
-            },
-            None,
-        )
+    // The reason `workflow-execute --ci` gives an agent task, so both runs read alike.
+    let cannot = cannot.or_else(|| agent.then(|| crate::run::policy::ci_handoff_reason(task)));
+    let (verdict, gate) = if let Some(reason) = cannot {
+        (Verdict::Failed { reason }, None)
     } else {
         let log = ctx.log_for(task, 1);
         let mut gate = None;
@@ -337,7 +332,12 @@ pub fn run_task(
             let log_tail = run.log_part.as_ref().map_or_else(String::new, |part| {
                 segment_tail(&log, part.start, part.end, &run.command)
             });
-            ResultCheck { run, log_tail }
+            let log_digest = run.log_digest.clone();
+            ResultCheck {
+                run,
+                log_tail,
+                log_digest,
+            }
         })
         .collect();
     let (success, verified, reason) = match verdict {

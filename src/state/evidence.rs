@@ -33,6 +33,24 @@ pub struct Evidence {
     /// before (docs/proof.md "The cache"); nothing ran.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub cached: bool,
+    /// Where the checks ran when that was a CI job (`wf import-results`,
+    /// docs/distributed.md): the CI, its run, its job and the commit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runner: Option<Runner>,
+}
+
+/// The CI job a result of `wf run-task` came from, from the job's environment.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Runner {
+    /// `github-actions` or `gitlab-ci`.
+    pub ci: String,
+    #[serde(default)]
+    pub run_id: Option<String>,
+    /// The job's id in the pipeline (`GITHUB_JOB`, `CI_JOB_NAME`).
+    #[serde(default)]
+    pub job: Option<String>,
+    #[serde(default)]
+    pub commit: Option<String>,
 }
 
 /// What the checks ran on. Two equal `fingerprint`s mean the same task definition,

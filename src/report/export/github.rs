@@ -1,25 +1,38 @@
-//! The GitHub Actions workflow: a `build` job installs wf once and uploads it (none
-//! when wf is already on the runners, `--install path`), one job per entry of the job plan runs its tasks with `wf run-task` and uploads the
-//! results, and `collect` (`if: always()`) imports them, writes the job summary and
-//! uploads the state and the JUnit report.
+//! The GitHub Actions workflow: a `build` job installs wf once — from the cache
+//! when the same wf was built before — and uploads it (none when wf is already on
+//! the runners, `--install path`), one job per entry of the job plan runs its tasks
+//! with `wf run-task`, hands its tasks' outputs on and uploads its results, and
+//! `collect` (`if: always()`) imports them, writes the job summary and uploads the
+//! state and the JUnit report.
 
-use super::yaml::{document, map, s, Node};
+use super::actions::{CACHE, CHECKOUT, DOWNLOAD, UPLOAD};
+use super::yaml::{document, map, s, strs, Entry, Node};
 use super::{
-    header, import_line, run_task_line, tasks_name, Install, Pipeline, IMPORT_PLAN, RESULTS,
+    import_line, run_task_line, Install, Pipeline, IMPORT_PLAN, OUTPUTS, RESULTS,
     WF_ON_PATH_CHECK,
 };
+use crate::config::export::SetupStep;
 use crate::run::import::ARTIFACT_PREFIX;
 
-const CHECKOUT: &str = "actions/checkout@v4";
-const UPLOAD: &str = "actions/upload-artifact@v4";
-const DOWNLOAD: &str = "actions/download-artifact@v4";
-
-fn run(line: &str) -> Node {
-    map(vec![("run", s(line))])
-}
+/// The artifact a job hands its tasks' outputs on in.
+const OUTPUT_PREFIX: &str = "wf-out-";
 
 fn named_run(name: &str, line: &str) -> Node {
     map(vec![("name", s(name)), ("run", s(line))])
+}
+
+fn uses(name: &str, action: &str, with: Vec<(&str, Node)>) -> Vec<(&'static str, Node)> {
+    let mut step = Vec::new();
+    if !name.is_empty() {
+        step.push(("name", s(name)));
+    }
+    step.push(("uses", s(action)));
+    step.push(("with", map(with)));
+    step
+}
+
+fn step(pairs: Vec<(&str, Node)>) -> Node {
+    map(pairs)
 }
 
 /// Checkout, then wf on PATH (the build job's, or the runner's own under
@@ -27,22 +40,66 @@ fn named_run(name: &str, line: &str) -> Node {
 fn setup(p: &Pipeline<'_>) -> Vec<Node> {
     let mut steps = vec![map(vec![("uses", s(CHECKOUT))])];
     if *p.install == Install::Path {
-        steps.push(named_run("wf on PATH", WF_ON_PATH_CHECK));
+        steps.push(named_run("Check wf is on PATH", WF_ON_PATH_CHECK));
     } else {
-        steps.push(map(vec![
-            ("uses", s(DOWNLOAD)),
-            (
-                "with",
-                map(vec![("name", s("wf-bin")), ("path", s(".wf-bin"))]),
-            ),
-        ]));
+        steps.push(step(uses(
+            "Get wf",
+            DOWNLOAD,
+            vec![("name", s("wf-bin")), ("path", s(".wf-bin"))],
+        )));
         steps.push(named_run(
-            "wf on PATH",
+            "Put wf on PATH",
             "chmod +x .wf-bin/wf && echo \"$PWD/.wf-bin\" >> \"$GITHUB_PATH\"",
         ));
     }
     steps.push(named_run("Import the plan", IMPORT_PLAN));
     steps
+}
+
+/// A setup step of the settings, as GitHub writes it.
+fn setup_step(step: &SetupStep) -> Node {
+    let mut pairs: Vec<Entry> = Vec::new();
+    if let Some(name) = &step.name {
+        pairs.push(Entry::new("name", s(name.clone())));
+    }
+    if let Some(action) = &step.uses {
+        pairs.push(Entry::new("uses", s(action.clone())));
+        if !step.with.is_empty() {
+            pairs.push(Entry::new(
+                "with",
+                Node::Map(
+                    step.with
+                        .iter()
+                        .map(|(k, v)| Entry::new(k.clone(), value(v)))
+                        .collect(),
+                ),
+            ));
+        }
+    }
+    if !step.env.is_empty() {
+        pairs.push(Entry::new("env", vars(step.env.iter())));
+    }
+    if let Some(run) = &step.run {
+        pairs.push(Entry::new("run", s(run.clone())));
+    }
+    Node::Map(pairs)
+}
+
+/// A `with` value of a setup step: a string or number as text, a boolean as one.
+fn value(v: &serde_json::Value) -> Node {
+    match v {
+        serde_json::Value::Bool(b) => Node::Bool(*b),
+        serde_json::Value::String(text) => s(text.clone()),
+        other => s(other.to_string()),
+    }
+}
+
+fn vars<'a>(pairs: impl Iterator<Item = (&'a String, &'a String)>) -> Node {
+    Node::Map(
+        pairs
+            .map(|(k, v)| Entry::new(k.clone(), s(v.clone())))
+            .collect(),
+    )
 }
 
 /// A step that runs `line` with the signing key (`WF_RESULT_KEY`) from the
@@ -60,166 +117,259 @@ fn keyed_run(name: &str, line: &str) -> Node {
     ])
 }
 
-/// The job that installs wf once and keeps it as the `wf-bin` artifact; none under
-/// `--install path`.
+/// `runs-on`: the settings' labels, else `ubuntu-latest`.
+fn runs_on(p: &Pipeline<'_>) -> Node {
+    match p.settings.runs_on.as_ref().map(crate::config::export::Labels::as_vec) {
+        Some(labels) if labels.len() == 1 => s(labels[0].clone()),
+        Some(labels) => strs(labels),
+        None => s("ubuntu-latest"),
+    }
+}
+
+/// The job that installs wf once and keeps it as the `wf-bin` artifact — restored
+/// from the cache when this wf was built before (keyed by its commit, version or,
+/// for `source`, the hash of its sources); none under `--install path`.
 fn build(p: &Pipeline<'_>) -> Option<Node> {
     let (line, vars) = p.install.cargo_line("\"$RUNNER_TEMP/wf\"")?;
-    let mut install = vec![("name", s("Install wf"))];
+    let key = match p.install.cache_key() {
+        Some(key) => format!("{key}-${{{{ runner.os }}}}"),
+        None => "wf-source-${{ runner.os }}-${{ hashFiles('Cargo.lock', 'Cargo.toml', 'build.rs', 'src/**') }}".into(),
+    };
+    let mut steps = Vec::new();
+    if *p.install == Install::Source {
+        steps.push(map(vec![("uses", s(CHECKOUT))]));
+    }
+    let mut cache = uses(
+        "Restore wf from the cache",
+        CACHE,
+        vec![("path", s("${{ runner.temp }}/wf")), ("key", s(key))],
+    );
+    cache.insert(1, ("id", s("cache")));
+    steps.push(step(cache));
+    let mut install = vec![
+        ("name", s("Install wf")),
+        ("if", s("steps.cache.outputs.cache-hit != 'true'")),
+    ];
     if !vars.is_empty() {
         install.push((
             "env",
             Node::Map(
                 vars.into_iter()
-                    .map(|(k, v)| (k.to_string(), s(v)))
+                    .map(|(k, v)| Entry::new(k, s(v)))
                     .collect(),
             ),
         ));
     }
     install.push(("run", s(line)));
+    steps.push(map(install));
+    steps.push(step(uses(
+        "Hand wf on",
+        UPLOAD,
+        vec![
+            ("name", s("wf-bin")),
+            ("path", s("${{ runner.temp }}/wf/bin/wf")),
+            ("retention-days", Node::Int(1)),
+        ],
+    )));
     Some(map(vec![
-        ("runs-on", s("ubuntu-latest")),
-        (
-            "steps",
-            Node::List(vec![
-                map(vec![("uses", s(CHECKOUT))]),
-                map(install),
-                map(vec![
-                    ("uses", s(UPLOAD)),
-                    (
-                        "with",
-                        map(vec![
-                            ("name", s("wf-bin")),
-                            ("path", s("${{ runner.temp }}/wf/bin/wf")),
-                            ("retention-days", s("1")),
-                        ]),
-                    ),
-                ]),
-            ]),
-        ),
+        ("name", s("Build wf")),
+        ("runs-on", runs_on(p)),
+        ("steps", Node::List(steps)),
     ]))
 }
 
 pub fn github_actions(p: &Pipeline<'_>) -> String {
-    let mut jobs: Vec<(String, Node)> = Vec::new();
+    let mut jobs: Vec<Entry> = Vec::new();
     let build = build(p);
     let built = build.is_some();
     if let Some(job) = build {
-        jobs.push(("build".into(), job));
+        jobs.push(Entry::new("build", job).commented(vec![
+            "wf, built once for every job (or restored from the cache)".into(),
+        ]));
     }
-    let first_needs = || -> Vec<Node> {
+    let first_needs = || -> Vec<String> {
         if built {
-            vec![s("build")]
+            vec!["build".into()]
         } else {
             Vec::new()
         }
     };
-    for job in &p.jobs.jobs {
+    let carries = p.carries();
+    for (j, job) in p.jobs.jobs.iter().enumerate() {
         let mut needs = first_needs();
-        needs.extend(job.needs.iter().map(|&n| s(p.jobs.jobs[n].id.clone())));
-        let mut steps = if job.tasks.is_empty() {
-            Vec::new()
-        } else {
-            setup(p)
-        };
-        if job.tasks.is_empty() {
-            steps.push(run("true"));
-        } else {
-            steps.push(keyed_run(
-                &tasks_name(&job.tasks),
-                &run_task_line(&job.tasks, RESULTS),
-            ));
-            // The artifact's name is the job's: the collect job downloads each into a
-            // directory of that name, which gives only this job's tasks' results.
-            // Hidden files too: the result of a task `.h1` is `.h1.json`.
-            steps.push(map(vec![
-                ("if", s("always()")),
-                ("uses", s(UPLOAD)),
-                (
-                    "with",
-                    map(vec![
-                        ("name", s(format!("{ARTIFACT_PREFIX}{}", job.id))),
-                        ("path", s(format!("{RESULTS}/"))),
-                        ("include-hidden-files", s("true")),
-                        ("if-no-files-found", s("ignore")),
-                    ]),
-                ),
-            ]));
+        needs.extend(job.needs.iter().map(|&n| p.jobs.jobs[n].id.clone()));
+        let mut steps = setup(p);
+        steps.extend(p.setup_for(job).into_iter().map(setup_step));
+        for &n in job.needs.iter().filter(|&&n| carries[n].hands_on) {
+            steps.push(step(uses(
+                &format!("Get the outputs of {}", p.jobs.jobs[n].id),
+                DOWNLOAD,
+                vec![
+                    ("name", s(format!("{OUTPUT_PREFIX}{}", p.jobs.jobs[n].id))),
+                    ("path", s(OUTPUTS)),
+                ],
+            )));
         }
-        let mut body = Vec::new();
+        steps.push(keyed_run(
+            &format!("Run {}", tasks_span(&job.tasks)),
+            &run_task_line(&job.tasks, RESULTS, carries[j].gathers),
+        ));
+        if carries[j].hands_on {
+            steps.push(step(uses(
+                "Hand the outputs on",
+                UPLOAD,
+                vec![
+                    ("name", s(format!("{OUTPUT_PREFIX}{}", job.id))),
+                    ("path", s(format!("{OUTPUTS}/"))),
+                    ("include-hidden-files", Node::Bool(true)),
+                    ("if-no-files-found", s("ignore")),
+                    ("retention-days", Node::Int(1)),
+                ],
+            )));
+        }
+        // The artifact's name is the job's: the collect job downloads each into a
+        // directory of that name, which gives only this job's tasks' results.
+        // Hidden files too: the result of a task `.h1` is `.h1.json`.
+        let mut upload = vec![("name", s("Upload the results")), ("if", s("always()"))];
+        upload.extend(uses(
+            "",
+            UPLOAD,
+            vec![
+                ("name", s(format!("{ARTIFACT_PREFIX}{}", job.id))),
+                ("path", s(format!("{RESULTS}/"))),
+                ("include-hidden-files", Node::Bool(true)),
+                ("if-no-files-found", s("ignore")),
+            ],
+        ));
+        steps.push(map(upload));
+        let mut body = vec![("name", s(p.job_name(job)))];
         if !needs.is_empty() {
-            body.push(("needs", Node::List(needs)));
+            body.push(("needs", strs(needs)));
         }
-        body.push(("runs-on", s("ubuntu-latest")));
-        body.push(("steps", Node::List(steps)));
-        jobs.push((job.id.clone(), map(body)));
+        body.extend([
+            ("runs-on", runs_on(p)),
+            ("timeout-minutes", Node::Int(p.job_minutes(job))),
+            ("steps", Node::List(steps)),
+        ]);
+        jobs.push(Entry::new(job.id.clone(), map(body)).commented(p.job_comments(job)));
     }
     let mut collect_needs = first_needs();
-    collect_needs.extend(p.jobs.jobs.iter().map(|j| s(j.id.clone())));
+    collect_needs.extend(p.jobs.jobs.iter().map(|j| j.id.clone()));
     let mut steps = setup(p);
+    steps.extend(p.setup_for_all().into_iter().map(setup_step));
     steps.extend([
         // One directory per artifact, `results/wf-result-<job>/`: not merged, so
         // the import knows which job each result came from.
-        map(vec![
-            ("uses", s(DOWNLOAD)),
-            (
-                "with",
-                map(vec![
-                    ("pattern", s(format!("{ARTIFACT_PREFIX}*"))),
-                    ("path", s(RESULTS)),
-                ]),
-            ),
-        ]),
+        step(uses(
+            "Get the results",
+            DOWNLOAD,
+            vec![
+                ("pattern", s(format!("{ARTIFACT_PREFIX}*"))),
+                ("path", s(RESULTS)),
+            ],
+        )),
         keyed_run("Import the results", &import_line(p.jobs)),
         map(vec![
             ("name", s("Report")),
             ("if", s("always()")),
             (
                 "run",
-                s("wf report junit -o wf-junit.xml; wf report github-summary >> \"$GITHUB_STEP_SUMMARY\""),
+                s("wf report junit -o wf-junit.xml\nwf report github-summary >> \"$GITHUB_STEP_SUMMARY\"\n"),
             ),
         ]),
-        map(vec![
-            ("if", s("always()")),
-            ("uses", s(UPLOAD)),
-            (
-                "with",
-                map(vec![
+        {
+            let mut upload = vec![("name", s("Upload the state")), ("if", s("always()"))];
+            upload.extend(uses(
+                "",
+                UPLOAD,
+                vec![
                     ("name", s("wf-state")),
-                    ("path", s("wf-junit.xml\n.wf-home/")),
-                    ("include-hidden-files", s("true")),
+                    ("path", s("wf-junit.xml\n.wf-home/\n")),
+                    ("include-hidden-files", Node::Bool(true)),
                     ("if-no-files-found", s("ignore")),
-                ]),
-            ),
-        ]),
+                ],
+            ));
+            map(upload)
+        },
     ]);
-    jobs.push((
-        "collect".into(),
-        map(vec![
-            ("if", s("always()")),
-            ("needs", Node::List(collect_needs)),
-            ("runs-on", s("ubuntu-latest")),
-            ("steps", Node::List(steps)),
+    jobs.push(
+        Entry::new(
+            "collect",
+            map(vec![
+                ("name", s("Import the results")),
+                ("if", s("always()")),
+                ("needs", strs(collect_needs)),
+                ("runs-on", runs_on(p)),
+                ("steps", Node::List(steps)),
+            ]),
+        )
+        .commented(vec![
+            "Every job's results imported into one workflow, whatever failed".into(),
         ]),
-    ));
-    let root = map(vec![
-        ("name", s("wf")),
-        ("on", map(vec![("workflow_dispatch", map(vec![]))])),
-        ("permissions", map(vec![("contents", s("read"))])),
-        (
+    );
+    let mut env = vec![
+        Entry::new("WF_HOME", s("${{ github.workspace }}/.wf-home")),
+        Entry::new("WF_PLAN", s(p.plan_path)),
+    ];
+    env.extend(
+        p.settings
+            .env
+            .iter()
+            .map(|(k, v)| Entry::new(k.clone(), s(v.clone()))),
+    );
+    let concurrency = p.settings.concurrency.clone().unwrap_or_default();
+    let root = Node::Map(vec![
+        Entry::new("name", s("wf")),
+        Entry::new("on", triggers(p)),
+        Entry::new("permissions", map(vec![("contents", s("read"))])),
+        Entry::new(
             "concurrency",
             map(vec![
-                ("group", s("wf-${{ github.workflow }}-${{ github.ref }}")),
-                ("cancel-in-progress", Node::Bool(false)),
+                (
+                    "group",
+                    s(concurrency
+                        .group
+                        .unwrap_or_else(|| "wf-${{ github.workflow }}-${{ github.ref }}".into())),
+                ),
+                (
+                    "cancel-in-progress",
+                    Node::Bool(concurrency.cancel_in_progress.unwrap_or(false)),
+                ),
             ]),
         ),
-        (
-            "env",
-            map(vec![
-                ("WF_HOME", s("${{ github.workspace }}/.wf-home")),
-                ("WF_PLAN", s(p.plan_path)),
-            ]),
-        ),
-        ("jobs", Node::Map(jobs)),
+        Entry::new("env", Node::Map(env)),
+        Entry::new("jobs", Node::Map(jobs)),
     ]);
-    document(&header(p, "github-actions"), &root)
+    document(&p.header, &root)
+}
+
+/// `on:`: the settings' triggers, else a run by hand only.
+fn triggers(p: &Pipeline<'_>) -> Node {
+    let Some(t) = &p.settings.triggers else {
+        return map(vec![("workflow_dispatch", map(vec![]))]);
+    };
+    let mut on = Vec::new();
+    for (name, branches) in [("push", &t.push), ("pull_request", &t.pull_request)] {
+        match branches {
+            Some(b) if b.is_empty() => on.push(Entry::new(name, map(vec![]))),
+            Some(b) => on.push(Entry::new(
+                name,
+                map(vec![("branches", strs(b.iter().cloned()))]),
+            )),
+            None => {}
+        }
+    }
+    if t.workflow_dispatch.unwrap_or(true) {
+        on.push(Entry::new("workflow_dispatch", map(vec![])));
+    }
+    Node::Map(on)
+}
+
+/// `T1`, or `T1..T9 (9 tasks)`.
+fn tasks_span(ids: &[String]) -> String {
+    match ids {
+        [one] => one.clone(),
+        [first, .., last] => format!("{first}..{last} ({} tasks)", ids.len()),
+        [] => "nothing".into(),
+    }
 }

@@ -1,16 +1,17 @@
 //! `wf export`'s pipelines (docs/distributed.md "Exporting a pipeline"): the jobs of
-//! `src/plan/jobs.rs` as a GitHub Actions workflow or a GitLab CI pipeline, written
-//! with the quoting writer of `yaml.rs`.
+//! `src/plan/jobs.rs` as a GitHub Actions workflow or a GitLab CI pipeline, with
+//! the project's `wf.export` settings, written as plain YAML by `yaml.rs`.
 //!
-//! Security: no task text — a name, a command, a requirement — is written anywhere in
-//! the file. A `run:`/`script:` line holds only fixed words, job ids and task ids
+//! Security: no task text — a name, a command, a requirement — reaches a command.
+//! A `run:`/`script:` line of wf's holds only fixed words, job ids and task ids
 //! (checked again by `plan_jobs` to be letters, digits, `_`, `.` and `-`,
-//! single-quoted, and after `--` where wf reads them as arguments);
-//! the `--install` values go through job variables, limited to plain characters
-//! ([`Install::parse`]). The
-//! plan's path reaches commands only through the `WF_PLAN` variable, never spliced
-//! into a line, and [`check_plan_path`] keeps it to plain path characters, so it holds
-//! no `${{ … }}` for GitHub to evaluate either.
+//! single-quoted, and after `--` where wf reads them as arguments); the `--install`
+//! values go through job variables, limited to plain characters ([`Install::parse`]).
+//! The plan's path reaches commands only through the `WF_PLAN` variable, and
+//! [`check_plan_path`] keeps it to plain path characters, so it holds no `${{ … }}`
+//! for GitHub to evaluate either. Task names appear only in comments and in a
+//! GitHub job's `name:`, where [`readable`] leaves no `${{` for GitHub to evaluate.
+//! The settings' own steps and variables are the project's, written as given.
 
 pub mod yaml;
 
@@ -20,16 +21,39 @@ mod gitlab;
 pub use github::github_actions;
 pub use gitlab::gitlab_ci;
 
-use crate::plan::jobs::JobPlan;
+use std::collections::HashMap;
+
+use crate::config::export::{ExportSettings, SetupStep};
+use crate::plan::jobs::{Job, JobPlan};
+use crate::state::model::Task;
+
+/// The actions the GitHub workflow uses, each at its current major version (all
+/// on the node24 runtime): one table, so an update is one line, and `.ci/run`'s
+/// actionlint fails this repository's tests when one is deprecated.
+pub mod actions {
+    pub const CHECKOUT: &str = "actions/checkout@v7";
+    pub const UPLOAD: &str = "actions/upload-artifact@v7";
+    pub const DOWNLOAD: &str = "actions/download-artifact@v8";
+    pub const CACHE: &str = "actions/cache@v6";
+}
 
 /// What a pipeline needs besides its jobs.
 #[derive(Debug, Clone)]
 pub struct Pipeline<'a> {
     pub jobs: &'a JobPlan,
+    /// The workflow's tasks by id: names and phases for comments, timeouts,
+    /// declared outputs.
+    pub tasks: HashMap<&'a str, &'a Task>,
     /// The plan, relative to the project (the repository's root in CI).
     pub plan_path: &'a str,
     /// How the jobs get wf.
     pub install: &'a Install,
+    /// The project's `wf.export` settings.
+    pub settings: &'a ExportSettings,
+    /// A command's timeout when its task sets none (`wf.timeout_secs`, else 120 s).
+    pub default_timeout_secs: u64,
+    /// The comment lines at the top: what made the file and from what.
+    pub header: Vec<String>,
 }
 
 /// The GitLab limit on one job's `needs` (docs/distributed.md "CI limits").
@@ -127,9 +151,10 @@ impl Install {
 
     /// The `cargo install` line of the build job, installing under `root` (a quoted
     /// shell word of the CI's own variables), with the variables it reads; none for
-    /// `path`.
+    /// `path`. Without the default features: the MCP server (`wf mcp`) is no CI's
+    /// business, and leaving it out is a third of the build.
     fn cargo_line(&self, root: &str) -> Option<(String, Vec<(&'static str, String)>)> {
-        let head = format!("cargo install --locked --root {root}");
+        let head = format!("cargo install --locked --no-default-features --root {root}");
         match self {
             Install::Path => None,
             Install::Source => Some((format!("{head} --path ."), Vec::new())),
@@ -144,6 +169,18 @@ impl Install {
                 format!("{head} wf --version \"=$WF_INSTALL_VERSION\""),
                 vec![("WF_INSTALL_VERSION", version.clone())],
             )),
+        }
+    }
+
+    /// The cache key of the built wf, without the runner's system: the commit or
+    /// the version it is built from (plain words, [`Install::parse`]); for `source`,
+    /// none — the GitHub workflow keys it by the hash of the checked-out sources,
+    /// GitLab by the commit.
+    fn cache_key(&self) -> Option<String> {
+        match self {
+            Install::Path | Install::Source => None,
+            Install::Git { rev, .. } => Some(format!("wf-git-{rev}")),
+            Install::Crate { version } => Some(format!("wf-crate-{version}")),
         }
     }
 }
@@ -161,21 +198,61 @@ fn quoted(id: &str) -> String {
 /// Where every job puts its results, and where the collect job finds them.
 const RESULTS: &str = "results";
 
+/// Where a job gathers the outputs it hands on (`wf run-task --outputs`).
+const OUTPUTS: &str = ".wf-out";
+
 /// The line that imports the plan: `--` first, so a plan named `-h.md` is a plan.
 const IMPORT_PLAN: &str = "wf workflow-start -- \"$WF_PLAN\"";
 
-/// The `run-task` line of one job: its tasks in order, each result written to
-/// `DIR/<id>.json`, the first failure ending the chain (docs/distributed.md). The ids
-/// come after `--`, so an id that starts with `-` (`-h1`) is a task, not an option.
-/// One line per job, not per task, so a plan of 10,000 tasks stays far below
-/// GitHub's 500 KB per file.
-fn run_task_line(ids: &[String], dir: &str) -> String {
-    let mut line = format!("wf run-task --ci --result-dir {dir} --");
-    for id in ids {
-        line.push(' ');
-        line.push_str(&quoted(id));
+/// A command as a person writes a long one: `head`, then `args` on lines of their
+/// own (continued with ` \`), as many to a line as fit in about 80 columns — one
+/// line when all do. Every word is a fixed word, a job id or a quoted task id, so
+/// a line break between two of them changes nothing for the shell.
+fn command(head: &str, args: &[String], one_per_line: bool) -> String {
+    const WIDTH: usize = 76;
+    let all = args.iter().map(|a| a.len() + 1).sum::<usize>();
+    if head.len() + all <= WIDTH {
+        let mut line = head.to_string();
+        for a in args {
+            line.push(' ');
+            line.push_str(a);
+        }
+        return line;
     }
-    line
+    let mut out = head.to_string();
+    let mut line = String::new();
+    for a in args {
+        if !line.is_empty() && (one_per_line || line.len() + 1 + a.len() > WIDTH) {
+            out.push_str(" \\\n  ");
+            out.push_str(&line);
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(a);
+    }
+    if !line.is_empty() {
+        out.push_str(" \\\n  ");
+        out.push_str(&line);
+    }
+    out
+}
+
+/// The `run-task` line of one job: its tasks in order, each result written to
+/// `DIR/<id>.json`, the first failure ending the chain (docs/distributed.md), and
+/// with `outputs`, the upstream outputs restored first and each task's handed on.
+/// The ids come after `--`, so an id that starts with `-` (`-h1`) is a task, not an
+/// option. One command per job, not per task, so a plan of 10,000 tasks stays far
+/// below GitHub's 500 KB per file.
+fn run_task_line(ids: &[String], dir: &str, outputs: bool) -> String {
+    let mut head = format!("wf run-task --ci --result-dir {dir}");
+    if outputs {
+        head.push_str(&format!(" --outputs {OUTPUTS}"));
+    }
+    head.push_str(" --");
+    let args: Vec<String> = ids.iter().map(|id| quoted(id)).collect();
+    command(&head, &args, false)
 }
 
 /// The collect job's import: every result under `results/`, each job's directory
@@ -183,37 +260,167 @@ fn run_task_line(ids: &[String], dir: &str) -> String {
 /// "One directory per job"), so a job's commands cannot plant a result for another
 /// job's task, and a task whose result never came fails the job.
 fn import_line(jobs: &JobPlan) -> String {
-    let mut line = format!("mkdir -p {RESULTS} && wf import-results {RESULTS}");
-    for job in jobs.jobs.iter().filter(|j| !j.tasks.is_empty()) {
-        line.push_str(&format!(" --job '{}={}'", job.id, job.tasks.join(",")));
-    }
-    line
+    let args: Vec<String> = jobs
+        .jobs
+        .iter()
+        .filter(|j| !j.tasks.is_empty())
+        .map(|job| format!("--job '{}={}'", job.id, job.tasks.join(",")))
+        .collect();
+    command(
+        &format!("mkdir -p {RESULTS} && wf import-results {RESULTS}"),
+        &args,
+        true,
+    )
 }
 
-/// The step's name for a job's tasks: `Task T1`, or `Tasks T1 to T9 (9)`.
-fn tasks_name(ids: &[String]) -> String {
-    match ids {
-        [one] => format!("Task {one}"),
-        [first, .., last] => format!("Tasks {first} to {last} ({})", ids.len()),
-        [] => "No task".into(),
+/// `text` fit for a comment or a GitHub `name:`: one line, no control or invisible
+/// character, no `${{` (GitHub evaluates one in a job's name), at most `max`
+/// characters.
+pub fn readable(text: &str, max: usize) -> String {
+    let one: String = text
+        .chars()
+        .map(|c| if c.is_whitespace() { ' ' } else { c })
+        .filter(|c| !c.is_control() && !matches!(*c as u32, 0x200B..=0x200F | 0x2028..=0x202E | 0x2060..=0x2069 | 0xFEFF))
+        .collect();
+    let mut one = one.split_whitespace().collect::<Vec<_>>().join(" ");
+    while one.contains("${{") {
+        one = one.replace("${{", "$ {{");
     }
+    if one.chars().count() > max {
+        one = one.chars().take(max.saturating_sub(1)).collect::<String>() + "…";
+    }
+    one
 }
 
-/// The comment lines at the top: what made the file, and what was left out.
-fn header(p: &Pipeline<'_>, how: &str) -> Vec<String> {
-    let mut lines = vec![
-        format!(
-            "Written by `wf export {how}` from the plan {}.",
-            p.plan_path
-        ),
-        "Each task job runs `wf run-task`; the collect job imports every result".into(),
-        "(`wf import-results`) and reports. Export again after changing the plan.".into(),
-    ];
-    if !p.jobs.omitted.is_empty() {
-        lines.push("Left out:".into());
-        for (id, why) in &p.jobs.omitted {
-            lines.push(format!("  {id}: {why}"));
+/// What a job does with task outputs (docs/distributed.md "What a job hands on").
+#[derive(Debug, Clone, Copy)]
+struct Carry {
+    /// It runs `wf run-task --outputs`: upstream outputs restored, its own staged.
+    gathers: bool,
+    /// It uploads them for a job that needs it.
+    hands_on: bool,
+}
+
+impl Pipeline<'_> {
+    fn task(&self, id: &str) -> Option<&Task> {
+        self.tasks.get(id).copied()
+    }
+
+    /// A job's `name:`: its task and what it does (`T3 - Count the words`), or for a
+    /// chain or pack its first and last task (`T1..T4 - Prepare the output
+    /// directory, and 3 more`).
+    fn job_name(&self, job: &Job) -> String {
+        let name = |id: &str| self.task(id).map_or("", |t| t.name.as_str());
+        match job.tasks.as_slice() {
+            [] => "Wait".into(),
+            [one] => readable(&format!("{one} - {}", name(one)), 80),
+            [first, .., last] => readable(
+                &format!(
+                    "{first}..{last} - {}, and {} more",
+                    name(first),
+                    job.tasks.len() - 1
+                ),
+                80,
+            ),
         }
     }
-    lines
+
+    /// The comment above a job: each of its tasks with its name (the first 20).
+    fn job_comments(&self, job: &Job) -> Vec<String> {
+        let mut lines: Vec<String> = job
+            .tasks
+            .iter()
+            .take(20)
+            .map(|id| {
+                let t = self.task(id);
+                let name = t.map_or("", |t| t.name.as_str());
+                let phase = t.map_or("", |t| t.phase.as_str());
+                readable(
+                    &if phase.is_empty() {
+                        format!("{id}: {name}")
+                    } else {
+                        format!("{id}: {name} [{phase}]")
+                    },
+                    100,
+                )
+            })
+            .collect();
+        if job.tasks.len() > 20 {
+            lines.push(format!("… and {} more tasks", job.tasks.len() - 20));
+        }
+        lines
+    }
+
+    /// A task job's timeout in minutes: the settings', else 10 for the job's own
+    /// steps plus, for each task, its commands' timeouts (each may take its own).
+    fn job_minutes(&self, job: &Job) -> u64 {
+        if let Some(m) = self.settings.timeout_minutes {
+            return m;
+        }
+        let secs: u64 = job
+            .tasks
+            .iter()
+            .filter_map(|id| self.task(id))
+            .map(|t| {
+                let each = t.timeout_secs.unwrap_or(self.default_timeout_secs);
+                let commands = t.check_commands().count()
+                    + usize::from(t.has_action("run_tests") || t.quality_gate);
+                each.saturating_mul(commands.max(1) as u64)
+            })
+            .fold(0, u64::saturating_add);
+        (10 + secs.div_ceil(60)).min(*crate::config::export::TIMEOUT_MINUTES_RANGE.end())
+    }
+
+    /// For each job, whether it gathers task outputs (one of its tasks declares a
+    /// file it writes, or a job it needs hands some on) and whether it hands them on
+    /// (it gathers them, and a job needs it).
+    fn carries(&self) -> Vec<Carry> {
+        let jobs = &self.jobs.jobs;
+        let mut gathers: Vec<bool> = Vec::with_capacity(jobs.len());
+        for job in jobs {
+            let own = job
+                .tasks
+                .iter()
+                .filter_map(|id| self.task(id))
+                .any(|t| !crate::run::carry::outputs(t).is_empty());
+            gathers.push(own || job.needs.iter().any(|&n| gathers[n]));
+        }
+        let mut needed = vec![false; jobs.len()];
+        for job in jobs {
+            for &n in &job.needs {
+                needed[n] = true;
+            }
+        }
+        gathers
+            .iter()
+            .zip(needed)
+            .map(|(&gathers, needed)| Carry {
+                gathers,
+                hands_on: gathers && needed,
+            })
+            .collect()
+    }
+
+    /// The setup steps of a job running `job`'s tasks.
+    fn setup_for(&self, job: &Job) -> Vec<&SetupStep> {
+        self.settings
+            .setup
+            .iter()
+            .filter(|step| {
+                step.applies(job.tasks.iter().filter_map(|id| {
+                    self.task(id).map(|t| (t.id.as_str(), t.phase.as_str()))
+                }))
+            })
+            .collect()
+    }
+
+    /// The setup steps of the collect job: those for every job (a quality gate is
+    /// checked again there, with the project's tools).
+    fn setup_for_all(&self) -> Vec<&SetupStep> {
+        self.settings
+            .setup
+            .iter()
+            .filter(|s| s.tasks.is_empty() && s.phases.is_empty())
+            .collect()
+    }
 }

@@ -199,7 +199,8 @@ fn write_log(session: &Session, task_id: &str, attempt: u32, r: &TaskResultFile)
     )
 }
 
-/// The evidence a passing result brings: its checks, and its inputs resealed with
+/// The evidence a passing result brings: its checks (each with its log's digest),
+/// the CI job it came from, and its inputs resealed with
 /// the fingerprints this workflow's dependencies have (a CI job knew none of them),
 /// so it is the fingerprint a local run of the same files would have recorded.
 fn evidence_of(
@@ -215,6 +216,16 @@ fn evidence_of(
             fingerprint: crate::proof::recorded_fingerprint(state, &d.id),
         })
         .collect();
+    // The run's own log digest does not travel in the file (`CheckRun` skips it);
+    // the result's does.
+    let runs: Vec<crate::run::work::CheckRun> = r
+        .checks
+        .iter()
+        .map(|c| crate::run::work::CheckRun {
+            log_digest: c.log_digest.clone(),
+            ..c.run.clone()
+        })
+        .collect();
     crate::state::evidence::Evidence {
         at: r.finished_at.clone(),
         inputs: crate::proof::fingerprint::seal(
@@ -222,7 +233,8 @@ fn evidence_of(
             r.fingerprint.files.clone(),
             deps,
         ),
-        checks: crate::run::work::CheckRun::evidence(r.checks.iter().map(|c| &c.run)),
+        checks: crate::run::work::CheckRun::evidence(&runs),
+        runner: r.runner.clone(),
         ..crate::state::evidence::Evidence::default()
     }
 }

@@ -154,7 +154,7 @@ pub fn import(
     let mut waiting: Vec<(Loaded, Vec<String>)> = Vec::new();
     let mut taken: HashMap<String, (String, PathBuf)> = HashMap::new();
     for item in loaded {
-        let fate = match verdict(session, &item, head.as_deref(), &history, &taken, opts)? {
+        let fate = match verdict(session, &item, &history, &taken, opts)? {
             Ok(notes) => {
                 taken.insert(
                     item.result.task_id.clone(),
@@ -198,10 +198,17 @@ pub fn import(
                 still.push((item, notes));
                 continue;
             }
+            progressed = true;
+            let notes = match on_this_tree(session, &item, head.as_deref(), notes, opts)? {
+                Ok(notes) => notes,
+                Err(fate) => {
+                    summary.results.push(imported(&item, fate, Vec::new()));
+                    continue;
+                }
+            };
             let (fate, notes) = apply::apply(session, &item, notes, &history, opts, &mut txn)?;
             changed |= fate == Fate::Applied;
             summary.results.push(imported(&item, fate, notes));
-            progressed = true;
         }
         waiting = still;
         if !progressed || waiting.is_empty() {
@@ -252,12 +259,11 @@ pub fn import(
     Ok(summary)
 }
 
-/// Whether `item` may be applied: `Ok` with the notes it carries (stale), or the
-/// fate it meets instead.
+/// Whether `item` may be applied, its tree apart ([`on_this_tree`]): `Ok` with the
+/// notes it carries (another plan's result), or the fate it meets instead.
 fn verdict(
     session: &Session,
     item: &Loaded,
-    head: Option<&str>,
     history: &History,
     taken: &HashMap<String, (String, PathBuf)>,
     opts: &Options<'_>,
@@ -266,19 +272,40 @@ fn verdict(
     let state = session.state()?;
     let digest = state.plan_digest.clone().unwrap_or_default();
     let refuse = |why: String| Ok(Err(Fate::Refused(why)));
+    let Some(task) = state.task(&r.task_id) else {
+        return refuse(if r.plan_digest == digest {
+            format!(
+                "this workflow has no task {}",
+                crate::error::one_line(&r.task_id)
+            )
+        } else {
+            format!(
+                "it is for another plan (plan digest {}, this workflow's is {}), which has a task {} this one has not; import results into the workflow of the plan they ran",
+                short(&r.plan_digest),
+                short(&digest),
+                crate::error::one_line(&r.task_id)
+            )
+        });
+    };
+    // Another plan's result is taken for a task whose definition is the same there
+    // and here: an edit to one task refuses that task's results, not the plan's.
+    let mut notes = Vec::new();
     if r.plan_digest != digest {
-        return refuse(format!(
-            "it is for another plan (plan digest {}, this workflow's is {}); import results into the workflow of the plan they ran",
+        if r.fingerprint.definition != task.digest || task.digest.is_empty() {
+            return refuse(format!(
+                "task {}'s definition changed since it ran (the plan's digest was {}, now {}); run it again",
+                task.id,
+                short(&r.plan_digest),
+                short(&digest)
+            ));
+        }
+        notes.push(format!(
+            "the plan changed since it ran (digest {}, now {}), task {}'s definition did not",
             short(&r.plan_digest),
-            short(&digest)
+            short(&digest),
+            task.id
         ));
     }
-    let Some(task) = state.task(&r.task_id) else {
-        return refuse(format!(
-            "this workflow has no task {}",
-            crate::error::one_line(&r.task_id)
-        ));
-    };
     if let Err(why) = trust::check_id(r, opts.key.as_deref()) {
         return refuse(why);
     }
@@ -304,12 +331,28 @@ fn verdict(
     if let Err(why) = trust::check_claim(r, task) {
         return refuse(why);
     }
-    let mut notes = Vec::new();
-    if let Some(why) = trust::tree_mismatch(r, opts.project, head, state, task) {
+    Ok(Ok(notes))
+}
+
+/// Whether `item` ran on this tree, asked when its task's dependencies are done (a
+/// file an upstream task wrote is compared with what that task's evidence says it
+/// left): `Ok` with its notes (stale, under `--allow-stale`), or its refusal.
+fn on_this_tree(
+    session: &Session,
+    item: &Loaded,
+    head: Option<&str>,
+    mut notes: Vec<String>,
+    opts: &Options<'_>,
+) -> Result<std::result::Result<Vec<String>, Fate>> {
+    let state = session.state()?;
+    let Some(task) = state.task(&item.result.task_id) else {
+        return Ok(Ok(notes));
+    };
+    if let Some(why) = trust::tree_mismatch(&item.result, opts.project, head, state, task) {
         if !opts.allow_stale {
-            return refuse(format!(
+            return Ok(Err(Fate::Refused(format!(
                 "{why}; run it again on this tree, or import it as stale with --allow-stale"
-            ));
+            ))));
         }
         notes.push(format!("stale: {why}"));
     }

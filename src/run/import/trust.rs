@@ -197,6 +197,13 @@ pub fn check_claim(r: &TaskResultFile, task: &Task) -> Result<(), String> {
 
 /// Why `r` did not run on this tree (`project` now, at `commit`, for `task`): its
 /// commit, or the declared inputs that differ; `None` when it did.
+///
+/// A file the task itself creates is its output, not an input: what was there
+/// before does not matter. A file an upstream task writes (one the task depends on,
+/// directly or not) was handed to the task's job by that task's job
+/// (docs/distributed.md "What a job hands on"), so it must be what that task's
+/// evidence here says it left, not what this tree holds (a fresh checkout has none
+/// of them).
 pub fn tree_mismatch(
     r: &TaskResultFile,
     project: &Path,
@@ -221,18 +228,27 @@ pub fn tree_mismatch(
             short(&now.commit)
         ));
     }
-    let differ: Vec<&str> = now
+    let here = |path: &str| now.files.iter().find(|f| f.path == path);
+    let mut differ: Vec<&str> = now
         .files
         .iter()
-        .filter(|f| !then.files.contains(f))
+        .filter(|f| !then.files.iter().any(|t| t.path == f.path))
         .map(|f| f.path.as_str())
-        .chain(
-            then.files
-                .iter()
-                .filter(|f| !now.files.iter().any(|n| n.path == f.path))
-                .map(|f| f.path.as_str()),
-        )
         .collect();
+    let mut upstream: Option<HashMap<String, Option<String>>> = None;
+    for f in &then.files {
+        if task.creates.iter().any(|c| c.trim_end_matches('/') == f.path.trim_end_matches('/')) {
+            continue;
+        }
+        if here(&f.path).is_some_and(|n| n.digest == f.digest) {
+            continue;
+        }
+        let left = upstream.get_or_insert_with(|| upstream_outputs(state, task));
+        match left.get(f.path.trim_end_matches('/')) {
+            Some(digest) if *digest == f.digest => {}
+            _ => differ.push(&f.path),
+        }
+    }
     (!differ.is_empty()).then(|| {
         format!(
             "it ran on another tree: {} differ{}",
@@ -240,6 +256,31 @@ pub fn tree_mismatch(
             if differ.len() == 1 { "s" } else { "" }
         )
     })
+}
+
+/// The content each upstream task of `task` left in the files it writes, by its
+/// evidence: path → digest, the last writer in dependency order winning.
+fn upstream_outputs(state: &WorkflowState, task: &Task) -> HashMap<String, Option<String>> {
+    let mut up: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    let mut stack: Vec<&str> = task.deps.iter().map(String::as_str).collect();
+    while let Some(id) = stack.pop() {
+        if up.insert(id) {
+            stack.extend(state.task(id).into_iter().flat_map(|t| t.deps.iter().map(String::as_str)));
+        }
+    }
+    let mut left = HashMap::new();
+    let order = crate::plan::jobs::dependency_order(&state.tasks).unwrap_or_default();
+    for t in order.into_iter().map(|i| &state.tasks[i]).filter(|t| up.contains(t.id.as_str())) {
+        let Some(evidence) = t.proof() else { continue };
+        let outputs = crate::run::carry::outputs(t);
+        for f in evidence.inputs.files {
+            let path = f.path.trim_end_matches('/');
+            if outputs.contains(&path) {
+                left.insert(path.to_string(), f.digest);
+            }
+        }
+    }
+    left
 }
 
 #[cfg(test)]
