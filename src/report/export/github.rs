@@ -5,7 +5,7 @@
 //! `collect` (`if: always()`) imports them, writes the job summary and uploads the
 //! state and the JUnit report.
 
-use super::actions::{CACHE, CHECKOUT, DOWNLOAD, UPLOAD};
+use super::actions::{CACHE_RESTORE, CACHE_SAVE, CHECKOUT, DOWNLOAD, UPLOAD};
 use super::yaml::{document, map, s, strs, Entry, Node};
 use super::{
     import_line, run_task_line, Install, Pipeline, IMPORT_PLAN, OUTPUTS, RESULTS,
@@ -139,17 +139,12 @@ fn build(p: &Pipeline<'_>) -> Option<Node> {
     if *p.install == Install::Source {
         steps.push(map(vec![("uses", s(CHECKOUT))]));
     }
-    let mut cache = uses(
-        "Restore wf from the cache",
-        CACHE,
-        vec![("path", s("${{ runner.temp }}/wf")), ("key", s(key))],
-    );
-    cache.insert(1, ("id", s("cache")));
-    steps.push(step(cache));
-    let mut install = vec![
-        ("name", s("Install wf")),
-        ("if", s("steps.cache.outputs.cache-hit != 'true'")),
-    ];
+    let cached = || vec![("path", s("${{ runner.temp }}/wf")), ("key", s(key.clone()))];
+    let missed = "steps.cache.outputs.cache-hit != 'true'";
+    let mut restore = uses("Restore wf from the cache", CACHE_RESTORE, cached());
+    restore.insert(1, ("id", s("cache")));
+    steps.push(step(restore));
+    let mut install = vec![("name", s("Install wf")), ("if", s(missed))];
     if !vars.is_empty() {
         install.push((
             "env",
@@ -162,6 +157,9 @@ fn build(p: &Pipeline<'_>) -> Option<Node> {
     }
     install.push(("run", s(line)));
     steps.push(map(install));
+    let mut save = vec![("name", s("Keep wf in the cache")), ("if", s(missed))];
+    save.extend(uses("", CACHE_SAVE, cached()));
+    steps.push(map(save));
     steps.push(step(uses(
         "Hand wf on",
         UPLOAD,

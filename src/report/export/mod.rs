@@ -34,7 +34,9 @@ pub mod actions {
     pub const CHECKOUT: &str = "actions/checkout@v7";
     pub const UPLOAD: &str = "actions/upload-artifact@v7";
     pub const DOWNLOAD: &str = "actions/download-artifact@v8";
-    pub const CACHE: &str = "actions/cache@v6";
+    /// The cache's restore and save halves: the build job saves only what it built.
+    pub const CACHE_RESTORE: &str = "actions/cache/restore@v6";
+    pub const CACHE_SAVE: &str = "actions/cache/save@v6";
 }
 
 /// What a pipeline needs besides its jobs.
