@@ -291,7 +291,7 @@ fn header(f: HeaderFacts<'_>) -> Vec<String> {
         if set.is_empty() {
             format!("with no wf.export settings in {}.", f.config_path)
         } else {
-            format!("with the wf.export settings of {}: {}.", f.config_path, set.join(", "))
+            format!("with the wf.export settings of {}:\n  {}.", f.config_path, set.join(", "))
         },
         "Change the plan or the settings, not this file, and export again;".into(),
         format!(

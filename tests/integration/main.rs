@@ -22,6 +22,7 @@ mod events_filter;
 mod execute;
 mod executors;
 mod export_ids;
+mod export_settings;
 mod faults;
 mod foundation;
 mod hardening;
