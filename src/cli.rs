@@ -446,6 +446,11 @@ pub struct CheckArgs {
     /// Exit 1 when there are warnings (errors always exit 2).
     #[arg(long)]
     pub strict: bool,
+    /// Also warn where an exported CI pipeline would run the plan otherwise than
+    /// here: a task naming a file an upstream task names but does not declare it
+    /// writes (a job hands on only declared outputs).
+    #[arg(long)]
+    pub for_ci: bool,
 }
 
 #[derive(Debug, Args, Clone, Default)]

@@ -28,7 +28,24 @@ pub fn run(project: &Project, args: &CheckArgs, out: &Output) -> Result<i32> {
         Some(plan.format),
         &crate::clock::now_rfc3339(),
     );
-    let findings = findings::all(&file, &plan, &audit, &rules);
+    let mut findings = findings::all(&file, &plan, &audit, &rules);
+    if args.for_ci {
+        // What an exported pipeline would not hand a task (`src/run/carry.rs`).
+        findings.extend(
+            crate::run::carry::undeclared_handoffs(&plan.tasks)
+                .into_iter()
+                .map(|(task, line, message)| findings::Finding {
+                    file: file.clone(),
+                    line,
+                    severity: "warning",
+                    kind: "ci",
+                    message,
+                    task: Some(task),
+                    pattern: None,
+                }),
+        );
+        findings.sort_by_key(|f| f.line);
+    }
 
     let count = |s: &str| findings.iter().filter(|f| f.severity == s).count();
     let (errors, warnings, notes) = (count("error"), count("warning"), count("note"));

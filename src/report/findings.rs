@@ -21,7 +21,7 @@ pub(crate) struct Finding {
     pub file: String,
     pub line: usize,
     pub severity: &'static str,
-    /// `plan`, `audit`, `classification` or `ambiguity`.
+    /// `plan`, `audit`, `classification`, `ambiguity` or (`--for-ci`) `ci`.
     pub kind: &'static str,
     pub message: String,
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -193,6 +193,98 @@ pub fn missing_upstream(project: &Path, state: &WorkflowState, task: &Task) -> O
     })
 }
 
+/// Paths a task's text names: words with a `/` or a short extension, not URLs or
+/// options — what `wf check --for-ci` can see of the files a task reads.
+fn named_paths(task: &Task) -> Vec<String> {
+    let mut text: Vec<&str> = vec![task.name.as_str()];
+    text.extend(task.requirement.as_deref());
+    text.extend(task.acceptance.as_deref());
+    text.extend(task.verify.iter().map(String::as_str));
+    for s in &task.steps {
+        text.push(s.action.as_str());
+        text.extend(s.output.as_deref());
+        text.extend(s.check.as_deref());
+    }
+    let mut out: Vec<String> = Vec::new();
+    for word in text.iter().flat_map(|t| {
+        t.split(|c: char| c.is_whitespace() || "`'\"()[]<>,;|&=".contains(c))
+    }) {
+        let w = word.trim_end_matches(['.', ':', '!', '?']);
+        let ext = w
+            .rsplit_once('.')
+            .is_some_and(|(stem, ext)| {
+                !stem.is_empty()
+                    && (1..=5).contains(&ext.len())
+                    && ext.chars().all(|c| c.is_ascii_alphanumeric())
+                    && ext.chars().any(|c| c.is_ascii_alphabetic())
+            });
+        let plain = w.chars().all(|c| c.is_alphanumeric() || "/._-".contains(c));
+        if plain
+            && (w.contains('/') || ext)
+            && !w.starts_with(['-', '/'])
+            && !w.contains("..")
+            && !out.iter().any(|o| o == w)
+        {
+            out.push(w.to_string());
+        }
+    }
+    out
+}
+
+/// Whether `path` is one of `task`'s outputs, or inside one (a directory).
+fn writes(task: &Task, path: &str) -> bool {
+    outputs(task)
+        .iter()
+        .any(|o| *o == path || path.strip_prefix(o).is_some_and(|rest| rest.starts_with('/')))
+}
+
+/// `wf check --for-ci`: each task that names a path an upstream task (one it
+/// depends on, directly or not) names too, when no upstream task declares it
+/// writes it — so a CI job of the task would not be handed it. `(task, line,
+/// message)`, in plan order.
+pub fn undeclared_handoffs(tasks: &[Task]) -> Vec<(String, usize, String)> {
+    let by_id: std::collections::HashMap<&str, &Task> =
+        tasks.iter().map(|t| (t.id.as_str(), t)).collect();
+    let named: std::collections::HashMap<&str, Vec<String>> = tasks
+        .iter()
+        .map(|t| (t.id.as_str(), named_paths(t)))
+        .collect();
+    let mut out = Vec::new();
+    for task in tasks {
+        let mut upstream: Vec<&Task> = Vec::new();
+        let mut stack: Vec<&str> = task.deps.iter().map(String::as_str).collect();
+        let mut seen: HashSet<&str> = HashSet::new();
+        while let Some(id) = stack.pop() {
+            if let Some(up) = by_id.get(id).filter(|_| seen.insert(id)) {
+                upstream.push(up);
+                stack.extend(up.deps.iter().map(String::as_str));
+            }
+        }
+        for path in &named[task.id.as_str()] {
+            // The task writes it itself, or an upstream task declares it: carried.
+            if task.creates.iter().any(|c| c == path) || upstream.iter().any(|u| writes(u, path)) {
+                continue;
+            }
+            let Some(up) = upstream
+                .iter()
+                .filter(|u| named[u.id.as_str()].contains(path))
+                .min_by_key(|u| u.line)
+            else {
+                continue;
+            };
+            out.push((
+                task.id.clone(),
+                task.line,
+                format!(
+                    "task {} names {path}, which {} (upstream) names too but does not declare it writes: a CI job hands on only declared outputs, so {}'s job would not have it; declare it in {} (创建文件/修改文件, creates/modifies), or ignore this if the file is committed",
+                    task.id, up.id, task.id, up.id
+                ),
+            ));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -252,5 +344,19 @@ mod tests {
         std::os::unix::fs::symlink("/etc/hostname", project.join("leak")).unwrap();
         let t = task("T2", &[], &["leak"]);
         assert_eq!(stage(&project, &dir.path().join("c2"), &t).unwrap(), 0);
+    }
+
+    #[test]
+    fn a_path_two_lines_name_but_neither_declares_is_a_handoff_ci_cannot_make() {
+        let mut t1 = task("T1", &[], &[]);
+        t1.requirement = Some("Generate `dist/app.js` and gen/schema.json.".into());
+        t1.creates = vec!["gen/schema.json".into()];
+        let mut t2 = task("T2", &["T1"], &[]);
+        t2.requirement = Some("Bundle dist/app.js with gen/schema.json; see https://x.example/a.html".into());
+        t2.line = 9;
+        let found = undeclared_handoffs(&[t1, t2]);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!((found[0].0.as_str(), found[0].1), ("T2", 9));
+        assert!(found[0].2.contains("names dist/app.js, which T1 (upstream) names too"), "{}", found[0].2);
     }
 }

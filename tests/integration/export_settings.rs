@@ -267,3 +267,31 @@ fn deferred_tasks_are_skipped_and_agent_tasks_are_named_at_export() {
     assert_eq!(doc["skipped"], serde_json::json!(["T2"]));
     assert_eq!(doc["agent_tasks"], serde_json::json!(["T4"]));
 }
+
+#[test]
+fn check_for_ci_warns_of_a_file_a_job_would_not_be_handed() {
+    let t = Test::new();
+    let text = "# Tasks: x\n\n## T1: Build the bundle\n- **阶段**: b\n- **需求**: Write dist/app.js with the bundler.\n- **验证命令**: `mkdir -p dist && echo x > dist/app.js`\n\n## T2: Ship it\n- **阶段**: b\n- **依赖**: T1\n- **需求**: Upload dist/app.js.\n- **验证命令**: `test -f dist/app.js`\n";
+    t.write("tasks.md", text);
+    // Without --for-ci, nothing to say of it; with it, a warning on T2's line.
+    let says = "tasks.md:8: warning: task T2 names dist/app.js, which T1 (upstream) names too but does not declare it writes";
+    assert!(!t.wf(&["check", "tasks.md"]).ok().stdout.contains(says));
+    let run = t.wf(&["check", "--for-ci", "tasks.md"]).ok();
+    assert!(run.stdout.contains(says), "{}", run.stdout);
+    let doc = t.wf(&["check", "--for-ci", "tasks.md", "--json"]).ok().json();
+    assert!(
+        doc["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["kind"] == "ci" && f["task"] == "T2"),
+        "{doc}"
+    );
+    // Declared, it is handed on: no warning.
+    t.write(
+        "tasks.md",
+        &text.replace("- **需求**: Write dist/app.js", "- **创建文件**: dist/app.js\n- **需求**: Write dist/app.js"),
+    );
+    let run = t.wf(&["check", "--for-ci", "tasks.md"]).ok();
+    assert!(!run.stdout.contains("names dist/app.js"), "{}", run.stdout);
+}
