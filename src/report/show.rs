@@ -105,6 +105,28 @@ fn evidence_rows(out: &mut String, e: &Evidence) {
     if let Some(executor) = &e.executor {
         row(out, "  ", "executor", &clean(executor));
     }
+    if let Some(r) = &e.runner {
+        // Where an imported result ran (docs/distributed.md): the CI, its run, its
+        // job and the commit it checked out.
+        let part = |what: &str, v: &Option<String>| {
+            v.as_deref()
+                .map(|v| format!(", {what} {}", clean(v)))
+                .unwrap_or_default()
+        };
+        let commit = r.commit.as_deref().map(|c| c.chars().take(12).collect::<String>());
+        row(
+            out,
+            "  ",
+            "ran in",
+            &format!(
+                "{}{}{}{}",
+                clean(&r.ci),
+                part("run", &r.run_id),
+                part("job", &r.job),
+                part("commit", &commit)
+            ),
+        );
+    }
     if let Some(claim) = &e.claim {
         let mut text = list_or(&claim.changed_files, "no files");
         if !claim.summary.is_empty() {
@@ -252,7 +274,12 @@ mod tests {
                     undeclared: vec!["notes.txt".into()],
                 }),
                 cached: false,
-                runner: None,
+                runner: Some(crate::state::evidence::Runner {
+                    ci: "github-actions".into(),
+                    run_id: Some("42".into()),
+                    job: Some("task-T7".into()),
+                    commit: Some("0123456789abcdef0123456789abcdef01234567".into()),
+                }),
             })),
             ..Task::default()
         };
@@ -272,6 +299,7 @@ checks     pytest -q 'tests/a b.py'
 evidence   passed at 2026-01-08T10:00:00Z, fingerprint sha256:abababababab
   check    /bin/sh -c 'pytest -q '\\''tests/a b.py'\\''' → exit 0 (1.4s)
   executor claude
+  ran in   github-actions, run 42, job task-T7, commit 0123456789ab
   claim    changed src/parse.py: parser written
   changed  notes.txt, src/parse.py (not declared: notes.txt)
   cached   no
