@@ -294,6 +294,9 @@ pub fn readable(text: &str, max: usize) -> String {
     one
 }
 
+/// How many of a job's tasks the comment above it names.
+const COMMENTED: usize = 8;
+
 /// What a job does with task outputs (docs/distributed.md "What a job hands on").
 #[derive(Debug, Clone, Copy)]
 struct Carry {
@@ -327,12 +330,13 @@ impl Pipeline<'_> {
         }
     }
 
-    /// The comment above a job: each of its tasks with its name (the first 20).
+    /// The comment above a job: each of its tasks with its name (the first 8: a
+    /// packed job of hundreds would fill the file with them).
     fn job_comments(&self, job: &Job) -> Vec<String> {
         let mut lines: Vec<String> = job
             .tasks
             .iter()
-            .take(20)
+            .take(COMMENTED)
             .map(|id| {
                 let t = self.task(id);
                 let name = t.map_or("", |t| t.name.as_str());
@@ -347,8 +351,8 @@ impl Pipeline<'_> {
                 )
             })
             .collect();
-        if job.tasks.len() > 20 {
-            lines.push(format!("… and {} more tasks", job.tasks.len() - 20));
+        if job.tasks.len() > COMMENTED {
+            lines.push(format!("… and {} more tasks", job.tasks.len() - COMMENTED));
         }
         lines
     }
