@@ -301,7 +301,10 @@ fn check_ranges(path: &Path, text: &str, wf: &WfSettings) -> Result<()> {
 /// when one of them is a slip away (`runs-on` for `runs_on`), else nothing.
 fn did_you_mean(message: &str) -> String {
     static UNKNOWN: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(r"unknown field `([^`]*)`, expected (?:one of )?((?:`[^`]*`(?:, | or )?)+)").ok()
+        regex::Regex::new(
+            r"unknown field `([^`]*)`, expected (?:one of )?((?:`[^`]*`(?:, | or )?)+)",
+        )
+        .ok()
     });
     let Some(caps) = UNKNOWN.as_ref().and_then(|re| re.captures(message)) else {
         return String::new();

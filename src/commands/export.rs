@@ -150,7 +150,10 @@ pub fn run(project: &Project, args: &ExportArgs, out: &Output) -> Result<i32> {
         if !skipped.is_empty() {
             left.push_str(&format!("; skipped: {}", skipped.join(", ")));
         }
-        out.say(format!("wrote {} ({task_jobs} task job(s){left})", path.display()));
+        out.say(format!(
+            "wrote {} ({task_jobs} task job(s){left})",
+            path.display()
+        ));
         return Ok(0);
     }
     let mut doc = facts;
@@ -193,7 +196,9 @@ fn install(
 /// does, 1 (naming the first line that differs) when it does not or is missing.
 fn check(args: &ExportArgs, text: &str, mut facts: serde_json::Value, out: &Output) -> Result<i32> {
     let Some(path) = &args.output else {
-        return Err(WfError::usage("--check needs -o FILE: the pipeline to compare"));
+        return Err(WfError::usage(
+            "--check needs -o FILE: the pipeline to compare",
+        ));
     };
     let found = match std::fs::read(path) {
         Ok(bytes) => Some(String::from_utf8_lossy(&bytes).into_owned()),
@@ -287,11 +292,18 @@ fn header(f: HeaderFacts<'_>) -> Vec<String> {
     }
     let set = settings_named(f.settings);
     let mut lines = vec![
-        format!("Written by `wf export {}{flags}` from the plan {},", f.target, f.plan_path),
+        format!(
+            "Written by `wf export {}{flags}` from the plan {},",
+            f.target, f.plan_path
+        ),
         if set.is_empty() {
             format!("with no wf.export settings in {}.", f.config_path)
         } else {
-            format!("with the wf.export settings of {}:\n  {}.", f.config_path, set.join(", "))
+            format!(
+                "with the wf.export settings of {}:\n  {}.",
+                f.config_path,
+                set.join(", ")
+            )
         },
         "Change the plan or the settings, not this file, and export again;".into(),
         format!(

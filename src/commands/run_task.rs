@@ -94,7 +94,9 @@ fn chain(
             not_run.push(json!({"task_id": id, "reason": reason}));
             continue;
         }
-        let task = state.task(id).ok_or_else(|| WfError::usage(format!("no task {id}")))?;
+        let task = state
+            .task(id)
+            .ok_or_else(|| WfError::usage(format!("no task {id}")))?;
         let cannot = args
             .outputs
             .as_ref()

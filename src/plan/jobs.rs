@@ -210,7 +210,11 @@ pub fn plan_jobs(
     let names = distinct_ignoring_case(names);
     let mut jobs: Vec<Job> = Vec::with_capacity(groups.len());
     for (g, (members, id)) in groups.iter().zip(names).enumerate() {
-        let depth = needs[g].iter().map(|&n| jobs[n].depth + 1).max().unwrap_or(0);
+        let depth = needs[g]
+            .iter()
+            .map(|&n| jobs[n].depth + 1)
+            .max()
+            .unwrap_or(0);
         jobs.push(Job {
             id,
             tasks: members.iter().map(|&i| tasks[i].id.clone()).collect(),
@@ -425,9 +429,7 @@ mod tests {
         }
     }
 
-    const WIDE: Limits = Limits {
-        max_jobs: 1000,
-    };
+    const WIDE: Limits = Limits { max_jobs: 1000 };
 
     fn ids(plan: &JobPlan) -> Vec<(String, Vec<String>, Vec<String>)> {
         plan.jobs
@@ -524,7 +526,10 @@ mod tests {
                 ("task-D".into(), s(&["D"]), s(&["task-A", "task-C"])),
             ]
         );
-        assert_eq!(plan.jobs.iter().map(|j| j.depth).collect::<Vec<_>>(), [0, 0, 1]);
+        assert_eq!(
+            plan.jobs.iter().map(|j| j.depth).collect::<Vec<_>>(),
+            [0, 0, 1]
+        );
     }
 
     /// Every task in exactly one job; each dependency earlier in the same job, or in
@@ -586,26 +591,12 @@ mod tests {
             })
             .collect();
         for max_jobs in [1, 7, 200, 5000] {
-            let plan = plan_jobs(
-                &tasks,
-                &|_| None,
-                Limits {
-                    max_jobs,
-                },
-            )
-            .unwrap();
+            let plan = plan_jobs(&tasks, &|_| None, Limits { max_jobs }).unwrap();
             let carrying = plan.jobs.iter().filter(|j| !j.tasks.is_empty()).count();
             assert!(carrying <= max_jobs, "{carrying} jobs for {max_jobs}");
             assert_sound(&tasks, &plan);
         }
-        let plan = plan_jobs(
-            &tasks,
-            &|_| None,
-            Limits {
-                max_jobs: 200,
-            },
-        )
-        .unwrap();
+        let plan = plan_jobs(&tasks, &|_| None, Limits { max_jobs: 200 }).unwrap();
         assert_eq!(plan.jobs[0].id, "levels-1-5-1");
         // Layers that never meet spread over the band's jobs: 100 independent chains
         // of 30, in 10 jobs of 10 chains each.
@@ -618,14 +609,7 @@ mod tests {
                 }
             })
             .collect();
-        let plan = plan_jobs(
-            &chains,
-            &|_| None,
-            Limits {
-                max_jobs: 10,
-            },
-        )
-        .unwrap();
+        let plan = plan_jobs(&chains, &|_| None, Limits { max_jobs: 10 }).unwrap();
         assert_eq!(plan.jobs.len(), 10);
         assert!(plan
             .jobs
@@ -643,14 +627,7 @@ mod tests {
         let tasks = [t("T1", &[]), t("t1", &[]), t("T1__2", &[])];
         let plan = plan_jobs(&tasks, &|_| None, WIDE).unwrap();
         let named: Vec<&str> = plan.jobs.iter().map(|j| j.id.as_str()).collect();
-        assert_eq!(
-            named,
-            [
-                "task-T1",
-                "task-t1__2",
-                "task-T1_5f_5f2",
-            ]
-        );
+        assert_eq!(named, ["task-T1", "task-t1__2", "task-T1_5f_5f2",]);
         let bad = [t("T1; rm -rf /", &[])];
         assert!(plan_jobs(&bad, &|_| None, WIDE)
             .unwrap_err()
@@ -664,23 +641,9 @@ mod tests {
         let all: Vec<String> = (0..100).map(|i| format!("W{i}")).collect();
         let refs: Vec<&str> = all.iter().map(String::as_str).collect();
         tasks.push(t("Z", &refs));
-        let plan = plan_jobs(
-            &tasks,
-            &|_| None,
-            Limits {
-                max_jobs: 10,
-            },
-        )
-        .unwrap();
+        let plan = plan_jobs(&tasks, &|_| None, Limits { max_jobs: 10 }).unwrap();
         assert!(plan.jobs.len() <= 10, "{}", plan.jobs.len());
-        let plan = plan_jobs(
-            &tasks,
-            &|_| None,
-            Limits {
-                max_jobs: 1000,
-            },
-        )
-        .unwrap();
+        let plan = plan_jobs(&tasks, &|_| None, Limits { max_jobs: 1000 }).unwrap();
         // Z needs all hundred, one depth below them (GitLab orders it by stage).
         let z = plan.jobs.last().unwrap();
         assert_eq!((z.id.as_str(), z.needs.len(), z.depth), ("task-Z", 100, 1));
@@ -696,16 +659,10 @@ mod tests {
         // A chain is one job, whatever the limit.
         assert_eq!(plan_jobs(&chain, &|_| None, WIDE).unwrap().jobs.len(), 1);
         assert_eq!(
-            plan_jobs(
-                &chain,
-                &|_| None,
-                Limits {
-                    max_jobs: 1,
-                }
-            )
-            .unwrap()
-            .jobs
-            .len(),
+            plan_jobs(&chain, &|_| None, Limits { max_jobs: 1 })
+                .unwrap()
+                .jobs
+                .len(),
             1
         );
     }

@@ -113,7 +113,10 @@ fn evidence_rows(out: &mut String, e: &Evidence) {
                 .map(|v| format!(", {what} {}", clean(v)))
                 .unwrap_or_default()
         };
-        let commit = r.commit.as_deref().map(|c| c.chars().take(12).collect::<String>());
+        let commit = r
+            .commit
+            .as_deref()
+            .map(|c| c.chars().take(12).collect::<String>());
         row(
             out,
             "  ",

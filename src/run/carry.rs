@@ -61,9 +61,8 @@ fn make_dirs(root: &Path, rel: &Path) -> Result<()> {
                     at.display()
                 )))
             }
-            Err(_) => std::fs::create_dir(&at).map_err(|e| {
-                WfError::io(&e, format!("cannot make {}: {e}", at.display()))
-            })?,
+            Err(_) => std::fs::create_dir(&at)
+                .map_err(|e| WfError::io(&e, format!("cannot make {}: {e}", at.display())))?,
         }
     }
     Ok(())
@@ -152,7 +151,10 @@ pub fn restore(project: &Path, dir: &Path, state: &WorkflowState) -> Result<usiz
         let from = dir.join(id_part(&state.tasks[i].id));
         let mut files = Vec::new();
         files_under(&from, Path::new(""), &mut files)?;
-        for rel in files.iter().filter(|r| inside(&r.to_string_lossy()).is_some()) {
+        for rel in files
+            .iter()
+            .filter(|r| inside(&r.to_string_lossy()).is_some())
+        {
             copy_file(&from.join(rel), project, rel)?;
             count += 1;
         }
@@ -206,18 +208,17 @@ fn named_paths(task: &Task) -> Vec<String> {
         text.extend(s.check.as_deref());
     }
     let mut out: Vec<String> = Vec::new();
-    for word in text.iter().flat_map(|t| {
-        t.split(|c: char| c.is_whitespace() || "`'\"()[]<>,;|&=".contains(c))
-    }) {
+    for word in text
+        .iter()
+        .flat_map(|t| t.split(|c: char| c.is_whitespace() || "`'\"()[]<>,;|&=".contains(c)))
+    {
         let w = word.trim_end_matches(['.', ':', '!', '?']);
-        let ext = w
-            .rsplit_once('.')
-            .is_some_and(|(stem, ext)| {
-                !stem.is_empty()
-                    && (1..=5).contains(&ext.len())
-                    && ext.chars().all(|c| c.is_ascii_alphanumeric())
-                    && ext.chars().any(|c| c.is_ascii_alphabetic())
-            });
+        let ext = w.rsplit_once('.').is_some_and(|(stem, ext)| {
+            !stem.is_empty()
+                && (1..=5).contains(&ext.len())
+                && ext.chars().all(|c| c.is_ascii_alphanumeric())
+                && ext.chars().any(|c| c.is_ascii_alphabetic())
+        });
         let plain = w.chars().all(|c| c.is_alphanumeric() || "/._-".contains(c));
         if plain
             && (w.contains('/') || ext)
@@ -233,9 +234,12 @@ fn named_paths(task: &Task) -> Vec<String> {
 
 /// Whether `path` is one of `task`'s outputs, or inside one (a directory).
 fn writes(task: &Task, path: &str) -> bool {
-    outputs(task)
-        .iter()
-        .any(|o| *o == path || path.strip_prefix(o).is_some_and(|rest| rest.starts_with('/')))
+    outputs(task).iter().any(|o| {
+        *o == path
+            || path
+                .strip_prefix(o)
+                .is_some_and(|rest| rest.starts_with('/'))
+    })
 }
 
 /// `wf check --for-ci`: each task that names a path an upstream task (one it
@@ -318,7 +322,10 @@ mod tests {
         state.tasks = vec![TaskRef::new(t2.clone()), TaskRef::new(t1.clone())];
         // T2 is listed first, but depends on T1: its copy is restored last.
         assert_eq!(restore(&b, &carried, &state).unwrap(), 2);
-        assert_eq!(std::fs::read_to_string(b.join("gen/x.txt")).unwrap(), "from T2");
+        assert_eq!(
+            std::fs::read_to_string(b.join("gen/x.txt")).unwrap(),
+            "from T2"
+        );
         assert_eq!(missing_upstream(&b, &state, &t2), None);
         std::fs::remove_file(b.join("gen/x.txt")).unwrap();
         let why = missing_upstream(&b, &state, &t2).unwrap();
@@ -352,11 +359,18 @@ mod tests {
         t1.requirement = Some("Generate `dist/app.js` and gen/schema.json.".into());
         t1.creates = vec!["gen/schema.json".into()];
         let mut t2 = task("T2", &["T1"], &[]);
-        t2.requirement = Some("Bundle dist/app.js with gen/schema.json; see https://x.example/a.html".into());
+        t2.requirement =
+            Some("Bundle dist/app.js with gen/schema.json; see https://x.example/a.html".into());
         t2.line = 9;
         let found = undeclared_handoffs(&[t1, t2]);
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!((found[0].0.as_str(), found[0].1), ("T2", 9));
-        assert!(found[0].2.contains("names dist/app.js, which T1 (upstream) names too"), "{}", found[0].2);
+        assert!(
+            found[0]
+                .2
+                .contains("names dist/app.js, which T1 (upstream) names too"),
+            "{}",
+            found[0].2
+        );
     }
 }

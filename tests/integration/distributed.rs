@@ -432,7 +432,7 @@ fn an_edit_to_one_task_refuses_that_tasks_result_only() {
     ]);
     start(&t, &before);
     run_tasks(&t, &["T1", "T2", "T3"]);
-    t.write("tasks.md", &before.replace("echo two", "echo two again"));
+    t.write("tasks.md", before.replace("echo two", "echo two again"));
     t.wf(&["workflow-start", "tasks.md"]).ok();
     let doc = t
         .wf(&["import-results", "results", "--json"])
@@ -444,19 +444,30 @@ fn an_edit_to_one_task_refuses_that_tasks_result_only() {
             .unwrap()
             .iter()
             .find(|r| r["task_id"] == id)
-            .map(|r| (r["fate"].as_str().unwrap().to_string(), r["reason"].clone(), r["notes"].clone()))
+            .map(|r| {
+                (
+                    r["fate"].as_str().unwrap().to_string(),
+                    r["reason"].clone(),
+                    r["notes"].clone(),
+                )
+            })
             .unwrap()
     };
     assert_eq!(fate("T1").0, "applied", "{doc}");
     assert_eq!(fate("T3").0, "applied", "{doc}");
     assert!(
-        fate("T1").2.to_string().contains("the plan changed since it ran"),
+        fate("T1")
+            .2
+            .to_string()
+            .contains("the plan changed since it ran"),
         "{doc}"
     );
     let (t2, why, _) = fate("T2");
     assert_eq!(t2, "refused");
     assert!(
-        why.as_str().unwrap().contains("task T2's definition changed"),
+        why.as_str()
+            .unwrap()
+            .contains("task T2's definition changed"),
         "{why}"
     );
     assert_eq!(crate::plans::task_status(&t.state(), "T2"), "pending");
@@ -605,7 +616,11 @@ pub fn jobs_of(yaml: &str, gitlab: bool) -> Vec<(String, Vec<String>, Vec<String
                 .or_else(|| text(&item["run"]))
                 .unwrap_or_default();
             let line = joined.replace_all(&line, " ");
-            out.extend(line.lines().filter(|l| !l.trim().is_empty()).map(str::to_string));
+            out.extend(
+                line.lines()
+                    .filter(|l| !l.trim().is_empty())
+                    .map(str::to_string),
+            );
         }
         out
     };
@@ -619,7 +634,10 @@ pub fn jobs_of(yaml: &str, gitlab: bool) -> Vec<(String, Vec<String>, Vec<String
             .collect();
         let stage_of = |job: &Yaml| {
             let name = text(&job["stage"]).expect("a job has a stage");
-            stages.iter().position(|s| *s == name).expect("a known stage")
+            stages
+                .iter()
+                .position(|s| *s == name)
+                .expect("a known stage")
         };
         let map = root.as_hash().expect("a map");
         let reserved = ["workflow", "stages", "variables", "default"];
@@ -860,6 +878,7 @@ fn hostile_task_text_never_reaches_a_command() {
         RUN_TASK_LINE = RUN_TASK_LINE.trim_start_matches('^').trim_end_matches('$')
     ))
     .unwrap();
+    let job_name = regex::Regex::new(r"^    name: ").unwrap();
     for (target, gitlab, schema, install) in [
         ("github-actions", false, "vendor.github-workflows", "path"),
         ("gitlab-ci", true, "vendor.gitlab-ci", "path"),
@@ -890,7 +909,6 @@ fn hostile_task_text_never_reaches_a_command() {
         // Task names are in comments and in a GitHub job's `name:` (by design: a
         // person reads them there); neither runs, and a name holds no `${{` for
         // GitHub to evaluate. Everything else holds none of the task's text.
-        let job_name = regex::Regex::new(r"^    name: ").unwrap();
         let mut yaml = String::new();
         for line in whole.lines() {
             if line.trim_start().starts_with('#') {
@@ -1098,14 +1116,18 @@ fn act(t: &Test, install: &str, extra: &[&str]) -> ActRun {
         &std::env::var_os("PATH").unwrap_or_default(),
     )))
     .unwrap();
-    let local = |action: &str, dir: &str| {
-        format!("{action}={}", stand_ins.join(dir).display())
-    };
+    let local = |action: &str, dir: &str| format!("{action}={}", stand_ins.join(dir).display());
     let out = std::process::Command::new("act")
         .args(["workflow_dispatch", "-W", ".github/workflows/wf.yml"])
         .args(["-P", "ubuntu-latest=-self-hosted", "--no-cache-server"])
-        .args(["--local-repository", &local("actions/upload-artifact@v7", "upload-artifact")])
-        .args(["--local-repository", &local("actions/download-artifact@v8", "download-artifact")])
+        .args([
+            "--local-repository",
+            &local("actions/upload-artifact@v7", "upload-artifact"),
+        ])
+        .args([
+            "--local-repository",
+            &local("actions/download-artifact@v8", "download-artifact"),
+        ])
         .args(["--local-repository", &local("actions/cache@v6", "cache")])
         .arg("--env")
         .arg(format!("WF_ACT_ARTIFACTS={}", artifacts.display()))
@@ -1114,7 +1136,10 @@ fn act(t: &Test, install: &str, extra: &[&str]) -> ActRun {
         .arg("--env")
         .arg(format!("WF_ACT_WF={}", wf.display()))
         .arg("--env")
-        .arg(format!("WF_ACT_CARGO_LOG={}", t.root.join("cargo.log").display()))
+        .arg(format!(
+            "WF_ACT_CARGO_LOG={}",
+            t.root.join("cargo.log").display()
+        ))
         .arg("--action-cache-path")
         .arg(t.root.join("act-cache"))
         .args(extra)
@@ -1382,9 +1407,7 @@ fn evidence_kept(state: &Value) -> Vec<(String, Value)> {
                 .as_array()
                 .into_iter()
                 .flatten()
-                .map(|c| {
-                    serde_json::json!([c["what"], c["argv"], c["exit_code"], c["log_digest"]])
-                })
+                .map(|c| serde_json::json!([c["what"], c["argv"], c["exit_code"], c["log_digest"]]))
                 .collect();
             (
                 t["id"].as_str().unwrap().to_string(),
@@ -1417,26 +1440,58 @@ fn upstream_outputs_reach_their_readers_under_act_as_in_a_local_run() {
     // T1's file went from T1's job through T2's to T4's, and T3's and T5's versions
     // of docs/api.txt both travelled, T5's restored last.
     let carried = |artifact: &str, file: &str| run.artifacts.join(artifact).join(file).is_file();
-    assert!(carried("wf-out-task-T2", "T1/gen/schema.txt"), "{}", run.log);
-    assert!(carried("wf-out-task-T4", "T1/gen/schema.txt"), "{}", run.log);
+    assert!(
+        carried("wf-out-task-T2", "T1/gen/schema.txt"),
+        "{}",
+        run.log
+    );
+    assert!(
+        carried("wf-out-task-T4", "T1/gen/schema.txt"),
+        "{}",
+        run.log
+    );
     assert!(carried("wf-out-task-T5", "T3/docs/api.txt"), "{}", run.log);
     assert!(carried("wf-out-task-T5", "T5/docs/api.txt"), "{}", run.log);
     let state = uploaded_state(&run.artifacts, &run.log);
     assert_eq!(state["status"], "completed", "{}", run.log);
-    assert_eq!(crate::plans::statuses(&state), crate::plans::statuses(&local.state()));
+    assert_eq!(
+        crate::plans::statuses(&state),
+        crate::plans::statuses(&local.state())
+    );
     assert_eq!(crate::plans::task_status(&state, "T10"), "skipped");
     assert_eq!(evidence_kept(&state), evidence_kept(&local.state()));
     // Provenance: the CI, its job and its commit in each imported task's evidence.
-    let t4 = state["tasks"].as_array().unwrap().iter().find(|t| t["id"] == "T4").unwrap();
+    let t4 = state["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["id"] == "T4")
+        .unwrap();
     let runner = &t4["evidence"]["runner"];
     assert_eq!(runner["ci"], "github-actions", "{t4}");
     assert_eq!(runner["job"], "task-T4", "{t4}");
-    assert!(runner["commit"].as_str().is_some_and(|c| c.len() == 40), "{t4}");
+    assert!(
+        runner["commit"].as_str().is_some_and(|c| c.len() == 40),
+        "{t4}"
+    );
     // wf was built once, and kept: the build job, run again, takes it from the cache.
-    let builds = || std::fs::read_to_string(t.root.join("cargo.log")).unwrap_or_default().lines().count();
+    let builds = || {
+        std::fs::read_to_string(t.root.join("cargo.log"))
+            .unwrap_or_default()
+            .lines()
+            .count()
+    };
     assert_eq!(builds(), 1, "{}", run.log);
-    assert!(run.cache.join("wf-git-0123abcd-Linux/bin/wf").is_file(), "{}", run.log);
-    let again = act(&t, "git:https://example.com/wf.git@0123abcd", &["-j", "build"]);
+    assert!(
+        run.cache.join("wf-git-0123abcd-Linux/bin/wf").is_file(),
+        "{}",
+        run.log
+    );
+    let again = act(
+        &t,
+        "git:https://example.com/wf.git@0123abcd",
+        &["-j", "build"],
+    );
     assert!(again.passed, "{}", again.log);
     assert_eq!(builds(), 1, "{}", again.log);
 }

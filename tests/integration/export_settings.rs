@@ -95,7 +95,10 @@ fn every_setting_reaches_both_pipelines_and_survives_a_plan_edit() {
         let has = |c: &str| runs.iter().any(|r| r == c);
         assert_eq!(has("npm ci"), job == "task-T2" || job == "task-T3", "{job}");
         assert_eq!(has("make fixtures"), job == "task-T2", "{job}");
-        assert!(has("pip install -r requirements.txt") || job == "build", "{job}");
+        assert!(
+            has("pip install -r requirements.txt") || job == "build",
+            "{job}"
+        );
     }
     for needle in [
         "workflow:\n  rules:\n    - if: $CI_PIPELINE_SOURCE == \"push\" && $CI_COMMIT_BRANCH == \"main\"\n    - if: $CI_PIPELINE_SOURCE == \"push\" && $CI_COMMIT_BRANCH =~ /^release\\/.*$/\n    - if: $CI_PIPELINE_SOURCE == \"merge_request_event\"\n    - if: $CI_PIPELINE_SOURCE == \"web\"\n  auto_cancel:\n    on_new_commit: interruptible\n",
@@ -154,24 +157,52 @@ fn check_exits_1_when_the_committed_pipeline_is_out_of_date() {
     t.wf(&["export", "github-actions", "--install", "path", "-o", file])
         .ok();
     let run = t
-        .wf(&["export", "github-actions", "--install", "path", "--check", "-o", file])
+        .wf(&[
+            "export",
+            "github-actions",
+            "--install",
+            "path",
+            "--check",
+            "-o",
+            file,
+        ])
         .ok();
     assert_eq!(run.stdout.trim(), format!("{file} is up to date"));
     let before = t.read(file);
     // A setting changes: the file is out of date, and --check leaves it alone.
     t.write(CONFIG, r#"{"wf": {"export": {"timeout_minutes": 9}}}"#);
     let run = t
-        .wf(&["export", "github-actions", "--install", "path", "--check", "-o", file])
+        .wf(&[
+            "export",
+            "github-actions",
+            "--install",
+            "path",
+            "--check",
+            "-o",
+            file,
+        ])
         .code(1);
     assert!(
-        run.stderr.contains(&format!("{file} is out of date: line "))
-            && run.stderr.contains("export it again with the same command without --check"),
+        run.stderr
+            .contains(&format!("{file} is out of date: line "))
+            && run
+                .stderr
+                .contains("export it again with the same command without --check"),
         "{}",
         run.stderr
     );
     assert_eq!(t.read(file), before);
     let doc = t
-        .wf(&["export", "github-actions", "--install", "path", "--check", "-o", file, "--json"])
+        .wf(&[
+            "export",
+            "github-actions",
+            "--install",
+            "path",
+            "--check",
+            "-o",
+            file,
+            "--json",
+        ])
         .code(1)
         .json();
     assert_eq!(doc["up_to_date"], false);
@@ -242,11 +273,14 @@ fn deferred_tasks_are_skipped_and_agent_tasks_are_named_at_export() {
             task("T4", "a").deps("T1"),
         ]),
     );
-    let run = t.wf(&["export", "github-actions", "--install", "path"]).ok();
+    let run = t
+        .wf(&["export", "github-actions", "--install", "path"])
+        .ok();
     // T2 is not run; T3, after it, is, without waiting for it.
     assert!(!run.stdout.contains("'T2'"), "{}", run.stdout);
     assert!(
-        run.stdout.contains("#   T2: the plan skips it (deferred); its dependants run without it\n"),
+        run.stdout
+            .contains("#   T2: the plan skips it (deferred); its dependants run without it\n"),
         "{}",
         run.stdout
     );
@@ -259,7 +293,11 @@ fn deferred_tasks_are_skipped_and_agent_tasks_are_named_at_export() {
         "{}",
         run.stderr
     );
-    assert!(run.stdout.contains("# Note: T4 need(s) an agent"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("# Note: T4 need(s) an agent"),
+        "{}",
+        run.stdout
+    );
     let doc = t
         .wf(&["export", "gitlab-ci", "--install", "path", "--json"])
         .ok()
@@ -278,7 +316,10 @@ fn check_for_ci_warns_of_a_file_a_job_would_not_be_handed() {
     assert!(!t.wf(&["check", "tasks.md"]).ok().stdout.contains(says));
     let run = t.wf(&["check", "--for-ci", "tasks.md"]).ok();
     assert!(run.stdout.contains(says), "{}", run.stdout);
-    let doc = t.wf(&["check", "--for-ci", "tasks.md", "--json"]).ok().json();
+    let doc = t
+        .wf(&["check", "--for-ci", "tasks.md", "--json"])
+        .ok()
+        .json();
     assert!(
         doc["findings"]
             .as_array()
@@ -290,7 +331,10 @@ fn check_for_ci_warns_of_a_file_a_job_would_not_be_handed() {
     // Declared, it is handed on: no warning.
     t.write(
         "tasks.md",
-        &text.replace("- **需求**: Write dist/app.js", "- **创建文件**: dist/app.js\n- **需求**: Write dist/app.js"),
+        text.replace(
+            "- **需求**: Write dist/app.js",
+            "- **创建文件**: dist/app.js\n- **需求**: Write dist/app.js",
+        ),
     );
     let run = t.wf(&["check", "--for-ci", "tasks.md"]).ok();
     assert!(!run.stdout.contains("names dist/app.js"), "{}", run.stdout);

@@ -8,8 +8,7 @@
 use super::actions::{CACHE_RESTORE, CACHE_SAVE, CHECKOUT, DOWNLOAD, UPLOAD};
 use super::yaml::{document, map, s, strs, Entry, Node};
 use super::{
-    import_line, run_task_line, Install, Pipeline, IMPORT_PLAN, OUTPUTS, RESULTS,
-    WF_ON_PATH_CHECK,
+    import_line, run_task_line, Install, Pipeline, IMPORT_PLAN, OUTPUTS, RESULTS, WF_ON_PATH_CHECK,
 };
 use crate::config::export::SetupStep;
 use crate::run::import::ARTIFACT_PREFIX;
@@ -119,7 +118,12 @@ fn keyed_run(name: &str, line: &str) -> Node {
 
 /// `runs-on`: the settings' labels, else `ubuntu-latest`.
 fn runs_on(p: &Pipeline<'_>) -> Node {
-    match p.settings.runs_on.as_ref().map(crate::config::export::Labels::as_vec) {
+    match p
+        .settings
+        .runs_on
+        .as_ref()
+        .map(crate::config::export::Labels::as_vec)
+    {
         Some(labels) if labels.len() == 1 => s(labels[0].clone()),
         Some(labels) => strs(labels),
         None => s("ubuntu-latest"),
@@ -139,7 +143,12 @@ fn build(p: &Pipeline<'_>) -> Option<Node> {
     if *p.install == Install::Source {
         steps.push(map(vec![("uses", s(CHECKOUT))]));
     }
-    let cached = || vec![("path", s("${{ runner.temp }}/wf")), ("key", s(key.clone()))];
+    let cached = || {
+        vec![
+            ("path", s("${{ runner.temp }}/wf")),
+            ("key", s(key.clone())),
+        ]
+    };
     let missed = "steps.cache.outputs.cache-hit != 'true'";
     let mut restore = uses("Restore wf from the cache", CACHE_RESTORE, cached());
     restore.insert(1, ("id", s("cache")));
@@ -148,11 +157,7 @@ fn build(p: &Pipeline<'_>) -> Option<Node> {
     if !vars.is_empty() {
         install.push((
             "env",
-            Node::Map(
-                vars.into_iter()
-                    .map(|(k, v)| Entry::new(k, s(v)))
-                    .collect(),
-            ),
+            Node::Map(vars.into_iter().map(|(k, v)| Entry::new(k, s(v))).collect()),
         ));
     }
     install.push(("run", s(line)));

@@ -12,8 +12,8 @@
 
 use super::yaml::{document, map, s, strs, Entry, Node};
 use super::{
-    import_line, quoted, run_task_line, Install, Pipeline, GITLAB_MAX_NEEDS, IMPORT_PLAN,
-    OUTPUTS, RESULTS, WF_ON_PATH_CHECK,
+    import_line, quoted, run_task_line, Install, Pipeline, GITLAB_MAX_NEEDS, IMPORT_PLAN, OUTPUTS,
+    RESULTS, WF_ON_PATH_CHECK,
 };
 
 /// GitLab's own variables in a rule: what started the pipeline, and its branch.
@@ -62,8 +62,7 @@ fn workflow(p: &Pipeline<'_>) -> Node {
         rules.push(map(vec![("if", s("$CI_PIPELINE_SOURCE == \"web\""))]));
     }
     let mut workflow = vec![("rules", Node::List(rules))];
-    if p
-        .settings
+    if p.settings
         .concurrency
         .as_ref()
         .and_then(|c| c.cancel_in_progress)
@@ -154,11 +153,7 @@ pub fn gitlab_ci(p: &Pipeline<'_>) -> String {
         if !vars.is_empty() {
             job.push((
                 "variables",
-                Node::Map(
-                    vars.into_iter()
-                        .map(|(k, v)| Entry::new(k, s(v)))
-                        .collect(),
-                ),
+                Node::Map(vars.into_iter().map(|(k, v)| Entry::new(k, s(v))).collect()),
             ));
         }
         job.extend([
@@ -208,7 +203,11 @@ pub fn gitlab_ci(p: &Pipeline<'_>) -> String {
                 .into_iter()
                 .filter_map(|step| step.run.clone().map(s)),
         );
-        script.push(s(run_task_line(&job.tasks, &quoted(&dir), carries[j].gathers)));
+        script.push(s(run_task_line(
+            &job.tasks,
+            &quoted(&dir),
+            carries[j].gathers,
+        )));
         let mut paths = vec![format!("{dir}/")];
         if carries[j].hands_on {
             paths.push(format!("{OUTPUTS}/"));

@@ -413,9 +413,11 @@ impl Pipeline<'_> {
             .setup
             .iter()
             .filter(|step| {
-                step.applies(job.tasks.iter().filter_map(|id| {
-                    self.task(id).map(|t| (t.id.as_str(), t.phase.as_str()))
-                }))
+                step.applies(
+                    job.tasks
+                        .iter()
+                        .filter_map(|id| self.task(id).map(|t| (t.id.as_str(), t.phase.as_str()))),
+                )
             })
             .collect()
     }

@@ -33,12 +33,7 @@ pub fn s(text: impl Into<String>) -> Node {
 
 /// A map from `(key, value)` pairs, in order.
 pub fn map(pairs: Vec<(&str, Node)>) -> Node {
-    Node::Map(
-        pairs
-            .into_iter()
-            .map(|(k, v)| Entry::new(k, v))
-            .collect(),
-    )
+    Node::Map(pairs.into_iter().map(|(k, v)| Entry::new(k, v)).collect())
 }
 
 /// A list of string scalars.
@@ -57,6 +52,7 @@ impl Entry {
 
     /// The entry with `comments` above it (each one line; control characters are
     /// dropped, since one could end the comment early).
+    #[must_use]
     pub fn commented(mut self, comments: Vec<String>) -> Entry {
         self.comments = comments;
         self
@@ -94,7 +90,10 @@ fn plain_ok(text: &str) -> bool {
         && !text.contains(": ")
         && !text.contains(" #")
         && !RESERVED.contains(&text.to_ascii_lowercase().as_str())
-        && !text.to_ascii_lowercase().trim_start_matches(['+', '-']).starts_with(".inf")
+        && !text
+            .to_ascii_lowercase()
+            .trim_start_matches(['+', '-'])
+            .starts_with(".inf")
         && !text.eq_ignore_ascii_case(".nan")
         && !number_like
         && !date_like
@@ -269,9 +268,39 @@ mod tests {
             assert!(plain_ok(plain), "{plain}");
         }
         for quoted in [
-            "", "on", "No", "null", "~", "true", "1", "0123abcd", "1.5", "-1", ".inf", "2026-01-02",
-            "a: b", "a #b", "a:", " lead", "trail ", "*alias", "&a", "!tag", "'q", "\"q", "|", ">",
-            "- x", "[x]", "{x}", "%x", "@x", "`x", "x\u{202e}y", "x\u{7}y", "x\ty",
+            "",
+            "on",
+            "No",
+            "null",
+            "~",
+            "true",
+            "1",
+            "0123abcd",
+            "1.5",
+            "-1",
+            ".inf",
+            "2026-01-02",
+            "a: b",
+            "a #b",
+            "a:",
+            " lead",
+            "trail ",
+            "*alias",
+            "&a",
+            "!tag",
+            "'q",
+            "\"q",
+            "|",
+            ">",
+            "- x",
+            "[x]",
+            "{x}",
+            "%x",
+            "@x",
+            "`x",
+            "x\u{202e}y",
+            "x\u{7}y",
+            "x\ty",
         ] {
             assert!(!plain_ok(quoted), "{quoted:?}");
         }
@@ -291,7 +320,14 @@ mod tests {
                 Node::List(vec![
                     map(vec![
                         ("uses", s("a@v1")),
-                        ("with", map(vec![("k", s("v")), ("n", Node::Int(1)), ("count", Node::Int(2))])),
+                        (
+                            "with",
+                            map(vec![
+                                ("k", s("v")),
+                                ("n", Node::Int(1)),
+                                ("count", Node::Int(2)),
+                            ]),
+                        ),
                     ]),
                     map(vec![("run", s("one \\\n  two\n"))]),
                 ]),
@@ -322,7 +358,7 @@ mod tests {
                     Entry::new(key_text.clone(), s(text.clone())),
                 ])]),
             )]);
-            let written = document(&[text.clone()], &doc);
+            let written = document(std::slice::from_ref(&text), &doc);
             let docs = yaml_rust2::YamlLoader::load_from_str(&written)
                 .map_err(|e| proptest::test_runner::TestCaseError::fail(format!("{e}: {written}")))?;
             let item = &docs[0]["jobs"][0];

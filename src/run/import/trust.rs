@@ -237,7 +237,11 @@ pub fn tree_mismatch(
         .collect();
     let mut upstream: Option<HashMap<String, Option<String>>> = None;
     for f in &then.files {
-        if task.creates.iter().any(|c| c.trim_end_matches('/') == f.path.trim_end_matches('/')) {
+        if task
+            .creates
+            .iter()
+            .any(|c| c.trim_end_matches('/') == f.path.trim_end_matches('/'))
+        {
             continue;
         }
         if here(&f.path).is_some_and(|n| n.digest == f.digest) {
@@ -265,12 +269,21 @@ fn upstream_outputs(state: &WorkflowState, task: &Task) -> HashMap<String, Optio
     let mut stack: Vec<&str> = task.deps.iter().map(String::as_str).collect();
     while let Some(id) = stack.pop() {
         if up.insert(id) {
-            stack.extend(state.task(id).into_iter().flat_map(|t| t.deps.iter().map(String::as_str)));
+            stack.extend(
+                state
+                    .task(id)
+                    .into_iter()
+                    .flat_map(|t| t.deps.iter().map(String::as_str)),
+            );
         }
     }
     let mut left = HashMap::new();
     let order = crate::plan::jobs::dependency_order(&state.tasks).unwrap_or_default();
-    for t in order.into_iter().map(|i| &state.tasks[i]).filter(|t| up.contains(t.id.as_str())) {
+    for t in order
+        .into_iter()
+        .map(|i| &state.tasks[i])
+        .filter(|t| up.contains(t.id.as_str()))
+    {
         let Some(evidence) = t.proof() else { continue };
         let outputs = crate::run::carry::outputs(t);
         for f in evidence.inputs.files {
