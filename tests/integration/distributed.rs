@@ -254,6 +254,16 @@ fn a_chain_is_checked_before_anything_runs() {
 
 // ---- import-results ----
 
+/// The entry of `import-results --json` for task `id`.
+fn result_for<'a>(doc: &'a Value, id: &str) -> &'a Value {
+    doc["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["task_id"] == id)
+        .unwrap_or_else(|| panic!("no result for {id}: {doc}"))
+}
+
 /// Runs `ids`' checks with run-task into `results/<id>.json`.
 pub fn run_tasks(t: &Test, ids: &[&str]) {
     for id in ids {
@@ -365,15 +375,7 @@ fn a_result_whose_dependency_is_not_done_is_refused() {
         .wf(&["import-results", "results", "--json"])
         .code(2)
         .json();
-    let fate = |id: &str| {
-        doc["results"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|r| r["task_id"] == id)
-            .map(|r| r["fate"].as_str().unwrap().to_string())
-            .unwrap()
-    };
+    let fate = |id: &str| result_for(&doc, id)["fate"].as_str().unwrap().to_string();
     assert_eq!(fate("T1"), "applied");
     assert_eq!(fate("T2"), "applied");
     assert_eq!(fate("T4"), "refused");
@@ -439,19 +441,12 @@ fn an_edit_to_one_task_refuses_that_tasks_result_only() {
         .code(2)
         .json();
     let fate = |id: &str| {
-        doc["results"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|r| r["task_id"] == id)
-            .map(|r| {
-                (
-                    r["fate"].as_str().unwrap().to_string(),
-                    r["reason"].clone(),
-                    r["notes"].clone(),
-                )
-            })
-            .unwrap()
+        let r = result_for(&doc, id);
+        (
+            r["fate"].as_str().unwrap().to_string(),
+            r["reason"].clone(),
+            r["notes"].clone(),
+        )
     };
     assert_eq!(fate("T1").0, "applied", "{doc}");
     assert_eq!(fate("T3").0, "applied", "{doc}");

@@ -156,8 +156,8 @@ fn check_exits_1_when_the_committed_pipeline_is_out_of_date() {
     let file = ".github/workflows/wf.yml";
     t.wf(&["export", "github-actions", "--install", "path", "-o", file])
         .ok();
-    let run = t
-        .wf(&[
+    let check = |more: &[&str]| {
+        let mut args = vec![
             "export",
             "github-actions",
             "--install",
@@ -165,23 +165,16 @@ fn check_exits_1_when_the_committed_pipeline_is_out_of_date() {
             "--check",
             "-o",
             file,
-        ])
-        .ok();
+        ];
+        args.extend(more);
+        t.wf(&args)
+    };
+    let run = check(&[]).ok();
     assert_eq!(run.stdout.trim(), format!("{file} is up to date"));
     let before = t.read(file);
     // A setting changes: the file is out of date, and --check leaves it alone.
     t.write(CONFIG, r#"{"wf": {"export": {"timeout_minutes": 9}}}"#);
-    let run = t
-        .wf(&[
-            "export",
-            "github-actions",
-            "--install",
-            "path",
-            "--check",
-            "-o",
-            file,
-        ])
-        .code(1);
+    let run = check(&[]).code(1);
     assert!(
         run.stderr
             .contains(&format!("{file} is out of date: line "))
@@ -192,19 +185,7 @@ fn check_exits_1_when_the_committed_pipeline_is_out_of_date() {
         run.stderr
     );
     assert_eq!(t.read(file), before);
-    let doc = t
-        .wf(&[
-            "export",
-            "github-actions",
-            "--install",
-            "path",
-            "--check",
-            "-o",
-            file,
-            "--json",
-        ])
-        .code(1)
-        .json();
+    let doc = check(&["--json"]).code(1).json();
     assert_eq!(doc["up_to_date"], false);
     // A missing file is out of date too; --check without -o is refused.
     t.wf(&["export", "gitlab-ci", "--check", "-o", ".gitlab-ci.yml"])

@@ -310,16 +310,6 @@ pub fn github_actions(p: &Pipeline<'_>) -> String {
             "Every job's results imported into one workflow, whatever failed".into(),
         ]),
     );
-    let mut env = vec![
-        Entry::new("WF_HOME", s("${{ github.workspace }}/.wf-home")),
-        Entry::new("WF_PLAN", s(p.plan_path)),
-    ];
-    env.extend(
-        p.settings
-            .env
-            .iter()
-            .map(|(k, v)| Entry::new(k.clone(), s(v.clone()))),
-    );
     let concurrency = p.settings.concurrency.clone().unwrap_or_default();
     let root = Node::Map(vec![
         Entry::new("name", s("wf")),
@@ -340,7 +330,7 @@ pub fn github_actions(p: &Pipeline<'_>) -> String {
                 ),
             ]),
         ),
-        Entry::new("env", Node::Map(env)),
+        Entry::new("env", p.variables("${{ github.workspace }}/.wf-home")),
         Entry::new("jobs", Node::Map(jobs)),
     ]);
     document(&p.header, &root)

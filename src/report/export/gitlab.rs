@@ -108,20 +108,10 @@ pub fn gitlab_ci(p: &Pipeline<'_>) -> String {
         stages.push(stage_of(0));
     }
     stages.push("collect".into());
-    let mut variables = vec![
-        Entry::new("WF_HOME", s("$CI_PROJECT_DIR/.wf-home")),
-        Entry::new("WF_PLAN", s(p.plan_path)),
-    ];
-    variables.extend(
-        p.settings
-            .env
-            .iter()
-            .map(|(k, v)| Entry::new(k.clone(), s(v.clone()))),
-    );
     let mut root: Vec<Entry> = vec![
         Entry::new("workflow", workflow(p)),
         Entry::new("stages", strs(stages)),
-        Entry::new("variables", Node::Map(variables)),
+        Entry::new("variables", p.variables("$CI_PROJECT_DIR/.wf-home")),
     ];
     let mut default = Vec::new();
     if let Some(image) = &p.settings.image {

@@ -407,6 +407,22 @@ impl Pipeline<'_> {
             .collect()
     }
 
+    /// Every job's variables: `WF_HOME` (at `home`, in the CI's own words), the
+    /// plan's path, then the settings' `env`.
+    fn variables(&self, home: &str) -> yaml::Node {
+        let mut vars = vec![
+            yaml::Entry::new("WF_HOME", yaml::s(home)),
+            yaml::Entry::new("WF_PLAN", yaml::s(self.plan_path)),
+        ];
+        vars.extend(
+            self.settings
+                .env
+                .iter()
+                .map(|(k, v)| yaml::Entry::new(k.clone(), yaml::s(v.clone()))),
+        );
+        yaml::Node::Map(vars)
+    }
+
     /// The setup steps of a job running `job`'s tasks.
     fn setup_for(&self, job: &Job) -> Vec<&SetupStep> {
         self.settings
