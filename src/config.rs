@@ -316,7 +316,7 @@ fn did_you_mean(message: &str) -> String {
         .split('`')
         .skip(1)
         .step_by(2)
-        .map(|known| (crate::plan::edit_distance(&unknown, &norm(known)), known))
+        .map(|known| (crate::error::edit_distance(&unknown, &norm(known)), known))
         .filter(|(d, _)| *d <= most)
         .min_by_key(|(d, _)| *d)
         .map(|(_, known)| format!("; did you mean `{known}`?"))

@@ -185,6 +185,28 @@ pub fn one_line(text: &str) -> String {
     crate::escape::controls(text, crate::escape::Lines::Escape).into_owned()
 }
 
+/// Levenshtein distance, in characters: how far an unknown name is from a known
+/// one, for a message's "did you mean" (a plan's field, a config key).
+pub fn edit_distance(a: &[char], b: &[char]) -> usize {
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut diag = row.first().copied().unwrap_or(0);
+        if let Some(first) = row.first_mut() {
+            *first = i + 1;
+        }
+        for (j, cb) in b.iter().enumerate() {
+            let up = row.get(j + 1).copied().unwrap_or(0);
+            let left = row.get(j).copied().unwrap_or(0);
+            let best = (diag + usize::from(ca != cb)).min(up + 1).min(left + 1);
+            diag = up;
+            if let Some(cell) = row.get_mut(j + 1) {
+                *cell = best;
+            }
+        }
+    }
+    row.last().copied().unwrap_or(0)
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -187,31 +187,15 @@ pub(crate) fn suggest(key: &str) -> Option<&'static str> {
     let most = if k.len() <= 5 { 1 } else { 2 };
     NAMES
         .iter()
-        .map(|(n, _)| (distance(&k, &norm(n).chars().collect::<Vec<_>>()), *n))
+        .map(|(n, _)| {
+            (
+                crate::error::edit_distance(&k, &norm(n).chars().collect::<Vec<_>>()),
+                *n,
+            )
+        })
         .filter(|(d, _)| (1..=most).contains(d))
         .min_by_key(|(d, _)| *d)
         .map(|(_, n)| n)
-}
-
-/// Levenshtein distance, in characters.
-pub(crate) fn distance(a: &[char], b: &[char]) -> usize {
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.iter().enumerate() {
-        let mut diag = row.first().copied().unwrap_or(0);
-        if let Some(first) = row.first_mut() {
-            *first = i + 1;
-        }
-        for (j, cb) in b.iter().enumerate() {
-            let up = row.get(j + 1).copied().unwrap_or(0);
-            let left = row.get(j).copied().unwrap_or(0);
-            let best = (diag + usize::from(ca != cb)).min(up + 1).min(left + 1);
-            diag = up;
-            if let Some(cell) = row.get_mut(j + 1) {
-                *cell = best;
-            }
-        }
-    }
-    row.last().copied().unwrap_or(0)
 }
 
 /// Names the state file uses for `Task` fields; an unknown plan field of the same

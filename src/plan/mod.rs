@@ -31,9 +31,6 @@ mod outline;
 pub mod render;
 pub mod replan;
 
-/// Levenshtein distance, for "did you mean" (the project config reuses it).
-pub(crate) use fields::distance as edit_distance;
-
 /// How the store reads and writes a workflow's plan (see `state::store::PlanAccess`).
 pub const STORE_ACCESS: crate::state::store::PlanAccess = crate::state::store::PlanAccess {
     adopt: adopt::adopt,
