@@ -546,16 +546,22 @@ pub struct ProofArgs {
 pub enum ProofCommand {
     /// Write the evidence of every completed task (the fingerprint of its inputs with
     /// each declared file's digest, its checks, executor and claim) as one JSON document;
-    /// tasks completed without evidence are listed as such.
+    /// tasks completed without evidence are listed as such. Refused, naming the tasks,
+    /// when an input of a completed task changed since its checks passed.
     #[command(after_help = concat!(
             "Examples:\n",
             "  wf proof export proof.json   write it (replaced whole, never half-written)\n",
-            "  wf proof export -            print it on stdout",
+            "  wf proof export -            print it on stdout\n",
+            "  wf verify && wf proof export proof.json   bring stale evidence up to date first",
         ))]
     Export {
         /// Where to write the document; `-` for stdout.
         #[arg(value_name = "FILE", value_hint = ValueHint::FilePath)]
         file: PathBuf,
+        /// Write it even when some evidence is out of date (the tasks are named; `wf
+        /// proof check` will report them as changed).
+        #[arg(long)]
+        allow_stale: bool,
     },
     /// Check a proof document against the working tree, without the workflow: every
     /// declared file hashed again, every fingerprint recomputed in dependency order.

@@ -13,13 +13,26 @@ use crate::proof::document::{self, Document};
 
 pub fn run(explicit: Option<&Path>, args: &ProofArgs, out: &Output) -> Result<i32> {
     match &args.command {
-        ProofCommand::Export { file } => export(&Project::discover(explicit)?, file, out),
+        ProofCommand::Export { file, allow_stale } => {
+            export(&Project::discover(explicit)?, file, *allow_stale, out)
+        }
         ProofCommand::Check { file } => check(&Project::locate(explicit)?, file, out),
     }
 }
 
-fn export(project: &Project, file: &Path, out: &Output) -> Result<i32> {
+fn export(project: &Project, file: &Path, allow_stale: bool, out: &Output) -> Result<i32> {
     let (_store, state) = super::load_state(project)?;
+    let stale = crate::proof::now::stale(&project.dir, &state);
+    if !stale.is_empty() && !allow_stale {
+        return Err(WfError::new(
+            crate::error::ErrorKind::Failed,
+            format!(
+                "{} not written: {}; `wf verify` checks them again (then export), or `--allow-stale` exports the proof as it is",
+                file.display(),
+                crate::report::proof::stale_text(&stale)
+            ),
+        ));
+    }
     let doc = document::export(&state, &project.dir, crate::clock::now_rfc3339());
     let text = doc.to_json();
     if file == Path::new("-") {
@@ -36,6 +49,12 @@ fn export(project: &Project, file: &Path, out: &Output) -> Result<i32> {
         &doc,
         &file.display().to_string(),
     ));
+    if !stale.is_empty() {
+        out.warn(&format!(
+            "exported with --allow-stale: {}",
+            crate::report::proof::stale_text(&stale)
+        ));
+    }
     Ok(0)
 }
 

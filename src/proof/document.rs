@@ -279,7 +279,12 @@ impl Check {
 pub fn check(doc: &Document, project: &Path) -> Check {
     let mut now: HashMap<&str, Option<String>> = HashMap::new();
     let mut lines: Vec<Option<TaskCheck>> = vec![None; doc.tasks.len()];
-    for i in dependency_order(&doc.tasks) {
+    let order = dependency_order(&doc.tasks);
+    let shared = super::shared::Shared::of(order.iter().filter_map(|&i| {
+        let files = &doc.tasks[i].evidence.as_ref()?.inputs.files;
+        Some((i, files.iter().map(|f| f.path.as_str())))
+    }));
+    for i in order {
         let t = &doc.tasks[i];
         let Some(evidence) = &t.evidence else {
             now.insert(&t.id, None);
@@ -300,21 +305,38 @@ pub fn check(doc: &Document, project: &Path) -> Check {
             recorded.files.clone(),
             recorded.deps.clone(),
         );
-        let inputs_now = fingerprint::inputs(project, &as_task(t, recorded), |d| {
-            // A dependency the document does not prove (it was not completed) cannot
-            // be recomputed: its recorded fingerprint stands.
-            now.get(d).cloned().unwrap_or_else(|| {
-                recorded
-                    .deps
-                    .iter()
-                    .find(|r| r.id == d)
-                    .and_then(|r| r.fingerprint.clone())
-            })
-        });
+        let inputs_now = fingerprint::inputs(
+            project,
+            &as_task(t, recorded),
+            |d| {
+                // A dependency the document does not prove (it was not completed)
+                // cannot be recomputed: its recorded fingerprint stands.
+                now.get(d).cloned().unwrap_or_else(|| {
+                    recorded
+                        .deps
+                        .iter()
+                        .find(|r| r.id == d)
+                        .and_then(|r| r.fingerprint.clone())
+                })
+            },
+            // A file a later task declares too is that task's to answer for.
+            |path| {
+                shared
+                    .handed_on(i, path)
+                    .then(|| super::recorded_digest(evidence, path))
+                    .flatten()
+            },
+        );
         let tampered = resealed.fingerprint != recorded.fingerprint;
+        // A file wf does not hash (a directory too large) tells nothing: it never
+        // matches.
+        let mut changed = fingerprint::changes(&resealed, &inputs_now);
+        if changed.is_empty() {
+            changed = fingerprint::unhashed(&inputs_now);
+        }
         let result = if tampered {
             Standing::Tampered
-        } else if inputs_now.fingerprint == recorded.fingerprint {
+        } else if changed.is_empty() {
             Standing::Matches
         } else {
             Standing::Changed
@@ -324,7 +346,7 @@ pub fn check(doc: &Document, project: &Path) -> Check {
             name: t.name.clone(),
             result,
             declares_files: recorded.declared(),
-            changed: fingerprint::changes(&resealed, &inputs_now),
+            changed,
             files: differing_files(recorded, &inputs_now),
             deps: differing_deps(recorded, &inputs_now),
         };

@@ -11,12 +11,26 @@ use sha2::{Digest, Sha256};
 use crate::state::evidence::{DepDigest, FileDigest, Inputs};
 use crate::state::model::Task;
 
-/// Bumped if what a fingerprint covers changes: every old one then differs.
-const VERSION: &[u8] = b"wf-fingerprint-v2\n";
+/// Bumped if what a fingerprint covers changes: every old one then differs. v3: a
+/// declared path's digest says what is there when it is not a file's content (a
+/// link, nothing, a directory too large to hash), and a file's carries its exec bit.
+const VERSION: &[u8] = b"wf-fingerprint-v3\n";
 
-/// Most files of a declared directory hashed; a larger one has no digest (and so
-/// never matches: its task is checked again every time).
-const MAX_DIR_FILES: usize = 10_000;
+/// Most entries of a declared directory hashed; past them the directory is not
+/// hashed, and its task is never up to date ([`UNHASHED`]).
+pub const MAX_DIR_FILES: usize = 10_000;
+
+/// The digest of a declared path that is not there.
+pub const MISSING: &str = "missing";
+
+/// The start of the digest of a declared path wf does not hash (a directory over
+/// [`MAX_DIR_FILES`], a file it cannot read), with why. Equal twice, it still tells
+/// nothing: a task with one is never up to date and never answered from the cache
+/// ([`FileDigest::hashed`]).
+pub const UNHASHED: &str = "unhashed: ";
+
+/// How many links in a row a declared link's digest follows inside the project.
+const MAX_LINK_DEPTH: usize = 8;
 
 /// `sha256:<hex>` of `bytes`.
 pub fn sha256(bytes: &[u8]) -> String {
@@ -42,13 +56,20 @@ pub fn declared_files(task: &Task) -> Vec<&str> {
 }
 
 /// The inputs of `task` in `project` as they are now; `dep` gives the fingerprint a
-/// dependency has now (none when it has no evidence).
-pub fn inputs(project: &Path, task: &Task, dep: impl Fn(&str) -> Option<String>) -> Inputs {
+/// dependency has now (none when it has no evidence), `kept` the digest a file keeps
+/// from the task's evidence instead of being hashed again (a file a later task that
+/// declares it too answers for: docs/proof.md "Files two tasks declare").
+pub fn inputs(
+    project: &Path,
+    task: &Task,
+    dep: impl Fn(&str) -> Option<String>,
+    kept: impl Fn(&str) -> Option<String>,
+) -> Inputs {
     let files = declared_files(task)
         .into_iter()
         .map(|p| FileDigest {
             path: p.to_string(),
-            digest: inside(p).then(|| path_digest(&project.join(p))).flatten(),
+            digest: Some(kept(p).unwrap_or_else(|| digest_of(project, p))),
         })
         .collect();
     let deps = task
@@ -97,14 +118,17 @@ pub fn changes(recorded: &Inputs, now: &Inputs) -> Vec<String> {
     if recorded.definition != now.definition {
         why.push("its definition in the plan changed".to_string());
     }
+    let missing = |d: &Option<String>| d.as_deref().is_none_or(|d| d == MISSING);
     for f in &now.files {
         match recorded.files.iter().find(|r| r.path == f.path) {
             None => why.push(format!("{} is newly declared", f.path)),
-            Some(r) if r.digest != f.digest => why.push(match (&r.digest, &f.digest) {
-                (Some(_), None) => format!("{} is gone", f.path),
-                (None, Some(_)) => format!("{} appeared", f.path),
-                _ => format!("{} changed", f.path),
-            }),
+            Some(r) if r.digest != f.digest => {
+                why.push(match (missing(&r.digest), missing(&f.digest)) {
+                    (false, true) => format!("{} is gone", f.path),
+                    (true, false) => format!("{} appeared", f.path),
+                    _ => format!("{} changed", f.path),
+                });
+            }
             Some(_) => {}
         }
     }
@@ -125,27 +149,111 @@ pub fn changes(recorded: &Inputs, now: &Inputs) -> Vec<String> {
     why
 }
 
+/// Why the fingerprint of `inputs` tells nothing about one of its files, one phrase
+/// each: files wf does not hash ([`UNHASHED`]). Such a task is checked again every
+/// time, and said so.
+pub fn unhashed(inputs: &Inputs) -> Vec<String> {
+    inputs
+        .files
+        .iter()
+        .filter_map(|f| {
+            let why = f.digest.as_deref()?.strip_prefix(UNHASHED)?;
+            Some(format!("{} is not hashed ({why})", f.path))
+        })
+        .collect()
+}
+
+/// Whether equal fingerprints of `inputs` mean equal inputs: it declares files
+/// (one that declares none may read anything) and wf hashed every one of them.
+pub fn tells(inputs: &Inputs) -> bool {
+    inputs.declared() && unhashed(inputs).is_empty()
+}
+
 /// Whether a declared path names something inside the project: relative, with no
-/// `..`. Anything else is never read (its digest is none).
-fn inside(path: &str) -> bool {
+/// `..`. Anything else is never read.
+pub fn inside(path: &str) -> bool {
     let p = Path::new(path);
     !path.is_empty()
         && p.components()
             .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
 }
 
-/// The digest of a regular file's content, or of a directory's files (paths and
-/// digests, sorted; links and special files left out); none for anything else.
-fn path_digest(path: &Path) -> Option<String> {
-    let meta = std::fs::symlink_metadata(path).ok()?;
-    if meta.is_file() {
-        return file_digest(path);
+/// The digest of the declared path `rel` in `project`, never none: a file's content
+/// (and exec bit), a directory's files, a link's target and what it points to,
+/// [`MISSING`], or why it is not hashed.
+pub fn digest_of(project: &Path, rel: &str) -> String {
+    if !inside(rel) {
+        return format!("{UNHASHED}outside the project");
     }
-    if !meta.is_dir() {
-        return None;
+    path_digest(project, Path::new(rel), 0)
+}
+
+fn path_digest(project: &Path, rel: &Path, depth: usize) -> String {
+    let path = project.join(rel);
+    let meta = match std::fs::symlink_metadata(&path) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return MISSING.into(),
+        Err(e) => return format!("{UNHASHED}{e}"),
+    };
+    let kind = meta.file_type();
+    if kind.is_symlink() {
+        return link_digest(project, rel, depth);
     }
+    if kind.is_file() {
+        return file_digest(&path).unwrap_or_else(|| format!("{UNHASHED}it cannot be read"));
+    }
+    if kind.is_dir() {
+        return dir_digest(&path);
+    }
+    "special".into()
+}
+
+/// `link:<sha256 of the target's text>><digest of what it points to>`: what it
+/// points to is hashed when it is inside the project (by its text, without following
+/// other links on the way), else it is `outside`.
+fn link_digest(project: &Path, rel: &Path, depth: usize) -> String {
+    use std::os::unix::ffi::OsStrExt as _;
+    let Ok(target) = std::fs::read_link(project.join(rel)) else {
+        return format!("{UNHASHED}its link cannot be read");
+    };
+    let text = sha256(target.as_os_str().as_bytes());
+    let pointed = rel
+        .parent()
+        .and_then(|dir| normal_inside(&dir.join(&target)))
+        .filter(|_| depth < MAX_LINK_DEPTH && target.is_relative())
+        .map_or_else(
+            || "outside".to_string(),
+            |to| path_digest(project, &to, depth + 1),
+        );
+    format!("link:{text}>{pointed}")
+}
+
+/// `path` with `.` and `..` taken out by its text, when it stays inside (relative,
+/// never above its start).
+fn normal_inside(path: &Path) -> Option<std::path::PathBuf> {
+    let mut out = std::path::PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::Normal(n) => out.push(n),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    return None;
+                }
+            }
+            Component::RootDir | Component::Prefix(_) => return None,
+        }
+    }
+    Some(out)
+}
+
+/// The digest of a directory's entries (paths and digests, sorted; a link by its
+/// target's text), or why it is not hashed: more than [`MAX_DIR_FILES`] of them.
+fn dir_digest(path: &Path) -> String {
     let mut entries = Vec::new();
-    walk(path, Path::new(""), &mut entries)?;
+    if let Err(why) = walk(path, Path::new(""), &mut entries) {
+        return format!("{UNHASHED}{why}");
+    }
     entries.sort();
     let mut h = Sha256::new();
     h.update(b"dir\n");
@@ -155,37 +263,53 @@ fn path_digest(path: &Path) -> Option<String> {
         h.update(digest.as_bytes());
         h.update(b"\n");
     }
-    Some(format!("sha256:{:x}", h.finalize()))
+    format!("sha256:{:x}", h.finalize())
 }
 
-/// Every regular file under `dir` (skipping `.git`), with its digest; none past
-/// [`MAX_DIR_FILES`].
-fn walk(dir: &Path, rel: &Path, out: &mut Vec<(String, String)>) -> Option<()> {
-    for entry in std::fs::read_dir(dir).ok()?.flatten() {
+/// Every entry under `dir` but directories (skipping `.git`), with its digest; `Err`
+/// says why the directory is not hashed.
+fn walk(dir: &Path, rel: &Path, out: &mut Vec<(String, String)>) -> Result<(), String> {
+    use std::os::unix::ffi::OsStrExt as _;
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("it cannot be read: {e}"))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| format!("it cannot be read: {e}"))?;
         let name = entry.file_name();
         if name == ".git" {
             continue;
         }
-        let Ok(kind) = entry.file_type() else {
-            continue;
-        };
+        let kind = entry
+            .file_type()
+            .map_err(|e| format!("it cannot be read: {e}"))?;
         let rel = rel.join(&name);
         if kind.is_dir() {
             walk(&entry.path(), &rel, out)?;
-        } else if kind.is_file() {
-            if out.len() >= MAX_DIR_FILES {
-                return None;
-            }
-            out.push((rel.display().to_string(), file_digest(&entry.path())?));
+            continue;
         }
+        if out.len() >= MAX_DIR_FILES {
+            return Err(format!(
+                "more than {MAX_DIR_FILES} files; declare the files or subdirectories the task reads"
+            ));
+        }
+        let digest = if kind.is_file() {
+            file_digest(&entry.path()).ok_or_else(|| format!("{} cannot be read", rel.display()))?
+        } else if kind.is_symlink() {
+            let target = std::fs::read_link(entry.path()).map_err(|e| e.to_string())?;
+            format!("link:{}", sha256(target.as_os_str().as_bytes()))
+        } else {
+            "special".into()
+        };
+        out.push((rel.display().to_string(), digest));
     }
-    Some(())
+    Ok(())
 }
 
 /// Streams the file through SHA-256, opened without following a link or blocking
-/// on a FIFO (`src/fs/open.rs`).
+/// on a FIFO (`src/fs/open.rs`); `+x` after the digest when it is executable (a
+/// changed mode changes what running it does).
 fn file_digest(path: &Path) -> Option<String> {
+    use std::os::unix::fs::PermissionsExt as _;
     let mut file = crate::fs::open_regular(path, false).ok()?;
+    let exec = file.metadata().ok()?.permissions().mode() & 0o111 != 0;
     let mut h = Sha256::new();
     let mut buf = vec![0u8; 64 * 1024];
     loop {
@@ -195,7 +319,11 @@ fn file_digest(path: &Path) -> Option<String> {
             Err(_) => return None,
         }
     }
-    Some(format!("sha256:{:x}", h.finalize()))
+    Some(format!(
+        "sha256:{:x}{}",
+        h.finalize(),
+        if exec { "+x" } else { "" }
+    ))
 }
 
 #[cfg(test)]
@@ -220,30 +348,30 @@ mod tests {
         std::fs::write(p.join("a.py"), "one").unwrap();
         let t = task(&["a.py", "b.py"], &["T1"]);
         let up = |fp: &'static str| move |_: &str| Some(fp.to_string());
-        let base = inputs(p, &t, up("x"));
+        let base = inputs(p, &t, up("x"), |_| None);
         assert!(base.declared());
         assert_eq!(
-            inputs(p, &t, up("x")),
+            inputs(p, &t, up("x"), |_| None),
             base,
             "same inputs, same fingerprint"
         );
         assert!(changes(&base, &base).is_empty());
 
         std::fs::write(p.join("a.py"), "two").unwrap();
-        let edited = inputs(p, &t, up("x"));
+        let edited = inputs(p, &t, up("x"), |_| None);
         assert_eq!(changes(&base, &edited), ["a.py changed"]);
 
         std::fs::write(p.join("b.py"), "new").unwrap();
-        let appeared = inputs(p, &edited_task(&t), up("x"));
+        let appeared = inputs(p, &edited_task(&t), up("x"), |_| None);
         assert!(changes(&edited, &appeared).contains(&"b.py appeared".to_string()));
 
-        let upstream = inputs(p, &t, up("y"));
+        let upstream = inputs(p, &t, up("y"), |_| None);
         assert_eq!(changes(&edited, &upstream)[0], "b.py appeared");
         assert!(changes(&edited, &upstream).contains(&"its dependency T1 changed".to_string()));
 
         let mut redefined = t.clone();
         redefined.digest = "other".into();
-        let r = inputs(p, &redefined, up("y"));
+        let r = inputs(p, &redefined, up("y"), |_| None);
         assert_eq!(
             changes(&upstream, &r),
             ["its definition in the plan changed"]
@@ -255,16 +383,55 @@ mod tests {
     }
 
     #[test]
-    fn paths_outside_the_project_and_links_are_never_read() {
+    fn paths_outside_the_project_are_never_read_and_links_are_told_by_their_target() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path();
         std::fs::write(p.join("secret"), "s").unwrap();
         let project = p.join("proj");
         std::fs::create_dir(&project).unwrap();
-        std::os::unix::fs::symlink(p.join("secret"), project.join("link")).unwrap();
-        let t = task(&["../secret", "/etc/hostname", "link"], &[]);
-        let i = inputs(&project, &t, |_| None);
-        assert!(i.files.iter().all(|f| f.digest.is_none()), "{i:?}");
+        std::fs::write(project.join("a"), "a").unwrap();
+        std::os::unix::fs::symlink(p.join("secret"), project.join("out")).unwrap();
+        std::os::unix::fs::symlink("a", project.join("in")).unwrap();
+        std::os::unix::fs::symlink("in", project.join("chain")).unwrap();
+        let digest = |rel: &str| digest_of(&project, rel);
+        assert_eq!(digest("../secret"), "unhashed: outside the project");
+        assert_eq!(digest("/etc/hostname"), "unhashed: outside the project");
+        assert!(digest("out").ends_with(">outside"), "{}", digest("out"));
+        let a = digest("a");
+        assert!(digest("in").ends_with(&format!(">{a}")), "{}", digest("in"));
+        assert!(digest("chain").ends_with(&format!(">{}", digest("in"))));
+        assert_eq!(digest("nothing"), MISSING);
+        std::fs::write(project.join("a"), "b").unwrap();
+        assert!(
+            !digest("in").ends_with(&format!(">{a}")),
+            "what it points to changed"
+        );
+    }
+
+    #[test]
+    fn a_file_digest_carries_its_exec_bit() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("run.sh");
+        std::fs::write(&f, "echo").unwrap();
+        let plain = digest_of(dir.path(), "run.sh");
+        std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert_eq!(digest_of(dir.path(), "run.sh"), format!("{plain}+x"));
+    }
+
+    #[test]
+    fn a_directory_over_the_limit_is_unhashed_and_said_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path();
+        std::fs::create_dir(p.join("big")).unwrap();
+        for i in 0..=MAX_DIR_FILES {
+            std::fs::write(p.join(format!("big/{i}")), "").unwrap();
+        }
+        let i = inputs(p, &task(&["big"], &[]), |_| None, |_| None);
+        assert_eq!(
+            unhashed(&i),
+            ["big is not hashed (more than 10000 files; declare the files or subdirectories the task reads)"]
+        );
     }
 
     #[test]
@@ -274,15 +441,18 @@ mod tests {
         std::fs::create_dir_all(p.join("src/m")).unwrap();
         std::fs::write(p.join("src/m/a.py"), "1").unwrap();
         let t = task(&["src/"], &[]);
-        let before = inputs(p, &t, |_| None);
+        let before = inputs(p, &t, |_| None, |_| None);
         assert!(before.files[0].digest.is_some());
         std::fs::write(p.join("src/m/b.py"), "2").unwrap();
-        assert_eq!(changes(&before, &inputs(p, &t, |_| None)), ["src/ changed"]);
+        assert_eq!(
+            changes(&before, &inputs(p, &t, |_| None, |_| None)),
+            ["src/ changed"]
+        );
     }
 
     #[test]
     fn a_task_declaring_no_files_is_not_declared() {
         let dir = tempfile::tempdir().unwrap();
-        assert!(!inputs(dir.path(), &task(&[], &["T1"]), |_| None).declared());
+        assert!(!inputs(dir.path(), &task(&[], &["T1"]), |_| None, |_| None).declared());
     }
 }

@@ -15,6 +15,7 @@ pub mod cache;
 pub mod document;
 pub mod fingerprint;
 pub mod now;
+pub mod shared;
 pub mod tree;
 
 use std::path::Path;
@@ -23,25 +24,86 @@ use crate::state::evidence::{Changes, Evidence, Inputs};
 use crate::state::model::{Task, WorkflowState};
 
 /// The inputs of `task` as they are now, its dependencies' fingerprints taken from
-/// their evidence in `state`.
+/// their evidence in `state`: what a task completing now passed on.
 pub fn inputs_now(project: &Path, state: &WorkflowState, task: &Task) -> Inputs {
-    fingerprint::inputs(project, task, |id| recorded_fingerprint(state, id))
+    fingerprint::inputs(
+        project,
+        task,
+        |id| recorded_fingerprint(state, id),
+        |_| None,
+    )
 }
 
-/// The inputs of `task` as they are now, each dependency's fingerprint taken from
-/// `upstream` (recomputed in this pass) when it is there, else from its evidence.
+/// The inputs now of the completed task at position `pos` of `state`, each
+/// dependency's fingerprint taken from `upstream` (recomputed in this pass) when it
+/// is there, else from its evidence, and each file a later task answers for
+/// (`shared`) kept as its evidence recorded it.
 pub fn inputs_with(
     project: &Path,
     state: &WorkflowState,
-    task: &Task,
+    pos: usize,
     upstream: &std::collections::HashMap<String, String>,
+    shared: &shared::Shared,
 ) -> Inputs {
-    fingerprint::inputs(project, task, |id| {
-        upstream
-            .get(id)
-            .cloned()
-            .or_else(|| recorded_fingerprint(state, id))
-    })
+    let task: &Task = &state.tasks[pos];
+    let recorded = task.proof();
+    fingerprint::inputs(
+        project,
+        task,
+        |id| {
+            upstream
+                .get(id)
+                .cloned()
+                .or_else(|| recorded_fingerprint(state, id))
+        },
+        |path| {
+            shared
+                .handed_on(pos, path)
+                .then(|| recorded_digest(recorded.as_ref()?, path))
+                .flatten()
+        },
+    )
+}
+
+/// The digest `evidence` recorded for `path`.
+pub fn recorded_digest(evidence: &Evidence, path: &str) -> Option<String> {
+    evidence
+        .inputs
+        .files
+        .iter()
+        .find(|f| f.path == path)
+        .and_then(|f| f.digest.clone())
+}
+
+/// Which task answers for each file completed tasks of `state` share
+/// ([`shared::Shared`]), by position in `state.tasks`.
+pub fn shared_files(state: &WorkflowState) -> shared::Shared {
+    let tasks = &state.tasks;
+    shared::Shared::of(
+        state_order(tasks)
+            .into_iter()
+            .filter(|&i| tasks[i].status == crate::state::TaskStatus::Completed)
+            .map(|i| (i, fingerprint::declared_files(&tasks[i]))),
+    )
+}
+
+/// Task positions, each after the tasks it depends on ([`dependency_order`]).
+pub fn state_order(tasks: &[crate::state::task_ref::TaskRef]) -> Vec<usize> {
+    let index: std::collections::HashMap<&str, usize> = tasks
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.id.as_str(), i))
+        .collect();
+    let deps: Vec<Vec<usize>> = tasks
+        .iter()
+        .map(|t| {
+            t.deps
+                .iter()
+                .filter_map(|d| index.get(d.as_str()).copied())
+                .collect()
+        })
+        .collect();
+    dependency_order(&deps)
 }
 
 /// Whether `wf verify` takes a task up: completed, or reopened by an earlier verify.
@@ -71,6 +133,9 @@ pub fn stale_reasons(
     }
     if why.is_empty() && !now.declared() {
         why.push("it declares no files, so nothing tells that its inputs are unchanged".into());
+    }
+    if why.is_empty() {
+        why.extend(fingerprint::unhashed(now));
     }
     why
 }

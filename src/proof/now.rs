@@ -6,7 +6,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
-use crate::proof::{inputs_with, stale_reasons, verifiable};
+use crate::proof::{inputs_with, shared::Shared, shared_files, stale_reasons, verifiable};
 use crate::state::evidence::Inputs;
 use crate::state::model::{Task, WorkflowState};
 
@@ -24,8 +24,12 @@ pub struct Now {
 
 /// `task`'s inputs now and how they compare with its evidence.
 pub fn now(project: &Path, state: &WorkflowState, task: &Task) -> Now {
-    let upstream = upstream_now(project, state, task);
-    let inputs = inputs_with(project, state, task, &upstream);
+    let shared = shared_files(state);
+    let upstream = upstream_now(project, state, task, &shared);
+    let inputs = match state.position(&task.id) {
+        Some(pos) => inputs_with(project, state, pos, &upstream, &shared),
+        None => crate::proof::inputs_now(project, state, task),
+    };
     // Read once: a proof is parsed from its text at each read.
     let Some(proof) = task.proof() else {
         return Now {
@@ -42,11 +46,42 @@ pub fn now(project: &Path, state: &WorkflowState, task: &Task) -> Now {
     }
 }
 
+/// Every completed task whose evidence is out of date: an input changed since its
+/// checks passed (a task upstream included), with why, in dependency order. A task
+/// without evidence, or whose inputs wf cannot tell (it declares no files), is not
+/// out of date: there is nothing recorded to be stale.
+pub fn stale(project: &Path, state: &WorkflowState) -> Vec<(String, Vec<String>)> {
+    let shared = shared_files(state);
+    let mut now: HashMap<String, String> = HashMap::new();
+    let mut out = Vec::new();
+    for pos in crate::proof::state_order(&state.tasks) {
+        let task: &Task = &state.tasks[pos];
+        if task.status != crate::state::TaskStatus::Completed {
+            continue;
+        }
+        let Some(proof) = task.proof() else {
+            continue;
+        };
+        let inputs = inputs_with(project, state, pos, &now, &shared);
+        let why = crate::proof::fingerprint::changes(&proof.inputs, &inputs);
+        if !why.is_empty() {
+            out.push((task.id.clone(), why));
+        }
+        now.insert(task.id.clone(), inputs.fingerprint);
+    }
+    out
+}
+
 /// The fingerprints now of every task `task` depends on, directly or not, that
 /// `verify` would take up; the others keep their recorded one. Each is computed
 /// after its own dependencies (an explicit stack: a chain of 10,000 tasks must not
 /// exhaust the thread's stack).
-fn upstream_now(project: &Path, state: &WorkflowState, task: &Task) -> HashMap<String, String> {
+fn upstream_now(
+    project: &Path,
+    state: &WorkflowState,
+    task: &Task,
+    shared: &Shared,
+) -> HashMap<String, String> {
     let mut now: HashMap<String, String> = HashMap::new();
     let mut seen: HashSet<&str> = HashSet::new();
     let mut stack: Vec<(&Task, bool)> = task
@@ -57,8 +92,8 @@ fn upstream_now(project: &Path, state: &WorkflowState, task: &Task) -> HashMap<S
         .collect();
     while let Some((t, expanded)) = stack.pop() {
         if expanded {
-            if verifiable(t) {
-                let inputs = inputs_with(project, state, t, &now);
+            if let Some(pos) = state.position(&t.id).filter(|_| verifiable(t)) {
+                let inputs = inputs_with(project, state, pos, &now, shared);
                 now.insert(t.id.clone(), inputs.fingerprint);
             }
             continue;

@@ -17,6 +17,30 @@ fn ids<'a>(items: impl Iterator<Item = &'a str>) -> String {
     items.map(clean).collect::<Vec<_>>().join(", ")
 }
 
+/// The tasks whose evidence is out of date, for a sentence: `the evidence of T2 is
+/// out of date (shared.txt changed)`; at most five named.
+pub fn stale_text(stale: &[(String, Vec<String>)]) -> String {
+    const SHOWN: usize = 5;
+    let mut named: Vec<String> = stale
+        .iter()
+        .take(SHOWN)
+        .map(|(id, why)| format!("{} ({})", clean(id), clean(&why.join(", "))))
+        .collect();
+    if stale.len() > SHOWN {
+        named.push(format!("and {} more", stale.len() - SHOWN));
+    }
+    format!(
+        "the evidence of {} {} out of date: {}",
+        if stale.len() == 1 {
+            "one task"
+        } else {
+            "these tasks"
+        },
+        if stale.len() == 1 { "is" } else { "are" },
+        named.join("; ")
+    )
+}
+
 /// What `wf proof export FILE` says once the document is written.
 pub fn export_text(doc: &Document, file: &str) -> String {
     let bare: Vec<&str> = doc

@@ -46,7 +46,7 @@ impl Engine<'_> {
         let Some(cache) = self.cache_for(task) else {
             return;
         };
-        if evidence.inputs.declared() && !evidence.checks.is_empty() {
+        if fingerprint::tells(&evidence.inputs) && !evidence.checks.is_empty() {
             cache.put(&evidence.inputs.fingerprint, &task.id, &evidence.checks);
         }
     }
@@ -68,7 +68,7 @@ impl Engine<'_> {
             return Ok(false);
         };
         let inputs = proof::inputs_now(&self.ctx.project, self.session.state()?, task);
-        if !inputs.declared() {
+        if !fingerprint::tells(&inputs) {
             return Ok(false);
         }
         let Some(record) = cache.get(&inputs.fingerprint) else {

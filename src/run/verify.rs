@@ -12,7 +12,6 @@
 //! it goes back to planned. When every task is done again, the workflow is
 //! completed again (after its final verifiers).
 
-use crate::state::task_ref::TaskRef;
 use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
@@ -108,7 +107,7 @@ fn selection(state: &WorkflowState, wanted: &[String]) -> Result<Vec<usize>> {
             )));
         }
     }
-    let order = dependency_order(&state.tasks);
+    let order = proof::state_order(&state.tasks);
     let mut chosen: HashSet<&str> = wanted.iter().map(String::as_str).collect();
     let mut out = Vec::new();
     for i in order {
@@ -128,25 +127,6 @@ fn selection(state: &WorkflowState, wanted: &[String]) -> Result<Vec<usize>> {
     Ok(out)
 }
 
-/// Task positions, each after the tasks it depends on (`proof::dependency_order`).
-fn dependency_order(tasks: &[TaskRef]) -> Vec<usize> {
-    let index: HashMap<&str, usize> = tasks
-        .iter()
-        .enumerate()
-        .map(|(i, t)| (t.id.as_str(), i))
-        .collect();
-    let deps: Vec<Vec<usize>> = tasks
-        .iter()
-        .map(|t| {
-            t.deps
-                .iter()
-                .filter_map(|d| index.get(d.as_str()).copied())
-                .collect()
-        })
-        .collect();
-    proof::dependency_order(&deps)
-}
-
 /// Why `task` must be checked again, given its inputs now (`--all`, then
 /// `proof::stale_reasons`); empty when it is up to date.
 fn reasons(task: &Task, now: &Inputs, all: bool) -> Vec<String> {
@@ -161,13 +141,16 @@ fn reasons(task: &Task, now: &Inputs, all: bool) -> Vec<String> {
 /// Runs `verify` on the locked `session` (or, with `dry_run`, only reads it).
 pub fn verify(session: &mut Session, ctx: &WorkCtx, request: &Request) -> Result<Report> {
     let order = selection(session.state()?, &request.tasks)?;
+    // Who answers for a shared file is settled by the run that completed them, not
+    // by this pass's reopenings.
+    let shared = proof::shared_files(session.state()?);
     let mut now_fp: HashMap<String, String> = HashMap::new();
     let mut checked = Vec::new();
     let mut regressions = Vec::new();
     let mut recompleted = 0usize;
     for i in order {
         let task = session.state()?.tasks[i].clone();
-        let inputs = proof::inputs_with(&ctx.project, session.state()?, &task, &now_fp);
+        let inputs = proof::inputs_with(&ctx.project, session.state()?, i, &now_fp, &shared);
         let why = reasons(&task, &inputs, request.all);
         let mut line = Checked {
             id: task.id.clone(),
@@ -222,7 +205,7 @@ pub fn verify(session: &mut Session, ctx: &WorkCtx, request: &Request) -> Result
             Verdict::Passed { verified: true } => {
                 line.result = Standing::Passed;
                 // The files as the checks just passed on them.
-                let after = proof::inputs_with(&ctx.project, session.state()?, &task, &now_fp);
+                let after = proof::inputs_with(&ctx.project, session.state()?, i, &now_fp, &shared);
                 let evidence = Evidence {
                     at: crate::clock::now_rfc3339(),
                     inputs: after,
@@ -288,7 +271,9 @@ fn cacheable<'a>(
     inputs: &Inputs,
     request: &'a Request,
 ) -> Option<&'a Cache> {
-    let ok = !request.all && inputs.declared() && crate::run::proven::cacheable(task, &ctx.config);
+    let ok = !request.all
+        && proof::fingerprint::tells(inputs)
+        && crate::run::proven::cacheable(task, &ctx.config);
     ok.then_some(request.cache.as_ref()).flatten()
 }
 
@@ -376,6 +361,7 @@ fn settle_workflow(
 mod tests {
     use super::*;
     use crate::proof::fingerprint;
+    use crate::state::task_ref::TaskRef;
 
     fn t(id: &str, deps: &[&str]) -> Task {
         Task {
@@ -389,7 +375,7 @@ mod tests {
     #[test]
     fn dependencies_come_first_even_when_they_point_forward() {
         let tasks = [t("A", &["C"]), t("B", &[]), t("C", &["B"]), t("D", &["A"])].map(TaskRef::new);
-        let order: Vec<&str> = dependency_order(&tasks)
+        let order: Vec<&str> = proof::state_order(&tasks)
             .into_iter()
             .map(|i| tasks[i].id.as_str())
             .collect();
