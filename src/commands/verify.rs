@@ -27,6 +27,9 @@ pub fn run(project: &Project, global: &GlobalArgs, args: &VerifyArgs, out: &Outp
     };
     crate::run::signals::install();
     let report = verify::verify(&mut session, &ctx, &request)?;
+    for warning in request.cache.iter().flat_map(Cache::warnings) {
+        out.warn(&warning);
+    }
     out.json_value(&crate::report::verify::json(&report, args.dry_run));
     let passed = report.regressions.is_empty();
     out.conclude(&crate::report::verify::text(&report, args.dry_run), passed);

@@ -11,8 +11,16 @@
 //! when one may be for the task it asks about. Segments are written beside their place and renamed
 //! there, never edited, so runs, clones and machines can share a directory (CI
 //! restores and saves it); past [`MAX_SEGMENTS`] a writer merges the ones it read
-//! into one. A line that cannot be read is skipped: a miss, never an answer. Nothing
-//! is synced: a record lost to a crash costs one re-run.
+//! into one. A line that cannot be read is skipped with a warning: a miss, never an
+//! answer. Nothing is synced: a record lost to a crash costs one re-run.
+//!
+//! A record is a claim anyone who can write the directory can make (its fingerprint
+//! is computable from the plan and the files), so it answers for a task only when
+//! its checks are the task's own, every one passed ([`Record::answers`]). wf reads
+//! and merges only files named as it names segments, and deletes only those whose
+//! every line was a record; a segment over [`MAX_SEGMENT_BYTES`] or a line over
+//! [`MAX_RECORD_BYTES`] is refused without being read whole. Segments are readable by
+//! whoever may read the directory (a cache a team or a CI cache shares).
 
 use std::cell::{OnceCell, RefCell};
 use std::collections::{HashMap, HashSet};
@@ -34,6 +42,13 @@ pub const DEFAULT_DIR: &str = "cache";
 /// More segments than this are merged into one by the next writer.
 pub const MAX_SEGMENTS: usize = 32;
 
+/// The largest segment read: a merge of 32 segments of a 100,000-task run's records
+/// stays far below it.
+pub const MAX_SEGMENT_BYTES: u64 = 64 << 20;
+
+/// The largest record read (a line of a segment).
+pub const MAX_RECORD_BYTES: usize = 1 << 20;
+
 /// One passing verification.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Record {
@@ -48,11 +63,33 @@ pub struct Record {
     pub wf_version: String,
 }
 
+impl Record {
+    /// Whether this record answers for a task whose checks are `commands` (each as
+    /// the argv it spawns): the same commands in the same order, each of which
+    /// passed. A record with other checks, none, or a failing one is not a pass of
+    /// this task, whatever its fingerprint says.
+    pub fn answers(&self, commands: &[Vec<String>]) -> bool {
+        self.checks.len() == commands.len()
+            && self
+                .checks
+                .iter()
+                .zip(commands)
+                .all(|(c, argv)| c.exit_code == Some(0) && &c.argv == argv)
+    }
+}
+
 /// What a reader loaded: every record by fingerprint, and the segments it read.
 #[derive(Default)]
 struct Loaded {
     records: HashMap<String, Record>,
-    segments: Vec<PathBuf>,
+    segments: Vec<Segment>,
+}
+
+/// A segment read: its path, and whether every line of it was a record (only such
+/// a file is wf's to merge away).
+struct Segment {
+    path: PathBuf,
+    clean: bool,
 }
 
 /// A cache directory, with this run's records not yet written.
@@ -66,6 +103,10 @@ pub struct Cache {
     /// the records need not be loaded at all (at 10,000 tasks, 2.5 MB of them were a
     /// tenth of a first `resume --step`'s instructions).
     tasks: OnceCell<RefCell<Tasks>>,
+    /// What was found wrong in the directory, each said once ([`Cache::warnings`]).
+    warnings: RefCell<std::collections::BTreeSet<String>>,
+    /// The warnings already handed out.
+    said: RefCell<HashSet<String>>,
 }
 
 struct Tasks {
@@ -93,7 +134,19 @@ impl Cache {
             loaded: OnceCell::new(),
             pending: RefCell::new(Vec::new()),
             tasks: OnceCell::new(),
+            warnings: RefCell::default(),
+            said: RefCell::default(),
         }
+    }
+
+    /// What reading the directory found wrong since the last call (a line that is
+    /// not a record, a file over the size limit), each said once.
+    pub fn warnings(&self) -> Vec<String> {
+        let mut said = self.said.borrow_mut();
+        std::mem::take(&mut *self.warnings.borrow_mut())
+            .into_iter()
+            .filter(|w| said.insert(w.clone()))
+            .collect()
     }
 
     pub fn dir(&self) -> &Path {
@@ -102,7 +155,7 @@ impl Cache {
 
     fn loaded(&self) -> &RefCell<Loaded> {
         self.loaded.get_or_init(|| {
-            let mut loaded = load(&self.dir);
+            let mut loaded = load(&self.dir, &mut self.warnings.borrow_mut());
             for r in self.pending.borrow().iter() {
                 loaded.records.insert(r.fingerprint.clone(), r.clone());
             }
@@ -112,7 +165,7 @@ impl Cache {
 
     fn tasks(&self) -> &RefCell<Tasks> {
         self.tasks.get_or_init(|| {
-            let mut tasks = scan_tasks(&self.dir);
+            let mut tasks = scan_tasks(&self.dir, &mut self.warnings.borrow_mut());
             let pending = self.pending.borrow();
             tasks
                 .keys
@@ -182,10 +235,11 @@ impl Cache {
             loaded.records.insert(r.fingerprint.clone(), r);
         }
         self.write_segment(loaded.records.values())?;
-        // Only segments this reader read go: one another writer renamed in meanwhile
-        // stays.
-        for old in loaded.segments.drain(..) {
-            let _ = std::fs::remove_file(old);
+        // Only segments this reader read go, and only those that held nothing but
+        // records: one another writer renamed in meanwhile, or a file someone else
+        // named like a segment, stays.
+        for old in loaded.segments.drain(..).filter(|s| s.clean) {
+            let _ = std::fs::remove_file(old.path);
         }
         Ok(())
     }
@@ -216,6 +270,9 @@ impl Cache {
             .prefix(".tmp-")
             .tempfile_in(&self.dir)
             .map_err(failed)?;
+        tmp.as_file()
+            .set_permissions(shared_mode(&self.dir))
+            .map_err(failed)?;
         tmp.write_all(&bytes).map_err(failed)?;
         tmp.persist_noclobber(self.dir.join(name))
             .map_err(|e| failed(e.error))?;
@@ -231,14 +288,22 @@ impl Drop for Cache {
     }
 }
 
+/// A segment's mode: the owner's, and read for the group and others as far as
+/// they may read the directory (set on the file itself, whatever the umask).
+fn shared_mode(dir: &Path) -> std::fs::Permissions {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir_mode = std::fs::metadata(dir).map_or(0, |m| m.permissions().mode());
+    std::fs::Permissions::from_mode(0o600 | (dir_mode & 0o044))
+}
+
 /// The tasks the records of `dir`'s segments are for, read without building the
 /// records.
-fn scan_tasks(dir: &Path) -> Tasks {
+fn scan_tasks(dir: &Path, warnings: &mut std::collections::BTreeSet<String>) -> Tasks {
     let mut keys = HashSet::default();
-    let read = read_lines(dir, |line| {
-        if let Some(id) = task_of(line) {
-            keys.insert(task_key(&id));
-        }
+    let read = read_lines(dir, warnings, |line| {
+        let id = task_of(line).ok_or_else(|| NOT_A_RECORD.to_string())?;
+        keys.insert(task_key(&id));
+        Ok(())
     });
     Tasks {
         keys,
@@ -277,21 +342,35 @@ fn task_of(line: &[u8]) -> Option<std::borrow::Cow<'_, str>> {
     (r.kind == RECORD_KIND).then_some(r.task_id)
 }
 
-/// Every record of the segments of `dir` (none when it is missing or unreadable).
-fn load(dir: &Path) -> Loaded {
+/// Every record of the segments of `dir` (none when it is missing or unreadable); a
+/// line that is not one is a warning.
+fn load(dir: &Path, warnings: &mut std::collections::BTreeSet<String>) -> Loaded {
     let mut records = HashMap::new();
-    let segments = read_lines(dir, |line| {
-        if let Ok(r) = serde_json::from_slice::<Record>(line) {
-            if r.kind == RECORD_KIND {
+    let segments = read_lines(dir, warnings, |line| {
+        match serde_json::from_slice::<Record>(line) {
+            Ok(r) if r.kind == RECORD_KIND => {
                 records.insert(r.fingerprint.clone(), r);
+                Ok(())
             }
+            Ok(_) => Err(NOT_A_RECORD.to_string()),
+            Err(e) => Err(format!("{NOT_A_RECORD} ({e})")),
         }
     });
     Loaded { records, segments }
 }
 
-/// Gives every line of every segment of `dir` to `line`, and the segments read.
-fn read_lines(dir: &Path, mut line: impl FnMut(&[u8])) -> Vec<PathBuf> {
+/// What a line of a segment that is not a record is called.
+const NOT_A_RECORD: &str = "not a verification record";
+
+/// Gives every line of every segment of `dir` to `line` (`Err`: why it is not a
+/// record), and the segments read. A file over [`MAX_SEGMENT_BYTES`] is refused
+/// before it is read, a line over [`MAX_RECORD_BYTES`] skipped, and a line that is
+/// not a record named: each a warning.
+fn read_lines(
+    dir: &Path,
+    warnings: &mut std::collections::BTreeSet<String>,
+    mut line: impl FnMut(&[u8]) -> Result<(), String>,
+) -> Vec<Segment> {
     use std::io::Read;
     let mut read = Vec::new();
     // One buffer for every segment: a fresh one each touched every page of every
@@ -303,15 +382,52 @@ fn read_lines(dir: &Path, mut line: impl FnMut(&[u8])) -> Vec<PathBuf> {
         else {
             continue;
         };
-        if (&file).read_to_end(&mut bytes).is_err() {
+        let size = file.metadata().map_or(0, |m| m.len());
+        if size > MAX_SEGMENT_BYTES {
+            warnings.insert(format!(
+                "verification cache: {} is {} MiB, over the {} MiB a segment may have; it is not read (delete it)",
+                path.display(),
+                size >> 20,
+                MAX_SEGMENT_BYTES >> 20
+            ));
             continue;
         }
-        let mut start = 0;
-        for end in memchr::memchr_iter(b'\n', &bytes).chain([bytes.len()]) {
-            line(&bytes[start..end]);
-            start = end + 1;
+        if (&file)
+            .take(MAX_SEGMENT_BYTES)
+            .read_to_end(&mut bytes)
+            .is_err()
+        {
+            continue;
         }
-        read.push(path);
+        let mut clean = true;
+        let mut start = 0;
+        for (no, end) in memchr::memchr_iter(b'\n', &bytes)
+            .chain([bytes.len()])
+            .enumerate()
+        {
+            let text = &bytes[start..end];
+            start = end + 1;
+            if text.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            let read = if text.len() > MAX_RECORD_BYTES {
+                Err(format!(
+                    "over the {} KiB a record may have",
+                    MAX_RECORD_BYTES >> 10
+                ))
+            } else {
+                line(text)
+            };
+            if let Err(why) = read {
+                clean = false;
+                warnings.insert(format!(
+                    "verification cache: {} line {}: {why}; ignored",
+                    path.display(),
+                    no + 1
+                ));
+            }
+        }
+        read.push(Segment { path, clean });
     }
     read
 }
@@ -325,13 +441,19 @@ fn segments(dir: &Path) -> Vec<PathBuf> {
         .flatten()
         .map(|entry| entry.path())
         .filter(|path| {
-            path.extension().is_some_and(|e| e == "jsonl")
-                && path
-                    .file_name()
-                    .and_then(|n| n.to_str())
-                    .is_some_and(|n| !n.starts_with('.'))
+            path.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(segment_name)
         })
         .collect()
+}
+
+/// A name as [`Cache::flush`] gives a segment: `<digits>-<digits>.jsonl`.
+fn segment_name(name: &str) -> bool {
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    name.strip_suffix(".jsonl")
+        .and_then(|stem| stem.split_once('-'))
+        .is_some_and(|(time, pid)| digits(time) && digits(pid))
 }
 
 #[cfg(test)]
@@ -456,6 +578,47 @@ mod tests {
             task_of(b"{\"kind\":\"wf.verification\",\"fingerprint\":\"x\""),
             None
         );
+    }
+
+    #[test]
+    fn a_record_answers_only_for_the_same_passing_commands() {
+        let argv = |words: &[&str]| words.iter().map(|w| (*w).to_string()).collect::<Vec<_>>();
+        let record = |checks: Vec<CheckEvidence>| Record {
+            kind: RECORD_KIND.into(),
+            fingerprint: FP.into(),
+            task_id: "T1".into(),
+            checks,
+            at: String::new(),
+            wf_version: String::new(),
+        };
+        let passed = record(check());
+        assert!(passed.answers(&[argv(&["true"])]));
+        assert!(!passed.answers(&[argv(&["false"])]), "another command");
+        assert!(
+            !passed.answers(&[argv(&["true"]), argv(&["true"])]),
+            "fewer"
+        );
+        assert!(!record(Vec::new()).answers(&[argv(&["true"])]), "none");
+        let mut failed = check();
+        failed[0].exit_code = Some(1);
+        assert!(!record(failed).answers(&[argv(&["true"])]), "a failure");
+    }
+
+    #[test]
+    fn only_files_named_as_segments_are_read() {
+        for name in ["1-2.jsonl", "1772000000000000000-4242.jsonl"] {
+            assert!(segment_name(name), "{name}");
+        }
+        for name in [
+            "notes.jsonl",
+            ".tmp-1-2.jsonl",
+            "1-2.json",
+            "-2.jsonl",
+            "1-.jsonl",
+            "a-1.jsonl",
+        ] {
+            assert!(!segment_name(name), "{name}");
+        }
     }
 
     #[test]

@@ -6,11 +6,11 @@
 use serde_json::json;
 
 use crate::error::Result;
-use crate::proof::{self, cache::Cache, fingerprint, tree};
+use crate::proof::{self, cache, cache::Cache, fingerprint, tree};
 use crate::run::engine::{Engine, TaskResult};
 use crate::run::policy::needs_agent;
 use crate::run::work::{CheckRun, TaskOutcome, Verdict, WorkCtx};
-use crate::state::evidence::{Changes, Evidence};
+use crate::state::evidence::{Changes, Evidence, Inputs};
 use crate::state::model::Task;
 use crate::state::TaskStatus;
 
@@ -39,6 +39,24 @@ impl Engine<'_> {
             .flatten()
     }
 
+    /// The cache's pass of `task` on its inputs as they are now, if it has one that
+    /// answers for it ([`cache::Record::answers`]).
+    fn cached_pass(&self, task: &Task) -> Result<Option<(Inputs, cache::Record)>> {
+        // A cache with no record for this task (a first run, or a first pass over
+        // it) answers nothing for it: no file is hashed to ask it.
+        let Some(cache) = self.cache_for(task).filter(|c| c.may_hold(&task.id)) else {
+            return Ok(None);
+        };
+        let inputs = proof::inputs_now(&self.ctx.project, self.session.state()?, task);
+        if !fingerprint::tells(&inputs) {
+            return Ok(None);
+        }
+        Ok(cache
+            .get(&inputs.fingerprint)
+            .filter(|r| r.answers(&check_argvs(task)))
+            .map(|r| (inputs, r)))
+    }
+
     /// Records a passing command task's checks in the cache, when its inputs are
     /// declared (else a fingerprint cannot tell they changed) and something checked
     /// it. Written at the next checkpoint ([`Engine::flush_cache`]).
@@ -62,16 +80,13 @@ impl Engine<'_> {
     /// Completes `task` without running it when the cache has passed its checks on
     /// inputs with the fingerprint they have now; `Ok(false)` when it must run.
     pub(super) fn complete_if_cached(&mut self, task: &Task) -> Result<bool> {
-        // A cache with no record for this task (a first run, or a first pass over
-        // it) answers nothing for it: no file is hashed to ask it.
-        let Some(cache) = self.cache_for(task).filter(|c| c.may_hold(&task.id)) else {
-            return Ok(false);
-        };
-        let inputs = proof::inputs_now(&self.ctx.project, self.session.state()?, task);
-        if !fingerprint::tells(&inputs) {
-            return Ok(false);
+        let answer = self.cached_pass(task);
+        if let Some(cache) = &self.cache {
+            for warning in cache.warnings() {
+                self.reporter.problem(&warning);
+            }
         }
-        let Some(record) = cache.get(&inputs.fingerprint) else {
+        let Some((inputs, record)) = answer? else {
             return Ok(false);
         };
         let evidence = Evidence {
@@ -129,6 +144,14 @@ pub fn cacheable(task: &Task, config: &crate::config::Config) -> bool {
         && !task.has_action("run_tests")
         && !task.has_action("git_commit")
         && !config.wf.uncached_tasks.contains(&task.id)
+}
+
+/// The argv of each check `task`'s commands spawn, in order: what a cache record
+/// must hold to answer for it.
+pub fn check_argvs(task: &Task) -> Vec<Vec<String>> {
+    task.check_commands()
+        .map(|c| crate::exec::process::Program::Shell(c.to_string()).argv())
+        .collect()
 }
 
 /// What changed in the working tree since `task` was handed off (none outside git,

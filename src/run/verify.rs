@@ -165,7 +165,10 @@ pub fn verify(session: &mut Session, ctx: &WorkCtx, request: &Request) -> Result
             continue;
         }
         let cache = cacheable(ctx, &task, &inputs, request);
-        if let Some(record) = cache.and_then(|c| c.get(&inputs.fingerprint)) {
+        let record = cache
+            .and_then(|c| c.get(&inputs.fingerprint))
+            .filter(|r| r.answers(&crate::run::proven::check_argvs(&task)));
+        if let Some(record) = record {
             line.result = Standing::Cached;
             if !request.dry_run {
                 let evidence = Evidence {
