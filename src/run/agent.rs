@@ -50,12 +50,16 @@ pub fn do_agent_task(
     let log = ctx.log_for(task, attempt);
     // What the executors reported they used, added up over this attempt.
     let mut spent: Option<Usage> = None;
-    // The working tree before any executor touched it, to tell what they changed
-    // (a --mock rehearsal changes nothing).
+    // The working tree before any executor touched it — its first attempt's, kept on
+    // the task — to tell what they changed (a --mock rehearsal changes nothing).
     let before = dispatch
         .mock
         .is_none()
-        .then(|| tree::snapshot(&ctx.project))
+        .then(|| {
+            task.base_tree
+                .clone()
+                .or_else(|| tree::snapshot(&ctx.project))
+        })
         .flatten();
     let mut claim: Option<ClaimEvidence> = None;
     let mut changes: Option<Changes> = None;

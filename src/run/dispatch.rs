@@ -365,6 +365,13 @@ impl Engine<'_> {
     pub(super) fn start_task(&mut self, task: TaskRef, how: Start) -> Result<(u32, TaskRef)> {
         let attempt = task.attempts + 1;
         let id = task.id.clone();
+        // An agent's work is judged against the tree it started from: the first
+        // attempt's, kept until the task completes, so a retry cannot wash out what an
+        // earlier attempt changed (docs/proof.md "Agent work"). A rehearsal does no
+        // work to compare.
+        let agent = how == Start::HandOff
+            || (matches!(how, Start::Dispatched(_)) && self.pool.mock().is_none());
+        let takes_base = agent && task.base_tree.is_none();
         drop(task);
         let logs = self.ctx.workflow_dir.join("logs");
         let log = crate::exec::process::log_path(&logs, &id, attempt);
@@ -372,8 +379,8 @@ impl Engine<'_> {
         let mut data = json!({"attempt": attempt, "log": log});
         if how == Start::HandOff {
             data["handoff"] = true.into();
-            // The tree the agent starts from, to tell what it changed when the task
-            // comes back (docs/proof.md "Agent work").
+        }
+        if takes_base {
             if let Some(tree) = crate::proof::tree::snapshot(&self.ctx.project) {
                 data["base_tree"] = tree.into();
             }

@@ -209,10 +209,17 @@ fn apply_task_status(state: &mut WorkflowState, event: &Event) -> Result<()> {
     match to {
         // A completion carries its proof; one without (a plugin's, an old wf's) has none.
         TaskStatus::Completed => task.evidence.clone_from(&event.evidence),
+        // The tree an agent's first attempt started from stays until the task is done
+        // (a retry's start carries none).
         TaskStatus::InProgress => {
-            task.base_tree = data.base_tree.and_then(Value::as_str).map(str::to_string);
+            if let Some(tree) = data.base_tree.and_then(Value::as_str) {
+                task.base_tree = Some(tree.to_string());
+            }
         }
         _ => {}
+    }
+    if to.is_done() {
+        task.base_tree = None;
     }
     task.reopened = (to == TaskStatus::Pending)
         .then(|| data.reopened.and_then(Value::as_str))
