@@ -15,7 +15,7 @@
 //! leaves the old workflow (or none) for every reader, and the next writer sweeps
 //! what the attempt left; after it, the next writer finishes the moves.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -109,11 +109,13 @@ fn import(
     }
     let task_count = outline.len();
     let digest = digest();
+    let anchor = Anchor::of(project, &args.plan);
     session.begin_txn();
 
     let (outcome, Imported { audit, phases }) = match session.state.take() {
         None => {
-            let (tasks, imported) = stream_tasks(&mut session, &text, outline, &rules, &now)?;
+            let (tasks, imported) =
+                stream_tasks(&mut session, &text, outline, &rules, &anchor, &now)?;
             session.state = Some(fresh_state(
                 project,
                 &name,
@@ -149,6 +151,7 @@ fn import(
             }
             let mut tasks = outline.into_tasks(&text)?;
             for task in &mut tasks {
+                anchor.task(task)?;
                 classify::apply(task, &rules, &unblocked);
             }
             let audit = plan::audit::audit_as(&tasks, &text, Some(format), &now);
@@ -269,6 +272,7 @@ fn stream_tasks(
     text: &str,
     outline: Outline,
     rules: &classify::Rules,
+    anchor: &Anchor,
     now: &str,
 ) -> Result<(Vec<TaskRef>, Imported)> {
     let dir = session.store().dir().to_path_buf();
@@ -282,6 +286,7 @@ fn stream_tasks(
     let mut auditor = Auditor::new(text, Some(outline.format));
     let mut phases = Phases::default();
     outline.each_task(text, |task| {
+        anchor.task(task)?;
         // A fresh workflow has no kinds lifted.
         classify::apply(task, rules, &[]);
         auditor.task(task);
@@ -292,6 +297,41 @@ fn stream_tasks(
     session.copy_records_from(prior);
     let audit = auditor.finish(now);
     Ok((tasks, Imported { audit, phases }))
+}
+
+/// Where the plan is, to anchor the paths its tasks declare in the project
+/// (`plan::anchor`).
+struct Anchor {
+    /// The plan as the user named it, for the refusal's `FILE:LINE:`.
+    shown: String,
+    /// Its folder relative to the project; none when it is outside the project.
+    dir: Option<PathBuf>,
+}
+
+impl Anchor {
+    fn of(project: &Project, plan: &Path) -> Anchor {
+        let dir = plan
+            .parent()
+            .map(|d| {
+                if d.as_os_str().is_empty() {
+                    Path::new(".")
+                } else {
+                    d
+                }
+            })
+            .and_then(|d| d.canonicalize().ok())
+            .and_then(|d| d.strip_prefix(&project.dir).ok().map(Path::to_path_buf));
+        Anchor {
+            shown: plan.display().to_string(),
+            dir,
+        }
+    }
+
+    /// Anchors `task`'s declared paths, or refuses the plan at its line.
+    fn task(&self, task: &mut Task) -> Result<()> {
+        plan::anchor::anchor(task, self.dir.as_deref())
+            .map_err(|why| WfError::usage(format!("{}:{}: {why}", self.shown, task.line)))
+    }
 }
 
 /// `tasks-<name>.md`: the name reduced to characters safe in one file name.

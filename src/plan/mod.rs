@@ -15,6 +15,7 @@
 //! text and [`render`] writes a plan from tasks (fixtures and property tests).
 
 pub mod adopt;
+pub mod anchor;
 pub mod audit;
 pub mod classify;
 mod claude;
