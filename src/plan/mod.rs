@@ -25,6 +25,7 @@ mod doc;
 mod fields;
 mod graph;
 mod ids;
+pub mod inline;
 pub mod jobs;
 mod limits;
 pub mod mirror;

@@ -270,6 +270,8 @@ fn task(
             ),
         ));
     }
+    // Before the paths: a command's arguments are not files the task names.
+    super::inline::take_verify(&mut task);
     let paths = paths_in(&task.name);
     add_paths(&mut task, paths);
     Ok((
