@@ -471,6 +471,15 @@ pub struct ExecuteArgs {
     /// fails instead of being handed off. Implied when the environment has CI=true.
     #[arg(long)]
     pub ci: bool,
+    /// Fail a task that nothing checks (no command of its own, nothing its line names
+    /// that wf can check) instead of completing it "accepted unchecked". On under
+    /// --ci.
+    #[arg(long, conflicts_with = "allow_unchecked")]
+    pub require_checks: bool,
+    /// Under --ci (or wf.require_checks), complete a task that nothing checks as
+    /// "accepted unchecked" instead of failing it.
+    #[arg(long)]
+    pub allow_unchecked: bool,
     /// Retry the failed task (or TASK): back to pending, retry_counts + 1.
     #[arg(long, value_name = "TASK", num_args = 0..=1, default_missing_value = "",
           add = ArgValueCandidates::new(complete::task_ids))]

@@ -97,6 +97,19 @@ pub struct WfSettings {
     /// cover (docs/proof.md "The cache").
     #[serde(default)]
     pub uncached_tasks: Vec<String>,
+    /// The project's test command (read from its files when unset): a phase's
+    /// checkpoint runs it whole, and a test file a task writes runs with the file as
+    /// `"$@"` (docs/proof.md "Derived checks").
+    pub test_command: Option<String>,
+    /// Checks for the files tasks name: a path glob (`src/**/*.py`, `docs/`) → a shell
+    /// command, run with the matched files as `"$@"` for every task without a command
+    /// of its own that names one (docs/plans.md "Checks").
+    #[serde(default)]
+    pub checks: BTreeMap<String, String>,
+    /// Whether `workflow-execute` fails a task that nothing checks instead of
+    /// accepting it unchecked (as `--require-checks`; on under `--ci` unless
+    /// `--allow-unchecked`).
+    pub require_checks: Option<bool>,
     #[serde(default)]
     pub executors: Vec<ExecutorConfig>,
     /// Which plans are classified and whether the builtin rules apply.

@@ -46,6 +46,11 @@ pub fn run(project: &Project, args: &CheckArgs, out: &Output) -> Result<i32> {
         );
         findings.sort_by_key(|f| f.line);
     }
+    let mut checks = crate::proof::derive::Counts::default();
+    let config_checks = crate::run::derived::config_checks(&project.config);
+    for task in &plan.tasks {
+        checks.add(task, &config_checks);
+    }
 
     let count = |s: &str| findings.iter().filter(|f| f.severity == s).count();
     let (errors, warnings, notes) = (count("error"), count("warning"), count("note"));
@@ -70,6 +75,7 @@ pub fn run(project: &Project, args: &CheckArgs, out: &Output) -> Result<i32> {
             "blocked": blocked,
             "audit_passed": audit.passed,
         },
+        "checks": checks,
         "exit_code": code,
     }));
     if !out.json {
@@ -89,6 +95,7 @@ pub fn run(project: &Project, args: &CheckArgs, out: &Output) -> Result<i32> {
                 plural(errors, "error", "errors"),
                 plural(warnings, "warning", "warnings"),
             ));
+            text.push_str(&format!("{file}: {}\n", findings::checks_line(&checks)));
         }
         use std::io::Write;
         let _ = std::io::stdout().lock().write_all(text.as_bytes());

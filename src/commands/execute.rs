@@ -139,19 +139,22 @@ pub fn execute_locked(
             "CI: agent tasks fail instead of being handed off, and the run goes to the end (--step or --phase keeps a mode's stop)."
         });
     }
+    let defaults = Options::for_workflow(
+        &project.config,
+        &project.dir,
+        session.store().dir(),
+        state,
+        mode,
+    );
     let opts = Options {
         ci,
         explicit_mode,
         keep_going: args.keep_going,
         jobs: args.jobs as usize,
         cache: super::cache_dir(&args.cache, session.store().dir()),
-        ..Options::for_workflow(
-            &project.config,
-            &project.dir,
-            session.store().dir(),
-            state,
-            mode,
-        )
+        require_checks: !args.allow_unchecked
+            && (args.require_checks || ci || defaults.require_checks),
+        ..defaults
     };
     let mock = match &args.mock {
         Some(text) => Some(

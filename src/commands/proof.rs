@@ -50,7 +50,7 @@ fn export(project: &Project, file: &Path, allow_stale: bool, out: &Output) -> Re
         &file.display().to_string(),
     ));
     if !stale.is_empty() {
-        out.warn(&format!(
+        out.warn(format!(
             "exported with --allow-stale: {}",
             crate::report::proof::stale_text(&stale)
         ));

@@ -15,7 +15,9 @@ pub fn run(project: &Project, args: &ShowArgs, out: &Output) -> Result<i32> {
         ))
     })?;
     let now = crate::proof::now::now(&project.dir, &state, task);
-    out.json_value(&crate::report::show::json(task, &now));
-    out.say(crate::report::show::text(task, &now, out.look()));
+    let checks = crate::run::derived::config_checks(&project.config);
+    let derived = crate::report::checks::derived_lines(task, &checks);
+    out.json_value(&crate::report::show::json(task, &now, &derived));
+    out.say(crate::report::show::text(task, &now, &derived, out.look()));
     Ok(0)
 }

@@ -30,6 +30,7 @@ use crate::plan::audit::Auditor;
 use crate::plan::diff::PlanDiff;
 use crate::plan::{self, classify, replan, Outline};
 use crate::project::Project;
+use crate::proof::derive::{ConfigCheck, Counts};
 use crate::report::start::Phases;
 use crate::state::model::{DeltaTracking, Glance, Task, WorkflowState, ZeroDecisionAudit};
 use crate::state::recover::{promote_staged, staged};
@@ -112,10 +113,24 @@ fn import(
     let anchor = Anchor::of(project, &args.plan);
     session.begin_txn();
 
-    let (outcome, Imported { audit, phases }) = match session.state.take() {
+    let config_checks = crate::run::derived::config_checks(&project.config);
+    let (
+        outcome,
+        Imported {
+            audit,
+            phases,
+            checks,
+        },
+    ) = match session.state.take() {
         None => {
-            let (tasks, imported) =
-                stream_tasks(&mut session, &text, outline, &rules, &anchor, &now)?;
+            let (tasks, imported) = stream_tasks(
+                &mut session,
+                &text,
+                outline,
+                &rules,
+                (&anchor, &config_checks),
+                &now,
+            )?;
             session.state = Some(fresh_state(
                 project,
                 &name,
@@ -150,9 +165,11 @@ fn import(
                 return keep_unchanged(&mut session, &tasks_file, &text, out);
             }
             let mut tasks = outline.into_tasks(&text)?;
+            let mut checks = Counts::default();
             for task in &mut tasks {
                 anchor.task(task)?;
                 classify::apply(task, &rules, &unblocked);
+                checks.add(task, &config_checks);
             }
             let audit = plan::audit::audit_as(&tasks, &text, Some(format), &now);
             let outcome = reimport(
@@ -167,7 +184,14 @@ fn import(
                 &now,
             )?;
             let phases = Phases::of(session.state()?);
-            (outcome, Imported { audit, phases })
+            (
+                outcome,
+                Imported {
+                    audit,
+                    phases,
+                    checks,
+                },
+            )
         }
     };
 
@@ -213,7 +237,13 @@ fn import(
     let mirror = matches!(outcome, Outcome::Reimported { .. } | Outcome::ProseOnly);
     promote_staged(&session, mirror)?;
     session.side_files_placed();
-    render_summary(session.state()?, &phases, &outcome, &args.plan, out);
+    render_summary(
+        session.state()?,
+        (&phases, &checks),
+        &outcome,
+        &args.plan,
+        out,
+    );
     Ok(0)
 }
 
@@ -232,6 +262,8 @@ enum Outcome {
 struct Imported {
     audit: ZeroDecisionAudit,
     phases: Phases,
+    /// How they are checked (docs/proof.md "Derived checks").
+    checks: Counts,
 }
 
 /// The plan the state already has, imported again: nothing changes, but a plan copy
@@ -272,7 +304,7 @@ fn stream_tasks(
     text: &str,
     outline: Outline,
     rules: &classify::Rules,
-    anchor: &Anchor,
+    (anchor, config_checks): (&Anchor, &[ConfigCheck]),
     now: &str,
 ) -> Result<(Vec<TaskRef>, Imported)> {
     let dir = session.store().dir().to_path_buf();
@@ -285,18 +317,27 @@ fn stream_tasks(
     let mut spill = Spill::create(&dir, outline.len()).map_err(spill_error)?;
     let mut auditor = Auditor::new(text, Some(outline.format));
     let mut phases = Phases::default();
+    let mut checks = Counts::default();
     outline.each_task(text, |task| {
         anchor.task(task)?;
         // A fresh workflow has no kinds lifted.
         classify::apply(task, rules, &[]);
         auditor.task(task);
         phases.add(task);
+        checks.add(task, config_checks);
         spill.push(task).map_err(spill_error)
     })?;
     let (tasks, prior) = spill.finish().map_err(spill_error)?;
     session.copy_records_from(prior);
     let audit = auditor.finish(now);
-    Ok((tasks, Imported { audit, phases }))
+    Ok((
+        tasks,
+        Imported {
+            audit,
+            phases,
+            checks,
+        },
+    ))
 }
 
 /// Where the plan is, to anchor the paths its tasks declare in the project
@@ -543,7 +584,7 @@ fn write_meta(
 
 fn render_summary(
     state: &WorkflowState,
-    phases: &Phases,
+    (phases, checks): (&Phases, &Counts),
     outcome: &Outcome,
     plan_path: &Path,
     out: &Output,
@@ -552,7 +593,8 @@ fn render_summary(
         Outcome::Reimported { diff, change } => Some((change.as_str(), diff)),
         _ => None,
     };
-    let summary = crate::report::start::summary(state, phases, change, plan_path, out.look());
+    let summary =
+        crate::report::start::summary(state, (phases, checks), change, plan_path, out.look());
     out.json_value(&summary.json);
     for line in &summary.stderr {
         crate::output::stderr_line(format_args!("{line}"));

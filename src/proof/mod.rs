@@ -12,10 +12,13 @@
 //! records it as a task completes, `wf verify` and `wf proof` read it back.
 
 pub mod cache;
+pub mod derive;
 pub mod document;
 pub mod fingerprint;
 pub mod now;
+pub mod runner;
 pub mod shared;
+pub mod testout;
 pub mod tree;
 
 use std::path::Path;

@@ -81,6 +81,20 @@ pub fn changes(project: &Path, from: &str, to: &str, declared: &[&str]) -> Optio
     Some(Changes { files, undeclared })
 }
 
+/// Whether the tree `tree` has `path` (relative to `project`; a file, or a
+/// directory with something in it); none when git cannot tell.
+pub fn has(project: &Path, tree: &str, path: &str) -> Option<bool> {
+    let path = path.trim_start_matches("./").trim_end_matches('/');
+    let out = git::output(
+        project,
+        &["ls-tree", "-z", "--name-only", tree, "--", path],
+        &[],
+        Instant::now() + TIMEOUT,
+        4096,
+    )?;
+    Some(!out.is_empty())
+}
+
 /// Whether the declared path `declared` (a file, or a directory with or without its
 /// trailing `/`) covers the changed file `file`.
 pub fn covers(declared: &str, file: &str) -> bool {
@@ -138,6 +152,11 @@ mod tests {
         assert_eq!(c.undeclared, ["b.txt", "src/new.py"]);
         let c = changes(p, &before, &after, &["src/", "b.txt"]).unwrap();
         assert!(c.undeclared.is_empty(), "{c:?}");
+        assert_eq!(has(p, &before, "b.txt"), Some(true));
+        assert_eq!(has(p, &after, "b.txt"), Some(false));
+        assert_eq!(has(p, &after, "src/new.py"), Some(true));
+        assert_eq!(has(p, &after, "./src/"), Some(true));
+        assert_eq!(has(p, &before, "src/new.py"), Some(false));
     }
 
     #[test]

@@ -292,6 +292,7 @@ fn steps(md: &mut String, task: &Task) {
 fn verify(md: &mut String, task: &Task) {
     let cmds: Vec<&str> = task.check_commands().collect();
     if cmds.is_empty() && task.expect.is_none() {
+        derived(md, task);
         return;
     }
     md.push_str("## Verify\n\nThe task is done when these commands succeed (run with `sh -c` in the project directory):\n\n");
@@ -302,6 +303,38 @@ fn verify(md: &mut String, task: &Task) {
     }
     if let Some(e) = task.expect.as_deref() {
         md.push_str(&format!("\nExpected: {}\n", inline(e)));
+    }
+    md.push('\n');
+}
+
+/// What wf checks when a task with no command comes back: what its line names
+/// (docs/proof.md "Derived checks"), or that nothing does.
+fn derived(md: &mut String, task: &Task) {
+    if !crate::run::work::derivable(task) {
+        return;
+    }
+    let lines = super::checks::derived_lines(task, &[]);
+    md.push_str(
+        "## What wf checks
+
+",
+    );
+    if lines.is_empty() {
+        md.push_str("Nothing: this task has no command and its line names nothing wf can check, so it is accepted on your word (`--require-checks` and `--ci` refuse it).
+
+");
+        return;
+    }
+    md.push_str(
+        "This task has no command of its own. When it comes back, wf checks what its line names:
+
+",
+    );
+    for l in lines {
+        md.push_str(&format!(
+            "- {l}
+"
+        ));
     }
     md.push('\n');
 }

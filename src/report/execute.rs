@@ -147,12 +147,19 @@ fn blocked_text(state: &WorkflowState, kinds: &[String], tasks: &[String]) -> St
 
 fn handoff_text(state: &WorkflowState, id: &str) -> String {
     match state.task(id) {
-        Some(task) => format!(
-            "Handed off: task {} needs an agent ({}). Do the work, then run `wf workflow-execute` to verify it.\n\n{}",
-            task.id,
-            task.actions.join(", "),
-            super::brief::brief(state, task)
-        ),
+        Some(task) => {
+            let needs = crate::run::policy::agent_actions(task);
+            let needs = if needs.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", needs.join(", "))
+            };
+            format!(
+                "Handed off: task {} needs an agent{needs}. Do the work, then run `wf workflow-execute`: it checks the work as the brief below says.\n\n{}",
+                task.id,
+                super::brief::brief(state, task)
+            )
+        }
         None => format!("Handed off: {id}"),
     }
 }

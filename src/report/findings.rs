@@ -233,3 +233,26 @@ pub(crate) fn audit_failure_lines(plan_path: &Path, audit: &ZeroDecisionAudit) -
     lines.extend(finding_lines(plan_path, audit));
     lines
 }
+
+/// How a plan's tasks are checked, for `wf check` and `workflow-start`: `checks: 3
+/// by a command, 12 by what their line names, 1 by nothing (T009)`.
+pub fn checks_line(counts: &crate::proof::derive::Counts) -> String {
+    let mut text = format!(
+        "checks: {} by a command, {} by what their line names, {} by nothing",
+        counts.command, counts.derived, counts.none,
+    );
+    if !counts.unchecked.is_empty() {
+        let more = counts.none.saturating_sub(counts.unchecked.len());
+        let ids: Vec<String> = counts
+            .unchecked
+            .iter()
+            .map(|id| super::one_line(id))
+            .collect();
+        text.push_str(&format!(" ({}", ids.join(", ")));
+        if more > 0 {
+            text.push_str(&format!(", and {more} more"));
+        }
+        text.push(')');
+    }
+    text
+}

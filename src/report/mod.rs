@@ -7,6 +7,7 @@
 //! format has its own escaping, tested with hostile strings.
 
 pub mod brief;
+pub mod checks;
 pub mod constraints;
 pub mod distributed;
 pub mod doctor;

@@ -190,7 +190,12 @@ impl Reporter for RunProgress<'_> {
                 } else {
                     " (nothing checked it)"
                 };
-                let mark = self.out.paint("✓", Color::Green);
+                // A task nothing checked is never shown as a plain pass.
+                let mark = if *verified || note.is_empty() {
+                    self.out.paint("✓", Color::Green)
+                } else {
+                    self.out.paint("?", Color::Yellow)
+                };
                 let header = format!("{mark} {} {name} ({secs:.1}s){note}", task.id);
                 (header, true)
             }

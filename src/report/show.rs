@@ -102,6 +102,9 @@ fn evidence_rows(out: &mut String, e: &Evidence) {
     for c in &e.checks {
         row(out, "  ", &clean(&c.what), &check_line(c));
     }
+    for d in &e.derived {
+        row(out, "  ", "derived", &super::checks::found_line(d));
+    }
     if let Some(executor) = &e.executor {
         row(out, "  ", "executor", &clean(executor));
     }
@@ -151,8 +154,9 @@ fn evidence_rows(out: &mut String, e: &Evidence) {
     row(out, "  ", "cached", if e.cached { "yes" } else { "no" });
 }
 
-/// The text of `wf show`.
-pub fn text(task: &Task, now: &Now, look: Look) -> String {
+/// The text of `wf show`; `derived` the lines of the checks derived from the task's
+/// line (`report::checks::derived_lines`).
+pub fn text(task: &Task, now: &Now, derived: &[String], look: Look) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -173,7 +177,19 @@ pub fn text(task: &Task, now: &Now, look: Look) -> String {
         &list_or(&files, "none (nothing tells when its inputs change)"),
     );
     let checks: Vec<String> = task.check_commands().map(String::from).collect();
-    row(&mut out, "", "checks", &list_or(&checks, "none"));
+    if checks.is_empty() && !derived.is_empty() {
+        row(
+            &mut out,
+            "",
+            "checks",
+            "none of its own; wf checks what its line names:",
+        );
+        for line in derived {
+            row(&mut out, "  ", "derived", line);
+        }
+    } else {
+        row(&mut out, "", "checks", &list_or(&checks, "none"));
+    }
     if let Some(reason) = &task.failure_reason {
         row(&mut out, "", "reason", &clean(reason));
     }
@@ -221,12 +237,13 @@ pub fn text(task: &Task, now: &Now, look: Look) -> String {
 
 /// The `--json` document of `wf show` (docs/json/show.schema.json): the task as the
 /// state holds it, and how it stands now.
-pub fn json(task: &Task, now: &Now) -> Value {
+pub fn json(task: &Task, now: &Now, derived: &[String]) -> Value {
     json!({
         "task": task,
         "up_to_date": now.up_to_date,
         "changed": now.changed,
         "fingerprint_now": now.inputs.fingerprint,
+        "derived_checks": derived,
     })
 }
 
@@ -283,6 +300,7 @@ mod tests {
                     job: Some("task-T7".into()),
                     commit: Some("0123456789abcdef0123456789abcdef01234567".into()),
                 }),
+                derived: Vec::new(),
             })),
             ..Task::default()
         };
@@ -291,7 +309,7 @@ mod tests {
             up_to_date: Some(false),
             changed: vec!["src/parse.py changed".into()],
         };
-        let text = text(&task, &now, look());
+        let text = text(&task, &now, &[], look());
         assert_eq!(
             text,
             "T7  Write the \\u{1b}]0;owned\\u{7}parser

@@ -25,7 +25,7 @@ pub struct Summary {
 /// state's tasks counted ([`Phases::of`], or as an import made them).
 pub fn summary(
     state: &WorkflowState,
-    phases: &Phases,
+    (phases, checks): (&Phases, &crate::proof::derive::Counts),
     change: Option<(&str, &PlanDiff)>,
     plan_path: &Path,
     look: Look,
@@ -59,6 +59,7 @@ pub fn summary(
         "phases": phases.iter().map(|(p, n, d, b)| json!({"phase": p, "tasks": n, "done": d, "blocked": b})).collect::<Vec<_>>(),
         "blocked": blocked,
         "audit": {"passed": audit.passed, "errors": errors, "warnings": warnings, "findings": audit.anti_patterns},
+        "checks": checks,
         "change": change.map(|(id, _)| id),
         "diff": change.map(|(_, diff)| diff),
     });
@@ -95,6 +96,9 @@ pub fn summary(
             t.blocked_by().collect::<Vec<_>>().join(", ")
         ));
     }
+    let mut checks_line = super::findings::checks_line(checks);
+    checks_line[..1].make_ascii_uppercase();
+    text.push_str(&format!("\n{checks_line}."));
     text.push_str(&format!(
         "\nAudit: {} ({errors} errors, {warnings} warnings).",
         if audit.passed { "passed" } else { "FAILED" }

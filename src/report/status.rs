@@ -93,6 +93,16 @@ pub fn table_in(state: &WorkflowState, digest: &Digest, window: u64, look: Look)
             colored(&text, Color::Yellow, look.color),
         ]);
     }
+    let warnings = state
+        .check_warnings
+        .iter()
+        .map(|(id, w)| one_line(&format!("{id}: {}", truncate(w, 120))));
+    if let Some(text) = capped_lines(warnings, state.check_warnings.len()) {
+        t.add_row(vec![
+            Cell::new("Check warnings"),
+            colored(&text, Color::Yellow, look.color),
+        ]);
+    }
     if let Some(reason) = state.failure_reason.as_deref().filter(|r| !r.is_empty()) {
         t.add_row(vec![
             Cell::new("Failure"),

@@ -145,7 +145,11 @@ fn render(tasks: &[&Task], look: Look) -> String {
         .map(|t| {
             [
                 crate::report::one_line(&t.id),
-                t.status.as_str().to_string(),
+                if t.accepted_unchecked && t.status == TaskStatus::Completed {
+                    "completed, unchecked".to_string()
+                } else {
+                    t.status.as_str().to_string()
+                },
                 crate::report::truncate(&crate::report::one_line(&t.phase), 16),
                 t.duration_ms.map_or_else(|| "-".to_string(), duration),
                 if t.attempts == 0 {

@@ -16,10 +16,12 @@ use serde_json::json;
 
 use crate::config::Role;
 use crate::exec::process::{self, Exit, Program, Spec};
+use crate::exec::reactor::block_on;
 use crate::proof::{self, fingerprint, tree};
+use crate::run::derived::Returning;
 use crate::run::executor::{self, Executor, MockOutcome, MockPolicy};
 use crate::run::usage::{self, Usage};
-use crate::run::work::{self, append_header, Part, TaskOutcome, Verdict, WorkCtx};
+use crate::run::work::{self, append_header, Part, Ran, TaskOutcome, Verdict, WorkCtx};
 use crate::state::event::EventKind;
 use crate::state::event_log::NewEvent;
 use crate::state::evidence::{Changes, ClaimEvidence};
@@ -36,6 +38,8 @@ pub struct Dispatch {
     pub executors: Vec<Executor>,
     pub mock: Option<MockPolicy>,
     pub brief: Vec<u8>,
+    /// Work of the task's story is still to come (`derived::Returning`).
+    pub before_implementation: bool,
 }
 
 /// Runs the task's executors in turn, then the task's own checks as evidence.
@@ -63,18 +67,18 @@ pub fn do_agent_task(
         .flatten();
     let mut claim: Option<ClaimEvidence> = None;
     let mut changes: Option<Changes> = None;
-    let finish =
-        |verdict: Verdict, gate, spent: Option<Usage>, checks, agent: AgentWork| TaskOutcome {
-            task_id: task.id.clone(),
-            verdict,
-            gate,
-            log: ctx.relative(&log),
-            duration: started.elapsed(),
-            usage: spent,
-            checks,
-            claim: agent.0,
-            changes: agent.1,
-        };
+    let finish = |verdict: Verdict, ran: Ran, spent: Option<Usage>, agent: AgentWork| TaskOutcome {
+        task_id: task.id.clone(),
+        verdict,
+        gate: ran.gate,
+        log: ctx.relative(&log),
+        duration: started.elapsed(),
+        usage: spent,
+        checks: ran.checks,
+        claim: agent.0,
+        changes: agent.1,
+        derived: ran.derived,
+    };
     for ex in &dispatch.executors {
         let role = ex.role();
         let run = Run {
@@ -94,7 +98,7 @@ pub fn do_agent_task(
                 all.summary = said.summary;
             }
             Ok(None) => {}
-            Err(verdict) => return finish(verdict, None, spent, Vec::new(), (claim, None)),
+            Err(verdict) => return finish(verdict, Ran::default(), spent, (claim, None)),
         }
     }
     let claimed = claim.is_some();
@@ -125,9 +129,8 @@ pub fn do_agent_task(
             let reason = format!("the agent's work does not match: {why}");
             return finish(
                 Verdict::Failed { reason },
-                None,
+                Ran::default(),
                 spent,
-                Vec::new(),
                 (claim, changes),
             );
         }
@@ -135,12 +138,39 @@ pub fn do_agent_task(
     let undeclared = changes
         .as_ref()
         .map_or(Vec::new(), |c| c.undeclared.clone());
-    // The evidence: everything the task itself can check, plus its tests, gate, commit.
-    let mut gate = None;
-    let mut checks = Vec::new();
-    // On the worker this agent task runs on (`run::dispatch`): its checks block it.
-    let parts = work::run_parts(ctx, task, attempt, Part::Full, &log, &mut gate, &mut checks);
-    match crate::exec::reactor::block_on(parts) {
+    // The evidence: everything the task itself can check (what its line names,
+    // when it has no command), plus its tests, gate, commit — on the worker this
+    // agent task runs on (`run::dispatch`): its checks block it.
+    let mut ran = Ran::default();
+    let checked = if dispatch.mock.is_some() {
+        // A rehearsal did no work: nothing its line names could have changed.
+        let (gate, checks) = (&mut ran.gate, &mut ran.checks);
+        block_on(work::run_parts(
+            ctx,
+            task,
+            attempt,
+            Part::Full,
+            &log,
+            gate,
+            checks,
+        ))
+    } else {
+        let returning = Returning {
+            seen: changes.as_ref(),
+            before_implementation: dispatch.before_implementation,
+        };
+        let part = Part::Full;
+        block_on(work::check_task(
+            ctx,
+            task,
+            attempt,
+            part,
+            &log,
+            Some(returning),
+            &mut ran,
+        ))
+    };
+    match checked {
         Ok(verified) => {
             if claimed {
                 // A claim nothing could check is accepted unchecked, not confirmed.
@@ -155,13 +185,7 @@ pub fn do_agent_task(
             }
             // A mock rehearsal did no work; it is not evidence either way.
             let verified = verified && dispatch.mock.is_none();
-            finish(
-                Verdict::Passed { verified },
-                gate,
-                spent,
-                checks,
-                (claim, changes),
-            )
+            finish(Verdict::Passed { verified }, ran, spent, (claim, changes))
         }
         Err(Verdict::Failed { reason }) => {
             let reason = if claimed {
@@ -177,15 +201,9 @@ pub fn do_agent_task(
             } else {
                 reason
             };
-            finish(
-                Verdict::Failed { reason },
-                gate,
-                spent,
-                checks,
-                (claim, changes),
-            )
+            finish(Verdict::Failed { reason }, ran, spent, (claim, changes))
         }
-        Err(other) => finish(other, gate, spent, checks, (claim, changes)),
+        Err(other) => finish(other, ran, spent, (claim, changes)),
     }
 }
 

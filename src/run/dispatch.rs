@@ -196,6 +196,7 @@ impl Engine<'_> {
             brief: (self.brief)(self.session.state()?, &task).into_bytes(),
             executors,
             mock: self.pool.mock().cloned(),
+            before_implementation: self.before_implementation(&task)?,
         };
         let ctx = self.ctx.clone();
         self.hand_to_worker(floor, task, move |task, emit| {
@@ -211,7 +212,7 @@ impl Engine<'_> {
         self.session.write_held_events()?;
         let ctx = self.ctx.clone();
         floor.run_here(task.id.clone(), async move {
-            work::do_task(&ctx, &task, attempt, Part::Full).await
+            work::do_task(&ctx, &task, attempt, Part::Full, None).await
         });
         Ok(())
     }
@@ -251,6 +252,7 @@ impl Engine<'_> {
             checks: Vec::new(),
             claim: None,
             changes: None,
+            derived: Vec::new(),
         };
         self.apply_outcome(task, outcome)
     }
@@ -372,6 +374,7 @@ impl Engine<'_> {
         let agent = how == Start::HandOff
             || (matches!(how, Start::Dispatched(_)) && self.pool.mock().is_none());
         let takes_base = agent && task.base_tree.is_none();
+        let baseline = self.phase_baseline(&task, attempt)?;
         drop(task);
         let logs = self.ctx.workflow_dir.join("logs");
         let log = crate::exec::process::log_path(&logs, &id, attempt);
@@ -384,6 +387,9 @@ impl Engine<'_> {
             if let Some(tree) = crate::proof::tree::snapshot(&self.ctx.project) {
                 data["base_tree"] = tree.into();
             }
+        }
+        if let Some(baseline) = baseline {
+            data["phase_baseline"] = baseline;
         }
         let executor = match &how {
             Start::Dispatched(Some(name)) => Some((name.as_str(), Role::Executor)),
@@ -426,6 +432,7 @@ fn panicked(task_id: &str) -> TaskOutcome {
         checks: Vec::new(),
         claim: None,
         changes: None,
+        derived: Vec::new(),
     }
 }
 
@@ -503,7 +510,7 @@ mod tests {
         for task in tasks {
             let ctx = ctx.clone();
             floor.run_here(task.id.clone(), async move {
-                work::do_task(&ctx, &task, 1, Part::Full).await
+                work::do_task(&ctx, &task, 1, Part::Full, None).await
             });
         }
         floor

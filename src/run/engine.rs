@@ -18,6 +18,7 @@ use crate::config::Role;
 use crate::error::Result;
 use crate::run::checkpoint::Checkpoints;
 use crate::run::context;
+use crate::run::derived::Returning;
 use crate::run::dispatch::{Floor, Msg};
 use crate::run::executor::Pool;
 use crate::run::policy::{self, Assignment, StopCheck};
@@ -49,6 +50,9 @@ pub struct Options {
     /// inputs passed its checks before is up to date and not run; none with
     /// `--no-cache`.
     pub cache: Option<std::path::PathBuf>,
+    /// A task that nothing checks fails instead of completing "accepted unchecked"
+    /// (`--require-checks`, on under `--ci` unless `--allow-unchecked`).
+    pub require_checks: bool,
 }
 
 impl Options {
@@ -80,6 +84,7 @@ impl Options {
                 .max_retries
                 .unwrap_or(crate::run::executor::DEFAULT_MAX_RETRIES),
             cache: Some(workflow_dir.join(crate::proof::cache::DEFAULT_DIR)),
+            require_checks: config.wf.require_checks == Some(true),
         }
     }
 }
@@ -330,11 +335,16 @@ impl<'a> Engine<'a> {
                 // The checks run on this thread, so Ctrl-C needs its own watcher.
                 let _watch = signals::InterruptWatch::start(self.ctx.children.clone());
                 let changes = crate::run::proven::changes_since(&self.ctx.project, &task);
+                let returning = Returning {
+                    seen: changes.as_ref(),
+                    before_implementation: self.before_implementation(&task)?,
+                };
                 let mut outcome = crate::exec::reactor::block_on(work::do_task(
                     &self.ctx,
                     &task,
                     task.attempts.max(1),
                     Part::Full,
+                    Some(returning),
                 ));
                 crate::run::proven::judge_changes(&self.ctx, &mut outcome, changes);
                 outcome
@@ -703,6 +713,7 @@ mod tests {
             design_chars: 0,
             max_retries: 1,
             cache: None,
+            require_checks: false,
         };
         let mut quiet = Quiet;
         let brief: BriefFn = |_, task| task.id.clone();

@@ -21,14 +21,34 @@ use crate::state::task_ref::TaskRef;
 use crate::state::TaskStatus;
 
 impl Engine<'_> {
+    /// `--require-checks`: an agent's work that nothing checked fails instead of
+    /// completing on the agent's word (a rehearsal did no work: it is left alone).
+    fn require_checked(&self, task: &Task, outcome: &mut TaskOutcome) {
+        let agents = self.held.contains_key(&task.id) || task.handed_off == Some(true);
+        if self.opts.require_checks
+            && self.pool.mock().is_none()
+            && (agents || needs_agent(task))
+            && outcome.verdict == (Verdict::Passed { verified: false })
+        {
+            outcome.verdict = Verdict::Failed {
+                reason: format!(
+                    "nothing checks task {}: it has no command of its own and its line names nothing wf can check; add `(verify: `COMMAND`)` to its line or a wf.checks entry, or pass --allow-unchecked to accept it on the agent's word",
+                    task.id
+                ),
+            };
+        }
+    }
+
     /// Records an outcome; returns a stop when it ends the run. Takes the caller's
     /// handle on the task and lets it go before the task's status changes (see
     /// `Engine::start_task`).
     pub(super) fn apply_outcome(
         &mut self,
         task: TaskRef,
-        outcome: TaskOutcome,
+        mut outcome: TaskOutcome,
     ) -> Result<Option<Stop>> {
+        self.close_phase(&task, &mut outcome)?;
+        self.require_checked(&task, &mut outcome);
         self.summary.ran += 1;
         let id = task.id.clone();
         // A dispatched task's executor reported its own result; wf reports its own work.
@@ -131,6 +151,9 @@ impl Engine<'_> {
                 if unchecked.is_some() {
                     data["accepted_unchecked"] = true.into();
                 }
+                if let Some(warning) = check_warning(&outcome.derived) {
+                    data["check_warning"] = warning.into();
+                }
                 if verified {
                     self.remember(&task, &evidence);
                 }
@@ -218,4 +241,16 @@ fn task_result(task: &Task, outcome: &TaskOutcome, workflow_dir: &std::path::Pat
             Verdict::Passed { .. } => None,
         },
     }
+}
+
+/// What a completing task's derived checks have to say (a test that passed before
+/// its implementation, a check that cannot run here), for `wf status`.
+fn check_warning(derived: &[crate::state::evidence::DerivedCheck]) -> Option<String> {
+    use crate::state::evidence::DerivedResult;
+    let said: Vec<&str> = derived
+        .iter()
+        .filter(|d| matches!(d.result, DerivedResult::Warning | DerivedResult::CannotRun))
+        .map(|d| d.note.as_str())
+        .collect();
+    (!said.is_empty()).then(|| said.join("; "))
 }

@@ -315,7 +315,7 @@ pub fn after_outcome(verdict: &Verdict, f: &OutcomeFacts) -> Next {
                 unchecked: unchecked.then_some(if f.dispatched && f.mock {
                     "accepted unchecked: a --mock rehearsal did no work to check"
                 } else {
-                    "accepted unchecked: no verify command, step check, declared file or gate checked this task"
+                    "accepted unchecked: no command of its own, and nothing its line names could be checked"
                 }),
                 agent_work: f.handed_off || f.needs_agent,
             }

@@ -526,7 +526,7 @@ fn after_outcome_covers_every_verdict() {
         ..facts.clone()
     };
     const NOTHING: &str =
-        "accepted unchecked: no verify command, step check, declared file or gate checked this task";
+        "accepted unchecked: no command of its own, and nothing its line names could be checked";
     const MOCK: &str = "accepted unchecked: a --mock rehearsal did no work to check";
     let complete = |unchecked, agent_work| Next::Complete {
         unchecked,

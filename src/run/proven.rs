@@ -28,6 +28,7 @@ impl Engine<'_> {
             changes: outcome.changes.clone(),
             cached: false,
             runner: None,
+            derived: outcome.derived.clone(),
         })
     }
 
@@ -98,6 +99,7 @@ impl Engine<'_> {
             changes: None,
             cached: true,
             runner: None,
+            derived: Vec::new(),
         };
         self.session.set_task_status(
             &task.id,

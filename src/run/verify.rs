@@ -197,6 +197,7 @@ pub fn verify(session: &mut Session, ctx: &WorkCtx, request: &Request) -> Result
                 &task,
                 task.attempts.max(1),
                 Part::Standalone,
+                None,
             ))
         };
         let log = ctx.workflow_dir.join(&outcome.log);
@@ -214,6 +215,7 @@ pub fn verify(session: &mut Session, ctx: &WorkCtx, request: &Request) -> Result
                     inputs: after,
                     checks: work::CheckRun::evidence(&outcome.checks),
                     executor: task.proof().and_then(|e| e.executor.clone()),
+                    derived: outcome.derived.clone(),
                     ..Evidence::default()
                 };
                 if let Some(c) = cache {

@@ -18,6 +18,8 @@ use serde_json::{json, Map, Value};
 use crate::config::Config;
 use crate::exec::process::{self, Children, Exit, Program, Spec};
 use crate::exec::verifier::{self, Resolved, Verifier};
+use crate::run::derived::Returning;
+use crate::state::evidence::DerivedCheck;
 use crate::state::model::{Constraint, Task};
 
 use crate::exec::DEFAULT_TIMEOUT;
@@ -151,6 +153,18 @@ pub struct TaskOutcome {
     pub claim: Option<crate::state::evidence::ClaimEvidence>,
     /// What the working tree saw change while the agent worked (in git).
     pub changes: Option<crate::state::evidence::Changes>,
+    /// The checks derived from the task's line and what they found (a task with no
+    /// command of its own: `src/run/derived.rs`).
+    pub derived: Vec<DerivedCheck>,
+}
+
+/// What checking a task ran and found: its gate's record, its commands, its
+/// derived checks.
+#[derive(Debug, Default)]
+pub struct Ran {
+    pub gate: Option<Value>,
+    pub checks: Vec<CheckRun>,
+    pub derived: Vec<DerivedCheck>,
 }
 
 impl WorkCtx {
@@ -347,26 +361,69 @@ pub(crate) fn append_header(log: &Path, line: &str) {
 
 /// Does `part` of `task` (attempt number `attempt`), logging to its own file: a
 /// future (see `exec::reactor`), driven by the run's scheduler or `block_on`.
-pub async fn do_task(ctx: &WorkCtx, task: &Task, attempt: u32, part: Part) -> TaskOutcome {
+/// `returning`: the task comes back from its agent (see [`check_task`]).
+pub async fn do_task(
+    ctx: &WorkCtx,
+    task: &Task,
+    attempt: u32,
+    part: Part,
+    returning: Option<Returning<'_>>,
+) -> TaskOutcome {
     let started = Instant::now();
     let log = ctx.log_for(task, attempt);
-    let mut gate = None;
-    let mut checks = Vec::new();
-    let verdict = match run_parts(ctx, task, attempt, part, &log, &mut gate, &mut checks).await {
+    let mut ran = Ran::default();
+    let verdict = match check_task(ctx, task, attempt, part, &log, returning, &mut ran).await {
         Ok(verified) => Verdict::Passed { verified },
         Err(v) => v,
     };
     TaskOutcome {
         task_id: task.id.clone(),
         verdict,
-        gate,
+        gate: ran.gate,
         log: ctx.relative(&log),
         duration: started.elapsed(),
         usage: None,
-        checks,
+        checks: ran.checks,
         claim: None,
         changes: None,
+        derived: ran.derived,
     }
+}
+
+/// Whether `task` is checked by what its line names: an agent's work with no
+/// command of its own (docs/proof.md "Derived checks").
+pub fn derivable(task: &Task) -> bool {
+    crate::run::engine::needs_agent(task) && !crate::proof::derive::has_commands(task)
+}
+
+/// Every check of `task`: for one [`derivable`], the checks derived from its line
+/// first (`returning` when it comes back from its agent; none when it is checked
+/// again later), then [`run_parts`]. `Ok(verified)`: whether anything checked it.
+pub(crate) async fn check_task(
+    ctx: &WorkCtx,
+    task: &Task,
+    attempt: u32,
+    part: Part,
+    log: &Path,
+    returning: Option<Returning<'_>>,
+    ran: &mut Ran,
+) -> Result<bool, Verdict> {
+    let mut verified = false;
+    if derivable(task) {
+        verified = crate::run::derived::check(ctx, task, attempt, log, returning, &mut ran.derived)
+            .await?;
+    }
+    let parts = run_parts(
+        ctx,
+        task,
+        attempt,
+        part,
+        log,
+        &mut ran.gate,
+        &mut ran.checks,
+    )
+    .await?;
+    Ok(verified || parts)
 }
 
 /// `Ok(verified)`: whether anything actually checked the task. Every command run
@@ -386,7 +443,8 @@ pub(crate) async fn run_parts(
         ctx.run(task, attempt, "check", program, log, runs).await?;
         verified = true;
     }
-    if part == Part::Evidence || crate::run::engine::needs_agent(task) {
+    // A derivable task's files are its derived checks' (`check_task`).
+    if (part == Part::Evidence || crate::run::engine::needs_agent(task)) && !derivable(task) {
         verified |= check_declared_files(ctx, task)?;
     }
     if part == Part::Evidence {

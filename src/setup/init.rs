@@ -49,6 +49,12 @@ A starter plan written by `wf init`. Each task is a `## ID: name` heading follow
 `wf check tasks.md`, import them with `wf workflow-start tasks.md` and run them with
 `wf workflow-execute`.
 
+A plan in a format without fields (spec-kit, Kiro, OpenSpec) puts a check on the
+task's line, as in ``T4 Add the parser in src/p.py (verify: `pytest tests/test_p.py`)``;
+a line without one is checked by what it names (the files it creates or changes,
+the tests it writes), and `checks` under `wf` in `.claude/config/project-config.json`
+runs a command for the files matching a path glob (docs/plans.md).
+
 ## T1: Check the project config
 - **phase**: setup
 - **requirement**: The project has the config that `wf init` wrote.
@@ -83,6 +89,7 @@ pub fn starter_config() -> String {
             "timeout_secs": crate::exec::DEFAULT_TIMEOUT.as_secs(),
             "max_retries": 3,
             "allowed_command_prefixes": DEFAULT_PREFIXES,
+            "checks": {},
             "executors": [],
         }
     }))

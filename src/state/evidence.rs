@@ -37,6 +37,10 @@ pub struct Evidence {
     /// docs/distributed.md): the CI, its run, its job and the commit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub runner: Option<Runner>,
+    /// The checks derived from the task's line, for a task with no command of its
+    /// own, and what each found (docs/proof.md "Derived checks").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub derived: Vec<DerivedCheck>,
 }
 
 /// The CI job a result of `wf run-task` came from, from the job's environment.
@@ -51,6 +55,65 @@ pub struct Runner {
     pub job: Option<String>,
     #[serde(default)]
     pub commit: Option<String>,
+}
+
+/// A check derived from a task's line, and what it found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DerivedCheck {
+    pub kind: DerivedKind,
+    /// What it is about: a path, a command, a phase.
+    pub subject: String,
+    pub result: DerivedResult,
+    /// What it saw, in words.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub note: String,
+    /// The command it ran, when it ran one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<CheckEvidence>,
+}
+
+/// What a derived check asks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DerivedKind {
+    /// The file exists and is not empty: the line creates it, or it was not there.
+    Created,
+    /// The file differs from the tree the agent started from.
+    Changed,
+    /// Some file differs from that tree.
+    SomethingChanged,
+    /// The test file the task writes, run with the project's runner.
+    Test,
+    /// A `wf.checks` command for the files it matched.
+    Command,
+    /// The phase's end: the project's tests, none that passed at its start failing,
+    /// and the tests its tasks wrote green.
+    Checkpoint,
+}
+
+/// What a derived check found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DerivedResult {
+    Passed,
+    Failed,
+    /// A test that fails before its story's implementation, as test-first asks.
+    Red,
+    /// It passed, with something to say (a test that passed before its
+    /// implementation).
+    Warning,
+    /// It could not run here (no git, no test runner): it proves nothing either way.
+    CannotRun,
+}
+
+impl DerivedCheck {
+    /// Whether it proves something about the work: it ran and did not fail.
+    pub fn checked(&self) -> bool {
+        matches!(
+            self.result,
+            DerivedResult::Passed | DerivedResult::Red | DerivedResult::Warning
+        )
+    }
 }
 
 /// What the checks ran on. Two equal `fingerprint`s mean the same task definition,

@@ -117,6 +117,8 @@ struct MoveData<'a> {
     reopened: Option<&'a Value>,
     accepted_unchecked: Option<&'a Value>,
     dispatch_failure: Option<&'a Value>,
+    phase_baseline: Option<&'a Value>,
+    check_warning: Option<&'a Value>,
 }
 
 impl<'a> MoveData<'a> {
@@ -138,6 +140,8 @@ impl<'a> MoveData<'a> {
                 "reopened" => &mut found.reopened,
                 "accepted_unchecked" => &mut found.accepted_unchecked,
                 "dispatch_failure" => &mut found.dispatch_failure,
+                "phase_baseline" => &mut found.phase_baseline,
+                "check_warning" => &mut found.check_warning,
                 _ => continue,
             };
             *slot = Some(value);
@@ -229,6 +233,21 @@ fn apply_task_status(state: &mut WorkflowState, event: &Event) -> Result<()> {
         && data.accepted_unchecked.and_then(Value::as_bool) == Some(true);
     if data.dispatch_failure.and_then(Value::as_bool) == Some(true) {
         task.dispatch_failures += 1;
+    }
+    // The phase's tests at its start, taken as its first checked task starts.
+    let baseline = (to == TaskStatus::InProgress)
+        .then(|| data.phase_baseline.cloned())
+        .flatten()
+        .and_then(|b| serde_json::from_value(b).ok())
+        .map(|b| (task.phase.clone(), b));
+    if let Some((phase, b)) = baseline {
+        state.phase_baselines.insert(phase, b);
+    }
+    if to == TaskStatus::Completed {
+        match data.check_warning.and_then(Value::as_str) {
+            Some(w) => state.check_warnings.insert(id.to_string(), w.to_string()),
+            None => state.check_warnings.remove(id),
+        };
     }
     if to == TaskStatus::InProgress {
         state.current_task = Some(id.to_string());

@@ -96,6 +96,15 @@ pub struct WorkflowState {
     pub skipped_info: Map<String, Value>,
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub quality_gates: Map<String, Value>,
+    /// What completed tasks' derived checks had to say, by task id ("test passed
+    /// before its implementation", a test that cannot run here): docs/proof.md
+    /// "Derived checks".
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub check_warnings: BTreeMap<String, String>,
+    /// The project's tests at each phase's start, by phase: what the phase's
+    /// checkpoint compares with (docs/proof.md "Checkpoints").
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub phase_baselines: BTreeMap<String, PhaseBaseline>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delta_tracking: Option<DeltaTracking>,
     /// A re-import that needs the user's decision (docs/plans.md "Re-import").
@@ -568,6 +577,25 @@ impl Glance for Task {
     fn usage(&self) -> Option<Usage> {
         self.usage
     }
+}
+
+/// The project's tests when a phase started (docs/proof.md "Checkpoints").
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PhaseBaseline {
+    /// When they ran (RFC 3339).
+    pub at: String,
+    /// The test command's exit code (none when it did not exit, or did not run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    /// The tests that passed, by the names the runner printed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub passed: Vec<String>,
+    /// The tests that failed already.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failed: Vec<String>,
+    /// Why the tests could not run (no runner found, not installed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unavailable: Option<String>,
 }
 
 /// A V2 step: `- A1: do → output（验证：check）`.

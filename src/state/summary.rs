@@ -270,7 +270,8 @@ impl Digest {
 
 /// A state to read from and its digest. From a current summary, `state` holds the
 /// tasks the digest names and the state's other fields, except the per-task maps and
-/// lists the read paths do not show (`progress`, `skipped_info`, `quality_gates`),
+/// lists the read paths do not show (`progress`, `skipped_info`, `quality_gates`,
+/// `phase_baselines`),
 /// and, for a task completed in a log tail folded onto the task index, its proof;
 /// otherwise it is the whole state.
 #[derive(Debug)]
@@ -385,6 +386,7 @@ pub fn stage(
     let progress = std::mem::take(&mut state.progress);
     let skipped = std::mem::take(&mut state.skipped_info);
     let gates = std::mem::take(&mut state.quality_gates);
+    let baselines = std::mem::take(&mut state.phase_baselines);
     let out = SummaryOut {
         summary_version: SUMMARY_VERSION,
         snapshot,
@@ -398,6 +400,7 @@ pub fn stage(
     state.progress = progress;
     state.skipped_info = skipped;
     state.quality_gates = gates;
+    state.phase_baselines = baselines;
     staged
 }
 

@@ -284,9 +284,11 @@ fn task(ctx: &Ctx, id: &str) -> Answer {
     let state = load(ctx)?;
     let task = find(&state, id)?;
     let now = crate::proof::now::now(&ctx.workflow.project, &state, task);
+    let checks = crate::run::derived::config_checks(&ctx.workflow.config);
+    let derived = crate::report::checks::derived_lines(task, &checks);
     Ok(json!({
         "brief": crate::report::brief::brief_json(&state, task),
-        "show": crate::report::show::json(task, &now),
+        "show": crate::report::show::json(task, &now, &derived),
     }))
 }
 

@@ -271,7 +271,7 @@ fn a_handed_off_task_accepted_with_no_check_says_accepted_unchecked() {
     insta::assert_snapshot!(run.whole(), @"
     exit: 6
     --- stdout
-    Handed off: task T010 needs an agent (). Do the work, then run `wf workflow-execute` to verify it.
+    Handed off: task T010 needs an agent. Do the work, then run `wf workflow-execute`: it checks the work as the brief below says.
 
     # T010: Implement the sign-in form in src/signin.ts
 
@@ -291,6 +291,14 @@ fn a_handed_off_task_accepted_with_no_check_says_accepted_unchecked() {
     - **Independent Test**: sign in with a seeded user and see the dashboard
     - **Checkpoint**: User Story 1 works on its own
     - **Spec folder**: `[ROOT]/project/specs/001-signin`
+
+    ## What wf checks
+
+    This task has no command of its own. When it comes back, wf checks what its line names:
+
+    - `src/signin.ts` changed since the task was handed off (created, if it was not there)
+    - the work changed at least one file
+    - at the end of phase `Phase 3: User Story 1 - Sign in (Priority: P1)`, the project's tests: none that passed at the phase's start may fail
 
     --- stderr
     ");
@@ -366,7 +374,7 @@ fn an_executors_claim_that_nothing_checks_is_accepted_unchecked() {
     insta::assert_snapshot!(run.whole(), @"
     exit: 0
     --- stdout
-    ✓ T1 task T1 (N.Ns) (accepted unchecked: nothing checked it)
+    ? T1 task T1 (N.Ns) (accepted unchecked: nothing checked it)
     Completed: 1/1 tasks done.
     --- stderr
     ");

@@ -69,11 +69,11 @@ fn blocked(run: &Value) -> Vec<(String, Vec<String>)> {
 }
 
 #[track_caller]
-fn passes_clean(name: &str, tasks: usize, format: &str) {
+fn passes_clean(name: &str, tasks: usize, format: &str, checks: &str) {
     let t = with_plan(name);
     assert_eq!(
         check(&t, 0),
-        format!("tasks.md: {tasks} tasks ({format}): 0 errors, 0 warnings, 0 blocked\n")
+        format!("tasks.md: {tasks} tasks ({format}): 0 errors, 0 warnings, 0 blocked\ntasks.md: checks: {checks}\n")
     );
     let run = start(&t);
     assert_eq!(run["audit"]["passed"], true, "{run}");
@@ -83,22 +83,42 @@ fn passes_clean(name: &str, tasks: usize, format: &str) {
 
 #[test]
 fn code_spans_and_file_names_are_not_findings() {
-    passes_clean("a-code-spans", 2, "claude-workflow");
+    passes_clean(
+        "a-code-spans",
+        2,
+        "claude-workflow",
+        "0 by a command, 2 by what their line names, 0 by nothing",
+    );
 }
 
 #[test]
 fn route_segments_in_paths_are_not_placeholders_and_spec_kit_is_not_classified() {
-    passes_clean("a-routes", 4, "spec-kit");
+    passes_clean(
+        "a-routes",
+        4,
+        "spec-kit",
+        "0 by a command, 4 by what their line names, 0 by nothing",
+    );
 }
 
 #[test]
 fn type_css_regex_and_json_brackets_are_not_placeholders() {
-    passes_clean("a-syntax", 7, "spec-kit");
+    passes_clean(
+        "a-syntax",
+        7,
+        "spec-kit",
+        "0 by a command, 6 by what their line names, 1 by nothing (T004)",
+    );
 }
 
 #[test]
 fn story_and_tag_labels_are_not_placeholders() {
-    passes_clean("a-story-labels", 3, "spec-kit");
+    passes_clean(
+        "a-story-labels",
+        3,
+        "spec-kit",
+        "0 by a command, 3 by what their line names, 0 by nothing",
+    );
 }
 
 #[test]
@@ -113,7 +133,8 @@ fn template_placeholders_still_fail_the_audit() {
          tasks.md:9: error: T005: name contains \"[Entity1]\": an unfilled template placeholder\n\
          tasks.md:10: error: T006: name contains \"[FEATURE NAME]\": an unfilled template placeholder\n\
          tasks.md:11: error: T007: name contains \"NEEDS CLARIFICATION\": an unfilled template placeholder\n\
-         tasks.md: 7 tasks (spec-kit): 7 errors, 0 warnings, 0 blocked\n"
+         tasks.md: 7 tasks (spec-kit): 7 errors, 0 warnings, 0 blocked\n\
+         tasks.md: checks: 0 by a command, 7 by what their line names, 0 by nothing\n"
     );
     let run = start(&t);
     assert_eq!(run["audit"]["passed"], false);
@@ -132,7 +153,8 @@ fn completed_and_deferred_tasks_are_not_audited() {
     assert_eq!(
         check(&t, 2),
         "tasks.md:8: error: T004: name contains \"TBD\": a decision is still open\n\
-         tasks.md: 4 tasks (spec-kit): 1 error, 0 warnings, 0 blocked\n"
+         tasks.md: 4 tasks (spec-kit): 1 error, 0 warnings, 0 blocked\n\
+         tasks.md: checks: 0 by a command, 4 by what their line names, 0 by nothing\n"
     );
     let run = start(&t);
     assert_eq!(run["audit"]["passed"], false);
@@ -145,7 +167,8 @@ fn a_tasks_own_depends_on_marker_is_not_an_open_condition() {
     assert_eq!(
         check(&t, 2),
         "tasks.md:18: error: T3: requirement contains \"depends on\": a condition the executor would have to decide; list task deps in 依赖\n\
-         tasks.md: 3 tasks (claude-workflow): 1 error, 0 warnings, 0 blocked\n"
+         tasks.md: 3 tasks (claude-workflow): 1 error, 0 warnings, 0 blocked\n\
+         tasks.md: checks: 0 by a command, 3 by what their line names, 0 by nothing\n"
     );
     let run = start(&t);
     assert_eq!(findings(&run), vec![f("T3", "depends on", "error", 18)]);
@@ -159,7 +182,8 @@ fn agent_work_without_actions_is_a_warning_not_a_refusal() {
         "tasks.md:3: warning: T1: no actions field: its steps or requirement say what to do, so an agent does it\n\
          tasks.md:10: warning: T2: no actions field: its steps or requirement say what to do, so an agent does it\n\
          tasks.md:15: error: T3: no actions, commands, steps or requirement: what to do is left to the executor\n\
-         tasks.md: 3 tasks (claude-workflow): 1 error, 2 warnings, 0 blocked\n"
+         tasks.md: 3 tasks (claude-workflow): 1 error, 2 warnings, 0 blocked\n\
+         tasks.md: checks: 0 by a command, 3 by what their line names, 0 by nothing\n"
     );
     let run = start(&t);
     assert_eq!(
@@ -198,7 +222,9 @@ fn classification_matches_words_not_letters() {
             note(23, "T5", "api_spec", "name has the word \"service\""),
             note(28, "T6", "api_spec", "name has the word \"fetch\""),
             note(33, "T7", "design_spec", "name contains 表单"),
-            "tasks.md: 7 tasks (claude-workflow): 0 errors, 0 warnings, 4 blocked\n".into(),
+            "tasks.md: 7 tasks (claude-workflow): 0 errors, 0 warnings, 4 blocked\n\
+             tasks.md: checks: 0 by a command, 7 by what their line names, 0 by nothing\n"
+                .into(),
         ]
         .concat()
     );
@@ -221,7 +247,8 @@ fn blockers_none_opts_a_task_out_of_classification() {
     assert_eq!(
         check(&t, 0),
         "tasks.md:9: note: T2 would start blocked on api_spec (name has the word \"fetch\"): lift it with `wf workflow-unblock api_spec` once that input is ready, or write `- **阻塞依赖**: none` in the task if it waits on nothing\n\
-         tasks.md: 3 tasks (claude-workflow): 0 errors, 0 warnings, 1 blocked\n"
+         tasks.md: 3 tasks (claude-workflow): 0 errors, 0 warnings, 1 blocked\n\
+         tasks.md: checks: 0 by a command, 3 by what their line names, 0 by nothing\n"
     );
     assert_eq!(
         blocked(&start(&t)),
@@ -236,7 +263,8 @@ fn findings_name_the_line_of_their_field() {
         check(&t, 2),
         "tasks.md:7: warning: T1: requirement contains \"maybe\": an undecided option\n\
          tasks.md:10: error: T1: acceptance contains \"TBD\": a decision is still open\n\
-         tasks.md: 1 task (claude-workflow): 1 error, 1 warning, 0 blocked\n"
+         tasks.md: 1 task (claude-workflow): 1 error, 1 warning, 0 blocked\n\
+         tasks.md: checks: 0 by a command, 1 by what their line names, 0 by nothing\n"
     );
     assert_eq!(
         findings(&start(&t)),
@@ -279,7 +307,9 @@ fn config_classifies_spec_kit_or_turns_classification_off_or_replaces_the_rules(
                 "design_spec",
                 "file src/components/VenueCard.tsx is under components/"
             ),
-            "tasks.md: 4 tasks (spec-kit): 0 errors, 0 warnings, 4 blocked\n".into(),
+            "tasks.md: 4 tasks (spec-kit): 0 errors, 0 warnings, 4 blocked\n\
+             tasks.md: checks: 0 by a command, 4 by what their line names, 0 by nothing\n"
+                .into(),
         ]
         .concat()
     );
@@ -288,7 +318,8 @@ fn config_classifies_spec_kit_or_turns_classification_off_or_replaces_the_rules(
     t.config(r#"{"wf": {"classify": {"formats": []}}}"#);
     assert_eq!(
         check(&t, 0),
-        "tasks.md: 7 tasks (claude-workflow): 0 errors, 0 warnings, 0 blocked\n"
+        "tasks.md: 7 tasks (claude-workflow): 0 errors, 0 warnings, 0 blocked\n\
+         tasks.md: checks: 0 by a command, 7 by what their line names, 0 by nothing\n"
     );
     assert_eq!(blocked(&start(&t)), vec![]);
 
@@ -299,7 +330,8 @@ fn config_classifies_spec_kit_or_turns_classification_off_or_replaces_the_rules(
     assert_eq!(
         check(&t, 0),
         "tasks.md:3: note: T1 would start blocked on release (name matches wf.blockers.release.name at \"release\"): lift it with `wf workflow-unblock release` once that input is ready, or write `- **阻塞依赖**: none` in the task if it waits on nothing\n\
-         tasks.md: 7 tasks (claude-workflow): 0 errors, 0 warnings, 1 blocked\n"
+         tasks.md: 7 tasks (claude-workflow): 0 errors, 0 warnings, 1 blocked\n\
+         tasks.md: checks: 0 by a command, 7 by what their line names, 0 by nothing\n"
     );
 }
 
@@ -332,7 +364,8 @@ fn check_on_a_clean_plan_prints_one_line_and_writes_nothing() {
     let before = snapshot_dir(&t.project);
     assert_eq!(
         check(&t, 0),
-        "tasks.md: 2 tasks (claude-workflow): 0 errors, 0 warnings, 0 blocked\n"
+        "tasks.md: 2 tasks (claude-workflow): 0 errors, 0 warnings, 0 blocked\n\
+         tasks.md: checks: 1 by a command, 1 by what their line names, 0 by nothing\n"
     );
     assert!(!t.home.exists(), "check created WF_HOME");
     assert_eq!(snapshot_dir(&t.project), before);
@@ -461,6 +494,7 @@ fn start_says_on_stderr_when_the_audit_failed() {
     ╞═══════╪═══════╪══════╪═════════╡
     │ code  ┆ 1     ┆ 0    ┆ 0       │
     └───────┴───────┴──────┴─────────┘
+    Checks: 0 by a command, 1 by what their line names, 0 by nothing.
     Audit: FAILED (1 errors, 1 warnings).
     Next: settle the audit errors in the plan and import it again, or run `wf workflow-execute --allow-audit-errors`.
     --- stderr

@@ -624,7 +624,7 @@ fn handed_off_task_completes_on_the_next_call_when_its_checks_pass() {
     insta::assert_snapshot!(run.whole(), @"
     exit: 6
     --- stdout
-    Handed off: task T1 needs an agent (create_file). Do the work, then run `wf workflow-execute` to verify it.
+    Handed off: task T1 needs an agent (create_file). Do the work, then run `wf workflow-execute`: it checks the work as the brief below says.
 
     # T1: task T1
 

@@ -413,14 +413,14 @@ fn agent_tasks_stop_at_the_consecutive_task_limit() {
     insta::assert_snapshot!(run.whole(), @"
     exit: 0
     --- stdout
-    ✓ T1 task T1 (N.Ns) (accepted unchecked: nothing checked it)
-    ✓ T2 task T2 (N.Ns) (accepted unchecked: nothing checked it)
-    ✓ T3 task T3 (N.Ns) (accepted unchecked: nothing checked it)
-    ✓ T4 task T4 (N.Ns) (accepted unchecked: nothing checked it)
-    ✓ T5 task T5 (N.Ns) (accepted unchecked: nothing checked it)
-    ✓ T6 task T6 (N.Ns) (accepted unchecked: nothing checked it)
-    ✓ T7 task T7 (N.Ns) (accepted unchecked: nothing checked it)
-    ✓ T8 task T8 (N.Ns) (accepted unchecked: nothing checked it)
+    ? T1 task T1 (N.Ns) (accepted unchecked: nothing checked it)
+    ? T2 task T2 (N.Ns) (accepted unchecked: nothing checked it)
+    ? T3 task T3 (N.Ns) (accepted unchecked: nothing checked it)
+    ? T4 task T4 (N.Ns) (accepted unchecked: nothing checked it)
+    ? T5 task T5 (N.Ns) (accepted unchecked: nothing checked it)
+    ? T6 task T6 (N.Ns) (accepted unchecked: nothing checked it)
+    ? T7 task T7 (N.Ns) (accepted unchecked: nothing checked it)
+    ? T8 task T8 (N.Ns) (accepted unchecked: nothing checked it)
     Paused (8 agent tasks in a row: the consecutive-task limit): 8/10 tasks done. Run `wf workflow-execute` to continue.
     --- stderr
     ");
@@ -457,7 +457,7 @@ fn agent_tasks_wait_when_the_context_is_past_danger() {
     insta::assert_snapshot!(run.whole(), @"
     exit: 0
     --- stdout
-    ✓ T1 task T1 (N.Ns) (accepted unchecked: nothing checked it)
+    ? T1 task T1 (N.Ns) (accepted unchecked: nothing checked it)
     Paused (context usage 820% is past the danger threshold 80%): 1/2 tasks done. Run `wf workflow-execute` to continue.
     --- stderr
     ");

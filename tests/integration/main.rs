@@ -15,6 +15,7 @@ mod constraints;
 mod cost;
 mod crash;
 mod crash_commands;
+mod derived;
 mod distributed;
 mod doctor;
 mod escapes;

@@ -16,7 +16,7 @@ use crate::test::Test;
 
 /// A `wf mcp` process and the messages it wrote, read on a thread so a silent server
 /// fails the test after a timeout instead of hanging it.
-struct Server {
+pub(crate) struct Server {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: Receiver<String>,
@@ -24,7 +24,7 @@ struct Server {
 }
 
 impl Server {
-    fn start(t: &Test) -> Server {
+    pub(crate) fn start(t: &Test) -> Server {
         Server::start_with(t, &["mcp"])
     }
 
@@ -112,7 +112,7 @@ impl Server {
     }
 
     /// Calls a tool; the result (`content`, `structuredContent`, `isError`).
-    fn call(&mut self, tool: &str, arguments: Value) -> Value {
+    pub(crate) fn call(&mut self, tool: &str, arguments: Value) -> Value {
         let response = self.request("tools/call", json!({"name": tool, "arguments": arguments}));
         assert!(
             response.get("error").is_none(),
@@ -142,7 +142,7 @@ impl Drop for Server {
     }
 }
 
-fn structured(result: &Value) -> &Value {
+pub(crate) fn structured(result: &Value) -> &Value {
     &result["structuredContent"]
 }
 
@@ -156,7 +156,7 @@ fn text(result: &Value) -> String {
         .join("\n")
 }
 
-fn is_error(result: &Value) -> bool {
+pub(crate) fn is_error(result: &Value) -> bool {
     result["isError"] == true
 }
 

@@ -79,6 +79,7 @@ fn a_hyphenated_bold_spaceless_or_colonless_heading_is_read_not_dropped() {
     ╞═══════╪═══════╪══════╪═════════╡
     │       ┆ 6     ┆ 0    ┆ 0       │
     └───────┴───────┴──────┴─────────┘
+    Checks: 6 by a command, 0 by what their line names, 0 by nothing.
     Audit: passed (0 errors, 6 warnings).
       tasks.md:5: warning: T1: the task names no file and states no requirement
       tasks.md:8: warning: T-2: the task names no file and states no requirement

@@ -273,7 +273,11 @@ fn show_a_pending_task_and_an_unknown_one() {
     phase      build
     deps       none
     files      new.py
-    checks     none
+    checks     none of its own; wf checks what its line names:
+      derived  `new.py` exists and is not empty
+      derived  `new.py` changed since the task was handed off (created, if it was not there)
+      derived  the work changed at least one file
+      derived  at the end of phase `build`, the project's tests: none that passed at the phase's start may fail
     evidence   none: it is pending
     --- stderr
     ");
