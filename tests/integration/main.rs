@@ -39,6 +39,7 @@ mod plan_patterns;
 mod processes;
 mod proof;
 mod proof_doc;
+mod proof_holes;
 mod recovery;
 mod report;
 mod security;
