@@ -167,7 +167,7 @@ fn import(
             let mut tasks = outline.into_tasks(&text)?;
             let mut checks = Counts::default();
             for task in &mut tasks {
-                anchor.task(task)?;
+                anchor.task(task);
                 classify::apply(task, &rules, &unblocked);
                 checks.add(task, &config_checks);
             }
@@ -237,6 +237,9 @@ fn import(
     let mirror = matches!(outcome, Outcome::Reimported { .. } | Outcome::ProseOnly);
     promote_staged(&session, mirror)?;
     session.side_files_placed();
+    for warning in anchor.left_out.borrow().iter() {
+        out.warn(warning);
+    }
     render_summary(
         session.state()?,
         (&phases, &checks),
@@ -319,7 +322,7 @@ fn stream_tasks(
     let mut phases = Phases::default();
     let mut checks = Counts::default();
     outline.each_task(text, |task| {
-        anchor.task(task)?;
+        anchor.task(task);
         // A fresh workflow has no kinds lifted.
         classify::apply(task, rules, &[]);
         auditor.task(task);
@@ -341,12 +344,13 @@ fn stream_tasks(
 }
 
 /// Where the plan is, to anchor the paths its tasks declare in the project
-/// (`plan::anchor`).
+/// (`plan::anchor`), and the paths it left out.
 struct Anchor {
-    /// The plan as the user named it, for the refusal's `FILE:LINE:`.
+    /// The plan as the user named it, for a warning's `FILE:LINE:`.
     shown: String,
     /// Its folder relative to the project; none when it is outside the project.
     dir: Option<PathBuf>,
+    left_out: std::cell::RefCell<Vec<String>>,
 }
 
 impl Anchor {
@@ -365,13 +369,22 @@ impl Anchor {
         Anchor {
             shown: plan.display().to_string(),
             dir,
+            left_out: std::cell::RefCell::default(),
         }
     }
 
-    /// Anchors `task`'s declared paths, or refuses the plan at its line.
-    fn task(&self, task: &mut Task) -> Result<()> {
-        plan::anchor::anchor(task, self.dir.as_deref())
-            .map_err(|why| WfError::usage(format!("{}:{}: {why}", self.shown, task.line)))
+    /// Anchors `task`'s declared paths; one outside the project is left out, and
+    /// said after the import.
+    fn task(&self, task: &mut Task) {
+        for path in plan::anchor::anchor(task, self.dir.as_deref()) {
+            self.left_out.borrow_mut().push(format!(
+                "{}:{}: task {} names {}, which is outside the project: it is not one of the task's files (wf neither checks nor fingerprints it)",
+                self.shown,
+                task.line,
+                crate::report::one_line(&task.id),
+                crate::report::one_line(&path)
+            ));
+        }
     }
 }
 

@@ -46,6 +46,27 @@ pub fn refuse_symlink(path: &Path) -> Result<()> {
     }
 }
 
+/// The relative `path` with `.` and `..` taken out by its text, when it never
+/// climbs above its start (`a/../b` is `b`; `../b` and `/b` are none). The file
+/// system is not asked: a link on the way is not followed.
+pub fn lexically_inside(path: &Path) -> Option<std::path::PathBuf> {
+    use std::path::Component;
+    let mut out = std::path::PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::Normal(n) => out.push(n),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    return None;
+                }
+            }
+            Component::RootDir | Component::Prefix(_) => return None,
+        }
+    }
+    Some(out)
+}
+
 /// 1-based line and byte column of byte `pos` in `bytes`, for an error that points
 /// into a file.
 pub fn line_col(bytes: &[u8], pos: usize) -> (usize, usize) {

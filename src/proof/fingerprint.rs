@@ -219,32 +219,13 @@ fn link_digest(project: &Path, rel: &Path, depth: usize) -> String {
     let text = sha256(target.as_os_str().as_bytes());
     let pointed = rel
         .parent()
-        .and_then(|dir| normal_inside(&dir.join(&target)))
+        .and_then(|dir| crate::fs::lexically_inside(&dir.join(&target)))
         .filter(|_| depth < MAX_LINK_DEPTH && target.is_relative())
         .map_or_else(
             || "outside".to_string(),
             |to| path_digest(project, &to, depth + 1),
         );
     format!("link:{text}>{pointed}")
-}
-
-/// `path` with `.` and `..` taken out by its text, when it stays inside (relative,
-/// never above its start).
-fn normal_inside(path: &Path) -> Option<std::path::PathBuf> {
-    let mut out = std::path::PathBuf::new();
-    for c in path.components() {
-        match c {
-            Component::Normal(n) => out.push(n),
-            Component::CurDir => {}
-            Component::ParentDir => {
-                if !out.pop() {
-                    return None;
-                }
-            }
-            Component::RootDir | Component::Prefix(_) => return None,
-        }
-    }
-    Some(out)
 }
 
 /// The digest of a directory's entries (paths and digests, sorted; a link by its

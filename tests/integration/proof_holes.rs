@@ -250,22 +250,33 @@ fn a_declared_directory_over_the_file_limit_is_never_up_to_date_silently() {
     );
 }
 
+/// A declared path outside the project was an input wf never read: its fingerprint
+/// never changed. Such a path is no input now, and the import says so.
 #[test]
-fn a_declared_path_outside_the_project_is_refused_at_import() {
+fn a_declared_path_outside_the_project_is_no_input_and_said_at_import() {
     let t = Test::new();
     t.write(
         "tasks.md",
         plan(&[task("T1", "build")
             .field("文件", "../outside.txt")
+            .field("修改文件", "inside.txt")
             .verify("true")]),
     );
-    let run = t.wf(&["workflow-start", "tasks.md"]).code(2);
+    let run = t.wf(&["workflow-start", "tasks.md"]).ok();
     assert!(
-        run.stderr.contains("tasks.md:") && run.stderr.contains("../outside.txt"),
+        run.stderr
+            .contains("tasks.md:3: task T1 names ../outside.txt, which is outside the project"),
         "{}",
         run.stderr
     );
-    assert!(!t.workflow_dir().join("workflow-state.json").exists());
+    let files: Vec<String> = t.state()["tasks"][0]["modifies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(files, ["inside.txt"]);
+    assert!(t.state()["tasks"][0]["file"].is_null());
 }
 
 /// A command task whose only check is `false`, declaring a.txt, with its
