@@ -52,6 +52,7 @@ pub fn brief_json(state: &WorkflowState, task: &Task) -> Value {
         "workflow_status": state.status,
         "task": task,
         "check_commands": task.check_commands().collect::<Vec<_>>(),
+        "derived_checks": super::checks::derived_lines(task, &[]),
         "hard_constraints": state.constraints.hard,
         "markdown": brief(state, task),
     })

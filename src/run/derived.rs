@@ -233,7 +233,7 @@ async fn command_check(
         "sh".into(),
     ];
     argv.extend(files.iter().cloned());
-    let (exit, run) = run(ctx, task, attempt, log, "wf.checks", Program::Argv(argv)).await?;
+    let (exit, run, _) = run(ctx, task, attempt, log, "wf.checks", Program::Argv(argv)).await?;
     let (result, note) = match exit {
         Exit::Code(0) => (DerivedResult::Passed, format!("`{command}` passed")),
         other => (
@@ -285,7 +285,7 @@ async fn test_check(
     if let Some(prog) = process::missing_program(&program) {
         return Ok(cannot(format!("`{prog}` is not on PATH")));
     }
-    let (exit, run) = run(ctx, task, attempt, log, "test", program).await?;
+    let (exit, run, _) = run(ctx, task, attempt, log, "test", program).await?;
     let (result, note) = match (exit, r.before_implementation) {
         (Exit::NotOnPath(prog), _) => return Ok(cannot(format!("`{prog}` is not on PATH"))),
         (Exit::Code(0), false) => (DerivedResult::Passed, format!("{path} passes")),
@@ -311,23 +311,9 @@ async fn test_check(
     })
 }
 
-/// Runs `program` for `task` into its log: how it ended, as evidence.
+/// Runs `program` for `task` into its log: how it ended, as evidence, and what it
+/// printed (as its log kept it: a long output's middle is elided there).
 pub(crate) async fn run(
-    ctx: &WorkCtx,
-    task: &Task,
-    attempt: u32,
-    log: &Path,
-    what: &str,
-    program: Program,
-) -> Result<(Exit, CheckEvidence), Verdict> {
-    run_read(ctx, task, attempt, log, what, program)
-        .await
-        .map(|(exit, run, _)| (exit, run))
-}
-
-/// [`run`], and what the program printed (as its log kept it: a long output's
-/// middle is elided there).
-pub(crate) async fn run_read(
     ctx: &WorkCtx,
     task: &Task,
     attempt: u32,

@@ -196,7 +196,7 @@ impl Engine<'_> {
                 &self.ctx, task, attempt, &log, "test", program,
             ));
             drop(watch);
-            let (exit, run) = match ran {
+            let (exit, run, _) = match ran {
                 Ok(ran) => ran,
                 Err(v) => {
                     outcome.verdict = v;
@@ -252,7 +252,7 @@ impl Engine<'_> {
             return Err(NoSuite::CannotRun(format!("`{prog}` is not on PATH")));
         }
         let _watch = crate::run::signals::InterruptWatch::start(self.ctx.children.clone());
-        let (exit, _, printed) = crate::exec::reactor::block_on(derived::run_read(
+        let (exit, _, printed) = crate::exec::reactor::block_on(derived::run(
             &self.ctx,
             task,
             attempt,
