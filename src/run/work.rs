@@ -483,12 +483,22 @@ fn resolved_program(name: &str, resolved: &Resolved) -> Result<Program, String> 
     }
 }
 
-/// The files `task` declares it creates that are not in `project`.
+/// The files `task` declares it creates — for a [`derivable`] task, those its line
+/// creates too (docs/proof.md "Derived checks") — that are not in `project`.
 pub fn missing_declared_files(project: &Path, task: &Task) -> Vec<String> {
-    task.creates
-        .iter()
+    let made: Vec<String> = if derivable(task) {
+        crate::proof::derive::derive(task, &[])
+            .into_iter()
+            .filter_map(|d| match d {
+                crate::proof::derive::Derived::Exists(path) => Some(path),
+                _ => None,
+            })
+            .collect()
+    } else {
+        task.creates.clone()
+    };
+    made.into_iter()
         .filter(|f| !project.join(f).exists())
-        .cloned()
         .collect()
 }
 

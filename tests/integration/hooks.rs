@@ -549,3 +549,29 @@ fn a_corrupt_state_does_not_block_the_editor() {
     wf hook Stop: [ROOT]/home/[ID]/workflow-state.json:1:1: the state file is not valid JSON (EOF while parsing an object at line 1 column 1); the file was left as it was (restore a backup-*.json or start again with `wf workflow-start --force`)
     ");
 }
+
+/// A spec-kit line has no command: `Stop` blocks on the file its line creates
+/// (docs/proof.md "Derived checks") until the agent writes it.
+#[test]
+fn stop_blocks_on_the_file_a_spec_kit_line_creates() {
+    let mut t = Test::new();
+    t.write(
+        "tasks.md",
+        "# Tasks\n\n## Phase 1: Setup\n\n- [ ] T001 Create the project README in README.md\n",
+    );
+    t.wf(&["workflow-start", "tasks.md"]).ok();
+    t.wf(&["workflow-execute"]).code(6);
+    let run = hook(&mut t, "Stop", json!({"stop_hook_active": false})).ok();
+    let reason = answer(&run)["reason"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        reason.contains("declared files are missing: README.md"),
+        "{}",
+        run.stdout
+    );
+    t.write("README.md", "# the project\n");
+    let run = hook(&mut t, "Stop", json!({"stop_hook_active": false})).ok();
+    assert_eq!(answer(&run)["decision"], Value::Null, "{}", run.stdout);
+}
