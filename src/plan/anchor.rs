@@ -18,6 +18,18 @@ use crate::state::model::Task;
 /// is outside it), and leaves out each path outside the project: those are
 /// returned, for a warning at the task's line.
 pub fn anchor(task: &mut Task, plan_dir: Option<&Path>) -> Vec<String> {
+    // Most paths are plain: asked of every task at import, nothing is rebuilt then.
+    let plain = |p: &String| !(p.starts_with(['/', '~']) || p.contains(".."));
+    if task
+        .file
+        .iter()
+        .chain(&task.creates)
+        .chain(&task.modifies)
+        .chain(&task.tests)
+        .all(plain)
+    {
+        return Vec::new();
+    }
     // The path as the project names it; none when it is outside.
     let place = |p: &str| -> Option<String> {
         if Path::new(p).is_absolute() || p.starts_with('~') {

@@ -146,7 +146,7 @@ pub fn coverage(task: &Task, checks: &[ConfigCheck]) -> Coverage {
             .iter()
             .any(|f| checks.iter().any(|c| glob_match(&c.glob, f)))
     };
-    if !Line::of(&task.name).read_only() || matched() {
+    if !(starts_reading(&task.name) && Line::of(&task.name).read_only()) || matched() {
         Coverage::Derived
     } else {
         Coverage::None
@@ -407,27 +407,41 @@ struct Line<'a> {
     words: Vec<String>,
 }
 
+/// The words of `text`, lower case, punctuation around them gone.
+fn words(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric() && !matches!(c, '/' | '.' | '_' | '-'))
+                .to_lowercase()
+        })
+        .filter(|w| !w.is_empty())
+}
+
+/// A word that is a word (not a tag, a path or a number).
+fn is_word(w: &str) -> bool {
+    w.chars().all(char::is_alphabetic)
+}
+
+/// Whether the first word of `text` is a verb that only reads: read without taking
+/// the whole line apart (most lines start with a verb of writing, and every line of
+/// a plan is asked at import).
+fn starts_reading(text: &str) -> bool {
+    words(text)
+        .find(|w| is_word(w))
+        .is_some_and(|v| READS.contains(&stem(&v)))
+}
+
 impl<'a> Line<'a> {
     fn of(text: &'a str) -> Line<'a> {
-        let words = text
-            .split_whitespace()
-            .map(|w| {
-                w.trim_matches(|c: char| {
-                    !c.is_alphanumeric() && !matches!(c, '/' | '.' | '_' | '-')
-                })
-                .to_lowercase()
-            })
-            .filter(|w| !w.is_empty())
-            .collect();
-        Line { text, words }
+        Line {
+            text,
+            words: words(text).collect(),
+        }
     }
 
     /// The first word that is a word (not a tag, a path or a number).
     fn verb(&self) -> Option<&str> {
-        self.words
-            .iter()
-            .map(String::as_str)
-            .find(|w| w.chars().all(char::is_alphabetic))
+        self.words.iter().map(String::as_str).find(|w| is_word(w))
     }
 
     fn has(&self, set: &[&str]) -> bool {
@@ -473,25 +487,25 @@ fn stem(word: &str) -> &str {
 
 /// Every form of every verb of the lists, to its stem: one lookup a word (every
 /// word of every task line is asked at import, for the counts).
-static FORMS: std::sync::LazyLock<std::collections::HashMap<String, &'static str>> =
-    std::sync::LazyLock::new(|| {
-        let mut forms = std::collections::HashMap::new();
-        for &v in CREATES.iter().chain(READS).chain(WRITES) {
-            let bare = v.strip_suffix('e').unwrap_or(v);
-            for form in [
-                v.to_string(),
-                format!("{v}s"),
-                format!("{v}es"),
-                format!("{bare}ed"),
-                format!("{bare}ing"),
-                format!("{v}ed"),
-                format!("{v}ing"),
-            ] {
-                forms.entry(form).or_insert(v);
-            }
+type Forms = std::collections::HashMap<String, &'static str, foldhash::fast::FixedState>;
+static FORMS: std::sync::LazyLock<Forms> = std::sync::LazyLock::new(|| {
+    let mut forms = Forms::default();
+    for &v in CREATES.iter().chain(READS).chain(WRITES) {
+        let bare = v.strip_suffix('e').unwrap_or(v);
+        for form in [
+            v.to_string(),
+            format!("{v}s"),
+            format!("{v}es"),
+            format!("{bare}ed"),
+            format!("{bare}ing"),
+            format!("{v}ed"),
+            format!("{v}ing"),
+        ] {
+            forms.entry(form).or_insert(v);
         }
-        forms
-    });
+    }
+    forms
+});
 
 /// Whether `path` matches `glob`: `*` is any run of characters but `/`, `**` any
 /// run including `/` (`**/` also none), `?` one character but `/`; anything else is
