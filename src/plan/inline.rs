@@ -30,7 +30,10 @@ pub const IMPLEMENT: &str = "implement";
 pub fn take_verify(task: &mut Task) {
     // Every task of a plan is asked, twice at import: most names hold no
     // parenthesis, and are not searched.
-    if !task.name.contains(['(', '（']) {
+    let bytes = task.name.as_bytes();
+    if memchr::memchr(b'(', bytes).is_none()
+        && memchr::memmem::find(bytes, "（".as_bytes()).is_none()
+    {
         return;
     }
     let Some(re) = VERIFY_RE.as_ref() else {

@@ -409,10 +409,15 @@ struct Line<'a> {
 
 /// The words of `text`, lower case, punctuation around them gone.
 fn words(text: &str) -> impl Iterator<Item = String> + '_ {
+    bare_words(text).map(str::to_lowercase)
+}
+
+/// The words of `text` as written, punctuation around them gone (what a path holds,
+/// `/._-`, stays).
+fn bare_words(text: &str) -> impl Iterator<Item = &str> {
     text.split_whitespace()
         .map(|w| {
             w.trim_matches(|c: char| !c.is_alphanumeric() && !matches!(c, '/' | '.' | '_' | '-'))
-                .to_lowercase()
         })
         .filter(|w| !w.is_empty())
 }
@@ -423,12 +428,24 @@ fn is_word(w: &str) -> bool {
 }
 
 /// Whether the first word of `text` is a verb that only reads: read without taking
-/// the whole line apart (most lines start with a verb of writing, and every line of
-/// a plan is asked at import).
+/// the whole line apart or allocating (most lines start with a verb of writing, and
+/// every line of a plan is asked at import).
 fn starts_reading(text: &str) -> bool {
-    words(text)
-        .find(|w| is_word(w))
-        .is_some_and(|v| READS.contains(&stem(&v)))
+    // Longer than any form of a verb of the lists.
+    const LONGEST: usize = 24;
+    let Some(first) = bare_words(text).find(|w| is_word(w)) else {
+        return false;
+    };
+    if !first.is_ascii() {
+        return READS.contains(&stem(&first.to_lowercase()));
+    }
+    let mut buf = [0u8; LONGEST];
+    let Some(lower) = buf.get_mut(..first.len()) else {
+        return false;
+    };
+    lower.copy_from_slice(first.as_bytes());
+    lower.make_ascii_lowercase();
+    std::str::from_utf8(lower).is_ok_and(|w| READS.contains(&stem(w)))
 }
 
 impl<'a> Line<'a> {
