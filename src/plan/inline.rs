@@ -30,10 +30,8 @@ pub const IMPLEMENT: &str = "implement";
 pub fn take_verify(task: &mut Task) {
     // Every task of a plan is asked, twice at import: most names hold no
     // parenthesis, and are not searched.
-    let bytes = task.name.as_bytes();
-    if memchr::memchr(b'(', bytes).is_none()
-        && memchr::memmem::find(bytes, "（".as_bytes()).is_none()
-    {
+    // `(`, or the first byte of `（` (U+FF08).
+    if !task.name.bytes().any(|b| b == b'(' || b == 0xEF) {
         return;
     }
     let Some(re) = VERIFY_RE.as_ref() else {

@@ -437,7 +437,7 @@ fn starts_reading(text: &str) -> bool {
         return false;
     };
     if !first.is_ascii() {
-        return READS.contains(&stem(&first.to_lowercase()));
+        return verb_of(&first.to_lowercase()).is_some_and(|v| v.reads);
     }
     let mut buf = [0u8; LONGEST];
     let Some(lower) = buf.get_mut(..first.len()) else {
@@ -445,7 +445,7 @@ fn starts_reading(text: &str) -> bool {
     };
     lower.copy_from_slice(first.as_bytes());
     lower.make_ascii_lowercase();
-    std::str::from_utf8(lower).is_ok_and(|w| READS.contains(&stem(w)))
+    std::str::from_utf8(lower).is_ok_and(|w| verb_of(w).is_some_and(|v| v.reads))
 }
 
 impl<'a> Line<'a> {
@@ -461,17 +461,17 @@ impl<'a> Line<'a> {
         self.words.iter().map(String::as_str).find(|w| is_word(w))
     }
 
-    fn has(&self, set: &[&str]) -> bool {
-        self.words.iter().any(|w| set.contains(&stem(w)))
-    }
-
     /// Only reads: its first verb reads and no word of it writes.
     fn read_only(&self) -> bool {
-        self.verb().is_some_and(|v| READS.contains(&stem(v))) && !self.has(WRITES)
+        self.verb().and_then(verb_of).is_some_and(|v| v.reads)
+            && !self
+                .words
+                .iter()
+                .any(|w| verb_of(w).is_some_and(|v| v.writes))
     }
 
     fn creates(&self) -> bool {
-        self.verb().is_some_and(|v| CREATES.contains(&stem(v)))
+        self.verb().and_then(verb_of).is_some_and(|v| v.creates)
     }
 
     fn says_test(&self) -> bool {
@@ -496,18 +496,48 @@ impl<'a> Line<'a> {
     }
 }
 
-/// A verb without its common endings: `creates`, `created`, `creating` → `create`;
-/// a word that is no known verb in any form is itself.
-fn stem(word: &str) -> &str {
-    FORMS.get(word).copied().unwrap_or(word)
+/// A verb of the lists, and which lists it is in.
+#[derive(Debug, Clone, Copy, Default)]
+struct Verb {
+    stem: &'static str,
+    creates: bool,
+    reads: bool,
+    writes: bool,
 }
 
-/// Every form of every verb of the lists, to its stem: one lookup a word (every
+/// The verb `word` (lower case, in any form: `creates`, `created`, `creating`) is,
+/// when it is one of the lists'.
+fn verb_of(word: &str) -> Option<&'static Verb> {
+    FORMS.get(word)
+}
+
+/// Every form of every verb of the lists, to the verb: one lookup a word (the first
 /// word of every task line is asked at import, for the counts).
-type Forms = std::collections::HashMap<String, &'static str, foldhash::fast::FixedState>;
+type Forms = std::collections::HashMap<String, Verb, foldhash::fast::FixedState>;
 static FORMS: std::sync::LazyLock<Forms> = std::sync::LazyLock::new(|| {
+    let mut verbs: Vec<Verb> = Vec::new();
+    for (list, set) in [
+        (CREATES, (true, false, false)),
+        (READS, (false, true, false)),
+        (WRITES, (false, false, true)),
+    ] {
+        for &v in list {
+            let i = verbs.iter().position(|x| x.stem == v).unwrap_or_else(|| {
+                verbs.push(Verb {
+                    stem: v,
+                    ..Verb::default()
+                });
+                verbs.len() - 1
+            });
+            let verb = &mut verbs[i];
+            verb.creates |= set.0;
+            verb.reads |= set.1;
+            verb.writes |= set.2;
+        }
+    }
     let mut forms = Forms::default();
-    for &v in CREATES.iter().chain(READS).chain(WRITES) {
+    for verb in verbs {
+        let v = verb.stem;
         let bare = v.strip_suffix('e').unwrap_or(v);
         for form in [
             v.to_string(),
@@ -518,7 +548,7 @@ static FORMS: std::sync::LazyLock<Forms> = std::sync::LazyLock::new(|| {
             format!("{v}ed"),
             format!("{v}ing"),
         ] {
-            forms.entry(form).or_insert(v);
+            forms.entry(form).or_insert(verb);
         }
     }
     forms
@@ -854,11 +884,14 @@ mod tests {
 
     #[test]
     fn verbs_in_any_form() {
-        assert_eq!(stem("creates"), "create");
-        assert_eq!(stem("creating"), "create");
-        assert_eq!(stem("added"), "add");
-        assert_eq!(stem("fixes"), "fix");
-        assert_eq!(stem("reviewing"), "review");
-        assert_eq!(stem("users"), "users");
+        let stem = |w: &str| verb_of(w).map(|v| v.stem);
+        assert_eq!(stem("creates"), Some("create"));
+        assert_eq!(stem("creating"), Some("create"));
+        assert_eq!(stem("added"), Some("add"));
+        assert_eq!(stem("fixes"), Some("fix"));
+        assert_eq!(stem("reviewing"), Some("review"));
+        assert_eq!(stem("users"), None);
+        let write = verb_of("writes").unwrap();
+        assert!(write.creates && write.writes && !write.reads);
     }
 }
