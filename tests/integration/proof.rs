@@ -288,11 +288,17 @@ fn a_task_marked_uncached_or_declaring_no_files_always_runs() {
 
 /// A git repository with an agent task that must write hello.txt, done by `script`.
 fn agent_project(script: &str, extra: Value) -> Test {
-    let t = Test::new();
     let mut wf = json!({"executors": [{"name": "coder", "command": [fixture(&format!("agents/{script}")).display().to_string()], "capabilities": ["implement"]}]});
     for (k, v) in extra.as_object().into_iter().flatten() {
         wf[k] = v.clone();
     }
+    hello_project(&wf)
+}
+
+/// A git repository whose one agent task must write hello.txt (it declares only
+/// that), imported, with `wf` as the project config's `wf` section.
+pub(crate) fn hello_project(wf: &Value) -> Test {
+    let t = Test::new();
     t.config(json!({ "wf": wf }).to_string());
     t.write("README.md", "a project\n");
     t.write("notes.txt", "notes\n");
@@ -308,7 +314,7 @@ fn agent_project(script: &str, extra: Value) -> Test {
     t
 }
 
-fn has_git() -> bool {
+pub(crate) fn has_git() -> bool {
     which::which("git").is_ok()
 }
 

@@ -9,27 +9,13 @@
 use serde_json::{json, Value};
 
 use crate::plans::{plan, start, task, task_status};
+use crate::proof::{has_git, hello_project};
 use crate::test::Test;
 
-fn has_git() -> bool {
-    which::which("git").is_ok()
-}
-
-/// A git project whose one agent task must write hello.txt (it declares only that);
-/// no executor, so it is handed off and "the agent" is the test.
+/// `proof::hello_project` with no executor: its task is handed off, and "the
+/// agent" is the test.
 fn handed_off_project(config: Value) -> Test {
-    let t = Test::new();
-    t.config(json!({ "wf": config }).to_string());
-    t.write("notes.txt", "notes\n");
-    t.write(
-        "tasks.md",
-        plan(&[task("T1", "impl")
-            .field("actions", "create_file")
-            .field("创建文件", "hello.txt")
-            .verify("grep -q hello hello.txt")]),
-    );
-    t.git_commit_all();
-    t.wf(&["workflow-start", "tasks.md"]).ok();
+    let t = hello_project(&config);
     t.wf(&["workflow-execute", "--all"]).code(6);
     t
 }
