@@ -739,6 +739,11 @@ pub struct RunTaskArgs {
     /// (file, creates, modifies) into DIR/<task>/ for the jobs after this one.
     #[arg(long, value_name = "DIR", value_hint = ValueHint::DirPath)]
     pub outputs: Option<PathBuf>,
+    /// Answer a task from the verification cache in DIR (made if missing) when its
+    /// checks passed there on the same inputs, and keep each new pass there: a CI
+    /// job's cache, restored before and saved after (docs/distributed.md).
+    #[arg(long, value_name = "DIR", value_hint = ValueHint::DirPath)]
+    pub cache: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -346,6 +346,7 @@ fn settings_named(s: &ExportSettings) -> Vec<&'static str> {
         ("timeout_minutes", s.timeout_minutes.is_some()),
         ("env", !s.env.is_empty()),
         ("concurrency", s.concurrency.is_some()),
+        ("cache", s.cache.is_some()),
     ]
     .into_iter()
     .filter_map(|(name, set)| set.then_some(name))

@@ -13,6 +13,7 @@ use crate::cli::RunTaskArgs;
 use crate::error::{Result, WfError};
 use crate::output::Output;
 use crate::project::Project;
+use crate::run::ci_cache::CiCache;
 use crate::run::{carry, standalone};
 
 pub fn run(project: &Project, args: &RunTaskArgs, out: &Output) -> Result<i32> {
@@ -31,30 +32,42 @@ pub fn run(project: &Project, args: &RunTaskArgs, out: &Output) -> Result<i32> {
         ));
     }
     standalone::check_chain(&state, &args.tasks, ci)?;
-    let [task] = args.tasks.as_slice() else {
-        return chain(project, &state, args, ci, key.as_deref(), out);
-    };
-    if args.result_dir.is_some() {
-        return chain(project, &state, args, ci, key.as_deref(), out);
-    }
-    if args.outputs.is_some() {
-        return chain(project, &state, args, ci, key.as_deref(), out);
-    }
-    let result = standalone::run_task(
-        &project.dir,
-        &project.config,
-        &state,
-        task,
+    let mut cache = args
+        .cache
+        .as_deref()
+        .map(|dir| CiCache::open(dir, &project.dir, &state, &project.config));
+    let run = standalone::Run {
+        project: &project.dir,
+        config: &project.config,
+        state: &state,
         ci,
-        key.as_deref(),
-        None,
-    )?;
-    if let Some(path) = &args.result {
-        write_result(path, &result)?;
+        key: key.as_deref(),
+    };
+    let code = match args.tasks.as_slice() {
+        [task] if args.result_dir.is_none() && args.outputs.is_none() => {
+            let result = standalone::run_task(&run, task, None, cache.as_mut())?;
+            if let Some(path) = &args.result {
+                write_result(path, &result)?;
+            }
+            out.json_value(&result);
+            say(out, &result, args.result.as_deref());
+            i32::from(!result.success)
+        }
+        _ => chain(&run, args, cache.as_mut(), out)?,
+    };
+    if let Some(cache) = &cache {
+        keep(cache, out);
     }
-    out.json_value(&result);
-    say(out, &result, args.result.as_deref());
-    Ok(i32::from(!result.success))
+    Ok(code)
+}
+
+/// Writes the passes a run made to its cache, and says what of the cache could not
+/// be read or written: a cache costs re-runs when it fails, never a result.
+fn keep(cache: &CiCache<'_>, out: &Output) {
+    let written = cache.flush().err().map(|e| e.message);
+    for problem in cache.warnings().into_iter().chain(written) {
+        out.warn(&problem);
+    }
 }
 
 /// One task's verdict: on stdout when it passed, on stderr when it failed.
@@ -72,18 +85,17 @@ fn say(out: &Output, result: &standalone::TaskResultFile, written: Option<&Path>
 /// upstream outputs come in first and each passing task's go out
 /// (`src/run/carry.rs`).
 fn chain(
-    project: &Project,
-    state: &crate::state::model::WorkflowState,
+    run: &standalone::Run<'_>,
     args: &RunTaskArgs,
-    ci: bool,
-    key: Option<&[u8]>,
+    mut cache: Option<&mut CiCache<'_>>,
     out: &Output,
 ) -> Result<i32> {
+    let (project, state) = (run.project, run.state);
     let mut results: Vec<Value> = Vec::new();
     let mut not_run: Vec<Value> = Vec::new();
     let mut failed: Option<&str> = None;
     if let Some(dir) = &args.outputs {
-        carry::restore(&project.dir, dir, state)?;
+        carry::restore(project, dir, state)?;
     }
     for id in &args.tasks {
         if let Some(first) = failed {
@@ -100,11 +112,10 @@ fn chain(
         let cannot = args
             .outputs
             .as_ref()
-            .and_then(|_| carry::missing_upstream(&project.dir, state, task));
-        let result =
-            standalone::run_task(&project.dir, &project.config, state, id, ci, key, cannot)?;
+            .and_then(|_| carry::missing_upstream(project, state, task));
+        let result = standalone::run_task(run, id, cannot, cache.as_deref_mut())?;
         if let (Some(dir), true) = (&args.outputs, result.success) {
-            carry::stage(&project.dir, dir, task)?;
+            carry::stage(project, dir, task)?;
         }
         let path = args
             .result_dir

@@ -50,6 +50,10 @@ pub struct ExportSettings {
     #[serde(default)]
     pub env: BTreeMap<String, String>,
     pub concurrency: Option<Concurrency>,
+    /// Whether each task job keeps a verification cache between runs (`wf run-task
+    /// --cache`, restored before and saved after), so a task whose inputs passed
+    /// before is not run again (default false).
+    pub cache: Option<bool>,
 }
 
 /// One runner label or several (`"ubuntu-latest"`, `["self-hosted", "linux"]`).

@@ -24,7 +24,12 @@ pub fn run_task_text(result: &TaskResultFile, written: Option<&std::path::Path>)
             }
         }
     }
-    let verdict = if result.success {
+    let verdict = if result.cached {
+        format!(
+            "Task {} is up to date: its checks passed on the same inputs before (from the cache).",
+            result.task_id
+        )
+    } else if result.success {
         format!("Task {} passed.", result.task_id)
     } else {
         format!(

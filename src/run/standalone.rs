@@ -25,6 +25,7 @@ use serde_json::Value;
 
 use crate::config::Config;
 use crate::error::{Result, WfError};
+use crate::run::ci_cache::{self, CiCache};
 use crate::run::policy::needs_agent;
 use crate::run::work::{self, CheckRun, Part, Verdict, WorkCtx};
 pub use crate::state::evidence::Runner;
@@ -91,6 +92,10 @@ pub struct TaskResultFile {
     pub started_at: String,
     pub finished_at: String,
     pub checks: Vec<ResultCheck>,
+    /// The checks were not run: the job's verification cache held a pass of them on
+    /// the same inputs (`wf run-task --cache`, src/run/ci_cache.rs).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cached: bool,
     /// A quality gate's record, as `gate.result` carries it.
     #[serde(default)]
     pub gate: Option<Value>,
@@ -255,19 +260,36 @@ fn agent_refusal(task_id: &str) -> WfError {
     ))
 }
 
-/// Runs `task_id`'s checks in `project` and returns the result. An agent task is
-/// refused unless `ci` (then its result is a failure, as `workflow-execute --ci`
-/// fails it). With `cannot` (why the task cannot run here: an upstream output is
-/// missing, `src/run/carry.rs`), nothing runs and the result is that failure.
+/// What every task of one `wf run-task` shares.
+pub struct Run<'a> {
+    pub project: &'a Path,
+    pub config: &'a Config,
+    pub state: &'a WorkflowState,
+    /// The CI rules ([`ci_rules`]).
+    pub ci: bool,
+    /// The key results are signed with ([`result_key`]).
+    pub key: Option<&'a [u8]>,
+}
+
+/// Runs `task_id`'s checks in the project and returns the result. An agent task is
+/// refused unless under the CI rules (then its result is a failure, as
+/// `workflow-execute --ci` fails it). With `cannot` (why the task cannot run here:
+/// an upstream output is missing, `src/run/carry.rs`), nothing runs and the result
+/// is that failure. With a `cache` that holds a pass of the task on its inputs as
+/// they are, nothing runs and the result is that pass.
 pub fn run_task(
-    project: &Path,
-    config: &Config,
-    state: &WorkflowState,
+    run: &Run<'_>,
     task_id: &str,
-    ci: bool,
-    key: Option<&[u8]>,
     cannot: Option<String>,
+    mut cache: Option<&mut CiCache<'_>>,
 ) -> Result<TaskResultFile> {
+    let Run {
+        project,
+        config,
+        state,
+        ci,
+        key,
+    } = *run;
     let task = state.task(task_id).ok_or_else(|| {
         WfError::usage(format!(
             "no task {task_id} in this workflow; `wf status` lists the task ids"
@@ -300,8 +322,14 @@ pub fn run_task(
     let mut runs = Vec::new();
     // The reason `workflow-execute --ci` gives an agent task, so both runs read alike.
     let cannot = cannot.or_else(|| agent.then(|| crate::run::policy::ci_handoff_reason(task)));
+    let cached = match (&cannot, cache.as_mut()) {
+        (None, Some(cache)) => cache.pass(task),
+        _ => None,
+    };
     let (verdict, gate) = if let Some(reason) = cannot {
         (Verdict::Failed { reason }, None)
+    } else if cached.is_some() {
+        (Verdict::Passed { verified: true }, None)
     } else {
         let log = ctx.log_for(task, 1);
         let mut gate = None;
@@ -325,8 +353,13 @@ pub fn run_task(
     }
     // Taken after the checks: the files as they passed (or failed) on them.
     let fingerprint = crate::proof::inputs_now(project, state, task);
+    if let (Verdict::Passed { .. }, Some(cache)) = (&verdict, cache) {
+        if cached.is_none() {
+            cache.remember(task, &CheckRun::evidence(&runs));
+        }
+    }
     let log = ctx.log_for(task, 1);
-    let checks = runs
+    let ran = runs
         .into_iter()
         .map(|run| {
             let log_tail = run.log_part.as_ref().map_or_else(String::new, |part| {
@@ -340,6 +373,10 @@ pub fn run_task(
             }
         })
         .collect();
+    let checks = match &cached {
+        Some(record) => ci_cache::result_checks(task, record),
+        None => ran,
+    };
     let (success, verified, reason) = match verdict {
         Verdict::Passed { verified } => (true, verified, None),
         Verdict::Failed { reason } | Verdict::DispatchFailed { reason, .. } => {
@@ -362,6 +399,7 @@ pub fn run_task(
         started_at,
         finished_at: crate::clock::now_rfc3339(),
         checks,
+        cached: cached.is_some(),
         gate,
         runner: runner(),
         tree: Some(tree),

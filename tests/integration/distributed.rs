@@ -1039,11 +1039,11 @@ fn twenty_tasks() -> String {
 
 /// What `act` did with an exported workflow: whether the run passed, its log, and
 /// the directories of the artifacts its jobs uploaded and of the cache.
-struct ActRun {
-    passed: bool,
-    log: String,
-    artifacts: std::path::PathBuf,
-    cache: std::path::PathBuf,
+pub struct ActRun {
+    pub passed: bool,
+    pub log: String,
+    pub artifacts: std::path::PathBuf,
+    pub cache: std::path::PathBuf,
 }
 
 /// Exports `t`'s plan for GitHub (`wf export github-actions --install INSTALL`),
@@ -1052,7 +1052,7 @@ struct ActRun {
 /// `--install git:…` the build job's `cargo` is the stand-in of `tests/act/cargo`,
 /// which "builds" wf by copying the test's binary (and logs each call to
 /// `cargo.log`), so the jobs run the wf the build job handed on.
-fn run_under_act(t: &Test, install: &str) -> Option<ActRun> {
+pub fn run_under_act(t: &Test, install: &str) -> Option<ActRun> {
     which::which("act").ok().or_else(|| {
         assert!(
             std::env::var_os("WF_REQUIRE_ACT").is_none_or(|v| v != "1"),
@@ -1097,7 +1097,7 @@ fn run_under_act(t: &Test, install: &str) -> Option<ActRun> {
 /// fetch from github.com, are replaced by the stand-ins in `tests/act/`
 /// (`--local-repository`), keeping artifacts and cache entries in directories.
 /// `extra` goes to act as it is (`-j build`: one job).
-fn act(t: &Test, install: &str, extra: &[&str]) -> ActRun {
+pub fn act(t: &Test, install: &str, extra: &[&str]) -> ActRun {
     let artifacts = t.root.join("artifacts");
     let cache = t.root.join("cache");
     let stand_ins = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/act");
@@ -1160,7 +1160,7 @@ fn act(t: &Test, install: &str, extra: &[&str]) -> ActRun {
 }
 
 /// The state the collect job uploaded (`wf-state`).
-fn uploaded_state(artifacts: &std::path::Path, log: &str) -> Value {
+pub fn uploaded_state(artifacts: &std::path::Path, log: &str) -> Value {
     let home = artifacts.join("wf-state/.wf-home");
     let state_file = std::fs::read_dir(&home)
         .unwrap_or_else(|e| panic!("{}: {e}\n{log}", home.display()))

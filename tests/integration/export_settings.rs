@@ -31,7 +31,8 @@ const EVERY_SETTING: &str = r#"{
       "triggers": {"push": ["main", "release/*"], "pull_request": [], "workflow_dispatch": true},
       "timeout_minutes": 45,
       "env": {"MY_VAR": "hello"},
-      "concurrency": {"group": "ci-wf-${{ github.ref }}", "cancel_in_progress": true}
+      "concurrency": {"group": "ci-wf-${{ github.ref }}", "cancel_in_progress": true},
+      "cache": true
     }
   }
 }
@@ -75,7 +76,7 @@ fn every_setting_reaches_both_pipelines_and_survives_a_plan_edit() {
     assert_valid_pipeline(&t.project.join("gh.yml"), "vendor.github-workflows");
     assert_valid_pipeline(&t.project.join("gl.yml"), "vendor.gitlab-ci");
     for needle in [
-        "with the wf.export settings of .claude/config/project-config.json:\n#   install, agent_tasks, max_jobs, runs_on, image, tags, setup, triggers, timeout_minutes, env, concurrency.",
+        "with the wf.export settings of .claude/config/project-config.json:\n#   install, agent_tasks, max_jobs, runs_on, image, tags, setup, triggers, timeout_minutes, env, concurrency, cache.",
         "    runs-on:\n      - self-hosted\n      - linux\n",
         "      - name: Python\n        uses: actions/setup-python@v6\n        with:\n          cache: pip\n          python-version: \"3.12\"\n",
         "      - name: Dependencies\n        run: pip install -r requirements.txt\n",
@@ -84,6 +85,10 @@ fn every_setting_reaches_both_pipelines_and_survives_a_plan_edit() {
         "  MY_VAR: hello\n",
         "concurrency:\n  group: ci-wf-${{ github.ref }}\n  cancel-in-progress: true\n",
         "key: wf-git-0123abcd-${{ runner.os }}",
+        // The verification cache, restored before the tasks and kept after them.
+        "      - name: Restore the verification cache\n        uses: actions/cache/restore@v6\n        with:\n          path: .wf-cache\n          key: wf-verify-task-T1-${{ github.run_id }}-${{ github.run_attempt }}\n          restore-keys: wf-verify-task-T1-\n",
+        "--cache .wf-cache -- 'T1'",
+        "      - name: Keep the verification cache\n        if: always()\n        uses: actions/cache/save@v6\n        with:\n          path: .wf-cache\n          key: wf-verify-task-T1-${{ github.run_id }}-${{ github.run_attempt }}\n",
         // T4 needs an agent, and agent_tasks is omit.
         "#   T4: it needs an agent (--agent-tasks omit)\n",
     ] {
@@ -107,6 +112,8 @@ fn every_setting_reaches_both_pipelines_and_survives_a_plan_edit() {
         "    - pip install -r requirements.txt\n",
         "  MY_VAR: hello\n",
         "  cache:\n    key: wf-git-0123abcd\n",
+        "  cache:\n    key: wf-verify-task-T1\n    paths:\n      - .wf-cache/\n    when: always\n",
+        "    - wf run-task --ci --result-dir 'results/task-T1' --cache .wf-cache -- 'T1'\n",
         "Note: wf.export.setup[0] uses the GitHub action actions/setup-python@v6, which GitLab has not",
     ] {
         assert!(gl.contains(needle), "{needle:?} not in:\n{gl}");
@@ -138,7 +145,8 @@ fn every_setting_reaches_both_pipelines_and_survives_a_plan_edit() {
                 && !l.contains("main")
                 && !l.contains("ci-wf")
                 && !l.contains("python:3.12")
-                && !l.contains("docker")),
+                && !l.contains("docker")
+                && !l.contains("wf-verify")),
             "a setting's line is gone after the plan edit: {gone:?}"
         );
         assert!(after.contains("T5"), "{after}");

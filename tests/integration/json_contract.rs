@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::plans::{plan, start, task};
 use crate::test::{Run, Test};
 
-fn schema(name: &str) -> jsonschema::Validator {
+pub fn schema(name: &str) -> jsonschema::Validator {
     let path = format!(
         "{}/docs/json/{name}.schema.json",
         env!("CARGO_MANIFEST_DIR")

@@ -8,7 +8,8 @@
 use super::actions::{CACHE_RESTORE, CACHE_SAVE, CHECKOUT, DOWNLOAD, UPLOAD};
 use super::yaml::{document, map, s, strs, Entry, Node};
 use super::{
-    import_line, run_task_line, Install, Pipeline, IMPORT_PLAN, OUTPUTS, RESULTS, WF_ON_PATH_CHECK,
+    import_line, run_task_line, verify_cache_key, Install, Pipeline, IMPORT_PLAN, OUTPUTS, RESULTS,
+    WF_ON_PATH_CHECK,
 };
 use crate::config::export::SetupStep;
 use crate::run::import::ARTIFACT_PREFIX;
@@ -213,10 +214,41 @@ pub fn github_actions(p: &Pipeline<'_>) -> String {
                 ],
             )));
         }
+        // GitHub never replaces a cache entry: each run saves a new one under its
+        // run's key, and the next run restores the newest of the job's.
+        let cache = p.verify_cache().map(|path| {
+            let prefix = format!("{}-", verify_cache_key(job));
+            let key = format!("{prefix}${{{{ github.run_id }}}}-${{{{ github.run_attempt }}}}");
+            (path, prefix, key)
+        });
+        if let Some((path, prefix, key)) = &cache {
+            steps.push(step(uses(
+                "Restore the verification cache",
+                CACHE_RESTORE,
+                vec![
+                    ("path", s(*path)),
+                    ("key", s(key.clone())),
+                    ("restore-keys", s(prefix.clone())),
+                ],
+            )));
+        }
         steps.push(keyed_run(
             &format!("Run {}", tasks_span(&job.tasks)),
-            &run_task_line(&job.tasks, RESULTS, carries[j].gathers),
+            &run_task_line(&job.tasks, RESULTS, carries[j].gathers, p.verify_cache()),
         ));
+        if let Some((path, _, key)) = &cache {
+            // Also after a failure: the passes before it are worth keeping.
+            let mut save = vec![
+                ("name", s("Keep the verification cache")),
+                ("if", s("always()")),
+            ];
+            save.extend(uses(
+                "",
+                CACHE_SAVE,
+                vec![("path", s(*path)), ("key", s(key.clone()))],
+            ));
+            steps.push(map(save));
+        }
         if carries[j].hands_on {
             steps.push(step(uses(
                 "Hand the outputs on",

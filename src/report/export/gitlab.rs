@@ -12,8 +12,8 @@
 
 use super::yaml::{document, map, s, strs, Entry, Node};
 use super::{
-    import_line, quoted, run_task_line, Install, Pipeline, GITLAB_MAX_NEEDS, IMPORT_PLAN, OUTPUTS,
-    RESULTS, WF_ON_PATH_CHECK,
+    import_line, quoted, run_task_line, verify_cache_key, Install, Pipeline, GITLAB_MAX_NEEDS,
+    IMPORT_PLAN, OUTPUTS, RESULTS, WF_ON_PATH_CHECK,
 };
 
 /// GitLab's own variables in a rule: what started the pipeline, and its branch.
@@ -197,6 +197,7 @@ pub fn gitlab_ci(p: &Pipeline<'_>) -> String {
             &job.tasks,
             &quoted(&dir),
             carries[j].gathers,
+            p.verify_cache(),
         )));
         let mut paths = vec![format!("{dir}/")];
         if carries[j].hands_on {
@@ -206,8 +207,19 @@ pub fn gitlab_ci(p: &Pipeline<'_>) -> String {
         if !(by_stage && needs.len() > GITLAB_MAX_NEEDS) {
             body.push(("needs", Node::List(needs)));
         }
+        body.push(("timeout", s(format!("{} minutes", p.job_minutes(job)))));
+        if let Some(path) = p.verify_cache() {
+            // Saved also after a failure: the passes before it are worth keeping.
+            body.push((
+                "cache",
+                map(vec![
+                    ("key", s(verify_cache_key(job))),
+                    ("paths", strs([format!("{path}/")])),
+                    ("when", s("always")),
+                ]),
+            ));
+        }
         body.extend([
-            ("timeout", s(format!("{} minutes", p.job_minutes(job)))),
             ("script", Node::List(script)),
             (
                 "artifacts",

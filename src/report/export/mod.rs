@@ -203,6 +203,16 @@ const RESULTS: &str = "results";
 /// Where a job gathers the outputs it hands on (`wf run-task --outputs`).
 const OUTPUTS: &str = ".wf-out";
 
+/// Where a job keeps its verification cache (`wf.export.cache`), inside the project
+/// because GitLab caches only paths there.
+const VERIFY_CACHE: &str = ".wf-cache";
+
+/// The cache entry a job's verification cache is kept under: one line of entries
+/// per job, since a job's cache holds passes of its own tasks only.
+fn verify_cache_key(job: &Job) -> String {
+    format!("wf-verify-{}", job.id)
+}
+
 /// The line that imports the plan: `--` first, so a plan named `-h.md` is a plan.
 const IMPORT_PLAN: &str = "wf workflow-start -- \"$WF_PLAN\"";
 
@@ -247,10 +257,13 @@ fn command(head: &str, args: &[String], one_per_line: bool) -> String {
 /// The ids come after `--`, so an id that starts with `-` (`-h1`) is a task, not an
 /// option. One command per job, not per task, so a plan of 10,000 tasks stays far
 /// below GitHub's 500 KB per file.
-fn run_task_line(ids: &[String], dir: &str, outputs: bool) -> String {
+fn run_task_line(ids: &[String], dir: &str, outputs: bool, cache: Option<&str>) -> String {
     let mut head = format!("wf run-task --ci --result-dir {dir}");
     if outputs {
         head.push_str(&format!(" --outputs {OUTPUTS}"));
+    }
+    if let Some(cache) = cache {
+        head.push_str(&format!(" --cache {cache}"));
     }
     head.push_str(" --");
     let args: Vec<String> = ids.iter().map(|id| quoted(id)).collect();
@@ -307,6 +320,11 @@ struct Carry {
 }
 
 impl Pipeline<'_> {
+    /// Where each job keeps its verification cache, when `wf.export.cache` is on.
+    fn verify_cache(&self) -> Option<&'static str> {
+        (self.settings.cache == Some(true)).then_some(VERIFY_CACHE)
+    }
+
     fn task(&self, id: &str) -> Option<&Task> {
         self.tasks.get(id).copied()
     }

@@ -235,6 +235,7 @@ fn evidence_of(
         ),
         checks: crate::run::work::CheckRun::evidence(&runs),
         runner: r.runner.clone(),
+        cached: r.cached,
         ..crate::state::evidence::Evidence::default()
     }
 }
