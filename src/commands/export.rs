@@ -81,6 +81,9 @@ pub fn run(project: &Project, args: &ExportArgs, out: &Output) -> Result<i32> {
             agents.join(", ")
         ));
     }
+    if let Some(note) = constraints_left_behind(&state, &exported) {
+        notes.push(note);
+    }
     if args.target == ExportTarget::GitlabCi {
         for (i, step) in settings.setup.iter().enumerate() {
             if let Some(action) = &step.uses {
@@ -271,6 +274,36 @@ struct HeaderFacts<'a> {
     settings: &'a ExportSettings,
     jobs: &'a jobs::JobPlan,
     notes: &'a [String],
+}
+
+/// What a quality gate's job cannot check: the hard constraints with a command live
+/// in this machine's workflow (`wf constraints add|merge`), not in the plan, and a
+/// CI job's workflow is a fresh import of the plan, so its gate runs the builtin
+/// verifiers only. Said at export, naming them, with where they are checked.
+fn constraints_left_behind(
+    state: &crate::state::model::WorkflowState,
+    exported: &[&Task],
+) -> Option<String> {
+    let gates: Vec<&str> = exported
+        .iter()
+        .filter(|t| t.quality_gate)
+        .map(|t| t.id.as_str())
+        .collect();
+    let hard: Vec<&str> = state
+        .constraints
+        .hard
+        .iter()
+        .filter(|c| c.verify_cmd.is_some())
+        .map(|c| c.id.as_str())
+        .collect();
+    if gates.is_empty() || hard.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "the job of quality gate {} does not run the hard constraints {}: they are in this machine's workflow (wf constraints add), not in the plan, and a CI job imports the plan afresh; import CI's results here (wf import-results), which checks a passing gate against them, or run `wf constraints verify`",
+        gates.join(", "),
+        hard.join(", ")
+    ))
 }
 
 /// The comment lines at the top: the command and the settings that made the file

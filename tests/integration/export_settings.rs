@@ -296,6 +296,48 @@ fn deferred_tasks_are_skipped_and_agent_tasks_are_named_at_export() {
 }
 
 #[test]
+fn a_gate_whose_hard_constraints_stay_on_this_machine_is_named_at_export() {
+    // Constraints added with `wf constraints add` live in this machine's workflow; a
+    // CI job imports the plan afresh, so its gate cannot run them. Said, with where
+    // they are checked, and not said when there is no gate.
+    let t = Test::new();
+    t.config(r#"{"scripts": {"test": "true"}}"#);
+    start(
+        &t,
+        &plan(&[
+            task("T1", "a").verify("true"),
+            task("T2", "b").field("质量关卡", "true").deps("T1"),
+        ]),
+    );
+    let quiet = t
+        .wf(&["export", "github-actions", "--install", "path"])
+        .ok();
+    assert!(
+        !quiet.stderr.contains("hard constraints"),
+        "{}",
+        quiet.stderr
+    );
+    t.wf(&[
+        "constraints",
+        "add",
+        "a changelog is kept",
+        "--verify-cmd",
+        "test -f CHANGELOG.md",
+    ])
+    .ok();
+    let run = t
+        .wf(&["export", "github-actions", "--install", "path"])
+        .ok();
+    let said = "the job of quality gate T2 does not run the hard constraints C001: they are in this machine's workflow (wf constraints add), not in the plan";
+    assert!(run.stderr.contains(said), "{}", run.stderr);
+    assert!(
+        run.stdout.contains("# Note: the job of quality gate T2"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
 fn check_for_ci_warns_of_a_file_a_job_would_not_be_handed() {
     let t = Test::new();
     let text = "# Tasks: x\n\n## T1: Build the bundle\n- **阶段**: b\n- **需求**: Write dist/app.js with the bundler.\n- **验证命令**: `mkdir -p dist && echo x > dist/app.js`\n\n## T2: Ship it\n- **阶段**: b\n- **依赖**: T1\n- **需求**: Upload dist/app.js.\n- **验证命令**: `test -f dist/app.js`\n";
