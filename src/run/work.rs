@@ -39,29 +39,6 @@ pub struct WorkCtx {
     pub hard_constraints: Vec<Constraint>,
 }
 
-/// `path` without the leading `dir`, as `Path::strip_prefix` gives it. A path made
-/// by joining names to `dir` (a log's) is cut by its bytes; `strip_prefix` walks both
-/// paths' components, 2,500 instructions for a log under a deep home, twice a task.
-fn under<'p>(path: &'p Path, dir: &Path) -> Option<&'p Path> {
-    use std::os::unix::ffi::OsStrExt as _;
-    let rest = path
-        .as_os_str()
-        .as_bytes()
-        .strip_prefix(dir.as_os_str().as_bytes())
-        .and_then(|rest| rest.strip_prefix(b"/"));
-    // Only names: no empty or `.` component, nothing `strip_prefix` would tidy.
-    let plain = |rest: &[u8]| {
-        !rest.is_empty()
-            && rest
-                .split(|&b| b == b'/')
-                .all(|name| !name.is_empty() && name != b".")
-    };
-    match rest {
-        Some(rest) if plain(rest) => Some(Path::new(std::ffi::OsStr::from_bytes(rest))),
-        _ => path.strip_prefix(dir).ok(),
-    }
-}
-
 /// One command of a task and how it ended.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CheckRun {
@@ -206,10 +183,9 @@ impl WorkCtx {
         process::log_path(&self.logs, &task.id, attempt)
     }
 
-    /// `path` from the workflow dir, as `display()` shows it (without going through
-    /// a formatter: two of a task's paths are turned into text).
+    /// `path` from the workflow dir, as `display()` shows it.
     pub(crate) fn relative(&self, path: &Path) -> String {
-        under(path, &self.workflow_dir)
+        path.strip_prefix(&self.workflow_dir)
             .unwrap_or(path)
             .to_string_lossy()
             .into_owned()
@@ -921,58 +897,6 @@ mod log_part_tests {
         assert_eq!(
             (runs[0].log_part.clone(), runs[0].log_digest.clone()),
             (None, None)
-        );
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_path_under_a_dir_is_what_strip_prefix_gives() {
-        let dirs = [
-            "/w/h/abc",
-            "/w/h/abc/",
-            "/w//h/abc",
-            "/w/./h/abc",
-            "w/h",
-            ".",
-            "/",
-        ];
-        let rests = [
-            "logs/T1.1.log",
-            "logs//T1.1.log",
-            "logs/./T1.1.log",
-            "./logs/x",
-            "logs/x/",
-            "",
-            "/x",
-            "..",
-            "a/../b",
-        ];
-        for dir in dirs {
-            for rest in rests {
-                let joined = Path::new(dir).join(rest).display().to_string();
-                for path in [format!("{dir}/{rest}"), format!("{dir}{rest}"), joined] {
-                    let path = Path::new(&path);
-                    // As text: `Path`'s own equality is by components.
-                    assert_eq!(
-                        under(path, Path::new(dir)).map(Path::as_os_str),
-                        path.strip_prefix(dir).ok().map(Path::as_os_str),
-                        "{path:?} under {dir:?}"
-                    );
-                }
-            }
-        }
-        let log = Path::new("/w/h/abc/logs/T1.1.log");
-        assert_eq!(
-            under(log, Path::new("/w/h/abc")),
-            Some(Path::new("logs/T1.1.log"))
-        );
-        assert_eq!(
-            under(Path::new("/w/h/abcd/logs"), Path::new("/w/h/abc")),
-            None
         );
     }
 }
