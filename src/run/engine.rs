@@ -120,19 +120,10 @@ fn chars_of(path: &std::path::Path) -> usize {
 }
 
 /// The characters of `text`: the bytes that do not continue a UTF-8 sequence,
-/// counted without checking the text first — the count is an estimate's input, not
-/// a check of the file, which at 100,000 tasks is 15 MB read at every start. Counted
-/// in runs of 255 into a byte, which the compiler makes vector code: byte by byte
-/// into a `usize` it was 7 M instructions for a 10,000-task plan (BENCHMARKS.md).
+/// counted without checking the text first (the count is an estimate's input, not a
+/// check of the file).
 fn chars_in(text: &[u8]) -> usize {
-    text.chunks(255)
-        .map(|run| {
-            let starts = run
-                .iter()
-                .fold(0u8, |n, &b| n + u8::from(!is_utf8_continuation(b)));
-            usize::from(starts)
-        })
-        .sum()
+    text.iter().filter(|&&b| !is_utf8_continuation(b)).count()
 }
 
 /// A byte of the form `10xxxxxx`: the second or later byte of a UTF-8 character.
