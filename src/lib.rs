@@ -41,7 +41,6 @@ pub fn run_cli() -> i32 {
         return code;
     }
     deny_world_write();
-    keep_freed_memory();
     let cli = match parse() {
         Ok(cli) => cli,
         Err(err) => return usage_error(&err),
@@ -200,26 +199,6 @@ fn deny_world_write() {
     use rustix::fs::Mode;
     let old = rustix::process::umask(Mode::from_raw_mode(0o022));
     rustix::process::umask(old | Mode::from_raw_mode(0o002));
-}
-
-/// Keeps what the process frees for its own next allocations. By default glibc
-/// gives a freed block past a threshold (128 KB at first) back to the kernel, and
-/// the allocations after it fault in fresh pages, each zeroed by the kernel: about
-/// 2.4 µs a page on the bench machine (BENCHMARKS.md, "What bounds"). A load frees
-/// the snapshot's text right after its parse (6.6 MB at 10,000 tasks), and the fold
-/// and the snapshot write that follow it reuse those pages instead. The free space
-/// at the heap's top is still given back (glibc's trim), so a long run's peak is
-/// what it was. `wf-mcp` keeps the default: a server that lives for hours should
-/// not hold the largest buffer it ever freed.
-fn keep_freed_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    {
-        // SAFETY: mallopt only sets the allocator's parameters, and this runs before
-        // any thread starts.
-        unsafe {
-            libc::mallopt(libc::M_MMAP_THRESHOLD, 256 << 20);
-        }
-    }
 }
 
 #[cfg(test)]

@@ -120,7 +120,7 @@ pub fn serve(workflow: Workflow, opts: &Options, out: &Output) -> Result<i32> {
 }
 
 /// A server that lives for hours should not keep the largest buffer it ever freed
-/// (`wf` keeps them for its short commands: `keep_freed_memory`, src/lib.rs), nor an
+/// (glibc's own threshold rises to the largest freed block, up to 32 MB), nor an
 /// arena per request thread.
 fn long_lived_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
