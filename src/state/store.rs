@@ -411,22 +411,8 @@ impl Drop for Session {
         // Still locked here: clear the holder's pid so a later refusal never names a
         // process that is gone. Best effort; the lock is what guards.
         let _ = self.lock.file().set_len(0);
-        // Freeing a big state is a million small frees (10,000 tasks: ~40 M
-        // instructions, 9 % of a first `resume --step` after a crash): done on a
-        // thread of its own, which a command about to exit does not wait for and a
-        // long-lived process (`wf-mcp`) lets finish.
-        if let Some(state) = self.state.take() {
-            if state.tasks.len() >= BIG_STATE {
-                let prior = Prior::take(&self.prior);
-                // Never joined. A thread that cannot start frees them here.
-                let _ = std::thread::Builder::new().spawn(move || drop((state, prior)));
-            }
-        }
     }
 }
-
-/// How many tasks make a state worth freeing on a thread of its own.
-const BIG_STATE: usize = 1000;
 
 impl Session {
     pub fn store(&self) -> &Store {
@@ -1511,25 +1497,6 @@ mod tests {
         std::fs::rename(dir.path().join("copy"), &path).unwrap();
         let mut session = store.lock(None, "test").unwrap();
         assert_eq!(copy(&mut session), 0);
-    }
-
-    #[test]
-    fn a_big_state_is_freed_once_its_session_ends() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = plain_store(dir.path());
-        let mut session = store.lock(None, "test").unwrap();
-        let ids: Vec<String> = (0..BIG_STATE).map(|i| format!("T{i}")).collect();
-        let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
-        session.state = Some(state_of(&ids));
-        session.save().unwrap();
-        let task = session.state().unwrap().tasks[0].downgrade();
-        drop(session);
-        // Freed on a thread of its own, not leaked.
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while task.upgrade().is_some() {
-            assert!(Instant::now() < deadline, "the state was never freed");
-            std::thread::sleep(Duration::from_millis(5));
-        }
     }
 
     #[test]
