@@ -363,8 +363,6 @@ impl<'a> Engine<'a> {
     }
 
     fn schedule_held(&mut self, returned_phase: Option<String>) -> Result<Stop> {
-        // This thread wakes for every outcome: it should get a core at once.
-        crate::run::slice::shorten_for(self.opts.jobs);
         let mut floor = Floor::new(self.opts.jobs)?;
         let mut run = RunState {
             pending_stop: None,

@@ -20,7 +20,6 @@ pub mod proven;
 pub mod ready_queue;
 pub mod recovery;
 pub mod signals;
-mod slice;
 pub mod standalone;
 pub mod usage;
 pub mod verify;

@@ -61,9 +61,7 @@ impl<T: Send + 'static> Workers<T> {
             let out = Arc::clone(&self.out);
             let done = self.done.clone();
             let sent = Arc::clone(&self.sent);
-            let jobs_at_once = self.size;
             std::thread::spawn(move || {
-                crate::run::slice::shorten_for(jobs_at_once);
                 work(&jobs, &out, &done, &*sent);
             });
             self.spawned += 1;
