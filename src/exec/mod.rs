@@ -11,7 +11,6 @@ use std::time::Duration;
 pub mod git;
 pub mod lazylog;
 pub mod orphans;
-pub mod pidfd;
 pub mod process;
 pub mod reactor;
 pub mod spawn;

@@ -439,7 +439,7 @@ async fn run_with(spec: Spec<'_>, header: Option<&str>, children: &Children) -> 
             )))
         }
     };
-    let (mut log, output, (number, mut child)) = loop {
+    let (mut log, (number, mut child)) = loop {
         let (mut log, output) = match LazyLog::new(spec.log, header, spec.log_cap) {
             Ok(pipe) => pipe,
             Err(e) => {
@@ -459,8 +459,11 @@ async fn run_with(spec: Spec<'_>, header: Option<&str>, children: &Children) -> 
             }),
             None => Err(std::io::ErrorKind::NotFound.into()),
         };
+        // The pipe's end is what says the command may have exited: the parent's copy
+        // of its write end goes now, or it never reaches its end.
+        drop(output);
         match spawned {
-            Ok(started) => break (log, output, started),
+            Ok(started) => break (log, started),
             // The program found on PATH earlier is no longer a file there: look it
             // up again. The failed spawn left nothing behind (its log is not created
             // yet).
@@ -474,7 +477,6 @@ async fn run_with(spec: Spec<'_>, header: Option<&str>, children: &Children) -> 
                 path = program_path(prog, &spec.env, spec.cwd);
             }
             Err(e) => {
-                drop(output);
                 log.ensure();
                 let exit = spawn_failure(&e, prog, path.as_deref(), spec.cwd);
                 let log_error = log.finish();
@@ -499,8 +501,7 @@ async fn run_with(spec: Spec<'_>, header: Option<&str>, children: &Children) -> 
         });
     }
     let started = Instant::now();
-    let status =
-        wait_with_deadline(&mut child, pgid, children, &mut log, (spec.timeout, output)).await;
+    let status = wait_with_deadline(&mut child, pgid, children, &mut log, spec.timeout).await;
     // Whatever the leader did, nothing it started may outlive it.
     children.end(number, pgid).await;
     if !matches!(status, Waited::Exited(s) if s.success()) {
@@ -675,48 +676,34 @@ enum Waited {
     Error(String),
 }
 
-/// How long a command's exit is watched through its output pipe alone, where there
-/// is no pidfd.
+/// How long a command's exit is watched through its output pipe alone.
 const QUICK: Duration = Duration::from_millis(20);
 
 /// What tells the wait that the command exited.
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum ExitWatch {
-    /// A pidfd, opened as the command starts; `wf` holds its own copy of the output
-    /// pipe's write end until the exit, so the pipe never ends first. Its end comes
-    /// as the command's files are closed, a moment before its exit can be reaped:
-    /// woken by it, `wf` ran, found nothing to reap, and gave the CPU back to the
-    /// exiting command, two context switches per command more than make
-    /// (`perf sched timehist`, a 2,000-task no-op run: 6,000 switches of `wf`'s
-    /// thread against 4,000 with the pidfd).
-    Pidfd(crate::exec::pidfd::ExitFd),
-    /// A kernel without pidfds: the output pipe's end, for the command's first
-    /// [`QUICK`] moments (a quick command's pipe ends as it exits)…
+    /// The output pipe's end, for the command's first [`QUICK`] moments (a quick
+    /// command's pipe ends as it exits)…
     PipeEnd,
     /// … then naps that grow to 20 ms (a process it started may hold the pipe open
     /// long after it exited).
     Nap,
 }
 
-/// Waits for the child, woken by its exit or its output; a long command costs a
-/// wake-up every 20 ms at most (interrupts, deadline). `output` is the parent's copy
-/// of the output pipe's write end (see [`ExitWatch::Pidfd`]), with the timeout.
+/// Waits for the child, woken by its output's end or its output; a long command
+/// costs a wake-up every 20 ms at most (interrupts, deadline).
 async fn wait_with_deadline(
     child: &mut Leader,
     pgid: u32,
     children: &Children,
     log: &mut LazyLog<'_>,
-    (timeout, output): (Duration, std::io::PipeWriter),
+    timeout: Duration,
 ) -> Waited {
     let mut deadline = crate::clock::deadline_after(timeout);
     let mut interrupted_at: Option<Instant> = None;
     let mut nap = Duration::from_micros(50);
     let quick_until = Instant::now() + QUICK;
-    // Not reaped yet (a reaped child ends this function), so its pid is its own.
-    let mut watch =
-        crate::exec::pidfd::ExitFd::open(pgid).map_or(ExitWatch::PipeEnd, ExitWatch::Pidfd);
-    // Without a pidfd, the pipe's end is what says the command may have exited:
-    // the parent's copy of its write end goes now, or it never reaches its end.
-    let _output = matches!(watch, ExitWatch::Pidfd(_)).then_some(output);
+    let mut watch = ExitWatch::PipeEnd;
     loop {
         if children.is_interrupted() && interrupted_at.is_none() {
             // Signal our own group too: interrupt() may have run before this group
@@ -726,14 +713,12 @@ async fn wait_with_deadline(
             deadline = deadline.min(Instant::now() + Duration::from_secs(2));
         }
         let pipe = log.fd();
-        if matches!(watch, ExitWatch::PipeEnd) && (pipe.is_none() || Instant::now() >= quick_until)
-        {
+        if watch == ExitWatch::PipeEnd && (pipe.is_none() || Instant::now() >= quick_until) {
             watch = ExitWatch::Nap;
         }
         // Waiting comes first: a command just started has neither printed nor exited,
         // and asking would cost a read and a wait4 that answer nothing. Woken by the
-        // exit itself where the kernel can, else by a nap: a no-op task used to spend
-        // most of its time here, overshooting its exit.
+        // pipe's end, else by a nap.
         let slice = (Instant::now() + Duration::from_millis(20)).min(deadline);
         // Whether the command may have exited, and what its pipe had.
         let (exited, output) = match (&watch, pipe) {
@@ -743,11 +728,7 @@ async fn wait_with_deadline(
                 let [output, _] = readable([Some(pipe), None], slice.min(quick_until)).await;
                 (output.contains(PollFlags::HUP), output)
             }
-            (ExitWatch::Pidfd(fd), pipe) => {
-                let [exited, output] = readable([Some(fd.fd()), pipe], slice).await;
-                (!exited.is_empty(), output)
-            }
-            // No pidfd: it may have exited any time.
+            // Past the quick moments: it may have exited any time.
             (_, pipe) => {
                 let [output, _] = readable([pipe, None], Instant::now() + nap).await;
                 (true, output)
@@ -755,9 +736,8 @@ async fn wait_with_deadline(
         };
         nap = (nap * 2).min(Duration::from_millis(20));
         log.pump_ready(output);
-        // Not exited (the pidfd says so) is nothing a wait4 would find.
         if exited {
-            match reap(child, &watch) {
+            match reap(child, watch) {
                 Ok(Some(status)) => return Waited::Exited(status),
                 Ok(None) => {}
                 Err(e) => return Waited::Error(e.to_string()),
@@ -774,12 +754,9 @@ async fn wait_with_deadline(
 /// Reaps the child if it exited. Its pipe's end comes a moment before its exit can
 /// be reaped; the exiting child often runs on this CPU (the kernel wakes this thread
 /// where it ran): a yield lets it finish, and a second look finds it.
-fn reap(
-    child: &mut Leader,
-    watch: &ExitWatch,
-) -> std::io::Result<Option<std::process::ExitStatus>> {
+fn reap(child: &mut Leader, watch: ExitWatch) -> std::io::Result<Option<std::process::ExitStatus>> {
     match child.try_wait()? {
-        None if matches!(watch, ExitWatch::PipeEnd) => {
+        None if watch == ExitWatch::PipeEnd => {
             std::thread::yield_now();
             child.try_wait()
         }
@@ -934,7 +911,7 @@ mod tests {
 
     #[test]
     fn an_exit_is_seen_while_a_child_it_left_keeps_printing() {
-        // The pipe never ends and is never quiet for long: only the pidfd sees the
+        // The pipe never ends and is never quiet for long: the naps' wait4 sees the
         // exit before the deadline.
         let dir = tempfile::tempdir().unwrap();
         let started = Instant::now();
