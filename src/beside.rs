@@ -1,7 +1,7 @@
 //! Work on a second thread beside the calling one, where a command waits on one
 //! thing it could overlap with another: the log's tail read while the snapshot
 //! parses (`state::store`), the plan copy worked out while the snapshot is written
-//! (`run::checkpoint`), the indexes written while a file syncs (`fs::durable`).
+//! (`run::checkpoint`).
 
 use std::sync::{Mutex, PoisonError};
 

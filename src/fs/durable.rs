@@ -173,7 +173,7 @@ fn tmp_pid(name: &str) -> Option<i32> {
 /// A new `.tmp-*` file beside `path`, written as [`write_atomic`] writes one
 /// but a step at a time — filled, then synced ([`Synced`]), then renamed over
 /// `path` — so that work which needs the file written but not yet in place runs
-/// while it syncs ([`Temp::sync_beside`]). Dropped before its rename, it is removed.
+/// before it is ([`Temp::sync_with`]). Dropped before its rename, it is removed.
 pub struct Temp {
     dir: PathBuf,
     path: PathBuf,
@@ -221,21 +221,15 @@ impl Temp {
         Ok(Synced(self))
     }
 
-    /// [`Temp::sync`], with `beside` run on this thread meanwhile, given the file's
-    /// metadata as written (none if it cannot be had): at 100,000 tasks a
-    /// snapshot's sync is 30 ms of waiting, in which its summary and task index are
-    /// written (`state::store`).
-    pub fn sync_beside<T>(
+    /// [`Temp::sync`], after `then` is given the file's metadata as written (none if
+    /// it cannot be had): what names the file (a summary, an index) is staged from
+    /// it, and a sync and a rename leave it as it is.
+    pub fn sync_with<T>(
         self,
-        beside: impl FnOnce(Option<&std::fs::Metadata>) -> T,
+        then: impl FnOnce(Option<&std::fs::Metadata>) -> T,
     ) -> Result<(Synced, T)> {
-        // The fault point on this thread, where `sync_data` has it.
-        fault(Op::Fsync).map_err(|e| io_error("write", &self.path, e))?;
-        let meta = self.file.metadata().ok();
-        let file = &self.file;
-        let (synced, out) = crate::beside::both(|| file.sync_data(), || beside(meta.as_ref()));
-        synced.map_err(|e| io_error("write", &self.path, e))?;
-        Ok((Synced(self), out))
+        let out = then(self.file.metadata().ok().as_ref());
+        Ok((self.sync()?, out))
     }
 }
 
@@ -366,7 +360,7 @@ mod tests {
     }
 
     #[test]
-    fn a_temp_runs_work_beside_its_sync_and_is_gone_unless_committed() {
+    fn a_temp_runs_work_before_its_sync_and_is_gone_unless_committed() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("state.json");
         std::fs::write(&path, "old").unwrap();
@@ -386,7 +380,7 @@ mod tests {
         temp.fill(|file| file.write_all(b"new")).unwrap();
         // Beside the sync, the file is written whole and not yet in place.
         let (synced, seen) = temp
-            .sync_beside(|meta| (meta.unwrap().len(), std::fs::read(&path).unwrap()))
+            .sync_with(|meta| (meta.unwrap().len(), std::fs::read(&path).unwrap()))
             .unwrap();
         assert_eq!(seen, (3, b"old".to_vec()));
         synced.commit().unwrap();
@@ -396,7 +390,7 @@ mod tests {
         let mut temp = Temp::create(&path).unwrap();
         temp.fill(|file| file.write_all(b"newer")).unwrap();
         assert_eq!(temps(), 1);
-        drop(temp.sync_beside(|_| ()).unwrap());
+        drop(temp.sync_with(|_| ()).unwrap());
         assert_eq!(temps(), 0);
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "new");
         // A rename that fails (a directory in the way) leaves nothing either.

@@ -519,7 +519,7 @@ impl Mirrored<'_> {
         if self.rows.is_none() {
             return temp.sync()?.commit();
         }
-        let (synced, staged) = temp.sync_beside(|meta| stage(FileId::of(meta?)))?;
+        let (synced, staged) = temp.sync_with(|meta| stage(FileId::of(meta?)))?;
         synced.commit()?;
         if let Some(staged) = staged {
             staged.place();

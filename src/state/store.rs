@@ -712,7 +712,7 @@ fn write_snapshot(
     })?;
     // The summary and index name the file as written; a sync and a rename leave
     // what names it as it is.
-    let (synced, staged) = temp.sync_beside(|meta| {
+    let (synced, staged) = temp.sync_with(|meta| {
         let id = meta.map(FileId::of)?;
         Some((id, summary::stage(dir, id, state, &written.spans)))
     })?;
