@@ -54,24 +54,6 @@ pub struct GlobalArgs {
     pub wait: Option<u64>,
 }
 
-/// `wf-mcp`, the binary that serves `wf mcp` (src/bin/wf-mcp.rs): `wf mcp` runs it with
-/// the options it reads, and an MCP client may run it directly.
-#[cfg(feature = "mcp")]
-#[derive(Debug, Parser)]
-#[command(
-    name = "wf-mcp",
-    version,
-    about = "Serve the workflow to an AI agent over MCP (stdio): the tools next, done, status, logs. `wf mcp` runs this; see `wf mcp --help`."
-)]
-pub struct McpCli {
-    /// The project directory (default: the git top level, else the current directory).
-    #[arg(short = 'C', long = "project", value_name = "DIR", value_hint = ValueHint::DirPath)]
-    pub project: Option<PathBuf>,
-    /// How long a call waits for another wf's lock (default 600 s).
-    #[arg(long, value_name = "SECS", num_args = 0..=1, default_missing_value = "600")]
-    pub wait: Option<u64>,
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ColorChoice {
     Auto,

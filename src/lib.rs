@@ -55,28 +55,6 @@ pub fn run_cli() -> i32 {
     out.exit_code(out.settle(result))
 }
 
-/// `wf-mcp`'s `main`: serves `wf mcp` (src/commands/mcp.rs says why it is a binary of
-/// its own). Only this binary reaches the MCP server's code, so `wf` links none of it.
-#[cfg(feature = "mcp")]
-pub fn run_mcp_server() -> i32 {
-    deny_world_write();
-    let out = output::Output::new(false, false, Some(false));
-    let cli = match <cli::McpCli as clap::Parser>::try_parse() {
-        Ok(cli) => cli,
-        Err(err) if err.use_stderr() => {
-            let message = usage_message(&err.render().to_string(), &["mcp".to_string()]);
-            out.error(&error::WfError::usage(message));
-            return error::ErrorKind::Usage.exit_code();
-        }
-        // --help, --version
-        Err(err) => {
-            let _ = err.print();
-            return err.exit_code();
-        }
-    };
-    out.exit_code(commands::mcp::serve(&cli))
-}
-
 /// The command line, parsed as `Cli::try_parse` parses it, at a fraction of the cost
 /// (`wf status` spent more in clap than in reading and showing the state).
 /// `Cli::command()` builds every subcommand with its arguments, help and examples, and

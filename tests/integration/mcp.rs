@@ -236,10 +236,10 @@ fn the_tools_are_the_four_named_ones_and_wf_mcp_has_no_json_form() {
     );
 }
 
-/// `wf mcp` is the `wf-mcp` binary beside `wf`, given `-C` and `--wait`; an MCP
-/// client may start `wf-mcp` itself; a `wf` without it says what to install.
+/// `wf mcp` serves with the project of `-C` and the lock wait of `--wait`, from
+/// outside the project too.
 #[test]
-fn wf_mcp_runs_the_wf_mcp_binary_beside_it_which_serves_on_its_own_too() {
+fn wf_mcp_serves_the_project_named_by_its_global_options() {
     let t = Test::new();
     agent_plan(&t);
     let project = t.project.to_str().expect("a UTF-8 path");
@@ -250,32 +250,9 @@ fn wf_mcp_runs_the_wf_mcp_binary_beside_it_which_serves_on_its_own_too() {
     let status = server.call("status", json!({}));
     assert!(!is_error(&status), "{status}");
     assert_eq!(structured(&status)["progress"]["total"], 2, "{status}");
-    assert_eq!(server.close(), 0);
-
-    let mut command = t.program(env!("CARGO_BIN_EXE_wf-mcp"));
-    command.args(["-C", project]).current_dir(&t.root);
-    let mut server = Server::spawn(command);
     let next = server.call("next", json!({}));
     assert_eq!(structured(&next)["brief"]["task"]["id"], "T1", "{next}");
     assert_eq!(server.close(), 0);
-
-    // A wf with no wf-mcp beside it.
-    let bin = t.root.join("bin");
-    std::fs::create_dir(&bin).unwrap();
-    std::fs::copy(env!("CARGO_BIN_EXE_wf"), bin.join("wf")).unwrap();
-    let out = t
-        .program(bin.join("wf"))
-        .arg("mcp")
-        .stdin(Stdio::null())
-        .output()
-        .expect("run wf mcp");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(out.stdout.is_empty());
-    assert_eq!(
-        stderr.replace(&*t.root.to_string_lossy(), "[ROOT]"),
-        "wf: error: `wf mcp` runs the MCP server [ROOT]/bin/wf-mcp, which is missing; install it beside wf with `cargo install --path .` (it installs both binaries), or copy wf-mcp from the same build next to [ROOT]/bin/wf\n"
-    );
 }
 
 #[test]
