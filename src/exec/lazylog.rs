@@ -1,9 +1,8 @@
 //! A command's log: created only once there is something to put in it, and capped.
 //!
 //! Creating a file is the dearest thing a no-op task does: on ext4 an inode
-//! allocation costs ~0.5 ms of system time (more right after many deletions, when the
-//! allocator steps over recently freed inodes), about what `make` spends on a whole
-//! `true` recipe. So a command's output goes through a pipe, and its log file —
+//! allocation costs about what `make` spends on a whole `true` recipe (more right
+//! after many deletions, when the allocator steps over recently freed inodes). So a command's output goes through a pipe, and its log file —
 //! header line first, when there is one — is created at the first byte of output, or
 //! when the command fails. A silent command that succeeds leaves no log.
 //!

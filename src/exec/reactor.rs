@@ -8,10 +8,9 @@
 //! worker, `wf verify`, a hook); the run's scheduler drives every running command
 //! task of a run on its own thread (`run::dispatch::Floor`), as make does.
 //!
-//! Handing each task to a worker thread and its outcome back cost two wake-ups of an
-//! idle CPU per task, and as much in moving work between CPUs: with commands started
-//! and reaped on the scheduler's thread a 2,000-task no-op run took 12 % less time
-//! (BENCHMARKS.md, "Measured by hand").
+//! Handing each task to a worker thread and its outcome back costs two wake-ups of an
+//! idle CPU per task, and as much in moving work between CPUs; docs/ARCHITECTURE.md
+//! ("Performance devices kept") says what this was measured to gain.
 //!
 //! Nothing here uses a waker: a driver polls all of its futures after each wait, so a
 //! future's [`Readable`] only has to say what it waits for and read what the wait

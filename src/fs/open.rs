@@ -108,7 +108,7 @@ pub fn read_rest(mut file: &std::fs::File) -> Result<Vec<u8>> {
     let mut bytes = Vec::new();
     // Through std's `File`, which sizes the buffer from the file's length once; read
     // through the wrapper it doubled from 8 KB, touching twice the pages and copying
-    // what it had read at each step (a 9 MB snapshot read in 11 steps).
+    // what it had read at each step.
     file.read_to_end(&mut bytes)
         .map_err(|e| WfError::io(&e, e.to_string()))?;
     Ok(bytes)

@@ -5,21 +5,16 @@
 //! from the state, so it is written second.
 //!
 //! While tasks run, the scheduler must not wait for a checkpoint: at 100,000 tasks
-//! writing the snapshot takes about 0.2 s and mirroring the plan copy (parsing and
-//! rewriting 15 MB) about 0.3 s (BENCHMARKS.md). So a run's periodic checkpoints
-//! take the state as it stands (`Session::snapshot`: the tasks are shared, not
-//! copied) and write both on a thread of their own, the snapshot first. That thread
-//! still takes a core's time from the tasks (with `--jobs 2` on two cores, 12 % of a
-//! 50,000-task run when it wrote every 2 s), so a checkpoint is due every
-//! [`EVERY`], or [`COST_SHARE`] times as long as the last one's thread spent on a
-//! CPU when that is longer: at most a thirtieth of a core. Its CPU time, not its wall
-//! time: most of a small plan's checkpoint is waiting for `fsync` (at 10,000 tasks
-//! about 5 ms of CPU in 55–95 ms), which takes no core from the tasks, and at
-//! 100,000 tasks a twentieth of a core was 15 µs of CPU a task, as much again as the
-//! scheduler's own growth from 10,000 tasks. The floor is one second because
-//! a reader after a crash folds the log written since the last snapshot (`wf
-//! status` at 10,000 tasks: about 10 ms a second of tail, BENCHMARKS.md): the
-//! longer the wait, the slower the first read after a crash. The
+//! writing the snapshot and mirroring the plan copy (parsing and rewriting it) take
+//! a large part of a second. So a run's periodic checkpoints take the state as it
+//! stands (`Session::snapshot`: the tasks are shared, not copied) and write both on
+//! a thread of their own, the snapshot first. That thread still takes a core's time
+//! from the tasks, so a checkpoint is due every [`EVERY`], or [`COST_SHARE`] times
+//! as long as the last one's thread spent on a CPU when that is longer: at most a
+//! thirtieth of a core. Its CPU time, not its wall time: most of a small plan's
+//! checkpoint is waiting for `fsync`, which takes no core from the tasks. The floor
+//! is one second because a reader after a crash folds the log written since the
+//! last snapshot: the longer the wait, the slower the first read after a crash. The
 //! guarantees are those of a checkpoint written in line: every event is in the log
 //! before the next task starts, so the snapshot only shortens what a reader folds;
 //! the snapshot marks only events already synced; one checkpoint writes at a time,
@@ -47,9 +42,8 @@ pub fn save(session: &mut Session) -> Result<()> {
     };
     let mirrored = if session.state()?.tasks.len() >= MIRROR_BESIDE_FROM {
         // The statuses as this save writes them: it moves none. The side thread
-        // drops its handles on the tasks too, beside the snapshot's write: after
-        // it, on this thread, the 100,000 decrements were 7 % of this thread's
-        // samples in a first `--step` after a crash.
+        // drops its handles on the tasks too, beside the snapshot's write, where
+        // on this thread they would follow it.
         let tasks = session.state()?.tasks.clone();
         let side = || {
             let tasks = tasks;
@@ -73,10 +67,9 @@ pub fn save(session: &mut Session) -> Result<()> {
 }
 
 /// How many tasks a plan has before its copy is worked out beside the snapshot's
-/// write ([`save`]). A judgment, not a measured break-even: at 10,000 tasks bringing
-/// the copy up after a crash was 53 M instructions, so a few hundred tasks' worth
-/// is about a million (a few hundred microseconds), well over a thread's start;
-/// below that the saving is too small to be worth a second thread's memory.
+/// write ([`save`]). A judgment, not a measured break-even: a few hundred tasks'
+/// copy takes well over a thread's start to work out; below that the saving is too
+/// small to be worth a second thread's memory.
 const MIRROR_BESIDE_FROM: usize = 200;
 
 /// How often a run writes a checkpoint, at most.

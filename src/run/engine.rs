@@ -92,8 +92,7 @@ impl Options {
 /// The characters of the file at `path` ([`chars_in`]); 0 when it cannot be read or
 /// is not a regular file (opened without blocking: a FIFO named as the design
 /// document stopped every run at its start). Read a window at a time: the whole
-/// file read into one buffer faulted in every page of it (at 100,000 tasks, 15 MB of
-/// plan copy: 3 % of a first `--step` after a crash).
+/// file read into one buffer faulted in every page of it.
 fn chars_of(path: &std::path::Path) -> usize {
     use std::io::Read;
     use std::os::unix::fs::OpenOptionsExt;
