@@ -11,6 +11,13 @@ use serde_json::Value;
 
 pub const NOW: &str = "2026-01-08T10:00:00Z";
 
+/// The `wf` every [`Test::command`] runs: this build's, or `WF_TEST_BIN` when set —
+/// how a regression test is run against the older build it must fail on
+/// (`proof_holes.rs`).
+pub fn wf_binary() -> PathBuf {
+    std::env::var_os("WF_TEST_BIN").map_or_else(|| env!("CARGO_BIN_EXE_wf").into(), PathBuf::from)
+}
+
 /// A task's duration as the run reports it, `(0.0s)`, and as events carry it,
 /// `duration_ms=3` or `"duration_ms": 3`: how long `true` takes is the machine's.
 static DURATION: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
@@ -196,7 +203,7 @@ impl Test {
 
     /// A `wf` command with this test's environment, not yet run.
     pub fn command(&self, args: &[&str]) -> Command {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_wf"));
+        let mut cmd = Command::new(wf_binary());
         cmd.args(args)
             .current_dir(&self.project)
             .env("WF_HOME", &self.home)
