@@ -178,7 +178,8 @@ pub fn execute_locked(
     let summary = engine.summary().clone();
     drop(engine);
     reporter.done();
-    report_stop(session, &stop, &summary, args.keep_going, out)?;
+    let checks = crate::run::derived::config_checks(&project.config);
+    report_stop(session, &stop, &summary, args.keep_going, &checks, out)?;
     report_to_ci(project, session, args, out)?;
     Ok(stop.exit_code(summary.ci_to_the_end))
 }
@@ -236,13 +237,14 @@ fn report_stop(
     stop: &Stop,
     summary: &crate::run::engine::RunSummary,
     keep_going: bool,
+    checks: &[crate::proof::derive::ConfigCheck],
     out: &Output,
 ) -> Result<()> {
     let state = session.state()?;
     if out.json {
         out.json_value(&crate::report::execute::stop_json(state, stop, summary));
     }
-    let text = crate::report::execute::stop_text(state, stop, keep_going);
+    let text = crate::report::execute::stop_text(state, stop, keep_going, checks);
     out.conclude(&text, !matches!(stop, Stop::Failed { .. }));
     Ok(())
 }

@@ -160,7 +160,8 @@ fn context(
         return answer_context(event, &text);
     }
     text.push_str("\n\n");
-    text.push_str(&crate::report::brief::brief(state, task));
+    let checks = crate::run::derived::config_checks(&project.config);
+    text.push_str(&crate::report::brief::brief(state, task, &checks));
     answer_context(event, &text)?;
     if let Some(session) = session {
         memo::remember_brief(dir, session, &mark)

@@ -21,7 +21,8 @@ pub fn run(project: &Project, out: &Output) -> Result<i32> {
         ..Facts::default()
     };
     let answer = next::next_in(state, digest, facts);
-    out.json_value(&next::json_in(state, digest, &answer));
-    out.say(next::text(state, &answer).trim_end());
+    let checks = crate::run::derived::config_checks(&project.config);
+    out.json_value(&next::json_in(state, digest, &answer, &checks));
+    out.say(next::text(state, &answer, &checks).trim_end());
     Ok(answer.reason.exit_code())
 }

@@ -17,10 +17,12 @@ use serde_json::{json, Value};
 
 use super::workflow_name;
 use crate::plan::Format;
+use crate::proof::derive::ConfigCheck;
 use crate::state::model::{Task, WorkflowState};
 
-/// The brief as Markdown.
-pub fn brief(state: &WorkflowState, task: &Task) -> String {
+/// The brief as Markdown; `checks` the project's `wf.checks`, for what wf will
+/// check of a task with no command of its own.
+pub fn brief(state: &WorkflowState, task: &Task, checks: &[ConfigCheck]) -> String {
     let mut md = String::new();
     md.push_str(&format!(
         "# {}: {}\n\n",
@@ -35,7 +37,7 @@ pub fn brief(state: &WorkflowState, task: &Task) -> String {
     plan_context(&mut md, state, task);
     section(&mut md, "Reuse", task.reuse.as_deref());
     steps(&mut md, task);
-    verify(&mut md, task);
+    verify(&mut md, task, checks);
     hard_constraints(&mut md, state);
     extra_fields(&mut md, task);
     md.truncate(md.trim_end().len());
@@ -46,15 +48,15 @@ pub fn brief(state: &WorkflowState, task: &Task) -> String {
 }
 
 /// The brief as JSON: the task as stored, the hard constraints, and the Markdown.
-pub fn brief_json(state: &WorkflowState, task: &Task) -> Value {
+pub fn brief_json(state: &WorkflowState, task: &Task, checks: &[ConfigCheck]) -> Value {
     json!({
         "workflow": workflow_name(state),
         "workflow_status": state.status,
         "task": task,
         "check_commands": task.check_commands().collect::<Vec<_>>(),
-        "derived_checks": super::checks::derived_lines(task, &[]),
+        "derived_checks": super::checks::derived_lines(task, checks),
         "hard_constraints": state.constraints.hard,
-        "markdown": brief(state, task),
+        "markdown": brief(state, task, checks),
     })
 }
 
@@ -290,10 +292,10 @@ fn steps(md: &mut String, task: &Task) {
     md.push('\n');
 }
 
-fn verify(md: &mut String, task: &Task) {
+fn verify(md: &mut String, task: &Task, checks: &[ConfigCheck]) {
     let cmds: Vec<&str> = task.check_commands().collect();
     if cmds.is_empty() && task.expect.is_none() {
-        derived(md, task);
+        derived(md, task, checks);
         return;
     }
     md.push_str("## Verify\n\nThe task is done when these commands succeed (run with `sh -c` in the project directory):\n\n");
@@ -310,11 +312,11 @@ fn verify(md: &mut String, task: &Task) {
 
 /// What wf checks when a task with no command comes back: what its line names
 /// (docs/proof.md "Derived checks"), or that nothing does.
-fn derived(md: &mut String, task: &Task) {
+fn derived(md: &mut String, task: &Task, checks: &[ConfigCheck]) {
     if !crate::run::work::derivable(task) {
         return;
     }
-    let lines = super::checks::derived_lines(task, &[]);
+    let lines = super::checks::derived_lines(task, checks);
     md.push_str(
         "## What wf checks
 
@@ -442,7 +444,7 @@ mod tests {
             name: "x\n# injected".into(),
             ..Task::default()
         };
-        let md = brief(&state, &task);
+        let md = brief(&state, &task, &[]);
         assert!(md.starts_with("# T1: x # injected\n"), "{md}");
         assert!(!md.contains("\n# injected"), "{md}");
     }

@@ -3,24 +3,11 @@
 
 use serde_json::{json, Value};
 
+use crate::proof::derive::ConfigCheck;
 use crate::run::engine::{RunSummary, Stop};
 use crate::run::policy::{self, Fallout};
 use crate::state::model::Glance;
 use crate::state::WorkflowState;
-
-/// The stop's JSON document and its text. `keep_going`: the run went on past
-/// failures, so a failed stop lists them and what they kept from running.
-pub fn stop_report(
-    state: &WorkflowState,
-    stop: &Stop,
-    summary: &RunSummary,
-    keep_going: bool,
-) -> (Value, String) {
-    (
-        stop_json(state, stop, summary),
-        stop_text(state, stop, keep_going),
-    )
-}
 
 /// The word a stop is given in JSON.
 fn stop_word(stop: &Stop) -> &'static str {
@@ -34,8 +21,14 @@ fn stop_word(stop: &Stop) -> &'static str {
     }
 }
 
-/// The stop in words, for people.
-pub fn stop_text(state: &WorkflowState, stop: &Stop, keep_going: bool) -> String {
+/// The stop in words, for people; `checks` the project's `wf.checks`, for the brief
+/// of a task handed off.
+pub fn stop_text(
+    state: &WorkflowState,
+    stop: &Stop,
+    keep_going: bool,
+    checks: &[ConfigCheck],
+) -> String {
     let done = state.tasks.iter().filter(|t| t.status().is_done()).count();
     let total = state.tasks.len();
     match stop {
@@ -54,7 +47,7 @@ pub fn stop_text(state: &WorkflowState, stop: &Stop, keep_going: bool) -> String
                 String::new()
             }
         ),
-        Stop::HandedOff(id) => handoff_text(state, id),
+        Stop::HandedOff(id) => handoff_text(state, id, checks),
         Stop::Interrupted => {
             format!("Interrupted: progress saved ({done}/{total} done). `wf resume` continues.")
         }
@@ -145,7 +138,7 @@ fn blocked_text(state: &WorkflowState, kinds: &[String], tasks: &[String]) -> St
     text
 }
 
-fn handoff_text(state: &WorkflowState, id: &str) -> String {
+fn handoff_text(state: &WorkflowState, id: &str, checks: &[ConfigCheck]) -> String {
     match state.task(id) {
         Some(task) => {
             let needs = crate::run::policy::agent_actions(task);
@@ -157,7 +150,7 @@ fn handoff_text(state: &WorkflowState, id: &str) -> String {
             format!(
                 "Handed off: task {} needs an agent{needs}. Do the work, then run `wf workflow-execute`: it checks the work as the brief below says.\n\n{}",
                 task.id,
-                super::brief::brief(state, task)
+                super::brief::brief(state, task, checks)
             )
         }
         None => format!("Handed off: {id}"),
@@ -201,7 +194,10 @@ mod tests {
             kinds: vec!["api_spec".into()],
             tasks: all,
         };
-        let (json, text) = stop_report(&s, &stop, &RunSummary::default(), false);
+        let (json, text) = (
+            stop_json(&s, &stop, &RunSummary::default()),
+            stop_text(&s, &stop, false, &[]),
+        );
         assert_eq!(
             text,
             "Blocked: T1 waits on api_spec; 2 more task(s) wait on them. Lift with `wf workflow-unblock api_spec`."
@@ -216,7 +212,7 @@ mod tests {
     fn more_than_ten_blocked_tasks_are_cut_to_ten_and_a_count() {
         let ids: Vec<String> = (0..12).map(|i| format!("T{i}")).collect();
         let s = state(&ids.iter().map(String::as_str).collect::<Vec<_>>(), 0);
-        let (_, text) = blocked_text_of(&s, &ids);
+        let text = blocked_text_of(&s, &ids);
         assert!(
             text.starts_with(
                 "Blocked: T0, T1, T2, T3, T4, T5, T6, T7, T8, T9 and 2 more wait on api_spec."
@@ -225,11 +221,11 @@ mod tests {
         );
     }
 
-    fn blocked_text_of(s: &WorkflowState, ids: &[String]) -> (Value, String) {
+    fn blocked_text_of(s: &WorkflowState, ids: &[String]) -> String {
         let stop = Stop::Blocked {
             kinds: vec!["api_spec".into()],
             tasks: ids.to_vec(),
         };
-        stop_report(s, &stop, &RunSummary::default(), false)
+        stop_text(s, &stop, false, &[])
     }
 }

@@ -5,6 +5,7 @@ use serde_json::{json, Value};
 
 use super::brief::{brief, brief_json};
 use super::one_line;
+use crate::proof::derive::ConfigCheck;
 use crate::run::now::{self, Facts, Now};
 use crate::state::model::{Task, WorkflowState};
 use crate::state::summary::Digest;
@@ -172,24 +173,29 @@ fn waiting(digest: &Digest) -> String {
 }
 
 /// `wf next` as Markdown: the one-line message, then the brief.
-pub fn text(state: &WorkflowState, n: &Next<'_>) -> String {
+pub fn text(state: &WorkflowState, n: &Next<'_>, checks: &[ConfigCheck]) -> String {
     match n.task {
-        Some(t) => format!("{}\n\n{}", n.message, brief(state, t)),
+        Some(t) => format!("{}\n\n{}", n.message, brief(state, t, checks)),
         None => n.message.clone(),
     }
 }
 
 /// `wf next --json`.
-pub fn json(state: &WorkflowState, n: &Next<'_>) -> Value {
-    json_in(state, &Digest::of(state), n)
+pub fn json(state: &WorkflowState, n: &Next<'_>, checks: &[ConfigCheck]) -> Value {
+    json_in(state, &Digest::of(state), n, checks)
 }
 
 /// `json` of a state and its digest.
-pub fn json_in(state: &WorkflowState, digest: &Digest, n: &Next<'_>) -> Value {
+pub fn json_in(
+    state: &WorkflowState,
+    digest: &Digest,
+    n: &Next<'_>,
+    checks: &[ConfigCheck],
+) -> Value {
     json!({
         "reason": n.reason.as_str(),
         "message": n.message,
-        "brief": n.task.map(|t| brief_json(state, t)),
+        "brief": n.task.map(|t| brief_json(state, t, checks)),
         "failed": digest.failed,
         "blocked_kinds": digest.blocker_kinds,
     })

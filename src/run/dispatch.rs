@@ -193,7 +193,12 @@ impl Engine<'_> {
         self.reporter.started(&task);
         self.agent_tasks += 1;
         let dispatch = Dispatch {
-            brief: (self.brief)(self.session.state()?, &task).into_bytes(),
+            brief: (self.brief)(
+                self.session.state()?,
+                &task,
+                &crate::run::derived::config_checks(&self.ctx.config),
+            )
+            .into_bytes(),
             executors,
             mock: self.pool.mock().cloned(),
             before_implementation: self.before_implementation(&task)?,

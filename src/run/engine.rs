@@ -151,8 +151,9 @@ struct RunState {
     run_phase: Option<String>,
 }
 
-/// Renders the brief an executor gets on stdin.
-pub type BriefFn = fn(&crate::state::WorkflowState, &Task) -> String;
+/// Renders the brief an executor gets on stdin, with the project's `wf.checks`.
+pub type BriefFn =
+    fn(&crate::state::WorkflowState, &Task, &[crate::proof::derive::ConfigCheck]) -> String;
 
 #[derive(Debug, Clone, Default)]
 pub struct RunSummary {
@@ -704,7 +705,7 @@ mod tests {
             require_checks: false,
         };
         let mut quiet = Quiet;
-        let brief: BriefFn = |_, task| task.id.clone();
+        let brief: BriefFn = |_, task, _| task.id.clone();
         let mut engine = Engine::new(&mut session, ctx, opts, pool, brief, &mut quiet).unwrap();
         // Refused before anything moves.
         let err = engine.run().unwrap_err();
@@ -762,7 +763,7 @@ mod tests {
             )
         };
         let mut quiet = Quiet;
-        let brief: BriefFn = |_, task| task.id.clone();
+        let brief: BriefFn = |_, task, _| task.id.clone();
         let mut engine = Engine::new(&mut session, ctx, opts, pool, brief, &mut quiet).unwrap();
         assert_eq!(engine.run().unwrap(), Stop::Completed);
         engine.examined()

@@ -157,7 +157,12 @@ fn summary(ctx: &Ctx) -> crate::error::Result<Value> {
             "dir": ctx.workflow.store.dir(),
         },
         "counts": crate::report::Counts::of_digest(digest),
-        "next": next::json_in(state, digest, &answer),
+        "next": next::json_in(
+            state,
+            digest,
+            &answer,
+            &crate::run::derived::config_checks(&ctx.workflow.config)
+        ),
         "offered": offered,
     }))
 }
@@ -287,7 +292,7 @@ fn task(ctx: &Ctx, id: &str) -> Answer {
     let checks = crate::run::derived::config_checks(&ctx.workflow.config);
     let derived = crate::report::checks::derived_lines(task, &checks);
     Ok(json!({
-        "brief": crate::report::brief::brief_json(&state, task),
+        "brief": crate::report::brief::brief_json(&state, task, &checks),
         "show": crate::report::show::json(task, &now, &derived),
     }))
 }

@@ -11,7 +11,7 @@ use std::process::Command;
 
 use serde_json::{json, Value};
 
-use crate::plans::task_status;
+use crate::plans::{plan, start, task, task_status};
 use crate::test::{fixture, Run, Test};
 
 /// The calculator plan, its tests written in `ext` (`js`, `sh`).
@@ -261,6 +261,62 @@ fn require_checks_fails_a_task_nothing_checks_and_allow_unchecked_accepts_it() {
     t.wf(&["workflow-execute", "--retry"]).code(6);
     let run = t.wf(&["workflow-execute", "--allow-unchecked"]).ok();
     assert!(said(&run).contains("accepted unchecked"), "{}", said(&run));
+}
+
+/// The brief of `wf next` (what a hand-off prints, what `wf mcp`'s `next` answers)
+/// names a `wf.checks` command among the checks of a task whose file it matches.
+#[test]
+fn the_brief_names_the_wf_checks_command_a_task_will_be_checked_by() {
+    let t = Test::new();
+    t.config(json!({"wf": {"checks": {"src/**/*.py": "ruff check \"$@\""}}}).to_string());
+    t.write(
+        "tasks.md",
+        "# Tasks\n\n## Phase 1: Core\n\n- [ ] T001 Add the parser in src/p.py\n",
+    );
+    t.wf(&["workflow-start", "tasks.md"]).ok();
+    let named = "`ruff check \"$@\"` passes for src/p.py (wf.checks)";
+    let brief = &t.wf(&["next", "--json"]).ok().json()["brief"];
+    assert!(
+        brief["derived_checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c == named),
+        "{brief:#}"
+    );
+    assert!(
+        brief["markdown"].as_str().unwrap().contains(named),
+        "{brief:#}"
+    );
+    let text = t.wf(&["next"]).ok().stdout;
+    assert!(text.contains(named), "{text}");
+}
+
+/// `--ci` requires checks as `--require-checks` does: an executor's work that
+/// nothing checks fails the run, unless `--allow-unchecked` says to take its word.
+#[test]
+fn ci_fails_a_task_nothing_checks_unless_allow_unchecked() {
+    let t = Test::new();
+    let agent = fixture("agents/edits-and-claims.sh").display().to_string();
+    t.config(
+        json!({"wf": {"executors": [
+            {"name": "coder", "command": [agent], "capabilities": ["implement"]}
+        ]}})
+        .to_string(),
+    );
+    start(&t, &plan(&[task("T1", "a").field("actions", "edit_file")]));
+    let run = t.wf(&["workflow-execute", "--ci"]).code(1);
+    assert!(
+        said(&run).contains("nothing checks task T1"),
+        "{}",
+        said(&run)
+    );
+    assert_eq!(task_status(&t.state(), "T1"), "failed");
+    let run = t
+        .wf(&["workflow-execute", "--ci", "--retry", "--allow-unchecked"])
+        .ok();
+    assert!(said(&run).contains("accepted unchecked"), "{}", said(&run));
+    assert_eq!(task_status(&t.state(), "T1"), "completed");
 }
 
 mod through_mcp {

@@ -184,8 +184,10 @@ pub(super) fn paused(state: &WorkflowState) -> Option<String> {
 
 /// The word `wf workflow-execute --json` gives a stop (`report::execute`).
 pub(super) fn stop_word(state: &WorkflowState, stop: &Stop) -> String {
-    let (doc, _) = crate::report::execute::stop_report(state, stop, &RunSummary::default(), false);
-    doc["stop"].as_str().unwrap_or_default().to_string()
+    crate::report::execute::stop_json(state, stop, &RunSummary::default())["stop"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
 }
 
 /// One step of a run: the engine in step mode starts at most one task (after taking

@@ -29,13 +29,14 @@ fn next_inner(ctx: &Context) -> Result<Answer> {
     let n = what_now(state);
     ctx.give(task_to_check(state, &n));
     let then = advice(state, &n);
-    let mut body = next_report::json(state, &n);
+    let checks = crate::run::derived::config_checks(&project.config);
+    let mut body = next_report::json(state, &n, &checks);
     body["workflow_status"] = json!(state.status);
     body["status_reason"] = json!(state.status_reason);
     body["handed_off"] = json!(n.task.is_some_and(|t| t.handed_off == Some(true)));
     body["then"] = json!(then);
     body["problems"] = json!(problems);
-    let mut text = next_report::text(state, &n).trim_end().to_string();
+    let mut text = next_report::text(state, &n, &checks).trim_end().to_string();
     if let Some(why) = paused(state) {
         text.push_str(&format!("\n\nThe last run paused: {why}."));
     }
