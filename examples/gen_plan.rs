@@ -19,7 +19,7 @@ fn main() {
     {
         ["parse", path] => {
             let start = Instant::now();
-            match plan::read(Path::new(path)) {
+            match plan::read(Path::new(path), None) {
                 Ok((text, p)) => {
                     let parsed = start.elapsed();
                     let edges: usize = p.tasks.iter().map(|t| t.deps.len()).sum();
@@ -51,8 +51,8 @@ fn main() {
         }
         [format, n] => {
             let format = match *format {
-                "spec-kit" => Format::SpecKit,
-                _ => Format::ClaudeWorkflow,
+                "spec-kit" => Format::SPEC_KIT,
+                _ => Format::CLAUDE_WORKFLOW,
             };
             let n: usize = n.parse().unwrap_or(1000);
             let tasks: Vec<Task> = (0..n)

@@ -405,9 +405,14 @@ pub struct InitArgs {
 
 #[derive(Debug, Args)]
 pub struct StartArgs {
-    /// The plan file: a claude-workflow or spec-kit tasks.md.
+    /// The plan file: a tasks.md of claude-workflow, spec-kit, Kiro, OpenSpec, a BMAD
+    /// story, or Taskmaster's tasks.json.
     #[arg(add = ArgValueCompleter::new(complete::plan_files))]
     pub plan: PathBuf,
+    /// Read the plan in this format instead of the one detected (`wf check` says
+    /// which it detects and why).
+    #[arg(long, value_name = "NAME", value_parser = plan_format)]
+    pub format: Option<crate::plan::Format>,
     /// The workflow's name (default: the plan's title or file name).
     #[arg(long)]
     pub name: Option<String>,
@@ -422,9 +427,13 @@ pub struct StartArgs {
 
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// The plan file: a claude-workflow or spec-kit tasks.md.
+    /// The plan file: a tasks.md of claude-workflow, spec-kit, Kiro, OpenSpec, a BMAD
+    /// story, or Taskmaster's tasks.json.
     #[arg(add = ArgValueCompleter::new(complete::plan_files))]
     pub plan: PathBuf,
+    /// Read the plan in this format instead of the one detected.
+    #[arg(long, value_name = "NAME", value_parser = plan_format)]
+    pub format: Option<crate::plan::Format>,
     /// Exit 1 when there are warnings (errors always exit 2).
     #[arg(long)]
     pub strict: bool,
@@ -433,6 +442,16 @@ pub struct CheckArgs {
     /// writes (a job hands on only declared outputs).
     #[arg(long)]
     pub for_ci: bool,
+}
+
+/// `--format NAME`: a plan format `wf` reads.
+fn plan_format(name: &str) -> Result<crate::plan::Format, String> {
+    crate::plan::Format::named(name).ok_or_else(|| {
+        format!(
+            "not a plan format; use one of {}",
+            crate::plan::Format::names()
+        )
+    })
 }
 
 #[derive(Debug, Args, Clone, Default)]

@@ -19,7 +19,7 @@ use crate::project::Project;
 use crate::report::findings::{self, plural};
 
 pub fn run(project: &Project, args: &CheckArgs, out: &Output) -> Result<i32> {
-    let (text, plan) = plan::read(&args.plan)?;
+    let (text, plan) = plan::read(&args.plan, args.format)?;
     let rules = classify::Rules::from_config(&project.config)?.for_plan(plan.format);
     let file = args.plan.display().to_string();
     let audit = audit::audit_as(
@@ -66,6 +66,7 @@ pub fn run(project: &Project, args: &CheckArgs, out: &Output) -> Result<i32> {
     out.json_value(&json!({
         "file": file,
         "format": plan.format,
+        "detected": plan.detected,
         "tasks": plan.tasks.len(),
         "findings": findings,
         "summary": {
@@ -88,7 +89,9 @@ pub fn run(project: &Project, args: &CheckArgs, out: &Output) -> Result<i32> {
         }
         if !out.quiet {
             text.push_str(&format!(
-                "{file}: {} {} ({}): {errors} {}, {warnings} {}, {blocked} blocked\n",
+                "{file}: format {}: {}\n{file}: {} {} ({}): {errors} {}, {warnings} {}, {blocked} blocked\n",
+                plan.format.name(),
+                plan.detected,
                 plan.tasks.len(),
                 plural(plan.tasks.len(), "task", "tasks"),
                 plan.format.name(),

@@ -39,7 +39,7 @@ use crate::state::task_ref::TaskRef;
 use crate::state::{Session, TaskStatus, WorkflowStatus};
 
 pub fn run(project: &Project, global: &GlobalArgs, args: &StartArgs, out: &Output) -> Result<i32> {
-    let (text, outline) = plan::read_outline(&args.plan)?;
+    let (text, outline) = plan::read_outline(&args.plan, args.format)?;
     for w in &outline.warnings {
         out.warn(format!("{}:{}: {}", args.plan.display(), w.line, w.message));
     }
@@ -80,7 +80,7 @@ fn import(
                 .file_stem()
                 .map_or_else(|| "plan".into(), |s| s.to_string_lossy().into_owned())
         });
-    let tasks_file = format!("tasks-{}.md", sanitize_name(&name));
+    let tasks_file = format!("tasks-{}.{}", sanitize_name(&name), format.extension());
     let tech_design = match &args.tech_design {
         Some(p) if !p.exists() => {
             return Err(WfError::usage(format!(

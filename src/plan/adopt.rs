@@ -39,7 +39,7 @@ pub fn adopt(state: &mut WorkflowState, dir: &Path, project: Option<&Path>) {
 
 fn try_adopt(state: &mut WorkflowState, dir: &Path, project: Option<&Path>) -> Result<(), String> {
     let path = source(state, dir, project)?;
-    let (_, parsed) = plan::read(&path).map_err(|e| e.message)?;
+    let (_, parsed) = plan::read(&path, None).map_err(|e| e.message)?;
     let mut tasks = parsed.tasks;
     let known: std::collections::HashSet<&str> = tasks.iter().map(|t| t.id.as_str()).collect();
     let p = &state.progress;

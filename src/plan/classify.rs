@@ -116,8 +116,9 @@ impl Rules {
         for name in classify.formats.iter().flatten() {
             if Format::named(name).is_none() {
                 return Err(WfError::usage(format!(
-                    "{path}: wf.classify.formats lists {:?}, which is not a plan format; use \"claude-workflow\" and/or \"spec-kit\" ([] turns classification off)",
-                    name.chars().take(64).collect::<String>()
+                    "{path}: wf.classify.formats lists {:?}, which is not a plan format; use some of {} ([] turns classification off)",
+                    name.chars().take(64).collect::<String>(),
+                    Format::names()
                 )));
             }
         }
@@ -129,7 +130,7 @@ impl Rules {
             },
             formats: Some(match &classify.formats {
                 Some(names) => names.iter().filter_map(|n| Format::named(n)).collect(),
-                None => vec![Format::ClaudeWorkflow],
+                None => vec![Format::CLAUDE_WORKFLOW],
             }),
             enabled: true,
         };
@@ -567,17 +568,17 @@ mod tests {
         assert_eq!(classify(&task("Sign contract", None), &r), vec!["legal"]);
 
         let default = Rules::from_config(&config(&[])).unwrap();
-        assert!(!default.clone().for_plan(Format::SpecKit).enabled());
-        assert!(default.clone().for_plan(Format::ClaudeWorkflow).enabled());
+        assert!(!default.clone().for_plan(Format::SPEC_KIT).enabled());
+        assert!(default.clone().for_plan(Format::CLAUDE_WORKFLOW).enabled());
         let mut cfg = config(&[]);
         cfg.wf.classify.formats = Some(vec!["spec-kit".into()]);
         let r = Rules::from_config(&cfg).unwrap();
-        assert!(r.clone().for_plan(Format::SpecKit).enabled());
-        assert!(!r.for_plan(Format::ClaudeWorkflow).enabled());
+        assert!(r.clone().for_plan(Format::SPEC_KIT).enabled());
+        assert!(!r.for_plan(Format::CLAUDE_WORKFLOW).enabled());
         cfg.wf.classify.formats = Some(vec![]);
         let off = Rules::from_config(&cfg)
             .unwrap()
-            .for_plan(Format::ClaudeWorkflow);
+            .for_plan(Format::CLAUDE_WORKFLOW);
         assert!(classify(&task("Fetch UI", None), &off).is_empty());
     }
 
@@ -586,7 +587,7 @@ mod tests {
         let text = "## T1: Fetch UI\n- **阻塞依赖**: none\n\n## T2: Fetch UI\n- **阻塞依赖**: 无\n\n## T3: Fetch UI\n- **blocked_by**: api_spec\n";
         let r = Rules::from_config(&config(&[]))
             .unwrap()
-            .for_plan(Format::ClaudeWorkflow);
+            .for_plan(Format::CLAUDE_WORKFLOW);
         let plan = crate::plan::parse(std::path::Path::new("p.md"), text).unwrap();
         let with_id = |id: &str| plan.tasks.iter().find(|t| t.id == id).unwrap();
         assert!(classify(with_id("T1"), &r).is_empty());

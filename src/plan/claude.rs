@@ -31,11 +31,16 @@
 //!   error when the plan has no other task). Never a silently skipped task.
 //!
 //! `## {{this.id}}: …` template headings are not task headings.
+use std::path::Path;
+
 use super::doc::{self, strip_ticks, Line};
-use super::fields::{self, Block, Field};
+use super::fields::{self, Block, Field, Key};
+use super::format::{counted, Detector, Evidence, Links, Pass, Reader, Shown, Spot};
 use super::ids;
 use super::outline::Drafts;
+use super::status;
 use super::{PlanError, PlanWarning};
+use crate::state::machine::TaskStatus;
 
 /// The id and the rest (name, maybe with a status emoji) of a task heading.
 #[derive(Debug, PartialEq, Eq)]
@@ -479,11 +484,188 @@ fn heading_fix(id: &str) -> String {
     }
 }
 
+/// The claude-workflow format: `## T1: name` headings and `- **字段**: 值` fields.
+pub(crate) struct ClaudeWorkflow;
+
+/// The spot kinds of a claude-workflow plan: the heading's emoji, the `状态` field.
+const HEADING: &str = "heading";
+const STATUS_FIELD: &str = "status_field";
+
+impl Reader for ClaudeWorkflow {
+    fn name(&self) -> &'static str {
+        "claude-workflow"
+    }
+
+    fn example(&self) -> &'static str {
+        "`## T1: name` headings"
+    }
+
+    fn detector(&self, _path: Option<&Path>) -> Box<dyn Detector> {
+        Box::new(Headings::default())
+    }
+
+    fn parse(
+        &self,
+        text: &str,
+        drafts: &mut Drafts<'_>,
+        warnings: &mut Vec<PlanWarning>,
+        _pass: Pass,
+    ) -> Result<Links, PlanError> {
+        parse(doc::iter(text), drafts, warnings).map(|()| None)
+    }
+
+    fn deps_written_in(&self) -> &'static str {
+        "its 依赖 field"
+    }
+
+    fn spots(&self, text: &str, each: &mut dyn FnMut(Spot<'_>)) {
+        let mut task: Option<String> = None;
+        let Ok(()) = each_kind(doc::iter(text), |line, kind| {
+            let at = doc::offset_in(text, line.raw);
+            match kind {
+                Kind::TaskHeading(h) => {
+                    task = Some(h.id.to_string());
+                    if line.text_is_raw() {
+                        each(Spot {
+                            id: h.id,
+                            at,
+                            kind: HEADING,
+                        });
+                    }
+                }
+                Kind::End | Kind::BadHeading(_) | Kind::Suspect(_) => task = None,
+                Kind::Field(f) if fields::canon(f.key) == Some(Key::Status) => {
+                    if let Some(id) = task.as_deref().filter(|_| line.text_is_raw()) {
+                        each(Spot {
+                            id,
+                            at,
+                            kind: STATUS_FIELD,
+                        });
+                    }
+                }
+                _ => {}
+            }
+            Ok::<(), std::convert::Infallible>(())
+        });
+    }
+
+    fn show(
+        &self,
+        text: &str,
+        at: usize,
+        kind: &'static str,
+        id: &str,
+        status: Option<TaskStatus>,
+    ) -> Option<Shown> {
+        let raw = doc::line_at(text, at)?;
+        let new = match kind {
+            HEADING => {
+                (heading_id(raw)? == id).then_some(())?;
+                status.and_then(|s| heading_line(raw, s))
+            }
+            STATUS_FIELD => {
+                let f = field_line(raw).filter(|f| fields::canon(f.key) == Some(Key::Status))?;
+                status.and_then(|s| status_field_line(raw, &f, s))
+            }
+            _ => return None,
+        };
+        Some((raw.len(), new))
+    }
+
+    fn spot_kinds(&self) -> &'static [&'static str] {
+        &[HEADING, STATUS_FIELD]
+    }
+
+    fn writes_fields(&self) -> bool {
+        true
+    }
+
+    fn starts_task(&self, text: &str) -> bool {
+        is_task_heading(text)
+    }
+}
+
+/// Detection's count of task headings. A heading whose id is also the id of a
+/// spec-kit task line restates that task (a "Task Details" section) and is not
+/// counted: a spec-kit plan with such a section stays spec-kit.
+#[derive(Default)]
+struct Headings {
+    ids: Vec<String>,
+    looks_like: bool,
+}
+
+impl Detector for Headings {
+    fn line(&mut self, line: &Line<'_>) {
+        if let Some(h) = task_heading(&line.text) {
+            self.ids.push(h.id.to_string());
+        } else if !self.looks_like {
+            self.looks_like = looks_like(line);
+        }
+    }
+
+    fn finish(self: Box<Self>, text: &str) -> Evidence {
+        let mut ids = self.ids;
+        let headings = ids.len();
+        if !ids.is_empty() {
+            // Read again only when there are headings: a spec-kit plan has none.
+            let lines: std::collections::HashSet<String> = doc::iter(text)
+                .filter(|l| !l.hidden)
+                .filter_map(|l| super::speckit::task_line(&l.text).map(|t| t.id.to_string()))
+                .collect();
+            ids.retain(|id| !lines.contains(id));
+        }
+        let restated = headings - ids.len();
+        let mut why = Vec::new();
+        if !ids.is_empty() {
+            why.push(counted(
+                ids.len(),
+                "`## T1: name` task heading",
+                "`## T1: name` task headings",
+            ));
+        }
+        if restated > 0 {
+            why.push(format!(
+                "{restated} headings restate spec-kit task lines and are not counted"
+            ));
+        }
+        if ids.is_empty() && self.looks_like {
+            why.push("claude-workflow fields or headings without a task".into());
+        }
+        Evidence {
+            tasks: ids.len(),
+            signs: 0,
+            bare: self.looks_like,
+            why,
+        }
+    }
+}
+
+/// A task heading showing `s`: its emoji replaced, added or removed.
+fn heading_line(raw: &str, s: TaskStatus) -> Option<String> {
+    let (kept, shown) = status::split_heading_status(raw);
+    if shown.and_then(status::emoji) == status::emoji(s) {
+        return None;
+    }
+    Some(match status::emoji(s) {
+        Some(e) => format!("{kept} {e}"),
+        None => kept.to_string(),
+    })
+}
+
+/// A `状态` field showing `s`, unless its value already reads as `s`.
+fn status_field_line(raw: &str, f: &FieldLine<'_>, s: TaskStatus) -> Option<String> {
+    if status::parse_word(f.value) == Some(s) {
+        return None;
+    }
+    Some(format!("{}{}", raw.get(..f.value_at)?, s.as_str()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::plan::outline::drafts;
-    use crate::plan::Format::ClaudeWorkflow;
+    use crate::plan::Format;
+    const CLAUDE: Format = Format::CLAUDE_WORKFLOW;
 
     #[test]
     fn task_headings() {
@@ -528,7 +710,7 @@ mod tests {
     fn blocks_end_at_rules_and_other_headings() {
         let text =
             "## T1: a\n- **actions**: x\n\n---\n\n- **状态**: completed\n## Notes\n- **阶段**: z\n";
-        let d = drafts(ClaudeWorkflow, text, &mut Vec::new()).unwrap();
+        let d = drafts(CLAUDE, text, &mut Vec::new()).unwrap();
         assert_eq!(d.len(), 1);
         assert_eq!(d[0].task.status, crate::state::machine::TaskStatus::Pending);
         assert_eq!(d[0].task.phase, "");
@@ -538,7 +720,7 @@ mod tests {
     fn continuation_lines() {
         let text =
             "## T1: a\n- **需求**: first\n  second\nthird\n\nprose after blank\n- **验收**: ok\n";
-        let d = drafts(ClaudeWorkflow, text, &mut Vec::new()).unwrap();
+        let d = drafts(CLAUDE, text, &mut Vec::new()).unwrap();
         assert_eq!(
             d[0].task.requirement.as_deref(),
             Some("first\nsecond\nthird")
@@ -593,7 +775,7 @@ mod tests {
     #[test]
     fn bad_headings_are_errors_with_the_fix() {
         let err = drafts(
-            ClaudeWorkflow,
+            CLAUDE,
             "## T1: a\n- **actions**: x\n\n### Task 1.1: z\n- **File**: a.rs\n",
             &mut Vec::new(),
         )
@@ -605,12 +787,7 @@ mod tests {
             err.message
         );
         let mut w = Vec::new();
-        let d = drafts(
-            ClaudeWorkflow,
-            "## T1: a\n\n## \u{422}2: b\nprose\n",
-            &mut w,
-        )
-        .unwrap();
+        let d = drafts(CLAUDE, "## T1: a\n\n## \u{422}2: b\nprose\n", &mut w).unwrap();
         assert_eq!(d.len(), 1);
         assert_eq!(w.len(), 1);
         assert!(w[0].unread_task && w[0].line == 3);

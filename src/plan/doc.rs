@@ -178,6 +178,17 @@ fn strip_comments(raw: &str, mut in_comment: bool) -> (Cow<'_, str>, bool) {
     (Cow::Owned(out), in_comment)
 }
 
+/// The byte offset of `part`, a slice of `text` (a [`Line`]'s `raw`), in `text`.
+pub(crate) fn offset_in(text: &str, part: &str) -> usize {
+    (part.as_ptr() as usize).saturating_sub(text.as_ptr() as usize)
+}
+
+/// The line of `text` starting at byte `at`, without its line ending.
+pub(crate) fn line_at(text: &str, at: usize) -> Option<&str> {
+    let line = text.get(at..)?.split('\n').next()?;
+    Some(line.strip_suffix('\r').unwrap_or(line))
+}
+
 /// `(level, text)` of an ATX heading (`## Title`), the closing `#`s removed.
 pub(crate) fn heading(text: &str) -> Option<(usize, &str)> {
     let t = text.trim_start_matches(' ');

@@ -37,7 +37,7 @@ fn strings(v: &[&str]) -> Vec<String> {
 }
 
 fn check_team_board(plan: &Plan) {
-    assert_eq!(plan.format, Format::ClaudeWorkflow);
+    assert_eq!(plan.format, Format::CLAUDE_WORKFLOW);
     assert_eq!(plan.title.as_deref(), Some("Team Task Board"));
     assert_eq!(ids(plan), vec!["T1", "T2", "T3"]);
     let phases: Vec<&str> = plan.tasks.iter().map(|t| t.phase.as_str()).collect();
@@ -91,7 +91,7 @@ fn real_team_board() {
 }
 
 fn check_speckit_template(plan: &Plan) {
-    assert_eq!(plan.format, Format::SpecKit);
+    assert_eq!(plan.format, Format::SPEC_KIT);
     assert_eq!(plan.title.as_deref(), Some("[FEATURE NAME]"));
     let expected: Vec<String> = (1..=28).map(|i| format!("T{i:03}")).collect();
     assert_eq!(ids(plan), expected);
@@ -378,7 +378,7 @@ fn validation_errors_name_file_and_line() {
         ),
         (
             "plans/not-a-plan.md",
-            "plans/not-a-plan.md:1: not a task plan: found neither claude-workflow task headings (`## T1: name`) nor spec-kit task lines (`- [ ] T001 description`); write the plan in one of these two formats",
+            "plans/not-a-plan.md:1: not a task plan: found no tasks of any format wf reads (claude-workflow, spec-kit, kiro, openspec, bmad, taskmaster), e.g. `## T1: name` headings or `- [ ] T001 description` lines; write the plan in one of these formats or name it with --format",
         ),
         (
             "plans/speckit-cycle.md",
@@ -446,20 +446,20 @@ fn mirror_round_trip_on_real_files() {
     for (rel, format) in [
         (
             "formats/claude-workflow/team.team-tasks.md",
-            Format::ClaudeWorkflow,
+            Format::CLAUDE_WORKFLOW,
         ),
-        ("plans/claude-full.md", Format::ClaudeWorkflow),
-        ("formats/spec-kit/tasks-template.md", Format::SpecKit),
-        ("plans/speckit-full.md", Format::SpecKit),
-        ("plans/p-claude-heading-forms.md", Format::ClaudeWorkflow),
-        ("plans/p-claude-files-field.md", Format::ClaudeWorkflow),
-        ("plans/p-speckit-boxes.md", Format::SpecKit),
-        ("plans/p-speckit-bold-ids.md", Format::SpecKit),
-        ("plans/p-speckit-status-marks.md", Format::SpecKit),
-        ("plans/p-speckit-tags.md", Format::SpecKit),
-        ("plans/p-speckit-continuation.md", Format::SpecKit),
-        ("plans/p-speckit-depends-prose.md", Format::SpecKit),
-        ("plans/p-speckit-dependency-section.md", Format::SpecKit),
+        ("plans/claude-full.md", Format::CLAUDE_WORKFLOW),
+        ("formats/spec-kit/tasks-template.md", Format::SPEC_KIT),
+        ("plans/speckit-full.md", Format::SPEC_KIT),
+        ("plans/p-claude-heading-forms.md", Format::CLAUDE_WORKFLOW),
+        ("plans/p-claude-files-field.md", Format::CLAUDE_WORKFLOW),
+        ("plans/p-speckit-boxes.md", Format::SPEC_KIT),
+        ("plans/p-speckit-bold-ids.md", Format::SPEC_KIT),
+        ("plans/p-speckit-status-marks.md", Format::SPEC_KIT),
+        ("plans/p-speckit-tags.md", Format::SPEC_KIT),
+        ("plans/p-speckit-continuation.md", Format::SPEC_KIT),
+        ("plans/p-speckit-depends-prose.md", Format::SPEC_KIT),
+        ("plans/p-speckit-dependency-section.md", Format::SPEC_KIT),
     ] {
         let text = read(&fixture(rel));
         let plan = parse(Path::new(rel), &text).unwrap();

@@ -80,10 +80,7 @@ pub(crate) fn check_known_deps(
     index: &IdIndex,
     format: Format,
 ) -> Result<(), PlanError> {
-    let field = match format {
-        Format::ClaudeWorkflow => "its 依赖 field",
-        Format::SpecKit => "its (depends on …)",
-    };
+    let field = format.reader().deps_written_in();
     for d in nodes {
         if let Some(dep) = d.deps().find(|dep| index.get(nodes, dep).is_none()) {
             return Err(PlanError::new(
@@ -143,10 +140,7 @@ pub(crate) fn check_acyclic(
         .get(start)
         .and_then(|n| nodes.get(*n))
         .map_or(1, |d| d.deps_line as usize);
-    let note = match format {
-        Format::ClaudeWorkflow => "",
-        Format::SpecKit => " (phase order counts: a task cannot depend on a task of a later phase or a later unmarked task of its phase)",
-    };
+    let note = format.reader().cycle_note();
     Err(PlanError::new(
         line,
         format!(

@@ -1,16 +1,11 @@
 //! Writes task statuses back into the plan text, touching nothing else.
 //!
-//! claude-workflow: the status emoji at the end of each task heading (✅ ⏳ ❌ ⏭️; none
-//! for pending and blocked) and the value of the task's `状态` field when it has one
-//! (written as the English status word; a value that already reads as that status,
-//! such as `已完成`, is left alone). spec-kit: the checkbox (`[x]` for completed,
-//! `[ ]` otherwise) and the ` — DEFERRED` marker (added for skipped, removed with its
-//! note otherwise; spec-kit has no way to write in-progress or failed). A skipped
-//! task whose box already says so (`[-]`, `[~]`, any mark but ` `/`x`/`X`) keeps
-//! its box as written and gets no marker. Every other
-//! byte, line endings and a BOM included, stays as it was. Tasks are found by id with
-//! the same block rules as the parser; a task line that also holds an inline HTML
-//! comment is left alone.
+//! Each format says where its text shows a task's status (its spots, `Reader::spots`)
+//! and how a spot shows a status (`Reader::show`): claude-workflow the emoji at the
+//! end of a task heading and the value of the `状态` field; spec-kit the checkbox and
+//! the ` — DEFERRED` marker of the task line; a checklist (Kiro, OpenSpec, BMAD) the
+//! checkbox; Taskmaster the `"status"` value. Every other byte, line endings and a
+//! BOM included, stays as it was.
 
 use crate::state::task_ref::TaskRef;
 use std::collections::HashMap;
@@ -20,11 +15,7 @@ use std::path::{Component, Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-use super::claude::{self, Kind};
-use super::doc::{self, Line};
-use super::fields::{self, Key};
-use super::speckit;
-use super::status;
+use super::format::{Reader, Spot};
 use super::Format;
 use crate::error::Result;
 use crate::fs::durable::Temp;
@@ -52,15 +43,16 @@ fn wanted(tasks: &[impl Glance]) -> Wanted<'_> {
     tasks.iter().map(|t| (t.id(), t.status())).collect()
 }
 
-/// The lines of one task's block that show its status, where each starts in the
-/// mirrored text, and the status they were written for (`None`: a task the state
-/// did not have, whose lines were left as they were). In the mirror index, an array
-/// of its fields in this order, read back by hand ([`block`]).
+/// The spots of one task's block that show its status, where each starts in the
+/// mirrored text and its kind (`Reader::spot_kinds`), and the status they were
+/// written for (`None`: a task the state did not have, whose spots were left as
+/// they were). In the mirror index, an array of its fields in this order, read back
+/// by hand ([`block`]).
 #[derive(Debug, Clone, PartialEq)]
 struct Block {
     id: String,
     shown: Option<TaskStatus>,
-    lines: Vec<(u64, Shows)>,
+    lines: Vec<(u64, &'static str)>,
 }
 
 impl Serialize for Block {
@@ -74,8 +66,8 @@ fn rows(blocks: &[Block]) -> Option<Box<RawValue>> {
     serde_json::value::to_raw_value(blocks).ok()
 }
 
-/// A [`Block`] as it is serialized.
-fn block(r: &mut IndexReader<'_>) -> Option<Block> {
+/// A [`Block`] as it is serialized, its spot kinds among `reader`'s.
+fn block(r: &mut IndexReader<'_>, reader: &dyn Reader) -> Option<Block> {
     r.byte(b'[')?;
     let id = r.string()?;
     r.byte(b',')?;
@@ -89,36 +81,13 @@ fn block(r: &mut IndexReader<'_>) -> Option<Block> {
         r.byte(b'[')?;
         let at = r.number()?;
         r.byte(b',')?;
-        let shows = Shows::parse(&r.str()?)?;
+        let name = r.str()?;
+        let kind = reader.spot_kinds().iter().find(|k| **k == name)?;
         r.byte(b']')?;
-        Some((at, shows))
+        Some((at, *kind))
     })?;
     r.byte(b']')?;
     Some(Block { id, shown, lines })
-}
-
-/// What a line of a block shows its task's status with.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-#[serde(rename_all = "snake_case")]
-enum Shows {
-    /// claude-workflow: the emoji at the end of the task heading.
-    Heading,
-    /// claude-workflow: the value of the task's `状态` field.
-    StatusField,
-    /// spec-kit: the checkbox and the ` — DEFERRED` marker of the task line.
-    TaskLine,
-}
-
-impl Shows {
-    /// The name it is serialized as.
-    fn parse(name: &str) -> Option<Shows> {
-        match name {
-            "heading" => Some(Shows::Heading),
-            "status_field" => Some(Shows::StatusField),
-            "task_line" => Some(Shows::TaskLine),
-            _ => None,
-        }
-    }
 }
 
 /// The whole text mirrored, and the blocks noted on the way.
@@ -127,164 +96,38 @@ fn mirror_noting(format: Format, text: &str, want: &Wanted<'_>) -> (String, Vec<
         Some(b) => ("\u{feff}", b),
         None => ("", text),
     };
+    let reader = format.reader();
     let mut out = String::with_capacity(text.len() + 64);
     out.push_str(bom);
     let mut blocks: Vec<Block> = Vec::new();
-    // Each line with its ending, as the lines are read (never all held: `claude::each_kind`).
-    let mut segs = body.split_inclusive('\n');
-    let mut put = |out: &mut String, line: &Line<'_>, new: Option<String>| {
-        let Some(seg) = segs.next() else { return };
+    // How far into `body` has been copied.
+    let mut from = 0;
+    reader.spots(body, &mut |spot: Spot<'_>| {
+        let Some(before) = body.get(from..spot.at) else {
+            return;
+        };
+        let status = want.get(spot.id).copied();
+        let Some((len, new)) = reader.show(body, spot.at, spot.kind, spot.id, status) else {
+            return;
+        };
+        out.push_str(before);
+        let at = out.len() as u64;
+        match blocks.last_mut().filter(|b| b.id == spot.id) {
+            Some(b) => b.lines.push((at, spot.kind)),
+            None => blocks.push(Block {
+                id: spot.id.to_string(),
+                shown: status,
+                lines: vec![(at, spot.kind)],
+            }),
+        }
         match new {
-            Some(content) => {
-                out.push_str(&content);
-                out.push_str(seg.get(line.raw.len()..).unwrap_or(""));
-            }
-            None => out.push_str(seg),
+            Some(new) => out.push_str(&new),
+            None => out.push_str(body.get(spot.at..spot.at + len).unwrap_or("")),
         }
-    };
-    match format {
-        Format::ClaudeWorkflow => {
-            let mut block = Where::Outside;
-            let each = |line: &Line<'_>, kind: Kind<'_>| {
-                let at = out.len() as u64;
-                let new = claude_line(line, &kind, want, &mut block, at, &mut blocks);
-                put(&mut out, line, new);
-                Ok::<(), std::convert::Infallible>(())
-            };
-            let Ok(()) = claude::each_kind(doc::iter(body), each);
-        }
-        Format::SpecKit => {
-            for line in doc::iter(body) {
-                let new = speckit_line(&line, want, out.len() as u64, &mut blocks);
-                put(&mut out, &line, new);
-            }
-        }
-    }
-    (out, blocks)
-}
-
-/// claude-workflow: whether the line being read is in a task's block, and the
-/// status wanted for that task.
-#[derive(Clone, Copy)]
-enum Where {
-    Outside,
-    InTask(Option<TaskStatus>),
-}
-
-fn claude_line(
-    line: &Line<'_>,
-    kind: &Kind<'_>,
-    want: &Wanted<'_>,
-    block: &mut Where,
-    at: u64,
-    blocks: &mut Vec<Block>,
-) -> Option<String> {
-    match kind {
-        Kind::TaskHeading(h) => {
-            let s = want.get(h.id).copied();
-            *block = Where::InTask(s);
-            let raw = line.text_is_raw();
-            blocks.push(Block {
-                id: h.id.to_string(),
-                shown: s,
-                lines: if raw {
-                    vec![(at, Shows::Heading)]
-                } else {
-                    Vec::new()
-                },
-            });
-            heading_line(line.raw, s.filter(|_| raw)?)
-        }
-        Kind::End | Kind::BadHeading(_) | Kind::Suspect(_) => {
-            *block = Where::Outside;
-            None
-        }
-        Kind::Field(f) if fields::canon(f.key) == Some(Key::Status) => {
-            let Where::InTask(s) = *block else {
-                return None;
-            };
-            if !line.text_is_raw() {
-                return None;
-            }
-            blocks.last_mut()?.lines.push((at, Shows::StatusField));
-            status_field_line(line.raw, f, s?)
-        }
-        _ => None,
-    }
-}
-
-/// A task heading showing `s`: its emoji replaced, added or removed.
-fn heading_line(raw: &str, s: TaskStatus) -> Option<String> {
-    let (kept, shown) = status::split_heading_status(raw);
-    if shown.and_then(status::emoji) == status::emoji(s) {
-        return None;
-    }
-    Some(match status::emoji(s) {
-        Some(e) => format!("{kept} {e}"),
-        None => kept.to_string(),
-    })
-}
-
-/// A `状态` field showing `s`, unless its value already reads as `s`.
-fn status_field_line(raw: &str, f: &claude::FieldLine<'_>, s: TaskStatus) -> Option<String> {
-    if status::parse_word(f.value) == Some(s) {
-        return None;
-    }
-    Some(format!("{}{}", raw.get(..f.value_at)?, s.as_str()))
-}
-
-fn speckit_line(
-    line: &Line<'_>,
-    want: &Wanted<'_>,
-    at: u64,
-    blocks: &mut Vec<Block>,
-) -> Option<String> {
-    if !line.text_is_raw() {
-        return None;
-    }
-    let tl = speckit::task_line(line.raw)?;
-    let s = want.get(tl.id).copied();
-    blocks.push(Block {
-        id: tl.id.to_string(),
-        shown: s,
-        lines: vec![(at, Shows::TaskLine)],
+        from = spot.at + len;
     });
-    task_line(line.raw, &tl, s?)
-}
-
-/// The spec-kit task line `raw` (read as `tl`) showing `s`: its box, and its
-/// ` — DEFERRED` marker.
-fn task_line(raw: &str, tl: &speckit::TaskLine<'_>, s: TaskStatus) -> Option<String> {
-    let span = speckit::deferred_span(tl.desc);
-    let old_box = raw.get(tl.check_at..)?.chars().next()?;
-    let new_box = match s {
-        TaskStatus::Completed if tl.checked() => old_box,
-        TaskStatus::Completed => 'x',
-        TaskStatus::Skipped if span.is_some() || tl.skip_box() => old_box,
-        _ => ' ',
-    };
-    let desc = match (s, span) {
-        (TaskStatus::Skipped, None) if tl.skip_box() => tl.desc.to_string(),
-        (TaskStatus::Skipped, None) => format!("{} — DEFERRED", tl.desc),
-        (TaskStatus::Skipped, Some(_)) | (_, None) => tl.desc.to_string(),
-        (_, Some((a, b))) => {
-            let before = tl.desc.get(..a)?.trim_end();
-            let after = tl.desc.get(b..)?.trim_start();
-            if after.is_empty() {
-                before.to_string()
-            } else {
-                format!("{before} {after}")
-            }
-        }
-    };
-    let desc_end = tl.desc_at + tl.desc.len();
-    let new = format!(
-        "{}{new_box}{}{desc}{}",
-        raw.get(..tl.check_at)?,
-        raw.get(tl.check_at + old_box.len_utf8()..tl.desc_at)?,
-        raw.get(desc_end..)?
-    );
-    (new != raw).then_some(new)
+    out.push_str(body.get(from..).unwrap_or(""));
+    (out, blocks)
 }
 
 /// The text mirrored again to `want`, from the blocks a mirror noted when it wrote
@@ -293,6 +136,7 @@ fn task_line(raw: &str, tl: &speckit::TaskLine<'_>, s: TaskStatus) -> Option<Str
 /// (a property test says so), and whether any block moved; `None` when a noted
 /// line is not what it was noted as (the text is not the one they were noted in).
 fn patch(
+    reader: &dyn Reader,
     text: &str,
     mut blocks: Vec<Block>,
     want: &Wanted<'_>,
@@ -307,28 +151,11 @@ fn patch(
         }
         block.shown = now;
         moved = true;
-        for &(at, shows) in &block.lines {
+        for &(at, kind) in &block.lines {
             let start = usize::try_from(at).ok()?;
-            let rest = text.get(start..)?;
-            let line = rest.split('\n').next()?;
-            let raw = line.strip_suffix('\r').unwrap_or(line);
-            let new = match shows {
-                Shows::Heading => {
-                    (claude::heading_id(raw)? == block.id).then_some(())?;
-                    now.and_then(|s| heading_line(raw, s))
-                }
-                Shows::StatusField => {
-                    let f = claude::field_line(raw)
-                        .filter(|f| fields::canon(f.key) == Some(Key::Status))?;
-                    now.and_then(|s| status_field_line(raw, &f, s))
-                }
-                Shows::TaskLine => {
-                    let tl = speckit::task_line(raw).filter(|tl| tl.id == block.id)?;
-                    now.and_then(|s| task_line(raw, &tl, s))
-                }
-            };
+            let (len, new) = reader.show(text, start, kind, &block.id, now)?;
             if let Some(new) = new {
-                edits.push((start, start + raw.len(), new));
+                edits.push((start, start + len, new));
             }
         }
     }
@@ -429,7 +256,7 @@ impl PlanCopy {
         let read = FileId::of(&meta);
         let noted = self.read_index(read);
         let (mirrored, blocks, moved) = noted
-            .and_then(|blocks| patch(&text, blocks, &want))
+            .and_then(|blocks| patch(self.format.reader(), &text, blocks, &want))
             .unwrap_or_else(|| {
                 let (mirrored, blocks) = mirror_noting(self.format, &text, &want);
                 (mirrored, blocks, true)
@@ -453,7 +280,7 @@ impl PlanCopy {
         if head.mirror_index_version != MIRROR_INDEX_VERSION || head.copy != copy {
             return None;
         }
-        let blocks = reader.array(block)?;
+        let blocks = reader.array(|r| block(r, self.format.reader()))?;
         reader.end()?;
         Some(blocks)
     }
@@ -539,8 +366,8 @@ pub(super) fn assert_patch_is_whole_mirror(
 ) {
     let (once, blocks) = mirror_noting(format, text, &wanted(first));
     let whole = mirror_noting(format, &once, &wanted(then));
-    let (patched, patched_blocks, _) =
-        patch(&once, blocks, &wanted(then)).expect("the noted lines are where they were noted");
+    let (patched, patched_blocks, _) = patch(format.reader(), &once, blocks, &wanted(then))
+        .expect("the noted lines are where they were noted");
     assert_eq!(patched, whole.0, "--- mirrored once\n{once}");
     assert_eq!(patched_blocks, whole.1, "--- mirrored once\n{once}");
 }
@@ -563,13 +390,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let copy = PlanCopy {
             path: dir.path().join("tasks.md"),
-            format: Format::ClaudeWorkflow,
+            format: Format::CLAUDE_WORKFLOW,
         };
         let blocks = vec![
             Block {
                 id: "T1".into(),
                 shown: Some(TaskStatus::Completed),
-                lines: vec![(0, Shows::Heading), (40, Shows::StatusField)],
+                lines: vec![(0, "heading"), (40, "status_field")],
             },
             // An id with escapes, a status the state did not have, no lines.
             Block {
@@ -580,7 +407,7 @@ mod tests {
             Block {
                 id: "T3".into(),
                 shown: Some(TaskStatus::InProgress),
-                lines: vec![(u64::MAX, Shows::TaskLine)],
+                lines: vec![(u64::MAX, "heading")],
             },
         ];
         std::fs::write(&copy.path, "# Plan\n").unwrap();
@@ -596,11 +423,14 @@ mod tests {
                 assert_eq!(copy.read_index(id), None, "{}", &text[..cut]);
             }
         }
-        // Each line kind reads back by the name it is written as.
-        for shows in [Shows::Heading, Shows::StatusField, Shows::TaskLine] {
-            let name = serde_json::to_value(shows).unwrap();
-            assert_eq!(Shows::parse(name.as_str().unwrap()), Some(shows));
-        }
+        // A kind the format does not have: not its index.
+        let other = vec![Block {
+            id: "T1".into(),
+            shown: None,
+            lines: vec![(0, "task_line")],
+        }];
+        copy.stage_index(id, &rows(&other).unwrap()).place();
+        assert_eq!(copy.read_index(id), None);
     }
 
     #[test]
@@ -610,7 +440,7 @@ mod tests {
         std::fs::write(&path, "- [ ] T1 a\n- [ ] T2 b\n").unwrap();
         let copy = PlanCopy {
             path: path.clone(),
-            format: Format::SpecKit,
+            format: Format::SPEC_KIT,
         };
         let state = |a, b| [TaskRef::new(with("T1", a)), TaskRef::new(with("T2", b))];
         let read = || std::fs::read_to_string(&path).unwrap();
@@ -624,7 +454,7 @@ mod tests {
         assert_eq!(
             noted,
             mirror_noting(
-                Format::SpecKit,
+                Format::SPEC_KIT,
                 &read(),
                 &wanted(&state(TaskStatus::Completed, TaskStatus::Pending))
             )
@@ -648,7 +478,7 @@ mod tests {
         let text =
             "## T1: a\r\n- **状态**: pending\r\n## T2: b ✅\n- **状态**: 已完成\n## T3: c ⏭\n";
         let out = mirror(
-            Format::ClaudeWorkflow,
+            Format::CLAUDE_WORKFLOW,
             text,
             &[
                 with("T1", TaskStatus::Completed),
@@ -666,7 +496,7 @@ mod tests {
     fn speckit_box_and_marker() {
         let text = "\u{feff}- [ ] T1 a\n- [X] T2 b — DEFERRED: later (depends on T1)\n- [x] T3 c\n- [ ] T4 d";
         let out = mirror(
-            Format::SpecKit,
+            Format::SPEC_KIT,
             text,
             &[
                 with("T1", TaskStatus::Skipped),
@@ -685,7 +515,7 @@ mod tests {
     fn unknown_ids_and_hidden_lines_are_untouched() {
         let text = "```\n- [ ] T1 a\n```\n- [ ] T9 z\n";
         assert_eq!(
-            mirror(Format::SpecKit, text, &[with("T1", TaskStatus::Completed)]),
+            mirror(Format::SPEC_KIT, text, &[with("T1", TaskStatus::Completed)]),
             text
         );
     }
@@ -694,7 +524,7 @@ mod tests {
     fn a_skip_box_is_kept_as_written() {
         let text = "- [~] T1 a\n- [-] T2 b\n- [~] T3 c\n";
         let out = mirror(
-            Format::SpecKit,
+            Format::SPEC_KIT,
             text,
             &[
                 with("T1", TaskStatus::Skipped),
@@ -709,7 +539,7 @@ mod tests {
     fn claude_heading_forms_get_their_emoji() {
         let text = "## **T2**: b\n- **actions**: x\n## T3 c\n- **actions**: x\n";
         let out = mirror(
-            Format::ClaudeWorkflow,
+            Format::CLAUDE_WORKFLOW,
             text,
             &[
                 with("T2", TaskStatus::Completed),

@@ -17,19 +17,26 @@
 pub mod adopt;
 pub mod anchor;
 pub mod audit;
+mod bmad;
+mod checklist;
 pub mod classify;
 mod claude;
 pub mod diff;
 pub mod digest;
 mod doc;
 mod fields;
+pub mod format;
 mod graph;
 mod ids;
 pub mod inline;
 pub mod jobs;
+mod kiro;
 mod limits;
+mod marks;
 pub mod mirror;
+mod openspec;
 mod outline;
+mod paths;
 pub mod render;
 pub mod replan;
 
@@ -41,6 +48,7 @@ pub const STORE_ACCESS: crate::state::store::PlanAccess = crate::state::store::P
 };
 mod speckit;
 mod status;
+mod taskmaster;
 mod values;
 
 #[cfg(test)]
@@ -56,41 +64,15 @@ use serde::Serialize;
 
 use crate::error::{Result, WfError};
 use crate::state::model::Task;
+pub use format::{Context, Format};
 pub use outline::Outline;
-
-/// The plan formats `wf` reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Format {
-    ClaudeWorkflow,
-    SpecKit,
-}
-
-impl Format {
-    /// Every format. [`Format::name`]'s exhaustive match is where a new one starts;
-    /// the test `every_format_is_listed_and_named_once` fails until it is listed here
-    /// too, so nothing that looks a format up by name (the plan-copy mirror, the
-    /// brief, `wf.classify.formats`) can skip it.
-    pub const ALL: [Format; 2] = [Format::ClaudeWorkflow, Format::SpecKit];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::ClaudeWorkflow => "claude-workflow",
-            Format::SpecKit => "spec-kit",
-        }
-    }
-
-    /// The format a state's `plan_format` or a config names; `None` for a name this
-    /// `wf` does not know (a state from a newer one).
-    pub fn named(name: &str) -> Option<Format> {
-        Format::ALL.into_iter().find(|f| f.name() == name)
-    }
-}
 
 /// A parsed, validated plan: tasks in document order.
 #[derive(Debug, Clone, Serialize)]
 pub struct Plan {
     pub format: Format,
+    /// Why detection picked the format, or that `--format` named it.
+    pub detected: String,
     pub title: Option<String>,
     pub tasks: Vec<Task>,
     /// What was read but may not be what the author meant, in line order.
@@ -159,30 +141,37 @@ pub(crate) struct Draft {
     pub group: usize,
 }
 
-/// Detects the format, parses and validates. `path` is used only in error messages.
+/// Detects the format, parses and validates. `path` is used in error messages and
+/// as a hint of the format (`.kiro/specs/…`).
 pub fn parse(path: &Path, text: &str) -> Result<Plan> {
-    let (outline, tasks) = outline::read(path, text, true)?;
+    parse_as(path, text, None)
+}
+
+/// [`parse`] in the format `forced` names (`--format`), else the one detected.
+pub fn parse_as(path: &Path, text: &str, forced: Option<Format>) -> Result<Plan> {
+    let (outline, tasks) = outline::read(path, text, forced, true)?;
     Ok(Plan {
         format: outline.format,
+        detected: outline.detected,
         title: outline.title,
         tasks,
         warnings: outline.warnings,
     })
 }
 
-/// Reads a plan file, refusing what is not UTF-8 text, then [`parse`]s it.
+/// Reads a plan file, refusing what is not UTF-8 text, then [`parse_as`]s it.
 /// Returns the text as read (the caller keeps a copy) and the plan.
-pub fn read(path: &Path) -> Result<(String, Plan)> {
+pub fn read(path: &Path, forced: Option<Format>) -> Result<(String, Plan)> {
     let text = read_text(path)?;
-    let plan = parse(path, &text)?;
+    let plan = parse_as(path, &text, forced)?;
     Ok((text, plan))
 }
 
 /// [`read`], the tasks left in the text: an [`Outline`] of the checked plan, which
 /// gives them one at a time.
-pub fn read_outline(path: &Path) -> Result<(String, Outline)> {
+pub fn read_outline(path: &Path, forced: Option<Format>) -> Result<(String, Outline)> {
     let text = read_text(path)?;
-    let (outline, _) = outline::read(path, &text, false)?;
+    let (outline, _) = outline::read(path, &text, forced, false)?;
     Ok((text, outline))
 }
 
@@ -252,45 +241,16 @@ fn path_shown(path: &Path) -> String {
         .collect()
 }
 
-/// The format of a plan text, or `None` when it is neither.
+/// The format of a plan text, or `None` when it is none wf reads.
 pub(crate) fn detect_format(text: &str) -> Option<Format> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    detect(text).ok().map(|(format, _)| format)
-}
-
-/// Task headings make a claude-workflow plan and task checkboxes a spec-kit one;
-/// a file with both is what it has more of (a claude-workflow board may carry a
-/// checklist, a spec-kit plan a `## US1: …` heading; a tie goes to claude-workflow).
-/// Failing both, the fields or phase headings of an empty plan or template still
-/// say which format it is. With the format, how many task headings or checkboxes
-/// it has.
-fn detect(text: &str) -> std::result::Result<(Format, usize), PlanError> {
-    let visible = || doc::iter(text).filter(|l| !l.hidden);
-    let (mut headings, mut checkboxes) = (0, 0);
-    for line in visible() {
-        headings += usize::from(claude::is_task_heading(&line.text));
-        checkboxes += usize::from(speckit::is_task_line(&line.text));
-    }
-    if headings > 0 || checkboxes > 0 {
-        return Ok(if headings >= checkboxes {
-            (Format::ClaudeWorkflow, headings)
-        } else {
-            (Format::SpecKit, checkboxes)
-        });
-    }
-    if visible().any(|l| claude::looks_like(&l)) {
-        return Ok((Format::ClaudeWorkflow, 0));
-    }
-    if visible().any(|l| speckit::looks_like(&l.text)) {
-        return Ok((Format::SpecKit, 0));
-    }
-    Err(PlanError::new(
-        1,
-        "not a task plan: found neither claude-workflow task headings (`## T1: name`) nor spec-kit task lines (`- [ ] T001 description`); write the plan in one of these two formats",
-    ))
+    format::detect(text, None).ok().map(|d| d.format)
 }
 
 fn empty_plan(format: Format, lines: &[doc::Line<'_>]) -> PlanError {
+    if let Some(better) = format.reader().no_tasks(lines) {
+        return better;
+    }
     let template = lines
         .iter()
         .any(|l| !l.hidden && l.text.contains("{{") && l.text.contains("}}"));
@@ -299,24 +259,12 @@ fn empty_plan(format: Format, lines: &[doc::Line<'_>]) -> PlanError {
     } else {
         ""
     };
-    let example = match format {
-        Format::ClaudeWorkflow => "`## T1: name` headings",
-        Format::SpecKit => "`- [ ] T001 description` lines",
-    };
-    if let Some(line) = (format == Format::SpecKit && !template)
-        .then(|| speckit::first_idless(lines))
-        .flatten()
-    {
-        return PlanError::new(
-            line,
-            "the spec-kit plan has no tasks: this checkbox has no task id; give each task an id, e.g. `- [ ] T001 description`",
-        );
-    }
     PlanError::new(
         1,
         format!(
-            "the {} plan has no tasks{hint}; add tasks as {example}",
-            format.name()
+            "the {} plan has no tasks{hint}; add tasks as {}",
+            format.name(),
+            format.reader().example()
         ),
     )
 }
@@ -326,23 +274,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_format_is_listed_and_named_once() {
-        // Adding a variant breaks this match: list the new one in `Format::ALL` too.
-        let listed = |f: Format| match f {
-            Format::ClaudeWorkflow | Format::SpecKit => Format::ALL.contains(&f),
-        };
-        for f in Format::ALL {
-            assert!(listed(f));
+    fn every_format_is_named_once() {
+        let names: Vec<&str> = Format::all().map(Format::name).collect();
+        for f in Format::all() {
             assert_eq!(Format::named(f.name()), Some(f));
+            assert_eq!(names.iter().filter(|n| **n == f.name()).count(), 1);
+            assert!(!f.reader().spot_kinds().is_empty(), "{}", f.name());
         }
         assert_eq!(Format::named("asciidoc"), None);
     }
 
     #[test]
     fn format_names_and_serde() {
-        assert_eq!(Format::ClaudeWorkflow.name(), "claude-workflow");
+        assert_eq!(Format::CLAUDE_WORKFLOW.name(), "claude-workflow");
         assert_eq!(
-            serde_json::to_string(&Format::SpecKit).unwrap(),
+            serde_json::to_string(&Format::SPEC_KIT).unwrap(),
             "\"spec-kit\""
         );
     }
@@ -350,11 +296,14 @@ mod tests {
     #[test]
     fn mixed_files_go_to_the_majority() {
         let spec = "## US1: Browse\n- [ ] T001 a\n- [ ] T002 b\n";
-        assert_eq!(parse(Path::new("p"), spec).unwrap().format, Format::SpecKit);
+        assert_eq!(
+            parse(Path::new("p"), spec).unwrap().format,
+            Format::SPEC_KIT
+        );
         let claude =
             "## T1: a\n- **actions**: x\n## T2: b\n- **actions**: x\n- [ ] T001 checklist\n";
         let plan = parse(Path::new("p"), claude).unwrap();
-        assert_eq!(plan.format, Format::ClaudeWorkflow);
+        assert_eq!(plan.format, Format::CLAUDE_WORKFLOW);
         assert_eq!(plan.tasks.len(), 2);
     }
 
@@ -375,23 +324,25 @@ mod tests {
             p
         };
         let p = write("empty.md", b"\n  \n");
-        let msg = read(&p).unwrap_err().message;
+        let msg = read(&p, None).unwrap_err().message;
         assert!(msg.ends_with("empty.md:1: the plan file is empty; write tasks as `## T1: name` headings (claude-workflow) or `- [ ] T001 description` lines (spec-kit)"), "{msg}");
         let p = write("nul.md", b"## T1: a\nab\0c");
-        let msg = read(&p).unwrap_err().message;
+        let msg = read(&p, None).unwrap_err().message;
         assert!(msg.ends_with("nul.md:2:3: contains a NUL byte, so it is not a text file; give a UTF-8 markdown plan"), "{msg}");
         let p = write("latin1.md", b"## T1: a\n- **\xe9**: x");
-        let msg = read(&p).unwrap_err().message;
+        let msg = read(&p, None).unwrap_err().message;
         assert!(
             msg.ends_with("latin1.md:2:5: not valid UTF-8; save the plan as UTF-8"),
             "{msg}"
         );
-        let msg = read(dir.path()).unwrap_err().message;
+        let msg = read(dir.path(), None).unwrap_err().message;
         assert!(msg.contains("is a directory"), "{msg}");
-        let msg = read(&dir.path().join("missing.md")).unwrap_err().message;
+        let msg = read(&dir.path().join("missing.md"), None)
+            .unwrap_err()
+            .message;
         assert!(msg.contains("missing.md"), "{msg}");
         let p = write("ok.md", "\u{feff}## T1: a\n- **actions**: x\n".as_bytes());
-        let (text, plan) = read(&p).unwrap();
+        let (text, plan) = read(&p, None).unwrap();
         assert!(text.starts_with('\u{feff}'));
         assert_eq!(plan.tasks.len(), 1);
     }

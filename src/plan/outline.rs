@@ -11,6 +11,7 @@
 //! give each task, with the dependencies and digest the checks settled, to the
 //! import, which writes it out and keeps none (`state::spill`).
 
+use super::format::{Links, Pass};
 use super::{digest, Draft, Format, PlanError, PlanWarning};
 use crate::error::{Result, WfError};
 use crate::state::ids::{narrow, Ids, Packed};
@@ -142,17 +143,6 @@ impl<'s> Drafts<'s> {
     }
 }
 
-/// What a format's parser left beside its drafts: spec-kit's dependency links,
-/// resolved only on the first pass.
-type Links = Option<super::speckit::Links>;
-
-/// Which pass a parser runs for: the first keeps spec-kit's links to resolve.
-#[derive(Clone, Copy, PartialEq)]
-enum Pass {
-    First,
-    Second,
-}
-
 /// Runs `format`'s parser over `text` (its BOM already cut), each draft to `sink`.
 fn run_parser(
     format: Format,
@@ -162,13 +152,7 @@ fn run_parser(
     pass: Pass,
 ) -> std::result::Result<Links, PlanError> {
     let mut drafts = Drafts::new(sink);
-    let lines = super::doc::iter(text);
-    let links = match format {
-        Format::ClaudeWorkflow => super::claude::parse(lines, &mut drafts, warnings).map(|()| None),
-        Format::SpecKit => {
-            super::speckit::parse(lines, &mut drafts, warnings, pass == Pass::First).map(Some)
-        }
-    }?;
+    let links = format.reader().parse(text, &mut drafts, warnings, pass)?;
     drafts.close()?;
     Ok(links)
 }
@@ -178,6 +162,8 @@ fn run_parser(
 #[derive(Debug)]
 pub struct Outline {
     pub format: Format,
+    /// Why detection picked the format, or that `--format` named it.
+    pub detected: String,
     pub title: Option<String>,
     /// What was read but may not be what the author meant, in line order.
     pub warnings: Vec<PlanWarning>,
@@ -367,12 +353,13 @@ fn second_pass(shown: &str, what: &str) -> WfError {
     ))
 }
 
-/// Detects the format, parses and checks the graph: an outline of the plan, and its
-/// tasks when `keep_tasks` (`plan::parse`; the outline then has no tasks to give,
+/// Detects the format (unless `forced`), parses and checks the graph: an outline of
+/// the plan, and its tasks when `keep_tasks` (`plan::parse`; the outline then has no tasks to give,
 /// only its format, title and warnings). `path` is used only in error messages.
 pub(crate) fn read(
     path: &std::path::Path,
     text: &str,
+    forced: Option<Format>,
     keep_tasks: bool,
 ) -> Result<(Outline, Vec<Task>)> {
     let shown = super::path_shown(path);
@@ -380,7 +367,12 @@ pub(crate) fn read(
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     // The lines are read as they are parsed, never all held: at 100,000 tasks
     // they were 50 MB.
-    let (format, expected) = super::detect(text).map_err(at)?;
+    let (format, expected, detected) = if let Some(format) = forced {
+        (format, 0, "named by --format".to_string())
+    } else {
+        let d = super::format::detect(text, Some(path)).map_err(at)?;
+        (d.format, d.expected, d.why)
+    };
     let mut warnings = Vec::new();
     // Room for every task at once: grown by doubling, the drafts took up to twice
     // their size, a quarter of the import's peak at 100,000 tasks.
@@ -437,9 +429,7 @@ pub(crate) fn read(
     }
     super::graph::refuse_repeated(&nodes, repeated).map_err(at)?;
     super::graph::check_known_deps(&nodes, &index, format).map_err(at)?;
-    if format == Format::SpecKit {
-        super::speckit::add_phase_edges(&mut nodes);
-    }
+    format.reader().add_implied_deps(&mut nodes);
     super::graph::check_acyclic(&nodes, &index, format).map_err(at)?;
     super::graph::add_section_deps(&mut nodes, &index, section_deps, &mut warnings);
     warnings.sort_by_key(|w| w.line);
@@ -470,7 +460,8 @@ pub(crate) fn read(
     }
     let outline = Outline {
         format,
-        title: super::doc::title(text),
+        detected,
+        title: format.reader().title(text),
         warnings,
         tasks: settled,
         shown,
@@ -548,7 +539,7 @@ mod tests {
         let parsed = super::super::parse(Path::new("tasks.md"), &text)
             .unwrap()
             .tasks;
-        let (outline, _) = super::read(Path::new("tasks.md"), &text, false).unwrap();
+        let (outline, _) = super::read(Path::new("tasks.md"), &text, None, false).unwrap();
         assert_eq!(outline.len(), n);
         let mut read = Vec::new();
         outline
@@ -577,7 +568,7 @@ mod tests {
             let parsed = super::super::parse(Path::new("tasks.md"), text)
                 .unwrap()
                 .tasks;
-            let (outline, _) = super::read(Path::new("tasks.md"), text, false).unwrap();
+            let (outline, _) = super::read(Path::new("tasks.md"), text, None, false).unwrap();
             let mut read = Vec::new();
             outline
                 .each_task(text, |t| {
@@ -603,7 +594,7 @@ mod tests {
     #[test]
     fn an_error_of_the_callback_stops_the_second_pass_and_is_returned() {
         let text = plan(10);
-        let (outline, _) = super::read(Path::new("tasks.md"), &text, false).unwrap();
+        let (outline, _) = super::read(Path::new("tasks.md"), &text, None, false).unwrap();
         let mut seen = 0;
         let err = outline
             .each_task(&text, |_| {
@@ -624,7 +615,7 @@ mod tests {
     #[test]
     fn a_second_pass_that_reads_another_task_stops() {
         let text = plan(3);
-        let (outline, _) = super::read(Path::new("tasks.md"), &text, false).unwrap();
+        let (outline, _) = super::read(Path::new("tasks.md"), &text, None, false).unwrap();
         let other = text.replace("## T2:", "## T7:");
         let mut seen = Vec::new();
         let err = outline
@@ -655,7 +646,7 @@ mod tests {
                 "## T1: one\n- **验证命令**: `{big}`\n\n{}{bad}",
                 plan(between).replace("## T", "## T9")
             );
-            let err = super::read(Path::new("tasks.md"), &text, false).unwrap_err();
+            let err = super::read(Path::new("tasks.md"), &text, None, false).unwrap_err();
             assert!(
                 err.message.contains("this heading has task fields"),
                 "{between}: {}",

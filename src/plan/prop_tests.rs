@@ -70,7 +70,7 @@ fn build(gen: &[GenTask], format: Format) -> (Vec<Task>, Vec<usize>) {
                 }
             }
         }
-        let is_spec = format == Format::SpecKit;
+        let is_spec = format == Format::SPEC_KIT;
         tasks.push(Task {
             id: format!("T{i}{}", g.suffix),
             name: g.words.join(" "),
@@ -102,10 +102,10 @@ fn speckit_status(s: TaskStatus) -> TaskStatus {
 proptest! {
     #[test]
     fn claude_round_trip(gen in prop::collection::vec(gen_task(), 1..25)) {
-        let (tasks, _) = build(&gen, Format::ClaudeWorkflow);
-        let text = render(Format::ClaudeWorkflow, "Random plan", &tasks);
+        let (tasks, _) = build(&gen, Format::CLAUDE_WORKFLOW);
+        let text = render(Format::CLAUDE_WORKFLOW, "Random plan", &tasks);
         let plan = parse(Path::new("r.md"), &text).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
-        prop_assert_eq!(plan.format, Format::ClaudeWorkflow);
+        prop_assert_eq!(plan.format, Format::CLAUDE_WORKFLOW);
         prop_assert_eq!(plan.tasks.len(), tasks.len());
         for (a, b) in tasks.iter().zip(&plan.tasks) {
             prop_assert_eq!(&a.id, &b.id);
@@ -119,10 +119,10 @@ proptest! {
 
     #[test]
     fn speckit_round_trip(gen in prop::collection::vec(gen_task(), 1..25)) {
-        let (tasks, sections) = build(&gen, Format::SpecKit);
-        let text = render(Format::SpecKit, "Random plan", &tasks);
+        let (tasks, sections) = build(&gen, Format::SPEC_KIT);
+        let text = render(Format::SPEC_KIT, "Random plan", &tasks);
         let plan = parse(Path::new("r.md"), &text).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
-        prop_assert_eq!(plan.format, Format::SpecKit);
+        prop_assert_eq!(plan.format, Format::SPEC_KIT);
         prop_assert_eq!(plan.tasks.len(), tasks.len());
         for (a, b) in tasks.iter().zip(&plan.tasks) {
             prop_assert_eq!(&a.id, &b.id);
@@ -138,7 +138,7 @@ proptest! {
         assert_speckit_order(&plan.tasks, &sections);
         super::test_support::assert_outline_agrees(&text);
         // Rendering the parsed plan again gives the same graph.
-        let again = parse(Path::new("r.md"), &render(Format::SpecKit, "x", &plan.tasks)).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let again = parse(Path::new("r.md"), &render(Format::SPEC_KIT, "x", &plan.tasks)).map_err(|e| TestCaseError::fail(e.to_string()))?;
         for (a, b) in plan.tasks.iter().zip(&again.tasks) {
             prop_assert_eq!(&a.deps, &b.deps);
         }
@@ -150,7 +150,7 @@ proptest! {
         new in prop::collection::vec(0..TaskStatus::ALL.len(), 15),
         spec in any::<bool>(),
     ) {
-        let format = if spec { Format::SpecKit } else { Format::ClaudeWorkflow };
+        let format = if spec { Format::SPEC_KIT } else { Format::CLAUDE_WORKFLOW };
         let (tasks, _) = build(&gen, format);
         let text = render(format, "M", &tasks);
         let plan = parse(Path::new("m.md"), &text).map_err(|e| TestCaseError::fail(e.to_string()))?;
@@ -344,7 +344,7 @@ fn large_plans_parse_with_linear_edges() {
             ..Task::default()
         })
         .collect();
-    let text = render(Format::SpecKit, "Big", &tasks);
+    let text = render(Format::SPEC_KIT, "Big", &tasks);
     let plan = parse(Path::new("big.md"), &text).unwrap();
     assert_eq!(plan.tasks.len(), n);
     let edges: usize = plan.tasks.iter().map(|t| t.deps.len()).sum();
@@ -354,7 +354,7 @@ fn large_plans_parse_with_linear_edges() {
     for t in &mut tasks {
         t.parallel = true;
     }
-    let plan = parse(Path::new("wide.md"), &render(Format::SpecKit, "W", &tasks)).unwrap();
+    let plan = parse(Path::new("wide.md"), &render(Format::SPEC_KIT, "W", &tasks)).unwrap();
     let edges: usize = plan.tasks.iter().map(|t| t.deps.len()).sum();
     assert!(edges < 3 * n, "{edges} edges");
 
@@ -369,14 +369,14 @@ fn large_plans_parse_with_linear_edges() {
     }
     let plan = parse(
         Path::new("chain.md"),
-        &render(Format::ClaudeWorkflow, "C", &tasks),
+        &render(Format::CLAUDE_WORKFLOW, "C", &tasks),
     )
     .unwrap();
     assert_eq!(plan.tasks.len(), n);
     tasks[0].deps = vec![format!("T{:05}", n - 1)];
     let err = parse(
         Path::new("chain.md"),
-        &render(Format::ClaudeWorkflow, "C", &tasks),
+        &render(Format::CLAUDE_WORKFLOW, "C", &tasks),
     )
     .unwrap_err();
     assert!(err

@@ -14,10 +14,13 @@ use super::{status, Format};
 use crate::state::machine::TaskStatus;
 use crate::state::model::Task;
 
+/// `tasks` as a plan of `format`: claude-workflow or spec-kit (any other is written
+/// as spec-kit, the checklist the other markdown formats share).
 pub fn render(format: Format, title: &str, tasks: &[Task]) -> String {
-    match format {
-        Format::ClaudeWorkflow => claude(title, tasks),
-        Format::SpecKit => speckit(title, tasks),
+    if format == Format::CLAUDE_WORKFLOW {
+        claude(title, tasks)
+    } else {
+        speckit(title, tasks)
     }
 }
 
@@ -216,7 +219,7 @@ mod tests {
             ..Task::default()
         };
         t.deps = vec!["T0".into()];
-        let text = render(Format::ClaudeWorkflow, "Plan", &[t0, t.clone()]);
+        let text = render(Format::CLAUDE_WORKFLOW, "Plan", &[t0, t.clone()]);
         let plan = parse(Path::new("r.md"), &text).unwrap();
         let mut back = plan.tasks[1].clone();
         assert_eq!(plan.title.as_deref(), Some("Plan"));

@@ -86,15 +86,17 @@ pub(crate) fn assert_speckit_order(tasks: &[Task], sections: &[usize]) {
 pub(crate) fn assert_outline_agrees(text: &str) {
     let path = Path::new("tasks.md");
     let parsed = super::parse(path, text);
-    let outlined = super::outline::read(path, text, false).and_then(|(outline, _)| {
-        let (format, title, warnings) = (
+    let outlined = super::outline::read(path, text, None, false).and_then(|(outline, _)| {
+        let (format, detected, title, warnings) = (
             outline.format,
+            outline.detected.clone(),
             outline.title.clone(),
             outline.warnings.clone(),
         );
         let tasks = outline.into_tasks(text)?;
         Ok(super::Plan {
             format,
+            detected,
             title,
             tasks,
             warnings,

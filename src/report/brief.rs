@@ -5,18 +5,17 @@
 //! checks, the commands that will verify the work, and the workflow's hard
 //! constraints, so an executor needs no other file to know what "done" means.
 //!
-//! It also carries the plan's context around the task, read from the plan the
-//! workflow was imported from (`plan_file`): for a spec-kit plan, the task's user
-//! story, its phase's `**Goal**` / `**Independent Test**` / `**Checkpoint**` lines,
-//! and the spec folder (the plan's directory, with the spec-kit documents present
-//! in it); for a claude-workflow plan, its design document and the task's design
-//! references. The plan is read and indexed once per process (again only when it
-//! changes), and a plan that is gone just leaves the context out.
+//! It also carries the plan's context around the task, which the plan's format reads
+//! from the plan the workflow was imported from (`plan_file`, `plan::Context`): for a
+//! spec-kit plan, its phase's `**Goal**` / `**Independent Test**` / `**Checkpoint**`
+//! lines and the spec folder; for an OpenSpec change, its proposal and spec deltas;
+//! and the task's user story, the workflow's design document and the task's design
+//! references. A plan that is gone just leaves the context out.
 
 use serde_json::{json, Value};
 
 use super::workflow_name;
-use crate::plan::Format;
+use crate::plan::{Context, Format};
 use crate::proof::derive::ConfigCheck;
 use crate::state::model::{Task, WorkflowState};
 
@@ -85,19 +84,6 @@ fn facts(md: &mut String, state: &WorkflowState, task: &Task) {
     md.push('\n');
 }
 
-/// The documents a spec-kit feature folder may hold beside its `tasks.md`.
-const SPEC_DOCS: [&str; 6] = [
-    "spec.md",
-    "plan.md",
-    "data-model.md",
-    "contracts/",
-    "research.md",
-    "quickstart.md",
-];
-
-/// The phase lines spec-kit writes under a phase heading, in the order shown.
-const PHASE_LINES: [&str; 4] = ["Purpose", "Goal", "Independent Test", "Checkpoint"];
-
 fn plan_context(md: &mut String, state: &WorkflowState, task: &Task) {
     let mut lines = Vec::new();
     if let Some(story) = task.story.as_deref() {
@@ -108,127 +94,40 @@ fn plan_context(md: &mut String, state: &WorkflowState, task: &Task) {
         .as_deref()
         .map(std::path::Path::new)
         .filter(|p| p.is_absolute());
-    if state.plan_format.as_deref().and_then(Format::named) == Some(Format::SpecKit) {
-        if let Some(path) = plan {
-            for (key, value) in phase_lines(path, &task.id) {
-                lines.push(format!("- **{key}**: {}", inline(&value)));
-            }
+    let format = state.plan_format.as_deref().and_then(Format::named);
+    let context = match (format, plan) {
+        (Some(format), Some(plan)) => format.context(plan, task),
+        _ => Context::default(),
+    };
+    for (key, value) in &context.lines {
+        lines.push(format!("- **{}**: {}", inline(key), inline(value)));
+    }
+    if let Some((label, dir, present)) = &context.folder {
+        let mut line = format!("- **{label}**: {}", code_span(&dir.display().to_string()));
+        if !present.is_empty() {
+            line.push_str(&format!(" — {}", present.join(", ")));
         }
-        if let Some(dir) = plan.and_then(std::path::Path::parent) {
-            let present: Vec<&str> = SPEC_DOCS
-                .into_iter()
-                .filter(|d| dir.join(d.trim_end_matches('/')).exists())
-                .collect();
-            let mut line = format!(
-                "- **Spec folder**: {}",
-                code_span(&dir.display().to_string())
-            );
-            if !present.is_empty() {
-                line.push_str(&format!(" — {}", present.join(", ")));
-            }
-            lines.push(line);
-        }
+        lines.push(line);
     }
     if let Some(design) = state.tech_design.as_deref() {
         lines.push(format!("- **Design document**: {}", code_span(design)));
     }
-    if lines.is_empty() {
-        return;
-    }
-    md.push_str("## Plan context\n\n");
-    for line in lines {
-        md.push_str(&line);
+    if !lines.is_empty() {
+        md.push_str("## Plan context\n\n");
+        for line in lines {
+            md.push_str(&line);
+            md.push('\n');
+        }
         md.push('\n');
     }
-    md.push('\n');
-}
-
-/// A spec-kit plan's phase lines per `## ` section and the section of each task id:
-/// built in one pass, so a brief looks its task up without scanning the plan.
-#[derive(Debug, Default, PartialEq)]
-struct PhaseIndex {
-    sections: Vec<Vec<(&'static str, String)>>,
-    task_section: std::collections::HashMap<String, usize>,
-}
-
-impl PhaseIndex {
-    fn build(text: &str) -> PhaseIndex {
-        let mut index = PhaseIndex {
-            sections: vec![Vec::new()],
-            ..PhaseIndex::default()
-        };
-        for line in text.lines() {
-            if line.starts_with("## ") {
-                index.sections.push(Vec::new());
-                continue;
-            }
-            let at = index.sections.len() - 1;
-            if let Some(id) = task_id(line) {
-                index.task_section.entry(id.to_string()).or_insert(at);
-            } else if let Some(found) = phase_line(line) {
-                let section = &mut index.sections[at];
-                if !section.iter().any(|(k, _)| *k == found.0) {
-                    section.push(found);
-                }
-            }
-        }
-        for section in &mut index.sections {
-            section.sort_by_key(|(k, _)| PHASE_LINES.iter().position(|p| p == k));
-        }
-        index
+    for (title, body) in &context.documents {
+        let fence = fence_for(body);
+        md.push_str(&format!(
+            "## {}\n\n{fence}markdown\n{}\n{fence}\n\n",
+            inline(title),
+            body.trim_end()
+        ));
     }
-
-    fn of(&self, id: &str) -> &[(&'static str, String)] {
-        self.task_section
-            .get(id)
-            .and_then(|&i| self.sections.get(i))
-            .map_or(&[], Vec::as_slice)
-    }
-}
-
-/// The phase lines of task `id` in the plan at `path`. The index of the last plan
-/// read is kept (checked against its size and mtime), so a run that briefs many
-/// tasks reads and scans the plan once.
-fn phase_lines(path: &std::path::Path, id: &str) -> Vec<(&'static str, String)> {
-    type Key = (std::path::PathBuf, u64, Option<std::time::SystemTime>);
-    static LAST: std::sync::Mutex<Option<(Key, PhaseIndex)>> = std::sync::Mutex::new(None);
-    let Ok(meta) = std::fs::metadata(path) else {
-        return Vec::new();
-    };
-    let key: Key = (path.to_path_buf(), meta.len(), meta.modified().ok());
-    let mut last = LAST
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    if last.as_ref().is_none_or(|(k, _)| *k != key) {
-        let Ok(text) = std::fs::read_to_string(path) else {
-            return Vec::new();
-        };
-        *last = Some((key, PhaseIndex::build(&text)));
-    }
-    last.as_ref()
-        .map_or_else(Vec::new, |(_, index)| index.of(id).to_vec())
-}
-
-/// `**Goal**: text` (or one of the other phase keys) as `(key, text)`.
-fn phase_line(line: &str) -> Option<(&'static str, String)> {
-    let rest = line.trim().strip_prefix("**")?;
-    PHASE_LINES.into_iter().find_map(|key| {
-        let r = rest.strip_prefix(key)?.strip_prefix("**")?.trim_start();
-        let value = r.strip_prefix(':').or_else(|| r.strip_prefix('：'))?.trim();
-        (!value.is_empty()).then(|| (key, value.to_string()))
-    })
-}
-
-/// The id of a spec-kit checkbox line: `- [ ] T010 …` → `T010`.
-fn task_id(line: &str) -> Option<&str> {
-    let r = line
-        .trim_start()
-        .strip_prefix(['-', '*', '+'])?
-        .trim_start();
-    let r = r.strip_prefix('[')?;
-    let r = r.get(1..)?.strip_prefix(']')?;
-    let token = r.split_whitespace().next()?;
-    Some(token.trim_end_matches([':', '：'])).filter(|id| id.starts_with('T'))
 }
 
 fn section(md: &mut String, title: &str, body: Option<&str>) {
@@ -417,22 +316,6 @@ mod tests {
         assert_eq!(code_span("`x`"), "`` `x` ``");
         assert_eq!(fence_for("echo ```"), "````");
         assert_eq!(fence_for("echo"), "```");
-    }
-
-    #[test]
-    fn phase_lines_come_from_the_tasks_section() {
-        let text = "# Tasks\n\n## Phase 3: User Story 1\n\n**Goal**: sign in\n\n**Independent Test**: log in works\n\n### Implementation\n\n- [ ] T010 [US1] do it\n\n**Checkpoint**: US1 works\n\n## Phase 4\n\n**Goal**: other\n\n- [x] T011 more\n";
-        let index = PhaseIndex::build(text);
-        assert_eq!(
-            index.of("T010"),
-            [
-                ("Goal", "sign in".to_string()),
-                ("Independent Test", "log in works".to_string()),
-                ("Checkpoint", "US1 works".to_string())
-            ]
-        );
-        assert_eq!(index.of("T011"), [("Goal", "other".to_string())]);
-        assert!(index.of("T099").is_empty());
     }
 
     #[test]

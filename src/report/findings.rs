@@ -12,7 +12,7 @@ use std::path::Path;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::plan::{self, classify, Plan};
+use crate::plan::{classify, Plan};
 use crate::state::model::ZeroDecisionAudit;
 use crate::state::TaskStatus;
 
@@ -171,7 +171,7 @@ fn classification_findings(file: &str, plan: &Plan, rules: &classify::Rules) -> 
         if kinds.is_empty() {
             continue;
         }
-        let hint = if plan.format == plan::Format::ClaudeWorkflow {
+        let hint = if plan.format.writes_fields() {
             ", or write `- **阻塞依赖**: none` in the task if it waits on nothing"
         } else {
             ""

@@ -330,7 +330,7 @@ mod tests {
     #[test]
     fn the_starter_plan_parses_without_warnings_and_audits_clean() {
         let plan = crate::plan::parse(Path::new(PLAN_PATH), STARTER_PLAN).unwrap();
-        assert_eq!(plan.format, crate::plan::Format::ClaudeWorkflow);
+        assert_eq!(plan.format, crate::plan::Format::CLAUDE_WORKFLOW);
         assert!(plan.warnings.is_empty(), "{:?}", plan.warnings);
         let ids: Vec<&str> = plan.tasks.iter().map(|t| t.id.as_str()).collect();
         assert_eq!(ids, ["T1", "T2", "T3"]);

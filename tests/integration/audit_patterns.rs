@@ -73,7 +73,7 @@ fn passes_clean(name: &str, tasks: usize, format: &str, checks: &str) {
     let t = with_plan(name);
     assert_eq!(
         check(&t, 0),
-        format!("tasks.md: {tasks} tasks ({format}): 0 errors, 0 warnings, 0 blocked\ntasks.md: checks: {checks}\n")
+        format!("tasks.md: format {format}: {tasks} {}\ntasks.md: {tasks} tasks ({format}): 0 errors, 0 warnings, 0 blocked\ntasks.md: checks: {checks}\n", if format == "spec-kit" { "`- [ ] T001` task lines" } else { "`## T1: name` task headings" })
     );
     let run = start(&t);
     assert_eq!(run["audit"]["passed"], true, "{run}");
@@ -133,6 +133,7 @@ fn template_placeholders_still_fail_the_audit() {
          tasks.md:9: error: T005: name contains \"[Entity1]\": an unfilled template placeholder\n\
          tasks.md:10: error: T006: name contains \"[FEATURE NAME]\": an unfilled template placeholder\n\
          tasks.md:11: error: T007: name contains \"NEEDS CLARIFICATION\": an unfilled template placeholder\n\
+         tasks.md: format spec-kit: 7 `- [ ] T001` task lines\n\
          tasks.md: 7 tasks (spec-kit): 7 errors, 0 warnings, 0 blocked\n\
          tasks.md: checks: 0 by a command, 7 by what their line names, 0 by nothing\n"
     );
@@ -153,6 +154,7 @@ fn completed_and_deferred_tasks_are_not_audited() {
     assert_eq!(
         check(&t, 2),
         "tasks.md:8: error: T004: name contains \"TBD\": a decision is still open\n\
+         tasks.md: format spec-kit: 4 `- [ ] T001` task lines\n\
          tasks.md: 4 tasks (spec-kit): 1 error, 0 warnings, 0 blocked\n\
          tasks.md: checks: 0 by a command, 4 by what their line names, 0 by nothing\n"
     );
@@ -167,6 +169,7 @@ fn a_tasks_own_depends_on_marker_is_not_an_open_condition() {
     assert_eq!(
         check(&t, 2),
         "tasks.md:18: error: T3: requirement contains \"depends on\": a condition the executor would have to decide; list task deps in 依赖\n\
+         tasks.md: format claude-workflow: 3 `## T1: name` task headings\n\
          tasks.md: 3 tasks (claude-workflow): 1 error, 0 warnings, 0 blocked\n\
          tasks.md: checks: 0 by a command, 3 by what their line names, 0 by nothing\n"
     );
@@ -182,6 +185,7 @@ fn agent_work_without_actions_is_a_warning_not_a_refusal() {
         "tasks.md:3: warning: T1: no actions field: its steps or requirement say what to do, so an agent does it\n\
          tasks.md:10: warning: T2: no actions field: its steps or requirement say what to do, so an agent does it\n\
          tasks.md:15: error: T3: no actions, commands, steps or requirement: what to do is left to the executor\n\
+         tasks.md: format claude-workflow: 3 `## T1: name` task headings\n\
          tasks.md: 3 tasks (claude-workflow): 1 error, 2 warnings, 0 blocked\n\
          tasks.md: checks: 0 by a command, 3 by what their line names, 0 by nothing\n"
     );
@@ -222,6 +226,7 @@ fn classification_matches_words_not_letters() {
             note(23, "T5", "api_spec", "name has the word \"service\""),
             note(28, "T6", "api_spec", "name has the word \"fetch\""),
             note(33, "T7", "design_spec", "name contains 表单"),
+            "tasks.md: format claude-workflow: 7 `## T1: name` task headings\n\
             "tasks.md: 7 tasks (claude-workflow): 0 errors, 0 warnings, 4 blocked\n\
              tasks.md: checks: 0 by a command, 7 by what their line names, 0 by nothing\n"
                 .into(),
@@ -247,6 +252,7 @@ fn blockers_none_opts_a_task_out_of_classification() {
     assert_eq!(
         check(&t, 0),
         "tasks.md:9: note: T2 would start blocked on api_spec (name has the word \"fetch\"): lift it with `wf workflow-unblock api_spec` once that input is ready, or write `- **阻塞依赖**: none` in the task if it waits on nothing\n\
+         tasks.md: format claude-workflow: 3 `## T1: name` task headings\n\
          tasks.md: 3 tasks (claude-workflow): 0 errors, 0 warnings, 1 blocked\n\
          tasks.md: checks: 0 by a command, 3 by what their line names, 0 by nothing\n"
     );
@@ -263,6 +269,7 @@ fn findings_name_the_line_of_their_field() {
         check(&t, 2),
         "tasks.md:7: warning: T1: requirement contains \"maybe\": an undecided option\n\
          tasks.md:10: error: T1: acceptance contains \"TBD\": a decision is still open\n\
+         tasks.md: format claude-workflow: 1 `## T1: name` task heading\n\
          tasks.md: 1 task (claude-workflow): 1 error, 1 warning, 0 blocked\n\
          tasks.md: checks: 0 by a command, 1 by what their line names, 0 by nothing\n"
     );
@@ -307,6 +314,7 @@ fn config_classifies_spec_kit_or_turns_classification_off_or_replaces_the_rules(
                 "design_spec",
                 "file src/components/VenueCard.tsx is under components/"
             ),
+            "tasks.md: format spec-kit: 4 `- [ ] T001` task lines\n\
             "tasks.md: 4 tasks (spec-kit): 0 errors, 0 warnings, 4 blocked\n\
              tasks.md: checks: 0 by a command, 4 by what their line names, 0 by nothing\n"
                 .into(),
@@ -318,6 +326,7 @@ fn config_classifies_spec_kit_or_turns_classification_off_or_replaces_the_rules(
     t.config(r#"{"wf": {"classify": {"formats": []}}}"#);
     assert_eq!(
         check(&t, 0),
+        "tasks.md: format claude-workflow: 7 `## T1: name` task headings\n\
         "tasks.md: 7 tasks (claude-workflow): 0 errors, 0 warnings, 0 blocked\n\
          tasks.md: checks: 0 by a command, 7 by what their line names, 0 by nothing\n"
     );
@@ -330,6 +339,7 @@ fn config_classifies_spec_kit_or_turns_classification_off_or_replaces_the_rules(
     assert_eq!(
         check(&t, 0),
         "tasks.md:3: note: T1 would start blocked on release (name matches wf.blockers.release.name at \"release\"): lift it with `wf workflow-unblock release` once that input is ready, or write `- **阻塞依赖**: none` in the task if it waits on nothing\n\
+         tasks.md: format claude-workflow: 7 `## T1: name` task headings\n\
          tasks.md: 7 tasks (claude-workflow): 0 errors, 0 warnings, 1 blocked\n\
          tasks.md: checks: 0 by a command, 7 by what their line names, 0 by nothing\n"
     );
@@ -344,7 +354,7 @@ fn bad_classify_config_is_one_line_error() {
     exit: 2
     --- stdout
     --- stderr
-    wf: error: [ROOT]/project/.claude/config/project-config.json: wf.classify.formats lists "speckit", which is not a plan format; use "claude-workflow" and/or "spec-kit" ([] turns classification off)
+    wf: error: [ROOT]/project/.claude/config/project-config.json: wf.classify.formats lists "speckit", which is not a plan format; use some of claude-workflow, spec-kit, kiro, openspec, bmad, taskmaster ([] turns classification off)
     "#);
     t.config(r#"{"wf": {"classify": {"format": []}}}"#);
     let run = t.wf(&["check", "tasks.md"]).code(2);
@@ -364,6 +374,7 @@ fn check_on_a_clean_plan_prints_one_line_and_writes_nothing() {
     let before = snapshot_dir(&t.project);
     assert_eq!(
         check(&t, 0),
+        "tasks.md: format claude-workflow: 2 `## T1: name` task headings\n\
         "tasks.md: 2 tasks (claude-workflow): 0 errors, 0 warnings, 0 blocked\n\
          tasks.md: checks: 1 by a command, 1 by what their line names, 0 by nothing\n"
     );
@@ -455,6 +466,10 @@ fn check_shows_plan_warnings_and_constraint_ambiguities() {
     );
     assert_eq!(
         lines[2],
+        "tasks.md: format claude-workflow: 1 `## T1: name` task heading"
+    );
+    assert_eq!(
+        lines[3],
         "tasks.md: 1 task (claude-workflow): 0 errors, 1 warning, 0 blocked"
     );
 }

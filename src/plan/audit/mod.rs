@@ -223,7 +223,7 @@ impl<'a> Auditor<'a> {
                 });
             }
         }
-        let claude = format != Some(Format::SpecKit);
+        let claude = format.is_none_or(Format::writes_fields);
         // A task whose commands say what "done" means has decided what to do; one
         // whose steps or requirement say what to do is work for an agent.
         let has_commands = t.check_commands().next().is_some() || t.quality_gate;
@@ -346,10 +346,9 @@ fn ends_block(line: &Line<'_>, format: Option<Format>) -> bool {
         return false;
     }
     doc::heading(text).is_some()
-        || if format == Some(Format::SpecKit) {
-            speckit::is_task_line(text)
-        } else {
-            doc::is_rule(text)
+        || match format {
+            Some(f) if !f.writes_fields() => f.reader().starts_task(text),
+            _ => doc::is_rule(text),
         }
 }
 
@@ -384,7 +383,7 @@ fn field_lines<'a>(
     }
     let rest = rest.iter().filter(|l| !l.hidden && l.comment.is_none());
     let mut out = Vec::new();
-    if format == Some(Format::SpecKit) {
+    if format.is_some_and(|f| !f.writes_fields()) {
         return rest.map(|l| (l.no, l.text.as_ref())).collect();
     }
     let want = if field == "requirement" {

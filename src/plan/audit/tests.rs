@@ -267,7 +267,7 @@ fn the_alternation_of_every_pattern_compiles_and_agrees_with_each() {
 fn a_task_block_is_read_in_one_pass_and_again_when_asked_out_of_order() {
     let text = "# P\n\n## T1: a\n- **需求**: x\n---\nafter the rule\n## T2: b\n<!-- note -->\n- **需求**: y\n";
     let numbers = |block: &[Line<'_>]| block.iter().map(|l| l.no).collect::<Vec<_>>();
-    let mut blocks = Blocks::new(text, Some(Format::ClaudeWorkflow));
+    let mut blocks = Blocks::new(text, Some(Format::CLAUDE_WORKFLOW));
     // T1's block ends at the rule; T2's runs past a comment to the end.
     assert_eq!(numbers(blocks.of(3)), [3, 4]);
     assert_eq!(numbers(blocks.of(3)), [3, 4]);
@@ -278,7 +278,7 @@ fn a_task_block_is_read_in_one_pass_and_again_when_asked_out_of_order() {
     // A spec-kit task's block ends at the next task line.
     let mut blocks = Blocks::new(
         "- [ ] T001 a\n  more\n- [ ] T002 b\n",
-        Some(Format::SpecKit),
+        Some(Format::SPEC_KIT),
     );
     assert_eq!(numbers(blocks.of(1)), [1, 2]);
     assert_eq!(numbers(blocks.of(3)), [3, 4]);

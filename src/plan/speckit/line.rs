@@ -101,7 +101,7 @@ pub(super) fn t_shape(id: &str) -> bool {
 /// `(offset of the box's character, the character, text after the box)`. The box
 /// holds one character: a space, `x`/`X`, or any other mark that is not a letter,
 /// digit or bracket.
-pub(super) fn checkbox(text: &str) -> Option<(usize, char, &str)> {
+pub(crate) fn checkbox(text: &str) -> Option<(usize, char, &str)> {
     let t = text.trim_start();
     let after = t.strip_prefix(['-', '*', '+'])?;
     let s = after.trim_start();

@@ -63,9 +63,10 @@
 //! first leading `[P]` task becomes a barrier the others wait on, so the edge count
 //! stays linear (this delays the other leading `[P]` tasks until that one is done).
 
+mod context;
 mod deps;
 mod line;
-mod paths;
+mod reader;
 
 use std::sync::LazyLock;
 
@@ -80,12 +81,13 @@ use crate::state::ids::narrow;
 use crate::state::machine::TaskStatus;
 use crate::state::model::Task;
 
+use super::paths::{add_paths, paths_in};
 pub(crate) use deps::resolve;
 use deps::{
     depends_on, depends_on_in_text, section_edges_of, DepRef, Explicit, SectionEdge, DEPS_RE,
 };
 pub(crate) use line::*;
-use paths::{add_paths, paths_in};
+pub(crate) use reader::SpecKit;
 
 /// Above this many sink × leading-task edges at a phase boundary, use a barrier.
 const BARRIER_AT: usize = 256;

@@ -1,12 +1,13 @@
-use super::paths::is_path;
 use super::*;
+use crate::plan::paths::is_path;
 
 use crate::plan::outline::drafts;
-use crate::plan::Format::SpecKit;
+use crate::plan::Format;
+const SPEC: Format = Format::SPEC_KIT;
 
 /// The tasks as the parser and the phase-order edges leave them (no graph checks).
 fn parse_text(text: &str) -> Vec<Task> {
-    let d = drafts(SpecKit, text, &mut Vec::new()).unwrap();
+    let d = drafts(SPEC, text, &mut Vec::new()).unwrap();
     let (mut nodes, tasks): (Vec<_>, Vec<_>) = d.into_iter().map(Draft::split).unzip();
     add_phase_edges(&mut nodes);
     nodes
@@ -163,7 +164,7 @@ fn boxes_bold_hyphenated_and_marked_ids() {
 fn broken_ids_are_warnings() {
     let mut w = Vec::new();
     let d = drafts(
-        SpecKit,
+        SPEC,
         "- [ ] T001 ok\n- [ ] \u{422}002 x\n- [ ] T.3 y\n- [ ] TXXX z\n- [ ] Team sync\n",
         &mut w,
     )
@@ -213,7 +214,7 @@ fn prose_and_ranges_in_depends_on() {
     assert_eq!(deps(&t, "T006"), ["T002", "T003", "T005"]);
     assert_eq!(t[3].name, "d");
     let err = drafts(
-        SpecKit,
+        SPEC,
         "- [ ] T1 a\n- [ ] T2 b\n  (depends on T9)\n",
         &mut Vec::new(),
     )

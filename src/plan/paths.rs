@@ -1,9 +1,10 @@
-//! The files a spec-kit task names: which words of its text are paths (a known
+//! The files a task's line names, for the formats that do not list them in fields
+//! (spec-kit, the checklists, Taskmaster): which words of its text are paths (a known
 //! extension, a directory, a known top directory, or backticked) and which only look
 //! like one (URLs, routes, word lists, product names).
 
-#[allow(clippy::wildcard_imports)] // the parser's shared imports and its sibling modules
-use super::*;
+use super::doc;
+use crate::state::model::Task;
 
 pub(super) const EXTENSIONS: &[&str] = &[
     "py", "pyi", "ts", "tsx", "js", "jsx", "mjs", "cjs", "vue", "svelte", "css", "scss", "sass",
@@ -15,7 +16,7 @@ pub(super) const EXTENSIONS: &[&str] = &[
 /// `file` is the first path the task names, `modifies` the others (spec-kit does not
 /// say which files a task creates; `creates` is checked for existence after the run,
 /// `modifies` is not).
-pub(super) fn add_paths(task: &mut Task, paths: Vec<String>) {
+pub(crate) fn add_paths(task: &mut Task, paths: Vec<String>) {
     for p in paths {
         if task.file.as_deref() == Some(p.as_str()) || task.modifies.contains(&p) {
             continue;
@@ -31,7 +32,7 @@ pub(super) fn add_paths(task: &mut Task, paths: Vec<String>) {
 /// The file paths `text` names, in order: backticked ones first, then bare words
 /// that look like paths (see [`is_path`]); never a URL, a route after an HTTP method,
 /// or a word of punctuation.
-pub(super) fn paths_in(text: &str) -> Vec<String> {
+pub(crate) fn paths_in(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut push = |p: &str| {
         if !out.iter().any(|o| o == p) {
@@ -139,7 +140,7 @@ pub(super) const NOT_FILES: &[&str] = &[
     "deno.js",
 ];
 
-pub(super) fn is_path(w: &str, ticked: bool) -> bool {
+pub(crate) fn is_path(w: &str, ticked: bool) -> bool {
     let ext_ok = |seg: &str| {
         seg.rsplit_once('.').is_some_and(|(stem, ext)| {
             !stem.is_empty() && EXTENSIONS.iter().any(|e| ext.eq_ignore_ascii_case(e))

@@ -1,0 +1,247 @@
+//! How a checkbox plan marks a task's status besides `[ ]` and `[x]`: the mark in
+//! the box as the plan's legend defines it, and a deferral written in prose on the
+//! task's line — shared by spec-kit and the checklist formats.
+//!
+//! **Boxes**: ` ` is pending, `x`/`X` completed; `~` and `/` are in progress, `-`
+//! skipped (Kiro's own `-` is in progress, `Legend::with`); any other mark skipped.
+//! A legend line of the plan (`[~] = deferred`, `- [-] in progress`, "Legend: [ ]
+//! todo, [/] doing") overrides these for the marks it names, from that line on.
+//!
+//! **Deferrals in prose**: a task whose line says it is not to be done is skipped
+//! whatever its box: `(SKIPPED - not required for MVP)`, `(deferred)`, `(protected
+//! file - skipped)`, `[DEFERRED: …]`, `(cancelled)`, `(not required for MVP)`,
+//! `(out of scope)`, `(won't do)`, a ` — DEFERRED` marker (spec-kit's own, which the
+//! mirror writes), and a task whose id or whole text is struck through (`~~T012~~`).
+//! A word in running prose (`add deferred loading`) is not one: only a bracketed note,
+//! the marker, or the strike.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::state::machine::TaskStatus;
+
+/// What each mark in a box means for this plan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Legend {
+    /// Marks the plan's legend defined, in the order met (a later one wins).
+    defined: Vec<(char, TaskStatus)>,
+    /// What `-` means when no legend says: skipped (spec-kit), in progress (Kiro).
+    dash: TaskStatus,
+}
+
+impl Default for Legend {
+    fn default() -> Self {
+        Legend::with(TaskStatus::Skipped)
+    }
+}
+
+impl Legend {
+    /// The default legend, `-` meaning `dash`.
+    pub(crate) fn with(dash: TaskStatus) -> Legend {
+        Legend {
+            defined: Vec::new(),
+            dash,
+        }
+    }
+
+    /// The status a box with `mark` shows.
+    pub(crate) fn status(&self, mark: char) -> TaskStatus {
+        if let Some((_, s)) = self.defined.iter().rev().find(|(m, _)| *m == mark) {
+            return *s;
+        }
+        match mark {
+            ' ' => TaskStatus::Pending,
+            'x' | 'X' => TaskStatus::Completed,
+            '~' | '/' => TaskStatus::InProgress,
+            '-' => self.dash,
+            _ => TaskStatus::Skipped,
+        }
+    }
+
+    /// Reads `text` (a line that is not a task) as a legend line, learning the marks
+    /// it defines: each `[c]` followed by a status word. Cheap when the line has no
+    /// box: most lines of a plan.
+    pub(crate) fn learn(&mut self, text: &str) {
+        if !text.contains('[') {
+            return;
+        }
+        let Some(re) = LEGEND_RE.as_ref() else {
+            return;
+        };
+        for c in re.captures_iter(text) {
+            let (Some(mark), Some(word)) = (c.get(1), c.get(2)) else {
+                continue;
+            };
+            let Some(mark) = mark.as_str().chars().next() else {
+                continue;
+            };
+            if let Some(s) = legend_word(word.as_str()) {
+                if matches!(mark, ' ' | 'x' | 'X') && s != self.status(mark) {
+                    // `[x] = skipped` is a typo or a joke; the box means what it means.
+                    continue;
+                }
+                self.defined.push((mark, s));
+            }
+        }
+    }
+}
+
+/// `[~] = deferred`, `[-] in progress`, `` `[/]`: doing ``: a box, an optional
+/// separator, a status word.
+static LEGEND_RE: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)`?\[([^\[\]\w\s]| )\]`?\s*(?:\*\*)?\s*(?:=|:|-|–|—|→|->|means|is)?\s*(?:\*\*)?\s*([A-Za-z][A-Za-z /_-]{1,24})",
+    )
+    .ok()
+});
+
+/// The status a legend's word names.
+fn legend_word(word: &str) -> Option<TaskStatus> {
+    let w = word.trim().to_ascii_lowercase();
+    let starts = |p: &[&str]| p.iter().any(|x| w.starts_with(x));
+    if starts(&[
+        "in progress",
+        "in-progress",
+        "in_progress",
+        "wip",
+        "doing",
+        "started",
+        "partial",
+        "ongoing",
+        "working",
+    ]) {
+        Some(TaskStatus::InProgress)
+    } else if starts(&[
+        "skip",
+        "defer",
+        "cancel",
+        "not applicable",
+        "n/a",
+        "won't",
+        "wont",
+        "dropped",
+        "obsolete",
+        "out of scope",
+        "postponed",
+        "not needed",
+    ]) {
+        Some(TaskStatus::Skipped)
+    } else if starts(&["done", "complete", "finished"]) {
+        Some(TaskStatus::Completed)
+    } else if starts(&["blocked"]) {
+        Some(TaskStatus::Blocked)
+    } else if starts(&["todo", "to do", "pending", "not started", "open"]) {
+        Some(TaskStatus::Pending)
+    } else {
+        None
+    }
+}
+
+/// A deferral written on a task line: the span to cut from its name (`None` for a
+/// strike-through, whose text stays the name), see the module doc.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Deferral {
+    pub span: Option<(usize, usize)>,
+}
+
+/// Notes that defer a task: a bracketed note that says so, or a marker.
+static NOTE_RE: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)[(\[]\s*(?:\*\*)?\s*(?:skipped|skip|deferred|defer|cancell?ed|won'?t do|out of scope|not required(?: for mvp)?|not needed(?: for mvp)?|postponed|protected file\s*[-–—:]\s*skipped)\b[^)\]]*[)\]]",
+    )
+    .ok()
+});
+
+/// The deferral `desc` (a task's text after its id) writes, if any: a bracketed
+/// note, or the whole text (or its id, `id_struck`) struck through.
+pub(crate) fn deferral(desc: &str, id_struck: bool) -> Option<Deferral> {
+    if id_struck || struck(desc) {
+        return Some(Deferral { span: None });
+    }
+    if !desc.contains(['(', '[']) {
+        return None;
+    }
+    let m = NOTE_RE.as_ref()?.find(desc)?;
+    Some(Deferral {
+        span: Some((m.start(), m.end())),
+    })
+}
+
+/// `~~text~~`, the whole of `s` struck through.
+pub(crate) fn struck(s: &str) -> bool {
+    let t = s.trim();
+    t.len() > 4
+        && t.starts_with("~~")
+        && t.ends_with("~~")
+        && !t.get(2..t.len() - 2).unwrap_or("").contains("~~")
+}
+
+/// `s` without a strike-through around it (`~~T012~~` → `T012`).
+pub(crate) fn unstruck(s: &str) -> (&str, bool) {
+    match s.strip_prefix("~~").and_then(|r| r.strip_suffix("~~")) {
+        Some(inner) if !inner.is_empty() && !inner.contains("~~") => (inner, true),
+        _ => (s, false),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn boxes_and_legends() {
+        let mut l = Legend::default();
+        assert_eq!(l.status(' '), TaskStatus::Pending);
+        assert_eq!(l.status('X'), TaskStatus::Completed);
+        assert_eq!(l.status('~'), TaskStatus::InProgress);
+        assert_eq!(l.status('-'), TaskStatus::Skipped);
+        assert_eq!(
+            Legend::with(TaskStatus::InProgress).status('-'),
+            TaskStatus::InProgress
+        );
+        l.learn("Legend: `[ ]` todo, `[~]` = deferred, [-] in progress, [!] blocked");
+        assert_eq!(l.status('~'), TaskStatus::Skipped);
+        assert_eq!(l.status('-'), TaskStatus::InProgress);
+        assert_eq!(l.status('!'), TaskStatus::Blocked);
+        assert_eq!(l.status(' '), TaskStatus::Pending);
+        l.learn("- [x] = skipped by mistake");
+        assert_eq!(l.status('x'), TaskStatus::Completed);
+        // Prose with a box in it but no status word teaches nothing.
+        let mut p = Legend::default();
+        p.learn("see [ ] the docs and [~] the other thing");
+        assert_eq!(p, Legend::default());
+    }
+
+    #[test]
+    fn prose_deferrals() {
+        for desc in [
+            "Write the e2e suite (SKIPPED - not required for MVP)",
+            "Add caching (deferred)",
+            "Touch the lockfile (protected file - skipped)",
+            "Migrate [DEFERRED: needs the new API]",
+            "Old path (Cancelled)",
+            "Polish (not required for MVP)",
+            "Dark mode (out of scope)",
+        ] {
+            let d = deferral(desc, false).unwrap_or_else(|| panic!("{desc}"));
+            let (a, b) = d.span.unwrap();
+            assert!(desc[a..b].starts_with(['(', '[']), "{desc}");
+        }
+        assert_eq!(
+            deferral("~~Remove the old API~~", false),
+            Some(Deferral { span: None })
+        );
+        assert_eq!(deferral("Remove it", true), Some(Deferral { span: None }));
+        for desc in [
+            "Add deferred loading of images",
+            "Skip list implementation (src/skip.rs)",
+            "Handle the cancelled state [US2]",
+            "Parse ~~strike~~ in markdown",
+        ] {
+            assert_eq!(deferral(desc, false), None, "{desc}");
+        }
+        assert_eq!(unstruck("~~T012~~"), ("T012", true));
+        assert_eq!(unstruck("T012"), ("T012", false));
+    }
+}
