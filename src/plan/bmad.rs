@@ -158,7 +158,8 @@ impl Detector for Story {
         }
     }
 
-    fn finish(self: Box<Self>, _text: &str) -> Evidence {
+    fn finish(mut self: Box<Self>, _text: &str) -> Evidence {
+        self.count.settle();
         let tasks = self.count.all;
         let mut why = vec![format!(
             "{} under `## Tasks / Subtasks`",
@@ -177,6 +178,7 @@ impl Detector for Story {
             tasks,
             signs: self.sections + usize::from(self.status.is_some()) + usize::from(self.path),
             bare: false,
+            fallback: false,
             why,
         }
     }

@@ -47,6 +47,8 @@ use crate::state::machine::TaskStatus;
 pub(crate) struct TaskHeading<'a> {
     pub id: &'a str,
     pub name: String,
+    /// The box a heading holds (`### - [x] T001 name`), which shows its status.
+    pub mark: Option<char>,
 }
 
 /// The content of a level-2 or level-3 heading, also when the space after the hashes
@@ -54,14 +56,14 @@ pub(crate) struct TaskHeading<'a> {
 /// heading) — then only if an id follows directly, so `##hashtag` stays text.
 fn heading_content(text: &str) -> Option<&str> {
     if let Some((level, content)) = doc::heading(text) {
-        return (2..=3).contains(&level).then_some(content);
+        return (2..=4).contains(&level).then_some(content);
     }
     let t = text.trim_start_matches(' ');
     if text.len() - t.len() > 3 {
         return None;
     }
     let hashes = t.bytes().take_while(|b| *b == b'#').count();
-    if !(2..=3).contains(&hashes) {
+    if !(2..=4).contains(&hashes) {
         return None;
     }
     let content = t.get(hashes..)?.trim();
@@ -77,6 +79,8 @@ struct Candidate<'a> {
     id: &'a str,
     name: String,
     colon: bool,
+    /// `### - [x] T001 name`: the box the heading holds.
+    mark: Option<char>,
 }
 
 fn split_colon(s: &str) -> Option<(&str, &str)> {
@@ -86,29 +90,54 @@ fn split_colon(s: &str) -> Option<(&str, &str)> {
 
 fn candidate(content: &str) -> Option<Candidate<'_>> {
     let content = content.trim();
-    let bold = ["**", "__"].into_iter().find(|m| content.starts_with(m));
-    let (id, name, colon) = match bold {
-        // `**T2**: x`, `**T2:** x`, `**T2: x**`
-        Some(m) => {
-            let inner = content.get(m.len()..)?;
-            let close = inner.find(m)?;
-            let head = inner.get(..close)?;
-            let tail = inner.get(close + m.len()..)?.trim();
-            match split_colon(head) {
-                Some((id, rest)) => (id, format!("{} {tail}", rest.trim()), true),
-                None => match tail.strip_prefix([':', '：']) {
-                    Some(rest) => (head, rest.to_string(), true),
-                    None => (head, tail.to_string(), false),
-                },
-            }
+    // `- [x] T001 name`: a checkbox line made a heading.
+    if let Some((_, mark, rest)) = super::speckit::checkbox(content) {
+        let rest = rest.trim();
+        let word = rest.split_whitespace().next()?;
+        let id = word.trim_end_matches([':', '：', '.']);
+        let name = rest.get(word.len()..)?.trim().to_string();
+        return (!id.is_empty()).then_some(Candidate {
+            id,
+            name,
+            colon: true,
+            mark: Some(mark),
+        });
+    }
+    // `Task 1.1: name`, `Step 3: name`: the number is the id.
+    if let Some((title, rest)) = split_colon(content) {
+        if let Some(number) = numbered_word(title) {
+            return Some(Candidate {
+                id: number,
+                name: rest.trim().to_string(),
+                colon: true,
+                mark: None,
+            });
         }
-        None => {
-            if let Some((id, rest)) = split_colon(content) {
-                (id, rest.to_string(), true)
-            } else {
-                let word = content.split_whitespace().next()?;
-                (word, content.get(word.len()..)?.to_string(), false)
-            }
+    }
+    let bold = ["**", "__"].into_iter().find(|m| content.starts_with(m));
+    let (id, name, colon) = if let Some(m) = bold {
+        // `**T2**: x`, `**T2:** x`, `**T2: x**`
+        let inner = content.get(m.len()..)?;
+        let close = inner.find(m)?;
+        let head = inner.get(..close)?;
+        let tail = inner.get(close + m.len()..)?.trim();
+        match split_colon(head) {
+            Some((id, rest)) => (id, format!("{} {tail}", rest.trim()), true),
+            None => match tail.strip_prefix([':', '：']) {
+                Some(rest) => (head, rest.to_string(), true),
+                None => (head, tail.to_string(), false),
+            },
+        }
+    } else {
+        let word = content.split_whitespace().next()?;
+        // `T1. Pre-flight: check`: the id ends at its full stop.
+        let stopped = word.strip_suffix('.').filter(|w| strict_shape(w));
+        if let Some(id) = stopped {
+            (id, content.get(word.len()..)?.to_string(), true)
+        } else if let Some((id, rest)) = split_colon(content) {
+            (id, rest.to_string(), true)
+        } else {
+            (word, content.get(word.len()..)?.to_string(), false)
         }
     };
     let id = strip_ticks(id);
@@ -116,7 +145,21 @@ fn candidate(content: &str) -> Option<Candidate<'_>> {
         id,
         name: name.trim().to_string(),
         colon,
+        mark: None,
     })
+}
+
+/// `Task 1.1`, `Step 3`, `Subtask 2`: a word for a task and its number, the number.
+fn numbered_word(title: &str) -> Option<&str> {
+    let (word, number) = title.trim().split_once(' ')?;
+    let number = number.trim();
+    let words = [
+        "Task", "TASK", "task", "Step", "Subtask", "Sub-task", "Story", "任务",
+    ];
+    (words.contains(&word)
+        && number.starts_with(|c: char| c.is_ascii_digit())
+        && number.bytes().all(|b| b.is_ascii_digit() || b == b'.'))
+    .then_some(number.trim_end_matches('.'))
 }
 
 /// `T1`, `T1.2`, `B12-fix`, `T-2`, `T_2`: ASCII letters, at most one of `-_.`, a digit.
@@ -148,6 +191,7 @@ pub(crate) fn task_heading(text: &str) -> Option<TaskHeading<'_>> {
     (c.colon && strict_shape(c.id)).then_some(TaskHeading {
         id: c.id,
         name: c.name,
+        mark: c.mark,
     })
 }
 
@@ -168,6 +212,8 @@ pub(crate) struct FieldLine<'a> {
     pub value: &'a str,
     /// Byte offset of `value` in the line.
     pub value_at: usize,
+    /// `- [x] **Description**: …`: the box before the key and where its mark is.
+    pub boxed: Option<(usize, char)>,
 }
 
 pub(crate) fn field_line(text: &str) -> Option<FieldLine<'_>> {
@@ -182,12 +228,22 @@ pub(crate) fn field_line(text: &str) -> Option<FieldLine<'_>> {
         return None;
     }
     let s = after.trim_start();
-    // `- [x] **Description**: …`: a checkbox before the key says nothing the key does not.
-    let s = match s.get(..3) {
-        Some("[ ]" | "[x]" | "[X]") => s.get(3..)?.trim_start(),
-        _ => s,
+    // `- [x] **Description**: …`: a checkbox before the key, which shows the task's
+    // status when nothing else does (`fields::build`).
+    let mark = s.strip_prefix('[').and_then(|inner| {
+        let c = inner.chars().next()?;
+        let box_mark = matches!(c, ' ' | 'x' | 'X')
+            || !(c.is_alphanumeric() || c.is_whitespace() || matches!(c, '[' | ']'));
+        (box_mark && inner.get(c.len_utf8()..)?.starts_with(']')).then_some(c)
+    });
+    let (s, boxed) = match mark {
+        Some(c) => {
+            let at = text.len() - s.len() + 1;
+            (s.get(2 + c.len_utf8()..)?.trim_start(), Some((at, c)))
+        }
+        None => (s, None),
     };
-    bold_key(s, text)
+    bold_key(s, text).map(|f| FieldLine { boxed, ..f })
 }
 
 /// `**key**: value` (or `**key:** value`) at the start of `s`, a suffix of `text`.
@@ -210,6 +266,7 @@ fn bold_key<'a>(s: &'a str, text: &'a str) -> Option<FieldLine<'a>> {
         key,
         value: v.trim_end(),
         value_at: text.len() - v.len(),
+        boxed: None,
     })
 }
 
@@ -310,6 +367,7 @@ pub(crate) fn kinds<'a>(lines: &'a [Line<'_>]) -> Vec<Kind<'a>> {
             (true, true) => Kind::TaskHeading(TaskHeading {
                 id: c.id,
                 name: c.name,
+                mark: c.mark,
             }),
             (true, false) => Kind::BadHeading(c.id),
             (false, false) if c.colon && loose_shape(c.id) => Kind::Suspect(c.id),
@@ -374,7 +432,9 @@ pub(crate) fn parse<'a>(
                 if let Some(b) = block.take() {
                     drafts.push(fields::build(b, warnings)?)?;
                 }
-                block = Some(Block::new(h.id, &h.name, line.no));
+                let mut b = Block::new(h.id, &h.name, line.no);
+                b.heading_box = h.mark;
+                block = Some(b);
                 open_field = false;
             }
             Kind::BadHeading(id) => {
@@ -409,6 +469,9 @@ pub(crate) fn parse<'a>(
             }
             Kind::Field(f) => {
                 if let Some(b) = block.as_mut() {
+                    if b.field_box.is_none() {
+                        b.field_box = f.boxed.map(|(_, c)| c);
+                    }
                     b.fields.push(Field {
                         key: f.key.to_string(),
                         line: line.no,
@@ -487,9 +550,14 @@ fn heading_fix(id: &str) -> String {
 /// The claude-workflow format: `## T1: name` headings and `- **字段**: 值` fields.
 pub(crate) struct ClaudeWorkflow;
 
-/// The spot kinds of a claude-workflow plan: the heading's emoji, the `状态` field.
+/// The spot kinds of a claude-workflow plan: the heading's emoji (or the box a
+/// heading holds), the `状态` field, the box of a field line (`- [x] **Description**:`).
 const HEADING: &str = "heading";
 const STATUS_FIELD: &str = "status_field";
+const FIELD_BOX: &str = "field_box";
+/// The heading of a task whose field box shows its status: an emoji it has is kept
+/// true, none is added.
+const HEADING_BESIDE_BOX: &str = "heading_beside_box";
 
 impl Reader for ClaudeWorkflow {
     fn name(&self) -> &'static str {
@@ -519,34 +587,49 @@ impl Reader for ClaudeWorkflow {
     }
 
     fn spots(&self, text: &str, each: &mut dyn FnMut(Spot<'_>)) {
-        let mut task: Option<String> = None;
+        // The spots of the block being read, given when it ends: a heading shows no
+        // emoji for a task whose field box shows its status (unless it has one).
+        type Block = Option<(String, Vec<(usize, &'static str)>)>;
+        let mut flush = |block: &mut Block| {
+            let Some((id, spots)) = block.take() else {
+                return;
+            };
+            let boxed = spots.iter().any(|s| s.1 == FIELD_BOX);
+            for (at, kind) in spots {
+                let kind = if boxed && kind == HEADING {
+                    HEADING_BESIDE_BOX
+                } else {
+                    kind
+                };
+                each(Spot { id: &id, at, kind });
+            }
+        };
+        let mut block: Block = None;
         let Ok(()) = each_kind(doc::iter(text), |line, kind| {
             let at = doc::offset_in(text, line.raw);
+            let raw = line.text_is_raw();
             match kind {
                 Kind::TaskHeading(h) => {
-                    task = Some(h.id.to_string());
-                    if line.text_is_raw() {
-                        each(Spot {
-                            id: h.id,
-                            at,
-                            kind: HEADING,
-                        });
-                    }
+                    flush(&mut block);
+                    let spots = if raw { vec![(at, HEADING)] } else { Vec::new() };
+                    block = Some((h.id.to_string(), spots));
                 }
-                Kind::End | Kind::BadHeading(_) | Kind::Suspect(_) => task = None,
-                Kind::Field(f) if fields::canon(f.key) == Some(Key::Status) => {
-                    if let Some(id) = task.as_deref().filter(|_| line.text_is_raw()) {
-                        each(Spot {
-                            id,
-                            at,
-                            kind: STATUS_FIELD,
-                        });
+                Kind::End | Kind::BadHeading(_) | Kind::Suspect(_) => flush(&mut block),
+                Kind::Field(f) => {
+                    let Some((_, spots)) = block.as_mut().filter(|_| raw) else {
+                        return Ok(());
+                    };
+                    if fields::canon(f.key) == Some(Key::Status) {
+                        spots.push((at, STATUS_FIELD));
+                    } else if f.boxed.is_some() && !spots.iter().any(|s| s.1 == FIELD_BOX) {
+                        spots.push((at, FIELD_BOX));
                     }
                 }
                 _ => {}
             }
             Ok::<(), std::convert::Infallible>(())
         });
+        flush(&mut block);
     }
 
     fn show(
@@ -559,13 +642,24 @@ impl Reader for ClaudeWorkflow {
     ) -> Option<Shown> {
         let raw = doc::line_at(text, at)?;
         let new = match kind {
-            HEADING => {
+            HEADING | HEADING_BESIDE_BOX => {
                 (heading_id(raw)? == id).then_some(())?;
-                status.and_then(|s| heading_line(raw, s))
+                let has_emoji = status::split_heading_status(raw).1.is_some();
+                match heading_box(raw) {
+                    Some((at, mark)) => status.and_then(|s| with_box(raw, at, mark, s)),
+                    None if kind == HEADING || has_emoji => {
+                        status.and_then(|s| heading_line(raw, s))
+                    }
+                    None => None,
+                }
             }
             STATUS_FIELD => {
                 let f = field_line(raw).filter(|f| fields::canon(f.key) == Some(Key::Status))?;
                 status.and_then(|s| status_field_line(raw, &f, s))
+            }
+            FIELD_BOX => {
+                let (at, mark) = field_line(raw)?.boxed?;
+                status.and_then(|s| with_box(raw, at, mark, s))
             }
             _ => return None,
         };
@@ -573,7 +667,7 @@ impl Reader for ClaudeWorkflow {
     }
 
     fn spot_kinds(&self) -> &'static [&'static str] {
-        &[HEADING, STATUS_FIELD]
+        &[HEADING, STATUS_FIELD, FIELD_BOX, HEADING_BESIDE_BOX]
     }
 
     fn writes_fields(&self) -> bool {
@@ -585,20 +679,37 @@ impl Reader for ClaudeWorkflow {
     }
 }
 
-/// Detection's count of task headings. A heading whose id is also the id of a
-/// spec-kit task line restates that task (a "Task Details" section) and is not
-/// counted: a spec-kit plan with such a section stays spec-kit.
+/// Detection's count of task headings: strict ones, and the others task fields
+/// follow (`### Task 1.1: x`, `### 1.1 x` over `**Files:**`). A heading whose id is
+/// also the id of a spec-kit task line restates that task (a "Task Details"
+/// section) and is not counted: a spec-kit plan with such a section stays spec-kit.
 #[derive(Default)]
 struct Headings {
     ids: Vec<String>,
+    /// A heading that is a task if a known field follows before the next heading.
+    pending: Option<String>,
     looks_like: bool,
 }
 
 impl Detector for Headings {
     fn line(&mut self, line: &Line<'_>) {
-        if let Some(h) = task_heading(&line.text) {
+        let text: &str = &line.text;
+        if let Some(h) = task_heading(text) {
+            self.pending = None;
             self.ids.push(h.id.to_string());
-        } else if !self.looks_like {
+            return;
+        }
+        if doc::heading(text).is_some() || doc::is_rule(text) {
+            self.pending = heading_content(text)
+                .and_then(candidate)
+                .filter(|c| loose_shape(c.id) && ids::is_valid_id(c.id))
+                .map(|c| c.id.to_string());
+        } else if self.pending.is_some()
+            && field_line(text).is_some_and(|f| fields::canon(f.key).is_some())
+        {
+            self.ids.extend(self.pending.take());
+        }
+        if !self.looks_like {
             self.looks_like = looks_like(line);
         }
     }
@@ -635,9 +746,38 @@ impl Detector for Headings {
             tasks: ids.len(),
             signs: 0,
             bare: self.looks_like,
+            fallback: false,
             why,
         }
     }
+}
+
+/// The box a heading line holds (`### - [x] T001 name`): where its mark is, and it.
+fn heading_box(raw: &str) -> Option<(usize, char)> {
+    let hashes = raw.trim_start().bytes().take_while(|b| *b == b'#').count();
+    let lead = raw.len() - raw.trim_start().len() + hashes;
+    let content = raw.get(lead..)?;
+    let (at, mark, _) = super::speckit::checkbox(content)?;
+    Some((lead + at, mark))
+}
+
+/// The line `raw` whose box mark `mark` is at `at`, showing `s`: `x` for done, `-`
+/// for skipped, the mark kept where it shows `s` already.
+fn with_box(raw: &str, at: usize, mark: char, s: TaskStatus) -> Option<String> {
+    let shows = super::marks::Legend::default().status(mark);
+    let new = match s {
+        _ if shows == s => mark,
+        TaskStatus::Completed => 'x',
+        TaskStatus::Skipped => '-',
+        _ => ' ',
+    };
+    (new != mark).then(|| {
+        format!(
+            "{}{new}{}",
+            raw.get(..at).unwrap_or(""),
+            raw.get(at + mark.len_utf8()..).unwrap_or("")
+        )
+    })
 }
 
 /// A task heading showing `s`: its emoji replaced, added or removed.
@@ -677,7 +817,18 @@ mod tests {
         assert!(task_heading("## Self-Review Checklist").is_none());
         assert!(task_heading("## Phase 1: Setup").is_none());
         assert!(task_heading("# T1: top level").is_none());
-        assert!(task_heading("#### T1: deep").is_none());
+        assert_eq!(
+            task_heading("#### TASK-014-001: deep").unwrap().id,
+            "TASK-014-001"
+        );
+        assert!(task_heading("##### T1: deeper").is_none());
+        let h = task_heading("## T1. Pre-flight: check the env").unwrap();
+        assert_eq!((h.id, h.name.as_str()), ("T1", "Pre-flight: check the env"));
+        let h = task_heading("### - [x] T001 Add the client").unwrap();
+        assert_eq!(
+            (h.id, h.name.as_str(), h.mark),
+            ("T001", "Add the client", Some('x'))
+        );
         assert_eq!(
             task_heading("## T1$(touch PWNED): x").unwrap().id,
             "T1$(touch PWNED)"
@@ -763,12 +914,13 @@ mod tests {
             heading_kinds("## T-2: a\n## T5 d\n## \u{422}2: x\n## Phase 2: y\n##hashtag\n"),
             ["task T-2 / a", "suspect \u{422}2"]
         );
-        // With fields, a broken id or a numbered title is an error.
+        // With fields, a broken id or a numbered title is an error; `Task 1.1` is
+        // a task numbered 1.1.
         assert_eq!(
             heading_kinds(&format!(
-                "## \u{422}2: x\n{f}## T\u{200b}2: y\n{f}### Task 1.1: z\n{f}## Notes\n{f}"
+                "## \u{422}2: x\n{f}## T\u{200b}2: y\n{f}### Task 1.1: z\n{f}## Phase 2: w\n{f}## Notes\n{f}"
             )),
-            ["bad \u{422}2", "bad T\u{200b}2", "bad Task 1.1"]
+            ["bad \u{422}2", "bad T\u{200b}2", "task 1.1 / z", "bad Phase 2"]
         );
     }
 
@@ -776,7 +928,7 @@ mod tests {
     fn bad_headings_are_errors_with_the_fix() {
         let err = drafts(
             CLAUDE,
-            "## T1: a\n- **actions**: x\n\n### Task 1.1: z\n- **File**: a.rs\n",
+            "## T1: a\n- **actions**: x\n\n### Part 1.1: z\n- **File**: a.rs\n",
             &mut Vec::new(),
         )
         .unwrap_err();

@@ -254,6 +254,10 @@ pub(crate) struct Block {
     /// `(line, inside)` of whole-line HTML comments in the block.
     pub meta: Vec<(usize, String)>,
     pub fields: Vec<Field>,
+    /// The box of a heading that holds one (`### - [x] T001 name`).
+    pub heading_box: Option<char>,
+    /// The box of the first field line that has one (`- [x] **Description**: …`).
+    pub field_box: Option<char>,
 }
 
 impl Block {
@@ -264,6 +268,8 @@ impl Block {
             line,
             meta: Vec::new(),
             fields: Vec::new(),
+            heading_box: None,
+            field_box: None,
         }
     }
 }
@@ -345,7 +351,15 @@ pub(crate) fn build(block: Block, warnings: &mut Vec<PlanWarning>) -> Result<Dra
             Key::Expect => task.expect = text(&f.parts),
             Key::Deps => {
                 deps_line = f.line;
-                for dep in words(&f.parts) {
+                // `Task 1.1` names task 1.1 (a heading `### Task 1.1:`).
+                let written = words(&f.parts);
+                let deps = written
+                    .iter()
+                    .filter(|w| {
+                        !matches!(w.as_str(), "Task" | "task" | "Step" | "Subtask" | "任务")
+                    })
+                    .cloned();
+                for dep in deps {
                     if !is_valid_id(&dep) {
                         return Err(PlanError::new(f.line, format!(
                             "task {id} lists {} as a dependency, which is not a task id; write task ids such as `T1, T2` (or 无 for none)",
@@ -420,11 +434,14 @@ pub(crate) fn build(block: Block, warnings: &mut Vec<PlanWarning>) -> Result<Dra
     if task.quality_gate && task.threshold.is_none() {
         task.threshold = Some(80);
     }
-    task.status = status::imported(
-        field_status
-            .or(heading_status)
-            .unwrap_or(TaskStatus::Pending),
-    );
+    let boxed = block
+        .heading_box
+        .or(block.field_box)
+        .map(|mark| super::marks::Legend::default().status(mark));
+    task.status = field_status
+        .or(heading_status)
+        .or(boxed)
+        .unwrap_or(TaskStatus::Pending);
     Ok(Draft {
         task,
         deps_line,

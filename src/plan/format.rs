@@ -20,13 +20,14 @@ use crate::state::model::Task;
 
 /// Every format, in the order a tie between two is decided: the one registration
 /// line a new format adds.
-static READERS: [&dyn Reader; 6] = [
+static READERS: [&dyn Reader; 7] = [
     &super::claude::ClaudeWorkflow,
     &super::speckit::SpecKit,
     &super::kiro::KIRO,
     &super::openspec::OPENSPEC,
     &super::bmad::BMAD,
     &super::taskmaster::Taskmaster,
+    &super::plain::PLAIN,
 ];
 
 /// Which pass a parser runs for: the first keeps what it needs to resolve
@@ -51,6 +52,9 @@ pub(crate) struct Evidence {
     pub signs: usize,
     /// The text has this format's marks without a task (an empty plan, a template).
     pub bare: bool,
+    /// The format reads what no other does (a plain checklist): weighed only when
+    /// no other format finds a task.
+    pub fallback: bool,
     /// Why, in a few words: `12 \`- [ ] T001\` task lines`, `path .kiro/specs/`.
     pub why: Vec<String>,
 }
@@ -288,17 +292,19 @@ pub(crate) fn detect(text: &str, path: Option<&Path>) -> Result<Detected, PlanEr
         .into_iter()
         .map(|(f, d)| (f, d.finish(text)))
         .collect();
-    let best = all
-        .iter()
-        .filter(|(_, e)| e.tasks > 0)
-        .enumerate()
-        .max_by_key(|(i, (_, e))| (e.tasks, e.signs, std::cmp::Reverse(*i)))
-        .map(|(_, pick)| pick);
+    let pick = |fallback: bool| {
+        all.iter()
+            .enumerate()
+            .filter(|(_, (_, e))| e.tasks > 0 && e.fallback == fallback)
+            .max_by_key(|(i, (_, e))| (e.tasks, e.signs, std::cmp::Reverse(*i)))
+            .map(|(_, pick)| pick)
+    };
+    let best = pick(false).or_else(|| pick(true));
     if let Some((format, evidence)) = best {
         let mut why = evidence.why.clone();
         let others: Vec<String> = all
             .iter()
-            .filter(|(f, e)| f != format && e.tasks > 0 && !same_lines(e, evidence))
+            .filter(|(f, e)| f != format && e.tasks > 0 && !e.fallback && !same_lines(e, evidence))
             .map(|(f, e)| format!("{} has {}", f.name(), e.tasks))
             .collect();
         if !others.is_empty() {

@@ -17,14 +17,14 @@ pub(crate) struct IdIndex {
 }
 
 impl IdIndex {
-    /// The position of every node; for an id written twice, the first's, and the
-    /// first such pair (first, second) in document order.
-    pub(crate) fn of(nodes: &[Node]) -> (IdIndex, Option<(usize, usize)>) {
+    /// The position of every node; for an id written twice, the first's, and every
+    /// later copy with the first's position, `(first, later)`, in document order.
+    pub(crate) fn of(nodes: &[Node]) -> (IdIndex, Vec<(usize, usize)>) {
         let mut index = IdIndex {
             at: hashbrown::HashTable::with_capacity(nodes.len()),
             hasher: foldhash::fast::RandomState::default(),
         };
-        let mut repeated = None;
+        let mut repeated = Vec::new();
         for (i, node) in nodes.iter().enumerate() {
             let hash = index.hash(node.id());
             let same = |&j: &usize| nodes.get(j).is_some_and(|n| n.id() == node.id());
@@ -36,7 +36,7 @@ impl IdIndex {
             };
             match index.at.entry(hash, same, rehash) {
                 hashbrown::hash_table::Entry::Occupied(first) => {
-                    repeated = repeated.or(Some((*first.get(), i)));
+                    repeated.push((*first.get(), i));
                 }
                 hashbrown::hash_table::Entry::Vacant(slot) => {
                     slot.insert(i);
@@ -55,24 +55,6 @@ impl IdIndex {
     fn hash(&self, id: &str) -> u64 {
         std::hash::BuildHasher::hash_one(&self.hasher, id)
     }
-}
-
-/// Refuses an id written twice: `repeated`, the first such pair [`IdIndex::of`] met.
-pub(crate) fn refuse_repeated(
-    nodes: &[Node],
-    repeated: Option<(usize, usize)>,
-) -> Result<(), PlanError> {
-    let Some((first, second)) = repeated else {
-        return Ok(());
-    };
-    let first_line = nodes.get(first).map_or(0, |f| f.line);
-    let (line, id) = nodes.get(second).map_or((0, ""), |d| (d.line, d.id()));
-    Err(PlanError::new(
-        line as usize,
-        format!(
-            "task {id} is defined twice (first at line {first_line}); give each task its own id"
-        ),
-    ))
 }
 
 pub(crate) fn check_known_deps(
@@ -323,7 +305,7 @@ mod tests {
     }
 
     #[test]
-    fn an_id_index_finds_each_id_at_its_first_node_and_names_the_first_repeat() {
+    fn an_id_index_finds_each_id_at_its_first_node_and_names_every_repeat() {
         let nodes = [
             node("A", 1, &[]),
             node("B", 2, &["A"]),
@@ -331,19 +313,11 @@ mod tests {
             node("B", 4, &[]),
         ];
         let (index, repeated) = IdIndex::of(&nodes);
-        assert_eq!(repeated, Some((0, 2)));
+        assert_eq!(repeated, [(0, 2), (1, 3)]);
         assert_eq!(index.get(&nodes, "A"), Some(0));
         assert_eq!(index.get(&nodes, "B"), Some(1));
         assert_eq!(index.get(&nodes, "C"), None);
-        let e = refuse_repeated(&nodes, repeated).err().unwrap();
-        assert_eq!(
-            (e.line, e.message.as_str()),
-            (
-                3,
-                "task A is defined twice (first at line 1); give each task its own id"
-            )
-        );
-        assert_eq!(IdIndex::of(&nodes[..2]).1, None);
+        assert!(IdIndex::of(&nodes[..2]).1.is_empty());
     }
 
     #[test]

@@ -69,7 +69,8 @@ impl Detector for Kiro {
             .is_some_and(|r| r.trim_start().starts_with("[ ]*"));
     }
 
-    fn finish(self: Box<Self>, _text: &str) -> Evidence {
+    fn finish(mut self: Box<Self>, _text: &str) -> Evidence {
+        self.count.settle();
         // Under `.kiro/specs/` every checkbox is a task; elsewhere the numbered ones
         // are what tells a Kiro list.
         let tasks = if self.path {
@@ -98,6 +99,7 @@ impl Detector for Kiro {
             tasks,
             signs: signs.iter().filter(|(s, _)| *s).count() + usize::from(self.path),
             bare: self.path,
+            fallback: false,
             why,
         }
     }

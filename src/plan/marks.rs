@@ -138,33 +138,104 @@ fn legend_word(word: &str) -> Option<TaskStatus> {
     }
 }
 
-/// A deferral written on a task line: the span to cut from its name (`None` for a
-/// strike-through, whose text stays the name), see the module doc.
+/// A deferral written on a task line: the span to cut from its name (`None` when
+/// the text stays the name: a strike-through, a phrase in the sentence), see the
+/// module doc.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Deferral {
     pub span: Option<(usize, usize)>,
 }
 
-/// Notes that defer a task: a bracketed note that says so, or a marker.
+/// A bracketed note that defers: `(SKIPPED - …)`, `[DEFERRED: …]`, `(covered by
+/// T012)`, `（本次未实现）`, to its closing bracket.
 static NOTE_RE: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)[(\[]\s*(?:\*\*)?\s*(?:skipped|skip|deferred|defer|cancell?ed|won'?t do|out of scope|not required(?: for mvp)?|not needed(?: for mvp)?|postponed|protected file\s*[-–—:]\s*skipped)\b[^)\]]*[)\]]",
+        r"(?i)[(\[（【]\s*(?:\*\*)?\s*(?:skipped|skip|deferred|defer|cancell?ed|won'?t do|out of scope|not required|not needed|not applicable|n/a|postponed|superseded|obsolete|covered|protected file\s*[-–—:]\s*skipped|report[ée]|跳过|延后|暂缓|取消|不做|本次未实现|未实现)[^)\]）】]*[)\]）】]",
     )
     .ok()
 });
 
+/// A marker in capitals after a separator, to the end of the line: ` — DEFERRED`,
+/// `→ DEFERRED (…)`, `: N/A (manual)`, `**DEFERRED to US3**`, `NOT MEASURED`.
+static MARKER_RE: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(
+        r"(?:^|[\s:—–>(\[*]|--|->|=>)\s*(?:\*\*)?(?:DEFERRED|SKIPPED|SUPERSEDED|CANCELL?ED|OBSOLETE|WON'T DO|OUT OF SCOPE|NOT (?:REQUIRED|NEEDED|MEASURED|DOCUMENTED|IMPLEMENTED|APPLICABLE)|N/A)\b",
+    )
+    .ok()
+});
+
+/// spec-kit's own marker in any case after a dash or an arrow (` — DEFERRED`, which
+/// the mirror writes; ` - Deferred`, `→ deferred`), to the end of the line.
+static DASHED_RE: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r"(?i)(?:^|\s)(?:—|–|--|-|→|->|=>)\s*(?:\*\*)?deferred\b").ok());
+
+/// Phrases that defer in any place of the sentence.
+static PHRASE_RE: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r"(?i)not required for (?:the )?mvp|report[ée] à|本次未实现|暂不实现").ok()
+});
+
 /// The deferral `desc` (a task's text after its id) writes, if any: a bracketed
-/// note, or the whole text (or its id, `id_struck`) struck through.
+/// note, a marker, a phrase, or a strike-through (of the whole text, of its start,
+/// of a word that says so; `id_struck`: of the task's id).
 pub(crate) fn deferral(desc: &str, id_struck: bool) -> Option<Deferral> {
-    if id_struck || struck(desc) {
+    if id_struck || struck_deferral(desc) {
         return Some(Deferral { span: None });
     }
-    if !desc.contains(['(', '[']) {
-        return None;
+    if let Some(m) = NOTE_RE.as_ref().and_then(|re| re.find(desc)) {
+        return Some(Deferral {
+            span: Some((m.start(), m.end())),
+        });
     }
-    let m = NOTE_RE.as_ref()?.find(desc)?;
-    Some(Deferral {
-        span: Some((m.start(), m.end())),
+    let marker = [&MARKER_RE, &DASHED_RE]
+        .into_iter()
+        .filter_map(|re| re.as_ref()?.find(desc))
+        .min_by_key(regex::Match::start);
+    if let Some(m) = marker {
+        // From the separator before the marker to the end: the note that follows it
+        // is the marker's.
+        return Some(Deferral {
+            span: Some((m.start(), desc.len())),
+        });
+    }
+    PHRASE_RE
+        .as_ref()
+        .and_then(|re| re.find(desc))
+        .map(|_| Deferral { span: None })
+}
+
+/// Struck-through text that defers: the whole of `desc`, its start (after its
+/// bracket tags), or a span that is a marker (`~~SUPERSEDED~~`).
+fn struck_deferral(desc: &str) -> bool {
+    if !desc.contains("~~") {
+        return false;
+    }
+    if struck(desc) {
+        return true;
+    }
+    let mut rest = desc.trim_start();
+    while let Some(r) = rest.strip_prefix('[') {
+        match r.find(']') {
+            Some(close) => rest = r.get(close + 1..).unwrap_or("").trim_start(),
+            None => break,
+        }
+    }
+    if rest.starts_with("~~") {
+        return true;
+    }
+    desc.split("~~").skip(1).step_by(2).any(|inner| {
+        let w = inner.trim().trim_matches('*').to_ascii_uppercase();
+        [
+            "SUPERSEDED",
+            "DELETED",
+            "REMOVED",
+            "OBSOLETE",
+            "DEFERRED",
+            "SKIPPED",
+            "CANCELLED",
+            "CANCELED",
+            "DROPPED",
+        ]
+        .contains(&w.as_str())
     })
 }
 

@@ -521,8 +521,8 @@ mod tests {
     }
 
     #[test]
-    fn a_skip_box_is_kept_as_written() {
-        let text = "- [~] T1 a\n- [-] T2 b\n- [~] T3 c\n";
+    fn a_box_that_shows_the_status_is_kept_as_written() {
+        let text = "- [-] T1 a\n- [-] T2 b\n- [~] T3 c\n- [~] T4 d\n- [~] T5 e\n";
         let out = mirror(
             Format::SPEC_KIT,
             text,
@@ -530,9 +530,14 @@ mod tests {
                 with("T1", TaskStatus::Skipped),
                 with("T2", TaskStatus::Completed),
                 with("T3", TaskStatus::Pending),
+                with("T4", TaskStatus::InProgress),
+                with("T5", TaskStatus::Skipped),
             ],
         );
-        assert_eq!(out, "- [~] T1 a\n- [x] T2 b\n- [ ] T3 c\n");
+        assert_eq!(
+            out,
+            "- [-] T1 a\n- [x] T2 b\n- [~] T3 c\n- [~] T4 d\n- [ ] T5 e — DEFERRED\n"
+        );
     }
 
     #[test]

@@ -37,7 +37,9 @@ pub mod mirror;
 mod openspec;
 mod outline;
 mod paths;
+mod plain;
 pub mod render;
+mod repeats;
 pub mod replan;
 
 /// How the store reads and writes a workflow's plan (see `state::store::PlanAccess`).

@@ -132,7 +132,8 @@ impl Detector for OpenSpec {
         }
     }
 
-    fn finish(self: Box<Self>, _text: &str) -> Evidence {
+    fn finish(mut self: Box<Self>, _text: &str) -> Evidence {
+        self.count.settle();
         let tasks = if self.path {
             self.count.all
         } else {
@@ -153,6 +154,7 @@ impl Detector for OpenSpec {
             tasks,
             signs: 2 * usize::from(self.path) + usize::from(self.groups > 0),
             bare: self.path,
+            fallback: false,
             why,
         }
     }

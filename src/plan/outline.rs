@@ -50,6 +50,11 @@ impl Node {
         self.words.words(1, self.deps as usize)
     }
 
+    /// The node under another id, its deps as they were (`repeats`).
+    pub(crate) fn rename(&mut self, id: &str) {
+        self.words = Packed::new(std::iter::once(id).chain(self.deps()));
+    }
+
     /// Adds each of `deps` it does not have yet, in order.
     pub(crate) fn add_deps<'a>(&mut self, deps: impl IntoIterator<Item = &'a str>) {
         let mut seen: HashSet<&str> = self.deps().collect();
@@ -135,9 +140,15 @@ impl<'s> Drafts<'s> {
         self.open.as_mut()
     }
 
+    /// Hands the open draft to the sink, its status as an import keeps it: only
+    /// finished work (completed, skipped) carries over, whatever else the plan shows
+    /// (`[~]`, `in-progress`, `review`, `blocked`) is pending (`status::imported`).
     fn close(&mut self) -> std::result::Result<(), PlanError> {
         match self.open.take() {
-            Some(draft) => (self.sink)(draft),
+            Some(mut draft) => {
+                draft.task.status = super::status::imported(draft.task.status);
+                (self.sink)(draft)
+            }
             None => Ok(()),
         }
     }
@@ -157,6 +168,17 @@ fn run_parser(
     Ok(links)
 }
 
+/// `format`'s parse of `text` (its BOM cut), each draft to `sink`: for a look at the
+/// tasks beside the two passes (`repeats`).
+pub(crate) fn parse_with(
+    format: Format,
+    text: &str,
+    sink: &mut dyn FnMut(Draft) -> std::result::Result<(), PlanError>,
+    pass: Pass,
+) -> std::result::Result<Links, PlanError> {
+    run_parser(format, text, sink, &mut Vec::new(), pass)
+}
+
 /// A plan whose graph is checked, its tasks not held: [`Outline::each_task`] reads
 /// them from the text again.
 #[derive(Debug)]
@@ -172,6 +194,8 @@ pub struct Outline {
     tasks: Vec<Vec<Settled>>,
     /// The plan's path as errors show it.
     shown: String,
+    /// The copies of repeated ids not read, and the tasks read under a new id.
+    repeats: super::repeats::Settled,
 }
 
 /// Tasks a block of [`Settled`] holds: 160 KB, which glibc maps on its own and
@@ -301,7 +325,22 @@ impl Outline {
         let total = self.len();
         // Each block is dropped as the pass moves past it.
         let mut settled = self.tasks.into_iter().flatten();
-        let mut sink = |draft: Draft| {
+        let repeats = &self.repeats;
+        let mut sink = |mut draft: Draft| {
+            let line = crate::state::ids::narrow(draft.task.line);
+            if repeats.dropped.binary_search(&line).is_ok() {
+                return Ok(());
+            }
+            if let Ok(i) = repeats.renamed.binary_search_by_key(&line, |r| r.0) {
+                if let Some((_, id)) = repeats.renamed.get(i) {
+                    draft.task.id.clone_from(id);
+                }
+            }
+            if let Ok(i) = repeats.restatus.binary_search_by_key(&line, |r| r.0) {
+                if let Some((_, s)) = repeats.restatus.get(i) {
+                    draft.task.status = *s;
+                }
+            }
             let stop = |e: WfError, failed: &mut Option<WfError>| {
                 *failed = Some(e);
                 PlanError::new(0, "")
@@ -381,7 +420,7 @@ pub(crate) fn read(
     // Reported once the whole plan parses: an error of the parse, anywhere, comes
     // first.
     let mut oversized: Option<PlanError> = None;
-    let links = run_parser(
+    let mut links = run_parser(
         format,
         text,
         &mut |draft: Draft| {
@@ -400,9 +439,21 @@ pub(crate) fn read(
     )
     .map_err(at)?;
     // One index of the ids for every check: a node keeps its position as deps are
-    // added. An id written twice is refused after spec-kit's deps resolve (the first
-    // stands for it meanwhile).
-    let (index, repeated) = super::graph::IdIndex::of(&nodes);
+    // added. An id written twice is settled first (`repeats`).
+    let (mut index, repeated) = super::graph::IdIndex::of(&nodes);
+    let mut repeats = super::repeats::Settled::default();
+    if !repeated.is_empty() {
+        repeats = super::repeats::settle(
+            format,
+            text,
+            &mut nodes,
+            &mut tasks,
+            &mut links,
+            &repeated,
+            &mut warnings,
+        );
+        index = super::graph::IdIndex::of(&nodes).0;
+    }
     let section_deps = match links {
         Some(links) => {
             super::speckit::resolve(&mut nodes, &index, &links, &mut warnings).map_err(at)?
@@ -427,7 +478,6 @@ pub(crate) fn read(
             None => super::empty_plan(format, &super::doc::lines(text)),
         }));
     }
-    super::graph::refuse_repeated(&nodes, repeated).map_err(at)?;
     super::graph::check_known_deps(&nodes, &index, format).map_err(at)?;
     format.reader().add_implied_deps(&mut nodes);
     super::graph::check_acyclic(&nodes, &index, format).map_err(at)?;
@@ -465,6 +515,7 @@ pub(crate) fn read(
         warnings,
         tasks: settled,
         shown,
+        repeats,
     };
     Ok((outline, tasks))
 }
@@ -640,7 +691,7 @@ mod tests {
     #[test]
     fn an_error_of_the_parse_comes_before_an_oversized_command() {
         let big = "x".repeat(super::super::limits::MAX_VERIFY_CMD_BYTES + 1);
-        let bad = "### Task 1.1: z\n- **File**: a.rs\n";
+        let bad = "### Part 1.1: z\n- **File**: a.rs\n";
         for between in [0, 3] {
             let text = format!(
                 "## T1: one\n- **验证命令**: `{big}`\n\n{}{bad}",

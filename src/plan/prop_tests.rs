@@ -27,8 +27,13 @@ struct GenTask {
 
 fn gen_task() -> impl Strategy<Value = GenTask> {
     (
-        "([a-z_.-][A-Za-z0-9_.-]{0,4})?",
-        prop::collection::vec("[A-Za-z0-9_,./\u{4e00}-\u{4e20}]{1,8}", 1..5),
+        // No `T` after the first character: `T3-T4` is a range of ids, not an id.
+        "([a-z_.-][A-SU-Za-z0-9_.-]{0,4})?",
+        // Words start in lower case: `N/A`, `DEFERRED` would defer the task.
+        prop::collection::vec(
+            "[a-z0-9_,.\u{4e00}-\u{4e20}][A-Za-z0-9_,./\u{4e00}-\u{4e20}]{0,7}",
+            1..5,
+        ),
         0..TaskStatus::ALL.len(),
         any::<bool>(),
         prop::option::of(1u8..5),

@@ -18,6 +18,17 @@ pub(super) static TAG: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(r"^(?:[A-Z][A-Z0-9]*(?:[-_.][A-Z0-9]+)*[a-z]?\??|[0-9]+[a-z]?)$").ok()
 });
 
+/// `8-12h`, `~2 h`, `0.5d`, `3 pts`, `1-2 days`: an estimate in brackets.
+pub(super) static ESTIMATE: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r"(?i)^[~≈]?\s*\d+(?:[.,]\d+)?(?:\s*[-–]\s*\d+(?:[.,]\d+)?)?\s*(?:h|hrs?|hours?|d|days?|w|wks?|weeks?|m|mins?|minutes?|pts?|points?|sp)$").ok()
+});
+
+/// Priority and severity labels written in brackets.
+const LABEL: &[&str] = &[
+    "high", "medium", "med", "low", "critical", "blocker", "major", "minor", "trivial", "urgent",
+    "optional", "bug", "security", "breaking",
+];
+
 /// The first unfilled placeholder: `{{…}}` or a `[…]` that is not syntax.
 pub(super) fn placeholder(prose: &str) -> Option<String> {
     // spec-kit's marker for an open question, in brackets or not.
@@ -73,6 +84,12 @@ pub(crate) fn bracket_is_placeholder(inner: &str, before: Option<char>, rest: &s
     let chars = t.chars().count();
     if !(2..=80).contains(&chars) || !t.chars().any(char::is_alphabetic) {
         return false; // `[x]`, `[ ]`, `[P]`, `[1]`, `[1, 2]`
+    }
+    if ESTIMATE.as_ref().is_some_and(|re| re.is_match(t)) {
+        return false; // [8-12h], [0.5d], [3 pts]: an estimate
+    }
+    if before == Some(']') || LABEL.iter().any(|l| t.eq_ignore_ascii_case(l)) {
+        return false; // [AI-Review][High]: a run of labels; [Critical]
     }
     // Links, references and syntax written against the brackets.
     let after = rest.chars().next();

@@ -77,6 +77,8 @@ struct Entry {
     criteria: Vec<String>,
     /// The nearest heading above it inside the task list.
     heading: String,
+    /// Under a heading of boxes that are not tasks (`not_tasks`).
+    aside: bool,
     phase: String,
     details: Vec<(usize, String)>,
     id: String,
@@ -183,6 +185,8 @@ fn collect(text: &str, dialect: &Dialect, warnings: &mut Vec<PlanWarning>) -> Ve
     let mut region: Option<usize> = dialect.section.map(|_| 0);
     let in_region = |r: Option<usize>| dialect.section.is_none() || r.is_some_and(|l| l > 0);
     let mut heading_phase = String::new();
+    // The level of a heading over boxes that are not tasks (`## Definition of Done`).
+    let mut aside: Option<usize> = None;
     // Items whose details are still open, as positions into `entries`.
     let mut open: Vec<usize> = Vec::new();
     for line in doc::iter(text) {
@@ -192,6 +196,12 @@ fn collect(text: &str, dialect: &Dialect, warnings: &mut Vec<PlanWarning>) -> Ve
         let t: &str = &line.text;
         if let Some((level, h)) = doc::heading(t) {
             open.clear();
+            if aside.is_some_and(|l| level <= l) {
+                aside = None;
+            }
+            if aside.is_none() && not_tasks(h) {
+                aside = Some(level);
+            }
             if let Some(accepts) = dialect.section {
                 if accepts(h) {
                     region = Some(level);
@@ -211,7 +221,7 @@ fn collect(text: &str, dialect: &Dialect, warnings: &mut Vec<PlanWarning>) -> Ve
             legend.learn(t);
             continue;
         }
-        if let Some(it) = item(t) {
+        if let Some(it) = item(t).filter(|_| !placeholder(t)) {
             if it.name.is_empty() && it.number.is_none() {
                 warnings.push(PlanWarning::new(
                     line.no,
@@ -220,6 +230,9 @@ fn collect(text: &str, dialect: &Dialect, warnings: &mut Vec<PlanWarning>) -> Ve
                 continue;
             }
             push_entry(&mut entries, &mut open, &it, &line, &legend, &heading_phase);
+            if let Some(e) = entries.last_mut() {
+                e.aside = aside.is_some();
+            }
             continue;
         }
         if t.trim().is_empty() {
@@ -243,8 +256,77 @@ fn collect(text: &str, dialect: &Dialect, warnings: &mut Vec<PlanWarning>) -> Ve
             None => legend.learn(t),
         }
     }
+    // Boxes under a heading like `## Definition of Done` are not tasks, unless the
+    // plan has no others (its task list is titled so).
+    if entries.iter().any(|e| !e.aside) && entries.iter().any(|e| e.aside) {
+        drop_aside(&mut entries);
+    }
     set_phases(&mut entries);
+    defer_under_deferred(&mut entries);
     entries
+}
+
+/// `entries` without the boxes under headings of other lists, parents moved.
+fn drop_aside(entries: &mut Vec<Entry>) {
+    let mut at = 0;
+    let to: Vec<Option<usize>> = entries
+        .iter()
+        .map(|e| {
+            (!e.aside).then(|| {
+                at += 1;
+                at - 1
+            })
+        })
+        .collect();
+    entries.retain(|e| !e.aside);
+    for e in entries.iter_mut() {
+        e.parent = e.parent.and_then(|p| to.get(p).copied().flatten());
+    }
+}
+
+/// A heading over boxes that are not the plan's tasks: success criteria, a
+/// definition of done, quality gates, notes, a checklist of rules, a summary.
+pub(crate) fn not_tasks(heading: &str) -> bool {
+    let h: String = heading
+        .chars()
+        .skip_while(|c| !c.is_alphanumeric())
+        .collect::<String>()
+        .to_lowercase();
+    let starts = [
+        "success criteria",
+        "acceptance criteria",
+        "definition of done",
+        "done when",
+        "quality gate",
+        "notes",
+        "note",
+        "summary",
+        "task summary",
+        "executive summary",
+        "legend",
+        "status legend",
+        "references",
+        "open questions",
+    ];
+    starts.iter().any(|p| h.starts_with(p))
+        || h.contains("checklist")
+        || h.contains("definition of done")
+}
+
+/// The open items under a deferred one are deferred with it.
+fn defer_under_deferred(entries: &mut [Entry]) {
+    for i in 0..entries.len() {
+        let parent_deferred = entries
+            .get(i)
+            .and_then(|e| e.parent)
+            .and_then(|p| entries.get(p))
+            .is_some_and(|p| p.status == TaskStatus::Skipped);
+        if let Some(e) = entries.get_mut(i) {
+            if parent_deferred && e.status == TaskStatus::Pending {
+                e.status = TaskStatus::Skipped;
+            }
+        }
+    }
 }
 
 /// Each entry's phase, as the module doc says.
@@ -268,6 +350,11 @@ fn set_phases(entries: &mut [Entry]) {
             e.phase = phase;
         }
     }
+}
+
+/// A template's box, not a task: `- [ ] {{this.id}}: …`, `- [ ] TXXX …`.
+pub(crate) fn placeholder(text: &str) -> bool {
+    (text.contains("{{") && text.contains("}}")) || super::speckit::placeholder_task(text)
 }
 
 /// Adds the item `it` on `line`: its parent is the nearest open item indented less.
@@ -317,6 +404,7 @@ fn push_entry(
         optional: it.optional,
         criteria: it.criteria.clone(),
         heading: heading_phase.to_string(),
+        aside: false,
         phase: String::new(),
         details: Vec::new(),
         id: String::new(),

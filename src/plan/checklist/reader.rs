@@ -7,8 +7,8 @@ use std::path::Path;
 use super::{add_order_edges, assign_ids, collect, item, Dialect};
 use crate::plan::doc::{self, Line};
 use crate::plan::format::{Context, Detector, Links, Pass, Reader, Shown, Spot};
-use crate::plan::marks;
 use crate::plan::outline::{Drafts, Node};
+use crate::plan::{marks, status};
 use crate::plan::{PlanError, PlanWarning};
 use crate::state::machine::TaskStatus;
 use crate::state::model::Task;
@@ -134,13 +134,22 @@ fn boxed(
     let struck = marks::deferral(rest.trim_start_matches('*').trim(), false)
         .is_some_and(|d| d.span.is_none());
     let open = matches!(mark, ' ');
+    // A mark that an import reads as it reads `s` stays (Kiro's `[-]`, in progress,
+    // for a pending task: neither is finished work).
+    let legend = marks::Legend::with(if progress.is_some() {
+        TaskStatus::InProgress
+    } else {
+        TaskStatus::Skipped
+    });
+    let reads = status::imported(legend.status(mark)) == status::imported(s);
     let new_box = match s {
         TaskStatus::Completed if matches!(mark, 'x' | 'X') => mark,
         TaskStatus::Completed => 'x',
-        TaskStatus::InProgress => progress.unwrap_or(' '),
         TaskStatus::Skipped if note.is_some() || struck || !(open || matches!(mark, 'x' | 'X')) => {
             mark
         }
+        _ if reads && !matches!(mark, 'x' | 'X') => mark,
+        TaskStatus::InProgress => progress.unwrap_or(' '),
         _ => ' ',
     };
     let mut rest = rest.to_string();
@@ -172,6 +181,10 @@ fn boxed(
 pub(crate) struct Counter {
     pub numbered: usize,
     pub all: usize,
+    /// The same two counts under headings of boxes that are not tasks, which the
+    /// parse reads only when there are no others.
+    aside: (usize, usize),
+    aside_level: Option<usize>,
     section: Option<fn(&str) -> bool>,
     /// The level of the section heading we are under.
     region: Option<usize>,
@@ -183,6 +196,8 @@ impl Counter {
         Counter {
             numbered: 0,
             all: 0,
+            aside: (0, 0),
+            aside_level: None,
             section,
             region: None,
             in_claude_task: false,
@@ -194,6 +209,12 @@ impl Counter {
         let t: &str = &line.text;
         if let Some((level, h)) = doc::heading(t) {
             self.in_claude_task = crate::plan::claude::is_task_heading(t);
+            if self.aside_level.is_some_and(|l| level <= l) {
+                self.aside_level = None;
+            }
+            if self.aside_level.is_none() && super::not_tasks(h) {
+                self.aside_level = Some(level);
+            }
             if let Some(accepts) = self.section {
                 if accepts(h) {
                     self.region = Some(level);
@@ -209,14 +230,27 @@ impl Counter {
         if !t.trim_start().starts_with(['-', '*', '+']) {
             return false;
         }
-        if let Some(it) = item(t) {
+        if let Some(it) = item(t).filter(|_| !super::placeholder(t)) {
             if it.name.is_empty() && it.number.is_none() {
                 return false;
             }
-            self.all += 1;
-            self.numbered += usize::from(it.number.is_some());
+            let numbered = usize::from(it.number.is_some());
+            if self.aside_level.is_some() {
+                self.aside.0 += 1;
+                self.aside.1 += numbered;
+            } else {
+                self.all += 1;
+                self.numbered += numbered;
+            }
         }
         false
+    }
+
+    /// The counts, those under headings of other lists only when there are no others.
+    pub(crate) fn settle(&mut self) {
+        if self.all == 0 {
+            (self.all, self.numbered) = self.aside;
+        }
     }
 }
 
@@ -254,17 +288,26 @@ mod tests {
         );
         assert_eq!(b("- [~] 1.1 Do it", TaskStatus::Skipped), None);
         assert_eq!(b("- [ ] ~~1.1 Do it~~", TaskStatus::Skipped), None);
-        let it = item("- [ ] 1.1 Do it").unwrap();
+        // An open box and Kiro's `[-]` both read as not finished: either stays.
+        let open = item("- [ ] 1.1 Do it").unwrap();
+        let kiro = |raw: &str, mark, s| boxed(raw, open.check_at, mark, Some('-'), s);
+        assert_eq!(kiro("- [ ] 1.1 Do it", ' ', TaskStatus::InProgress), None);
+        assert_eq!(kiro("- [-] 1.1 Do it", '-', TaskStatus::Pending), None);
+        assert_eq!(
+            kiro("- [x] 1.1 Do it", 'x', TaskStatus::InProgress).as_deref(),
+            Some("- [-] 1.1 Do it")
+        );
+        // `[-]` is skipped where it is not Kiro's.
         assert_eq!(
             boxed(
-                "- [ ] 1.1 Do it",
-                it.check_at,
-                ' ',
-                Some('-'),
-                TaskStatus::InProgress
+                "- [-] 1.1 Do it",
+                open.check_at,
+                '-',
+                None,
+                TaskStatus::Pending
             )
             .as_deref(),
-            Some("- [-] 1.1 Do it")
+            Some("- [ ] 1.1 Do it")
         );
     }
 }

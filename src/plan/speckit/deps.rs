@@ -52,6 +52,20 @@ pub(super) struct SectionEdge {
     pub(super) line: usize,
 }
 
+impl Links {
+    /// The links with each task position `p` moved to `to(p)`, those of a task no
+    /// longer there (`None`) dropped (`repeats`: a repeated copy not read).
+    pub(crate) fn remap(&mut self, to: impl Fn(usize) -> Option<usize>) {
+        self.explicit.retain_mut(|e| match to(e.task) {
+            Some(p) => {
+                e.task = p;
+                true
+            }
+            None => false,
+        });
+    }
+}
+
 /// Resolves ranges, refuses explicit deps that are not tasks of this plan (naming
 /// the line that lists them), and gives the Dependencies-section edges whose ids are
 /// all tasks (the others are warned about and dropped), to add once the graph is

@@ -67,6 +67,7 @@ mod context;
 mod deps;
 mod line;
 mod reader;
+mod table;
 
 use std::sync::LazyLock;
 
@@ -75,6 +76,7 @@ use regex::Regex;
 use super::doc::{self, is_none_word, shown, Line};
 use super::graph::{IdIndex, SectionDeps};
 use super::ids::{bad_id, id_problem, id_suggestion, is_valid_id};
+use super::marks::{self, Legend};
 use super::outline::{Drafts, Node};
 use super::{Draft, PlanError, PlanWarning};
 use crate::state::ids::narrow;
@@ -103,8 +105,8 @@ pub(crate) struct Links {
 /// Reads the plan's tasks into `drafts`, and what it says of their dependencies
 /// when `keep_links` (a second pass over a checked plan has its deps settled: the
 /// links would be a tenth of its peak at 100,000 tasks).
-pub(crate) fn parse<'a>(
-    lines: impl IntoIterator<Item = Line<'a>>,
+pub(crate) fn parse(
+    whole: &str,
     drafts: &mut Drafts<'_>,
     warnings: &mut Vec<PlanWarning>,
     keep_links: bool,
@@ -117,7 +119,11 @@ pub(crate) fn parse<'a>(
     let mut dep_section: Option<usize> = None;
     // Whether indented lines still continue the last task.
     let mut open = false;
-    for line in lines {
+    let mut legend = Legend::default();
+    // Counted on the first id of another family than `T` (most plans have none).
+    let mut families: Option<Families> = None;
+    let mut tables = Tables::default();
+    for line in doc::iter(whole) {
         if line.hidden || line.comment.is_some() {
             open = false;
             continue;
@@ -136,9 +142,43 @@ pub(crate) fn parse<'a>(
             open = false;
             continue;
         }
+        match tables.line(text) {
+            TableLine::Row(columns) => {
+                if let Some(r) = table::row(text, &columns) {
+                    let i = drafts.len();
+                    let (draft, deps) = table_task(&r, line.no, &phase, group);
+                    drafts.push(draft)?;
+                    if keep_links {
+                        explicit.extend(Explicit::all(i, deps, line.no));
+                    }
+                }
+                open = false;
+                continue;
+            }
+            TableLine::Part => {
+                open = false;
+                continue;
+            }
+            TableLine::Other => {}
+        }
         if let Some(tl) = task_line(text) {
+            if tl.other
+                && !families
+                    .get_or_insert_with(|| Families::of(whole))
+                    .reads(&tl)
+            {
+                warnings.push(PlanWarning::unread_task(
+                    line.no,
+                    format!(
+                        "this line looks like a task, but {} is the only id of its kind in the plan, so it is not read as one; write it as `- [ ] T001 description` if it is a task",
+                        shown(tl.id)
+                    ),
+                ));
+                open = false;
+                continue;
+            }
             let i = drafts.len();
-            let (draft, deps) = task(&tl, line.no, &phase, group)?;
+            let (draft, deps) = task(&tl, line.no, &phase, group, &legend)?;
             drafts.push(draft)?;
             if keep_links {
                 explicit.extend(Explicit::all(i, deps, line.no));
@@ -167,7 +207,15 @@ pub(crate) fn parse<'a>(
             continue;
         }
         open = false;
-        if let Some(id) = near_task(text) {
+        legend.learn(text);
+        if let Some(range) = range_line(text) {
+            warnings.push(PlanWarning::new(
+                line.no,
+                format!(
+                    "this line restates the tasks {range} (a summary), so it is not read as a task of its own; give it an id of its own if it is one"
+                ),
+            ));
+        } else if let Some(id) = near_task(text) {
             warnings.push(PlanWarning::unread_task(
                 line.no,
                 format!(
@@ -186,6 +234,75 @@ pub(crate) fn parse<'a>(
         explicit,
         section: section_edges,
     })
+}
+
+/// Where a line sits among task tables (`table.rs`).
+pub(crate) enum TableLine {
+    /// A body row of a task table with these columns.
+    Row(table::Columns),
+    /// A task table's header or separator.
+    Part,
+    Other,
+}
+
+/// Follows the task tables of a text a line at a time: a header that names an id
+/// and a status column, then its separator, opens one; any other line closes it.
+#[derive(Default)]
+pub(crate) struct Tables {
+    header: Option<table::Columns>,
+    open: Option<table::Columns>,
+}
+
+impl Tables {
+    pub(crate) fn line(&mut self, text: &str) -> TableLine {
+        if !text.trim_start().starts_with('|') {
+            self.header = None;
+            self.open = None;
+            return TableLine::Other;
+        }
+        if let Some(columns) = &self.open {
+            return TableLine::Row(columns.clone());
+        }
+        if let Some(columns) = self.header.take() {
+            if table::is_separator(text) {
+                self.open = Some(columns);
+                return TableLine::Part;
+            }
+        }
+        self.header = table::header(text);
+        if self.header.is_some() {
+            TableLine::Part
+        } else {
+            TableLine::Other
+        }
+    }
+}
+
+/// A task table's row as a task, and the deps its depends cell names.
+fn table_task(r: &table::Row<'_>, line: usize, phase: &str, group: usize) -> (Draft, Vec<DepRef>) {
+    let mut task = Task {
+        id: r.id.to_string(),
+        name: if r.name.is_empty() { r.id } else { r.name }.to_string(),
+        phase: phase.to_string(),
+        status: r.status,
+        line,
+        ..Task::default()
+    };
+    let paths = paths_in(&task.name);
+    add_paths(&mut task, paths);
+    let deps = r
+        .depends
+        .iter()
+        .map(|d| DepRef::One((*d).to_string()))
+        .collect();
+    (
+        Draft {
+            task,
+            deps_line: line,
+            group,
+        },
+        deps,
+    )
 }
 
 fn near_task_problem(id: &str) -> String {
@@ -210,6 +327,7 @@ fn task(
     line: usize,
     phase: &str,
     group: usize,
+    legend: &Legend,
 ) -> Result<(Draft, Vec<DepRef>), PlanError> {
     if !is_valid_id(tl.id) {
         return Err(bad_id(line, tl.id));
@@ -235,13 +353,11 @@ fn task(
         rest = inner_and_more.get(close + 1..).unwrap_or("").trim_start();
     }
     let (deps, mut cut) = depends_on(rest, &task.id, line)?;
-    if let Some(span) = deferred_span(rest) {
+    if let Some(d) = marks::deferral(rest, tl.struck) {
         task.status = TaskStatus::Skipped;
-        cut.push(span);
-    } else if tl.skip_box() {
-        task.status = TaskStatus::Skipped;
-    } else if tl.checked() {
-        task.status = TaskStatus::Completed;
+        cut.extend(deferred_span(rest).or(d.span));
+    } else {
+        task.status = legend.status(tl.mark);
     }
     let name = cut_spans(rest, cut);
     let mut words: Vec<&str> = name.split_whitespace().collect();

@@ -10,8 +10,10 @@ use crate::plan::format::{counted, Context, Detector, Evidence, Links, Pass, Rea
 /// The spec-kit format: `- [ ] T001 [P] [US1] description` lines under phase headings.
 pub(crate) struct SpecKit;
 
-/// The one spot kind of a spec-kit plan: the task line's box and DEFERRED marker.
+/// The spot kinds of a spec-kit plan: the task line's box and DEFERRED marker, a
+/// task table row's status cell.
 const TASK_LINE: &str = "task_line";
+const TABLE_ROW: &str = "table_row";
 
 impl Reader for SpecKit {
     fn name(&self) -> &'static str {
@@ -33,7 +35,7 @@ impl Reader for SpecKit {
         warnings: &mut Vec<PlanWarning>,
         pass: Pass,
     ) -> Result<Links, PlanError> {
-        parse(doc::iter(text), drafts, warnings, pass == Pass::First).map(Some)
+        parse(text, drafts, warnings, pass == Pass::First).map(Some)
     }
 
     fn add_implied_deps(&self, nodes: &mut [Node]) {
@@ -60,8 +62,20 @@ impl Reader for SpecKit {
     }
 
     fn spots(&self, text: &str, each: &mut dyn FnMut(Spot<'_>)) {
+        let mut tables = Tables::default();
         for line in doc::iter(text) {
             if !line.text_is_raw() {
+                tables = Tables::default();
+                continue;
+            }
+            if let TableLine::Row(columns) = tables.line(line.raw) {
+                if let Some(r) = table::row(line.raw, &columns) {
+                    each(Spot {
+                        id: r.id,
+                        at: doc::offset_in(text, line.raw),
+                        kind: TABLE_ROW,
+                    });
+                }
                 continue;
             }
             if let Some(tl) = task_line(line.raw) {
@@ -84,12 +98,19 @@ impl Reader for SpecKit {
         status: Option<TaskStatus>,
     ) -> Option<Shown> {
         let raw = doc::line_at(text, at)?;
+        if kind == TABLE_ROW {
+            let first = table::cells(raw)?
+                .into_iter()
+                .any(|c| c.trim_matches(['*', '`']) == id);
+            first.then_some(())?;
+            return Some((raw.len(), status.and_then(|s| table::with_status(raw, s))));
+        }
         let tl = task_line(raw).filter(|tl| kind == TASK_LINE && tl.id == id)?;
         Some((raw.len(), status.and_then(|s| shown_line(raw, &tl, s))))
     }
 
     fn spot_kinds(&self) -> &'static [&'static str] {
-        &[TASK_LINE]
+        &[TASK_LINE, TABLE_ROW]
     }
 
     fn starts_task(&self, text: &str) -> bool {
@@ -101,25 +122,41 @@ impl Reader for SpecKit {
     }
 }
 
-/// Detection's count of task lines; phase headings and placeholder lines mark a
-/// spec-kit plan without tasks.
+/// Detection's count of task lines (of another family than `T`, those the plan has
+/// two of at least); phase headings and placeholder lines mark a spec-kit plan
+/// without tasks.
 #[derive(Default)]
 struct Lines {
     tasks: usize,
+    rows: usize,
+    others: Families,
+    tables: Tables,
     looks_like: bool,
 }
 
 impl Detector for Lines {
     fn line(&mut self, line: &Line<'_>) {
-        if is_task_line(&line.text) {
-            self.tasks += 1;
-        } else if !self.looks_like {
-            self.looks_like = looks_like(&line.text);
+        match self.tables.line(&line.text) {
+            TableLine::Row(columns) => {
+                self.rows += usize::from(table::row(&line.text, &columns).is_some());
+                return;
+            }
+            TableLine::Part => return,
+            TableLine::Other => {}
+        }
+        match task_line(&line.text) {
+            Some(tl) if tl.other => self.others.add(&tl),
+            Some(_) => self.tasks += 1,
+            None if !self.looks_like => self.looks_like = looks_like(&line.text),
+            None => {}
         }
     }
 
-    fn finish(self: Box<Self>, _text: &str) -> Evidence {
-        let why = if self.tasks > 0 {
+    fn finish(mut self: Box<Self>, _text: &str) -> Evidence {
+        self.tasks += self.others.read_count() + self.rows;
+        let why = if self.rows > 0 {
+            counted(self.rows, "task table row", "task table rows")
+        } else if self.tasks > 0 {
             counted(
                 self.tasks,
                 "`- [ ] T001` task line",
@@ -132,26 +169,33 @@ impl Detector for Lines {
             tasks: self.tasks,
             signs: 0,
             bare: self.looks_like,
+            fallback: false,
             why: vec![why],
         }
     }
 }
 
 /// The task line `raw` (read as `tl`) showing `s`: its box, and its ` — DEFERRED`
-/// marker.
+/// marker. A mark that shows `s` as marks do by default (`[-]` skipped, `[~]` in
+/// progress) and a deferral the line already writes stay as written.
 pub(crate) fn shown_line(raw: &str, tl: &TaskLine<'_>, s: TaskStatus) -> Option<String> {
+    use crate::plan::status::imported;
     let span = deferred_span(tl.desc);
+    let deferred = crate::plan::marks::deferral(tl.desc, tl.struck).is_some();
     let old_box = raw.get(tl.check_at..)?.chars().next()?;
+    let shows = crate::plan::marks::Legend::default().status(old_box);
     let new_box = match s {
         TaskStatus::Completed if tl.checked() => old_box,
         TaskStatus::Completed => 'x',
-        TaskStatus::Skipped if span.is_some() || tl.skip_box() => old_box,
+        TaskStatus::Skipped if deferred || shows == TaskStatus::Skipped => old_box,
+        // `[~]` for a pending task: an import reads both the same.
+        _ if !tl.checked() && imported(shows) == imported(s) && !deferred => old_box,
         _ => ' ',
     };
     let desc = match (s, span) {
-        (TaskStatus::Skipped, None) if tl.skip_box() => tl.desc.to_string(),
-        (TaskStatus::Skipped, None) => format!("{} — DEFERRED", tl.desc),
-        (TaskStatus::Skipped, Some(_)) | (_, None) => tl.desc.to_string(),
+        (TaskStatus::Skipped, _) if deferred || shows == TaskStatus::Skipped => tl.desc.to_string(),
+        (TaskStatus::Skipped, _) => format!("{} — DEFERRED", tl.desc),
+        (_, None) => tl.desc.to_string(),
         (_, Some((a, b))) => {
             let before = tl.desc.get(..a)?.trim_end();
             let after = tl.desc.get(b..)?.trim_start();

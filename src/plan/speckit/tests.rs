@@ -62,7 +62,9 @@ fn deferred_marker_forms() {
     ] {
         assert!(deferred_span(s).is_some(), "{s}");
     }
-    for s in ["pre-deferred", "DEFERRED", "x deferredness"] {
+    // A task whose text is the bare marker is deferred too (`marks::deferral`).
+    assert!(deferred_span("DEFERRED").is_some());
+    for s in ["pre-deferred", "x deferredness"] {
         assert!(deferred_span(s).is_none(), "{s}");
     }
     let s = "x — DEFERRED note (depends on T1)";
@@ -146,7 +148,7 @@ fn wide_phases_use_a_barrier() {
 fn boxes_bold_hyphenated_and_marked_ids() {
     let tl = task_line("- [-] **T-001**: Do it").unwrap();
     assert_eq!((tl.id, tl.desc, tl.mark), ("T-001", "Do it", '-'));
-    assert!(tl.skip_box() && !tl.checked());
+    assert!(!tl.checked());
     assert_eq!(task_line("- [~] **T002** x").unwrap().id, "T002");
     assert_eq!(task_line("- [ ] **T003:** x").unwrap().id, "T003");
     assert_eq!(task_line("- [x] ✅ T004 x").unwrap().id, "T004");
@@ -154,10 +156,15 @@ fn boxes_bold_hyphenated_and_marked_ids() {
     assert!(task_line("- [a] T001 x").is_none());
     assert!(task_line("- [ ] **T001 x").is_none());
     assert!(task_line("- [ ] Team sync").is_none());
+    // `[~]` and `[/]` are in progress (pending once imported), `[-]` skipped, unless a
+    // legend says otherwise.
     let t = parse_text("- [~] T1 a\n- [-] T2 b\n- [/] T3 c\n- [X] T4 d\n");
     let st: Vec<TaskStatus> = t.iter().map(|x| x.status).collect();
     use TaskStatus::*;
-    assert_eq!(st, [Skipped, Skipped, Skipped, Completed]);
+    assert_eq!(st, [Pending, Skipped, Pending, Completed]);
+    let t = parse_text("Legend: `[~]` deferred, `[-]` in progress\n\n- [~] T1 a\n- [-] T2 b\n");
+    let st: Vec<TaskStatus> = t.iter().map(|x| x.status).collect();
+    assert_eq!(st, [Skipped, Pending]);
 }
 
 #[test]
@@ -312,7 +319,9 @@ fn hand_written_deferred_and_prose_depends_on() {
     );
     assert_eq!(t[0].status, TaskStatus::Skipped);
     assert_eq!(t[0].name, "a");
-    assert_eq!(t[1].status, TaskStatus::Pending);
+    // A marker in capitals defers wherever it stands (`marks::deferral`).
+    assert_eq!(t[1].status, TaskStatus::Skipped);
+    assert_eq!(t[1].name, "b");
     assert_eq!(t[2].name, "c (depends on web: service_healthy)");
     assert!(t[2].deps.iter().all(|d| d == "T2"), "{:?}", t[2].deps);
     assert!(deps(&t, "T4").contains(&"T1".to_string()));

@@ -3,10 +3,13 @@
 //! `subtasks`), in the tagged layout (`{"master": {"tasks": [...]}, "feature-x":
 //! {...}}`) or the legacy one (`{"tasks": [...]}`).
 //!
-//! **Which tasks**: the legacy list, else the `master` tag's (else the first tag's);
-//! each other tag is named in a warning with its count, never dropped without a word.
+//! **Which tasks**: every task and subtask of every list — the legacy `tasks`, a
+//! bare array, or each tag's (`{"tasks": [...]}` or an array) — in file order.
 //!
-//! **Ids**: a task's `id`; a subtask's is its parent's and its own, `4.2`.
+//! **Ids**: a task's `id`; a subtask's is its parent's and its own, `4.2` (an id
+//! already written so, `"4.2"`, as it is). The tasks of a tag other than `master`
+//! (or, with no `master`, than the first tag) take the tag before their ids,
+//! `feature-x.3`, since every tag numbers its tasks from 1.
 //!
 //! **Status**: `done`/`completed` completed; `deferred`/`cancelled` skipped;
 //! `in-progress`/`review` in progress; `blocked` blocked; `pending` pending (imported
@@ -14,10 +17,13 @@
 //! pending. Written back as the same words, in place: only the status value's bytes
 //! change.
 //!
-//! **Deps**: a task's `dependencies` as ids (`3`, `"2.1"`); a subtask's numbers (and
-//! words without a dot) are its siblings (`2` of task 4 is `4.2`), as Taskmaster's
-//! own next-task rule reads them. A parent waits for its subtasks, and its subtasks
-//! for what it waits for.
+//! **Deps**: a task's `dependencies` as ids (`3`, `"2.1"`) of its list. A subtask's
+//! numbers (and words without a dot) are its siblings (`2` of task 4 is `4.2`), as
+//! Taskmaster's own next-task rule reads them — unless the sibling comes after it
+//! and the list has a task of that number, which is then the one meant (a subtask
+//! waiting for what its parent waits for). A parent waits for its subtasks, and its
+//! subtasks for what it waits for. A subtask without a status under a done task is
+//! done.
 //!
 //! **Brief**: the description and `details` are the requirement, `testStrategy` (and
 //! a subtask's `acceptanceCriteria`) the acceptance; the files the title and
@@ -27,7 +33,7 @@ mod json;
 
 use std::path::Path;
 
-use json::{Node, Value};
+use json::Node;
 
 use super::doc::Line;
 use super::format::{counted, Detector, Evidence, Links, Pass, Reader, Shown, Spot};
@@ -63,33 +69,27 @@ impl Reader for Taskmaster {
         _pass: Pass,
     ) -> Result<Links, PlanError> {
         let root = read(text)?;
-        let Some((_, tasks)) = pick(&root, text, warnings) else {
-            return Ok(None);
-        };
+        let entries = entries(&root);
         let lines = LineIndex::of(text);
-        for task in tasks {
-            let parent = draft(task, None, &lines, warnings)?;
-            let parent_id = parent.task.id.clone();
-            let parent_deps = parent.task.deps.clone();
-            let mut parent = parent;
-            let mut subtasks = Vec::new();
-            for sub in task.get("subtasks").and_then(Node::as_array).unwrap_or(&[]) {
-                let mut d = draft(sub, Some(&parent_id), &lines, warnings)?;
-                if d.task.phase.is_empty() {
-                    d.task.phase.clone_from(&parent.task.name);
-                }
-                for dep in &parent_deps {
+        let mut out: Vec<Draft> = Vec::with_capacity(entries.len());
+        for (i, e) in entries.iter().enumerate() {
+            let parent = e.parent.and_then(|p| out.get(p));
+            let mut d = draft(e, parent.map(|p| &p.task), &lines, warnings)?;
+            d.task.deps = deps(&entries, i);
+            if let Some(p) = parent {
+                for dep in &p.task.deps {
                     if !d.task.deps.contains(dep) {
                         d.task.deps.push(dep.clone());
                     }
                 }
-                parent.task.deps.push(d.task.id.clone());
-                subtasks.push(d);
             }
-            drafts.push(parent)?;
-            for d in subtasks {
-                drafts.push(d)?;
+            if let Some(p) = e.parent.and_then(|p| out.get_mut(p)) {
+                p.task.deps.push(d.task.id.clone());
             }
+            out.push(d);
+        }
+        for d in out {
+            drafts.push(d)?;
         }
         Ok(None)
     }
@@ -102,32 +102,13 @@ impl Reader for Taskmaster {
         let Ok(root) = json::parse(text) else {
             return;
         };
-        let Some((_, tasks)) = pick(&root, text, &mut Vec::new()) else {
-            return;
-        };
-        for task in tasks {
-            let Some(id) = task.get("id").and_then(Node::as_word) else {
-                continue;
-            };
-            if let Some(s) = task.get("status").filter(|s| s.as_str().is_some()) {
+        for e in entries(&root) {
+            if let Some(s) = e.node.get("status").filter(|s| s.as_str().is_some()) {
                 each(Spot {
-                    id,
+                    id: &e.id,
                     at: s.start,
                     kind: STATUS,
                 });
-            }
-            for sub in task.get("subtasks").and_then(Node::as_array).unwrap_or(&[]) {
-                let Some(sid) = sub.get("id").and_then(Node::as_word) else {
-                    continue;
-                };
-                if let Some(s) = sub.get("status").filter(|s| s.as_str().is_some()) {
-                    let full = format!("{id}.{sid}");
-                    each(Spot {
-                        id: &full,
-                        at: s.start,
-                        kind: STATUS,
-                    });
-                }
             }
         }
     }
@@ -175,43 +156,162 @@ fn read(text: &str) -> Result<Node, PlanError> {
     })
 }
 
-/// The task list read: the legacy `tasks`, else the `master` tag's, else the first
-/// tag's; the others named in a warning. `None`: no task list at all.
-fn pick<'n>(
-    root: &'n Node,
-    text: &str,
-    warnings: &mut Vec<PlanWarning>,
-) -> Option<(Option<&'n str>, &'n [Node])> {
+/// A task or subtask object of the file, with its id and where it sits.
+struct Entry<'n> {
+    node: &'n Node,
+    id: String,
+    /// Its own id as written (`2` of `4.2`).
+    own: String,
+    /// The position of its parent task, for a subtask.
+    parent: Option<usize>,
+    /// The tag of its list, when the file has several.
+    tag: Option<&'n str>,
+    /// What its list's ids start with (`feature-x.`, or nothing).
+    prefix: String,
+}
+
+/// The task lists of `root`, `(tag, tasks)` in file order: the legacy `tasks`, a
+/// bare array, or every tag's.
+fn lists(root: &Node) -> Vec<(Option<&str>, &[Node])> {
     if let Some(tasks) = root.get("tasks").and_then(Node::as_array) {
-        return Some((None, tasks));
+        return vec![(None, tasks)];
     }
-    let Value::Object(members) = &root.value else {
-        return None;
+    if let Some(tasks) = root.as_array() {
+        return vec![(None, tasks)];
+    }
+    let json::Value::Object(members) = &root.value else {
+        return Vec::new();
     };
-    let tags: Vec<(&str, &[Node], usize)> = members
+    members
         .iter()
-        .filter_map(|(k, v)| Some((k.as_str(), v.get("tasks")?.as_array()?, v.start)))
-        .collect();
-    let chosen = tags
+        .filter_map(|(tag, v)| {
+            let tasks = v
+                .get("tasks")
+                .and_then(Node::as_array)
+                .or_else(|| v.as_array())?;
+            // A tag is a list of task objects (or none yet).
+            tasks
+                .iter()
+                .all(|t| t.get("id").is_some() || t.get("title").is_some())
+                .then_some((Some(tag.as_str()), tasks))
+        })
+        .collect()
+}
+
+/// Every task and subtask of every list, in file order, with its id.
+fn entries(root: &Node) -> Vec<Entry<'_>> {
+    let lists = lists(root);
+    let unprefixed = lists
         .iter()
-        .position(|(k, _, _)| *k == "master")
-        .or((!tags.is_empty()).then_some(0))?;
-    for (i, (tag, tasks, at)) in tags.iter().enumerate() {
-        if i != chosen {
-            let (line, _) = crate::fs::line_col(text.as_bytes(), *at);
-            let chosen_name = tags.get(chosen).map_or("", |t| t.0);
-            warnings.push(PlanWarning::new(
-                line,
-                format!(
-                    "the tag {} and its {} tasks are not read: wf reads the tag {} of a tagged tasks.json; import another tag from a tasks.json that holds it alone",
-                    super::doc::shown(tag),
-                    count(tasks),
-                    super::doc::shown(chosen_name)
-                ),
-            ));
+        .position(|(tag, _)| *tag == Some("master"))
+        .unwrap_or(0);
+    let several = lists.len() > 1;
+    let mut out = Vec::new();
+    for (k, (tag, tasks)) in lists.into_iter().enumerate() {
+        let prefix = match tag {
+            Some(tag) if k != unprefixed => format!("{}.", id_safe(tag)),
+            _ => String::new(),
+        };
+        let tag = tag.filter(|_| several);
+        for task in tasks {
+            let own = word(task.get("id"));
+            let parent = out.len();
+            out.push(Entry {
+                node: task,
+                id: format!("{prefix}{own}"),
+                own: own.clone(),
+                parent: None,
+                tag,
+                prefix: prefix.clone(),
+            });
+            for sub in task.get("subtasks").and_then(Node::as_array).unwrap_or(&[]) {
+                let sub_own = word(sub.get("id"));
+                // `"4.2"` under task 4: already its whole id.
+                let id = match sub_own.strip_prefix(&format!("{own}.")) {
+                    Some(_) => format!("{prefix}{sub_own}"),
+                    None => format!("{prefix}{own}.{sub_own}"),
+                };
+                out.push(Entry {
+                    node: sub,
+                    id,
+                    own: sub_own.rsplit('.').next().unwrap_or("").to_string(),
+                    parent: Some(parent),
+                    tag,
+                    prefix: prefix.clone(),
+                });
+            }
         }
     }
-    tags.get(chosen).map(|(k, t, _)| (Some(*k), *t))
+    out
+}
+
+/// An id value as a word: a string, or a number as written; empty for none.
+fn word(node: Option<&Node>) -> String {
+    node.and_then(Node::as_word)
+        .unwrap_or("")
+        .trim()
+        .to_string()
+}
+
+/// `tag` with every character an id may not hold as `-`.
+fn id_safe(tag: &str) -> String {
+    tag.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-') {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect()
+}
+
+/// The dependencies of the entry at `i`, as ids (see the module doc).
+fn deps(entries: &[Entry<'_>], i: usize) -> Vec<String> {
+    let Some(e) = entries.get(i) else {
+        return Vec::new();
+    };
+    let list = entries.iter().filter(|x| x.prefix == e.prefix);
+    let top = |w: &str| list.clone().any(|x| x.parent.is_none() && x.own == w);
+    let sibling = |w: &str| {
+        list.clone()
+            .any(|x| x.parent.is_some() && x.parent == e.parent && x.own == w)
+    };
+    let before = |w: &str| match (w.parse::<f64>(), e.own.parse::<f64>()) {
+        (Ok(a), Ok(b)) => a < b,
+        _ => true,
+    };
+    let parent_id = e
+        .parent
+        .and_then(|p| entries.get(p))
+        .map(|p| p.own.as_str());
+    let mut out: Vec<String> = Vec::new();
+    for dep in e
+        .node
+        .get("dependencies")
+        .and_then(Node::as_array)
+        .unwrap_or(&[])
+    {
+        let Some(w) = dep.as_word().map(str::trim) else {
+            continue;
+        };
+        let full = match parent_id {
+            Some(p) if !w.contains('.') => {
+                if sibling(w) && (before(w) || !top(w)) {
+                    format!("{}{p}.{w}", e.prefix)
+                } else if top(w) {
+                    format!("{}{w}", e.prefix)
+                } else {
+                    format!("{}{p}.{w}", e.prefix)
+                }
+            }
+            _ => format!("{}{w}", e.prefix),
+        };
+        if full != e.id && !out.contains(&full) {
+            out.push(full);
+        }
+    }
+    out
 }
 
 /// Tasks and subtasks in a list.
@@ -242,13 +342,15 @@ impl LineIndex {
     }
 }
 
-/// One task object as a draft; `parent` is the parent's id for a subtask.
+/// One task object `e` as a draft (its deps are set by the caller); `parent` is the
+/// parent's task, for a subtask.
 fn draft(
-    node: &Node,
-    parent: Option<&str>,
+    e: &Entry<'_>,
+    parent: Option<&Task>,
     lines: &LineIndex,
     warnings: &mut Vec<PlanWarning>,
 ) -> Result<Draft, PlanError> {
+    let node = e.node;
     let line = lines.line(node.start);
     let text = |key: &str| {
         node.get(key)
@@ -256,16 +358,13 @@ fn draft(
             .map(str::trim)
             .filter(|s| !s.is_empty())
     };
-    let Some(own) = node.get("id").and_then(Node::as_word) else {
+    if e.own.is_empty() {
         return Err(PlanError::new(
             line,
             "this task object has no \"id\"; give it one, as Taskmaster does (a number)",
         ));
-    };
-    let id = match parent {
-        Some(p) => format!("{p}.{own}"),
-        None => own.to_string(),
-    };
+    }
+    let id = e.id.clone();
     if !super::ids::is_valid_id(&id) {
         return Err(super::ids::bad_id(line, &id));
     }
@@ -282,7 +381,11 @@ fn draft(
         ));
     }
     let status = match node.get("status").map(|s| s.as_str()) {
-        None | Some(None) => TaskStatus::Pending,
+        // A subtask without a status under a done task is done.
+        None | Some(None) => match parent {
+            Some(p) if p.status == TaskStatus::Completed => TaskStatus::Completed,
+            _ => TaskStatus::Pending,
+        },
         Some(Some(word)) => read_status(word).unwrap_or_else(|| {
             warnings.push(PlanWarning::new(
                 line,
@@ -294,9 +397,15 @@ fn draft(
             TaskStatus::Pending
         }),
     };
+    let phase = match (parent, e.tag) {
+        (Some(p), _) => p.name.clone(),
+        (None, Some(tag)) => tag.to_string(),
+        (None, None) => String::new(),
+    };
     let mut task = Task {
-        id: id.clone(),
+        id,
         name,
+        phase,
         status,
         line,
         ..Task::default()
@@ -319,24 +428,16 @@ fn draft(
         task.extra
             .insert("priority".into(), serde_json::Value::String(p.to_string()));
     }
-    let named = format!("{} {}", task.name, text("description").unwrap_or(""));
-    add_paths(&mut task, paths_in(&named));
-    for dep in node
-        .get("dependencies")
+    let files: Vec<String> = node
+        .get("files")
         .and_then(Node::as_array)
         .unwrap_or(&[])
-    {
-        let Some(word) = dep.as_word() else {
-            continue;
-        };
-        let full = match parent {
-            Some(p) if !word.contains('.') => format!("{p}.{word}"),
-            _ => word.to_string(),
-        };
-        if full != id && !task.deps.contains(&full) {
-            task.deps.push(full);
-        }
-    }
+        .iter()
+        .filter_map(|f| f.as_str().map(str::to_string))
+        .collect();
+    add_paths(&mut task, files);
+    let named = format!("{} {}", task.name, text("description").unwrap_or(""));
+    add_paths(&mut task, paths_in(&named));
     Ok(Draft {
         task,
         deps_line: line,
@@ -356,11 +457,12 @@ fn read_status(word: &str) -> Option<TaskStatus> {
     })
 }
 
-/// The word to write for `s` where `shown` is written: `None` when it already reads
-/// as `s` (`completed` stays for done, `cancelled` for skipped, `review` for in
-/// progress).
+/// The word to write for `s` where `shown` is written: `None` when an import reads
+/// it as it reads `s` (`completed` stays for done, `cancelled` for skipped, and
+/// `review`, `in-progress` or `blocked` for a task that is not finished).
 fn word_for(shown: &str, s: TaskStatus) -> Option<&'static str> {
-    if read_status(shown) == Some(s) {
+    let imported = super::status::imported;
+    if read_status(shown).map(imported) == Some(imported(s)) {
         return None;
     }
     Some(match s {
@@ -379,35 +481,32 @@ impl Detector for Json {
     fn line(&mut self, _line: &Line<'_>) {}
 
     fn finish(self: Box<Self>, text: &str) -> Evidence {
-        if !text.trim_start().starts_with('{') {
+        if !text.trim_start().starts_with(['{', '[']) {
             return Evidence::default();
         }
         let Ok(root) = json::parse(text) else {
             return Evidence {
-                bare: true,
-                why: vec!["a JSON object (not valid JSON)".into()],
+                bare: text.contains("\"tasks\""),
+                why: vec!["a JSON task list that is not valid JSON".into()],
                 ..Evidence::default()
             };
         };
-        let tagged = root.get("tasks").is_none();
-        match pick(&root, text, &mut Vec::new()) {
-            Some((tag, tasks)) => Evidence {
-                tasks: count(tasks),
-                signs: 1,
-                bare: true,
-                why: vec![match tag {
-                    Some(tag) if tagged => format!(
-                        "{} in the tag {}",
-                        counted(count(tasks), "task object", "task objects"),
-                        super::doc::shown(tag)
-                    ),
-                    _ => format!(
-                        "{} in a `tasks` list",
-                        counted(count(tasks), "task object", "task objects")
-                    ),
-                }],
-            },
-            None => Evidence::default(),
+        let lists = lists(&root);
+        let tasks: usize = lists.iter().map(|(_, t)| count(t)).sum();
+        if lists.is_empty() {
+            return Evidence::default();
+        }
+        let tags = lists.iter().filter(|(tag, _)| tag.is_some()).count();
+        let mut why = vec![counted(tasks, "task object", "task objects")];
+        if tags > 0 {
+            why.push(counted(tags, "tag", "tags"));
+        }
+        Evidence {
+            tasks,
+            signs: 1,
+            bare: true,
+            fallback: false,
+            why,
         }
     }
 }

@@ -47,13 +47,14 @@ fn tasks_subtasks_statuses_and_deps() {
     let plan = read(TAGGED);
     assert_eq!(plan.format.name(), "taskmaster");
     let ids: Vec<&str> = plan.tasks.iter().map(|t| t.id.as_str()).collect();
-    assert_eq!(ids, ["1", "2", "2.1", "2.2", "3", "4", "5"]);
+    // Every tag is read; the tasks of a tag other than master take its name.
+    assert_eq!(ids, ["1", "2", "2.1", "2.2", "3", "4", "5", "feature-x.1"]);
     let t = |id: &str| plan.tasks.iter().find(|t| t.id == id).unwrap();
     let statuses: Vec<TaskStatus> = plan.tasks.iter().map(|t| t.status).collect();
     use TaskStatus::*;
     assert_eq!(
         statuses,
-        [Completed, Pending, Completed, InProgress, Skipped, Skipped, InProgress]
+        [Completed, Pending, Completed, Pending, Skipped, Skipped, Pending, Pending]
     );
     assert_eq!(t("1").line, 4);
     assert_eq!(
@@ -69,18 +70,12 @@ fn tasks_subtasks_statuses_and_deps() {
     assert_eq!(t("2").deps, ["1", "2.1", "2.2"]);
     assert_eq!(t("2.1").deps, ["1"]);
     assert_eq!(t("2.2").phase, "Build the API");
+    assert_eq!(t("1").phase, "master");
+    assert_eq!(t("feature-x.1").phase, "feature-x");
     assert_eq!(t("2.2").acceptance.as_deref(), Some("- returns 200"));
     assert_eq!(t("3").deps, ["2.2"]);
-    // The other tag is named, not dropped.
-    assert_eq!(plan.warnings.len(), 1);
-    assert!(
-        plan.warnings[0]
-            .message
-            .contains("\"feature-x\" and its 1 tasks are not read"),
-        "{}",
-        plan.warnings[0].message
-    );
-    assert_eq!(plan.warnings[0].line, 32);
+    assert!(plan.warnings.is_empty(), "{:?}", plan.warnings);
+    assert_eq!(plan.detected, "8 task objects; 2 tags");
 }
 
 #[test]
@@ -139,9 +134,40 @@ fn a_status_goes_back_in_place_and_nothing_else_moves() {
         "dependencies": [1],"#,
             1,
         )
-        .replacen(r#""status": "in-progress""#, r#""status": "done""#, 1)
-        .replacen(r#""status": "review""#, r#""status": "pending""#, 1);
+        .replacen(r#""status": "in-progress""#, r#""status": "done""#, 1);
     assert_eq!(out, expected);
-    // The other tag's task 1 is not this tag's: untouched.
+    // The other tag's task 1 is not master's 1: untouched.
     assert!(out.contains(r#"{ "id": 1, "title": "Other", "status": "pending" }"#));
+}
+
+#[test]
+fn bare_lists_tags_as_lists_written_ids_and_subtasks_that_wait_for_their_parents_deps() {
+    let bare = r#"[{"id": "1", "title": "A", "status": "done", "subtasks": [
+        {"id": "1.1", "title": "A1"}, {"id": "1.2", "title": "A2", "status": "pending"}]}]"#;
+    let plan = read(bare);
+    let got: Vec<(&str, TaskStatus)> = plan
+        .tasks
+        .iter()
+        .map(|t| (t.id.as_str(), t.status))
+        .collect();
+    // `"1.1"` is written whole; a subtask without a status under a done task is done.
+    assert_eq!(
+        got,
+        [
+            ("1", TaskStatus::Completed),
+            ("1.1", TaskStatus::Completed),
+            ("1.2", TaskStatus::Pending)
+        ]
+    );
+    let tag_as_list = r#"{"master": [{"id": 1, "title": "A"}, {"id": 5, "title": "E"},
+        {"id": 7, "title": "G", "dependencies": [5], "subtasks": [
+            {"id": 1, "title": "G1", "dependencies": [5]},
+            {"id": 5, "title": "G5", "dependencies": [1]}]}]}"#;
+    let plan = read(tag_as_list);
+    let t = |id: &str| plan.tasks.iter().find(|t| t.id == id).unwrap();
+    // `5` of subtask 7.1 comes after it: task 5 is meant (what 7 waits for); `1` of
+    // 7.5 is its sibling 7.1.
+    assert_eq!(t("7.1").deps, ["5"]);
+    assert_eq!(t("7.5").deps, ["7.1", "5"]);
+    assert_eq!(t("7").deps, ["5", "7.1", "7.5"]);
 }
