@@ -315,13 +315,24 @@ pub(crate) fn kinds<'a>(lines: &'a [Line<'_>]) -> Vec<Kind<'a>> {
     let mut out: Vec<Kind<'a>> = Vec::with_capacity(lines.len());
     // Headings to decide once we know whether fields follow them.
     let mut pending: Vec<(usize, Candidate<'a>)> = Vec::new();
+    // Each line's stretch between strict task headings (`each_kind` reads them a
+    // stretch at a time, and a kind depends on nothing outside its stretch).
+    let mut stretch = vec![0; lines.len()];
+    let mut at_stretch = 0;
     for line in lines {
+        if let Some(slot) = stretch.get_mut(out.len()) {
+            *slot = at_stretch;
+        }
         if line.hidden || line.comment.is_some() {
             out.push(Kind::Hidden);
             continue;
         }
         let text: &'a str = &line.text;
         if let Some(h) = task_heading(text) {
+            at_stretch += 1;
+            if let Some(slot) = stretch.get_mut(out.len()) {
+                *slot = at_stretch;
+            }
             out.push(Kind::TaskHeading(h));
             continue;
         }
@@ -361,8 +372,18 @@ pub(crate) fn kinds<'a>(lines: &'a [Line<'_>]) -> Vec<Kind<'a>> {
             _ => {}
         }
     }
+    // A heading of the same level and id shape as one with fields is a task too:
+    // `### 16.1 Run the analysis` among `### 1.1 …` tasks, with its fields in prose.
+    let key = |i: usize, id: &str| Some((*stretch.get(i)?, level_of(lines.get(i)?), shape(id)));
+    let shapes: Vec<(usize, usize, String)> = pending
+        .iter()
+        .filter(|(i, c)| fields_ahead.get(*i).copied().unwrap_or(false) && ids::is_valid_id(c.id))
+        .filter_map(|(i, c)| key(*i, c.id))
+        .collect();
     for (i, c) in pending {
-        let with_fields = fields_ahead.get(i).copied().unwrap_or(false);
+        let alike = || key(i, c.id).is_some_and(|k| shapes.contains(&k));
+        let with_fields = fields_ahead.get(i).copied().unwrap_or(false)
+            || (ids::is_valid_id(c.id) && alike());
         let kind = match (with_fields, ids::is_valid_id(c.id)) {
             (true, true) => Kind::TaskHeading(TaskHeading {
                 id: c.id,
@@ -375,6 +396,26 @@ pub(crate) fn kinds<'a>(lines: &'a [Line<'_>]) -> Vec<Kind<'a>> {
         };
         if let Some(slot) = out.get_mut(i) {
             *slot = kind;
+        }
+    }
+    out
+}
+
+/// The level of a heading line (its `#`s).
+fn level_of(line: &Line<'_>) -> usize {
+    line.text.trim_start().bytes().take_while(|b| *b == b'#').count()
+}
+
+/// An id's shape: its runs of digits as one `9` (`1.1` and `16.2` are `9.9`).
+fn shape(id: &str) -> String {
+    let mut out = String::new();
+    for c in id.chars() {
+        if c.is_ascii_digit() {
+            if !out.ends_with('9') {
+                out.push('9');
+            }
+        } else {
+            out.push(c);
         }
     }
     out
@@ -495,10 +536,22 @@ pub(crate) fn parse<'a>(
             Kind::Hidden => return Ok(()),
             Kind::Other => {
                 let text: &str = &line.text;
+                if let Some((_, mark, _)) = super::speckit::checkbox(text) {
+                    if let Some(b) = block.as_mut() {
+                        b.boxes.0 += 1;
+                        b.boxes.1 += usize::from(matches!(mark, 'x' | 'X'));
+                    }
+                }
                 let lazy = !after_blank
                     && !text.starts_with(['-', '*', '+', '|', '>'])
                     && doc::list_item(text).is_none();
-                if open_field && (doc::starts_indented(text) || lazy) {
+                // `**Steps:**` alone, then a list (a blank line between): its value.
+                let listed = doc::list_item(text).is_some()
+                    && block
+                        .as_ref()
+                        .and_then(|b| b.fields.last())
+                        .is_some_and(|f| f.parts.first().is_some_and(String::is_empty));
+                if open_field && (doc::starts_indented(text) || lazy || listed) {
                     if let Some(f) = block.as_mut().and_then(|b| b.fields.last_mut()) {
                         f.parts.push(text.trim().to_string());
                     }
@@ -616,9 +669,19 @@ impl Reader for ClaudeWorkflow {
                 }
                 Kind::End | Kind::BadHeading(_) | Kind::Suspect(_) => flush(&mut block),
                 Kind::Field(f) => {
-                    let Some((_, spots)) = block.as_mut().filter(|_| raw) else {
+                    let Some((id, spots)) = block.as_mut() else {
                         return Ok(());
                     };
+                    if fields::canon(f.key) == Some(Key::Id) {
+                        // The task's id is the field's (`fields::build`).
+                        let v = f.value.trim_matches('`').trim();
+                        if ids::is_valid_id(v) {
+                            *id = v.to_string();
+                        }
+                    }
+                    if !raw {
+                        return Ok(());
+                    }
                     if fields::canon(f.key) == Some(Key::Status) {
                         spots.push((at, STATUS_FIELD));
                     } else if f.boxed.is_some() && !spots.iter().any(|s| s.1 == FIELD_BOX) {
@@ -637,13 +700,14 @@ impl Reader for ClaudeWorkflow {
         text: &str,
         at: usize,
         kind: &'static str,
-        id: &str,
+        // Not checked against the heading: an `ID` field may name the task.
+        _id: &str,
         status: Option<TaskStatus>,
     ) -> Option<Shown> {
         let raw = doc::line_at(text, at)?;
         let new = match kind {
             HEADING | HEADING_BESIDE_BOX => {
-                (heading_id(raw)? == id).then_some(())?;
+                heading_id(raw)?;
                 let has_emoji = status::split_heading_status(raw).1.is_some();
                 match heading_box(raw) {
                     Some((at, mark)) => status.and_then(|s| with_box(raw, at, mark, s)),

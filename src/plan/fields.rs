@@ -71,6 +71,9 @@ pub(crate) enum Key {
     Steps,
     Timeout,
     Capabilities,
+    /// `- **ID**: TASK-001` under a heading that numbers the task (`### Task 0.1:`):
+    /// the id the plan's dependencies use.
+    Id,
 }
 
 /// Every field name a plan may use, as shown in suggestions; matched through [`norm`].
@@ -106,10 +109,15 @@ const NAMES: &[(&str, Key)] = &[
     ("内容", Key::Requirement),
     ("requirement", Key::Requirement),
     ("description", Key::Requirement),
+    ("details", Key::Requirement),
+    ("work", Key::Requirement),
     ("验收", Key::Acceptance),
     ("验收项", Key::Acceptance),
     ("验收标准", Key::Acceptance),
     ("acceptance", Key::Acceptance),
+    ("acceptance criteria", Key::Acceptance),
+    ("id", Key::Id),
+    ("task id", Key::Id),
     ("acceptance criteria", Key::Acceptance),
     ("actions", Key::Actions),
     ("action", Key::Actions),
@@ -258,6 +266,8 @@ pub(crate) struct Block {
     pub heading_box: Option<char>,
     /// The box of the first field line that has one (`- [x] **Description**: …`).
     pub field_box: Option<char>,
+    /// The checkbox items in the block (steps, criteria): how many, how many checked.
+    pub boxes: (usize, usize),
 }
 
 impl Block {
@@ -270,6 +280,7 @@ impl Block {
             fields: Vec::new(),
             heading_box: None,
             field_box: None,
+            boxes: (0, 0),
         }
     }
 }
@@ -429,6 +440,14 @@ pub(crate) fn build(block: Block, warnings: &mut Vec<PlanWarning>) -> Result<Dra
                 })?);
             }
             Key::Steps => task.steps.extend(steps(&f.parts)),
+            Key::Id => {
+                let v = text(&f.parts).unwrap_or_default();
+                let v = v.trim_matches('`').trim();
+                if !is_valid_id(v) {
+                    return Err(bad_id(f.line, v));
+                }
+                task.id = v.to_string();
+            }
         }
     }
     if task.quality_gate && task.threshold.is_none() {
@@ -438,9 +457,14 @@ pub(crate) fn build(block: Block, warnings: &mut Vec<PlanWarning>) -> Result<Dra
         .heading_box
         .or(block.field_box)
         .map(|mark| super::marks::Legend::default().status(mark));
+    // A task whose every checkbox item is checked is done (`### Task 1.1:` over its
+    // checked steps), when nothing else says.
+    let all_checked = (block.boxes.0 > 0 && block.boxes.0 == block.boxes.1)
+        .then_some(TaskStatus::Completed);
     task.status = field_status
         .or(heading_status)
         .or(boxed)
+        .or(all_checked)
         .unwrap_or(TaskStatus::Pending);
     Ok(Draft {
         task,

@@ -150,7 +150,7 @@ pub(crate) struct Deferral {
 /// T012)`, `（本次未实现）`, to its closing bracket.
 static NOTE_RE: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)[(\[（【]\s*(?:\*\*)?\s*(?:skipped|skip|deferred|defer|cancell?ed|won'?t do|out of scope|not required|not needed|not applicable|n/a|postponed|superseded|obsolete|covered|protected file\s*[-–—:]\s*skipped|report[ée]|跳过|延后|暂缓|取消|不做|本次未实现|未实现)[^)\]）】]*[)\]）】]",
+        r"(?i)[(\[（【]\s*(?:\*\*)?\s*(?:skipped|deferred|cancell?ed|won'?t do|out of scope|not required|not needed|not applicable|n/a|postponed|superseded|obsolete|covered|protected file\s*[-–—:]\s*skipped|report[ée]|延后|暂缓|本次未实现)[^)\]）】]*[)\]）】]",
     )
     .ok()
 });
@@ -159,7 +159,7 @@ static NOTE_RE: LazyLock<Option<Regex>> = LazyLock::new(|| {
 /// `→ DEFERRED (…)`, `: N/A (manual)`, `**DEFERRED to US3**`, `NOT MEASURED`.
 static MARKER_RE: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(
-        r"(?:^|[\s:—–>(\[*]|--|->|=>)\s*(?:\*\*)?(?:DEFERRED|SKIPPED|SUPERSEDED|CANCELL?ED|OBSOLETE|WON'T DO|OUT OF SCOPE|NOT (?:REQUIRED|NEEDED|MEASURED|DOCUMENTED|IMPLEMENTED|APPLICABLE)|N/A)\b",
+        r"(?:(?:^|[\s:—–>(\[*]|--|->|=>)\s*(?:\*\*)?(?:DEFERRED|SKIPPED|SUPERSEDED|CANCELL?ED|OBSOLETE|WON'T DO|OUT OF SCOPE|NOT (?:REQUIRED|NEEDED|MEASURED|DOCUMENTED|IMPLEMENTED|APPLICABLE))|(?:^|[:—–(\[]|--|->|=>)\s*(?:\*\*)?N/A)\b",
     )
     .ok()
 });
@@ -169,9 +169,10 @@ static MARKER_RE: LazyLock<Option<Regex>> = LazyLock::new(|| {
 static DASHED_RE: LazyLock<Option<Regex>> =
     LazyLock::new(|| Regex::new(r"(?i)(?:^|\s)(?:—|–|--|-|→|->|=>)\s*(?:\*\*)?deferred\b").ok());
 
-/// Phrases that defer in any place of the sentence.
+/// Phrases that defer: anywhere in the sentence, or (`reporté à`, "postponed to")
+/// after a separator, not inside a note about something else.
 static PHRASE_RE: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(r"(?i)not required for (?:the )?mvp|report[ée] à|本次未实现|暂不实现").ok()
+    Regex::new(r"(?i)not required for (?:the )?mvp|(?:^|[—–:]|\s-|\*\*)\s*(?:\*\*)?report[ée] à|本次未实现|暂不实现").ok()
 });
 
 /// The deferral `desc` (a task's text after its id) writes, if any: a bracketed
@@ -294,25 +295,53 @@ mod tests {
             "Old path (Cancelled)",
             "Polish (not required for MVP)",
             "Dark mode (out of scope)",
+            "Update the Dockerfile (SKIPPED: no Dockerfile)",
+            "Document the config (COVERED - documented in README)",
+            "性能优化（本次未实现）",
         ] {
             let d = deferral(desc, false).unwrap_or_else(|| panic!("{desc}"));
             let (a, b) = d.span.unwrap();
-            assert!(desc[a..b].starts_with(['(', '[']), "{desc}");
+            assert!(desc[a..b].starts_with(['(', '[', '（']), "{desc}");
         }
-        assert_eq!(
-            deferral("~~Remove the old API~~", false),
-            Some(Deferral { span: None })
-        );
+        for (desc, before) in [
+            ("Apply a token. **DEFERRED to US3**", "Apply a token."),
+            ("Verify connectivity: N/A (manual verification)", "Verify connectivity"),
+            ("Profile the hot path → DEFERRED (needs data)", "Profile the hot path"),
+            ("Measure memory — NOT MEASURED", "Measure memory"),
+            ("Ship it - deferred until v2", "Ship it"),
+        ] {
+            let d = deferral(desc, false).unwrap_or_else(|| panic!("{desc}"));
+            let (a, _) = d.span.unwrap();
+            assert_eq!(desc[..a].trim_end(), before, "{desc}");
+        }
+        for desc in [
+            "~~Remove the old API~~",
+            "[US3] ~~SUPERSEDED~~ — replaced by T078",
+            "Rewrite the parser ~~DELETED~~",
+            "Write unit tests - **Reporté à story technique future**",
+            "Polish the UI, not required for MVP",
+        ] {
+            assert_eq!(deferral(desc, false), Some(Deferral { span: None }), "{desc}");
+        }
         assert_eq!(deferral("Remove it", true), Some(Deferral { span: None }));
         for desc in [
             "Add deferred loading of images",
             "Skip list implementation (src/skip.rs)",
             "Handle the cancelled state [US2]",
             "Parse ~~strike~~ in markdown",
+            "Run the suite (101 passed, 8 skipped)",
+            "Manual test (PASSED - 3 mappings, 1 skipped)",
+            "Show a SKIPPED_STATE constant",
+            "Use `defer:` for teardown",
+            "Guards: clean-code clean; wp/test N/A this batch",
+            "Read the pin (skip manual input)",
+            "对缺失文件保持兼容（跳过而非报错）",
+            "Utiliser des classes simples (Freezed reporté à une story future)",
         ] {
             assert_eq!(deferral(desc, false), None, "{desc}");
         }
         assert_eq!(unstruck("~~T012~~"), ("T012", true));
         assert_eq!(unstruck("T012"), ("T012", false));
     }
+
 }

@@ -307,6 +307,9 @@ pub(crate) fn not_tasks(heading: &str) -> bool {
         "status legend",
         "references",
         "open questions",
+        "dependencies",
+        "external dependencies",
+        "prerequisites",
     ];
     starts.iter().any(|p| h.starts_with(p))
         || h.contains("checklist")

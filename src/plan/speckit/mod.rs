@@ -293,7 +293,7 @@ fn table_task(r: &table::Row<'_>, line: usize, phase: &str, group: usize) -> (Dr
     let deps = r
         .depends
         .iter()
-        .map(|d| DepRef::One((*d).to_string()))
+        .map(|d| deps::dep_word(d).unwrap_or_else(|| DepRef::One((*d).to_string())))
         .collect();
     (
         Draft {
@@ -353,9 +353,14 @@ fn task(
         rest = inner_and_more.get(close + 1..).unwrap_or("").trim_start();
     }
     let (deps, mut cut) = depends_on(rest, &task.id, line)?;
+    // A leading tag that defers (`[DEFERRED - PROD]`) is not part of the name.
+    let tagged = kept.iter().position(|t| marks::deferral(t, false).is_some());
     if let Some(d) = marks::deferral(rest, tl.struck) {
         task.status = TaskStatus::Skipped;
         cut.extend(deferred_span(rest).or(d.span));
+    } else if let Some(i) = tagged {
+        task.status = TaskStatus::Skipped;
+        kept.remove(i);
     } else {
         task.status = legend.status(tl.mark);
     }

@@ -76,11 +76,10 @@ impl Reader for Taskmaster {
             let parent = e.parent.and_then(|p| out.get(p));
             let mut d = draft(e, parent.map(|p| &p.task), &lines, warnings)?;
             d.task.deps = deps(&entries, i);
-            if let Some(p) = parent {
-                for dep in &p.task.deps {
-                    if !d.task.deps.contains(dep) {
-                        d.task.deps.push(dep.clone());
-                    }
+            // What its parent waits for (not the parent's edges to its subtasks).
+            for dep in e.parent.map(|p| deps(&entries, p)).unwrap_or_default() {
+                if !d.task.deps.contains(&dep) {
+                    d.task.deps.push(dep);
                 }
             }
             if let Some(p) = e.parent.and_then(|p| out.get_mut(p)) {
