@@ -167,19 +167,21 @@ fn constraints(with_hard: bool, with_soft: bool) -> Vec<CompletionCandidate> {
         .collect()
 }
 
-/// Plan files: the `.md` files where the word points, then the directories there,
+/// Plan files: the `.md` files and `tasks.json` where the word points, then the directories there,
 /// so the user can go down into one. Relative to the current directory, as
 /// `wf workflow-start PLAN` opens it (`src/commands/start.rs`).
 pub fn plan_files(current: &OsStr) -> Vec<CompletionCandidate> {
     // clap_complete lists the directories a filter leaves out after the files it
     // keeps (`PathCompleter`), which is the order wanted here.
-    PathCompleter::any().filter(is_markdown).complete(current)
+    PathCompleter::any().filter(is_plan_file).complete(current)
 }
 
-fn is_markdown(path: &Path) -> bool {
-    path.extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("md"))
-        && path.is_file()
+/// A markdown file, or a `tasks.json` (Taskmaster's plan).
+fn is_plan_file(path: &Path) -> bool {
+    let markdown = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("md"));
+    (markdown || path.file_name().is_some_and(|n| n == "tasks.json")) && path.is_file()
 }
 
 #[cfg(test)]

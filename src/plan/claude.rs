@@ -382,8 +382,8 @@ pub(crate) fn kinds<'a>(lines: &'a [Line<'_>]) -> Vec<Kind<'a>> {
         .collect();
     for (i, c) in pending {
         let alike = || key(i, c.id).is_some_and(|k| shapes.contains(&k));
-        let with_fields = fields_ahead.get(i).copied().unwrap_or(false)
-            || (ids::is_valid_id(c.id) && alike());
+        let with_fields =
+            fields_ahead.get(i).copied().unwrap_or(false) || (ids::is_valid_id(c.id) && alike());
         let kind = match (with_fields, ids::is_valid_id(c.id)) {
             (true, true) => Kind::TaskHeading(TaskHeading {
                 id: c.id,
@@ -403,7 +403,11 @@ pub(crate) fn kinds<'a>(lines: &'a [Line<'_>]) -> Vec<Kind<'a>> {
 
 /// The level of a heading line (its `#`s).
 fn level_of(line: &Line<'_>) -> usize {
-    line.text.trim_start().bytes().take_while(|b| *b == b'#').count()
+    line.text
+        .trim_start()
+        .bytes()
+        .take_while(|b| *b == b'#')
+        .count()
 }
 
 /// An id's shape: its runs of digits as one `9` (`1.1` and `16.2` are `9.9`).

@@ -459,8 +459,8 @@ pub(crate) fn build(block: Block, warnings: &mut Vec<PlanWarning>) -> Result<Dra
         .map(|mark| super::marks::Legend::default().status(mark));
     // A task whose every checkbox item is checked is done (`### Task 1.1:` over its
     // checked steps), when nothing else says.
-    let all_checked = (block.boxes.0 > 0 && block.boxes.0 == block.boxes.1)
-        .then_some(TaskStatus::Completed);
+    let all_checked =
+        (block.boxes.0 > 0 && block.boxes.0 == block.boxes.1).then_some(TaskStatus::Completed);
     task.status = field_status
         .or(heading_status)
         .or(boxed)

@@ -305,8 +305,14 @@ mod tests {
         }
         for (desc, before) in [
             ("Apply a token. **DEFERRED to US3**", "Apply a token."),
-            ("Verify connectivity: N/A (manual verification)", "Verify connectivity"),
-            ("Profile the hot path → DEFERRED (needs data)", "Profile the hot path"),
+            (
+                "Verify connectivity: N/A (manual verification)",
+                "Verify connectivity",
+            ),
+            (
+                "Profile the hot path → DEFERRED (needs data)",
+                "Profile the hot path",
+            ),
             ("Measure memory — NOT MEASURED", "Measure memory"),
             ("Ship it - deferred until v2", "Ship it"),
         ] {
@@ -321,7 +327,11 @@ mod tests {
             "Write unit tests - **Reporté à story technique future**",
             "Polish the UI, not required for MVP",
         ] {
-            assert_eq!(deferral(desc, false), Some(Deferral { span: None }), "{desc}");
+            assert_eq!(
+                deferral(desc, false),
+                Some(Deferral { span: None }),
+                "{desc}"
+            );
         }
         assert_eq!(deferral("Remove it", true), Some(Deferral { span: None }));
         for desc in [
@@ -343,5 +353,4 @@ mod tests {
         assert_eq!(unstruck("~~T012~~"), ("T012", true));
         assert_eq!(unstruck("T012"), ("T012", false));
     }
-
 }

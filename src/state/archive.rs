@@ -84,13 +84,15 @@ fn backups(dir: &Path) -> Vec<PathBuf> {
     files_named(dir, "backup-", ".json")
 }
 
-/// The imported plan copies (`tasks-<name>.md`) in a workflow dir, sorted; the one
-/// `tasks_file` names first when it is among them.
+/// The imported plan copies (`tasks-<name>.md`, `.json` for a Taskmaster plan) in a
+/// workflow dir, sorted; the one `tasks_file` names first when it is among them.
 pub fn plan_copies(dir: &Path, state: &WorkflowState) -> Vec<PathBuf> {
     let mut copies: Vec<PathBuf> = files_named(dir, "tasks-", ".md")
         .into_iter()
+        .chain(files_named(dir, "tasks-", ".json"))
         .filter(|p| p.is_file())
         .collect();
+    copies.sort();
     let named = Path::new(&state.tasks_file).file_name();
     if let Some(pos) = copies.iter().position(|p| p.file_name() == named) {
         let first = copies.remove(pos);

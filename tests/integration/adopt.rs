@@ -182,7 +182,7 @@ fn a_workflow_with_no_tasks_is_never_completed() {
     exit: 2
     --- stdout
     --- stderr
-    wf: error: [ROOT]/home/[ID]/workflow-state.json: [ROOT]/home/[ID]/tasks.md:1: not a task plan: found no tasks of any format wf reads (claude-workflow, spec-kit, kiro, openspec, bmad, taskmaster), e.g. `## T1: name` headings or `- [ ] T001 description` lines; write the plan in one of these formats or name it with --format; import the plan with `wf workflow-start --force PLAN.md` (the current state is kept as a backup)
+    wf: error: [ROOT]/home/[ID]/workflow-state.json: [ROOT]/home/[ID]/tasks.md:1: not a task plan: found no tasks of any format wf reads (claude-workflow, spec-kit, kiro, openspec, bmad, taskmaster, checklist), e.g. `## T1: name` headings or `- [ ] T001 description` lines; write the plan in one of these formats or name it with --format; import the plan with `wf workflow-start --force PLAN.md` (the current state is kept as a backup)
     ");
     let state = t.state();
     assert_ne!(state["status"], "completed");

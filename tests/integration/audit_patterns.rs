@@ -354,7 +354,7 @@ fn bad_classify_config_is_one_line_error() {
     exit: 2
     --- stdout
     --- stderr
-    wf: error: [ROOT]/project/.claude/config/project-config.json: wf.classify.formats lists "speckit", which is not a plan format; use some of claude-workflow, spec-kit, kiro, openspec, bmad, taskmaster ([] turns classification off)
+    wf: error: [ROOT]/project/.claude/config/project-config.json: wf.classify.formats lists "speckit", which is not a plan format; use some of claude-workflow, spec-kit, kiro, openspec, bmad, taskmaster, checklist ([] turns classification off)
     "#);
     t.config(r#"{"wf": {"classify": {"format": []}}}"#);
     let run = t.wf(&["check", "tasks.md"]).code(2);

@@ -26,6 +26,7 @@ mod executors;
 mod export_ids;
 mod export_settings;
 mod faults;
+mod formats;
 mod foundation;
 mod hardening;
 mod hooks;

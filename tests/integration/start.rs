@@ -167,7 +167,6 @@ fn imports_every_field_of_the_full_fixtures() {
 #[test]
 fn every_validation_error_is_one_line_with_file_and_line_and_writes_nothing() {
     let cases = [
-        ("dup-ids.md", "defined twice"),
         ("unknown-dep.md", "unknown"),
         ("cycle.md", "→"),
         ("empty.md", ""),

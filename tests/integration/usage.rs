@@ -105,7 +105,7 @@ fn a_json_error_about_a_plan_line_names_the_file_and_line() {
     let t = Test::new();
     t.write(
         "tasks.md",
-        "# Tasks: x\n\n## T1: one\n- **阶段**: a\n\n## T1: again\n- **阶段**: a\n",
+        "# Tasks: x\n\n## T1: one\n- **阶段**: a\n\n## T2: again\n- **依赖**: T9\n",
     );
     let v = t
         .wf(&["workflow-start", "tasks.md", "--json"])
@@ -115,7 +115,7 @@ fn a_json_error_about_a_plan_line_names_the_file_and_line() {
     assert_eq!(v["error"]["kind"], "usage");
     assert_eq!(v["error"]["exit_code"], 2);
     assert_eq!(v["error"]["file"], "tasks.md", "{v}");
-    assert_eq!(v["error"]["line"], 6, "{v}");
+    assert_eq!(v["error"]["line"], 7, "{v}");
 }
 
 #[test]

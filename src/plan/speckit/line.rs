@@ -248,6 +248,34 @@ pub(crate) fn checkbox(text: &str) -> Option<(usize, char, &str)> {
     Some((text.len() - inner.len(), c, rest))
 }
 
+/// `- T001: description`, a task as a bullet without a box, which a plan with no
+/// boxed task lines writes (its status is pending: it shows none).
+pub(crate) fn bullet_line(text: &str) -> Option<TaskLine<'_>> {
+    let t = text.trim_start();
+    let after = t.strip_prefix(['-', '*', '+'])?;
+    let r = after.trim_start();
+    if r.len() == after.len() || r.starts_with('[') {
+        return None;
+    }
+    let (token, len) = id_token(r)?;
+    let word = r.get(..len)?;
+    let colon = word.ends_with([':', '：']) || word.trim_end_matches('*').ends_with([':', '：']);
+    if !colon || !t_family(token) || is_range(token) {
+        return None;
+    }
+    let after = r.get(len..)?.trim_start();
+    let desc = after.trim_end();
+    Some(TaskLine {
+        check_at: 0,
+        mark: ' ',
+        id: token,
+        desc,
+        desc_at: text.len() - after.len(),
+        struck: false,
+        other: false,
+    })
+}
+
 pub(crate) fn is_task_line(text: &str) -> bool {
     task_line(text).is_some()
 }

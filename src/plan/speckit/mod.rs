@@ -123,6 +123,9 @@ pub(crate) fn parse(
     // Counted on the first id of another family than `T` (most plans have none).
     let mut families: Option<Families> = None;
     let mut tables = Tables::default();
+    // Whether the plan writes its tasks as bullets without boxes (it has no boxed
+    // task line): decided at the first such bullet, when no boxed line came first.
+    let mut bullets: Option<bool> = None;
     for line in doc::iter(whole) {
         if line.hidden || line.comment.is_some() {
             open = false;
@@ -161,7 +164,18 @@ pub(crate) fn parse(
             }
             TableLine::Other => {}
         }
-        if let Some(tl) = task_line(text) {
+        let boxed = task_line(text);
+        if boxed.is_some() {
+            bullets.get_or_insert(false);
+        }
+        let found = boxed.or_else(|| {
+            bullet_line(text).filter(|_| {
+                *bullets.get_or_insert_with(|| {
+                    !doc::iter(whole).any(|l| !l.hidden && task_line(&l.text).is_some())
+                })
+            })
+        });
+        if let Some(tl) = found {
             if tl.other
                 && !families
                     .get_or_insert_with(|| Families::of(whole))
@@ -354,7 +368,9 @@ fn task(
     }
     let (deps, mut cut) = depends_on(rest, &task.id, line)?;
     // A leading tag that defers (`[DEFERRED - PROD]`) is not part of the name.
-    let tagged = kept.iter().position(|t| marks::deferral(t, false).is_some());
+    let tagged = kept
+        .iter()
+        .position(|t| marks::deferral(t, false).is_some());
     if let Some(d) = marks::deferral(rest, tl.struck) {
         task.status = TaskStatus::Skipped;
         cut.extend(deferred_span(rest).or(d.span));

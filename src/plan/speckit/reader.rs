@@ -128,6 +128,8 @@ impl Reader for SpecKit {
 #[derive(Default)]
 struct Lines {
     tasks: usize,
+    /// `- T001: …` bullets without a box, tasks of a plan that has no boxed ones.
+    bullets: usize,
     rows: usize,
     others: Families,
     tables: Tables,
@@ -147,6 +149,7 @@ impl Detector for Lines {
         match task_line(&line.text) {
             Some(tl) if tl.other => self.others.add(&tl),
             Some(_) => self.tasks += 1,
+            None if bullet_line(&line.text).is_some() => self.bullets += 1,
             None if !self.looks_like => self.looks_like = looks_like(&line.text),
             None => {}
         }
@@ -154,7 +157,17 @@ impl Detector for Lines {
 
     fn finish(mut self: Box<Self>, _text: &str) -> Evidence {
         self.tasks += self.others.read_count() + self.rows;
-        let why = if self.rows > 0 {
+        let bullets = self.tasks == 0 && self.bullets > 0;
+        if bullets {
+            self.tasks = self.bullets;
+        }
+        let why = if bullets {
+            counted(
+                self.bullets,
+                "`- T001:` bullet without a box",
+                "`- T001:` bullets without a box",
+            )
+        } else if self.rows > 0 {
             counted(self.rows, "task table row", "task table rows")
         } else if self.tasks > 0 {
             counted(
