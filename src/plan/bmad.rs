@@ -9,7 +9,7 @@ use std::path::Path;
 
 use super::checklist::{Checklist, Counter, Dialect};
 use super::doc::{self, Line};
-use super::format::{counted, Context, Detector, Evidence};
+use super::format::{counted, Context, Detector, Evidence, Facts};
 use crate::state::machine::TaskStatus;
 use crate::state::model::Task;
 
@@ -132,9 +132,9 @@ impl Story {
 }
 
 impl Detector for Story {
-    fn line(&mut self, line: &Line<'_>) {
+    fn line(&mut self, line: &Line<'_>, facts: &Facts<'_>) {
         let t: &str = &line.text;
-        if self.count.line(line) {
+        if self.count.line(line, facts) {
             let h = doc::heading(t)
                 .map(|(_, h)| h.to_lowercase())
                 .unwrap_or_default();

@@ -35,7 +35,7 @@ use std::path::Path;
 
 use super::doc::{self, strip_ticks, Line};
 use super::fields::{self, Block, Field, Key};
-use super::format::{counted, Detector, Evidence, Links, Pass, Reader, Shown, Spot};
+use super::format::{counted, Detector, Evidence, Facts, Links, Pass, Reader, Shown, Spot};
 use super::ids;
 use super::outline::Drafts;
 use super::status;
@@ -760,7 +760,7 @@ struct Headings {
 }
 
 impl Detector for Headings {
-    fn line(&mut self, line: &Line<'_>) {
+    fn line(&mut self, line: &Line<'_>, _facts: &Facts<'_>) {
         let text: &str = &line.text;
         if let Some(h) = task_heading(text) {
             self.pending = None;

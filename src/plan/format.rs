@@ -61,10 +61,32 @@ pub(crate) struct Evidence {
 
 /// One format's look at a text during detection ([`Reader::detector`]).
 pub(crate) trait Detector {
-    /// A line that is not hidden (fences, comments and front matter are).
-    fn line(&mut self, line: &Line<'_>);
+    /// A line that is not hidden (fences, comments and front matter are), with what
+    /// every format asks of it, worked out once.
+    fn line(&mut self, line: &Line<'_>, facts: &Facts<'_>);
     /// What it saw; `text` is the whole text, for a format that reads it otherwise.
     fn finish(self: Box<Self>, text: &str) -> Evidence;
+}
+
+/// What detection works out of a line once for every format: every line of every
+/// plan is looked at by each detector, and several ask the same.
+pub(crate) struct Facts<'a> {
+    /// `(level, text)` of an ATX heading.
+    pub heading: Option<(usize, &'a str)>,
+    /// A checkbox item with text (not a template's): whether it is numbered
+    /// (`checklist::item_shape`).
+    pub item: Option<bool>,
+}
+
+impl<'a> Facts<'a> {
+    fn of(text: &'a str) -> Facts<'a> {
+        let heading = super::doc::heading(text);
+        let listed = heading.is_none() && text.trim_start().starts_with(['-', '*', '+']);
+        Facts {
+            heading,
+            item: listed.then(|| super::checklist::item_shape(text)).flatten(),
+        }
+    }
 }
 
 /// Where a plan shows a task's status, for the mirror (`mirror.rs`): the task, the
@@ -284,8 +306,9 @@ pub(crate) fn detect(text: &str, path: Option<&Path>) -> Result<Detected, PlanEr
         .map(|f| (f, f.reader().detector(path)))
         .collect();
     for line in super::doc::iter(text).filter(|l| !l.hidden) {
+        let facts = Facts::of(&line.text);
         for (_, d) in &mut detectors {
-            d.line(&line);
+            d.line(&line, &facts);
         }
     }
     let all: Vec<(Format, Evidence)> = detectors

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use super::checklist::{Checklist, Counter, Dialect};
 use super::doc::Line;
-use super::format::{counted, Context, Detector, Evidence};
+use super::format::{counted, Context, Detector, Evidence, Facts};
 use crate::state::machine::TaskStatus;
 use crate::state::model::Task;
 
@@ -53,9 +53,9 @@ impl Kiro {
 }
 
 impl Detector for Kiro {
-    fn line(&mut self, line: &Line<'_>) {
+    fn line(&mut self, line: &Line<'_>, facts: &Facts<'_>) {
         let t: &str = &line.text;
-        if self.count.line(line) {
+        if self.count.line(line, facts) {
             self.title |= t.trim() == "# Implementation Plan";
             return;
         }

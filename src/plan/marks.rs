@@ -146,6 +146,14 @@ pub(crate) struct Deferral {
     pub span: Option<(usize, usize)>,
 }
 
+/// A word every deferral below holds (a literal search, cheap on every task line).
+static ANY_RE: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)skip|defer|cancel|won'?t|scope|not required|not needed|applicable|n/a|postpone|supersed|obsolete|covered|report|not measured|not documented|not implemented|延后|暂缓|本次未实现|暂不实现",
+    )
+    .ok()
+});
+
 /// A bracketed note that defers: `(SKIPPED - …)`, `[DEFERRED: …]`, `(covered by
 /// T012)`, `（本次未实现）`, to its closing bracket.
 static NOTE_RE: LazyLock<Option<Regex>> = LazyLock::new(|| {
@@ -181,6 +189,10 @@ static PHRASE_RE: LazyLock<Option<Regex>> = LazyLock::new(|| {
 pub(crate) fn deferral(desc: &str, id_struck: bool) -> Option<Deferral> {
     if id_struck || struck_deferral(desc) {
         return Some(Deferral { span: None });
+    }
+    // Most task lines hold none of the words: one literal search says so.
+    if !ANY_RE.as_ref().is_some_and(|re| re.is_match(desc)) {
+        return None;
     }
     if let Some(m) = NOTE_RE.as_ref().and_then(|re| re.find(desc)) {
         return Some(Deferral {

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use super::checklist::{Checklist, Counter, Dialect};
 use super::doc::{self, Line};
-use super::format::{counted, Context, Detector, Evidence};
+use super::format::{counted, Context, Detector, Evidence, Facts};
 use crate::state::machine::TaskStatus;
 use crate::state::model::Task;
 
@@ -119,8 +119,8 @@ impl OpenSpec {
 }
 
 impl Detector for OpenSpec {
-    fn line(&mut self, line: &Line<'_>) {
-        if self.count.line(line) {
+    fn line(&mut self, line: &Line<'_>, facts: &Facts<'_>) {
+        if self.count.line(line, facts) {
             // `## 1. Setup`: a numbered group heading.
             let numbered = doc::heading(&line.text).is_some_and(|(level, h)| {
                 level == 2

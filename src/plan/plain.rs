@@ -8,7 +8,7 @@ use std::path::Path;
 
 use super::checklist::{Checklist, Counter, Dialect};
 use super::doc::Line;
-use super::format::{counted, Context, Detector, Evidence};
+use super::format::{counted, Context, Detector, Evidence, Facts};
 use crate::state::machine::TaskStatus;
 use crate::state::model::Task;
 
@@ -28,8 +28,8 @@ pub(crate) static PLAIN: Checklist = Checklist {
 struct Boxes(Counter);
 
 impl Detector for Boxes {
-    fn line(&mut self, line: &Line<'_>) {
-        self.0.line(line);
+    fn line(&mut self, line: &Line<'_>, facts: &Facts<'_>) {
+        self.0.line(line, facts);
     }
 
     // Boxes under `## Definition of Done` and the like alone are no plan: the counts

@@ -80,6 +80,22 @@ pub(crate) fn indent_of(text: &str) -> usize {
 /// The number an item's text starts with, and the text after it: `1.`, `1.1`,
 /// `2.3.1`, `Task 1`, `Subtask 1.2`, `**Task 1:**`; else `None` and the text.
 fn number(body: &str) -> (Option<&str>, String) {
+    let Some((num, after, bold)) = split_number(body) else {
+        return (None, body.to_string());
+    };
+    let mut after = after.trim_start_matches([':', ')']).to_string();
+    if bold {
+        // `**Task 1:** Do`, `**Task 1**: Do`, `**Task 1: Do**`: one bold pair less.
+        if let Some(at) = after.find("**") {
+            after.replace_range(at..at + 2, "");
+        }
+    }
+    (Some(num), after.trim_start_matches(':').to_string())
+}
+
+/// [`number`]'s parts without building the name: the number, the text after it, and
+/// whether the item starts in bold.
+fn split_number(body: &str) -> Option<(&str, &str, bool)> {
     let (bold, b) = match body.strip_prefix("**") {
         Some(r) => (true, r),
         None => (false, body),
@@ -92,24 +108,31 @@ fn number(body: &str) -> (Option<&str>, String) {
         .bytes()
         .take_while(|c| c.is_ascii_digit() || *c == b'.')
         .count();
-    let num = b.get(..len).unwrap_or("").trim_end_matches('.');
+    let num = b.get(..len)?.trim_end_matches('.');
     let valid = num.starts_with(|c: char| c.is_ascii_digit())
         && num.split('.').all(|p| !p.is_empty() && p.len() <= 6);
-    let after = b.get(len..).unwrap_or("");
+    let after = b.get(len..)?;
     // The number ends at a space, a colon, a bracket or the bold's end: `1.1 Do`,
     // `1: Do`, `1) Do`, `**Task 1**: Do`.
     let ends = after.is_empty() || after.starts_with([' ', '\t', ':', ')', '*']);
-    if !valid || !ends {
-        return (None, body.to_string());
+    (valid && ends).then_some((num, after, bold))
+}
+
+/// What detection needs of a checkbox item, without reading it whole (every line
+/// of every plan is asked): whether it is one with text, and whether it is numbered.
+pub(crate) fn item_shape(text: &str) -> Option<bool> {
+    let (_, _, rest) = speckit::checkbox(text)?;
+    if super::placeholder_after(text, rest) {
+        return None;
     }
-    let mut after = after.trim_start_matches([':', ')']).to_string();
-    if bold {
-        // `**Task 1:** Do`, `**Task 1**: Do`, `**Task 1: Do**`: one bold pair less.
-        if let Some(at) = after.find("**") {
-            after.replace_range(at..at + 2, "");
-        }
+    let rest = rest.strip_prefix('*').unwrap_or(rest);
+    if !rest.is_empty() && !rest.starts_with([' ', '\t']) {
+        return None;
     }
-    (Some(num), after.trim_start_matches(':').to_string())
+    let body = rest.trim();
+    let body = body.strip_prefix("~~").unwrap_or(body);
+    let numbered = split_number(body).is_some();
+    (numbered || !body.is_empty()).then_some(numbered)
 }
 
 /// Cuts `(AC: #1, #3)`, `(AC 1, 2)`, `[AC: 1]`, `(ACs: 2-3)` out of `name` and gives
@@ -205,5 +228,32 @@ mod tests {
         assert!(item("- [ ]").is_some_and(|i| i.name.is_empty()));
         assert!(item("- [x]done").is_none());
         assert!(item("- not a box").is_none());
+    }
+
+    #[test]
+    fn shape_agrees_with_the_item() {
+        // Detection asks `item_shape`; reading asks `item`: they must tell the same
+        // lines apart, or a plan detected as one format reads as another.
+        for line in [
+            "- [ ] 1. Set up",
+            "  - [x]* 2.3 (P) Write tests",
+            "- [ ] Task 1 (AC: #1)",
+            "- [ ] **Task 2: Add the API**",
+            "- [ ] Implement login",
+            "- [ ] 1.5x faster",
+            "- [ ] ~~3.2 Old~~",
+            "- [ ] TXXX placeholder",
+            "- [ ] {{task}}",
+            "- [ ]",
+            "- [x]done",
+            "- [ ] ",
+            "* [X] 4 Ship",
+        ] {
+            let full = item(line)
+                .filter(|_| !super::super::placeholder(line))
+                .filter(|i| !i.name.is_empty() || i.number.is_some())
+                .map(|i| i.number.is_some());
+            assert_eq!(item_shape(line), full, "{line}");
+        }
     }
 }

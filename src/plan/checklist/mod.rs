@@ -46,7 +46,7 @@ use super::paths::{add_paths, paths_in};
 use super::{Draft, PlanError, PlanWarning};
 use crate::state::machine::TaskStatus;
 use crate::state::model::Task;
-pub(crate) use item::{indent_of, item, Item};
+pub(crate) use item::{indent_of, item, item_shape, Item};
 pub(crate) use reader::{Checklist, Counter};
 
 /// What sets one checklist format apart from the others when reading.
@@ -358,6 +358,12 @@ fn set_phases(entries: &mut [Entry]) {
 /// A template's box, not a task: `- [ ] {{this.id}}: …`, `- [ ] TXXX …`.
 pub(crate) fn placeholder(text: &str) -> bool {
     (text.contains("{{") && text.contains("}}")) || super::speckit::placeholder_task(text)
+}
+
+/// [`placeholder`] of a box line whose text after the box is `rest`.
+pub(crate) fn placeholder_after(text: &str, rest: &str) -> bool {
+    let braces = text.as_bytes().windows(2).any(|w| w == b"{{") && text.contains("}}");
+    braces || super::speckit::placeholder_word(rest)
 }
 
 /// Adds the item `it` on `line`: its parent is the nearest open item indented less.

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use super::{add_order_edges, assign_ids, collect, item, Dialect};
 use crate::plan::doc::{self, Line};
-use crate::plan::format::{Context, Detector, Links, Pass, Reader, Shown, Spot};
+use crate::plan::format::{Context, Detector, Facts, Links, Pass, Reader, Shown, Spot};
 use crate::plan::outline::{Drafts, Node};
 use crate::plan::{marks, status};
 use crate::plan::{PlanError, PlanWarning};
@@ -205,9 +205,9 @@ impl Counter {
     }
 
     /// Counts `line`; true when it is a heading (the caller may look at it too).
-    pub(crate) fn line(&mut self, line: &Line<'_>) -> bool {
+    pub(crate) fn line(&mut self, line: &Line<'_>, facts: &Facts<'_>) -> bool {
         let t: &str = &line.text;
-        if let Some((level, h)) = doc::heading(t) {
+        if let Some((level, h)) = facts.heading {
             self.in_claude_task = crate::plan::claude::is_task_heading(t);
             if self.aside_level.is_some_and(|l| level <= l) {
                 self.aside_level = None;
@@ -227,14 +227,8 @@ impl Counter {
         if self.in_claude_task || (self.section.is_some() && self.region.is_none()) {
             return false;
         }
-        if !t.trim_start().starts_with(['-', '*', '+']) {
-            return false;
-        }
-        if let Some(it) = item(t).filter(|_| !super::placeholder(t)) {
-            if it.name.is_empty() && it.number.is_none() {
-                return false;
-            }
-            let numbered = usize::from(it.number.is_some());
+        if let Some(numbered) = facts.item {
+            let numbered = usize::from(numbered);
             if self.aside_level.is_some() {
                 self.aside.0 += 1;
                 self.aside.1 += numbered;

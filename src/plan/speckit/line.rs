@@ -285,6 +285,11 @@ pub(crate) fn placeholder_task(text: &str) -> bool {
     let Some((_, _, rest)) = checkbox(text) else {
         return false;
     };
+    placeholder_word(rest)
+}
+
+/// `rest` (the text after a box) starts with a placeholder id: `TXXX`, `T###`.
+pub(crate) fn placeholder_word(rest: &str) -> bool {
     let token = rest.split_whitespace().next().unwrap_or("");
     token.len() >= 2
         && token.starts_with('T')
@@ -342,6 +347,10 @@ pub(crate) fn looks_like(text: &str) -> bool {
 /// between (a summary checklist's line), not a task of its own. Both ends are `T`
 /// and digits, the first the lower.
 pub(crate) fn is_range(word: &str) -> bool {
+    // Asked of every task line: most ids hold no second `T`.
+    if !word.bytes().skip(1).any(|b| b == b'T') {
+        return false;
+    }
     let number = |end: &str| -> Option<u64> {
         let digits = end.strip_prefix('T')?;
         digits

@@ -5,7 +5,9 @@ use std::path::Path;
 
 #[allow(clippy::wildcard_imports)] // the parser's shared imports and its sibling modules
 use super::*;
-use crate::plan::format::{counted, Context, Detector, Evidence, Links, Pass, Reader, Shown, Spot};
+use crate::plan::format::{
+    counted, Context, Detector, Evidence, Facts, Links, Pass, Reader, Shown, Spot,
+};
 
 /// The spec-kit format: `- [ ] T001 [P] [US1] description` lines under phase headings.
 pub(crate) struct SpecKit;
@@ -137,7 +139,7 @@ struct Lines {
 }
 
 impl Detector for Lines {
-    fn line(&mut self, line: &Line<'_>) {
+    fn line(&mut self, line: &Line<'_>, _facts: &Facts<'_>) {
         match self.tables.line(&line.text) {
             TableLine::Row(columns) => {
                 self.rows += usize::from(table::row(&line.text, &columns).is_some());

@@ -36,7 +36,7 @@ use std::path::Path;
 use json::Node;
 
 use super::doc::Line;
-use super::format::{counted, Detector, Evidence, Links, Pass, Reader, Shown, Spot};
+use super::format::{counted, Detector, Evidence, Facts, Links, Pass, Reader, Shown, Spot};
 use super::outline::Drafts;
 use super::paths::{add_paths, paths_in};
 use super::{Draft, PlanError, PlanWarning};
@@ -477,7 +477,7 @@ fn word_for(shown: &str, s: TaskStatus) -> Option<&'static str> {
 struct Json;
 
 impl Detector for Json {
-    fn line(&mut self, _line: &Line<'_>) {}
+    fn line(&mut self, _line: &Line<'_>, _facts: &Facts<'_>) {}
 
     fn finish(self: Box<Self>, text: &str) -> Evidence {
         if !text.trim_start().starts_with(['{', '[']) {
