@@ -227,7 +227,7 @@ fn classification_matches_words_not_letters() {
             note(28, "T6", "api_spec", "name has the word \"fetch\""),
             note(33, "T7", "design_spec", "name contains 表单"),
             "tasks.md: format claude-workflow: 7 `## T1: name` task headings\n\
-            "tasks.md: 7 tasks (claude-workflow): 0 errors, 0 warnings, 4 blocked\n\
+             tasks.md: 7 tasks (claude-workflow): 0 errors, 0 warnings, 4 blocked\n\
              tasks.md: checks: 0 by a command, 7 by what their line names, 0 by nothing\n"
                 .into(),
         ]
@@ -315,7 +315,7 @@ fn config_classifies_spec_kit_or_turns_classification_off_or_replaces_the_rules(
                 "file src/components/VenueCard.tsx is under components/"
             ),
             "tasks.md: format spec-kit: 4 `- [ ] T001` task lines\n\
-            "tasks.md: 4 tasks (spec-kit): 0 errors, 0 warnings, 4 blocked\n\
+             tasks.md: 4 tasks (spec-kit): 0 errors, 0 warnings, 4 blocked\n\
              tasks.md: checks: 0 by a command, 4 by what their line names, 0 by nothing\n"
                 .into(),
         ]
@@ -327,7 +327,7 @@ fn config_classifies_spec_kit_or_turns_classification_off_or_replaces_the_rules(
     assert_eq!(
         check(&t, 0),
         "tasks.md: format claude-workflow: 7 `## T1: name` task headings\n\
-        "tasks.md: 7 tasks (claude-workflow): 0 errors, 0 warnings, 0 blocked\n\
+         tasks.md: 7 tasks (claude-workflow): 0 errors, 0 warnings, 0 blocked\n\
          tasks.md: checks: 0 by a command, 7 by what their line names, 0 by nothing\n"
     );
     assert_eq!(blocked(&start(&t)), vec![]);
@@ -375,7 +375,7 @@ fn check_on_a_clean_plan_prints_one_line_and_writes_nothing() {
     assert_eq!(
         check(&t, 0),
         "tasks.md: format claude-workflow: 2 `## T1: name` task headings\n\
-        "tasks.md: 2 tasks (claude-workflow): 0 errors, 0 warnings, 0 blocked\n\
+         tasks.md: 2 tasks (claude-workflow): 0 errors, 0 warnings, 0 blocked\n\
          tasks.md: checks: 1 by a command, 1 by what their line names, 0 by nothing\n"
     );
     assert!(!t.home.exists(), "check created WF_HOME");

@@ -50,6 +50,7 @@ fn a_kiro_spec_runs_and_its_boxes_are_ticked() {
     --- stdout
     .kiro/specs/csv-reader/tasks.md: format kiro: 6 checkbox tasks; path .kiro/specs/; _Requirements:_ lines; optional `- [ ]*` tasks; # Implementation Plan
     .kiro/specs/csv-reader/tasks.md: 6 tasks (kiro): 0 errors, 0 warnings, 0 blocked
+    .kiro/specs/csv-reader/tasks.md: checks: 0 by a command, 5 by what their line names, 1 by nothing (2.1)
     --- stderr
     ");
     let copy = run_to_the_end(&t, path);
@@ -107,6 +108,7 @@ fn an_openspec_change_runs_and_its_brief_carries_the_proposal_and_deltas() {
     --- stdout
     openspec/changes/add-csv-export/tasks.md: format openspec: 4 checkbox tasks; path openspec/changes/; 2 `## 1. Group` headings
     openspec/changes/add-csv-export/tasks.md: 4 tasks (openspec): 0 errors, 0 warnings, 0 blocked
+    openspec/changes/add-csv-export/tasks.md: checks: 0 by a command, 4 by what their line names, 0 by nothing
     --- stderr
     ");
     t.wf(&["workflow-start", &path]).ok();
@@ -157,6 +159,7 @@ fn a_bmad_story_runs_with_its_criteria_in_the_brief() {
     --- stdout
     docs/stories/1.2.sign-in.story.md: format bmad: 7 checkbox tasks under `## Tasks / Subtasks`; story Status: "ready-for-dev"; 4 story sections; a story file's path; fewer in other formats (spec-kit has 2, kiro has 3, openspec has 3)
     docs/stories/1.2.sign-in.story.md: 7 tasks (bmad): 0 errors, 0 warnings, 0 blocked
+    docs/stories/1.2.sign-in.story.md: checks: 0 by a command, 7 by what their line names, 0 by nothing
     --- stderr
     "#);
     t.wf(&["workflow-start", path]).ok();
@@ -199,6 +202,7 @@ fn a_taskmaster_list_runs_and_only_its_status_values_change() {
     --- stdout
     .taskmaster/tasks/tasks.json: format taskmaster: 5 task objects; 1 tag
     .taskmaster/tasks/tasks.json: 5 tasks (taskmaster): 0 errors, 0 warnings, 0 blocked
+    .taskmaster/tasks/tasks.json: checks: 0 by a command, 5 by what their line names, 0 by nothing
     --- stderr
     ");
     t.wf(&["workflow-start", path]).ok();
