@@ -258,3 +258,66 @@ fn the_format_is_named_by_format_and_an_unknown_name_is_a_usage_error() {
     );
     assert!(!t.workflow_dir().exists());
 }
+
+/// A plan of each format at its tool's path, whose first pending task names a file
+/// on its line or in its details and carries no command: `(path, text, task, file)`.
+const NAMING_A_FILE: &[(&str, &str, &str, &str)] = &[
+    (
+        ".kiro/specs/parser/tasks.md",
+        "# Implementation Plan\n\n\
+         - [ ] 1. Create the parser\n  \
+           - Write the parse function in `src/parser.py`\n  \
+           - _Requirements: 1.1_\n",
+        "1",
+        "src/parser.py",
+    ),
+    (
+        "openspec/changes/add-export/tasks.md",
+        "## 1. Implementation\n\n- [ ] 1.1 Create the exporter in `src/export.ts`\n",
+        "1.1",
+        "src/export.ts",
+    ),
+    (
+        "docs/stories/1.1.sign-in.md",
+        "# Story 1.1: Sign in\n\n## Status\n\nApproved\n\n\
+         ## Acceptance Criteria\n\n1. A user signs in with email and password\n\n\
+         ## Tasks / Subtasks\n\n\
+         - [ ] Task 1: Create the sign-in form in src/signin.tsx (AC: 1)\n",
+        "1",
+        "src/signin.tsx",
+    ),
+    (
+        ".taskmaster/tasks/tasks.json",
+        r#"{"master": {"tasks": [{"id": 1, "title": "Create the config loader",
+            "description": "Write the loader in src/config.js", "status": "pending",
+            "dependencies": [], "priority": "high", "details": "", "testStrategy": ""}]}}"#,
+        "1",
+        "src/config.js",
+    ),
+];
+
+#[test]
+fn a_task_of_each_format_whose_file_the_agent_never_writes_is_refused() {
+    if which::which("git").is_err() {
+        return;
+    }
+    for (path, text, id, file) in NAMING_A_FILE {
+        let t = Test::new();
+        t.write(path, text);
+        t.git_commit_all();
+        t.wf(&["workflow-start", path]).ok();
+        // Handed off to the agent, which comes back having written nothing.
+        t.wf(&["workflow-execute", "--all"]).code(6);
+        let run = t.wf(&["workflow-execute", "--all"]).code(1);
+        let said = format!("{}{}", run.stdout, run.stderr);
+        assert!(
+            said.contains(&format!("{id} failed: {file} was not created")),
+            "{path}: {said}"
+        );
+        assert_eq!(
+            crate::plans::task_status(&t.state(), id),
+            "failed",
+            "{path}"
+        );
+    }
+}

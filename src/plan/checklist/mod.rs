@@ -159,7 +159,10 @@ pub(crate) fn parse(
             task.extra
                 .insert("optional".into(), serde_json::Value::Bool(true));
         }
-        add_paths(&mut task, paths_in(&e.name));
+        // Before the paths: a command's arguments are not files the task names.
+        super::inline::take_verify(&mut task);
+        let paths = paths_in(&task.name);
+        add_paths(&mut task, paths);
         for (_, d) in &e.details {
             add_paths(&mut task, paths_in(d));
         }

@@ -246,3 +246,33 @@ fn the_status_goes_back_in_the_box_of_each_format() {
         STORY.replace("- [ ] Wire the submit", "- [x] Wire the submit")
     );
 }
+
+#[test]
+fn a_check_on_the_line_is_the_tasks_verify_in_every_checklist_format() {
+    let line = "- [ ] 1.1 Add the parser in src/p.py (verify: `pytest tests/test_p.py`)";
+    for (path, text) in [
+        (
+            ".kiro/specs/p/tasks.md",
+            format!("# Implementation Plan\n\n{line}\n"),
+        ),
+        (
+            "openspec/changes/add-p/tasks.md",
+            format!("## 1. Parser\n\n{line}\n"),
+        ),
+        (
+            "docs/stories/1.1.parser.md",
+            format!("# Story 1.1\n\n## Status\n\nApproved\n\n## Tasks / Subtasks\n\n{line}\n"),
+        ),
+    ] {
+        let plan = read(path, &text);
+        let t = &plan.tasks[0];
+        assert_eq!(t.name, "Add the parser in src/p.py", "{path}");
+        assert_eq!(t.verify, ["pytest tests/test_p.py"], "{path}");
+        // The command's words are not files the task names.
+        assert_eq!(
+            (t.file.as_deref(), t.modifies.as_slice()),
+            (Some("src/p.py"), &[][..]),
+            "{path}"
+        );
+    }
+}
