@@ -134,6 +134,11 @@ pub(crate) fn bracket_is_placeholder(inner: &str, before: Option<char>, rest: &s
     if items.iter().all(|s| is_tag(s)) {
         return false;
     }
+    // An interval or an array with a number in it: `[0, initial]`, `[1, n]`.
+    let number = |s: &&str| !s.is_empty() && s.parse::<f64>().is_ok();
+    if items.len() > 1 && items.iter().any(number) {
+        return false;
+    }
     if let Some((key, _)) = t.split_once([':', '：']) {
         if is_tag(key.trim()) && !key.trim().contains(' ') {
             return false;

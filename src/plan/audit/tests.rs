@@ -107,6 +107,8 @@ fn syntax_is_not_a_placeholder() {
         "print \"Watching {path} for new files...\"",
         "Use `docker inspect --format '{{.State.Health.Status}}'`",
         "Add `test-runner` (docker `depends_on: web`)",
+        "ideal line, clamped to [0, initial], rounded",
+        "Pick a value in [1, n] per step",
     ] {
         assert!(hits(text).is_empty(), "{text:?} gave {:?}", hits(text));
     }
