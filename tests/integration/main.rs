@@ -20,6 +20,7 @@ mod derived;
 mod distributed;
 mod doctor;
 mod escapes;
+mod event_log_compat;
 mod events_filter;
 mod execute;
 mod executors;
