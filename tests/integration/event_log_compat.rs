@@ -1,5 +1,5 @@
 //! Logs written by an older `wf` still read. `fixtures/events/` holds a log written
-//! by `main` at 1f6d833, before events were typed (`fixtures/events/make-fixture.sh`:
+//! by `main` at 6cde2a2, before events were typed (`fixtures/events/make-fixture.sh`:
 //! a constraint edit, a failure, a retry, a quality gate, a hand-off, a result
 //! imported from `wf run-task`, a skip, a `--mock` rehearsal with retries, `wf
 //! verify`), with the snapshot it started from and the state that `wf` folded the
