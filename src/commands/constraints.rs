@@ -9,7 +9,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::cli::{ConstraintAddArgs, ConstraintsArgs, ConstraintsCommand, GlobalArgs};
 use crate::constraints::{self, merge, set, vocabulary, ConstraintSet, NewConstraint};
@@ -17,7 +17,9 @@ use crate::error::{ErrorKind, Result, WfError};
 use crate::exec::process::Children;
 use crate::output::Output;
 use crate::project::Project;
-use crate::state::event::EventKind;
+use crate::state::event::{
+    ConstraintChange, ConstraintChecked, ConstraintCounts, Dropped, EventData, MergeReport, Renamed,
+};
 use crate::state::event_log::NewEvent;
 use crate::state::model::{Constraint, Constraints};
 use crate::state::Session;
@@ -67,10 +69,11 @@ fn add_one(
         verify_cmd: args.verify_cmd.clone(),
     };
     let added = constraints::add(&mut session.state_mut()?.constraints, new)?;
-    session.emit(NewEvent::new(
-        EventKind::ConstraintAdded,
-        json!({"constraint": added}),
-    ))?;
+    session.emit(NewEvent::new(EventData::ConstraintAdded(
+        ConstraintChange {
+            constraint: added.clone(),
+        },
+    )))?;
     session.save()?;
     out.json_value(&json!({"id": added.id, "constraint": added}));
     // Only the id, so a script can take it: `id=$(wf constraints add …)`.
@@ -81,10 +84,11 @@ fn add_one(
 fn remove(project: &Project, global: &GlobalArgs, id: &str, out: &Output) -> Result<i32> {
     let mut session = lock(project, global, "remove")?;
     let removed = constraints::remove(&mut session.state_mut()?.constraints, id)?;
-    session.emit(NewEvent::new(
-        EventKind::ConstraintRemoved,
-        json!({"constraint": removed}),
-    ))?;
+    session.emit(NewEvent::new(EventData::ConstraintRemoved(
+        ConstraintChange {
+            constraint: removed.clone(),
+        },
+    )))?;
     session.save()?;
     out.json_value(&json!({"removed": removed}));
     out.say(format!(
@@ -97,10 +101,11 @@ fn remove(project: &Project, global: &GlobalArgs, id: &str, out: &Output) -> Res
 fn promote(project: &Project, global: &GlobalArgs, id: &str, out: &Output) -> Result<i32> {
     let mut session = lock(project, global, "promote")?;
     let promoted = constraints::promote(&mut session.state_mut()?.constraints, id)?;
-    session.emit(NewEvent::new(
-        EventKind::ConstraintPromoted,
-        json!({"constraint": promoted}),
-    ))?;
+    session.emit(NewEvent::new(EventData::ConstraintPromoted(
+        ConstraintChange {
+            constraint: promoted.clone(),
+        },
+    )))?;
     session.save()?;
     out.json_value(&json!({"promoted": promoted}));
     out.say(format!(
@@ -154,20 +159,26 @@ fn merge_files(
     sets.insert(0, ConstraintSet::from_state(&state.constraints));
     let result = merge::merge(&sets);
     let renamed = constraints::apply_merge(&mut state.constraints, result.merged.clone());
-    let report = json!({
-        "files": files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>(),
-        "counts": counts(&state.constraints),
-        "dropped": {
-            "hard": result.dropped_hard,
-            "soft": result.dropped_soft,
-            "open_questions": result.dropped_questions,
-            "success_criteria": result.dropped_criteria,
+    let report = MergeReport {
+        files: files.iter().map(|f| f.display().to_string()).collect(),
+        counts: counts(&state.constraints),
+        dropped: Dropped {
+            hard: result.dropped_hard.clone(),
+            soft: result.dropped_soft.clone(),
+            open_questions: result.dropped_questions.clone(),
+            success_criteria: result.dropped_criteria.clone(),
         },
-        "unshared_criteria": result.unshared_criteria,
-        "id_conflicts": result.id_conflicts,
-        "renamed": renamed.iter().map(|(from, to)| json!({"from": from, "to": to})).collect::<Vec<_>>(),
-    });
-    session.emit(NewEvent::new(EventKind::ConstraintsMerged, report.clone()))?;
+        unshared_criteria: result.unshared_criteria.clone(),
+        id_conflicts: result.id_conflicts.clone(),
+        renamed: renamed
+            .iter()
+            .map(|(from, to)| Renamed {
+                from: from.clone(),
+                to: to.clone(),
+            })
+            .collect(),
+    };
+    session.emit(NewEvent::new(EventData::ConstraintsMerged(report.clone())))?;
     session.save()?;
     out.json_value(&report);
 
@@ -238,13 +249,13 @@ fn read_set(file: &Path) -> Result<ConstraintSet> {
     set::parse(&name, &bytes).map_err(WfError::usage)
 }
 
-fn counts(c: &Constraints) -> Value {
-    json!({
-        "hard": c.hard.len(),
-        "soft": c.soft.len(),
-        "open_questions": c.open_questions.len(),
-        "success_criteria": c.success_criteria.len(),
-    })
+fn counts(c: &Constraints) -> ConstraintCounts {
+    ConstraintCounts {
+        hard: c.hard.len(),
+        soft: c.soft.len(),
+        open_questions: c.open_questions.len(),
+        success_criteria: c.success_criteria.len(),
+    }
 }
 
 fn verify(project: &Project, global: &GlobalArgs, ids: &[String], out: &Output) -> Result<i32> {
@@ -272,10 +283,11 @@ fn verify(project: &Project, global: &GlobalArgs, ids: &[String], out: &Output) 
         .cloned()
         .collect();
     for r in &results {
-        session.emit(NewEvent::new(
-            EventKind::ConstraintVerified,
-            json!({"verification": r}),
-        ))?;
+        session.emit(NewEvent::new(EventData::ConstraintVerified(
+            ConstraintChecked {
+                verification: r.clone(),
+            },
+        )))?;
     }
     session.save()?;
     if children.is_interrupted() {

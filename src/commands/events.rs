@@ -90,7 +90,7 @@ fn wanted(event: &Event, args: &EventsArgs, since: Option<jiff::Timestamp>) -> b
     let kind = args
         .kind
         .as_deref()
-        .is_none_or(|k| EventKind::parse(&event.kind) == EventKind::parse(k));
+        .is_none_or(|k| EventKind::parse(event.kind()) == EventKind::parse(k));
     task && kind && recent
 }
 

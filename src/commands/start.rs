@@ -227,8 +227,11 @@ fn import(
     let digest = session.state()?.plan_digest.clone();
     write_meta(&dir, project, &args.plan, format, task_count, digest, &now)?;
     session.emit(crate::state::event_log::NewEvent::new(
-        crate::state::event::EventKind::PlanImported,
-        json!({"plan": args.plan.display().to_string(), "format": format.name(), "tasks": task_count}),
+        crate::state::event::EventData::PlanImported(crate::state::event::PlanImported {
+            plan: args.plan.display().to_string(),
+            format: format.name().to_string(),
+            tasks: task_count,
+        }),
     ))?;
     // The commit point: the new state, naming the new plan's digest.
     session.save()?;

@@ -10,6 +10,7 @@ use crate::cli::{GlobalArgs, UnblockArgs};
 use crate::error::{Result, WfError};
 use crate::output::Output;
 use crate::project::Project;
+use crate::state::event::TaskMove;
 use crate::state::{TaskStatus, WorkflowStatus};
 
 pub fn run(
@@ -49,7 +50,12 @@ pub fn run(
             session.set_task_status(
                 &id,
                 TaskStatus::Pending,
-                json!({"reason": format!("unblocked {}", lifting.join(", ")), "blocked_by": [], "unblocked": true}),
+                TaskMove {
+                    reason: Some(format!("unblocked {}", lifting.join(", "))),
+                    blocked_by: Some(Vec::new()),
+                    unblocked: true,
+                    ..TaskMove::default()
+                },
                 None,
             )?;
             freed.push(id);

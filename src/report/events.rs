@@ -22,9 +22,9 @@ pub fn event_line(e: &Event) -> String {
         e.seq,
         e.ts,
         e.actor,
-        e.kind,
+        e.kind(),
         e.task_id.as_deref().unwrap_or("-"),
-        data_summary(&e.data_as_written())
+        data_summary(&serde_json::to_value(&e.data).unwrap_or_default())
     );
     one_line(line.trim_end())
 }
@@ -58,18 +58,24 @@ mod tests {
         let e = Event {
             seq: 7,
             ts: "2026-01-08T10:00:00Z".into(),
-            kind: "task.status_changed".into(),
             task_id: Some("T1".into()),
             executor: None,
             actor: "wf.orchestrator".into(),
             role: "orchestrator".into(),
-            data: json!({"from": "pending", "to": "in_progress", "reason": null, "msg": "a\n\u{1b}[2Jb"}),
-            evidence: None,
+            data: crate::state::event::EventData::read(
+                "task.status_changed",
+                Some(
+                    &serde_json::value::to_raw_value(
+                        &json!({"from": "pending", "to": "in_progress", "reason": "a\n\u{1b}[2Jb"}),
+                    )
+                    .unwrap(),
+                ),
+            ),
             txn: false,
         };
         assert_eq!(
             event_line(&e),
-            "   7 2026-01-08T10:00:00Z wf.orchestrator task.status_changed T1 from=pending to=in_progress msg=a \\u{1b}[2Jb"
+            "   7 2026-01-08T10:00:00Z wf.orchestrator task.status_changed T1 reason=a \\u{1b}[2Jb from=pending to=in_progress"
         );
     }
 

@@ -12,7 +12,9 @@ use std::path::Path;
 
 use jiff::Timestamp;
 
+use crate::state::event::EventData;
 use crate::state::event_log::{self, Event};
+use crate::state::TaskStatus;
 
 #[derive(Debug, Default)]
 pub struct TaskTimes {
@@ -37,26 +39,22 @@ impl TaskTimes {
         let Some(id) = event.task_id.as_deref() else {
             return;
         };
-        match event.kind.as_ref() {
-            "task.execution_result" => {
-                if let Some(ms) = event
-                    .data
-                    .get("duration_ms")
-                    .and_then(serde_json::Value::as_u64)
-                {
+        match &event.data {
+            EventData::TaskExecutionResult(result) => {
+                if let Some(ms) = result.duration_ms {
                     *self.measured_ms.entry(id.to_string()).or_default() += ms;
                 }
             }
-            "task.status_changed" => self.status_changed(id, event),
+            EventData::TaskStatusChanged(m) => self.status_changed(id, &event.ts, m.to),
             _ => {}
         }
     }
 
-    fn status_changed(&mut self, id: &str, event: &Event) {
-        let Ok(ts) = event.ts.parse::<Timestamp>() else {
+    fn status_changed(&mut self, id: &str, ts: &str, to: TaskStatus) {
+        let Ok(ts) = ts.parse::<Timestamp>() else {
             return;
         };
-        if event.data.get("to").and_then(serde_json::Value::as_str) == Some("in_progress") {
+        if to == TaskStatus::InProgress {
             self.started.insert(id.to_string(), ts);
         } else if let Some(start) = self.started.remove(id) {
             let secs = ts.as_second().saturating_sub(start.as_second()).max(0);
@@ -79,24 +77,31 @@ mod tests {
     use serde_json::json;
 
     fn event(kind: &str, task: &str, ts: &str, data: serde_json::Value) -> Event {
-        serde_json::from_value(json!({
+        let line = json!({
             "seq": 1, "ts": ts, "type": kind, "task_id": task,
             "actor": "wf.orchestrator", "role": "orchestrator", "data": data,
-        }))
-        .unwrap()
+        });
+        Event::parse(line.to_string().as_bytes()).unwrap()
     }
 
     #[test]
     fn measured_durations_win_and_spans_cover_executor_tasks() {
         let mut t = TaskTimes::default();
-        let moved = |task, ts, to| event("task.status_changed", task, ts, json!({"to": to}));
+        let moved = |task, ts, to| {
+            event(
+                "task.status_changed",
+                task,
+                ts,
+                json!({"from": "pending", "to": to}),
+            )
+        };
         for e in [
             moved("T1", "2026-01-08T10:00:00Z", "in_progress"),
             event(
                 "task.execution_result",
                 "T1",
                 "2026-01-08T10:00:02Z",
-                json!({"duration_ms": 1500}),
+                json!({"success": true, "duration_ms": 1500}),
             ),
             moved("T1", "2026-01-08T10:00:02Z", "pending"),
             moved("T1", "2026-01-08T10:01:00Z", "in_progress"),
@@ -104,7 +109,7 @@ mod tests {
                 "task.execution_result",
                 "T1",
                 "2026-01-08T10:01:01Z",
-                json!({"duration_ms": 250}),
+                json!({"success": true, "duration_ms": 250}),
             ),
             moved("T1", "2026-01-08T10:01:01Z", "completed"),
             // an executor's task: its result has no duration, its moves do

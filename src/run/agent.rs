@@ -12,8 +12,6 @@
 
 use std::time::{Duration, Instant};
 
-use serde_json::json;
-
 use crate::config::Role;
 use crate::exec::process::{self, Exit, Program, Spec};
 use crate::exec::reactor::block_on;
@@ -22,7 +20,9 @@ use crate::run::derived::Returning;
 use crate::run::executor::{self, Executor, MockOutcome, MockPolicy};
 use crate::run::usage::{self, Usage};
 use crate::run::work::{self, append_header, Part, Ran, TaskOutcome, Verdict, WorkCtx};
-use crate::state::event::EventKind;
+use crate::state::event::{
+    EventData, ExecutionResult, ExecutionStarted, Reason, Rehearsal, ReviewResult,
+};
 use crate::state::event_log::NewEvent;
 use crate::state::evidence::{Changes, ClaimEvidence};
 use crate::state::model::Task;
@@ -119,10 +119,11 @@ pub fn do_agent_task(
         let strict = ctx.config.wf.reject_undeclared_changes == Some(true);
         if let Err(why) = proof::check_changes(claimed_files, seen, strict) {
             emit(
-                NewEvent::new(
-                    EventKind::TaskReviewResult,
-                    json!({"passed": false, "reason": format!("claim without evidence: {why}")}),
-                )
+                NewEvent::new(EventData::TaskReviewResult(ReviewResult {
+                    passed: false,
+                    reason: Some(format!("claim without evidence: {why}")),
+                    ..ReviewResult::default()
+                }))
                 .task(&task.id)
                 .executor("wf", Role::Reviewer),
             );
@@ -175,10 +176,12 @@ pub fn do_agent_task(
             if claimed {
                 // A claim nothing could check is accepted unchecked, not confirmed.
                 emit(
-                    NewEvent::new(
-                        EventKind::TaskReviewResult,
-                        json!({"passed": true, "evidence": verified, "accepted_unchecked": !verified, "undeclared_changes": undeclared}),
-                    )
+                    NewEvent::new(EventData::TaskReviewResult(ReviewResult {
+                        passed: true,
+                        evidence: Some(verified),
+                        undeclared_changes: Some(undeclared.clone()),
+                        ..ReviewResult::default()
+                    }))
                     .task(&task.id)
                     .executor("wf", Role::Reviewer),
                 );
@@ -190,10 +193,11 @@ pub fn do_agent_task(
         Err(Verdict::Failed { reason }) => {
             let reason = if claimed {
                 emit(
-                    NewEvent::new(
-                        EventKind::TaskReviewResult,
-                        json!({"passed": false, "reason": format!("claim without evidence: {reason}")}),
-                    )
+                    NewEvent::new(EventData::TaskReviewResult(ReviewResult {
+                        passed: false,
+                        reason: Some(format!("claim without evidence: {reason}")),
+                        ..ReviewResult::default()
+                    }))
                     .task(&task.id)
                     .executor("wf", Role::Reviewer),
                 );
@@ -216,29 +220,34 @@ fn mock_run(
 ) -> Result<Option<executor::Claim>, Verdict> {
     let name = ex.config.name.as_str();
     emit(
-        NewEvent::new(EventKind::TaskDispatchAck, json!({"mock": true}))
+        NewEvent::new(EventData::TaskDispatchAck(Rehearsal { mock: true }))
             .task(&task.id)
             .executor(name, role),
     );
     emit(
-        NewEvent::new(EventKind::TaskExecutionStarted, json!({"mock": true}))
-            .task(&task.id)
-            .executor(name, role),
-    );
-    let success = outcome == MockOutcome::Success;
-    let kind = if role == Role::Reviewer {
-        EventKind::TaskReviewResult
-    } else {
-        EventKind::TaskExecutionResult
-    };
-    emit(
-        NewEvent::new(
-            kind,
-            json!({"success": success, "passed": success, "mock": true}),
-        )
+        NewEvent::new(EventData::TaskExecutionStarted(ExecutionStarted {
+            mock: true,
+            ..ExecutionStarted::default()
+        }))
         .task(&task.id)
         .executor(name, role),
     );
+    let success = outcome == MockOutcome::Success;
+    // A rehearsal's result has the shape of the real one it stands for.
+    let data = if role == Role::Reviewer {
+        EventData::TaskReviewResult(ReviewResult {
+            passed: success,
+            mock: true,
+            ..ReviewResult::default()
+        })
+    } else {
+        EventData::TaskExecutionResult(ExecutionResult {
+            success,
+            mock: true,
+            ..ExecutionResult::default()
+        })
+    };
+    emit(NewEvent::new(data).task(&task.id).executor(name, role));
     if success {
         Ok(None)
     } else {
@@ -304,9 +313,11 @@ fn real_run(
     if !acked {
         let reason = format!("executor `{name}` {}", exit.describe());
         emit(
-            NewEvent::new(EventKind::TaskDispatchNack, json!({"reason": reason}))
-                .task(&task.id)
-                .executor(&name, role),
+            NewEvent::new(EventData::TaskDispatchNack(Reason {
+                reason: reason.clone(),
+            }))
+            .task(&task.id)
+            .executor(&name, role),
         );
         let unrecoverable = matches!(&exit, Exit::NotOnPath(_));
         return Err(Verdict::DispatchFailed {
@@ -315,23 +326,18 @@ fn real_run(
         });
     }
     emit(
-        NewEvent::new(EventKind::TaskDispatchAck, json!({}))
+        NewEvent::new(EventData::TaskDispatchAck(Rehearsal::default()))
             .task(&task.id)
             .executor(&name, role),
     );
     emit(
-        NewEvent::new(EventKind::TaskExecutionStarted, json!({"attempt": attempt}))
-            .task(&task.id)
-            .executor(&name, role),
+        NewEvent::new(EventData::TaskExecutionStarted(ExecutionStarted {
+            attempt: Some(attempt),
+            ..ExecutionStarted::default()
+        }))
+        .task(&task.id)
+        .executor(&name, role),
     );
-    // The executor's result, as its own event (docs/events.md).
-    let report = |emit: &mut dyn FnMut(NewEvent), data: serde_json::Value| {
-        emit(
-            NewEvent::new(EventKind::TaskExecutionResult, data)
-                .task(&task.id)
-                .executor(&name, role),
-        );
-    };
     let output = read_from(log, start_of_output);
     if exit == Exit::Interrupted {
         return Err(Verdict::Interrupted);
@@ -342,47 +348,53 @@ fn real_run(
     if let Some(u) = used {
         *spent = Some(spent.unwrap_or_default().plus(u));
     }
-    let with_usage = |mut data: serde_json::Value| {
-        if let Some(u) = used {
-            data["usage"] = json!(u);
-        }
-        data
+    // The executor's result, as its own event (docs/events.md), with what it used.
+    let report = |emit: &mut dyn FnMut(NewEvent), result: ExecutionResult| {
+        let data = ExecutionResult {
+            usage: used,
+            ..result
+        };
+        emit(
+            NewEvent::new(EventData::TaskExecutionResult(data))
+                .task(&task.id)
+                .executor(&name, role),
+        );
     };
     if !exit.success() {
         let reason = format!("executor `{name}` {}", exit.describe());
-        report(
-            emit,
-            with_usage(json!({"success": false, "reason": reason})),
-        );
+        report(emit, failed(&reason));
         return Err(Verdict::Failed { reason });
     }
     // Inside a JSON envelope (Claude Code's `result`), the claim is in the answer.
     let answer = reported.and_then(|r| r.answer).unwrap_or(output);
     if role == Role::Reviewer {
-        if let Some(u) = used {
-            report(emit, json!({"usage": u}));
-        }
-        return review_verdict(task, &name, &answer, emit).map(|()| None);
+        return review_verdict(task, &name, &answer, used, emit).map(|()| None);
     }
     match executor::parse_claim(&answer) {
         None => {
-            report(emit, with_usage(json!({"success": true, "claim": null})));
+            report(
+                emit,
+                ExecutionResult {
+                    success: true,
+                    ..ExecutionResult::default()
+                },
+            );
             Ok(None)
         }
         Some(Err(why)) => {
             let reason = format!("executor `{name}`: {why}");
-            report(
-                emit,
-                with_usage(json!({"success": false, "reason": reason})),
-            );
+            report(emit, failed(&reason));
             Err(Verdict::Failed { reason })
         }
         Some(Ok(claim)) => {
             report(
                 emit,
-                with_usage(
-                    json!({"success": claim.success, "changed_files": claim.changed_files, "summary": claim.summary}),
-                ),
+                ExecutionResult {
+                    success: claim.success,
+                    changed_files: Some(claim.changed_files.clone()),
+                    summary: Some(claim.summary.clone()),
+                    ..ExecutionResult::default()
+                },
             );
             if claim.success {
                 Ok(Some(claim))
@@ -399,16 +411,20 @@ fn review_verdict(
     task: &Task,
     name: &str,
     output: &str,
+    used: Option<Usage>,
     emit: &mut dyn FnMut(NewEvent),
 ) -> Result<(), Verdict> {
     let threshold = task.threshold.unwrap_or(80);
     let score = executor::parse_score(output);
     let passed = score.is_some_and(|s| s >= threshold);
     emit(
-        NewEvent::new(
-            EventKind::TaskReviewResult,
-            json!({"passed": passed, "score": score, "threshold": threshold}),
-        )
+        NewEvent::new(EventData::TaskReviewResult(ReviewResult {
+            passed,
+            score,
+            threshold: Some(threshold),
+            usage: used,
+            ..ReviewResult::default()
+        }))
         .task(&task.id)
         .executor(name, Role::Reviewer),
     );
@@ -420,6 +436,15 @@ fn review_verdict(
         None => Err(Verdict::Failed {
             reason: format!("reviewer `{name}` gave no `TOTAL SCORE: N` line"),
         }),
+    }
+}
+
+/// An executor's result when it failed, and why.
+fn failed(reason: &str) -> ExecutionResult {
+    ExecutionResult {
+        success: false,
+        reason: Some(reason.to_string()),
+        ..ExecutionResult::default()
     }
 }
 

@@ -20,8 +20,6 @@ use std::sync::{mpsc, Arc};
 use std::task::Poll;
 use std::time::Duration;
 
-use serde_json::json;
-
 use crate::config::Role;
 use crate::error::Result;
 use crate::exec::reactor::{self, Bell};
@@ -31,12 +29,17 @@ use crate::run::executor::Executor;
 use crate::run::policy::{self, Stop};
 use crate::run::work::{self, Part, TaskOutcome, Verdict};
 use crate::run::workers::Workers;
-use crate::state::event::EventKind;
+use crate::state::event::{
+    Allocated, DispatchRequested, EventData, ExecutionStarted, Missing, Reason, TaskMove,
+};
 use crate::state::event_log::NewEvent;
 use crate::state::model::Task;
 use crate::state::TaskStatus;
 
 /// What a worker sends back.
+// Each message is moved through the channel once and kept nowhere: its size is a
+// copy, not memory held.
+#[allow(clippy::large_enum_variant)]
 pub(super) enum Msg {
     Event(NewEvent),
     Done(TaskOutcome),
@@ -46,8 +49,9 @@ pub(super) enum Msg {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Start {
     Command,
-    /// To executors; the first one's name is recorded on the task.
-    Dispatched(Option<String>),
+    /// To executors; the first one's name is recorded on the task, and the move
+    /// names it in the role it was taken for.
+    Dispatched(Option<(String, Role)>),
     HandOff,
 }
 
@@ -188,7 +192,11 @@ impl Engine<'_> {
         self.announce_dispatch(&task, task.attempts + 1, &executors)?;
         let (attempt, task) = self.start_task(
             task,
-            Start::Dispatched(executors.first().map(|e| e.config.name.clone())),
+            Start::Dispatched(
+                executors
+                    .first()
+                    .map(|e| (e.config.name.clone(), e.config.role)),
+            ),
         )?;
         self.reporter.started(&task);
         self.agent_tasks += 1;
@@ -268,26 +276,34 @@ impl Engine<'_> {
             "no executor offers capability `{capability}` (needed by task {}); add one to wf.executors in the project config",
             task.id
         );
-        self.block_for_resource(task, EventKind::ResourceMissing, capability, reason, false)
+        self.block_for_resource(task, capability, reason, false)
     }
 
-    /// Reports why no executor can take `task` (an event of `kind`) and blocks it on
+    /// Reports why no executor can take `task` (`resource.missing`) and blocks it on
     /// `resource_missing`, which `wf workflow-unblock` lifts once the pool is fixed.
     pub(super) fn block_for_resource(
         &mut self,
         task: &Task,
-        kind: EventKind,
         capability: &str,
         reason: String,
         dispatch_failure: bool,
     ) -> Result<()> {
         self.session.emit(
-            NewEvent::new(kind, json!({"capability": capability, "reason": reason})).task(&task.id),
+            NewEvent::new(EventData::ResourceMissing(Missing {
+                capability: capability.to_string(),
+                reason: reason.clone(),
+            }))
+            .task(&task.id),
         )?;
         self.session.set_task_status(
             &task.id,
             TaskStatus::Blocked,
-            json!({"reason": reason, "blocked_by": ["resource_missing"], "dispatch_failure": dispatch_failure}),
+            TaskMove {
+                reason: Some(reason.clone()),
+                blocked_by: Some(vec!["resource_missing".into()]),
+                dispatch_failure,
+                ..TaskMove::default()
+            },
             None,
         )?;
         self.reporter.problem(&reason);
@@ -315,7 +331,7 @@ impl Engine<'_> {
                         "every executor offering `{cap}` is unusable (its program is not on PATH); task {} cannot be dispatched",
                         task.id
                     );
-                    self.block_for_resource(task, EventKind::TaskDispatchNack, cap, reason, true)?;
+                    self.block_for_resource(task, cap, reason, true)?;
                 }
                 return Ok(None);
             }
@@ -336,15 +352,18 @@ impl Engine<'_> {
             let role = ex.role();
             let dispatch_id = format!("{}-{attempt}-{}", task.id, n + 1);
             self.session.emit(
-                NewEvent::new(EventKind::ResourceAllocated, json!({"level": ex.config.level, "escalated": self.escalate.contains(&task.id)}))
-                    .task(&task.id)
-                    .executor(&ex.config.name, role),
+                NewEvent::new(EventData::ResourceAllocated(Allocated {
+                    level: ex.config.level,
+                    escalated: self.escalate.contains(&task.id),
+                }))
+                .task(&task.id)
+                .executor(&ex.config.name, role),
             )?;
             self.session.emit(
-                NewEvent::new(
-                    EventKind::TaskDispatchRequested,
-                    json!({"dispatchId": dispatch_id, "attempt": attempt}),
-                )
+                NewEvent::new(EventData::TaskDispatchRequested(DispatchRequested {
+                    dispatch_id,
+                    attempt,
+                }))
                 .task(&task.id)
                 .executor(&ex.config.name, role),
             )?;
@@ -358,9 +377,11 @@ impl Engine<'_> {
         for (name, role) in self.held.remove(task_id).unwrap_or_default() {
             self.pool.release(&name);
             self.session.emit(
-                NewEvent::new(EventKind::ResourceReleased, json!({"reason": reason}))
-                    .task(task_id)
-                    .executor(&name, role),
+                NewEvent::new(EventData::ResourceReleased(Reason {
+                    reason: reason.to_string(),
+                }))
+                .task(task_id)
+                .executor(&name, role),
             )?;
         }
         Ok(())
@@ -384,20 +405,18 @@ impl Engine<'_> {
         let logs = self.ctx.workflow_dir.join("logs");
         let log = crate::exec::process::log_path(&logs, &id, attempt);
         let log = self.ctx.relative(&log);
-        let mut data = json!({"attempt": attempt, "log": log});
-        if how == Start::HandOff {
-            data["handoff"] = true.into();
-        }
-        if takes_base {
-            if let Some(tree) = crate::proof::tree::snapshot(&self.ctx.project) {
-                data["base_tree"] = tree.into();
-            }
-        }
-        if let Some(baseline) = baseline {
-            data["phase_baseline"] = baseline;
-        }
+        let data = TaskMove {
+            attempt: Some(attempt),
+            log: Some(log.clone()),
+            handoff: how == Start::HandOff,
+            base_tree: takes_base
+                .then(|| crate::proof::tree::snapshot(&self.ctx.project))
+                .flatten(),
+            phase_baseline: baseline,
+            ..TaskMove::default()
+        };
         let executor = match &how {
-            Start::Dispatched(Some(name)) => Some((name.as_str(), Role::Executor)),
+            Start::Dispatched(Some((name, role))) => Some((name.as_str(), *role)),
             _ => None,
         };
         self.session
@@ -405,10 +424,11 @@ impl Engine<'_> {
         // An executor's start is its own event (after its ack); wf's own work starts now.
         if how == Start::Command {
             self.session.emit(
-                NewEvent::new(
-                    EventKind::TaskExecutionStarted,
-                    json!({"attempt": attempt, "log": log}),
-                )
+                NewEvent::new(EventData::TaskExecutionStarted(ExecutionStarted {
+                    attempt: Some(attempt),
+                    log: Some(log),
+                    ..ExecutionStarted::default()
+                }))
                 .task(&id),
             )?;
         }
@@ -641,7 +661,10 @@ mod tests {
             ..Task::default()
         };
         floor.spawn(TaskRef::new(task), |task, emit| {
-            emit(NewEvent::new(EventKind::TaskExecutionStarted, json!({})).task(&task.id));
+            emit(
+                NewEvent::new(EventData::TaskExecutionStarted(ExecutionStarted::default()))
+                    .task(&task.id),
+            );
             guarded(task, || panic!("after the event"))
         });
         let mut seen = Vec::new();

@@ -7,14 +7,12 @@
 //! take is recorded the same way, whether it came from a worker, a hand-off coming
 //! back, or `--ci` refusing one.
 
-use serde_json::json;
-
-use crate::error::Result;
+use crate::error::{Result, WfError};
 use crate::run::context;
 use crate::run::engine::{Engine, TaskResult};
 use crate::run::policy::{self, needs_agent, Next, OutcomeFacts, Stop};
 use crate::run::work::{self, TaskOutcome, Verdict};
-use crate::state::event::EventKind;
+use crate::state::event::{EventData, ExecutionResult, GateRecord, Reason, TaskMove};
 use crate::state::event_log::NewEvent;
 use crate::state::model::Task;
 use crate::state::task_ref::TaskRef;
@@ -55,21 +53,28 @@ impl Engine<'_> {
         let dispatched = self.held.contains_key(&id);
         if !dispatched {
             self.session.emit(
-            NewEvent::new(
-                EventKind::TaskExecutionResult,
-                json!({
-                    "success": matches!(outcome.verdict, Verdict::Passed { .. }),
-                    "verified": matches!(outcome.verdict, Verdict::Passed { verified: true }),
-                    "duration_ms": outcome.duration.as_millis() as u64,
-                    "reason": match &outcome.verdict { Verdict::Failed { reason } => Some(reason.as_str()), _ => None },
-                }),
-            )
-            .task(&id),
+                NewEvent::new(EventData::TaskExecutionResult(ExecutionResult {
+                    success: matches!(outcome.verdict, Verdict::Passed { .. }),
+                    verified: Some(matches!(
+                        outcome.verdict,
+                        Verdict::Passed { verified: true }
+                    )),
+                    duration_ms: Some(outcome.duration.as_millis() as u64),
+                    reason: match &outcome.verdict {
+                        Verdict::Failed { reason } => Some(reason.clone()),
+                        _ => None,
+                    },
+                    ..ExecutionResult::default()
+                }))
+                .task(&id),
             )?;
         }
         if let Some(gate) = &outcome.gate {
+            let record = GateRecord::of(gate).map_err(|e| {
+                WfError::usage(format!("quality gate {id}: its record does not read: {e}"))
+            })?;
             self.session
-                .emit(NewEvent::new(EventKind::GateResult, gate.clone()).task(&id))?;
+                .emit(NewEvent::new(EventData::GateResult(record)).task(&id))?;
         }
         self.release(&id, policy::release_reason(&outcome.verdict))?;
         let facts = OutcomeFacts {
@@ -95,11 +100,9 @@ impl Engine<'_> {
         if let Some(used) = outcome.usage {
             self.spent.add(used);
         }
-        let paid = |mut data: serde_json::Value| {
-            if let Some(u) = outcome.usage {
-                data["usage"] = json!(u);
-            }
-            data
+        let paid = |data: TaskMove| TaskMove {
+            usage: outcome.usage,
+            ..data
         };
         let stop = match policy::after_outcome(&outcome.verdict, &facts) {
             Next::Block => {
@@ -107,7 +110,12 @@ impl Engine<'_> {
                 self.session.set_task_status(
                     &id,
                     TaskStatus::Blocked,
-                    paid(json!({"reason": reason, "blocked_by": ["resource_missing"], "dispatch_failure": true})),
+                    paid(TaskMove {
+                        reason: Some(reason.to_string()),
+                        blocked_by: Some(vec!["resource_missing".into()]),
+                        dispatch_failure: true,
+                        ..TaskMove::default()
+                    }),
                     None,
                 )?;
                 self.reporter
@@ -119,7 +127,11 @@ impl Engine<'_> {
                 self.session.set_task_status(
                     &id,
                     TaskStatus::Pending,
-                    paid(json!({"reason": reason, "dispatch_failure": true})),
+                    paid(TaskMove {
+                        reason: Some(reason.to_string()),
+                        dispatch_failure: true,
+                        ..TaskMove::default()
+                    }),
                     None,
                 )?;
                 None
@@ -131,7 +143,12 @@ impl Engine<'_> {
                 self.session.set_task_status(
                     &id,
                     TaskStatus::Pending,
-                    paid(json!({"reason": reason, "retry": true, "escalate": true})),
+                    paid(TaskMove {
+                        reason: Some(reason.to_string()),
+                        retry: true,
+                        escalate: true,
+                        ..TaskMove::default()
+                    }),
                     None,
                 )?;
                 None
@@ -147,13 +164,13 @@ impl Engine<'_> {
                 self.summary.passed += 1;
                 let verified = matches!(outcome.verdict, Verdict::Passed { verified: true });
                 let evidence = self.evidence(&task, &outcome)?;
-                let mut data = paid(json!({"verified": verified, "duration_ms": duration_ms}));
-                if unchecked.is_some() {
-                    data["accepted_unchecked"] = true.into();
-                }
-                if let Some(warning) = check_warning(&outcome.derived) {
-                    data["check_warning"] = warning.into();
-                }
+                let data = paid(TaskMove {
+                    verified: Some(verified),
+                    duration_ms: Some(duration_ms),
+                    accepted_unchecked: unchecked.is_some(),
+                    check_warning: check_warning(&outcome.derived),
+                    ..TaskMove::default()
+                });
                 if verified {
                     self.remember(&task, &evidence);
                 }
@@ -161,10 +178,9 @@ impl Engine<'_> {
                 self.session.complete_task(&id, data, evidence)?;
                 if let Some(reason) = unchecked {
                     self.session.emit(
-                        NewEvent::new(
-                            EventKind::TaskAcceptedUnchecked,
-                            json!({ "reason": reason }),
-                        )
+                        NewEvent::new(EventData::TaskAcceptedUnchecked(Reason {
+                            reason: reason.to_string(),
+                        }))
                         .task(&id),
                     )?;
                 }
@@ -182,7 +198,11 @@ impl Engine<'_> {
                 self.session.set_task_status(
                     &id,
                     TaskStatus::Failed,
-                    paid(json!({"reason": reason, "duration_ms": duration_ms})),
+                    paid(TaskMove {
+                        reason: Some(reason.to_string()),
+                        duration_ms: Some(duration_ms),
+                        ..TaskMove::default()
+                    }),
                     None,
                 )?;
                 policy::stop_after_failure(&id, reason, self.opts.keep_going)
@@ -195,7 +215,11 @@ impl Engine<'_> {
                 self.session.set_task_status(
                     &id,
                     TaskStatus::Pending,
-                    paid(json!({"reason": "interrupted; it will run again", "partial_outputs": partial})),
+                    paid(TaskMove {
+                        reason: Some("interrupted; it will run again".into()),
+                        partial_outputs: Some(partial.clone()),
+                        ..TaskMove::default()
+                    }),
                     None,
                 )?;
                 if let Some(note) = work::interrupted_note(&id, &partial) {

@@ -12,8 +12,6 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::Value;
-
 use crate::error::Result;
 use crate::proof::derive;
 use crate::proof::runner::Runner;
@@ -49,7 +47,11 @@ impl Engine<'_> {
     /// The project's tests as `task` starts, when it is checked by its line and its
     /// phase has no baseline yet: the `phase_baseline` of its start (folded into
     /// the state's `phase_baselines`). None in a rehearsal.
-    pub(super) fn phase_baseline(&self, task: &Task, attempt: u32) -> Result<Option<Value>> {
+    pub(super) fn phase_baseline(
+        &self,
+        task: &Task,
+        attempt: u32,
+    ) -> Result<Option<PhaseBaseline>> {
         if self.pool.mock().is_some()
             || !work::derivable(task)
             || self
@@ -78,11 +80,11 @@ impl Engine<'_> {
                     // Taken again at the next start.
                     Err(NoSuite::Interrupted) => return Ok(None),
                     Err(NoSuite::CannotRun(why)) => {
-                        return Ok(Some(baseline_value(PhaseBaseline {
+                        return Ok(Some(PhaseBaseline {
                             at: crate::clock::now_rfc3339(),
                             unavailable: Some(why),
                             ..PhaseBaseline::default()
-                        })))
+                        }))
                     }
                 };
                 let names = |pass: bool| {
@@ -102,7 +104,7 @@ impl Engine<'_> {
                 }
             }
         };
-        Ok(Some(baseline_value(baseline)))
+        Ok(Some(baseline))
     }
 
     /// Runs the phase's checkpoint when `outcome` completes the last open task of
@@ -267,11 +269,6 @@ impl Engine<'_> {
         };
         Ok((code, testout::results(&printed)))
     }
-}
-
-/// A baseline as its start event carries it.
-fn baseline_value(baseline: PhaseBaseline) -> Value {
-    serde_json::to_value(baseline).unwrap_or(Value::Null)
 }
 
 /// Why the suite gave no results.

@@ -3,7 +3,7 @@
 //! task runs (a hit completes it as up to date, nothing run) and told after one
 //! passed.
 
-use serde_json::json;
+use crate::state::event::TaskMove;
 
 use crate::error::Result;
 use crate::proof::{self, cache, cache::Cache, fingerprint, tree};
@@ -104,12 +104,20 @@ impl Engine<'_> {
         self.session.set_task_status(
             &task.id,
             TaskStatus::InProgress,
-            json!({"attempt": task.attempts + 1, "cached": true}),
+            TaskMove {
+                attempt: Some(task.attempts + 1),
+                cached: true,
+                ..TaskMove::default()
+            },
             None,
         )?;
         self.session.complete_task(
             &task.id,
-            json!({"verified": true, "cached": true}),
+            TaskMove {
+                verified: Some(true),
+                cached: true,
+                ..TaskMove::default()
+            },
             evidence,
         )?;
         self.done += 1;

@@ -5,8 +5,8 @@
 //! Every change goes through the state machine (`Session::set_task_status`,
 //! `Session::set_workflow_status`); the command prints what these return.
 
+use crate::state::event::TaskMove;
 use crate::state::model::Glance;
-use serde_json::json;
 
 use crate::error::{Result, WfError};
 use crate::state::{Session, TaskStatus, WorkflowStatus};
@@ -54,7 +54,11 @@ pub fn recover_interrupted(session: &mut Session) -> Result<Recovered> {
         session.set_task_status(
             id,
             TaskStatus::Pending,
-            json!({"reason": "interrupted: the previous run ended while it ran", "orphans_killed": ended.len()}),
+            TaskMove {
+                reason: Some("interrupted: the previous run ended while it ran".into()),
+                orphans_killed: Some(ended.len()),
+                ..TaskMove::default()
+            },
             None,
         )?;
     }
@@ -75,7 +79,11 @@ pub fn recover_interrupted(session: &mut Session) -> Result<Recovered> {
 /// pending. Returns its id.
 pub fn retry(session: &mut Session, target: &str) -> Result<String> {
     let id = pick_target(session, target, "--retry")?;
-    session.set_task_status(&id, TaskStatus::Pending, json!({"retry": true}), None)?;
+    let retry = TaskMove {
+        retry: true,
+        ..TaskMove::default()
+    };
+    session.set_task_status(&id, TaskStatus::Pending, retry, None)?;
     session.save()?;
     Ok(id)
 }
@@ -84,7 +92,11 @@ pub fn retry(session: &mut Session, target: &str) -> Result<String> {
 /// skipped, its dependants free to run. Returns its id.
 pub fn skip(session: &mut Session, target: &str, reason: &str) -> Result<String> {
     let id = pick_target(session, target, "--skip")?;
-    session.set_task_status(&id, TaskStatus::Skipped, json!({"reason": reason}), None)?;
+    let skip = TaskMove {
+        reason: Some(reason.to_string()),
+        ..TaskMove::default()
+    };
+    session.set_task_status(&id, TaskStatus::Skipped, skip, None)?;
     session.save()?;
     Ok(id)
 }

@@ -15,14 +15,13 @@
 use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
-use serde_json::json;
 
 use crate::error::{ErrorKind, Result, WfError};
 use crate::proof::{self, cache::Cache};
 use crate::run::work::{self, Part, Verdict, WorkCtx};
-use crate::state::event::EventKind;
+use crate::state::event::{EventData, TaskMove, Verified};
 use crate::state::event_log::NewEvent;
-use crate::state::evidence::{Evidence, Inputs};
+use crate::state::evidence::{Evidence, Inputs, Proof};
 use crate::state::model::{Task, WorkflowState};
 use crate::state::{Session, TaskStatus, WorkflowStatus};
 
@@ -293,21 +292,32 @@ fn record_pass(
     let status = session.state()?.task(&task.id).map(|t| t.status);
     if status == Some(TaskStatus::Completed) {
         session.emit(
-            NewEvent::new(EventKind::TaskVerified, json!({"changed": why}))
-                .task(&task.id)
-                .evidence(evidence),
+            NewEvent::new(EventData::TaskVerified(Verified {
+                changed: why.to_vec(),
+                evidence: Proof::of(evidence),
+            }))
+            .task(&task.id),
         )?;
         return Ok(false);
     }
     session.set_task_status(
         &task.id,
         TaskStatus::InProgress,
-        json!({"attempt": task.attempts + 1, "verify": true}),
+        TaskMove {
+            attempt: Some(task.attempts + 1),
+            verify: true,
+            ..TaskMove::default()
+        },
         None,
     )?;
     session.complete_task(
         &task.id,
-        json!({"verified": true, "verify": true, "cached": evidence.cached}),
+        TaskMove {
+            verified: Some(true),
+            verify: true,
+            cached: evidence.cached,
+            ..TaskMove::default()
+        },
         evidence,
     )?;
     Ok(true)
@@ -322,7 +332,11 @@ fn reopen(session: &mut Session, task: &Task, reason: &str) -> Result<()> {
     session.set_task_status(
         &task.id,
         TaskStatus::Pending,
-        json!({"reason": why, "reopened": why}),
+        TaskMove {
+            reason: Some(why.clone()),
+            reopened: Some(why),
+            ..TaskMove::default()
+        },
         None,
     )?;
     Ok(())

@@ -441,7 +441,7 @@ pub(crate) async fn run_parts(
     }
     if task.quality_gate {
         let (record, result) = quality_gate(ctx, task, attempt, log, runs).await;
-        *gate = Some(record);
+        *gate = record;
         result?;
         verified = true;
     }
@@ -511,14 +511,15 @@ pub fn interrupted_note(task_id: &str, partial: &[String]) -> Option<String> {
     })
 }
 
-/// Runs the builtin verifiers that exist for this project and scores them.
+/// Runs the builtin verifiers that exist for this project and scores them: the
+/// gate's record, none when it did not run to its end (interrupted).
 async fn quality_gate(
     ctx: &WorkCtx,
     task: &Task,
     attempt: u32,
     log: &Path,
     runs: &mut Vec<CheckRun>,
-) -> (Value, Result<(), Verdict>) {
+) -> (Option<Value>, Result<(), Verdict>) {
     let threshold = task.threshold.unwrap_or(80);
     let mut results = Map::new();
     let mut considered = 0u32;
@@ -538,7 +539,7 @@ async fn quality_gate(
                 results.insert(name.into(), json!("passed"));
             }
             Err(Verdict::Interrupted) => {
-                return (json!({}), Err(Verdict::Interrupted));
+                return (None, Err(Verdict::Interrupted));
             }
             Err(Verdict::Failed { reason }) => {
                 results.insert(name.into(), json!("failed"));
@@ -553,7 +554,7 @@ async fn quality_gate(
         verifications,
     } = match gate_constraints(ctx, log).await {
         Ok(checked) => checked,
-        Err(v) => return (json!({}), Err(v)),
+        Err(v) => return (None, Err(v)),
     };
     let score = (passed * 100).checked_div(considered).unwrap_or(0);
     let ok = considered > 0 && score >= threshold && constraint_failure.is_none();
@@ -590,7 +591,7 @@ async fn quality_gate(
             ),
         })
     };
-    (record, result)
+    (Some(record), result)
 }
 
 /// The final verifiers of a finished workflow (docs/execution.md "Completion"): every
@@ -743,7 +744,8 @@ mod gate_constraint_tests {
             ..Task::default()
         };
         let log = ctx.log_for(&task, 1);
-        block_on(quality_gate(&ctx, &task, 1, &log, &mut Vec::new()))
+        let (record, result) = block_on(quality_gate(&ctx, &task, 1, &log, &mut Vec::new()));
+        (record.expect("a gate that ran to its end"), result)
     }
 
     #[test]

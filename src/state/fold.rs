@@ -11,22 +11,21 @@
 //! and sees the workflow as it was before it.
 
 use crate::error::{ErrorKind, Result, WfError};
-use crate::state::event::EventKind;
+use crate::state::event::{EventData, EventKind, TaskMove, Verified, WorkflowMove};
 use crate::state::event_log::Event;
 use crate::state::machine::{TaskStatus, WorkflowStatus};
 use crate::state::model::WorkflowState;
-use serde_json::Value;
 
 /// Whether a reader's fold applies an event of this kind (as a line names it) and
 /// `txn`: one of ours that changes the state, not part of a transaction. Readers
 /// that keep or scan only such events ask this, so the rule is this one.
 pub fn folds(kind: &str, txn: bool) -> bool {
-    !txn && EventKind::named_changes_state(kind)
+    !txn && EventKind::parse(kind).is_some_and(EventKind::changes_state)
 }
 
 /// A reader's fold of one event past the snapshot's mark.
 pub fn apply_event(state: &mut WorkflowState, event: &Event) -> Result<()> {
-    if !folds(&event.kind, event.txn) {
+    if event.txn {
         return Ok(());
     }
     apply_live(state, event)
@@ -34,58 +33,45 @@ pub fn apply_event(state: &mut WorkflowState, event: &Event) -> Result<()> {
 
 /// The writer's application of an event it just appended, transaction or not.
 pub fn apply_live(state: &mut WorkflowState, event: &Event) -> Result<()> {
-    // Another tool's event, or one of a newer wf: not ours to apply.
-    let Some(kind) = EventKind::parse(&event.kind) else {
-        return Ok(());
-    };
-    match kind {
-        EventKind::TaskStatusChanged => apply_task_status(state, event)?,
-        EventKind::WorkflowStatusChanged => apply_workflow_status(state, event)?,
-        EventKind::TaskVerified => apply_verified(state, event)?,
-        EventKind::GateResult => {
+    match &event.data {
+        EventData::TaskStatusChanged(m) => apply_task_status(state, event, m)?,
+        EventData::WorkflowStatusChanged(m) => apply_workflow_status(state, event, m)?,
+        EventData::TaskVerified(v) => apply_verified(state, event, v)?,
+        EventData::GateResult(gate) => {
             if let Some(id) = &event.task_id {
-                state.quality_gates.insert(id.clone(), event.data.clone());
+                let record = serde_json::to_value(gate).unwrap_or_default();
+                state.quality_gates.insert(id.clone(), record);
             }
             // A gate verifies the hard constraints as `wf constraints verify` does.
-            let checked = event.data.get("verifications").and_then(|v| v.as_array());
-            for v in checked.into_iter().flatten() {
-                if let Ok(v) = serde_json::from_value(v.clone()) {
-                    state.constraints.record(&v);
-                }
+            for v in &gate.verifications {
+                state.constraints.record(v);
             }
         }
-        EventKind::PlanImported
-        | EventKind::ConstraintAdded
-        | EventKind::ConstraintRemoved
-        | EventKind::ConstraintPromoted
-        | EventKind::ConstraintsMerged
-        | EventKind::ConstraintVerified
-        | EventKind::TaskExecutionStarted
-        | EventKind::TaskExecutionResult
-        | EventKind::TaskAcceptedUnchecked
-        | EventKind::TaskDispatchRequested
-        | EventKind::TaskDispatchAck
-        | EventKind::TaskDispatchNack
-        | EventKind::TaskReviewResult
-        | EventKind::ResourceAllocated
-        | EventKind::ResourceReleased
-        | EventKind::ResourceMissing => return Ok(()),
+        EventData::Unreadable { kind, error, .. } if kind.changes_state() => {
+            return Err(bad_event(event, &format!("no valid data ({error})")));
+        }
+        EventData::PlanImported(_)
+        | EventData::ConstraintAdded(_)
+        | EventData::ConstraintRemoved(_)
+        | EventData::ConstraintPromoted(_)
+        | EventData::ConstraintsMerged(_)
+        | EventData::ConstraintVerified(_)
+        | EventData::TaskExecutionStarted(_)
+        | EventData::TaskExecutionResult(_)
+        | EventData::TaskAcceptedUnchecked(_)
+        | EventData::TaskDispatchRequested(_)
+        | EventData::TaskDispatchAck(_)
+        | EventData::TaskDispatchNack(_)
+        | EventData::TaskReviewResult(_)
+        | EventData::ResourceAllocated(_)
+        | EventData::ResourceReleased(_)
+        | EventData::ResourceMissing(_)
+        // Another tool's event, or one of a newer wf: not ours to apply.
+        | EventData::Foreign { .. }
+        | EventData::Unreadable { .. } => return Ok(()),
     }
     state.updated_at.clone_from(&event.ts);
     Ok(())
-}
-
-/// A status read from `value`, `event`'s `data.{key}`.
-fn status_field<T>(
-    event: &Event,
-    key: &str,
-    value: Option<&Value>,
-    parse: impl Fn(&str) -> Option<T>,
-) -> Result<T> {
-    value
-        .and_then(Value::as_str)
-        .and_then(parse)
-        .ok_or_else(|| bad_event(event, &format!("no valid data.{key}")))
 }
 
 fn bad_event(event: &Event, what: &str) -> WfError {
@@ -94,71 +80,18 @@ fn bad_event(event: &Event, what: &str) -> WfError {
         ErrorKind::CorruptState,
         crate::error::one_line(&format!(
             "event log: event {} ({}) has {what}; move events.jsonl away to continue from the last snapshot",
-            event.seq, event.kind
+            event.seq,
+            event.kind()
         )),
     )
 }
 
-/// The fields of a task move's `data` that the fold reads, found in one pass over it.
-/// A lookup by key hashes the key (serde_json's map, with std's SipHash), and a move
-/// has thirteen to look up: a tenth of the fold's work on a task run.
-#[derive(Default)]
-struct MoveData<'a> {
-    to: Option<&'a Value>,
-    reason: Option<&'a Value>,
-    retry: Option<&'a Value>,
-    duration_ms: Option<&'a Value>,
-    usage: Option<&'a Value>,
-    handoff: Option<&'a Value>,
-    log: Option<&'a Value>,
-    blocked_by: Option<&'a Value>,
-    unblocked: Option<&'a Value>,
-    base_tree: Option<&'a Value>,
-    reopened: Option<&'a Value>,
-    accepted_unchecked: Option<&'a Value>,
-    dispatch_failure: Option<&'a Value>,
-    phase_baseline: Option<&'a Value>,
-    check_warning: Option<&'a Value>,
-}
-
-impl<'a> MoveData<'a> {
-    /// `data`'s fields by name; none of a `data` that is not an object.
-    fn of(data: &'a Value) -> MoveData<'a> {
-        let mut found = MoveData::default();
-        for (key, value) in data.as_object().into_iter().flatten() {
-            let slot = match key.as_str() {
-                "to" => &mut found.to,
-                "reason" => &mut found.reason,
-                "retry" => &mut found.retry,
-                "duration_ms" => &mut found.duration_ms,
-                "usage" => &mut found.usage,
-                "handoff" => &mut found.handoff,
-                "log" => &mut found.log,
-                "blocked_by" => &mut found.blocked_by,
-                "unblocked" => &mut found.unblocked,
-                "base_tree" => &mut found.base_tree,
-                "reopened" => &mut found.reopened,
-                "accepted_unchecked" => &mut found.accepted_unchecked,
-                "dispatch_failure" => &mut found.dispatch_failure,
-                "phase_baseline" => &mut found.phase_baseline,
-                "check_warning" => &mut found.check_warning,
-                _ => continue,
-            };
-            *slot = Some(value);
-        }
-        found
-    }
-}
-
-fn apply_task_status(state: &mut WorkflowState, event: &Event) -> Result<()> {
+fn apply_task_status(state: &mut WorkflowState, event: &Event, m: &TaskMove) -> Result<()> {
     let id = event
         .task_id
         .as_deref()
         .ok_or_else(|| bad_event(event, "no task_id"))?;
-    let data = MoveData::of(&event.data);
-    let to = status_field(event, "to", data.to, TaskStatus::parse)?;
-    let reason = data.reason.and_then(Value::as_str);
-    let retry = data.retry.and_then(Value::as_bool) == Some(true);
+    let to = m.to;
     let task = state
         .task_mut(id)
         .ok_or_else(|| bad_event(event, &format!("unknown task {id}")))?;
@@ -166,14 +99,11 @@ fn apply_task_status(state: &mut WorkflowState, event: &Event) -> Result<()> {
         .status
         .to(to, id)
         .map_err(|e| bad_event(event, &e.message))?;
-    if let Some(ms) = data.duration_ms.and_then(Value::as_u64) {
+    if let Some(ms) = m.duration_ms {
         task.duration_ms = Some(ms);
     }
     // Every attempt's usage adds to the task's: what was spent stays spent.
-    if let Some(used) = data
-        .usage
-        .and_then(|u| serde_json::from_value::<crate::state::model::Usage>(u.clone()).ok())
-    {
+    if let Some(used) = m.usage {
         task.usage = Some(task.usage.unwrap_or_default().plus(used));
     }
     match to {
@@ -183,25 +113,22 @@ fn apply_task_status(state: &mut WorkflowState, event: &Event) -> Result<()> {
             if let Some(ex) = &event.executor {
                 task.executor = Some(ex.clone());
             }
-            task.handed_off = (data.handoff.and_then(Value::as_bool) == Some(true)).then_some(true);
-            if let Some(log) = data.log.and_then(Value::as_str) {
-                task.log = Some(log.to_string());
+            task.handed_off = m.handoff.then_some(true);
+            if let Some(log) = &m.log {
+                task.log = Some(log.clone());
             }
         }
         TaskStatus::Failed | TaskStatus::Blocked => {
-            task.failure_reason = reason.map(str::to_string);
+            task.failure_reason.clone_from(&m.reason);
         }
         _ => task.failure_reason = None,
     }
     // Blockers travel with the event (set when blocked, cleared when unblocked), so a
     // reader folding the log sees the same task the writer saw.
-    if let Some(kinds) = data.blocked_by.and_then(Value::as_array) {
-        task.blocked_by = kinds
-            .iter()
-            .filter_map(|k| k.as_str().map(str::to_string))
-            .collect();
+    if let Some(kinds) = &m.blocked_by {
+        task.blocked_by.clone_from(kinds);
     }
-    if to == TaskStatus::Pending && data.unblocked.and_then(Value::as_bool) == Some(true) {
+    if to == TaskStatus::Pending && m.unblocked {
         task.dispatch_failures = 0;
     }
     // A handed-off task that comes back takes its hand-off's reason with it (the
@@ -212,12 +139,12 @@ fn apply_task_status(state: &mut WorkflowState, event: &Event) -> Result<()> {
     }
     match to {
         // A completion carries its proof; one without (a plugin's, an old wf's) has none.
-        TaskStatus::Completed => task.evidence.clone_from(&event.evidence),
+        TaskStatus::Completed => task.evidence.clone_from(&m.evidence),
         // The tree an agent's first attempt started from stays until the task is done
         // (a retry's start carries none).
         TaskStatus::InProgress => {
-            if let Some(tree) = data.base_tree.and_then(Value::as_str) {
-                task.base_tree = Some(tree.to_string());
+            if let Some(tree) = &m.base_tree {
+                task.base_tree = Some(tree.clone());
             }
         }
         _ => {}
@@ -226,26 +153,23 @@ fn apply_task_status(state: &mut WorkflowState, event: &Event) -> Result<()> {
         task.base_tree = None;
     }
     task.reopened = (to == TaskStatus::Pending)
-        .then(|| data.reopened.and_then(Value::as_str))
-        .flatten()
-        .map(str::to_string);
-    task.accepted_unchecked = to == TaskStatus::Completed
-        && data.accepted_unchecked.and_then(Value::as_bool) == Some(true);
-    if data.dispatch_failure.and_then(Value::as_bool) == Some(true) {
+        .then(|| m.reopened.clone())
+        .flatten();
+    task.accepted_unchecked = to == TaskStatus::Completed && m.accepted_unchecked;
+    if m.dispatch_failure {
         task.dispatch_failures += 1;
     }
     // The phase's tests at its start, taken as its first checked task starts.
     let baseline = (to == TaskStatus::InProgress)
-        .then(|| data.phase_baseline.cloned())
+        .then_some(m.phase_baseline.as_ref())
         .flatten()
-        .and_then(|b| serde_json::from_value(b).ok())
-        .map(|b| (task.phase.clone(), b));
+        .map(|b| (task.phase.clone(), b.clone()));
     if let Some((phase, b)) = baseline {
         state.phase_baselines.insert(phase, b);
     }
     if to == TaskStatus::Completed {
-        match data.check_warning.and_then(Value::as_str) {
-            Some(w) => state.check_warnings.insert(id.to_string(), w.to_string()),
+        match &m.check_warning {
+            Some(w) => state.check_warnings.insert(id.to_string(), w.clone()),
             None => state.check_warnings.remove(id),
         };
     }
@@ -255,56 +179,45 @@ fn apply_task_status(state: &mut WorkflowState, event: &Event) -> Result<()> {
     if taken_back && state.status == WorkflowStatus::Running {
         state.status_reason = None;
     }
-    if retry {
+    if m.retry {
         *state.retry_counts.entry(id.to_string()).or_insert(0) += 1;
     }
     if to == TaskStatus::Skipped {
         state.skipped_info.insert(
             id.to_string(),
-            serde_json::json!({"reason": reason.unwrap_or(""), "skippedAt": event.ts}),
+            serde_json::json!({"reason": m.reason.as_deref().unwrap_or(""), "skippedAt": event.ts}),
         );
     }
     Ok(())
 }
 
 /// `wf verify` checked a completed task again and it passed: its new proof.
-fn apply_verified(state: &mut WorkflowState, event: &Event) -> Result<()> {
+fn apply_verified(state: &mut WorkflowState, event: &Event, v: &Verified) -> Result<()> {
     let id = event
         .task_id
         .as_deref()
         .ok_or_else(|| bad_event(event, "no task_id"))?;
-    let evidence = event
-        .evidence
-        .clone()
-        .ok_or_else(|| bad_event(event, "no valid data.evidence"))?;
     let task = state
         .task_mut(id)
         .ok_or_else(|| bad_event(event, &format!("unknown task {id}")))?;
-    task.evidence = Some(evidence);
+    task.evidence = Some(v.evidence.clone());
     Ok(())
 }
 
-fn apply_workflow_status(state: &mut WorkflowState, event: &Event) -> Result<()> {
-    let to = status_field(event, "to", event.data.get("to"), |s| {
-        WorkflowStatus::ALL.into_iter().find(|w| w.as_str() == s)
-    })?;
+fn apply_workflow_status(state: &mut WorkflowState, event: &Event, m: &WorkflowMove) -> Result<()> {
     state.status = state
         .status
-        .to(to)
+        .to(m.to)
         .map_err(|e| bad_event(event, &e.message))?;
-    let reason = event
-        .data
-        .get("reason")
-        .and_then(|v| v.as_str())
-        .map(str::to_string);
+    let reason = m.reason.clone();
     // failure_reason is the plugin's field for a failure; why a workflow rests
     // (paused, blocked) is not a failure and is kept apart.
-    (state.failure_reason, state.status_reason) = match to {
+    (state.failure_reason, state.status_reason) = match m.to {
         WorkflowStatus::Failed => (reason, None),
         WorkflowStatus::Blocked | WorkflowStatus::Paused => (None, reason),
         _ => (None, None),
     };
-    if to == WorkflowStatus::Completed {
+    if m.to == WorkflowStatus::Completed {
         state.completed_at = Some(event.ts.clone());
     }
     Ok(())

@@ -90,7 +90,7 @@ impl<'a> IndexReader<'a> {
     }
 
     pub fn number(&mut self) -> Option<u64> {
-        crate::state::event_log::take_u64(&mut self.rest)
+        take_u64(&mut self.rest)
     }
 
     pub fn bool(&mut self) -> Option<bool> {
@@ -114,7 +114,7 @@ impl<'a> IndexReader<'a> {
             .iter()
             .position(|&b| b == b'"' || b == b'\\' || b < b' ')?;
         if body[len] == b'"' {
-            let s = crate::state::event_log::text_of(&body[..len])?;
+            let s = std::str::from_utf8(&body[..len]).ok()?;
             self.rest = &body[len + 1..];
             return Some(Cow::Borrowed(s));
         }
@@ -208,6 +208,22 @@ impl Drop for Staged {
             let _ = std::fs::remove_file(tmp);
         }
     }
+}
+
+/// A JSON integer of digits alone at the start of `rest`, taken off it, when it is one
+/// serde_json reads as this `u64`: no leading zero, no overflow. Anything else is
+/// left to serde.
+fn take_u64(rest: &mut &[u8]) -> Option<u64> {
+    let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+    if digits == 0 || (digits > 1 && rest[0] == b'0') {
+        return None;
+    }
+    let (number, after) = rest.split_at(digits);
+    let value = number.iter().try_fold(0u64, |n, &d| {
+        n.checked_mul(10)?.checked_add(u64::from(d - b'0'))
+    })?;
+    *rest = after;
+    Some(value)
 }
 
 #[cfg(test)]

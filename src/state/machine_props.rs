@@ -10,9 +10,8 @@
 use crate::state::task_ref::TaskRef;
 
 use proptest::prelude::*;
-use serde_json::json;
 
-use crate::state::event::EventKind;
+use crate::state::event::{EventData, TaskMove, WorkflowMove};
 use crate::state::event_log::Event;
 use crate::state::fold::apply_event;
 use crate::state::machine::{TaskStatus, WorkflowStatus};
@@ -34,26 +33,22 @@ fn state_with(n: usize) -> WorkflowState {
 }
 
 fn task_event(seq: u64, id: &str, from: TaskStatus, to: TaskStatus, flags: u8) -> Event {
-    let mut data = json!({"from": from.as_str(), "to": to.as_str()});
-    if flags & 1 != 0 {
-        data["reason"] = "because".into();
-    }
-    if flags & 2 != 0 && to == TaskStatus::InProgress {
-        data["handoff"] = true.into();
-    }
-    if flags & 4 != 0 && to == TaskStatus::Pending {
-        data["retry"] = true.into();
-    }
+    let data = TaskMove {
+        reason: (flags & 1 != 0).then(|| "because".to_string()),
+        handoff: flags & 2 != 0 && to == TaskStatus::InProgress,
+        retry: flags & 4 != 0 && to == TaskStatus::Pending,
+        from,
+        to,
+        ..TaskMove::default()
+    };
     Event {
         seq,
         ts: format!("2026-01-08T10:00:{:02}Z", seq % 60),
-        kind: EventKind::TaskStatusChanged.name().into(),
         task_id: Some(id.into()),
         executor: None,
         actor: "wf.orchestrator".into(),
         role: "orchestrator".into(),
-        data,
-        evidence: None,
+        data: EventData::TaskStatusChanged(data),
         txn: false,
     }
 }
@@ -62,13 +57,15 @@ fn workflow_event(seq: u64, from: WorkflowStatus, to: WorkflowStatus) -> Event {
     Event {
         seq,
         ts: "2026-01-08T10:00:00Z".into(),
-        kind: EventKind::WorkflowStatusChanged.name().into(),
         task_id: None,
         executor: None,
         actor: "wf.orchestrator".into(),
         role: "orchestrator".into(),
-        data: json!({"from": from.as_str(), "to": to.as_str(), "reason": "r"}),
-        evidence: None,
+        data: EventData::WorkflowStatusChanged(WorkflowMove {
+            from,
+            to,
+            reason: Some("r".into()),
+        }),
         txn: false,
     }
 }

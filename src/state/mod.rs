@@ -3,7 +3,6 @@
 
 pub mod archive;
 pub mod event;
-pub mod event_line;
 pub mod event_log;
 pub mod evidence;
 pub mod fold;

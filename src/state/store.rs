@@ -29,9 +29,9 @@ use crate::config::Role;
 use crate::error::{ErrorKind, Result, WfError};
 use crate::fs::durable::Temp;
 use crate::fs::{ensure_dir, open_regular_kept, read_rest, read_span, refuse_symlink};
-use crate::state::event::EventKind;
+use crate::state::event::{EventData, TaskMove, WorkflowMove};
 use crate::state::event_log::{self, Event, EventLog, NewEvent};
-use crate::state::evidence::Evidence;
+use crate::state::evidence::{Evidence, Proof};
 use crate::state::fold::{apply_event, apply_live, folds};
 use crate::state::machine::{TaskStatus, WorkflowStatus};
 use crate::state::model::{Glance, LogMark, WorkflowState, SCHEMA_VERSION};
@@ -431,11 +431,11 @@ impl Session {
     /// Appends an event to the log — it is part of the state from now on, even
     /// before the next snapshot, unless a transaction is open (see `begin_txn`) — and
     /// applies it to the state when its kind changes state
-    /// ([`EventKind::changes_state`]). Status moves go through `set_task_status` and
+    /// ([`EventKind::changes_state`](crate::state::event::EventKind::changes_state)). Status moves go through `set_task_status` and
     /// `set_workflow_status`, which check them against the tables first.
     pub fn emit(&mut self, mut event: NewEvent) -> Result<Event> {
         event.txn = self.in_txn;
-        let applies = event.kind.changes_state();
+        let applies = event.data.changes_state();
         let event = self.log()?.append(event)?;
         if applies {
             apply_live(self.state_mut()?, &event)?;
@@ -528,12 +528,13 @@ impl Session {
         self.staged = false;
     }
 
-    /// Moves a task through the task machine: checked, logged, applied.
+    /// Moves a task through the task machine: checked, logged, applied. `data`'s
+    /// `from` and `to` are set here.
     pub fn set_task_status(
         &mut self,
         id: &str,
         to: TaskStatus,
-        data: serde_json::Value,
+        data: TaskMove,
         executor: Option<(&str, Role)>,
     ) -> Result<Event> {
         let mut event = self.task_move(id, to, data)?;
@@ -544,28 +545,29 @@ impl Session {
     }
 
     /// Completes a task with its proof: [`Session::set_task_status`] to completed,
-    /// the evidence carried as the event's.
+    /// the evidence carried in the move.
     pub fn complete_task(
         &mut self,
         id: &str,
-        data: serde_json::Value,
+        mut data: TaskMove,
         evidence: Evidence,
     ) -> Result<Event> {
+        data.evidence = Some(Proof::of(evidence));
         let event = self.task_move(id, TaskStatus::Completed, data)?;
-        self.emit(event.evidence(evidence))
+        self.emit(event)
     }
 
     /// The event that moves task `id` to `to`, checked against the task machine.
-    fn task_move(&self, id: &str, to: TaskStatus, mut data: serde_json::Value) -> Result<NewEvent> {
+    fn task_move(&self, id: &str, to: TaskStatus, mut data: TaskMove) -> Result<NewEvent> {
         let from = self
             .state()?
             .task(id)
             .ok_or_else(|| WfError::usage(format!("no task {id} in this workflow")))?
             .status;
         from.to(to, id)?;
-        data["from"] = from.as_str().into();
-        data["to"] = to.as_str().into();
-        Ok(NewEvent::new(EventKind::TaskStatusChanged, data).task(id))
+        data.from = from;
+        data.to = to;
+        Ok(NewEvent::new(EventData::TaskStatusChanged(data)).task(id))
     }
 
     /// Moves the workflow through the workflow machine: checked, logged, applied.
@@ -576,8 +578,10 @@ impl Session {
     ) -> Result<Event> {
         let from = self.state()?.status;
         from.to(to)?;
-        let data = serde_json::json!({"from": from.as_str(), "to": to.as_str(), "reason": reason});
-        self.emit(NewEvent::new(EventKind::WorkflowStatusChanged, data))
+        let reason = reason.map(str::to_string);
+        self.emit(NewEvent::new(EventData::WorkflowStatusChanged(
+            WorkflowMove { from, to, reason },
+        )))
     }
 
     /// Makes the next save copy the records `prior` holds of the state's tasks: a
@@ -801,7 +805,7 @@ fn read_tail_in(events: &Path, mark: LogMark, start: u64, end: Option<u64>) -> R
         |(seq, event)| {
             if seq > mark.seq {
                 tail.past_mark = true;
-                tail.events.extend(event.filter(|e| folds(&e.kind, e.txn)));
+                tail.events.extend(event.filter(|e| folds(e.kind(), e.txn)));
             }
             Ok(())
         },
@@ -1082,7 +1086,10 @@ mod tests {
         session.save().unwrap();
         let pad = "x".repeat(100);
         for id in &ids[..done] {
-            let data = serde_json::json!({ "note": pad });
+            let data = TaskMove {
+                reason: Some(pad.clone()),
+                ..TaskMove::default()
+            };
             session
                 .set_task_status(id, TaskStatus::InProgress, data, None)
                 .unwrap();
@@ -1091,7 +1098,7 @@ mod tests {
                 ..Evidence::default()
             };
             session
-                .complete_task(id, serde_json::json!({}), proof)
+                .complete_task(id, TaskMove::default(), proof)
                 .unwrap();
         }
         session.log().unwrap().sync().unwrap();
@@ -1433,13 +1440,13 @@ mod tests {
         session.state = Some(state_of(&["T1", "T2"]));
         session.save().unwrap();
         session
-            .set_task_status("T1", TaskStatus::InProgress, serde_json::json!({}), None)
+            .set_task_status("T1", TaskStatus::InProgress, TaskMove::default(), None)
             .unwrap();
         let snapshot = session.snapshot().unwrap().expect("a snapshot to write");
         // The session goes on while the snapshot waits to be written: its tasks
         // were shared, so this change must copy T1, not reach the snapshot.
         session
-            .set_task_status("T1", TaskStatus::Completed, serde_json::json!({}), None)
+            .set_task_status("T1", TaskStatus::Completed, TaskMove::default(), None)
             .unwrap();
         let written = snapshot.write().unwrap();
         let status = |s: &WorkflowState, i: usize| s.tasks[i].status;
@@ -1469,14 +1476,14 @@ mod tests {
         let mut session = store.lock(None, "test").unwrap();
         session.state = Some(state_of(&["T1", "T2", "T3"]));
         session
-            .set_task_status("T1", TaskStatus::InProgress, serde_json::json!({}), None)
+            .set_task_status("T1", TaskStatus::InProgress, TaskMove::default(), None)
             .unwrap();
         session.save().unwrap();
         drop(session);
         // Taken again: the snapshot is loaded, the log holds nothing past it.
         let mut session = store.lock(None, "test").unwrap();
         session
-            .set_task_status("T2", TaskStatus::InProgress, serde_json::json!({}), None)
+            .set_task_status("T2", TaskStatus::InProgress, TaskMove::default(), None)
             .unwrap();
         let path = store.state_path();
         // As `save` writes it, the log's mark with it.

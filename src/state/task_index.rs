@@ -11,8 +11,7 @@
 //! the first time; then the fold is written back to the entries and the digest
 //! computed from them (`Glance`), and only the records of the tasks the digest names
 //! are parsed from the snapshot, at the byte spans the writer noted as it wrote them,
-//! with their own events folded on again. A completion's proof is left out of both
-//! folds (`EventHead::into_event`): no read path shows it.
+//! with their own events folded on again.
 //!
 //! Like the summary, the index is never a source of truth: it names the snapshot it
 //! was written with (and that snapshot's log mark) and is used only while the summary
@@ -28,8 +27,8 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize, Serializer};
 
-use crate::state::event::EventKind;
-use crate::state::event_log::{Event, EventHead};
+use crate::state::event::EventData;
+use crate::state::event_log::{Event, EventLine};
 use crate::state::fold::{apply_event, folds};
 use crate::state::ids::{narrow, Ids, Packed};
 use crate::state::index_file::{IndexReader, Staged};
@@ -295,13 +294,12 @@ pub fn fold_tail(
         events_path,
         mark.offset,
         |offset, line| {
-            let head = EventHead::parse(line, EventKind::named_changes_state)?;
+            let head = EventLine::parse(line)?;
             let folded = head.seq > mark.seq && folds(&head.kind, head.txn);
             Ok(folded.then(|| (offset, line.len(), head.into_event())))
         },
         |line| match line {
-            Some((offset, len, Some(event))) => fold.apply(offset, len, &event),
-            Some((_, _, None)) => Err(unsure()),
+            Some((offset, len, event)) => fold.apply(offset, len, &event),
             None => Ok(()),
         },
     );
@@ -576,9 +574,7 @@ fn view_of(
             .as_ref()?;
         let mut line = vec![0; len];
         log.file().read_exact_at(&mut line, offset).ok()?;
-        let event = EventHead::parse(&line, EventKind::named_changes_state)
-            .ok()?
-            .into_event()?;
+        let event = EventLine::parse(&line).ok()?.into_event();
         if event.seq != seq {
             return None;
         }
@@ -595,18 +591,18 @@ fn view_of(
 /// Events that change one task's own fields (the rest change the state's).
 fn is_of_task(event: &Event) -> bool {
     matches!(
-        EventKind::parse(&event.kind),
-        Some(EventKind::TaskStatusChanged | EventKind::TaskVerified)
+        event.data,
+        EventData::TaskStatusChanged(_) | EventData::TaskVerified(_)
     )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::state::event::TaskMove;
     use crate::state::machine::WorkflowStatus;
     use crate::state::summary;
     use proptest::prelude::*;
-    use serde_json::json;
 
     /// A snapshot written as the store writes it (pretty, spans recorded).
     fn snapshot(path: &Path, state: &WorkflowState) -> Vec<[u64; 2]> {
@@ -663,10 +659,14 @@ mod tests {
             let Some(&to) = legal.get(pick % legal.len().max(1)) else {
                 continue;
             };
-            let mut data = json!({"from": from.as_str(), "to": to.as_str(), "duration_ms": 3});
-            let mut evidence = None;
+            let mut data = TaskMove {
+                from,
+                to,
+                duration_ms: Some(3),
+                ..TaskMove::default()
+            };
             if to == TaskStatus::Completed {
-                evidence = Some(crate::state::evidence::Proof::of(
+                data.evidence = Some(crate::state::evidence::Proof::of(
                     crate::state::evidence::Evidence {
                         at: "2026-11-26T15:55:04Z".into(),
                         inputs: crate::state::evidence::Inputs {
@@ -677,30 +677,32 @@ mod tests {
                         ..Default::default()
                     },
                 ));
-                data["usage"] = json!({"input_tokens": 10 * u64::from(flags), "cost_usd": f64::from(flags) / 10.0});
-                data["accepted_unchecked"] = json!(flags % 2 == 0);
+                data.usage = Some(Usage {
+                    input_tokens: 10 * u64::from(flags),
+                    output_tokens: 0,
+                    cost_usd: Some(f64::from(flags) / 10.0),
+                });
+                data.accepted_unchecked = flags % 2 == 0;
             }
             if to == TaskStatus::Blocked {
-                data["blocked_by"] = json!(["ci"]);
+                data.blocked_by = Some(vec!["ci".into()]);
             }
             if to == TaskStatus::InProgress {
-                data["handoff"] = json!(flags % 3 == 0);
-                data["log"] = json!(format!("logs/T{}.log", task + 1));
+                data.handoff = flags % 3 == 0;
+                data.log = Some(format!("logs/T{}.log", task + 1));
             }
             if matches!(to, TaskStatus::Failed | TaskStatus::Blocked) {
-                data["reason"] = json!("it broke");
+                data.reason = Some("it broke".into());
             }
             status[task] = to;
             events.push(Event {
                 seq: first_seq + i as u64,
                 ts: format!("2026-11-26T10:00:{:02}Z", i % 60),
-                kind: EventKind::TaskStatusChanged.name().into(),
                 task_id: Some(state.tasks[task].id.clone()),
                 executor: None,
                 actor: "wf.orchestrator".into(),
                 role: "orchestrator".into(),
-                data,
-                evidence,
+                data: EventData::TaskStatusChanged(data),
                 txn: false,
             });
         }

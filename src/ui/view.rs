@@ -428,6 +428,6 @@ fn events(ctx: &Ctx, query: &[(String, String)]) -> Answer {
         "matched": matched,
         "tasks": tasks,
         "phases": layout.phases.iter().map(|p| p.name.clone()).collect::<Vec<_>>(),
-        "types": crate::state::event::EventKind::ALL.map(crate::state::event::EventKind::name),
+        "types": crate::state::event::EventKind::ALL.iter().map(|k| k.name()).collect::<Vec<_>>(),
     }))
 }

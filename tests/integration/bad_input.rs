@@ -160,7 +160,7 @@ const CASES: &[Case] = &[
     case("events garbage mid-log", Events("garbage\n{\"seq\":{seq},\"ts\":\"t\",\"type\":\"x\",\"actor\":\"wf.o\",\"role\":\"o\"}\n"), STATUS, 5, &["events.jsonl:", "not valid JSON"]),
     case("events unknown task", Events("{\"seq\":{seq},\"ts\":\"t\",\"type\":\"task.status_changed\",\"task_id\":\"T99\",\"actor\":\"wf.o\",\"role\":\"o\",\"data\":{\"from\":\"pending\",\"to\":\"in_progress\"}}\n"), STATUS, 5, &["events.jsonl", "unknown task T99"]),
     case("events illegal move", Events("{\"seq\":{seq},\"ts\":\"t\",\"type\":\"task.status_changed\",\"task_id\":\"T1\",\"actor\":\"wf.o\",\"role\":\"o\",\"data\":{\"from\":\"pending\",\"to\":\"completed\"}}\n"), EXECUTE, 5, &["events.jsonl", "cannot go from pending to completed"]),
-    case("events status missing", Events("{\"seq\":{seq},\"ts\":\"t\",\"type\":\"workflow.status_changed\",\"actor\":\"wf.o\",\"role\":\"o\",\"data\":{}}\n"), STATUS, 5, &["events.jsonl", "no valid data.to"]),
+    case("events status missing", Events("{\"seq\":{seq},\"ts\":\"t\",\"type\":\"workflow.status_changed\",\"actor\":\"wf.o\",\"role\":\"o\",\"data\":{}}\n"), STATUS, 5, &["events.jsonl", "no valid data", "missing field"]),
     // ---- project config ----
     case("config not JSON", Config("not-json.json"), STATUS, 2, &[CONFIG, "invalid project config"]),
     case("config truncated", Config("truncated.json"), STATUS, 2, &[CONFIG, "EOF"]),

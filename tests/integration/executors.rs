@@ -213,7 +213,9 @@ fn a_missing_executor_program_is_a_nack_and_blocks_the_task() {
     let state = t.state();
     assert_eq!(task_status(&state, "T1"), "blocked");
     let ev = kinds(&t.events());
-    assert!(ev.contains(&"task.dispatch_nack".to_string()), "{ev:?}");
+    // No executor that offers the capability can start: the engine says so as it
+    // says "none offers it" (docs/events.md, "What the types settle" 2).
+    assert!(ev.contains(&"resource.missing".to_string()), "{ev:?}");
     assert!(
         !ev.contains(&"task.execution_started".to_string()),
         "a nack is not an execution: {ev:?}"

@@ -14,7 +14,7 @@ use crate::report::one_line;
 use crate::run::engine::needs_agent;
 use crate::run::engine::Stop;
 use crate::run::recovery;
-use crate::state::event::EventKind;
+use crate::state::event::{EventData, ExecutionResult};
 use crate::state::event_log::NewEvent;
 use crate::state::Session;
 use crate::state::Task;
@@ -212,10 +212,12 @@ fn record_claim(session: &mut Session, id: &str, claim: &Claim) -> Result<()> {
         return Ok(());
     }
     session.emit(
-        NewEvent::new(
-            EventKind::TaskExecutionResult,
-            json!({"success": true, "changed_files": claim.changed_files, "summary": claim.summary.clone().unwrap_or_default()}),
-        )
+        NewEvent::new(EventData::TaskExecutionResult(ExecutionResult {
+            success: true,
+            changed_files: Some(claim.changed_files.clone()),
+            summary: Some(claim.summary.clone().unwrap_or_default()),
+            ..ExecutionResult::default()
+        }))
         .task(id)
         .executor("mcp", Role::Executor),
     )?;

@@ -8,7 +8,7 @@ use super::history::History;
 use super::{Fate, Loaded, Options, Txn};
 use crate::error::{Result, WfError};
 use crate::run::standalone::TaskResultFile;
-use crate::state::event::EventKind;
+use crate::state::event::{EventData, ExecutionResult, ExecutionStarted, GateRecord, TaskMove};
 use crate::state::event_log::NewEvent;
 use crate::state::{Session, TaskStatus, WorkflowStatus};
 
@@ -34,10 +34,13 @@ pub(super) fn apply(
         // as a retry would (`--retry`, `src/run/recovery.rs`) — saying so when the
         // failure was a local run's, which a result from elsewhere now overrides.
         TaskStatus::Failed => {
-            let mut data = json!({"reason": format!("a new result from {}", item.file.display())});
+            let mut data = TaskMove {
+                reason: Some(format!("a new result from {}", item.file.display())),
+                ..TaskMove::default()
+            };
             if let Some(why) = history.local_failure.get(&task.id).filter(|_| r.success) {
                 notes.push(format!("it failed here before: {why}"));
-                data["overrides_failure"] = why.clone().into();
+                data.overrides_failure = Some(why.clone());
             }
             txn.open(session);
             session.set_task_status(&task.id, TaskStatus::Pending, data, None)?;
@@ -74,33 +77,35 @@ pub(super) fn apply(
     let attempt = task.attempts + 1;
     let log = write_log(session, &task.id, attempt, r);
     let imported_from = item.file.display().to_string();
-    let mut data = json!({"attempt": attempt, "imported": imported_from});
-    if let Some(log) = &log {
-        data["log"] = log.clone().into();
-    }
+    let data = TaskMove {
+        attempt: Some(attempt),
+        log: log.clone(),
+        imported: Some(imported_from.clone()),
+        ..TaskMove::default()
+    };
     session.set_task_status(&task.id, TaskStatus::InProgress, data, None)?;
     session.emit(
-        NewEvent::new(
-            EventKind::TaskExecutionStarted,
-            json!({"attempt": attempt, "log": log, "result_id": r.result_id}),
-        )
+        NewEvent::new(EventData::TaskExecutionStarted(ExecutionStarted {
+            attempt: Some(attempt),
+            log,
+            result_id: Some(r.result_id.clone()),
+            mock: false,
+        }))
         .task(&task.id),
     )?;
     let stale = notes.iter().find_map(|n| n.strip_prefix("stale: "));
     session.emit(
-        NewEvent::new(
-            EventKind::TaskExecutionResult,
-            json!({
-                "success": r.success,
-                "verified": r.verified,
-                "duration_ms": r.duration_ms,
-                "reason": r.reason,
-                "result_id": r.result_id,
-                "fingerprint": r.fingerprint.fingerprint,
-                "runner": r.runner,
-                "stale": stale,
-            }),
-        )
+        NewEvent::new(EventData::TaskExecutionResult(ExecutionResult {
+            success: r.success,
+            verified: Some(r.verified),
+            duration_ms: Some(r.duration_ms),
+            reason: r.reason.clone(),
+            result_id: Some(r.result_id.clone()),
+            fingerprint: Some(r.fingerprint.fingerprint.clone()),
+            runner: r.runner.clone(),
+            stale: stale.map(str::to_string),
+            ..ExecutionResult::default()
+        }))
         .task(&task.id),
     )?;
     let mut failure = r.reason.clone().filter(|_| !r.success);
@@ -115,20 +120,32 @@ pub(super) fn apply(
             ));
             failure = why.map(|why| format!("quality gate {} (imported): {why}", task.id));
         }
-        session.emit(NewEvent::new(EventKind::GateResult, gate).task(&task.id))?;
+        let record = GateRecord::of(&gate).map_err(|e| {
+            WfError::usage(format!(
+                "{}: its quality gate record does not read: {e}",
+                item.file.display()
+            ))
+        })?;
+        session.emit(NewEvent::new(EventData::GateResult(record)).task(&task.id))?;
     }
-    let end =
-        json!({"duration_ms": r.duration_ms, "imported": imported_from, "result_id": r.result_id});
+    let end = TaskMove {
+        duration_ms: Some(r.duration_ms),
+        imported: Some(imported_from),
+        result_id: Some(r.result_id.clone()),
+        ..TaskMove::default()
+    };
     if r.success && failure.is_none() {
         let evidence = evidence_of(session.state()?, r);
-        let mut data = end;
-        data["verified"] = r.verified.into();
+        let data = TaskMove {
+            verified: Some(r.verified),
+            ..end
+        };
         session.complete_task(&task.id, data, evidence)?;
     } else {
-        let mut data = end;
-        data["reason"] = failure
-            .unwrap_or_else(|| "its result says it failed".into())
-            .into();
+        let data = TaskMove {
+            reason: Some(failure.unwrap_or_else(|| "its result says it failed".into())),
+            ..end
+        };
         session.set_task_status(&task.id, TaskStatus::Failed, data, None)?;
     }
     Ok((Fate::Applied, notes))

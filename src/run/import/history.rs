@@ -4,11 +4,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use serde_json::{json, Value};
-
 use super::Txn;
 use crate::error::Result;
-use crate::state::event::EventKind;
+use crate::state::event::{EventData, TaskMove};
 use crate::state::event_log;
 use crate::state::{Session, TaskStatus};
 
@@ -35,19 +33,19 @@ impl History {
             let Some(task) = event.task_id.clone() else {
                 return Ok(());
             };
-            let data = &event.data;
-            if event.kind == EventKind::TaskExecutionResult.name() {
-                if let Some(id) = data.get("result_id").and_then(Value::as_str) {
-                    result_of.insert(task, id.to_string());
+            let m = match &event.data {
+                EventData::TaskExecutionResult(result) => {
+                    if let Some(id) = &result.result_id {
+                        result_of.insert(task, id.clone());
+                    }
+                    return Ok(());
                 }
-                return Ok(());
-            }
-            if event.kind != EventKind::TaskStatusChanged.name() {
-                return Ok(());
-            }
-            let imported = data.get("imported").is_some();
-            match data.get("to").and_then(Value::as_str) {
-                Some("in_progress") => {
+                EventData::TaskStatusChanged(m) => m,
+                _ => return Ok(()),
+            };
+            let imported = m.imported.is_some();
+            match m.to {
+                TaskStatus::InProgress => {
                     result_of.remove(&task);
                     if imported {
                         h.moved_by_import.insert(task);
@@ -55,15 +53,15 @@ impl History {
                         h.moved_by_import.remove(&task);
                     }
                 }
-                Some(to @ ("completed" | "failed")) => {
+                to @ (TaskStatus::Completed | TaskStatus::Failed) => {
                     let result = result_of.remove(&task);
                     let by_import = imported || result.is_some();
                     if let Some(id) = result {
                         h.imported.insert(id);
                     }
-                    if to == "failed" && !by_import {
-                        let reason = data.get("reason").and_then(Value::as_str).unwrap_or("");
-                        h.local_failure.insert(task, reason.to_string());
+                    if to == TaskStatus::Failed && !by_import {
+                        let reason = m.reason.clone().unwrap_or_default();
+                        h.local_failure.insert(task, reason);
                     } else {
                         h.local_failure.remove(&task);
                     }
@@ -95,7 +93,13 @@ pub(super) fn recover_stranded(
         session.set_task_status(
             id,
             TaskStatus::Pending,
-            json!({"reason": "an import stopped before it recorded the result; its result is imported again"}),
+            TaskMove {
+                reason: Some(
+                    "an import stopped before it recorded the result; its result is imported again"
+                        .into(),
+                ),
+                ..TaskMove::default()
+            },
             None,
         )?;
     }

@@ -466,7 +466,7 @@ function what(ev) {
     case 'task.status_changed':
     case 'workflow.status_changed':
       return (d.from || '?') + ' \u2192 ' + (d.to || '?') + (d.reason ? ': ' + d.reason : '') + (d.retry ? ' (retry)' : '');
-    case 'task.dispatch_requested': return 'dispatch ' + (d.dispatchId || '') + ' to ' + ev.actor;
+    case 'task.dispatch_requested': return 'dispatch ' + (d.dispatch_id || d.dispatchId || '') + ' to ' + ev.actor;
     case 'task.dispatch_ack': return 'accepted';
     case 'task.dispatch_nack': return 'dispatch failed: ' + (d.reason || '');
     case 'task.execution_started': return 'started' + (d.attempt ? ' attempt ' + d.attempt : '');
