@@ -1,25 +1,116 @@
 #!/usr/bin/env bash
-# The main job, end to end, on the bundled example (fixtures/example): import a real
-# plan, execute it with real verifier commands, show the status. It works on a copy
-# in a temp dir with its own WF_HOME, so neither the repository nor ~/.claude changes.
+# The story of a plan, told by running it: import, a failing check and its log, the
+# fix and a retry, Ctrl-C and resume, an agent's hand-off taken back, and `wf verify`
+# catching an edit. It works in a directory of its own (its own WF_HOME too, so
+# ~/.claude is not touched) and leaves it for you to look around in.
+#
+#   bash scripts/demo.sh [DIR]     DIR: where to work (default: a new dir under /tmp)
+#
+# The wf it runs: $WF when set, else this repository's newest build, else a `wf` on
+# PATH, else it builds one (cargo's progress shown).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-cargo build --release --quiet --manifest-path "$root/Cargo.toml"
-wf="$root/target/release/wf"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cp -R "$root/fixtures/example" "$work/project"
+
+wf=${WF:-}
+if [ -z "$wf" ]; then
+    for build in "$root/target/release/wf" "$root/target/debug/wf"; do
+        if [ -x "$build" ] && { [ -z "$wf" ] || [ "$build" -nt "$wf" ]; }; then
+            wf=$build
+        fi
+    done
+fi
+if [ -z "$wf" ] && command -v wf >/dev/null 2>&1; then
+    wf=$(command -v wf)
+fi
+if [ -z "$wf" ]; then
+    echo "Building wf (once; a few minutes on a fresh clone)..."
+    cargo build --release --manifest-path "$root/Cargo.toml"
+    wf="$root/target/release/wf"
+fi
+
+work=${1:-$(mktemp -d "${TMPDIR:-/tmp}/wf-demo.XXXXXX")}
+mkdir -p "$work/project"
 export WF_HOME="$work/home"
 cd "$work/project"
+# The project is a git repository of its own: `wf verify` and the agent checks read
+# what changed from git.
+git init --quiet
+wf_dir=$(dirname "$wf")
+export PATH="$wf_dir:$PATH"
 
-echo "\$ wf workflow-start tasks.md"
-"$wf" workflow-start tasks.md
-echo
-echo "\$ wf workflow-execute --all        # runs until the quality gate"
-"$wf" workflow-execute --all
-echo
-echo "\$ wf workflow-execute --all        # runs the gate and finishes"
-"$wf" workflow-execute --all
-echo
-echo "\$ wf status"
-"$wf" status
+say() { printf '\n\033[1m# %s\033[0m\n' "$*"; }
+# Shows a command as typed, runs it, and shows a non-zero exit (the demo goes on).
+run() {
+    printf '$ %s\n' "$*"
+    local code=0
+    "$@" || code=$?
+    if [ "$code" -ne 0 ]; then
+        printf '(exit %d)\n' "$code"
+    fi
+}
+
+cat >tasks.md <<'PLAN'
+# Tasks: word count
+
+## Phase 1: Build
+- [ ] T001 Create the output directory out/ (verify: `mkdir -p out`)
+- [ ] T002 Write the sample text to out/sample.txt (verify: `test -s out/sample.txt`)
+- [ ] T003 Count the words of out/sample.txt (verify: `test "$(wc -w < out/sample.txt)" -eq 9`)
+
+## Phase 2: Integration
+- [ ] T004 Run the slow integration check (verify: `sleep 3`)
+
+## Phase 3: Docs
+- [ ] T005 Write docs/USAGE.md explaining how to count the words
+PLAN
+git add tasks.md && git commit --quiet -m "the plan"
+
+say "A plan: five tasks in three phases (wf reads spec-kit, claude-workflow and more)"
+cat tasks.md
+
+say "Import it"
+run wf start tasks.md
+
+say "Run it to the end: T002's check fails, and the run shows why"
+run wf execute --all
+
+say "Fix what failed, then retry the failed task"
+run sh -c 'echo "the quick brown fox jumps over the lazy dog" > out/sample.txt'
+# T004 takes 3 s: Ctrl-C it a second in. The run ends the check and saves its place.
+printf '$ wf execute --retry        # and Ctrl-C during T004\n'
+set -m
+wf execute --retry &
+pid=$!
+set +m
+while ! grep -q '"T004"' "$WF_HOME"/*/events.jsonl 2>/dev/null; do sleep 0.1; done
+sleep 1
+kill -INT "$pid"
+code=0
+wait "$pid" || code=$?
+printf '(exit %d)\n' "$code"
+
+say "Where it stands: status ends with what to run next"
+run wf status
+
+say "Resume: T004 runs again; T005 needs an agent, and with none configured wf hands it off"
+run wf resume
+
+say "What the agent is to do now (an agent asks the same through wf mcp or the hooks)"
+run wf next
+
+say "The agent does the work; wf takes the task back and checks what its line names"
+run sh -c 'mkdir -p docs && printf "Run wc -w < out/sample.txt\n" > docs/USAGE.md'
+run wf execute
+
+say "An edit after the fact: wf verify runs again only what the change touches"
+run sh -c 'echo "and then some more words" >> out/sample.txt'
+run wf verify
+
+say "Done. The project is in $work/project; look around:"
+cat <<EOF
+  cd $work/project
+  export WF_HOME=$work/home PATH=$wf_dir:\$PATH
+  wf show T003     # one task: its checks, its evidence, whether it is up to date
+  wf graph         # the task graph
+  wf logs T002     # the log of the failed attempt
+EOF

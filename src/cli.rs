@@ -273,9 +273,10 @@ pub enum Command {
     #[command(after_help = concat!(
             "Examples:\n",
             "  wf archive               put a completed workflow away\n",
+            "  wf archive --force       abandon a failed, paused or blocked one (its record is kept)\n",
             "  wf start next-tasks.md   then start the next one",
         ))]
-    Archive,
+    Archive(ArchiveArgs),
     /// Print a shell completion script (see completions/ for installed copies).
     #[command(after_help = concat!(
         "The script calls back into `wf` (from PATH) on TAB, so it also completes task ids,\n",
@@ -381,7 +382,7 @@ pub const SUBCOMMANDS: &[(&str, &[&str], Augment)] = &[
     ("run-task", &[], RunTaskArgs::augment_args),
     ("import-results", &[], ImportResultsArgs::augment_args),
     ("export", &[], ExportArgs::augment_args),
-    ("archive", &[], no_args),
+    ("archive", &[], ArchiveArgs::augment_args),
     ("completions", &[], CompletionsArgs::augment_args),
     ("resources", &[], no_args),
     ("man", &[], ManArgs::augment_args),
@@ -463,10 +464,19 @@ pub struct ExecuteArgs {
     /// Mode: stop when the next task's phase differs.
     #[arg(long, group = "mode", help_heading = "Mode (sticky)")]
     pub phase: bool,
-    /// Mode: stop only before quality gates and before git_commit (when
-    /// pause_before_commit).
+    /// Mode: run to the end, or to the first failure (pausing only where
+    /// --pause-at says).
     #[arg(long, group = "mode", help_heading = "Mode (sticky)")]
     pub all: bool,
+    /// Mode: the claude-workflow plugin's `--all` (its quality_gate mode): stop
+    /// before every quality gate, and before every commit unless the workflow turned
+    /// the commit pause off.
+    #[arg(long, group = "mode", help_heading = "Mode (sticky)")]
+    pub quality_gate: bool,
+    /// Also pause before these, in any mode: gate, commit, both (gate,commit) or
+    /// none. Default: wf.pause_at in the project config, else none.
+    #[arg(long, value_name = "POINTS", value_parser = crate::run::policy::PauseAt::parse)]
+    pub pause_at: Option<crate::run::policy::PauseAt>,
     /// Run the whole plan in one call: gates run and must pass but do not pause, the
     /// consecutive-task and context limits do not apply, and a task that needs an agent
     /// fails instead of being handed off. Implied when the environment has CI=true.
@@ -481,7 +491,7 @@ pub struct ExecuteArgs {
     /// "accepted unchecked" instead of failing it.
     #[arg(long)]
     pub allow_unchecked: bool,
-    /// Retry the failed task (or TASK): back to pending, retry_counts + 1.
+    /// Retry the failed task (or TASK): back to pending, counted as one more retry.
     #[arg(long, value_name = "TASK", num_args = 0..=1, default_missing_value = "",
           add = ArgValueCandidates::new(complete::task_ids))]
     pub retry: Option<String>,
@@ -489,7 +499,7 @@ pub struct ExecuteArgs {
     #[arg(long, value_name = "TASK", num_args = 0..=1, default_missing_value = "", requires = "reason",
           add = ArgValueCandidates::new(complete::task_ids))]
     pub skip: Option<String>,
-    /// Why the task is skipped (kept in skipped_info).
+    /// Why the task is skipped (kept in the workflow's record).
     #[arg(long)]
     pub reason: Option<String>,
     /// After a task fails, keep running every task that does not depend on a failed
@@ -510,7 +520,7 @@ pub struct ExecuteArgs {
     /// Start even though the plan's zero-decision audit found errors.
     #[arg(long)]
     pub allow_audit_errors: bool,
-    /// Start even though constraints.openQuestions is not empty.
+    /// Start even though the plan's constraints list open questions.
     #[arg(long)]
     pub allow_open_questions: bool,
     #[command(flatten)]
@@ -618,6 +628,14 @@ pub struct UiArgs {
     /// the workflow dir's archive/), or the newest.
     #[arg(long, value_name = "STAMP", num_args = 0..=1, default_missing_value = "")]
     pub archived: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ArchiveArgs {
+    /// Archive a workflow that did not complete (failed, paused, blocked or not
+    /// started): it is abandoned, its state, events and logs kept in the archive.
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[derive(Debug, Args)]

@@ -35,6 +35,38 @@ pub const HOOK_TIMEOUT_RANGE: std::ops::RangeInclusive<u64> = 1..=590;
 /// half of it is ever held in memory (the tail waits there until the command ends).
 pub const LOG_CAP_RANGE: std::ops::RangeInclusive<u64> = 4096..=(256 << 20);
 
+/// Where a run pauses besides its mode's own stops: before a quality gate, before a
+/// `git_commit` task. The same in every mode, so `--phase` and `--all` agree.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PauseAt {
+    pub gate: bool,
+    pub commit: bool,
+}
+
+impl PauseAt {
+    /// `gate`, `commit`, `none`, or a list of them separated by commas (as
+    /// `--pause-at` and `wf.pause_at` take it).
+    pub fn parse(list: &str) -> std::result::Result<PauseAt, String> {
+        let mut at = PauseAt::default();
+        for word in list.split(',').map(str::trim) {
+            match word {
+                "gate" => at.gate = true,
+                "commit" => at.commit = true,
+                "none" | "" => {}
+                other => {
+                    return Err(format!(
+                        "`{other}` is not a pause point; use gate, commit or none"
+                    ))
+                }
+            }
+        }
+        Ok(at)
+    }
+}
+
+/// The key that sets the consecutive-agent-task limit, named in its pause.
+pub const AGENT_LIMIT_KEY: &str = "wf.max_consecutive_agent_tasks";
+
 #[derive(Debug, Clone, Default, Deserialize)]
 pub struct Config {
     #[serde(default)]
@@ -110,6 +142,12 @@ pub struct WfSettings {
     /// accepting it unchecked (as `--require-checks`; on under `--ci` unless
     /// `--allow-unchecked`).
     pub require_checks: Option<bool>,
+    /// Where `workflow-execute` pauses besides its mode's stops, as `--pause-at`
+    /// takes it: `gate`, `commit`, both (`gate,commit`) or `none` (the default).
+    pub pause_at: Option<String>,
+    /// How many agent tasks one run does before it pauses (unset: the plugin's limit,
+    /// 8, 5 or 3 by the task's size, less when the context is filling up).
+    pub max_consecutive_agent_tasks: Option<u32>,
     #[serde(default)]
     pub executors: Vec<ExecutorConfig>,
     /// Which plans are classified and whether the builtin rules apply.
@@ -291,6 +329,17 @@ fn check_ranges(path: &Path, text: &str, wf: &WfSettings) -> Result<()> {
         wf.budget_tokens,
         1..=1_000_000_000_000,
     )?;
+    check(
+        AGENT_LIMIT_KEY.into(),
+        wf.max_consecutive_agent_tasks.map(u64::from),
+        1..=10_000,
+    )?;
+    if let Some(Err(why)) = wf.pause_at.as_deref().map(PauseAt::parse) {
+        return Err(WfError::usage(format!(
+            "{}: wf.pause_at: {why}",
+            path.display()
+        )));
+    }
     if let Some(usd) = wf.budget_usd.filter(|v| !(v.is_finite() && *v > 0.0)) {
         return Err(WfError::usage(format!(
             "{}: wf.budget_usd is {usd}; set it to a positive number of US dollars or remove it",

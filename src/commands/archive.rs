@@ -1,4 +1,5 @@
-//! `wf archive`: moves a completed workflow into `archive/<UTC time>/` inside the
+//! `wf archive`: moves a completed workflow (or, with `--force`, one abandoned before
+//! it completed) into `archive/<UTC time>/` inside the
 //! workflow dir, leaving the dir ready for a new `workflow-start`.
 //!
 //! One archive lands in one dir, whatever stops it part-way. Under the writer's lock:
@@ -16,6 +17,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
+use crate::cli::ArchiveArgs;
 use crate::error::{ErrorKind, Result, WfError};
 use crate::fs::durable::write_atomic;
 use crate::output::Output;
@@ -24,7 +26,21 @@ use crate::report::workflow_name;
 use crate::state::recover::{archive_in_progress, ARCHIVE_JOURNAL};
 use crate::state::{archive, WorkflowStatus};
 
-pub fn run(project: &Project, wait: Option<u64>, out: &Output) -> Result<i32> {
+/// `--force` abandons a workflow that did not complete: any but an idle one (the
+/// lock is ours, so a `running` state is a run that is gone, or a hand-off).
+fn abandons(args: &ArchiveArgs, status: WorkflowStatus) -> bool {
+    args.force
+        && matches!(
+            status,
+            WorkflowStatus::Planned
+                | WorkflowStatus::Running
+                | WorkflowStatus::Paused
+                | WorkflowStatus::Blocked
+                | WorkflowStatus::Failed
+        )
+}
+
+pub fn run(project: &Project, args: &ArchiveArgs, wait: Option<u64>, out: &Output) -> Result<i32> {
     let store = project.store();
     // An archive stopped part-way is finished by taking the lock (see `recover`),
     // even one that had moved the state away already.
@@ -47,7 +63,7 @@ pub fn run(project: &Project, wait: Option<u64>, out: &Output) -> Result<i32> {
                 project.dir.display()
             )))
         }
-        (Some(WorkflowStatus::Completed), _) => {
+        (Some(status), _) if status == WorkflowStatus::Completed || abandons(args, status) => {
             let dest = archive::free_archive_dir(store.dir())?;
             let file_name = dest
                 .file_name()
@@ -56,7 +72,11 @@ pub fn run(project: &Project, wait: Option<u64>, out: &Output) -> Result<i32> {
             session.stage_side_files();
             write_atomic(&store.dir().join(ARCHIVE_JOURNAL), file_name.as_bytes())?;
             session.begin_txn();
-            session.set_workflow_status(WorkflowStatus::Archived, Some("archived"))?;
+            let reason = match status {
+                WorkflowStatus::Completed => "archived".to_string(),
+                other => format!("abandoned while {other}"),
+            };
+            session.set_workflow_status(WorkflowStatus::Archived, Some(&reason))?;
             session.save()?;
             let moved = archive::move_into(&mut session, &dest)?;
             (dest, moved)
@@ -70,7 +90,7 @@ pub fn run(project: &Project, wait: Option<u64>, out: &Output) -> Result<i32> {
         (Some(other), _) => {
             return Err(WfError::new(
                 ErrorKind::Usage,
-                format!("the workflow is {other}; only a completed workflow can be archived"),
+                format!("the workflow is {other}; only a completed workflow is archived, unless `wf archive --force` abandons it (its record is kept)"),
             ))
         }
     };

@@ -110,7 +110,7 @@ pub fn execute_locked(
             return Err(WfError::new(
                 ErrorKind::Failed,
                 format!(
-                    "the workflow failed: {}; retry with `wf workflow-execute --retry` or skip with `wf workflow-execute --skip --reason TEXT`",
+                    "the workflow failed: {}; after a fix, `wf resume` runs the failed task again (or `--retry TASK`); skip it with `--skip TASK --reason TEXT`, or put the workflow away with `wf archive --force`",
                     state.failure_reason.as_deref().unwrap_or("no reason recorded")
                 ),
             ))
@@ -123,6 +123,8 @@ pub fn execute_locked(
         Mode::Step
     } else if args.all {
         Mode::All
+    } else if args.quality_gate {
+        Mode::QualityGate
     } else if args.phase {
         Mode::Phase
     } else {
@@ -154,6 +156,7 @@ pub fn execute_locked(
         cache: super::cache_dir(&args.cache, session.store().dir()),
         require_checks: !args.allow_unchecked
             && (args.require_checks || ci || defaults.require_checks),
+        pause_at: args.pause_at.unwrap_or(defaults.pause_at),
         ..defaults
     };
     let mock = match &args.mock {

@@ -67,7 +67,7 @@ pub fn run(cli: &Cli, out: &Output) -> Result<i32> {
         Command::ImportResults(args) => {
             import_results::run(&project()?, cli.global.wait, args, out)
         }
-        Command::Archive => archive::run(&project()?, cli.global.wait, out),
+        Command::Archive(args) => archive::run(&project()?, args, cli.global.wait, out),
         Command::Completions(args) => completions::run(args, out),
         Command::Man(args) => man::run(args, out),
         Command::Resources => resources::run(&project()?, out),

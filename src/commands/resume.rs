@@ -30,7 +30,30 @@ pub fn run(global: &GlobalArgs, args: &ResumeArgs, out: &Output) -> Result<i32> 
     let store = project.store();
     store.refuse_untouched_without_tasks()?;
     let mut session = store.lock(global.wait.map(Duration::from_secs), "resume")?;
+    let settling = args.execute.retry.is_some() || args.execute.skip.is_some();
+    if !settling && session.state.as_ref().map(|s| s.status) == Some(WorkflowStatus::Failed) {
+        retry_failed(&mut session, out)?;
+    }
     execute_locked(&project, &mut session, &args.execute, out)
+}
+
+/// `wf resume` on a failed workflow: whoever resumes it has fixed what failed, so
+/// every failed task goes back to pending (each counted as a retry) and runs again.
+fn retry_failed(session: &mut crate::state::Session, out: &Output) -> Result<()> {
+    let failed: Vec<String> = session
+        .state()?
+        .tasks
+        .iter()
+        .filter(|t| t.status == crate::state::TaskStatus::Failed)
+        .map(|t| t.id.clone())
+        .collect();
+    for id in &failed {
+        crate::run::recovery::retry(session, id)?;
+    }
+    if !failed.is_empty() {
+        out.say(format!("Retrying {}.", failed.join(", ")));
+    }
+    Ok(())
 }
 
 /// The workflows `wf resume` can continue, most promising first: runnable (paused,

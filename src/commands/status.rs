@@ -23,9 +23,9 @@ pub fn run(project: &Project, args: &StatusArgs, out: &Output) -> Result<i32> {
     let window = project.config.wf.context_window();
     // A state left `running` with nobody holding the lock is a crashed run, unless
     // it rests with a task handed off to an agent.
-    let interrupted = state.status == WorkflowStatus::Running
-        && digest.handed_off.is_none()
-        && !store.writer_alive();
+    let writer_alive = store.writer_alive();
+    let interrupted =
+        state.status == WorkflowStatus::Running && digest.handed_off.is_none() && !writer_alive;
     if out.json {
         let paths = Paths {
             workflow_dir: store.dir().to_path_buf(),
@@ -39,7 +39,15 @@ pub fn run(project: &Project, args: &StatusArgs, out: &Output) -> Result<i32> {
         return Ok(0);
     }
     let mut text = status::table_in(state, digest, window, out.look());
-    if interrupted {
+    let next = crate::report::next::next_in(
+        state,
+        digest,
+        crate::run::now::Facts {
+            writer_alive,
+            ..Default::default()
+        },
+    );
+    if interrupted && next.reason != crate::report::next::Reason::Interrupted {
         text.push_str("\nInterrupted: the run that was executing this workflow is gone; `wf resume` continues where it stopped.");
     }
     let filter = crate::report::tasks::Filter {
@@ -62,6 +70,9 @@ pub fn run(project: &Project, args: &StatusArgs, out: &Output) -> Result<i32> {
         text.push_str("\n\n");
         text.push_str(&status::detail(state, out.look()));
     }
+    // As `git status` does: what to run next, last, whatever the state.
+    text.push_str("\n\nNext: ");
+    text.push_str(&next.message);
     out.say(text.trim_end());
     Ok(0)
 }

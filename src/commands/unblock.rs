@@ -82,9 +82,10 @@ pub fn run(
     session.save()?;
     out.json_value(&json!({"unblocked": lifting, "freed": freed}));
     out.say(format!(
-        "Unblocked {}: {} task(s) can run now{}",
+        "Unblocked {}: {} {} can run now{}",
         lifting.join(", "),
         freed.len(),
+        crate::report::findings::plural(freed.len(), "task", "tasks"),
         if freed.is_empty() {
             String::new()
         } else {

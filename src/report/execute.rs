@@ -39,7 +39,7 @@ pub fn stop_text(
         ),
         Stop::Blocked { kinds, tasks } => blocked_text(state, kinds, tasks),
         Stop::Failed { reason, .. } => format!(
-            "Failed: {}\n{}Retry with `wf workflow-execute --retry`, or skip with `--skip --reason TEXT`.",
+            "Failed: {}\n{}`wf logs` shows why; after a fix, `wf resume` runs it again. Or skip it with `wf workflow-execute --skip --reason TEXT`.",
             super::one_line(reason),
             if keep_going {
                 fallout_text(&policy::fallout(&state.tasks))
@@ -119,8 +119,12 @@ fn blocked_text(state: &WorkflowState, kinds: &[String], tasks: &[String]) -> St
     let lift = kinds.first().map_or("all", String::as_str);
     if own.is_empty() {
         return format!(
-            "Blocked: {} task(s) wait on {}. Lift with `wf workflow-unblock {lift}`.",
+            "Blocked: {} {} on {}. Lift with `wf workflow-unblock {lift}`.",
             tasks.len(),
+            match tasks.len() {
+                1 => "task waits",
+                _ => "tasks wait",
+            },
             kinds.join(", "),
         );
     }
@@ -132,7 +136,13 @@ fn blocked_text(state: &WorkflowState, kinds: &[String], tasks: &[String]) -> St
         kinds.join(", ")
     );
     if behind > 0 {
-        text.push_str(&format!("; {behind} more task(s) wait on them"));
+        text.push_str(&format!(
+            "; {behind} more {} on them",
+            match behind {
+                1 => "task waits",
+                _ => "tasks wait",
+            }
+        ));
     }
     text.push_str(&format!(". Lift with `wf workflow-unblock {lift}`."));
     text
@@ -200,7 +210,7 @@ mod tests {
         );
         assert_eq!(
             text,
-            "Blocked: T1 waits on api_spec; 2 more task(s) wait on them. Lift with `wf workflow-unblock api_spec`."
+            "Blocked: T1 waits on api_spec; 2 more tasks wait on them. Lift with `wf workflow-unblock api_spec`."
         );
         assert_eq!(
             (json["stop"].as_str(), json["exit_code"].as_i64()),

@@ -96,9 +96,10 @@ pub fn next_in<'a>(state: &'a WorkflowState, digest: &Digest, facts: Facts) -> N
         ),
         Now::Failed(tasks) => {
             let mut message = format!(
-                "Failed: {}. Retry with `wf workflow-execute --retry {id}` or skip with `wf workflow-execute --skip {id} --reason …`.",
+                "Failed: {}. `wf logs {id}` shows why; after a fix, `wf resume` runs {them} again. Or skip it with `wf workflow-execute --skip {id} --reason …`, or put the workflow away with `wf archive --force`.",
                 one_line(&ids(&tasks)),
-                id = one_line(&tasks[0].id)
+                id = one_line(&tasks[0].id),
+                them = if tasks.len() == 1 { "it" } else { "them" },
             );
             // What else stands in the way, so one answer tells all of it.
             let kinds = &digest.blocker_kinds;
@@ -108,7 +109,11 @@ pub fn next_in<'a>(state: &'a WorkflowState, digest: &Digest, facts: Facts) -> N
             }
             (Reason::Failed, None, message)
         }
-        Now::Ready(t) => (Reason::Ready, Some(t), format!("{} is ready.", one_line(&t.id))),
+        Now::Ready(t) => (
+            Reason::Ready,
+            Some(t),
+            format!("{} is ready; `wf workflow-execute` runs it.", one_line(&t.id)),
+        ),
         Now::Done { completed } => (
             Reason::Done,
             None,
@@ -134,15 +139,15 @@ pub fn next_in<'a>(state: &'a WorkflowState, digest: &Digest, facts: Facts) -> N
 }
 
 fn blocked_message(kinds: &std::collections::BTreeSet<String>) -> String {
+    let names = kinds.iter().map(String::as_str).collect::<Vec<_>>();
+    // With one kind the command is written out whole, ready to copy.
+    let kind = match names.as_slice() {
+        [one] => one_line(one),
+        _ => "KIND".into(),
+    };
     format!(
-        "Blocked by {}: lift with `wf workflow-unblock KIND` once it is available.",
-        one_line(
-            &kinds
-                .iter()
-                .map(String::as_str)
-                .collect::<Vec<_>>()
-                .join(", ")
-        )
+        "Blocked by {}: once it is there, `wf workflow-unblock {kind}` lifts it.",
+        one_line(&names.join(", "))
     )
 }
 

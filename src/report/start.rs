@@ -74,11 +74,10 @@ pub fn summary(
         ]);
     }
     let mut text = format!(
-        "Planned `{}`: {} tasks ({}), mode {}.\n{table}",
+        "Planned `{}`: {} tasks ({}).\n{table}",
         super::one_line(state.task_name.as_deref().unwrap_or("")),
         state.tasks.len(),
         state.plan_format.as_deref().unwrap_or("?"),
-        state.mode,
     );
     if let Some((id, diff)) = change {
         text.push_str(&format!(
@@ -100,8 +99,10 @@ pub fn summary(
     checks_line[..1].make_ascii_uppercase();
     text.push_str(&format!("\n{checks_line}."));
     text.push_str(&format!(
-        "\nAudit: {} ({errors} errors, {warnings} warnings).",
-        if audit.passed { "passed" } else { "FAILED" }
+        "\nAudit: {} ({errors} {}, {warnings} {}).",
+        if audit.passed { "passed" } else { "FAILED" },
+        super::findings::plural(errors, "error", "errors"),
+        super::findings::plural(warnings, "warning", "warnings"),
     ));
     let mut stderr = Vec::new();
     if audit.passed {

@@ -59,8 +59,10 @@ pub fn table_in(state: &WorkflowState, digest: &Digest, window: u64, look: Look)
             look.color,
         ),
     ]);
-    t.add_row(vec!["Execution mode", &one_line(&state.execution_mode)]);
-    t.add_row(vec!["Mode", &one_line(&state.mode)]);
+    t.add_row(vec![
+        "Mode",
+        &crate::run::policy::Mode::from_state_name(&state.execution_mode).describe(),
+    ]);
     t.add_row(vec![
         Cell::new("Progress"),
         Cell::new(progress_text(&counts)),
@@ -144,14 +146,18 @@ pub fn table_in(state: &WorkflowState, digest: &Digest, window: u64, look: Look)
     if let Some(text) = usage_text(digest) {
         t.add_row(vec!["Usage", &text]);
     }
-    let context_text = context_text(&context);
-    t.add_row(vec![
-        Cell::new("Context"),
-        match level_color {
-            Some(c) => colored(&context_text, c, look.color),
-            None => Cell::new(context_text),
-        },
-    ]);
+    // The context is an agent's: a bar for a plan of shell commands says nothing. An
+    // agent task is recorded in the history when done, and is the handed-off one.
+    if !state.context_metrics.history.is_empty() || digest.handed_off.is_some() {
+        let context_text = context_text(&context);
+        t.add_row(vec![
+            Cell::new("Context"),
+            match level_color {
+                Some(c) => colored(&context_text, c, look.color),
+                None => Cell::new(context_text),
+            },
+        ]);
+    }
     t.to_string()
 }
 

@@ -53,6 +53,10 @@ pub struct Options {
     /// A task that nothing checks fails instead of completing "accepted unchecked"
     /// (`--require-checks`, on under `--ci` unless `--allow-unchecked`).
     pub require_checks: bool,
+    /// Where to pause besides the mode's stops (`--pause-at`, else `wf.pause_at`).
+    pub pause_at: policy::PauseAt,
+    /// `wf.max_consecutive_agent_tasks`.
+    pub agent_limit: Option<u32>,
 }
 
 impl Options {
@@ -85,6 +89,14 @@ impl Options {
                 .unwrap_or(crate::run::executor::DEFAULT_MAX_RETRIES),
             cache: Some(workflow_dir.join(crate::proof::cache::DEFAULT_DIR)),
             require_checks: config.wf.require_checks == Some(true),
+            // The config was checked when it was read (`config::check_ranges`).
+            pause_at: config
+                .wf
+                .pause_at
+                .as_deref()
+                .and_then(|list| policy::PauseAt::parse(list).ok())
+                .unwrap_or_default(),
+            agent_limit: config.wf.max_consecutive_agent_tasks,
         }
     }
 }
@@ -556,8 +568,12 @@ impl<'a> Engine<'a> {
                 dispatched,
                 run_phase,
                 busy,
-                pause_before_commit: state.pause_before_commit,
+                pause_at: self
+                    .opts
+                    .mode
+                    .pause_at(self.opts.pause_at, state.pause_before_commit),
                 agent_tasks: self.agent_tasks,
+                agent_limit: self.opts.agent_limit,
                 usage: context::usage_percent(&state.context_metrics, self.opts.context_window),
                 danger_threshold: state.context_metrics.danger_threshold,
                 over_budget: crate::run::usage::over_budget(
@@ -702,6 +718,8 @@ mod tests {
             design_chars: 0,
             max_retries: 1,
             cache: None,
+            pause_at: Default::default(),
+            agent_limit: None,
             require_checks: false,
         };
         let mut quiet = Quiet;

@@ -11,35 +11,79 @@ use crate::state::task_ref::TaskRef;
 use std::collections::HashMap;
 use std::time::Duration;
 
+pub use crate::config::{PauseAt, AGENT_LIMIT_KEY};
 use crate::run::context;
 use crate::run::work::Verdict;
 use crate::state::model::{Glance, Task};
 use crate::state::{TaskStatus, WorkflowStatus};
 
+/// Where a run stops by itself. `QualityGate` is the claude-workflow plugin's `--all`
+/// (its mode `quality_gate`: a pause before every gate and commit); wf's `--all` runs
+/// to the end, pausing only where `--pause-at` asks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
     Step,
     Phase,
+    QualityGate,
     All,
 }
 
 impl Mode {
+    /// The word kept in the state's `execution_mode` (the plugin's words for the
+    /// plugin's modes).
     pub fn state_name(self) -> &'static str {
         match self {
             Mode::Step => "step",
             Mode::Phase => "phase",
-            Mode::All => "quality_gate",
+            Mode::QualityGate => "quality_gate",
+            Mode::All => "all",
         }
     }
 
     pub fn from_state_name(name: &str) -> Mode {
         match name {
             "step" => Mode::Step,
-            "quality_gate" | "all" => Mode::All,
+            "quality_gate" => Mode::QualityGate,
+            "all" => Mode::All,
             _ => Mode::Phase,
         }
     }
+
+    /// The command-line flag that asks for this mode, as `status` shows it.
+    pub fn flag(self) -> &'static str {
+        match self {
+            Mode::Step => "--step",
+            Mode::Phase => "--phase",
+            Mode::QualityGate => "--quality-gate",
+            Mode::All => "--all",
+        }
+    }
+
+    /// What the mode does, in a few words, after its flag (`wf status`).
+    pub fn describe(self) -> String {
+        let what = match self {
+            Mode::Step => "stops after each task",
+            Mode::Phase => "stops when the phase changes",
+            Mode::QualityGate => "stops before each quality gate and commit",
+            Mode::All => "runs to the end or the first failure",
+        };
+        format!("{} ({what})", self.flag())
+    }
+
+    /// The pauses this mode makes with `asked` (`--pause-at`, `wf.pause_at`): the
+    /// plugin's quality_gate mode adds one before every gate, and one before every
+    /// commit when the state's `pause_before_commit` is on (the plugin's default).
+    pub fn pause_at(self, asked: PauseAt, pause_before_commit: bool) -> PauseAt {
+        match self {
+            Mode::QualityGate => PauseAt {
+                gate: true,
+                commit: asked.commit || pause_before_commit,
+            },
+            _ => asked,
+        }
+    }
 }
+
 
 /// Why a run stopped.
 #[derive(Debug, Clone, PartialEq)]
@@ -114,9 +158,13 @@ pub struct StopCheck<'a> {
     pub run_phase: Option<&'a str>,
     /// Whether a task is running now.
     pub busy: bool,
-    pub pause_before_commit: bool,
+    /// Where to pause besides the mode's stops (`Mode::pause_at`).
+    pub pause_at: PauseAt,
     /// Agent tasks done in this run.
     pub agent_tasks: u32,
+    /// `wf.max_consecutive_agent_tasks`; unset, the plugin's limit by the task's size
+    /// and the context usage (`context::max_consecutive`).
+    pub agent_limit: Option<u32>,
     /// Context usage in percent.
     pub usage: u32,
     pub danger_threshold: u32,
@@ -147,15 +195,14 @@ pub fn stop_before(task: &Task, c: &StopCheck) -> Option<Stop> {
                 }
             }
         }
-        Mode::All if !first => {
-            if task.quality_gate {
-                return Some(Stop::Paused(format!("before quality gate {}", task.id)));
-            }
-            if c.pause_before_commit && task.has_action("git_commit") {
-                return Some(Stop::Paused(format!("before git_commit in {}", task.id)));
-            }
-        }
         _ => {}
+    }
+    // The first task of a run goes ahead: the run that resumes a pause starts there.
+    if !first && c.pause_at.gate && task.quality_gate {
+        return Some(Stop::Paused(format!("before quality gate {}", task.id)));
+    }
+    if !first && c.pause_at.commit && task.has_action("git_commit") {
+        return Some(Stop::Paused(format!("before the commit in {}", task.id)));
     }
     if needs_agent(task) {
         // The first task of a run goes ahead: a context that stays large would
@@ -166,10 +213,12 @@ pub fn stop_before(task: &Task, c: &StopCheck) -> Option<Stop> {
                 c.usage, c.danger_threshold
             )));
         }
-        let limit = context::max_consecutive(context::complexity(task), c.usage);
+        let limit = c
+            .agent_limit
+            .unwrap_or_else(|| context::max_consecutive(context::complexity(task), c.usage));
         if c.agent_tasks >= limit {
             return Some(Stop::Paused(format!(
-                "{limit} agent tasks in a row: the consecutive-task limit"
+                "{limit} agent tasks in a row (the limit; set {AGENT_LIMIT_KEY} to change it)"
             )));
         }
     }

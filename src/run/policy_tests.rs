@@ -162,6 +162,9 @@ fn git_commit_runs_alone() {
     }
 }
 
+const LIMIT_8: &str =
+    "8 agent tasks in a row (the limit; set wf.max_consecutive_agent_tasks to change it)";
+
 fn check(mode: Mode) -> StopCheck<'static> {
     StopCheck {
         mode,
@@ -169,8 +172,11 @@ fn check(mode: Mode) -> StopCheck<'static> {
         dispatched: 1,
         run_phase: Some("p1"),
         busy: false,
-        pause_before_commit: true,
+        // As the engine builds it for a workflow with the plugin's default
+        // pause_before_commit and nothing asked with --pause-at.
+        pause_at: mode.pause_at(PauseAt::default(), true),
         agent_tasks: 0,
+        agent_limit: None,
         usage: 0,
         danger_threshold: 80,
         over_budget: None,
@@ -232,40 +238,94 @@ fn stop_before_applies_every_stop_rule() {
             },
             None,
         ),
-        // all: pauses before a gate and before git_commit, not on the first task
+        // quality gate (the plugin's --all): pauses before a gate and before
+        // git_commit, not on the first task
         (
-            "all gate",
+            "quality gate: gate",
             &gate,
-            check(Mode::All),
+            check(Mode::QualityGate),
             paused("before quality gate G"),
         ),
         (
-            "all gate first",
+            "quality gate: gate first",
             &gate,
             StopCheck {
                 dispatched: 0,
-                ..check(Mode::All)
+                ..check(Mode::QualityGate)
             },
             None,
         ),
         (
-            "all commit",
+            "quality gate: commit",
             &commit,
-            check(Mode::All),
-            paused("before git_commit in C"),
+            check(Mode::QualityGate),
+            paused("before the commit in C"),
         ),
         (
-            "all commit no pause",
+            "quality gate: commit pause off",
             &commit,
             StopCheck {
-                pause_before_commit: false,
+                pause_at: Mode::QualityGate.pause_at(PauseAt::default(), false),
+                ..check(Mode::QualityGate)
+            },
+            None,
+        ),
+        // all: runs to the end, gates and commits included
+        ("all gate", &gate, check(Mode::All), None),
+        ("all commit", &commit, check(Mode::All), None),
+        ("all plain", &next_phase, check(Mode::All), None),
+        ("phase gate", &gate, check(Mode::Phase), None),
+        ("phase commit", &commit, check(Mode::Phase), None),
+        // --pause-at: the same pauses in every mode, never on the first task
+        (
+            "all --pause-at gate",
+            &gate,
+            StopCheck {
+                pause_at: PauseAt {
+                    gate: true,
+                    commit: false,
+                },
+                ..check(Mode::All)
+            },
+            paused("before quality gate G"),
+        ),
+        (
+            "all --pause-at gate: commit",
+            &commit,
+            StopCheck {
+                pause_at: PauseAt {
+                    gate: true,
+                    commit: false,
+                },
                 ..check(Mode::All)
             },
             None,
         ),
-        ("all plain", &next_phase, check(Mode::All), None),
-        // phase mode does not pause before a gate or a commit
-        ("phase gate", &gate, check(Mode::Phase), None),
+        (
+            "phase --pause-at commit",
+            &commit,
+            StopCheck {
+                pause_at: PauseAt {
+                    gate: false,
+                    commit: true,
+                },
+                ..check(Mode::Phase)
+            },
+            paused("before the commit in C"),
+        ),
+        (
+            "all --pause-at commit, first task",
+            &commit,
+            StopCheck {
+                dispatched: 0,
+                pause_at: PauseAt {
+                    gate: false,
+                    commit: true,
+                },
+                ..check(Mode::All)
+            },
+            None,
+        ),
         // context past the danger threshold stops agent tasks, not the first one
         (
             "danger",
@@ -321,7 +381,7 @@ fn stop_before_applies_every_stop_rule() {
                 agent_tasks: 8,
                 ..check(Mode::All)
             },
-            paused("8 agent tasks in a row: the consecutive-task limit"),
+            paused(LIMIT_8),
         ),
         (
             "7 simple at 50%",
@@ -331,7 +391,7 @@ fn stop_before_applies_every_stop_rule() {
                 usage: 50,
                 ..check(Mode::All)
             },
-            paused("7 agent tasks in a row: the consecutive-task limit"),
+            paused("7 agent tasks in a row (the limit; set wf.max_consecutive_agent_tasks to change it)"),
         ),
         (
             "6 simple at 70%",
@@ -341,7 +401,7 @@ fn stop_before_applies_every_stop_rule() {
                 usage: 70,
                 ..check(Mode::All)
             },
-            paused("6 agent tasks in a row: the consecutive-task limit"),
+            paused("6 agent tasks in a row (the limit; set wf.max_consecutive_agent_tasks to change it)"),
         ),
         (
             "limit applies to the first task too",
@@ -351,7 +411,29 @@ fn stop_before_applies_every_stop_rule() {
                 dispatched: 0,
                 ..check(Mode::All)
             },
-            paused("8 agent tasks in a row: the consecutive-task limit"),
+            paused(LIMIT_8),
+        ),
+        // wf.max_consecutive_agent_tasks replaces the plugin's limit, usage or not
+        (
+            "configured limit 2",
+            &simple,
+            StopCheck {
+                agent_tasks: 2,
+                usage: 70,
+                agent_limit: Some(2),
+                ..check(Mode::All)
+            },
+            paused("2 agent tasks in a row (the limit; set wf.max_consecutive_agent_tasks to change it)"),
+        ),
+        (
+            "configured limit 20",
+            &simple,
+            StopCheck {
+                agent_tasks: 19,
+                agent_limit: Some(20),
+                ..check(Mode::All)
+            },
+            None,
         ),
         (
             "limit ignores command tasks",
@@ -420,6 +502,36 @@ fn stop_before_applies_every_stop_rule() {
     for (name, t, c, want) in rows {
         assert_eq!(stop_before(t, &c), want, "{name}");
     }
+}
+
+#[test]
+fn a_mode_is_kept_under_its_state_word_and_shown_as_its_flag() {
+    for (mode, word, flag) in [
+        (Mode::Step, "step", "--step"),
+        (Mode::Phase, "phase", "--phase"),
+        (Mode::QualityGate, "quality_gate", "--quality-gate"),
+        (Mode::All, "all", "--all"),
+    ] {
+        assert_eq!(mode.state_name(), word);
+        assert_eq!(Mode::from_state_name(word), mode);
+        assert_eq!(mode.flag(), flag);
+    }
+    // The plugin's default, and anything it does not know, is phase.
+    assert_eq!(Mode::from_state_name("normal"), Mode::Phase);
+}
+
+#[test]
+fn pause_points_parse_as_the_flag_takes_them() {
+    let at = |gate, commit| Ok(PauseAt { gate, commit });
+    assert_eq!(PauseAt::parse("gate"), at(true, false));
+    assert_eq!(PauseAt::parse("commit"), at(false, true));
+    assert_eq!(PauseAt::parse("gate,commit"), at(true, true));
+    assert_eq!(PauseAt::parse("commit, gate"), at(true, true));
+    assert_eq!(PauseAt::parse("none"), at(false, false));
+    assert_eq!(
+        PauseAt::parse("gates"),
+        Err("`gates` is not a pause point; use gate, commit or none".into())
+    );
 }
 
 #[test]
@@ -1018,11 +1130,3 @@ fn stop_status_and_final_stop() {
     assert_eq!(final_stop(Stop::Interrupted, true), Stop::Interrupted);
 }
 
-#[test]
-fn mode_names_round_trip() {
-    for mode in [Mode::Step, Mode::Phase, Mode::All] {
-        assert_eq!(Mode::from_state_name(mode.state_name()), mode);
-    }
-    assert_eq!(Mode::from_state_name("all"), Mode::All);
-    assert_eq!(Mode::from_state_name("anything"), Mode::Phase);
-}

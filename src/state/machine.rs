@@ -40,6 +40,12 @@ const WORKFLOW_MOVES: &[(WorkflowStatus, WorkflowStatus)] = &[
     (W::Blocked, W::Running),
     (W::Failed, W::Running),
     (W::Completed, W::Archived),
+    // `wf archive --force`: abandoned, its record kept.
+    (W::Planned, W::Archived),
+    (W::Running, W::Archived),
+    (W::Paused, W::Archived),
+    (W::Blocked, W::Archived),
+    (W::Failed, W::Archived),
     (W::Paused, W::Planned),
     (W::Blocked, W::Planned),
     (W::Failed, W::Planned),

@@ -18,6 +18,7 @@ mod crash;
 mod crash_commands;
 mod derived;
 mod distributed;
+mod docs;
 mod doctor;
 mod escapes;
 mod event_log_compat;

@@ -639,11 +639,12 @@ fn the_man_page_has_exit_status_environment_files_and_examples() {
 }
 
 #[test]
-fn the_readme_exit_codes_are_the_error_kinds() {
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
-        .expect("README.md");
+fn the_guide_exit_codes_are_the_error_kinds() {
+    let guide =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/guide.md"))
+            .expect("docs/guide.md");
     for kind in wf::error::ErrorKind::ALL {
         let row = format!("| {} | {} |", kind.exit_code(), kind.meaning());
-        assert!(readme.contains(&row), "README's exit codes lack: {row}");
+        assert!(guide.contains(&row), "the guide's exit codes lack: {row}");
     }
 }
