@@ -31,6 +31,8 @@ fi
 work=${1:-$(mktemp -d "${TMPDIR:-/tmp}/wf-demo.XXXXXX")}
 mkdir -p "$work/project"
 export WF_HOME="$work/home"
+# A person at a terminal, even when run from a CI job: hand-offs, not --ci failures.
+unset CI GITHUB_ACTIONS GITLAB_CI
 cd "$work/project"
 # The project is a git repository of its own: `wf verify` and the agent checks read
 # what changed from git.
@@ -38,6 +40,11 @@ git init --quiet
 wf_dir=$(dirname "$wf")
 export PATH="$wf_dir:$PATH"
 
+# Shows a shell line as typed, and runs it.
+shell() {
+    printf '$ %s\n' "$1"
+    sh -c "$1"
+}
 say() { printf '\n\033[1m# %s\033[0m\n' "$*"; }
 # Shows a command as typed, runs it, and shows a non-zero exit (the demo goes on).
 run() {
@@ -52,37 +59,58 @@ run() {
 cat >tasks.md <<'PLAN'
 # Tasks: word count
 
-## Phase 1: Build
-- [ ] T001 Create the output directory out/ (verify: `mkdir -p out`)
-- [ ] T002 Write the sample text to out/sample.txt (verify: `test -s out/sample.txt`)
-- [ ] T003 Count the words of out/sample.txt (verify: `test "$(wc -w < out/sample.txt)" -eq 9`)
+## T1: Create the output directory out/
+- **phase**: build
+- **verify**: `mkdir -p out`
 
-## Phase 2: Integration
-- [ ] T004 Run the slow integration check (verify: `sleep 3`)
+## T2: Check the sample text in out/sample.txt
+- **phase**: build
+- **depends**: T1
+- **files**: out/sample.txt
+- **verify**: `test -s out/sample.txt`
 
-## Phase 3: Docs
-- [ ] T005 Write docs/USAGE.md explaining how to count the words
+## T3: Count the words of out/sample.txt
+- **phase**: build
+- **depends**: T2
+- **files**: out/sample.txt
+- **verify**: `test "$(wc -w < out/sample.txt)" -eq 9`
+
+## T4: Run the slow integration check
+- **phase**: integration
+- **depends**: T3
+- **verify**: `sleep 3`
+
+## T5: Write the usage notes in docs/USAGE.md
+- **phase**: docs
+- **depends**: T4
+- **creates**: docs/USAGE.md
+- **actions**: create_file
 PLAN
-git add tasks.md && git commit --quiet -m "the plan"
+git add tasks.md
+git -c user.name=demo -c user.email=demo@example.invalid commit --quiet -m "the plan"
 
-say "A plan: five tasks in three phases (wf reads spec-kit, claude-workflow and more)"
+say "A plan: five tasks in three phases (claude-workflow's format; wf reads spec-kit's and others too)"
 cat tasks.md
 
 say "Import it"
 run wf start tasks.md
 
-say "Run it to the end: T002's check fails, and the run shows why"
+say "Run it to the end: T2's check fails, and the run shows why"
 run wf execute --all
 
 say "Fix what failed, then retry the failed task"
-run sh -c 'echo "the quick brown fox jumps over the lazy dog" > out/sample.txt'
-# T004 takes 3 s: Ctrl-C it a second in. The run ends the check and saves its place.
-printf '$ wf execute --retry        # and Ctrl-C during T004\n'
+shell 'echo "the quick brown fox jumps over the lazy dog" > out/sample.txt'
+# T4 takes 3 s: Ctrl-C it a second in. The run ends the check and saves its place.
+printf '$ wf execute --retry        # and Ctrl-C during T4\n'
 set -m
 wf execute --retry &
 pid=$!
 set +m
-while ! grep -q '"T004"' "$WF_HOME"/*/events.jsonl 2>/dev/null; do sleep 0.1; done
+# Wait (at most 30 s) until T4 has started.
+for _ in $(seq 300); do
+    grep -q '"task_id":"T4"' "$WF_HOME"/*/events.jsonl 2>/dev/null && break
+    sleep 0.1
+done
 sleep 1
 kill -INT "$pid"
 code=0
@@ -92,25 +120,25 @@ printf '(exit %d)\n' "$code"
 say "Where it stands: status ends with what to run next"
 run wf status
 
-say "Resume: T004 runs again; T005 needs an agent, and with none configured wf hands it off"
+say "Resume: T4 runs again; T5 needs an agent, and with none configured wf hands it off"
 run wf resume
 
 say "What the agent is to do now (an agent asks the same through wf mcp or the hooks)"
 run wf next
 
 say "The agent does the work; wf takes the task back and checks what its line names"
-run sh -c 'mkdir -p docs && printf "Run wc -w < out/sample.txt\n" > docs/USAGE.md'
+shell 'mkdir -p docs && printf "Run wc -w < out/sample.txt\n" > docs/USAGE.md'
 run wf execute
 
 say "An edit after the fact: wf verify runs again only what the change touches"
-run sh -c 'echo "and then some more words" >> out/sample.txt'
+shell 'echo "and then some more words" >> out/sample.txt'
 run wf verify
 
 say "Done. The project is in $work/project; look around:"
 cat <<EOF
   cd $work/project
   export WF_HOME=$work/home PATH=$wf_dir:\$PATH
-  wf show T003     # one task: its checks, its evidence, whether it is up to date
+  wf show T3       # one task: its checks, its evidence, whether it is up to date
   wf graph         # the task graph
-  wf logs T002     # the log of the failed attempt
+  wf logs T2       # the log of the failed attempt
 EOF

@@ -14,6 +14,41 @@ use crate::plan::diff::PlanDiff;
 use crate::state::model::Glance;
 use crate::state::{Task, TaskStatus, WorkflowState};
 
+/// The next step after an import the audit passed: run it — or, when nothing can
+/// start because every open task waits on an external input, lift that first.
+fn next_after_import(state: &WorkflowState) -> String {
+    // Read through `Glance`: an import reads back only the records it must.
+    let done: std::collections::HashSet<&str> = state
+        .tasks
+        .iter()
+        .filter(|t| t.status().is_done())
+        .map(|t| t.id())
+        .collect();
+    let startable = state
+        .tasks
+        .iter()
+        .any(|t| t.status() == TaskStatus::Pending && t.deps().all(|d| done.contains(d)));
+    if startable || done.len() == state.tasks.len() {
+        return "\nNext: `wf workflow-execute`.".into();
+    }
+    let mut kinds: Vec<&str> = state
+        .tasks
+        .iter()
+        .filter(|t| t.status() == TaskStatus::Blocked)
+        .flat_map(|t| t.blocked_by())
+        .collect();
+    kinds.sort_unstable();
+    kinds.dedup();
+    let lift = match kinds.as_slice() {
+        [one] => *one,
+        _ => "KIND",
+    };
+    format!(
+        "\nNext: no task can start, every one waits on {}; once it is there, `wf workflow-unblock {lift}` lifts it.",
+        kinds.join(", ")
+    )
+}
+
 /// The summary of an import: JSON, the text for stdout, and lines for stderr.
 pub struct Summary {
     pub json: Value,
@@ -109,7 +144,7 @@ pub fn summary(
         for line in finding_lines(plan_path, audit) {
             text.push_str(&format!("\n  {line}"));
         }
-        text.push_str("\nNext: `wf workflow-execute`.");
+        text.push_str(&next_after_import(state));
     } else {
         // The findings start with their file:line, as a compiler's do.
         for (i, line) in audit_failure_lines(plan_path, audit)

@@ -84,7 +84,6 @@ impl Mode {
     }
 }
 
-
 /// Why a run stopped.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Stop {

@@ -1129,4 +1129,3 @@ fn stop_status_and_final_stop() {
     ));
     assert_eq!(final_stop(Stop::Interrupted, true), Stop::Interrupted);
 }
-

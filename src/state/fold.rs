@@ -215,6 +215,9 @@ fn apply_workflow_status(state: &mut WorkflowState, event: &Event, m: &WorkflowM
     (state.failure_reason, state.status_reason) = match m.to {
         WorkflowStatus::Failed => (reason, None),
         WorkflowStatus::Blocked | WorkflowStatus::Paused => (None, reason),
+        // An abandoned workflow (`wf archive --force`) keeps why it failed in its
+        // record, and says it was abandoned.
+        WorkflowStatus::Archived => (state.failure_reason.take(), reason),
         _ => (None, None),
     };
     if m.to == WorkflowStatus::Completed {

@@ -79,7 +79,7 @@ fn next_and_execute_agree_in_every_state() {
             task("T5", "a").verify("true"),
         ]),
     );
-    t.wf(&["workflow-execute", "--all"]).ok();
+    t.wf(&["workflow-execute", "--quality-gate"]).ok();
     assert_eq!(
         task_status(&t.state(), "T2"),
         "pending",

@@ -503,14 +503,14 @@ fn start_says_on_stderr_when_the_audit_failed() {
     insta::assert_snapshot!(run.whole(), @r#"
     exit: 0
     --- stdout
-    Planned `where findings are`: 1 tasks (claude-workflow), mode normal.
+    Planned `where findings are`: 1 tasks (claude-workflow).
     ┌───────┬───────┬──────┬─────────┐
     │ phase ┆ tasks ┆ done ┆ blocked │
     ╞═══════╪═══════╪══════╪═════════╡
     │ code  ┆ 1     ┆ 0    ┆ 0       │
     └───────┴───────┴──────┴─────────┘
     Checks: 0 by a command, 1 by what their line names, 0 by nothing.
-    Audit: FAILED (1 errors, 1 warnings).
+    Audit: FAILED (1 error, 1 warning).
     Next: settle the audit errors in the plan and import it again, or run `wf workflow-execute --allow-audit-errors`.
     --- stderr
     wf: audit: 1 error — workflow-execute will refuse this plan until it is fixed (see `wf check tasks.md`) or it is run with --allow-audit-errors
@@ -546,7 +546,7 @@ fn blocked_message_tells_classified_tasks_from_those_waiting_on_them() {
     insta::assert_snapshot!(run.whole(), @"
     exit: 3
     --- stdout
-    Blocked: T1 waits on api_spec; 2 more task(s) wait on them. Lift with `wf workflow-unblock api_spec`.
+    Blocked: T1 waits on api_spec; 2 more tasks wait on them. Lift with `wf workflow-unblock api_spec`.
     --- stderr
     ");
 }

@@ -52,7 +52,7 @@ fn keep_going_runs_every_task_that_does_not_depend_on_a_failure() {
     Failed: task T1 failed: check `echo T1 >> runs.log; exit 1` exited with 1
     Failed tasks: T1
     Not run (they depend on a failed task): T2, T4, T5
-    Retry with `wf workflow-execute --retry`, or skip with `--skip --reason TEXT`.
+    `wf logs` shows why; after a fix, `wf resume` runs it again. Or skip it with `wf workflow-execute --skip --reason TEXT`.
     ");
     assert_eq!(t.read("runs.log"), "T1\nT3\nT6\n");
     assert_eq!(
@@ -85,7 +85,7 @@ fn without_keep_going_the_run_stops_at_the_first_failure() {
       | $ echo T1 >> runs.log; exit 1
     --- stderr
     Failed: task T1 failed: check `echo T1 >> runs.log; exit 1` exited with 1
-    Retry with `wf workflow-execute --retry`, or skip with `--skip --reason TEXT`.
+    `wf logs` shows why; after a fix, `wf resume` runs it again. Or skip it with `wf workflow-execute --skip --reason TEXT`.
     ");
     assert_eq!(t.read("runs.log"), "T1\n");
     assert_eq!(t.state()["status"], "failed");
@@ -161,7 +161,7 @@ fn keep_going_with_two_failures_names_both_and_a_retry_goes_on() {
     Failed: 2 tasks failed (T1, T2); task T1 failed: check `test -f fixed` exited with 1
     Failed tasks: T1, T2
     Not run (they depend on a failed task): T3
-    Retry with `wf workflow-execute --retry`, or skip with `--skip --reason TEXT`.
+    `wf logs` shows why; after a fix, `wf resume` runs it again. Or skip it with `wf workflow-execute --skip --reason TEXT`.
     ");
     assert_eq!(
         t.state()["failure_reason"],
@@ -206,7 +206,7 @@ fn keep_going_in_phase_mode_ends_failed_at_the_phase_end() {
     --- stderr
     Failed: task T1 failed: check `exit 1` exited with 1
     Failed tasks: T1
-    Retry with `wf workflow-execute --retry`, or skip with `--skip --reason TEXT`.
+    `wf logs` shows why; after a fix, `wf resume` runs it again. Or skip it with `wf workflow-execute --skip --reason TEXT`.
     ");
     assert_eq!(t.read("runs.log"), "T2\n");
     assert_eq!(t.state()["status"], "failed");
@@ -269,7 +269,7 @@ fn a_github_actions_run_annotates_the_plan_line_and_writes_the_summary() {
     Failed: task T2 failed: check `test 3 -gt 5 > /dev/null || exit 4` exited with 4
     Failed tasks: T2
     Not run (they depend on a failed task): T3
-    Retry with `wf workflow-execute --retry`, or skip with `--skip --reason TEXT`.
+    `wf logs` shows why; after a fix, `wf resume` runs it again. Or skip it with `wf workflow-execute --skip --reason TEXT`.
     ");
     insta::assert_snapshot!(std::fs::read_to_string(&summary).unwrap(), @"
     ## wf: ci demo — ❌ failed
@@ -445,7 +445,7 @@ fn under_gitlab_ci_each_task_is_a_collapsible_section() {
     Failed: task T2.x failed: check `echo 'oops: 1 > 0'; exit 2` exited with 2
     Failed tasks: T2.x
     Not run (they depend on a failed task): T3
-    Retry with `wf workflow-execute --retry`, or skip with `--skip --reason TEXT`.
+    `wf logs` shows why; after a fix, `wf resume` runs it again. Or skip it with `wf workflow-execute --skip --reason TEXT`.
     ");
 }
 

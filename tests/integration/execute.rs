@@ -72,12 +72,20 @@ fn step_mode_runs_one_task_per_call() {
     assert_eq!(t.state()["execution_mode"], "step");
 }
 
-#[test]
-fn all_mode_stops_before_gates_and_commits_only() {
-    let t = Test::new();
+/// T1, T2, a quality gate T3, then T4 with `git_commit`: the plan the modes differ on.
+fn gate_and_commit_plan(t: &mut Test) {
+    for (k, v) in [
+        ("GIT_AUTHOR_NAME", "t"),
+        ("GIT_AUTHOR_EMAIL", "t@example.com"),
+        ("GIT_COMMITTER_NAME", "t"),
+        ("GIT_COMMITTER_EMAIL", "t@example.com"),
+    ] {
+        t.env(k, v);
+    }
     t.config(r#"{"scripts": {"test": "true"}}"#);
+    t.git_commit_all();
     start(
-        &t,
+        t,
         &plan(&[
             task("T1", "a").verify("echo T1 >> runs.log"),
             task("T2", "b").verify("echo T2 >> runs.log").deps("T1"),
@@ -85,10 +93,43 @@ fn all_mode_stops_before_gates_and_commits_only() {
                 .field("质量关卡", "true")
                 .field("actions", "run_tests")
                 .deps("T2"),
-            task("T4", "c").verify("echo T4 >> runs.log").deps("T3"),
+            task("T4", "c")
+                .verify("echo T4 >> runs.log")
+                .field("actions", "git_commit")
+                .deps("T3"),
         ]),
     );
+}
+
+#[test]
+fn all_mode_runs_to_the_end_through_gates_and_commits() {
+    let mut t = Test::new();
+    gate_and_commit_plan(&mut t);
     let run = t.wf(&["workflow-execute", "--all"]).ok();
+    insta::assert_snapshot!(run.whole(), @"
+    exit: 0
+    --- stdout
+    ✓ T1 task T1 (N.Ns)
+    ✓ T2 task T2 (N.Ns)
+    ✓ T3 task T3 (N.Ns)
+    ✓ T4 task T4 (N.Ns)
+    Completed: 4/4 tasks done.
+    --- stderr
+    ");
+    assert_eq!(t.read("runs.log"), "T1\nT2\nT4\n");
+    let state = t.state();
+    assert_eq!(state["status"], "completed");
+    assert_eq!(state["execution_mode"], "all");
+    assert_eq!(state["quality_gates"]["T3"]["passed"], true);
+    assert_eq!(state["quality_gates"]["T3"]["score"], 100);
+    assert_invariants(&t);
+}
+
+#[test]
+fn quality_gate_mode_is_the_plugins_all_and_stops_before_gates_and_commits() {
+    let mut t = Test::new();
+    gate_and_commit_plan(&mut t);
+    let run = t.wf(&["workflow-execute", "--quality-gate"]).ok();
     insta::assert_snapshot!(run.whole(), @"
     exit: 0
     --- stdout
@@ -98,12 +139,70 @@ fn all_mode_stops_before_gates_and_commits_only() {
     --- stderr
     ");
     assert_eq!(t.read("runs.log"), "T1\nT2\n");
-    t.wf(&["workflow-execute", "--all"]).ok();
-    let state = t.state();
-    assert_eq!(state["status"], "completed");
-    assert_eq!(state["quality_gates"]["T3"]["passed"], true);
-    assert_eq!(state["quality_gates"]["T3"]["score"], 100);
+    assert_eq!(t.state()["execution_mode"], "quality_gate");
+    // Sticky: no flag next time is the same mode; the gate runs first, then the
+    // commit pauses.
+    let run = t.wf(&["workflow-execute"]).ok();
+    insta::assert_snapshot!(run.whole(), @"
+    exit: 0
+    --- stdout
+    ✓ T3 task T3 (N.Ns)
+    Paused (before the commit in T4): 3/4 tasks done. Run `wf workflow-execute` to continue.
+    --- stderr
+    ");
+    t.wf(&["workflow-execute"]).ok();
+    assert_eq!(t.state()["status"], "completed");
     assert_invariants(&t);
+}
+
+#[test]
+fn pause_at_commit_pauses_phase_and_all_alike_and_the_config_sets_it() {
+    for mode in ["--phase", "--all"] {
+        let mut t = Test::new();
+        gate_and_commit_plan(&mut t);
+        // --phase stops at each of the three phases' ends too; --all only there.
+        let runs = (1..=3)
+            .find(|_| {
+                t.wf(&["workflow-execute", mode, "--pause-at", "commit"])
+                    .ok();
+                t.state()["status_reason"] == "before the commit in T4"
+            })
+            .unwrap_or_else(|| panic!("{mode} never paused before the commit"));
+        assert_eq!(runs, if mode == "--all" { 1 } else { 3 }, "{mode}");
+        assert_eq!(t.read("runs.log"), "T1\nT2\n", "{mode}");
+    }
+    let mut t = Test::new();
+    gate_and_commit_plan(&mut t);
+    t.config(r#"{"scripts": {"test": "true"}, "wf": {"pause_at": "gate"}}"#);
+    let run = t.wf(&["workflow-execute", "--all"]).ok();
+    insta::assert_snapshot!(run.whole(), @"
+    exit: 0
+    --- stdout
+    ✓ T1 task T1 (N.Ns)
+    ✓ T2 task T2 (N.Ns)
+    Paused (before quality gate T3): 2/4 tasks done. Run `wf workflow-execute` to continue.
+    --- stderr
+    ");
+    // --pause-at none overrides the config.
+    let run = t
+        .wf(&["workflow-execute", "--all", "--pause-at", "none"])
+        .ok();
+    assert_eq!(t.state()["status"], "completed", "{}", run.whole());
+    let bad = t.wf(&["workflow-execute", "--pause-at", "gates"]).code(2);
+    insta::assert_snapshot!(bad.whole(), @"
+    exit: 2
+    --- stdout
+    --- stderr
+    wf: error: invalid value 'gates' for '--pause-at <POINTS>': `gates` is not a pause point; use gate, commit or none; see `wf workflow-execute --help`
+    ");
+    t.config(r#"{"wf": {"pause_at": "commits"}}"#);
+    let bad = t.wf(&["status"]).code(2);
+    insta::assert_snapshot!(bad.whole(), @"
+    exit: 2
+    --- stdout
+    --- stderr
+    wf: error: [ROOT]/project/.claude/config/project-config.json: wf.pause_at: `commits` is not a pause point; use gate, commit or none
+    ");
 }
 
 #[test]
@@ -146,7 +245,7 @@ fn ci_mode_fails_on_a_failing_gate() {
       | $ exit 3
     --- stderr
     Failed: task T2 failed: quality gate T2: score 0 is below the threshold 80; test `exit 3` exited with 3
-    Retry with `wf workflow-execute --retry`, or skip with `--skip --reason TEXT`.
+    `wf logs` shows why; after a fix, `wf resume` runs it again. Or skip it with `wf workflow-execute --skip --reason TEXT`.
     ");
     let state = t.state();
     assert_eq!(state["status"], "failed");
@@ -172,7 +271,7 @@ fn failing_verifier_then_retry_completes() {
       | $ test -f fixed
     --- stderr
     Failed: task T1 failed: check `test -f fixed` exited with 1
-    Retry with `wf workflow-execute --retry`, or skip with `--skip --reason TEXT`.
+    `wf logs` shows why; after a fix, `wf resume` runs it again. Or skip it with `wf workflow-execute --skip --reason TEXT`.
     ");
     let state = t.state();
     assert_eq!(state["status"], "failed");
@@ -214,7 +313,7 @@ fn quiet_shows_a_failure_alone() {
       --- last lines of [ROOT]/home/[ID]/logs/T2.1.log ---
       | $ test -f fixed
     Failed: task T2 failed: check `test -f fixed` exited with 1
-    Retry with `wf workflow-execute --retry`, or skip with `--skip --reason TEXT`.
+    `wf logs` shows why; after a fix, `wf resume` runs it again. Or skip it with `wf workflow-execute --skip --reason TEXT`.
     ");
     assert_eq!(t.read("runs.log"), "T1\n");
 }
@@ -319,7 +418,7 @@ fn a_missing_tool_is_named_with_its_task() {
     ✗ T1 task T1: check: `wf-missing-tool` is not on PATH (needed by task T1)
     --- stderr
     Failed: task T1 failed: check: `wf-missing-tool` is not on PATH (needed by task T1)
-    Retry with `wf workflow-execute --retry`, or skip with `--skip --reason TEXT`.
+    `wf logs` shows why; after a fix, `wf resume` runs it again. Or skip it with `wf workflow-execute --skip --reason TEXT`.
     ");
 }
 
@@ -462,7 +561,7 @@ fn timeout_kills_the_whole_process_group() {
       | $ sleep 100 & echo $! > bg.pid; sleep 100
     --- stderr
     Failed: task T1 failed: check `sleep 100 & echo $! > bg.pid; sleep 100` timed out after 1s (its process group was killed)
-    Retry with `wf workflow-execute --retry`, or skip with `--skip --reason TEXT`.
+    `wf logs` shows why; after a fix, `wf resume` runs it again. Or skip it with `wf workflow-execute --skip --reason TEXT`.
     ");
     let pid = t.read("bg.pid").trim().to_string();
     std::thread::sleep(Duration::from_millis(200));
@@ -667,7 +766,7 @@ fn handed_off_task_completes_on_the_next_call_when_its_checks_pass() {
       | grep: hello.txt: No such file or directory
     --- stderr
     Failed: task T1 failed: check `grep -q hello hello.txt` exited with 2
-    Retry with `wf workflow-execute --retry`, or skip with `--skip --reason TEXT`.
+    `wf logs` shows why; after a fix, `wf resume` runs it again. Or skip it with `wf workflow-execute --skip --reason TEXT`.
     ");
     t.write("hello.txt", "hello\n");
     t.wf(&["workflow-execute", "--retry"]).code(6);
@@ -688,7 +787,7 @@ fn agent_tasks_fail_in_ci_mode_instead_of_waiting() {
     ✗ T1 task T1: task T1 needs an agent (edit_file) and --ci does not hand off; configure an executor in wf.executors
     --- stderr
     Failed: task T1 failed: task T1 needs an agent (edit_file) and --ci does not hand off; configure an executor in wf.executors
-    Retry with `wf workflow-execute --retry`, or skip with `--skip --reason TEXT`.
+    `wf logs` shows why; after a fix, `wf resume` runs it again. Or skip it with `wf workflow-execute --skip --reason TEXT`.
     ");
 }
 
@@ -740,7 +839,7 @@ fn a_missing_deliverable_fails_the_workflow() {
     ✓ T1 task T1 (N.Ns)
     --- stderr
     Failed: missing deliverables: report.txt
-    Retry with `wf workflow-execute --retry`, or skip with `--skip --reason TEXT`.
+    `wf logs` shows why; after a fix, `wf resume` runs it again. Or skip it with `wf workflow-execute --skip --reason TEXT`.
     ");
     assert_eq!(t.state()["status"], "failed");
 }
@@ -792,7 +891,7 @@ fn a_failing_hard_constraint_fails_completion() {
     ✓ T1 task T1 (N.Ns)
     --- stderr
     Failed: final verifiers: hard constraint C001 failed: `test -f report.txt` exited with 1
-    Retry with `wf workflow-execute --retry`, or skip with `--skip --reason TEXT`.
+    `wf logs` shows why; after a fix, `wf resume` runs it again. Or skip it with `wf workflow-execute --skip --reason TEXT`.
     ");
     assert_eq!(t.state()["status"], "failed");
 }

@@ -116,7 +116,7 @@ fn a_claim_without_evidence_is_rejected() {
       | grep: hello.txt: No such file or directory
     --- stderr
     Failed: task T1 failed: the executor claimed success but the checks disagree: check `grep -q hello hello.txt` exited with 2
-    Retry with `wf workflow-execute --retry`, or skip with `--skip --reason TEXT`.
+    `wf logs` shows why; after a fix, `wf resume` runs it again. Or skip it with `wf workflow-execute --skip --reason TEXT`.
     "#);
     let state = t.state();
     assert_eq!(task_status(&state, "T1"), "failed");
@@ -167,7 +167,7 @@ fn a_malformed_claim_fails_closed() {
       | ```
     --- stderr
     Failed: task T1 failed: executor `odd`: the claim is not valid (invalid type: string "yes", expected a boolean at line 1 column 17)
-    Retry with `wf workflow-execute --retry`, or skip with `--skip --reason TEXT`.
+    `wf logs` shows why; after a fix, `wf resume` runs it again. Or skip it with `wf workflow-execute --skip --reason TEXT`.
     "#);
 }
 
@@ -240,7 +240,7 @@ fn a_hanging_executor_is_an_execution_failure_after_its_timeout() {
       | $ [sloth] [REPO]/fixtures/agents/hangs.sh
     --- stderr
     Failed: task T1 failed: executor `sloth` timed out after 1s (its process group was killed)
-    Retry with `wf workflow-execute --retry`, or skip with `--skip --reason TEXT`.
+    `wf logs` shows why; after a fix, `wf resume` runs it again. Or skip it with `wf workflow-execute --skip --reason TEXT`.
     ");
     let ev = kinds(&t.events());
     assert!(
@@ -326,7 +326,7 @@ fn mock_rehearsal_runs_a_failing_plan_without_agents() {
     ✗ T1 task T1: mock executor `mock-executor` reported failure (--mock)
     --- stderr
     Failed: task T1 failed: mock executor `mock-executor` reported failure (--mock)
-    Retry with `wf workflow-execute --retry`, or skip with `--skip --reason TEXT`.
+    `wf logs` shows why; after a fix, `wf resume` runs it again. Or skip it with `wf workflow-execute --skip --reason TEXT`.
     ");
     assert_eq!(
         t.state()["retry_counts"]["T1"],
@@ -423,7 +423,7 @@ fn agent_tasks_stop_at_the_consecutive_task_limit() {
     ? T6 task T6 (N.Ns) (accepted unchecked: nothing checked it)
     ? T7 task T7 (N.Ns) (accepted unchecked: nothing checked it)
     ? T8 task T8 (N.Ns) (accepted unchecked: nothing checked it)
-    Paused (8 agent tasks in a row: the consecutive-task limit): 8/10 tasks done. Run `wf workflow-execute` to continue.
+    Paused (8 agent tasks in a row (the limit; set wf.max_consecutive_agent_tasks to change it)): 8/10 tasks done. Run `wf workflow-execute` to continue.
     --- stderr
     ");
     let state = t.state();

@@ -48,6 +48,7 @@ mod recovery;
 mod report;
 mod security;
 mod start;
+mod status_states;
 mod status_tasks;
 mod summary;
 mod terminal;

@@ -73,7 +73,7 @@ fn a_hyphenated_bold_spaceless_or_colonless_heading_is_read_not_dropped() {
     insta::assert_snapshot!(run.whole(), @"
     exit: 0
     --- stdout
-    Planned `heading forms`: 6 tasks (claude-workflow), mode normal.
+    Planned `heading forms`: 6 tasks (claude-workflow).
     ┌───────┬───────┬──────┬─────────┐
     │ phase ┆ tasks ┆ done ┆ blocked │
     ╞═══════╪═══════╪══════╪═════════╡

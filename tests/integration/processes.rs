@@ -196,7 +196,7 @@ fn a_log_that_cannot_be_written_fails_softly_with_its_reason() {
     ✗ T1 task T1: check `echo output; false` exited with 1 (cannot write the log [ROOT]/home/[ID]/logs/T1.1.log: Too many levels of symbolic links (os error 40))
     --- stderr
     Failed: task T1 failed: check `echo output; false` exited with 1 (cannot write the log [ROOT]/home/[ID]/logs/T1.1.log: Too many levels of symbolic links (os error 40))
-    Retry with `wf workflow-execute --retry`, or skip with `--skip --reason TEXT`.
+    `wf logs` shows why; after a fix, `wf resume` runs it again. Or skip it with `wf workflow-execute --skip --reason TEXT`.
     ");
     let state = t.state();
     assert_eq!(task_status(&state, "T1"), "failed");

@@ -475,7 +475,7 @@ fn archive_is_refused_unless_completed() {
     let run = t.wf(&["archive"]).code(2);
     assert!(
         run.stderr
-            .contains("the workflow is running; only a completed workflow can be archived"),
+            .contains("the workflow is running; only a completed workflow is archived, unless `wf archive --force` abandons it"),
         "{}",
         run.stderr
     );

@@ -28,8 +28,11 @@ fn ran_with_a_failure() -> Test {
 }
 
 /// The task list: what follows the summary table's last line.
+/// The task list of `wf status`: after the summary table, before the closing
+/// "Next:" line.
 fn task_list(stdout: &str) -> String {
     let list = stdout.split_once("┘\n\n").map_or(stdout, |(_, list)| list);
+    let list = list.split_once("\nNext: ").map_or(list, |(list, _)| list);
     steady(list)
 }
 

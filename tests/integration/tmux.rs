@@ -290,3 +290,43 @@ fn a_terminal_of_0_columns_gets_the_default_width() {
     assert!(run.contains(" 0/2 T1 task T1"), "{run}");
     assert!(Path::new(&t.project).exists());
 }
+
+/// What a person sees at 80 columns, run after run: `execute` (a pass and a failure),
+/// then `status` and `graph`, each screen read back from tmux whole.
+#[test]
+fn execute_status_and_graph_at_80_columns_in_tmux() {
+    if !have("tmux", "execute_status_and_graph_at_80_columns_in_tmux") {
+        return;
+    }
+    let t = Test::new();
+    start(
+        &t,
+        &plan(&[
+            task("T1", "build").verify("true"),
+            task("T2", "build")
+                .verify("echo 'no such file: out/report.txt'; false")
+                .deps("T1"),
+            task("T3", "check").verify("true").deps("T2"),
+        ]),
+    );
+    let mut screens = String::new();
+    for args in [&["workflow-execute", "--all"][..], &["status"], &["graph"]] {
+        let (code, screen) = Tmux::run(&t, args, 80, 40);
+        for line in &screen {
+            assert!(
+                line.chars().count() <= 80,
+                "wf {}: a line wider than the terminal: {line:?}",
+                args.join(" ")
+            );
+        }
+        screens.push_str(&format!("$ wf {} (exit {code})\n", args.join(" ")));
+        screens.push_str(&screen.join("\n"));
+        screens.push('\n');
+    }
+    let masked = regex::Regex::new(r"\d+\.\ds\b")
+        .unwrap()
+        .replace_all(&screens, "N.Ns");
+    insta::assert_snapshot!(masked
+        .replace(&t.root.display().to_string(), "[ROOT]")
+        .replace(&wf::project::path_id(&t.project), "[ID]"));
+}
