@@ -22,7 +22,7 @@ fn next_after_import(state: &WorkflowState) -> String {
         .tasks
         .iter()
         .filter(|t| t.status().is_done())
-        .map(|t| t.id())
+        .map(Glance::id)
         .collect();
     let startable = state
         .tasks

@@ -718,7 +718,7 @@ mod tests {
             design_chars: 0,
             max_retries: 1,
             cache: None,
-            pause_at: Default::default(),
+            pause_at: policy::PauseAt::default(),
             agent_limit: None,
             require_checks: false,
         };
