@@ -6,14 +6,16 @@
 #
 #   bash scripts/demo.sh [DIR]     DIR: where to work (default: a new dir under /tmp)
 #
-# The wf it runs: $WF when set, else this repository's newest build, else a `wf` on
-# PATH, else it builds one (cargo's progress shown).
+# The wf it runs: $WF when set, else this repository's newest build (in
+# $CARGO_TARGET_DIR when set), else a `wf` on PATH, else it builds one (cargo's
+# progress shown).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
 wf=${WF:-}
 if [ -z "$wf" ]; then
-    for build in "$root/target/release/wf" "$root/target/debug/wf"; do
+    target=${CARGO_TARGET_DIR:-$root/target}
+    for build in "$target/release/wf" "$target/debug/wf"; do
         if [ -x "$build" ] && { [ -z "$wf" ] || [ "$build" -nt "$wf" ]; }; then
             wf=$build
         fi
@@ -25,7 +27,7 @@ fi
 if [ -z "$wf" ]; then
     echo "Building wf (once; a few minutes on a fresh clone)..."
     cargo build --release --manifest-path "$root/Cargo.toml"
-    wf="$root/target/release/wf"
+    wf="${CARGO_TARGET_DIR:-$root/target}/release/wf"
 fi
 
 work=${1:-$(mktemp -d "${TMPDIR:-/tmp}/wf-demo.XXXXXX")}
