@@ -1,8 +1,8 @@
-//! The Claude Code hook settings `wf` recommends (README "Claude Code hooks"): one
+//! The Claude Code hook settings `wf` recommends (docs/guide.md "Claude Code hooks"): one
 //! command hook per event in [`EVENTS`], each running `wf hook EVENT`, in the
 //! project's `.claude/settings.json`.
 //!
-//! `wf hook` also answers `SubagentStop` (`src/commands/hook.rs`), but the README
+//! `wf hook` also answers `SubagentStop` (`src/commands/hook.rs`), but the guide
 //! recommends only these three, so that is what `wf init` writes and `wf doctor`
 //! expects: a subagent is not the one working on the handed-off task, and its stop
 //! blocks only when `wf.block_subagent_stop` says so (docs/hooks.md). No `timeout`
@@ -22,7 +22,7 @@ pub const SETTINGS_PATH: &str = ".claude/settings.json";
 /// (see [`settings_files`]).
 pub const LOCAL_SETTINGS_PATH: &str = ".claude/settings.local.json";
 
-/// The events the README's settings wire to `wf hook`, in its order.
+/// The events the guide's settings wire to `wf hook`, in its order.
 pub const EVENTS: [&str; 3] = ["SessionStart", "UserPromptSubmit", "Stop"];
 
 /// The command Claude Code runs for `event`.
@@ -238,8 +238,8 @@ mod tests {
 
     #[test]
     fn the_recommended_settings_are_the_readmes() {
-        // README "Claude Code hooks" shows exactly this JSON.
-        let readme = include_str!("../../README.md");
+        // The guide's "Claude Code hooks" shows exactly this JSON.
+        let readme = include_str!("../../docs/guide.md");
         let start = readme
             .find("`.claude/settings.json`:\n\n```json\n")
             .unwrap();

@@ -201,13 +201,20 @@ proptest! {
             let to = WorkflowStatus::ALL[pick];
             let event = workflow_event(seq as u64 + 1, from, to);
             if from.can_move_to(to) {
+                let failed_before = state.failure_reason.is_some();
                 prop_assert!(apply_event(&mut state, &event).is_ok());
                 prop_assert_eq!(state.status, to);
                 // A failure keeps its reason as failure_reason; a rest (paused,
-                // blocked) keeps it as status_reason; anything else clears both.
-                prop_assert_eq!(state.failure_reason.is_some(), to == WorkflowStatus::Failed);
+                // blocked) keeps it as status_reason; an archive keeps the failure
+                // it had and says why it was archived (abandoned or not); anything
+                // else clears both.
+                let archived = to == WorkflowStatus::Archived;
+                prop_assert_eq!(
+                    state.failure_reason.is_some(),
+                    to == WorkflowStatus::Failed || (archived && failed_before)
+                );
                 let rests = matches!(to, WorkflowStatus::Blocked | WorkflowStatus::Paused);
-                prop_assert_eq!(state.status_reason.is_some(), rests);
+                prop_assert_eq!(state.status_reason.is_some(), rests || archived);
                 if to == WorkflowStatus::Completed {
                     prop_assert!(state.completed_at.is_some());
                 }
