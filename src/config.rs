@@ -109,6 +109,10 @@ pub struct WfSettings {
     /// No agent work starts once the cost the executors reported reaches this (US
     /// dollars).
     pub budget_usd: Option<f64>,
+    /// US dollars per million tokens by model id prefix, over the defaults of
+    /// `src/run/prices.rs`: what usage read from an agent's session costs.
+    #[serde(default)]
+    pub prices: BTreeMap<String, crate::run::prices::Price>,
     /// Most bytes of one command's output kept in its task log: the first and last
     /// halves, the middle elided with a marker line (8 MiB when unset).
     pub log_cap_bytes: Option<u64>,

@@ -6,7 +6,10 @@
 //!   fingerprint (`tree.rs`). A `Stop` with the same key is answered from it.
 //! - `sessions/<md5 of session_id>.json`: per editor session, which task's brief the
 //!   hook last gave, so the next prompt gets one line instead of the brief again.
-//!   At most [`MAX_SESSIONS`] are kept, the least recently written removed first.
+//! - `transcripts/<md5 of session_id>.json`: per editor session, how far the hook has
+//!   read the session's transcript for usage (`transcript.rs`).
+//!
+//! At most [`MAX_SESSIONS`] of each are kept, the least recently written removed first.
 //!
 //! All of it is disposable: a file that is missing, unreadable or not what it should
 //! be is as good as none. Each is replaced whole by a rename, never written through
@@ -21,6 +24,7 @@ use md5::{Digest, Md5};
 use serde::{Deserialize, Serialize};
 
 use super::checks::Evaluation;
+use super::transcript::Mark;
 use crate::error::Result;
 use crate::fs::durable;
 use crate::state::model::Task;
@@ -31,6 +35,8 @@ pub const DIR: &str = "hooks";
 const STOP_FILE: &str = "stop-checks.json";
 
 const SESSIONS_DIR: &str = "sessions";
+
+const TRANSCRIPTS_DIR: &str = "transcripts";
 
 /// Most session markers kept.
 pub const MAX_SESSIONS: usize = 64;
@@ -101,34 +107,55 @@ pub fn brief_mark(task: &Task) -> String {
 
 /// The mark of the brief last given in session `session_id`, if any.
 pub fn last_brief(workflow_dir: &Path, session_id: &str) -> Option<String> {
-    let memo: SessionMemo = read(&session_file(workflow_dir, session_id))?;
+    let memo: SessionMemo = read(&session_file(workflow_dir, SESSIONS_DIR, session_id))?;
     Some(memo.brief)
 }
 
 /// Records that session `session_id` was given the brief marked `mark`, then
 /// removes the least recently written markers beyond [`MAX_SESSIONS`].
 pub fn remember_brief(workflow_dir: &Path, session_id: &str, mark: &str) -> Result<()> {
-    let dir = hooks_dir(workflow_dir)?.join(SESSIONS_DIR);
-    crate::fs::ensure_dir(&dir)?;
     let memo = SessionMemo {
         brief: mark.to_string(),
     };
-    let file = session_file(workflow_dir, session_id);
-    write(&file, &memo)?;
-    prune(&dir, MAX_SESSIONS, &file);
-    Ok(())
+    write_session(workflow_dir, SESSIONS_DIR, session_id, &memo)
 }
 
 /// Forgets what session `session_id` was given: its context was cleared or
 /// compacted, so the brief is no longer in it.
 pub fn forget_brief(workflow_dir: &Path, session_id: &str) {
-    let _ = std::fs::remove_file(session_file(workflow_dir, session_id));
+    let _ = std::fs::remove_file(session_file(workflow_dir, SESSIONS_DIR, session_id));
 }
 
-/// The marker file of a session: named by a hash, as the id is the editor's text.
-fn session_file(workflow_dir: &Path, session_id: &str) -> PathBuf {
+/// How far session `session_id`'s transcript was read, if it was.
+pub fn transcript_mark(workflow_dir: &Path, session_id: &str) -> Option<Mark> {
+    read(&session_file(workflow_dir, TRANSCRIPTS_DIR, session_id))
+}
+
+/// Records how far session `session_id`'s transcript was read.
+pub fn remember_transcript(workflow_dir: &Path, session_id: &str, mark: &Mark) -> Result<()> {
+    write_session(workflow_dir, TRANSCRIPTS_DIR, session_id, mark)
+}
+
+/// A session's file in `kind`: named by a hash, as the id is the editor's text.
+fn session_file(workflow_dir: &Path, kind: &str, session_id: &str) -> PathBuf {
     let name = format!("{:x}.json", Md5::digest(session_id.as_bytes()));
-    workflow_dir.join(DIR).join(SESSIONS_DIR).join(name)
+    workflow_dir.join(DIR).join(kind).join(name)
+}
+
+/// Writes a session's file in `kind`, then removes the least recently written ones
+/// beyond [`MAX_SESSIONS`].
+fn write_session<T: Serialize>(
+    workflow_dir: &Path,
+    kind: &str,
+    session_id: &str,
+    memo: &T,
+) -> Result<()> {
+    let dir = hooks_dir(workflow_dir)?.join(kind);
+    crate::fs::ensure_dir(&dir)?;
+    let file = session_file(workflow_dir, kind, session_id);
+    write(&file, memo)?;
+    prune(&dir, MAX_SESSIONS, &file);
+    Ok(())
 }
 
 fn hooks_dir(workflow_dir: &Path) -> Result<PathBuf> {

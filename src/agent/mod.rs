@@ -7,11 +7,15 @@
 //!   checks last failed";
 //! - [`memo`]: the little the hook remembers between calls — the last failing result
 //!   of the checks (with the tree it was found on) and, per editor session, which
-//!   task's brief it last gave — in small files under `<workflow dir>/hooks/`.
+//!   task's brief it last gave and how far it read the session's transcript — in
+//!   small files under `<workflow dir>/hooks/`;
+//! - [`transcript`]: what the agent used, read from its own session log.
 //!
 //! Nothing here takes the workflow lock or writes the state: the hook runs while
-//! `wf workflow-execute` may hold the lock, and what it keeps is disposable.
+//! `wf workflow-execute` may hold the lock, and what it keeps is disposable (the
+//! usage it reads waits in `run::usage`'s pending files until the task comes back).
 
 pub mod checks;
 pub mod memo;
+pub mod transcript;
 pub mod tree;

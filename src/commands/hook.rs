@@ -16,14 +16,14 @@
 //! own small files under `<workflow dir>/hooks/` (`src/agent/memo.rs`).
 
 use std::io::{IsTerminal, Read};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context};
 use serde_json::{json, Value};
 
 use crate::agent::checks::{self, Verdict};
-use crate::agent::{memo, tree};
+use crate::agent::{memo, transcript, tree};
 use crate::cli::HookArgs;
 use crate::output::{self, Output};
 use crate::project::Project;
@@ -102,6 +102,14 @@ fn hook(
         return Ok(());
     };
     let str_field = |name: &str| payload.get(name).and_then(Value::as_str);
+    if let (Some(session), Some(transcript)) = (
+        str_field("session_id").filter(|s| !s.is_empty()),
+        str_field("transcript_path").filter(|s| !s.is_empty()),
+    ) {
+        if let Err(why) = count_usage(&project, &view, session, Path::new(transcript)) {
+            output::stderr_line(format_args!("wf hook {event}: {why:#}"));
+        }
+    }
     match event.as_str() {
         "SessionStart" | "UserPromptSubmit" => context(
             &project,
@@ -119,6 +127,40 @@ fn hook(
         "SubagentStop" => Ok(()),
         other => bail!("unknown hook event `{other}`; wf handles SessionStart, UserPromptSubmit, Stop and SubagentStop"),
     }
+}
+
+/// What the agent used since the last hook of its session, read from its transcript
+/// (docs/hooks.md "Usage"): counted to the task handed off now, kept for it until
+/// it comes back (`run::usage::add_pending`). A session first seen is read from
+/// here on; an unreadable transcript is usage unknown.
+fn count_usage(
+    project: &Project,
+    view: &View,
+    session: &str,
+    transcript: &Path,
+) -> anyhow::Result<()> {
+    let store = project.store();
+    let dir = store.dir();
+    let Some(mark) = memo::transcript_mark(dir, session) else {
+        let start = transcript::end_of(transcript).unwrap_or_else(|| transcript::Mark {
+            path: transcript.to_string_lossy().into_owned(),
+            ..transcript::Mark::default()
+        });
+        memo::remember_transcript(dir, session, &start)
+            .context("cannot record where the transcript was read to")?;
+        return Ok(());
+    };
+    let Some(read) = transcript::read(transcript, &mark, &project.config.wf.prices) else {
+        return Ok(());
+    };
+    let handed_off = view.digest.handed_off.as_deref();
+    if let (Some(used), Some(task)) = (read.usage, handed_off.and_then(|id| view.state.task(id))) {
+        crate::run::usage::add_pending(dir, &task.id, task.attempts.max(1), used)
+            .context("cannot keep the usage read from the transcript")?;
+    }
+    memo::remember_transcript(dir, session, &read.mark)
+        .context("cannot record where the transcript was read to")?;
+    Ok(())
 }
 
 /// `SessionStart` and `UserPromptSubmit`: one line of context, and the current

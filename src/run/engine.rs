@@ -334,7 +334,7 @@ impl<'a> Engine<'a> {
         let mut phase = None;
         for task in handed {
             self.reporter.started(&task);
-            let outcome = {
+            let mut outcome = {
                 // The checks run on this thread, so Ctrl-C needs its own watcher.
                 let _watch = signals::InterruptWatch::start(self.ctx.children.clone());
                 let changes = crate::run::proven::changes_since(&self.ctx.project, &task);
@@ -352,8 +352,17 @@ impl<'a> Engine<'a> {
                 crate::run::proven::judge_changes(&self.ctx, &mut outcome, changes);
                 outcome
             };
+            // What the agent reported it used on this attempt (its session read by
+            // the hooks, or `done`'s word) is recorded with the outcome.
+            let workflow_dir = self.session.store().dir().to_path_buf();
+            let (id, attempt) = (task.id.clone(), task.attempts.max(1));
+            if let Some(used) = crate::run::usage::pending(&workflow_dir, &id, attempt) {
+                outcome.usage = Some(outcome.usage.unwrap_or_default().plus(used));
+            }
             let task_phase = task.phase.clone();
-            if let Some(stop) = self.apply_outcome(task, outcome)? {
+            let stop = self.apply_outcome(task, outcome)?;
+            crate::run::usage::clear_pending(&workflow_dir, &id, attempt);
+            if let Some(stop) = stop {
                 return Ok(Err(stop));
             }
             phase = Some(task_phase);

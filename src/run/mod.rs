@@ -16,6 +16,7 @@ pub mod now;
 mod outcome;
 mod phase_check;
 pub mod policy;
+pub mod prices;
 pub mod proven;
 pub mod ready_queue;
 pub mod recovery;

@@ -82,19 +82,44 @@ fn claude(output: &str) -> Option<Reported> {
         .find_map(|text| {
             let v: Value = serde_json::from_str(text).ok()?;
             (v.get("type")?.as_str()? == "result").then_some(())?;
-            let usage = v.get("usage")?;
-            let count = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
             Some(Reported {
                 usage: Usage {
-                    input_tokens: count("input_tokens")
-                        .saturating_add(count("cache_creation_input_tokens"))
-                        .saturating_add(count("cache_read_input_tokens")),
-                    output_tokens: count("output_tokens"),
                     cost_usd: v.get("total_cost_usd").and_then(Value::as_f64),
+                    ..claude_usage(v.get("usage")?)
                 },
                 answer: v.get("result").and_then(Value::as_str).map(str::to_string),
             })
         })
+}
+
+/// A Claude `usage` object (the API's, in a result or a transcript's message).
+/// Cached input is input: all three input counts are summed, the cached ones kept
+/// apart too.
+pub fn claude_usage(usage: &Value) -> Usage {
+    let count = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
+    let write = count("cache_creation_input_tokens");
+    let read = count("cache_read_input_tokens");
+    Usage {
+        input_tokens: count("input_tokens")
+            .saturating_add(write)
+            .saturating_add(read),
+        output_tokens: count("output_tokens"),
+        cache_write_tokens: write,
+        cache_read_tokens: read,
+        cost_usd: None,
+    }
+}
+
+/// A Codex `turn.completed` event's `usage` (`cached_input_tokens` is part of
+/// `input_tokens` there).
+pub fn codex_usage(usage: &Value) -> Usage {
+    let count = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
+    Usage {
+        input_tokens: count("input_tokens"),
+        output_tokens: count("output_tokens"),
+        cache_read_tokens: count("cached_input_tokens"),
+        ..Usage::default()
+    }
 }
 
 /// Codex's `turn.completed` events, summed.
@@ -110,18 +135,54 @@ fn codex(output: &str) -> Option<Reported> {
         let Some(usage) = v.get("usage") else {
             continue;
         };
-        let count = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
-        let turn = Usage {
-            input_tokens: count("input_tokens"),
-            output_tokens: count("output_tokens"),
-            cost_usd: None,
-        };
+        let turn = codex_usage(usage);
         total = Some(total.unwrap_or_default().plus(turn));
     }
     total.map(|usage| Reported {
         usage,
         answer: None,
     })
+}
+
+/// Where usage an agent reported for a handed-off task waits for the task to come
+/// back: `<workflow dir>/usage/`, one file per task attempt. The hooks add what they
+/// read in the agent's session (`src/agent/transcript.rs`), `done` adds what an MCP
+/// client says; the engine takes it when the task comes back and records it with
+/// the outcome (`Engine::take_back_handed_off`), as an executor's usage is. Keyed by
+/// the attempt, so a file a crash left after its usage was recorded is never counted
+/// again: the next attempt has a key of its own.
+pub const PENDING_DIR: &str = "usage";
+
+fn pending_file(workflow_dir: &std::path::Path, task: &str, attempt: u32) -> std::path::PathBuf {
+    use md5::{Digest, Md5};
+    let name = format!("{:x}.json", Md5::digest(format!("{task}\n{attempt}")));
+    workflow_dir.join(PENDING_DIR).join(name)
+}
+
+/// The usage reported so far for attempt `attempt` of `task`, not yet recorded.
+pub fn pending(workflow_dir: &std::path::Path, task: &str, attempt: u32) -> Option<Usage> {
+    let bytes = crate::fs::read_regular(&pending_file(workflow_dir, task, attempt)).ok()?;
+    serde_json::from_slice(&bytes).ok()
+}
+
+/// Adds `used` to what waits for attempt `attempt` of `task`.
+pub fn add_pending(
+    workflow_dir: &std::path::Path,
+    task: &str,
+    attempt: u32,
+    used: Usage,
+) -> crate::error::Result<()> {
+    crate::fs::ensure_dir(&workflow_dir.join(PENDING_DIR))?;
+    let total = pending(workflow_dir, task, attempt)
+        .unwrap_or_default()
+        .plus(used);
+    let bytes = serde_json::to_vec(&total).unwrap_or_default();
+    crate::fs::durable::write_atomic(&pending_file(workflow_dir, task, attempt), &bytes)
+}
+
+/// Forgets what waited for attempt `attempt` of `task`: it is recorded.
+pub fn clear_pending(workflow_dir: &std::path::Path, task: &str, attempt: u32) {
+    let _ = std::fs::remove_file(pending_file(workflow_dir, task, attempt));
 }
 
 #[cfg(test)]
@@ -135,6 +196,7 @@ mod tests {
                 input_tokens: input,
                 output_tokens: output,
                 cost_usd: cost,
+                ..Usage::default()
             },
             tasks: 1,
         };
@@ -160,6 +222,8 @@ mod tests {
             Usage {
                 input_tokens: 23_012,
                 output_tokens: 845,
+                cache_write_tokens: 3000,
+                cache_read_tokens: 20_000,
                 cost_usd: Some(0.0421)
             }
         );
@@ -182,7 +246,8 @@ mod tests {
             Usage {
                 input_tokens: 26_649,
                 output_tokens: 1_600,
-                cost_usd: None
+                cache_read_tokens: 22_272,
+                ..Usage::default()
             }
         );
     }
@@ -201,16 +266,37 @@ mod tests {
     }
 
     #[test]
+    fn pending_usage_adds_up_per_attempt_until_cleared() {
+        let dir = tempfile::tempdir().unwrap();
+        let w = dir.path();
+        let one = Usage {
+            input_tokens: 10,
+            output_tokens: 1,
+            cache_read_tokens: 4,
+            ..Usage::default()
+        };
+        assert_eq!(pending(w, "T1", 1), None);
+        add_pending(w, "T1", 1, one).unwrap();
+        add_pending(w, "T1", 1, one).unwrap();
+        assert_eq!(pending(w, "T1", 1), Some(one.plus(one)));
+        assert_eq!(pending(w, "T1", 2), None, "another attempt");
+        assert_eq!(pending(w, "T2", 1), None, "another task");
+        clear_pending(w, "T1", 1);
+        assert_eq!(pending(w, "T1", 1), None);
+    }
+
+    #[test]
     fn adding_keeps_a_cost_known_on_either_side() {
         let a = Usage {
             input_tokens: 1,
             output_tokens: 2,
-            cost_usd: None,
+            ..Usage::default()
         };
         let b = Usage {
             input_tokens: 10,
             output_tokens: 20,
             cost_usd: Some(0.5),
+            ..Usage::default()
         };
         assert_eq!(a.plus(b).cost_usd, Some(0.5));
         assert_eq!(a.plus(a).cost_usd, None);

@@ -415,11 +415,24 @@ pub struct LogMark {
 /// Tokens and cost of one run, or of a task's runs added up.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Usage {
+    /// Every input token, cached ones included.
     pub input_tokens: u64,
     pub output_tokens: u64,
-    /// In US dollars, when the executor says (Claude Code does, Codex does not).
+    /// Of `input_tokens`, those written to the prompt cache and those read from it
+    /// (Claude's `cache_creation_input_tokens`, `cache_read_input_tokens`), when said.
+    #[serde(default, skip_serializing_if = "no_tokens")]
+    pub cache_write_tokens: u64,
+    #[serde(default, skip_serializing_if = "no_tokens")]
+    pub cache_read_tokens: u64,
+    /// In US dollars, when the executor says (Claude Code does, Codex does not) or
+    /// the price table of `run::prices` knows the model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_usd: Option<f64>,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
+fn no_tokens(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Usage {
@@ -433,6 +446,12 @@ impl Usage {
         Usage {
             input_tokens: self.input_tokens.saturating_add(other.input_tokens),
             output_tokens: self.output_tokens.saturating_add(other.output_tokens),
+            cache_write_tokens: self
+                .cache_write_tokens
+                .saturating_add(other.cache_write_tokens),
+            cache_read_tokens: self
+                .cache_read_tokens
+                .saturating_add(other.cache_read_tokens),
             cost_usd: match (self.cost_usd, other.cost_usd) {
                 (None, None) => None,
                 (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),

@@ -680,6 +680,8 @@ mod tests {
                 data.usage = Some(Usage {
                     input_tokens: 10 * u64::from(flags),
                     output_tokens: 0,
+                    cache_write_tokens: 0,
+                    cache_read_tokens: 0,
                     cost_usd: Some(f64::from(flags) / 10.0),
                 });
                 data.accepted_unchecked = flags % 2 == 0;
@@ -778,6 +780,7 @@ mod tests {
                         input_tokens,
                         output_tokens,
                         cost_usd,
+                        ..Usage::default()
                     }),
                     ..Task::default()
                 },

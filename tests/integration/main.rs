@@ -31,6 +31,7 @@ mod faults;
 mod formats;
 mod foundation;
 mod hardening;
+mod hook_loop;
 mod hooks;
 mod import_trust;
 mod init;
