@@ -8,6 +8,7 @@
 //! workflow's lock when it writes (with a wait, as `--wait` does) and lets it go when
 //! it returns, so a shell `wf` works on the same workflow between two calls.
 
+pub mod schemas;
 pub mod server;
 pub mod tools;
 pub mod transport;

@@ -22,30 +22,68 @@ use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabiliti
 use rmcp::service::ServerInitializeError;
 use rmcp::{schemars, tool, tool_handler, tool_router, ErrorData, ServerHandler, ServiceExt};
 
-use super::tools::{self, Answer, Claim, Context, LogsQuery};
+use super::schemas;
+use super::tools::{self, Answer, Claim, Context, LogsQuery, Reported};
 use super::transport::Lines;
 use crate::error::{Result, WfError};
+use crate::state::model::Usage;
 
-/// `done`'s arguments: the agent's claim, optional.
+/// The arguments of a tool that takes none: anything given is an error, not
+/// ignored (a client that passes `task` to `next` learns that it means nothing).
 #[derive(Debug, Default, serde::Deserialize, schemars::JsonSchema)]
-#[serde(default)]
+#[serde(deny_unknown_fields)]
+pub struct NoArgs {}
+
+/// `done`'s arguments: the agent's claim and what it used, optional.
+#[derive(Debug, Default, serde::Deserialize, schemars::JsonSchema)]
+#[serde(default, deny_unknown_fields)]
 pub struct DoneArgs {
-    /// What was done, in a sentence or two (recorded with the result).
+    /// What was done, in a sentence or two.
     pub summary: Option<String>,
     /// The files the work changed, relative to the project.
     pub changed_files: Vec<String>,
+    /// The tokens this task's work used, when you know them.
+    pub usage: Option<UsageArgs>,
+}
+
+/// What the agent used on the task: its tokens, and its cost or its model (priced
+/// by `wf.prices`).
+#[derive(Debug, Default, serde::Deserialize, schemars::JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct UsageArgs {
+    /// All input tokens, cached ones included.
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cache_read_tokens: u64,
+    pub cache_write_tokens: u64,
+    /// US dollars.
+    pub cost_usd: Option<f64>,
+    pub model: Option<String>,
 }
 
 /// `logs`' arguments, all optional.
 #[derive(Debug, Default, serde::Deserialize, schemars::JsonSchema)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct LogsArgs {
-    /// The task id; by default the task in progress, else the failed one, else the last that ran.
+    /// Task id; default: the one in progress, else the failed one, else the last that ran.
     pub task: Option<String>,
-    /// Which attempt (1 is the first); by default the last.
-    pub attempt: Option<u32>,
-    /// How many lines from the end (default 100, at most 2000).
+    /// Attempt, from 1; default: the last.
+    pub attempt: Option<std::num::NonZeroU32>,
+    /// Lines from the end (default 100, at most 2000).
+    #[schemars(range(min = 1, max = 2000))]
     pub lines: Option<usize>,
+}
+
+/// `skip`'s arguments.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SkipArgs {
+    /// Why it is left undone (recorded).
+    #[schemars(length(min = 1))]
+    pub reason: String,
+    /// Task id; default: the failed task, else the one you were given.
+    #[serde(default)]
+    pub task: Option<String>,
 }
 
 #[derive(Clone)]
@@ -96,14 +134,19 @@ impl WfServer {
     }
 
     #[tool(
-        description = "The task to do now: its brief (requirement, files, steps, the checks that will verify it, the hard constraints), or why there is none (failed, blocked on what, paused, completed) and what to do. An agent task is handed to you, as `wf workflow-execute` hands it off; do it, then call `done`."
+        description = "The task to do now: its brief (requirement, files, checks, constraints), handed to you to do; for a failed task, its brief with the failure. Else why there is none and what to call.",
+        output_schema = schemas::next()
     )]
-    async fn next(&self) -> std::result::Result<CallToolResult, ErrorData> {
+    async fn next(
+        &self,
+        Parameters(NoArgs {}): Parameters<NoArgs>,
+    ) -> std::result::Result<CallToolResult, ErrorData> {
         Ok(self.call(tools::next).await)
     }
 
     #[tool(
-        description = "Say you finished the current task: wf runs its checks and records the result. Passed: the answer says what is next. Failed: an error result with each failing check's command, exit code and the end of its log; fix it and call `done` again."
+        description = "Say the task you were given is finished: wf runs its checks and records the result. Passed: what is next. Failed: an error result with each failing check and its log's end; fix it and call `done` again.",
+        output_schema = schemas::done()
     )]
     async fn done(
         &self,
@@ -112,19 +155,49 @@ impl WfServer {
         let claim = Claim {
             summary: args.summary,
             changed_files: args.changed_files,
+            usage: args.usage.map(|u| Reported {
+                usage: Usage {
+                    input_tokens: u.input_tokens,
+                    output_tokens: u.output_tokens,
+                    cache_write_tokens: u.cache_write_tokens,
+                    cache_read_tokens: u.cache_read_tokens,
+                    cost_usd: u.cost_usd,
+                },
+                model: u.model,
+            }),
         };
         Ok(self.call(move |ctx| tools::done(ctx, &claim)).await)
     }
 
     #[tool(
-        description = "Where the workflow stands: status, progress, the current task, the next one, failed and blocked tasks. Read-only."
+        description = "Leave a task undone with a reason (a failed one, or the one you were given), so the tasks after it can go on.",
+        output_schema = schemas::skip()
     )]
-    async fn status(&self) -> std::result::Result<CallToolResult, ErrorData> {
+    async fn skip(
+        &self,
+        Parameters(args): Parameters<SkipArgs>,
+    ) -> std::result::Result<CallToolResult, ErrorData> {
+        Ok(self
+            .call(move |ctx| tools::skip(ctx, args.task.as_deref(), &args.reason))
+            .await)
+    }
+
+    #[tool(
+        description = "Where the workflow stands: progress, the current and next task, failed and blocked tasks.",
+        output_schema = schemas::status(),
+        annotations(read_only_hint = true)
+    )]
+    async fn status(
+        &self,
+        Parameters(NoArgs {}): Parameters<NoArgs>,
+    ) -> std::result::Result<CallToolResult, ErrorData> {
         Ok(self.call(tools::status).await)
     }
 
     #[tool(
-        description = "The end of a task's log (its checks' output): by default the task in progress, else the failed one, else the last that ran, and its last attempt. Read-only."
+        description = "The end of a task's log (its checks' output).",
+        output_schema = schemas::logs(),
+        annotations(read_only_hint = true)
     )]
     async fn logs(
         &self,
@@ -132,7 +205,7 @@ impl WfServer {
     ) -> std::result::Result<CallToolResult, ErrorData> {
         let query = LogsQuery {
             task: args.task,
-            attempt: args.attempt,
+            attempt: args.attempt.map(std::num::NonZeroU32::get),
             lines: args.lines,
         };
         Ok(self.call(move |ctx| tools::logs(ctx, &query)).await)
@@ -145,7 +218,7 @@ impl ServerHandler for WfServer {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("wf", env!("CARGO_PKG_VERSION")))
             .with_instructions(
-                "wf runs a plan of tasks and checks each one. Loop: call `next` for the task to do, do it, call `done`; when `done` fails, fix what it shows and call `done` again. `status` shows progress, `logs` a task's check output.",
+                "wf runs a plan of tasks and checks each one. Loop: call `next` for the task to do, do it, call `done`; when `done` fails, fix what it shows and call `done` again, or `skip` it with a reason. `status` shows progress, `logs` a task's check output.",
             )
     }
 }

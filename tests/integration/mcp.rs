@@ -211,11 +211,25 @@ fn a_python_mcp_client_drives_wf_mcp_through_a_task() {
     let state = t.state();
     assert_eq!(task_status(&state, "T1"), "completed");
     assert_eq!(task_status(&state, "T2"), "pending");
+    // `done`'s usage, priced by its model (Sonnet: 2,000 plain input × $3, 800
+    // output × $15, 10,000 cache reads × $0.30, per million).
+    let t1 = state["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|task| task["id"] == "T1")
+        .unwrap();
+    let usage = &t1["usage"];
+    assert_eq!(usage["input_tokens"], 12_000, "{usage}");
+    assert_eq!(usage["cache_read_tokens"], 10_000, "{usage}");
+    let cost = usage["cost_usd"].as_f64().expect("a cost");
+    let expected = (2_000.0 * 3.0 + 800.0 * 15.0 + 10_000.0 * 0.3) / 1e6;
+    assert!((cost - expected).abs() < 1e-9, "{cost} != {expected}");
     assert_invariants(&t);
 }
 
 #[test]
-fn the_tools_are_the_four_named_ones_and_wf_mcp_has_no_json_form() {
+fn the_tools_are_the_five_named_ones_and_wf_mcp_has_no_json_form() {
     let t = Test::new();
     agent_plan(&t);
     let mut server = Server::start(&t);
@@ -227,7 +241,12 @@ fn the_tools_are_the_four_named_ones_and_wf_mcp_has_no_json_form() {
         .filter_map(|tool| tool["name"].as_str())
         .collect();
     names.sort_unstable();
-    assert_eq!(names, ["done", "logs", "next", "status"]);
+    assert_eq!(names, ["done", "logs", "next", "skip", "status"]);
+    // Every client's model reads the whole list: under 1,500 tokens of schema. In
+    // cl100k_base this list runs at about 4.3 characters a token
+    // (tests/mcp/schema_tokens.py), so 6,000 characters is the bound.
+    let listed = serde_json::to_string(&list["result"]["tools"]).unwrap();
+    assert!(listed.len() <= 6_000, "{} characters", listed.len());
     assert_eq!(server.close(), 0);
     let run = t.wf(&["mcp", "--json"]).code(2);
     assert_eq!(
@@ -484,11 +503,13 @@ fn done_with_nothing_in_progress_or_ready_says_why() {
     let next = server.call("next", json!({}));
     assert!(!is_error(&next));
     assert_eq!(structured(&next)["reason"], "blocked");
+    // In MCP terms: the user lifts the blocker; the agent is told which tool to call.
     assert!(
-        text(&next).contains("wf workflow-unblock"),
+        text(&next).contains("Blocked by api_spec.") && text(&next).contains("call `status`"),
         "{}",
         text(&next)
     );
+    assert!(!text(&next).contains("wf workflow"), "{}", text(&next));
     assert_eq!(server.close(), 0);
 }
 

@@ -1,6 +1,8 @@
 """An MCP client from another implementation (the Python `mcp` SDK) driving the real
-`wf mcp`: initialize, list the tools, `next`, `done` before and after the work,
-`status`. Run by tests/integration/mcp.rs, which sets up the project and the plan:
+`wf mcp`: initialize, list the tools (strict input schemas, output schemas that the
+SDK checks every structured result against, `readOnlyHint`), `next`, `done` before
+the work, `next` again (the brief with the failure), `done` after it with the usage
+it took, `status`, `logs`, arguments the schemas refuse. Run by tests/integration/mcp.rs, which sets up the project and the plan:
 
     T1  create_file hello.txt, checked by `grep -q hello hello.txt`
     T2  a command task after T1
@@ -44,8 +46,17 @@ async def main(binary, project):
             tools = (await session.list_tools()).tools
             names = sorted(t.name for t in tools)
             expect(len(names) <= 6, "at most 6 tools", names)
-            for name in ("next", "done", "status", "logs"):
+            for name in ("next", "done", "skip", "status", "logs"):
                 expect(name in names, f"tool `{name}` is listed", names)
+            by_name = {t.name: t for t in tools}
+            for t in tools:
+                schema = t.input_schema
+                expect(schema.get("additionalProperties") is False, f"`{t.name}` refuses unknown arguments", schema)
+                expect(t.output_schema is not None, f"`{t.name}` has an output schema", t.model_dump())
+                read_only = bool(t.annotations and t.annotations.read_only_hint)
+                expect(read_only == (t.name in ("status", "logs")), f"`{t.name}` readOnlyHint is {read_only}", t.model_dump())
+            attempt = by_name["logs"].input_schema["properties"]["attempt"]
+            expect("minimum" in json.dumps(attempt) and '"minimum": 1' in json.dumps(attempt), "logs' attempt starts at 1", attempt)
 
             nxt = await session.call_tool("next", {})
             doc = nxt.structured_content
@@ -65,11 +76,23 @@ async def main(binary, project):
             expect("No such file" in (check["log_tail"] or ""), "the end of its log", check)
             expect("No such file" in text_of(fail), "the text quotes the log", text_of(fail))
 
+            again = await session.call_tool("next", {})
+            doc = again.structured_content
+            expect(doc["reason"] == "failed" and doc["brief"]["task"]["id"] == "T1", "next on the failed T1 gives its brief", doc)
+            expect(doc["failure"]["failed_checks"][0]["command"] == "grep -q hello hello.txt", "with the failure", doc)
+            expect("call `done`" in doc["then"] and "call `skip`" in doc["then"], "and names the tools to call", doc)
+            expect("wf workflow-execute" not in text_of(again), "no shell command in the answer", text_of(again))
+
             with open(os.path.join(project, "hello.txt"), "w") as f:
                 f.write("hello\n")
 
             ok = await session.call_tool(
-                "done", {"summary": "wrote hello.txt", "changed_files": ["hello.txt"]}
+                "done",
+                {
+                    "summary": "wrote hello.txt",
+                    "changed_files": ["hello.txt"],
+                    "usage": {"input_tokens": 12000, "output_tokens": 800, "cache_read_tokens": 10000, "model": "claude-sonnet-4-5"},
+                },
             )
             doc = ok.structured_content
             expect(not ok.is_error, "done after the work passes", doc)
@@ -85,6 +108,20 @@ async def main(binary, project):
             logs = await session.call_tool("logs", {"task": "T1", "attempt": 1})
             doc = logs.structured_content
             expect(not logs.is_error and "No such file" in doc["text"], "logs shows T1's first attempt", doc)
+
+            for tool, args, what in (
+                ("next", {"task": "T1"}, "an argument next does not take"),
+                ("done", {"summery": "typo"}, "a misspelled argument"),
+                ("logs", {"attempt": 0}, "attempt 0"),
+                ("skip", {}, "skip without a reason"),
+            ):
+                refused = None
+                try:
+                    res = await session.call_tool(tool, args)
+                    refused = res.is_error
+                except Exception as e:  # the SDK raises the protocol's invalid-params error
+                    refused = "Invalid" in str(e) or "invalid" in str(e)
+                expect(refused, f"{tool} refuses {what}", args)
 
             missing = await session.call_tool("logs", {"task": "T9"})
             expect(missing.is_error, "logs of an unknown task is an error result", missing.structured_content)

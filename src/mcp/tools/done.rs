@@ -1,13 +1,12 @@
 //! The `done` tool: the current task's checks run through the engine, the result recorded, and the answer — what is next, or each failed check with the end of its log.
 
 use super::{
-    advice, lock, read_tail, run_step, stop_word, task_to_check, what_now, Answer, Claim, Context,
-    DONE_TAIL_LINES,
+    advice, budget_reached, failure, lock, run_step, situation, stop_word, task_to_check, what_now,
+    Answer, Claim, Context,
 };
 use crate::config::Role;
 use crate::error::Result;
 use crate::error::WfError;
-use crate::exec::process::log_path;
 use crate::project::Project;
 use crate::report::next::{Next, Reason};
 use crate::report::one_line;
@@ -17,12 +16,10 @@ use crate::run::recovery;
 use crate::state::event::{EventData, ExecutionResult};
 use crate::state::event_log::NewEvent;
 use crate::state::Session;
-use crate::state::Task;
 use crate::state::TaskStatus;
 use crate::state::WorkflowState;
 use crate::state::WorkflowStatus;
 use serde_json::json;
-use serde_json::Value;
 
 /// "I finished the current task": its checks run, the result is recorded, and the
 /// answer is the next step, or each failed check with the end of its log.
@@ -65,10 +62,10 @@ fn done_inner(ctx: &Context, claim: &Claim) -> Result<Answer> {
             (None, _) => {
                 let then = advice(state, &n);
                 return Ok(Answer::new(
-                    json!({"result": "nothing_to_check", "reason": n.reason.as_str(), "message": n.message, "workflow_status": state.status, "then": then}),
+                    json!({"result": "nothing_to_check", "reason": n.reason.as_str(), "message": situation(state, &n), "workflow_status": state.status, "then": then}),
                     format!(
                         "No task is being worked on, so there is nothing to check.\n{}\n\n{then}",
-                        n.message
+                        situation(state, &n)
                     ),
                     true,
                 ));
@@ -106,6 +103,9 @@ fn done_inner(ctx: &Context, claim: &Claim) -> Result<Answer> {
             // An agent task `next` was not asked for goes the same way: handed off,
             // then taken back, so its result is recorded as any hand-off's.
             if agent && !handed_off {
+                if let Some(answer) = over_budget(&project, session.state()?, &id) {
+                    return Ok(answer);
+                }
                 problems.extend(hand_off(&project, &mut session, &id)?);
             }
             Some(id)
@@ -117,6 +117,7 @@ fn done_inner(ctx: &Context, claim: &Claim) -> Result<Answer> {
             return Ok(rejected);
         }
         record_claim(&mut session, id, claim)?;
+        record_usage(&project, &session, id, claim)?;
     }
     let (stop, more) = run_step(&project, &mut session)?;
     problems.extend(more);
@@ -162,7 +163,7 @@ fn not_given(state: &WorkflowState, n: &Next<'_>, id: &str) -> Answer {
         id = one_line(id)
     );
     Answer::new(
-        json!({"result": "not_given", "task": id, "reason": n.reason.as_str(), "message": n.message, "workflow_status": state.status, "then": then}),
+        json!({"result": "not_given", "task": id, "reason": n.reason.as_str(), "message": situation(state, n), "workflow_status": state.status, "then": then}),
         then.clone(),
         true,
     )
@@ -206,6 +207,42 @@ fn claim_rejected(
     ))
 }
 
+/// An agent task that was never handed off, once the spending budget is reached:
+/// nothing is handed out past it, so nothing is checked, and the answer says why in
+/// words (a task handed off before is still taken back: its work is recorded).
+fn over_budget(project: &Project, state: &WorkflowState, id: &str) -> Option<Answer> {
+    let spent = crate::run::usage::total(&state.tasks);
+    let wf = &project.config.wf;
+    let why = budget_reached(state)
+        .map(str::to_string)
+        .or_else(|| crate::run::usage::over_budget(&spent, wf.budget_tokens, wf.budget_usd))?;
+    let then = format!(
+        "Stop here: the spending budget is reached ({}). {} was not handed to you, so nothing was checked; the user raises the budget to go on.",
+        one_line(&why),
+        one_line(id)
+    );
+    Some(Answer::new(
+        json!({"result": "budget_reached", "task": id, "reason": why, "workflow_status": state.status, "then": then}),
+        then.clone(),
+        true,
+    ))
+}
+
+/// What the agent says this attempt used, kept for the task until the engine
+/// records it with the outcome (`run::usage::add_pending`), priced by its model
+/// when it gives no cost.
+fn record_usage(project: &Project, session: &Session, id: &str, claim: &Claim) -> Result<()> {
+    let Some(reported) = &claim.usage else {
+        return Ok(());
+    };
+    let Some(task) = session.state()?.task(id) else {
+        return Ok(());
+    };
+    let model = reported.model.as_deref().unwrap_or_default();
+    let used = crate::run::prices::priced(&project.config.wf.prices, model, reported.usage);
+    crate::run::usage::add_pending(session.store().dir(), id, task.attempts.max(1), used)
+}
+
 /// The agent's claim, as an executor's is recorded (`src/run/agent.rs`).
 fn record_claim(session: &mut Session, id: &str, claim: &Claim) -> Result<()> {
     if claim.summary.is_none() && claim.changed_files.is_empty() {
@@ -234,7 +271,7 @@ fn done_answer(
     let n = what_now(state);
     let next = json!({
         "reason": n.reason.as_str(),
-        "message": n.message,
+        "message": situation(state, &n),
         "task": n.task.map(|t| t.id.clone()),
     });
     let word = stop_word(state, stop);
@@ -301,31 +338,15 @@ fn done_answer(
             Answer::new(body, text, run_failed.is_some())
         }
         TaskStatus::Failed => {
-            let reason = task.failure_reason.clone().unwrap_or_default();
-            let path = log_path(&session.store().logs_dir(), &task.id, task.attempts.max(1));
-            let (tail, cut) = read_tail(&path, DONE_TAIL_LINES);
-            let checks = failed_checks(task, &reason, tail.as_deref());
-            let then = "Fix what failed, then call `done` again.";
+            let (failure, text) = failure(&session.store().logs_dir(), task);
+            let then = "Fix what failed, then call `done` again, or call `skip` with a reason.";
             let mut body = head;
             body["result"] = json!("failed");
-            body["reason"] = json!(reason);
-            body["failed_checks"] = json!(checks);
-            body["log"] = json!(path);
-            body["log_tail_cut"] = json!(cut);
-            body["then"] = json!(then);
-            let mut text = format!(
-                "{} is not done: {}\n",
-                one_line(&task.id),
-                one_line(&reason)
-            );
-            if let Some(tail) = &tail {
-                text.push_str(&format!(
-                    "--- last lines of {} ---\n{tail}\n",
-                    path.display()
-                ));
+            for key in ["reason", "failed_checks", "log", "log_tail_cut"] {
+                body[key] = failure[key].clone();
             }
-            text.push_str(then);
-            Answer::new(body, text, true)
+            body["then"] = json!(then);
+            Answer::new(body, format!("{text}{then}"), true)
         }
         _ => {
             // Interrupted, blocked for a resource, or still out with the agent.
@@ -344,43 +365,5 @@ fn done_answer(
             );
             Answer::new(body, text, true)
         }
-    }
-}
-
-/// Each check the failure reason names, with its exit code when it exited: the
-/// task's own commands first (they may hold backticks), else every `` `command` ``
-/// followed by how it ended (a gate's verifier, a hard constraint's `verifyCmd`).
-/// The attempt stopped at its first failure, so its log ends with that check's output.
-/// The checks the reason names, the last one with the log's tail (the log ends with
-/// the output of the check that failed last).
-fn failed_checks(task: &Task, reason: &str, tail: Option<&str>) -> Vec<Value> {
-    let found = crate::run::failure::failed_checks(task, reason);
-    let last = found.len().saturating_sub(1);
-    found
-        .into_iter()
-        .enumerate()
-        .map(|(i, check)| {
-            let mut value = json!(check);
-            value["log_tail"] = json!(if i == last { tail } else { None });
-            value
-        })
-        .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_last_failed_check_carries_the_log_tail() {
-        let task = Task {
-            id: "T1".into(),
-            verify: vec!["false".into()],
-            ..Task::default()
-        };
-        let checks = failed_checks(&task, "check `false` exited with 1", Some("tail"));
-        assert_eq!(checks[0]["command"], "false");
-        assert_eq!(checks[0]["exit_code"], 1);
-        assert_eq!(checks[0]["log_tail"], "tail");
     }
 }

@@ -33,11 +33,13 @@ use crate::state::{Session, Task, TaskStatus, WorkflowState, WorkflowStatus};
 mod done;
 mod logs;
 mod next;
+mod skip;
 mod status;
 
 pub use done::done;
 pub use logs::logs;
 pub use next::next;
+pub use skip::skip;
 pub use status::status;
 
 /// The most lines of a failed check's log `done` quotes.
@@ -126,11 +128,20 @@ impl Answer {
 
 /// The agent's word on the work it finished (`done`'s optional arguments); recorded as
 /// an executor's claim is (docs/events.md `task.execution_result`), and checked by the
-/// task's own checks, never taken for them.
+/// task's own checks, never taken for them. Its usage is recorded with the task's
+/// outcome, as an executor's is.
 #[derive(Debug, Clone, Default)]
 pub struct Claim {
     pub summary: Option<String>,
     pub changed_files: Vec<String>,
+    pub usage: Option<Reported>,
+}
+
+/// What an agent says it used: the tokens, and the cost or the model that prices them.
+#[derive(Debug, Clone, Default)]
+pub struct Reported {
+    pub usage: crate::state::model::Usage,
+    pub model: Option<String>,
 }
 
 /// `logs`' arguments: the task (else the one `wf logs` picks), the attempt (else its
@@ -280,15 +291,71 @@ pub(super) fn what_now(state: &WorkflowState) -> next_report::Next<'_> {
     )
 }
 
-/// What the agent does next, in this server's words (the report's message speaks of
-/// `wf workflow-execute`, which `done` stands for here).
+/// Why the spending budget stopped agent work, when it did: the engine pauses the
+/// workflow with the reason `run::usage::over_budget` gives.
+pub(super) fn budget_reached(state: &WorkflowState) -> Option<&str> {
+    (state.status == WorkflowStatus::Paused)
+        .then_some(state.status_reason.as_deref())
+        .flatten()
+        .filter(|why| why.starts_with("budget reached"))
+}
+
+/// Where the workflow stands, in this server's words: `wf next`'s message
+/// (`report::next`) names shell commands, which an MCP client has no use for.
+pub(super) fn situation(state: &WorkflowState, n: &Next<'_>) -> String {
+    let id = n.task.map(|t| one_line(&t.id));
+    match n.reason {
+        Reason::InProgress if n.task.is_some_and(|t| t.handed_off == Some(true)) => {
+            format!(
+                "{} is in progress, handed to the agent.",
+                id.unwrap_or_default()
+            )
+        }
+        // Not an agent's: the run that holds the lock is running it.
+        Reason::InProgress => format!(
+            "{} is in progress: another wf is running it.",
+            id.unwrap_or_default()
+        ),
+        Reason::Ready => format!("{} is ready.", id.unwrap_or_default()),
+        Reason::Interrupted => "A run was interrupted.".into(),
+        Reason::Failed => format!(
+            "Failed: {}.",
+            first_failed(state).map_or_else(String::new, |t| one_line(&t.id))
+        ),
+        Reason::Blocked => {
+            let kinds: Vec<&str> = state
+                .tasks
+                .iter()
+                .flat_map(|t| t.blocked_by.iter().map(String::as_str))
+                .collect::<std::collections::BTreeSet<_>>()
+                .into_iter()
+                .collect();
+            format!("Blocked by {}.", one_line(&kinds.join(", ")))
+        }
+        Reason::Done if state.status == WorkflowStatus::Completed => {
+            "The workflow is completed.".into()
+        }
+        Reason::Done => "Every task is done.".into(),
+        Reason::Undecided | Reason::Waiting => n.message.clone(),
+    }
+}
+
+/// What the agent does next, in this server's words: the tools to call.
 pub(super) fn advice(state: &WorkflowState, n: &Next<'_>) -> String {
     if let Some(t) = first_failed(state).filter(|_| failed_run(state) || n.reason == Reason::Failed)
     {
         return format!(
-            "Task {id} failed: fix what its checks say, then call `done` to check it again (or the user skips it: `wf workflow-execute --skip {id} --reason …`).",
+            "Task {id} failed: fix what its checks say, then call `done` to check it again, or call `skip` with a reason to leave it.",
             id = one_line(&t.id)
         );
+    }
+    if let (Some(why), Reason::Ready) = (budget_reached(state), n.reason) {
+        if n.task.is_some_and(crate::run::engine::needs_agent) {
+            return format!(
+                "Stop here: the spending budget is reached ({}). No more agent work is handed out until the user raises the budget; there is nothing to do now.",
+                one_line(why)
+            );
+        }
     }
     match n.reason {
         Reason::InProgress => {
@@ -299,13 +366,15 @@ pub(super) fn advice(state: &WorkflowState, n: &Next<'_>) -> String {
         }
         Reason::Undecided => format!("The user must decide first: {}", n.message),
         Reason::Ready => {
-            "wf does this task itself (it needs no agent work): call `done` to run its checks."
+            "wf does this task itself (it needs no agent work): call `done` to run it and its checks."
                 .into()
         }
         Reason::Blocked => {
-            "Nothing to do until the user lifts the blocker with `wf workflow-unblock KIND`.".into()
+            "Nothing to do until the user lifts the blocker; call `status` to see it.".into()
         }
-        Reason::Waiting | Reason::Failed => "Nothing is ready to do now.".into(),
+        Reason::Waiting | Reason::Failed => {
+            "Nothing is ready to do now; call `status` to see why.".into()
+        }
         Reason::Done if state.status == WorkflowStatus::Completed => {
             "The workflow is completed.".into()
         }
@@ -313,6 +382,43 @@ pub(super) fn advice(state: &WorkflowState, n: &Next<'_>) -> String {
             "Every task is done: call `done` to finish the workflow (its final checks).".into()
         }
     }
+}
+
+/// A failed task's failure: its reason and each check it names, the last with its
+/// log's tail, as JSON and as text for a reader.
+pub(super) fn failure(logs_dir: &Path, task: &Task) -> (Value, String) {
+    let reason = task.failure_reason.clone().unwrap_or_default();
+    let path = crate::exec::process::log_path(logs_dir, &task.id, task.attempts.max(1));
+    let (tail, cut) = read_tail(&path, DONE_TAIL_LINES);
+    let found = crate::run::failure::failed_checks(task, &reason);
+    let last = found.len().saturating_sub(1);
+    let checks: Vec<Value> = found
+        .into_iter()
+        .enumerate()
+        .map(|(i, check)| {
+            let mut value = json!(check);
+            value["log_tail"] = json!(if i == last { tail.as_deref() } else { None });
+            value
+        })
+        .collect();
+    let mut text = format!(
+        "{} is not done: {}\n",
+        one_line(&task.id),
+        one_line(&reason)
+    );
+    if let Some(tail) = &tail {
+        text.push_str(&format!(
+            "--- last lines of {} ---\n{tail}\n",
+            path.display()
+        ));
+    }
+    let doc = json!({
+        "reason": reason,
+        "failed_checks": checks,
+        "log": path,
+        "log_tail_cut": cut,
+    });
+    (doc, text)
 }
 
 /// The last `lines` of a log, at most [`TAIL_MAX_BYTES`], without control characters
@@ -348,6 +454,33 @@ pub(super) fn read_tail(path: &Path, lines: usize) -> (Option<String>, bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_last_failed_check_carries_the_log_tail() {
+        let dir = tempfile::tempdir().unwrap();
+        let task = Task {
+            id: "T1".into(),
+            verify: vec!["false".into()],
+            attempts: 1,
+            failure_reason: Some("check `false` exited with 1".into()),
+            ..Task::default()
+        };
+        let log = crate::exec::process::log_path(dir.path(), "T1", 1);
+        std::fs::create_dir_all(log.parent().unwrap()).unwrap();
+        std::fs::write(&log, "$ false\ntail\n").unwrap();
+        let (doc, text) = failure(dir.path(), &task);
+        let checks = &doc["failed_checks"];
+        assert_eq!(checks[0]["command"], "false");
+        assert_eq!(checks[0]["exit_code"], 1);
+        assert!(
+            checks[0]["log_tail"].as_str().unwrap().ends_with("tail"),
+            "{doc}"
+        );
+        assert!(
+            text.starts_with("T1 is not done: check `false` exited with 1\n"),
+            "{text}"
+        );
+    }
 
     #[test]
     fn a_tail_is_the_last_lines_with_controls_escaped_and_bounded() {

@@ -1,8 +1,13 @@
-//! The `next` tool: the task to do now, handed off when it is agent work, or why there is none.
+//! The `next` tool: the task to do now, handed off when it is agent work; a failed
+//! task's brief with its failure; or why there is none.
 
-use super::{advice, failed_run, lock, paused, run_step, task_to_check, what_now, Answer, Context};
+use super::{
+    advice, failed_run, failure, first_failed, lock, paused, run_step, situation, task_to_check,
+    what_now, Answer, Context,
+};
 use crate::error::Result;
 use crate::project::Project;
+use crate::report::brief;
 use crate::report::next as next_report;
 use crate::report::next::Reason;
 use crate::run::engine::needs_agent;
@@ -31,12 +36,28 @@ fn next_inner(ctx: &Context) -> Result<Answer> {
     let then = advice(state, &n);
     let checks = crate::run::derived::config_checks(&project.config);
     let mut body = next_report::json(state, &n, &checks);
+    let mut text = situation(state, &n);
+    body["message"] = json!(text);
     body["workflow_status"] = json!(state.status);
     body["status_reason"] = json!(state.status_reason);
     body["handed_off"] = json!(n.task.is_some_and(|t| t.handed_off == Some(true)));
     body["then"] = json!(then);
     body["problems"] = json!(problems);
-    let mut text = next_report::text(state, &n, &checks).trim_end().to_string();
+    match (
+        n.task,
+        first_failed(state).filter(|_| failed_run(state) || n.reason == Reason::Failed),
+    ) {
+        // The task to fix: its brief, then what failed, as `done` said it.
+        (_, Some(failed)) => {
+            let (doc, said) = failure(&session.store().logs_dir(), failed);
+            body["brief"] = brief::brief_json(state, failed, &checks);
+            body["failure"] = doc;
+            text = format!("{said}\n{}", brief::brief(state, failed, &checks));
+        }
+        (Some(task), None) => text = format!("{text}\n\n{}", brief::brief(state, task, &checks)),
+        (None, None) => {}
+    }
+    let mut text = text.trim_end().to_string();
     if let Some(why) = paused(state) {
         text.push_str(&format!("\n\nThe last run paused: {why}."));
     }

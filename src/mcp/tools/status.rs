@@ -1,6 +1,6 @@
 //! The `status` tool: progress, the current task, failures and blockers, compactly. Read-only.
 
-use super::{Answer, Context};
+use super::{situation, Answer, Context};
 use crate::error::Result;
 use crate::project::Project;
 use crate::report::next as next_report;
@@ -61,7 +61,7 @@ fn status_inner(ctx: &Context) -> Result<Answer> {
             "blocked": c.blocked, "in_progress": c.in_progress, "pending": c.pending,
         },
         "current_task": current,
-        "next": {"reason": n.reason.as_str(), "task": n.task.map(|t| t.id.clone()), "message": n.message},
+        "next": {"reason": n.reason.as_str(), "task": n.task.map(|t| t.id.clone()), "message": situation(&state, &n)},
         "failed": failed,
         "blocked": blocked,
         "failure_reason": state.failure_reason,
@@ -83,8 +83,8 @@ fn status_inner(ctx: &Context) -> Result<Answer> {
         c.blocked
     );
     if interrupted {
-        text.push_str("\nInterrupted: the run that was executing this workflow is gone; `wf resume` (or `done`) continues where it stopped.");
+        text.push_str("\nInterrupted: the run that was executing this workflow is gone; call `done` to continue where it stopped.");
     }
-    text.push_str(&format!("\nNext: {}", n.message));
+    text.push_str(&format!("\nNext: {}", situation(&state, &n)));
     Ok(Answer::new(body, text, false))
 }
