@@ -25,6 +25,9 @@ pub const DEFAULT_LOG_CAP: u64 = 8 << 20;
 /// How long `wf hook Stop` spends on checks when the config does not say.
 pub const DEFAULT_HOOK_TIMEOUT_SECS: u64 = 120;
 
+/// How many times in a row the `Stop` hook keeps an agent on one failing task.
+pub const DEFAULT_HOOK_MAX_BLOCKS: u32 = 5;
+
 /// The `wf.hook_timeout_secs` a config may set: below Claude Code's default timeout
 /// for a command hook (600 s, docs/hooks.md), with 10 s left for `wf`'s own work
 /// (reading the state, `git status`, writing its answer). Past the editor's timeout
@@ -120,6 +123,10 @@ pub struct WfSettings {
     /// together (120 s when unset); kept below the editor's own hook timeout
     /// (docs/hooks.md "Time budget").
     pub hook_timeout_secs: Option<u64>,
+    /// How many times in a row `wf hook Stop` keeps the agent working on one task
+    /// whose checks fail (5 when unset): past it, or when the agent changed nothing
+    /// since the last failure, it is let stop (docs/hooks.md "Stop").
+    pub hook_max_blocks: Option<u32>,
     /// Whether `wf hook SubagentStop` blocks like `Stop` while the checks fail (false
     /// when unset: a subagent is not the one working on the handed-off task).
     pub block_subagent_stop: Option<bool>,
@@ -263,6 +270,11 @@ impl WfSettings {
     /// `hook_timeout_secs` as a duration, or the default when unset.
     pub fn hook_budget(&self) -> std::time::Duration {
         std::time::Duration::from_secs(self.hook_timeout_secs.unwrap_or(DEFAULT_HOOK_TIMEOUT_SECS))
+    }
+
+    /// `hook_max_blocks`, or the default when unset.
+    pub fn hook_max_blocks(&self) -> u32 {
+        self.hook_max_blocks.unwrap_or(DEFAULT_HOOK_MAX_BLOCKS)
     }
 
     /// `context_window_tokens`, or the default when unset.

@@ -4,6 +4,9 @@
 //! - `stop-checks.json`: the last evaluation of a handed-off task's checks that
 //!   failed, with the key it holds for — the task, its checks and the working tree's
 //!   fingerprint (`tree.rs`). A `Stop` with the same key is answered from it.
+//! - `stop-blocks.json`: how many times in a row a `Stop` kept the agent working on
+//!   one task, and which (its brief mark), so a making-progress agent is held past
+//!   one retry per turn but not forever (`wf.hook_max_blocks`).
 //! - `sessions/<md5 of session_id>.json`: per editor session, which task's brief the
 //!   hook last gave, so the next prompt gets one line instead of the brief again.
 //! - `transcripts/<md5 of session_id>.json`: per editor session, how far the hook has
@@ -35,6 +38,8 @@ pub const DIR: &str = "hooks";
 const STOP_FILE: &str = "stop-checks.json";
 
 const SESSIONS_DIR: &str = "sessions";
+
+const BLOCKS_FILE: &str = "stop-blocks.json";
 
 const TRANSCRIPTS_DIR: &str = "transcripts";
 
@@ -97,6 +102,30 @@ pub fn remember_failure(workflow_dir: &Path, key: &str, evaluation: &Evaluation)
 /// Forgets the remembered failure: the checks passed, or could not be run in full.
 pub fn forget_failure(workflow_dir: &Path) {
     let _ = std::fs::remove_file(workflow_dir.join(DIR).join(STOP_FILE));
+}
+
+#[derive(Serialize, Deserialize)]
+struct BlocksMemo {
+    task: String,
+    blocks: u32,
+}
+
+/// How many times in a row a `Stop` kept the agent working on the task marked
+/// `mark` (`brief_mark`); 0 for another task.
+pub fn stop_blocks(workflow_dir: &Path, mark: &str) -> u32 {
+    read::<BlocksMemo>(&workflow_dir.join(DIR).join(BLOCKS_FILE))
+        .filter(|m| m.task == mark)
+        .map_or(0, |m| m.blocks)
+}
+
+/// Records that a `Stop` kept the agent working on `mark` `blocks` times in a row.
+pub fn remember_stop_blocks(workflow_dir: &Path, mark: &str, blocks: u32) -> Result<()> {
+    let dir = hooks_dir(workflow_dir)?;
+    let memo = BlocksMemo {
+        task: mark.to_string(),
+        blocks,
+    };
+    write(&dir.join(BLOCKS_FILE), &memo)
 }
 
 /// What identifies the brief of `task` as given: its id and content hash, so an

@@ -11,11 +11,16 @@
 //!   small files under `<workflow dir>/hooks/`;
 //! - [`transcript`]: what the agent used, read from its own session log.
 //!
-//! Nothing here takes the workflow lock or writes the state: the hook runs while
-//! `wf workflow-execute` may hold the lock, and what it keeps is disposable (the
-//! usage it reads waits in `run::usage`'s pending files until the task comes back).
+//! - [`step`]: a run of the engine for an agent that is its own executor (the MCP
+//!   tools, and the `Stop` hook taking a passing task back).
+//!
+//! Apart from [`step`], whose caller holds the lock, nothing here takes the workflow
+//! lock or writes the state: the hook runs while `wf workflow-execute` may hold the
+//! lock, and what it keeps is disposable (the usage it reads waits in `run::usage`'s
+//! pending files until the task comes back).
 
 pub mod checks;
 pub mod memo;
+pub mod step;
 pub mod transcript;
 pub mod tree;

@@ -29,8 +29,10 @@ use crate::output::{self, Output};
 use crate::project::Project;
 use crate::report::hook as hook_report;
 use crate::report::next::{next_in, Reason};
+use crate::run::engine::{Mode, Stop};
 use crate::run::work::WorkCtx;
 use crate::state::summary::View;
+use crate::state::{Task, TaskStatus, WorkflowState};
 
 /// Hook input larger than this is not a hook payload.
 const MAX_INPUT: u64 = 1024 * 1024;
@@ -258,16 +260,30 @@ fn stop(project: &Project, view: &View, payload: &Value, started: Instant) -> an
     let from_memo = remembered.is_some();
     let evaluation = remembered.unwrap_or_else(|| checks::run(&ctx, task, budget, deadline));
     let active = payload.get("stop_hook_active").and_then(Value::as_bool) == Some(true);
+    let session = payload
+        .get("session_id")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty());
+    let mark = memo::brief_mark(task);
     let mut kept = Ok(());
     let reply = match evaluation.verdict() {
         Verdict::Failing => {
             if let (false, Some(key)) = (from_memo, &key) {
                 kept = memo::remember_failure(dir, key, &evaluation);
             }
-            // Already kept working once this turn: the docs' rule against loops.
-            if active {
-                json!({"systemMessage": hook_report::still_failing_message(task, &evaluation)})
+            // `stop_hook_active`: the agent is already working because of a `Stop`. It
+            // is kept at it while it changes something, up to `wf.hook_max_blocks`
+            // times in a row; a user's turn starts the count again.
+            let blocks = if active {
+                memo::stop_blocks(dir, &mark)
             } else {
+                0
+            };
+            let progress = !from_memo;
+            if active && (!progress || blocks >= project.config.wf.hook_max_blocks()) {
+                json!({"systemMessage": hook_report::still_failing_message(task, &evaluation, blocks, progress)})
+            } else {
+                kept = kept.and(memo::remember_stop_blocks(dir, &mark, blocks + 1));
                 json!({
                     "decision": "block",
                     "reason": hook_report::block_reason(task, &evaluation, from_memo),
@@ -276,7 +292,12 @@ fn stop(project: &Project, view: &View, payload: &Value, started: Instant) -> an
         }
         Verdict::Passed => {
             memo::forget_failure(dir);
-            json!({"systemMessage": hook_report::passed_message(task)})
+            advance(project, task, session, deadline).unwrap_or_else(|why| {
+                output::stderr_line(format_args!(
+                    "wf hook Stop: the task could not be recorded: {why:#}"
+                ));
+                json!({"systemMessage": hook_report::passed_message(task)})
+            })
         }
         Verdict::Undecided => {
             memo::forget_failure(dir);
@@ -286,4 +307,75 @@ fn stop(project: &Project, view: &View, payload: &Value, started: Instant) -> an
     answer(&reply.to_string())?;
     kept.context("cannot remember the checks' result")?;
     Ok(())
+}
+
+/// The most of the budget the `Stop` hook waits for the workflow's lock to record a
+/// passing task: a `wf` holding it longer is running, and records it itself.
+const LOCK_WAIT: Duration = Duration::from_secs(10);
+
+/// `Stop` on a task whose checks pass: the task is taken back and recorded as `wf
+/// workflow-execute` would (its whole checks, gate and commit), and the run goes on
+/// in the workflow's mode; when it hands the agent the next task, the answer blocks
+/// the stop with that task's brief, so the agent goes on without a user's turn
+/// (docs/hooks.md "The loop"). Else the user is told where the run stopped.
+fn advance(
+    project: &Project,
+    task: &Task,
+    session_id: Option<&str>,
+    deadline: Instant,
+) -> anyhow::Result<Value> {
+    let passed = json!({"systemMessage": hook_report::passed_message(task)});
+    let wait = deadline
+        .saturating_duration_since(Instant::now())
+        .min(LOCK_WAIT);
+    let mut session = crate::agent::step::lock(project, wait, "hook Stop")?;
+    let handed_off = |state: &WorkflowState| {
+        state
+            .task(&task.id)
+            .is_some_and(|t| t.status == TaskStatus::InProgress && t.handed_off == Some(true))
+    };
+    // Another `wf` recorded it between the checks and the lock.
+    if !handed_off(session.state()?) {
+        return Ok(passed);
+    }
+    let mode = Mode::from_state_name(&session.state()?.execution_mode);
+    let (stop, _) = crate::agent::step::run_engine(project, &mut session, mode)?;
+    let state = session.state()?;
+    let Some(done) = state.task(&task.id) else {
+        return Ok(passed);
+    };
+    if done.status == TaskStatus::Failed {
+        let reason = done.failure_reason.as_deref().unwrap_or_default();
+        return Ok(json!({"systemMessage": hook_report::failed_on_return_message(done, reason)}));
+    }
+    if !done.status.is_done() {
+        return Ok(passed);
+    }
+    if let Stop::HandedOff(next) = &stop {
+        if let Some(next) = state.task(next) {
+            let checks = crate::run::derived::config_checks(&project.config);
+            let brief = crate::report::brief::brief(state, next, &checks);
+            if let Some(session_id) = session_id {
+                memo::remember_brief(session.store().dir(), session_id, &memo::brief_mark(next))
+                    .context("cannot record which brief this session was given")?;
+            }
+            return Ok(json!({
+                "decision": "block",
+                "reason": hook_report::next_task_reason(done, next, &brief),
+            }));
+        }
+    }
+    Ok(json!({"systemMessage": hook_report::recorded_message(done, &stop_words(&stop))}))
+}
+
+/// Where a run stopped, in words for the user.
+fn stop_words(stop: &Stop) -> String {
+    match stop {
+        Stop::Completed => "the workflow is completed".into(),
+        Stop::Paused(why) => why.clone(),
+        Stop::Blocked { kinds, .. } => format!("blocked by {}", kinds.join(", ")),
+        Stop::Failed { reason, .. } => format!("failed: {reason}"),
+        Stop::HandedOff(id) => format!("{id} is handed off"),
+        Stop::Interrupted => "interrupted".into(),
+    }
 }

@@ -73,7 +73,7 @@ pub fn block_reason(task: &Task, e: &Evaluation, remembered: bool) -> String {
             parts.push(line);
         }
     }
-    parts.push("Fix what these checks report and run them yourself to confirm. When you stop again, wf runs them again; once they pass, `wf workflow-execute` records the task as done.".into());
+    parts.push("Fix what these checks report and run them yourself to confirm. When you stop again, wf runs them again; once they pass, wf records the task as done and gives you the next one.".into());
     parts.join("\n\n")
 }
 
@@ -109,6 +109,60 @@ fn describe(check: &Check, budget_secs: u64, quote: bool) -> Option<String> {
     Some(line)
 }
 
+/// Most bytes of a `Stop` answer's reason that carries the next task's brief: a
+/// hook's output goes into the agent's context whole (docs/hooks.md "Size").
+pub const MAX_REASON: usize = 8 * 1024;
+
+/// The reason a `Stop` is blocked with when the task passed and was recorded, and
+/// the next one is handed to the agent: its brief, within [`MAX_REASON`].
+pub fn next_task_reason(done: &Task, next: &Task, brief: &str) -> String {
+    let head = format!(
+        "wf: task {} passed its checks and is done. Your next task is {}; its brief follows. Do it; when you stop, wf runs its checks.\n\n",
+        task_label(done),
+        task_label(next)
+    );
+    let room = MAX_REASON.saturating_sub(head.len());
+    format!("{head}{}", cap_brief(brief, room))
+}
+
+/// For the user, when the task passed and was recorded and the run stops here
+/// (the mode, the budget, a blocker, the end): `stop` says why.
+pub fn recorded_message(done: &Task, stop: &str) -> String {
+    format!(
+        "wf: task {} passed its checks and is done; the run stops here: {}.",
+        one_line(&done.id),
+        one_line(stop)
+    )
+}
+
+/// For the user, when the task failed what `wf` checks as it takes a task back
+/// (its derived checks, a gate) though the hook's checks passed.
+pub fn failed_on_return_message(task: &Task, reason: &str) -> String {
+    format!(
+        "wf: task {} passed its own checks but failed as wf took it back: {}. `wf next` shows what to do.",
+        one_line(&task.id),
+        one_line(reason)
+    )
+}
+
+/// `brief` in at most `max` bytes, its `## Verify` section always whole: what the
+/// agent must make pass matters most. What is cut from before it is marked, with
+/// where the whole brief is.
+pub fn cap_brief(brief: &str, max: usize) -> String {
+    if brief.len() <= max {
+        return brief.to_string();
+    }
+    const CUT: &str = "\n\n[… brief cut to fit the hook's answer; `wf next` prints it whole …]\n\n";
+    let verify = brief.find("\n## Verify").map_or("", |at| &brief[at + 1..]);
+    let verify = super::truncate(verify, max.saturating_sub(CUT.len()));
+    let room = max.saturating_sub(verify.len() + CUT.len());
+    let mut end = room.min(brief.len());
+    while !brief.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}{CUT}{verify}", &brief[..end])
+}
+
 /// For the user, when the checks pass: the task still has to be recorded.
 pub fn passed_message(task: &Task) -> String {
     format!(
@@ -127,13 +181,44 @@ pub fn undecided_message(task: &Task, e: &Evaluation) -> String {
     )
 }
 
-/// For the user, when the checks still fail but the agent already continued once
-/// this turn because of a `Stop` hook: it is let stop, and told why.
-pub fn still_failing_message(task: &Task, e: &Evaluation) -> String {
+/// For the user, when the checks still fail but the agent is let stop: it was kept
+/// working `blocks` times in a row on the task already (the limit,
+/// `wf.hook_max_blocks`), or changed nothing since the last time.
+pub fn still_failing_message(task: &Task, e: &Evaluation, blocks: u32, progress: bool) -> String {
+    let why = if progress {
+        format!("the agent was kept working on it {blocks} times in a row (wf.hook_max_blocks)")
+    } else {
+        "the agent changed nothing since they last failed".to_string()
+    };
     format!(
-        "wf: {} of the {} checks of task {} still fail; the agent was already kept working once this turn, so it may stop. `wf workflow-execute` shows what fails.",
+        "wf: {} of the {} checks of task {} still fail; {why}, so it may stop. `wf workflow-execute` shows what fails.",
         e.failing().count(),
         e.checks.len(),
         one_line(&task.id)
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_capped_brief_keeps_its_verify_section_whole() {
+        let brief = format!(
+            "# T2: two\n\n## Requirement\n\n{}\n\n## Verify\n\n```sh\ngrep -q two two.txt\n```\n",
+            "word ".repeat(5000)
+        );
+        let capped = cap_brief(&brief, 2048);
+        assert!(capped.len() <= 2048, "{}", capped.len());
+        assert!(capped.starts_with("# T2: two\n"), "{capped}");
+        assert!(
+            capped.ends_with("## Verify\n\n```sh\ngrep -q two two.txt\n```\n"),
+            "{capped}"
+        );
+        assert!(capped.contains("`wf next` prints it whole"), "{capped}");
+        // A short one is left as it is; a multi-byte text is cut on a boundary.
+        assert_eq!(cap_brief("# T1\n", 2048), "# T1\n");
+        let wide = format!("# T3\n{}\n## Verify\n\nok\n", "é".repeat(3000));
+        assert!(cap_brief(&wide, 1000).len() <= 1000);
+    }
 }

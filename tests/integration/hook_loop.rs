@@ -103,23 +103,26 @@ fn a_replayed_transcript_costs_each_task_what_it_used() {
         json!({"prompt": "go"}),
     );
     t.wf(&["workflow-execute"]).code(6);
-    // Lines 4–8: T1's work, one response written as two lines.
+    // Lines 4–8: T1's work, one response written as two lines. The Stop finds T1's
+    // checks passing, records it with what it used, and hands the agent T2.
     replay(&transcript, 4, 8);
     t.write("hello.txt", "hello\n");
-    hook(
+    let stop = hook(
         &mut t,
         "Stop",
         &transcript,
         json!({"stop_hook_active": false}),
     );
-    // A second Stop reads nothing new: nothing counted twice.
-    hook(
+    assert_eq!(stop["decision"], "block", "{stop}");
+    // The agent stops again before writing anything: T2 fails, nothing is read,
+    // nothing counted twice.
+    let stop = hook(
         &mut t,
         "Stop",
         &transcript,
         json!({"stop_hook_active": true}),
     );
-    t.wf(&["workflow-execute"]).code(6);
+    assert_eq!(stop["decision"], "block", "{stop}");
     // Lines 9–12: T2's, one of them a Haiku call.
     replay(&transcript, 9, 12);
     t.write("world.txt", "world\n");
@@ -129,7 +132,13 @@ fn a_replayed_transcript_costs_each_task_what_it_used() {
         &transcript,
         json!({"prompt": "go on"}),
     );
-    t.wf(&["workflow-execute"]).ok();
+    let stop = hook(
+        &mut t,
+        "Stop",
+        &transcript,
+        json!({"stop_hook_active": false}),
+    );
+    assert!(stop.get("decision").is_none(), "{stop}");
 
     let t1 = task_usage(&t, "T1");
     assert_eq!(
@@ -202,7 +211,148 @@ fn a_transcript_wf_cannot_read_is_usage_unknown() {
     )
     .unwrap();
     t.write("hello.txt", "hello\n");
-    hook(&mut t, "Stop", &transcript, json!({}));
-    t.wf(&["workflow-execute"]).code(6);
+    let stop = hook(&mut t, "Stop", &transcript, json!({}));
+    assert_eq!(stop["decision"], "block", "T2 handed on: {stop}");
     assert_eq!(task_usage(&t, "T1"), Value::Null);
+    assert_eq!(t.state()["tasks"][0]["status"], "completed");
+}
+
+/// Three agent tasks, each making its file: T1 and T2 in phase `a`, T3 in `b`.
+fn three_tasks(t: &Test) {
+    start(
+        t,
+        &plan(&[
+            task("T1", "a")
+                .field("actions", "create_file")
+                .field("创建文件", "one.txt")
+                .verify("grep -q one one.txt"),
+            task("T2", "a")
+                .field("actions", "create_file")
+                .field("创建文件", "two.txt")
+                .verify("grep -q two two.txt")
+                .deps("T1"),
+            task("T3", "b")
+                .field("actions", "create_file")
+                .field("创建文件", "three.txt")
+                .verify("grep -q three three.txt")
+                .deps("T2"),
+        ]),
+    );
+    t.git_commit_all();
+}
+
+fn statuses(t: &Test) -> Vec<String> {
+    t.state()["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|task| task["status"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// The agent's side of the loop: it does the task (writes its file) and stops; the
+/// `Stop` payload says whether a `Stop` hook kept it working (every stop after the
+/// first, since no user turn comes in between).
+fn work_and_stop(t: &mut Test, file: &str, word: &str, active: bool) -> Value {
+    let transcript = t.root.join("none.jsonl");
+    t.write(file, format!("{word}\n"));
+    hook(t, "Stop", &transcript, json!({"stop_hook_active": active}))
+}
+
+#[test]
+fn the_stop_hook_carries_the_agent_through_three_tasks_in_all_mode() {
+    let mut t = Test::new();
+    three_tasks(&t);
+    t.wf(&["workflow-execute", "--all"]).code(6);
+    let first = work_and_stop(&mut t, "one.txt", "one", false);
+    assert_eq!(first["decision"], "block", "{first}");
+    let reason = first["reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with(
+            "wf: task T1 (task T1) passed its checks and is done. Your next task is T2 (task T2)"
+        ),
+        "{reason}"
+    );
+    // The brief the agent needs, its Verify section first of all.
+    assert!(
+        reason.contains("# T2: task T2")
+            && reason.contains("## Verify")
+            && reason.contains("grep -q two two.txt"),
+        "{reason}"
+    );
+    assert!(reason.len() <= 8 * 1024);
+    assert_eq!(statuses(&t), ["completed", "in_progress", "pending"]);
+    let second = work_and_stop(&mut t, "two.txt", "two", true);
+    assert_eq!(second["decision"], "block", "{second}");
+    assert!(
+        second["reason"]
+            .as_str()
+            .unwrap()
+            .contains("Your next task is T3 (task T3)"),
+        "{second}"
+    );
+    let third = work_and_stop(&mut t, "three.txt", "three", true);
+    assert_eq!(
+        third,
+        json!({"systemMessage": "wf: task T3 passed its checks and is done; the run stops here: the workflow is completed."})
+    );
+    assert_eq!(statuses(&t), ["completed", "completed", "completed"]);
+    assert_eq!(t.state()["status"], "completed");
+}
+
+#[test]
+fn the_loop_stops_where_the_mode_says() {
+    // Phase mode: on from T1 to T2 (phase a), not into T3 (phase b).
+    let mut t = Test::new();
+    three_tasks(&t);
+    t.wf(&["workflow-execute", "--phase"]).code(6);
+    let first = work_and_stop(&mut t, "one.txt", "one", false);
+    assert_eq!(first["decision"], "block", "{first}");
+    let second = work_and_stop(&mut t, "two.txt", "two", true);
+    assert!(second.get("decision").is_none(), "{second}");
+    let message = second["systemMessage"].as_str().unwrap();
+    assert!(
+        message.starts_with("wf: task T2 passed its checks and is done; the run stops here:"),
+        "{message}"
+    );
+    assert_eq!(statuses(&t), ["completed", "completed", "pending"]);
+
+    // Step mode: T1 recorded, nothing handed on.
+    let mut t = Test::new();
+    three_tasks(&t);
+    t.wf(&["workflow-execute", "--step"]).code(6);
+    let first = work_and_stop(&mut t, "one.txt", "one", false);
+    assert_eq!(
+        first,
+        json!({"systemMessage": "wf: task T1 passed its checks and is done; the run stops here: step mode: one task per run."})
+    );
+    assert_eq!(statuses(&t), ["completed", "pending", "pending"]);
+}
+
+#[test]
+fn a_making_progress_agent_is_held_past_one_retry_but_not_forever() {
+    let mut t = Test::new();
+    three_tasks(&t);
+    t.config(r#"{"wf": {"hook_max_blocks": 3}}"#);
+    t.wf(&["workflow-execute", "--all"]).code(6);
+    // Each stop changes the tree (a wrong word each time): still progress, so the
+    // agent is kept at it although `stop_hook_active` is set, three times in all.
+    for (n, word) in ["uno", "eins", "un"].iter().enumerate() {
+        let stop = work_and_stop(&mut t, "one.txt", word, n > 0);
+        assert_eq!(stop["decision"], "block", "stop {n}: {stop}");
+    }
+    let fourth = work_and_stop(&mut t, "one.txt", "jeden", true);
+    assert_eq!(
+        fourth["systemMessage"],
+        "wf: 1 of the 1 checks of task T1 still fail; the agent was kept working on it 3 times in a row (wf.hook_max_blocks), so it may stop. `wf workflow-execute` shows what fails."
+    );
+    // A user's turn starts the count again; an agent that changed nothing since the
+    // last failure is let stop at once.
+    let fifth = work_and_stop(&mut t, "one.txt", "jeden", false);
+    assert_eq!(fifth["decision"], "block", "{fifth}");
+    let sixth = work_and_stop(&mut t, "one.txt", "jeden", true);
+    assert_eq!(
+        sixth["systemMessage"],
+        "wf: 1 of the 1 checks of task T1 still fail; the agent changed nothing since they last failed, so it may stop. `wf workflow-execute` shows what fails."
+    );
 }

@@ -24,10 +24,7 @@ use crate::output::{error_json, JSON_SCHEMA_VERSION};
 use crate::project::Project;
 use crate::report::next::{self as next_report, Next, Reason};
 use crate::report::one_line;
-use crate::run::engine::{Engine, Mode, Options, Reporter, RunSummary, Stop};
-use crate::run::executor::Pool;
-use crate::run::recovery;
-use crate::run::work::{TaskOutcome, WorkCtx};
+use crate::run::engine::{Mode, RunSummary, Stop};
 use crate::state::{Session, Task, TaskStatus, WorkflowState, WorkflowStatus};
 
 mod done;
@@ -153,19 +150,10 @@ pub struct LogsQuery {
     pub lines: Option<usize>,
 }
 
-/// The workflow's lock for a call that writes, taken as `wf workflow-execute` takes it
-/// (src/commands/execute.rs), then what it settles before running: an interrupted run
-/// recovered. No workflow is the CLI's error, without a workflow dir made for a lock.
+/// The workflow's lock for a call that writes (`agent::step::lock`), waiting as long
+/// as the server was told to.
 pub(super) fn lock(project: &Project, ctx: &Context, command: &str) -> Result<Session> {
-    let store = project.store();
-    if store.load_snapshot()?.is_none() {
-        return Err(project.no_workflow());
-    }
-    store.refuse_untouched_without_tasks()?;
-    let mut session = store.lock(Some(ctx.wait), command)?;
-    session.state()?.require_tasks()?;
-    recovery::recover_interrupted(&mut session)?;
-    Ok(session)
+    crate::agent::step::lock(project, ctx.wait, command)
 }
 
 /// A run stopped by a failure that `wf workflow-execute` would not go past without
@@ -207,65 +195,12 @@ pub(super) fn stop_word(state: &WorkflowState, stop: &Stop) -> String {
 /// and the next `wf workflow-execute` without a flag runs in it.
 pub(super) fn run_step(project: &Project, session: &mut Session) -> Result<(Stop, Vec<String>)> {
     let mode = session.state()?.execution_mode.clone();
-    let ran = run_engine(project, session, Mode::Step)?;
+    let ran = crate::agent::step::run_engine(project, session, Mode::Step)?;
     if session.state()?.execution_mode != mode {
         session.state_mut()?.execution_mode = mode;
         session.save()?;
     }
     Ok(ran)
-}
-
-/// Runs the engine as `wf workflow-execute` builds it (src/commands/execute.rs), with
-/// two differences: never CI (an MCP client is an agent at work, not a CI job), and no
-/// executors — the client is the agent, so every agent task is handed to it, never to
-/// a program of `wf.executors`. Returns how the run stopped and the problems it met.
-pub(super) fn run_engine(
-    project: &Project,
-    session: &mut Session,
-    mode: Mode,
-) -> Result<(Stop, Vec<String>)> {
-    let state = session.state()?;
-    let opts = Options::for_workflow(
-        &project.config,
-        &project.dir,
-        session.store().dir(),
-        state,
-        mode,
-    );
-    let mut no_executors = project.config.clone();
-    no_executors.wf.executors.clear();
-    let pool = Pool::from_config(&no_executors, None);
-    let ctx = WorkCtx::for_session(&project.dir, &project.config, session)?;
-    let mut quiet = Quiet::default();
-    let mut engine = Engine::new(
-        session,
-        ctx,
-        opts,
-        pool,
-        crate::report::brief::brief,
-        &mut quiet,
-    )?;
-    let stop = engine.run()?;
-    drop(engine);
-    Ok((stop, quiet.problems))
-}
-
-/// The run's progress goes nowhere: stdout is the protocol's. Its problems (a
-/// capability no executor offers, an interrupted task's partial outputs) go into the
-/// answer.
-#[derive(Default)]
-pub(super) struct Quiet {
-    problems: Vec<String>,
-}
-
-impl Reporter for Quiet {
-    fn started(&mut self, _: &Task) {}
-    fn finished(&mut self, _: &Task, _: &TaskOutcome) {}
-    fn progress(&mut self, _: usize, _: usize) {}
-    fn problem(&mut self, text: &str) {
-        self.problems.push(one_line(text));
-    }
-    fn up_to_date(&mut self, _: &Task) {}
 }
 
 /// The task `done` checks now: a failed one (to check again), else the one in

@@ -1,0 +1,84 @@
+//! A run of the engine for an agent that is its own executor: `wf mcp`'s tools
+//! (`src/mcp/tools/`) and the `Stop` hook that completes a passing task and hands
+//! the agent the next one (`src/commands/hook.rs`). The caller holds the workflow's
+//! lock.
+
+use std::time::Duration;
+
+use crate::error::Result;
+use crate::project::Project;
+use crate::report::one_line;
+use crate::run::engine::{Engine, Mode, Options, Reporter, Stop};
+use crate::run::executor::Pool;
+use crate::run::recovery;
+use crate::run::work::{TaskOutcome, WorkCtx};
+use crate::state::{Session, Task};
+
+/// The workflow's lock for a call that writes, taken as `wf workflow-execute` takes it
+/// (src/commands/execute.rs) with a wait of `wait`, then what it settles before
+/// running: an interrupted run recovered. No workflow is the CLI's error, without a
+/// workflow dir made for a lock.
+pub fn lock(project: &Project, wait: Duration, command: &str) -> Result<Session> {
+    let store = project.store();
+    if store.load_snapshot()?.is_none() {
+        return Err(project.no_workflow());
+    }
+    store.refuse_untouched_without_tasks()?;
+    let mut session = store.lock(Some(wait), command)?;
+    session.state()?.require_tasks()?;
+    recovery::recover_interrupted(&mut session)?;
+    Ok(session)
+}
+
+/// Runs the engine as `wf workflow-execute` builds it (src/commands/execute.rs), with
+/// two differences: never CI (the caller is an agent at work, not a CI job), and no
+/// executors — the caller is the agent, so every agent task is handed to it, never to
+/// a program of `wf.executors`. Returns how the run stopped and the problems it met.
+pub fn run_engine(
+    project: &Project,
+    session: &mut Session,
+    mode: Mode,
+) -> Result<(Stop, Vec<String>)> {
+    let state = session.state()?;
+    let opts = Options::for_workflow(
+        &project.config,
+        &project.dir,
+        session.store().dir(),
+        state,
+        mode,
+    );
+    let mut no_executors = project.config.clone();
+    no_executors.wf.executors.clear();
+    let pool = Pool::from_config(&no_executors, None);
+    let ctx = WorkCtx::for_session(&project.dir, &project.config, session)?;
+    let mut quiet = Quiet::default();
+    let mut engine = Engine::new(
+        session,
+        ctx,
+        opts,
+        pool,
+        crate::report::brief::brief,
+        &mut quiet,
+    )?;
+    let stop = engine.run()?;
+    drop(engine);
+    Ok((stop, quiet.problems))
+}
+
+/// The run's progress goes nowhere: stdout is the protocol's. Its problems (a
+/// capability no executor offers, an interrupted task's partial outputs) go into the
+/// answer.
+#[derive(Default)]
+struct Quiet {
+    problems: Vec<String>,
+}
+
+impl Reporter for Quiet {
+    fn started(&mut self, _: &Task) {}
+    fn finished(&mut self, _: &Task, _: &TaskOutcome) {}
+    fn progress(&mut self, _: usize, _: usize) {}
+    fn problem(&mut self, text: &str) {
+        self.problems.push(one_line(text));
+    }
+    fn up_to_date(&mut self, _: &Task) {}
+}
