@@ -773,3 +773,62 @@ fn a_command_task_another_wf_runs_is_not_called_handed_off() {
     assert!(shell.wait().expect("wait").success());
     assert_eq!(server.close(), 0);
 }
+
+/// Issue 52: the spending budget applies to an MCP agent too. The work already
+/// handed off is recorded, with the usage `done` reports; past the budget, `next`
+/// and `done` say so in words instead of offering the next agent task as wf's own.
+#[test]
+fn past_the_budget_next_and_done_say_so_and_the_work_done_is_recorded() {
+    let t = Test::new();
+    start(
+        &t,
+        &plan(&[
+            task("T1", "impl")
+                .field("actions", "create_file")
+                .field("创建文件", "one.txt")
+                .verify("grep -q one one.txt"),
+            task("T2", "impl")
+                .field("actions", "create_file")
+                .field("创建文件", "two.txt")
+                .verify("grep -q two two.txt")
+                .deps("T1"),
+        ]),
+    );
+    t.config(r#"{"wf": {"budget_tokens": 1000}}"#);
+    let mut server = Server::start(&t);
+    let next = server.call("next", json!({}));
+    assert_eq!(structured(&next)["brief"]["task"]["id"], "T1", "{next}");
+    t.write("one.txt", "one\n");
+    let done = server.call(
+        "done",
+        json!({"usage": {"input_tokens": 4000, "output_tokens": 500, "cost_usd": 0.02}}),
+    );
+    let doc = structured(&done);
+    assert_eq!(doc["result"], "passed", "{done}");
+    let then = doc["then"].as_str().unwrap();
+    assert!(
+        then.starts_with("Stop here: the spending budget is reached (budget reached: 4500 tokens used, wf.budget_tokens is 1000"),
+        "{then}"
+    );
+    let next = server.call("next", json!({}));
+    let doc = structured(&next);
+    assert_eq!(doc["handed_off"], false, "{next}");
+    assert!(
+        doc["then"].as_str().unwrap().starts_with("Stop here: the spending budget is reached"),
+        "{next}"
+    );
+    assert!(!doc["then"].as_str().unwrap().contains("wf does this task itself"));
+    let done = server.call("done", json!({}));
+    assert!(is_error(&done), "{done}");
+    assert_eq!(structured(&done)["result"], "budget_reached", "{done}");
+    assert_eq!(server.close(), 0);
+    let state = t.state();
+    assert_eq!(task_status(&state, "T1"), "completed");
+    assert_eq!(task_status(&state, "T2"), "pending");
+    let t1 = &state["tasks"][0]["usage"];
+    assert_eq!(
+        (&t1["input_tokens"], &t1["output_tokens"], &t1["cost_usd"]),
+        (&json!(4000), &json!(500), &json!(0.02)),
+        "{t1}"
+    );
+}

@@ -308,12 +308,12 @@ fn done_answer(
                     "The workflow's final checks failed: {}. Fix it, then call `done` again.",
                     one_line(reason)
                 ),
-                (None, Some(t)) => format!(
+                (None, Some(t)) if budget_reached(state).is_none() => format!(
                     "Next: {} ({}). Call `next` for its brief.",
                     one_line(&t.id),
                     one_line(&t.name)
                 ),
-                (None, None) => advice(state, &n),
+                (None, _) => advice(state, &n),
             };
             let mut body = head;
             body["result"] = json!(if run_failed.is_some() {
