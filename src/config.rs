@@ -98,6 +98,19 @@ pub struct Scripts {
     pub typecheck: Option<String>,
 }
 
+/// A model's price in `wf.prices`, US dollars per million tokens (`src/run/prices.rs`
+/// applies it).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Price {
+    pub input: f64,
+    pub output: f64,
+    #[serde(default)]
+    pub cache_write: f64,
+    #[serde(default)]
+    pub cache_read: f64,
+}
+
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WfSettings {
@@ -115,7 +128,7 @@ pub struct WfSettings {
     /// US dollars per million tokens by model id prefix, over the defaults of
     /// `src/run/prices.rs`: what usage read from an agent's session costs.
     #[serde(default)]
-    pub prices: BTreeMap<String, crate::run::prices::Price>,
+    pub prices: BTreeMap<String, Price>,
     /// Most bytes of one command's output kept in its task log: the first and last
     /// halves, the middle elided with a marker line (8 MiB when unset).
     pub log_cap_bytes: Option<u64>,
@@ -362,6 +375,20 @@ fn check_ranges(path: &Path, text: &str, wf: &WfSettings) -> Result<()> {
             path.display()
         )));
     }
+    for (model, price) in &wf.prices {
+        let fields = [
+            ("input", price.input),
+            ("output", price.output),
+            ("cache_write", price.cache_write),
+            ("cache_read", price.cache_read),
+        ];
+        if let Some((name, v)) = fields.iter().find(|(_, v)| !(v.is_finite() && *v >= 0.0)) {
+            return Err(WfError::usage(format!(
+                "{}: wf.prices.{model}.{name} is {v}; set it to US dollars per million tokens (0 or more)",
+                path.display()
+            )));
+        }
+    }
     for (i, ex) in wf.executors.iter().enumerate() {
         let key = |name: &str| format!("wf.executors[{i}].{name}");
         check(key("timeout_secs"), ex.timeout_secs, 1..=MAX_TIMEOUT_SECS)?;
@@ -467,6 +494,32 @@ mod tests {
 
     fn parse(text: &str) -> Result<Config> {
         Config::parse(Path::new("c.json"), text.as_bytes())
+    }
+
+    #[test]
+    fn prices_are_read_and_a_negative_or_unknown_field_is_refused() {
+        let cfg = parse(r#"{"wf": {"prices": {"my-model": {"input": 2, "output": 8}}}}"#).unwrap();
+        assert_eq!(
+            cfg.wf.prices["my-model"],
+            Price {
+                input: 2.0,
+                output: 8.0,
+                cache_write: 0.0,
+                cache_read: 0.0
+            }
+        );
+        let err = parse(r#"{"wf": {"prices": {"m": {"input": -1, "output": 8}}}}"#).unwrap_err();
+        assert_eq!(
+            err.message,
+            "c.json: wf.prices.m.input is -1; set it to US dollars per million tokens (0 or more)"
+        );
+        let err = parse(r#"{"wf": {"prices": {"m": {"input": 1, "output": 8, "cached": 1}}}}"#)
+            .unwrap_err();
+        assert!(
+            err.message.contains("unknown field `cached`"),
+            "{}",
+            err.message
+        );
     }
 
     #[test]

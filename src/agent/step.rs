@@ -7,8 +7,7 @@ use std::time::Duration;
 
 use crate::error::Result;
 use crate::project::Project;
-use crate::report::one_line;
-use crate::run::engine::{Engine, Mode, Options, Reporter, Stop};
+use crate::run::engine::{BriefFn, Engine, Mode, Options, Reporter, Stop};
 use crate::run::executor::Pool;
 use crate::run::recovery;
 use crate::run::work::{TaskOutcome, WorkCtx};
@@ -33,11 +32,14 @@ pub fn lock(project: &Project, wait: Duration, command: &str) -> Result<Session>
 /// Runs the engine as `wf workflow-execute` builds it (src/commands/execute.rs), with
 /// two differences: never CI (the caller is an agent at work, not a CI job), and no
 /// executors — the caller is the agent, so every agent task is handed to it, never to
-/// a program of `wf.executors`. Returns how the run stopped and the problems it met.
+/// a program of `wf.executors`. `brief` writes a handed-off task's brief (the
+/// callers' `report::brief::brief`, a layer above this one). Returns how the run
+/// stopped and the problems it met, as the run said them.
 pub fn run_engine(
     project: &Project,
     session: &mut Session,
     mode: Mode,
+    brief: BriefFn,
 ) -> Result<(Stop, Vec<String>)> {
     let state = session.state()?;
     let opts = Options::for_workflow(
@@ -52,14 +54,7 @@ pub fn run_engine(
     let pool = Pool::from_config(&no_executors, None);
     let ctx = WorkCtx::for_session(&project.dir, &project.config, session)?;
     let mut quiet = Quiet::default();
-    let mut engine = Engine::new(
-        session,
-        ctx,
-        opts,
-        pool,
-        crate::report::brief::brief,
-        &mut quiet,
-    )?;
+    let mut engine = Engine::new(session, ctx, opts, pool, brief, &mut quiet)?;
     let stop = engine.run()?;
     drop(engine);
     Ok((stop, quiet.problems))
@@ -78,7 +73,7 @@ impl Reporter for Quiet {
     fn finished(&mut self, _: &Task, _: &TaskOutcome) {}
     fn progress(&mut self, _: usize, _: usize) {}
     fn problem(&mut self, text: &str) {
-        self.problems.push(one_line(text));
+        self.problems.push(text.to_string());
     }
     fn up_to_date(&mut self, _: &Task) {}
 }

@@ -10,21 +10,9 @@
 
 use std::collections::BTreeMap;
 
-use serde::Deserialize;
-
 use crate::state::model::Usage;
 
-/// US dollars per million tokens.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Price {
-    pub input: f64,
-    pub output: f64,
-    #[serde(default)]
-    pub cache_write: f64,
-    #[serde(default)]
-    pub cache_read: f64,
-}
+pub use crate::config::Price;
 
 const fn price(input: f64, output: f64, cache_write: f64, cache_read: f64) -> Price {
     Price {

@@ -814,10 +814,16 @@ fn past_the_budget_next_and_done_say_so_and_the_work_done_is_recorded() {
     let doc = structured(&next);
     assert_eq!(doc["handed_off"], false, "{next}");
     assert!(
-        doc["then"].as_str().unwrap().starts_with("Stop here: the spending budget is reached"),
+        doc["then"]
+            .as_str()
+            .unwrap()
+            .starts_with("Stop here: the spending budget is reached"),
         "{next}"
     );
-    assert!(!doc["then"].as_str().unwrap().contains("wf does this task itself"));
+    assert!(!doc["then"]
+        .as_str()
+        .unwrap()
+        .contains("wf does this task itself"));
     let done = server.call("done", json!({}));
     assert!(is_error(&done), "{done}");
     assert_eq!(structured(&done)["result"], "budget_reached", "{done}");

@@ -195,7 +195,9 @@ pub(super) fn stop_word(state: &WorkflowState, stop: &Stop) -> String {
 /// and the next `wf workflow-execute` without a flag runs in it.
 pub(super) fn run_step(project: &Project, session: &mut Session) -> Result<(Stop, Vec<String>)> {
     let mode = session.state()?.execution_mode.clone();
-    let ran = crate::agent::step::run_engine(project, session, Mode::Step)?;
+    let (stop, problems) =
+        crate::agent::step::run_engine(project, session, Mode::Step, crate::report::brief::brief)?;
+    let ran = (stop, problems.iter().map(|p| one_line(p)).collect());
     if session.state()?.execution_mode != mode {
         session.state_mut()?.execution_mode = mode;
         session.save()?;
