@@ -134,7 +134,7 @@ impl Story {
 impl Detector for Story {
     fn line(&mut self, line: &Line<'_>, facts: &Facts<'_>) {
         let t: &str = &line.text;
-        if self.count.line(line, facts) {
+        if self.count.line(facts) {
             let h = doc::heading(t)
                 .map(|(_, h)| h.to_lowercase())
                 .unwrap_or_default();

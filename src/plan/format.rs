@@ -76,6 +76,11 @@ pub(crate) struct Facts<'a> {
     /// A checkbox item with text (not a template's): whether it is numbered
     /// (`checklist::item_shape`).
     pub item: Option<bool>,
+    /// The heading is a claude-workflow task's (`## T1: name`).
+    pub claude_task: bool,
+    /// The heading names a section that restates tasks or holds none
+    /// (`checklist::not_tasks`: "Acceptance criteria", "Summary", …).
+    pub not_tasks: bool,
 }
 
 impl<'a> Facts<'a> {
@@ -85,6 +90,8 @@ impl<'a> Facts<'a> {
         Facts {
             heading,
             item: listed.then(|| super::checklist::item_shape(text)).flatten(),
+            claude_task: heading.is_some() && super::claude::is_task_heading(text),
+            not_tasks: heading.is_some_and(|(_, h)| super::checklist::not_tasks(h)),
         }
     }
 }

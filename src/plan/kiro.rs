@@ -55,7 +55,7 @@ impl Kiro {
 impl Detector for Kiro {
     fn line(&mut self, line: &Line<'_>, facts: &Facts<'_>) {
         let t: &str = &line.text;
-        if self.count.line(line, facts) {
+        if self.count.line(facts) {
             self.title |= t.trim() == "# Implementation Plan";
             return;
         }

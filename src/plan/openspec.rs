@@ -120,7 +120,7 @@ impl OpenSpec {
 
 impl Detector for OpenSpec {
     fn line(&mut self, line: &Line<'_>, facts: &Facts<'_>) {
-        if self.count.line(line, facts) {
+        if self.count.line(facts) {
             // `## 1. Setup`: a numbered group heading.
             let numbered = doc::heading(&line.text).is_some_and(|(level, h)| {
                 level == 2

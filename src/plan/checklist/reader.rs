@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use super::{add_order_edges, assign_ids, collect, item, Dialect};
-use crate::plan::doc::{self, Line};
+use crate::plan::doc;
 use crate::plan::format::{Context, Detector, Facts, Links, Pass, Reader, Shown, Spot};
 use crate::plan::outline::{Drafts, Node};
 use crate::plan::{marks, status};
@@ -205,14 +205,13 @@ impl Counter {
     }
 
     /// Counts `line`; true when it is a heading (the caller may look at it too).
-    pub(crate) fn line(&mut self, line: &Line<'_>, facts: &Facts<'_>) -> bool {
-        let t: &str = &line.text;
+    pub(crate) fn line(&mut self, facts: &Facts<'_>) -> bool {
         if let Some((level, h)) = facts.heading {
-            self.in_claude_task = crate::plan::claude::is_task_heading(t);
+            self.in_claude_task = facts.claude_task;
             if self.aside_level.is_some_and(|l| level <= l) {
                 self.aside_level = None;
             }
-            if self.aside_level.is_none() && super::not_tasks(h) {
+            if self.aside_level.is_none() && facts.not_tasks {
                 self.aside_level = Some(level);
             }
             if let Some(accepts) = self.section {
