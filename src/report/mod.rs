@@ -30,6 +30,7 @@ pub mod resources;
 pub mod show;
 pub mod start;
 pub mod status;
+mod status_detail;
 pub mod table;
 pub mod tasks;
 pub mod timing;
