@@ -8,6 +8,7 @@
 
 use std::time::Duration;
 
+pub mod children;
 pub mod git;
 pub mod lazylog;
 pub mod orphans;
