@@ -13,6 +13,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::machine::{TaskStatus, WorkflowStatus};
+use super::positions::TaskIndex;
+pub use super::records::{
+    AuditFinding, Constraint, ConstraintVerification, Constraints, ContextMetrics, DeltaTracking,
+    LogMark, Progress, Usage, ZeroDecisionAudit,
+};
 
 /// The newest state layout this build reads and writes. A file with a larger
 /// `wf_schema` is refused, never rewritten.
@@ -147,317 +152,6 @@ pub struct WorkflowState {
     /// `state::adopt`); commands that run tasks refuse with it.
     #[serde(skip)]
     pub unadopted: Option<String>,
-}
-
-/// A cache of task positions. Every hit is checked against `tasks`; a miss first
-/// indexes the tasks appended since the last look (a state built a task at a time
-/// pays O(1) per task), then rebuilds it, so replacing or reordering `tasks` can never
-/// return a wrong task.
-#[derive(Default)]
-struct TaskIndex(std::sync::Mutex<Positions>);
-
-/// Positions in `tasks`, hashed by the id of the task at each: the ids are the
-/// tasks' own, not copies (at 100,000 tasks, building the map of copied ids was 6 %
-/// of a first `resume --step` after a crash).
-#[derive(Default)]
-struct Positions {
-    at: hashbrown::HashTable<usize>,
-    // foldhash, not std's SipHash: ids come from the user's own plan, and the lookups
-    // are on every read path's fold (a tenth of a crash read's time with SipHash).
-    hasher: foldhash::fast::RandomState,
-    /// How many of `tasks` (from the front) `at` has seen.
-    seen: usize,
-    /// How many times every task was indexed again, for the tests.
-    rebuilds: usize,
-}
-
-/// An id's hash in [`Positions`].
-fn id_hash(hasher: &foldhash::fast::RandomState, id: &str) -> u64 {
-    std::hash::BuildHasher::hash_one(hasher, id)
-}
-
-impl Positions {
-    fn find(&self, tasks: &[TaskRef], id: &str) -> Option<usize> {
-        let hash = id_hash(&self.hasher, id);
-        let is = |&i: &usize| tasks.get(i).is_some_and(|t| t.id() == id);
-        self.at.find(hash, is).copied()
-    }
-
-    /// Indexes `tasks[from..]`. A position whose task has changed since it was
-    /// indexed is rehashed as whatever is there now: at worst a lookup misses and
-    /// rebuilds.
-    fn add(&mut self, tasks: &[TaskRef], from: usize) {
-        let hasher = &self.hasher;
-        let hash_at = |&i: &usize| tasks.get(i).map_or(0, |t| id_hash(hasher, t.id()));
-        self.at.reserve(tasks.len().saturating_sub(from), hash_at);
-        for (i, task) in tasks.iter().enumerate().skip(from) {
-            self.at
-                .insert_unique(id_hash(hasher, task.id()), i, hash_at);
-        }
-        self.seen = tasks.len();
-    }
-
-    /// Indexes what `tasks` gained since the last look, or all of it again when the
-    /// tasks seen are not where they were.
-    fn position(&mut self, tasks: &[TaskRef], id: &str) -> Option<usize> {
-        if let Some(i) = self.find(tasks, id) {
-            return Some(i);
-        }
-        if self.seen < tasks.len() {
-            self.add(tasks, self.seen);
-            if let Some(i) = self.find(tasks, id) {
-                return Some(i);
-            }
-        }
-        self.at.clear();
-        self.rebuilds += 1;
-        self.add(tasks, 0);
-        self.find(tasks, id)
-    }
-}
-
-impl TaskIndex {
-    fn position(&self, tasks: &[TaskRef], id: &str) -> Option<usize> {
-        self.lock().position(tasks, id)
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, Positions> {
-        self.0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-}
-
-impl Clone for TaskIndex {
-    fn clone(&self) -> Self {
-        TaskIndex::default()
-    }
-}
-
-impl PartialEq for TaskIndex {
-    fn eq(&self, _: &Self) -> bool {
-        true
-    }
-}
-
-impl std::fmt::Debug for TaskIndex {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("TaskIndex")
-    }
-}
-
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
-pub struct Progress {
-    #[serde(default)]
-    pub completed: Vec<String>,
-    #[serde(default)]
-    pub blocked: Vec<String>,
-    #[serde(default)]
-    pub failed: Vec<String>,
-    #[serde(default)]
-    pub skipped: Vec<String>,
-    #[serde(flatten)]
-    pub extra: Map<String, Value>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct ContextMetrics {
-    #[serde(rename = "estimatedTokens", default)]
-    pub estimated_tokens: u64,
-    #[serde(rename = "warningThreshold", default = "warning_threshold")]
-    pub warning_threshold: u32,
-    #[serde(rename = "dangerThreshold", default = "danger_threshold")]
-    pub danger_threshold: u32,
-    #[serde(rename = "maxConsecutiveTasks", default = "max_consecutive")]
-    pub max_consecutive_tasks: u32,
-    #[serde(default)]
-    pub history: Vec<Value>,
-    #[serde(flatten)]
-    pub extra: Map<String, Value>,
-}
-
-impl Default for ContextMetrics {
-    fn default() -> Self {
-        ContextMetrics {
-            estimated_tokens: 0,
-            warning_threshold: warning_threshold(),
-            danger_threshold: danger_threshold(),
-            max_consecutive_tasks: max_consecutive(),
-            history: Vec::new(),
-            extra: Map::new(),
-        }
-    }
-}
-
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
-pub struct Constraints {
-    #[serde(default)]
-    pub hard: Vec<Constraint>,
-    #[serde(default)]
-    pub soft: Vec<Constraint>,
-    #[serde(rename = "openQuestions", default)]
-    pub open_questions: Vec<String>,
-    #[serde(rename = "successCriteria", default)]
-    pub success_criteria: Vec<String>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub verifications: Vec<ConstraintVerification>,
-    /// The highest `C<n>` ever handed out, removed ones included, so no id is reused
-    /// (`crate::constraints::next_id`). Absent in states written before it existed.
-    #[serde(rename = "lastId", default, skip_serializing_if = "is_zero")]
-    pub last_id: u32,
-    #[serde(flatten)]
-    pub extra: Map<String, Value>,
-}
-
-impl Constraints {
-    /// Records a verification: the constraint's `verified` flag and its latest record.
-    pub fn record(&mut self, result: &ConstraintVerification) {
-        if let Some(c) = self.hard.iter_mut().find(|c| c.id == result.constraint_id) {
-            c.verified = Some(result.passed);
-        }
-        self.verifications
-            .retain(|v| v.constraint_id != result.constraint_id);
-        self.verifications.push(result.clone());
-    }
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Constraint {
-    pub id: String,
-    pub description: String,
-    #[serde(rename = "type")]
-    pub kind: String,
-    pub category: String,
-    #[serde(rename = "sourceModel")]
-    pub source_model: String,
-    pub phase: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub verified: Option<bool>,
-    #[serde(rename = "verifyCmd", default, skip_serializing_if = "Option::is_none")]
-    pub verify_cmd: Option<String>,
-    #[serde(flatten)]
-    pub extra: Map<String, Value>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct ConstraintVerification {
-    #[serde(rename = "constraintId")]
-    pub constraint_id: String,
-    pub passed: bool,
-    pub details: String,
-    #[serde(rename = "checkedAt")]
-    pub checked_at: String,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct ZeroDecisionAudit {
-    #[serde(default = "yes")]
-    pub passed: bool,
-    #[serde(rename = "antiPatterns", default)]
-    pub anti_patterns: Vec<AuditFinding>,
-    #[serde(rename = "remainingAmbiguities", default)]
-    pub remaining_ambiguities: Vec<Value>,
-    #[serde(rename = "auditedAt", default)]
-    pub audited_at: Option<String>,
-    #[serde(flatten)]
-    pub extra: Map<String, Value>,
-}
-
-impl Default for ZeroDecisionAudit {
-    fn default() -> Self {
-        ZeroDecisionAudit {
-            passed: true,
-            anti_patterns: Vec::new(),
-            remaining_ambiguities: Vec::new(),
-            audited_at: None,
-            extra: Map::new(),
-        }
-    }
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct AuditFinding {
-    #[serde(rename = "taskId")]
-    pub task_id: String,
-    pub pattern: String,
-    pub description: String,
-    pub severity: String,
-    /// 1-based line of the task or field where it was found (absent in states
-    /// written before findings had lines).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub line: Option<usize>,
-}
-
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
-pub struct DeltaTracking {
-    #[serde(default)]
-    pub enabled: bool,
-    #[serde(default)]
-    pub changes_dir: String,
-    #[serde(default)]
-    pub current_change: Option<String>,
-    #[serde(default)]
-    pub applied_changes: Vec<String>,
-    #[serde(default)]
-    pub change_counter: u32,
-    #[serde(flatten)]
-    pub extra: Map<String, Value>,
-}
-
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
-pub struct LogMark {
-    /// Sequence number of the last event folded into this snapshot.
-    pub seq: u64,
-    /// Byte offset in the event log just past that event.
-    pub offset: u64,
-}
-
-/// Tokens and cost of one run, or of a task's runs added up.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-pub struct Usage {
-    /// Every input token, cached ones included.
-    pub input_tokens: u64,
-    pub output_tokens: u64,
-    /// Of `input_tokens`, those written to the prompt cache and those read from it
-    /// (Claude's `cache_creation_input_tokens`, `cache_read_input_tokens`), when said.
-    #[serde(default, skip_serializing_if = "no_tokens")]
-    pub cache_write_tokens: u64,
-    #[serde(default, skip_serializing_if = "no_tokens")]
-    pub cache_read_tokens: u64,
-    /// In US dollars, when the executor says (Claude Code does, Codex does not) or
-    /// the price table of `run::prices` knows the model.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cost_usd: Option<f64>,
-}
-
-#[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
-fn no_tokens(n: &u64) -> bool {
-    *n == 0
-}
-
-impl Usage {
-    pub fn tokens(&self) -> u64 {
-        self.input_tokens.saturating_add(self.output_tokens)
-    }
-
-    /// `self` and `other` added up; a cost is known when either knows one.
-    #[must_use]
-    pub fn plus(self, other: Usage) -> Usage {
-        Usage {
-            input_tokens: self.input_tokens.saturating_add(other.input_tokens),
-            output_tokens: self.output_tokens.saturating_add(other.output_tokens),
-            cache_write_tokens: self
-                .cache_write_tokens
-                .saturating_add(other.cache_write_tokens),
-            cache_read_tokens: self
-                .cache_read_tokens
-                .saturating_add(other.cache_read_tokens),
-            cost_usd: match (self.cost_usd, other.cost_usd) {
-                (None, None) => None,
-                (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
-            },
-        }
-    }
 }
 
 /// One task of the plan, with what `wf` learned about it while running.
@@ -819,17 +513,8 @@ fn default_mode() -> String {
 fn default_sessions() -> Value {
     serde_json::json!({"codex": null, "gemini": null, "claude": null})
 }
-fn yes() -> bool {
+pub(super) fn yes() -> bool {
     true
-}
-fn warning_threshold() -> u32 {
-    60
-}
-fn danger_threshold() -> u32 {
-    80
-}
-fn max_consecutive() -> u32 {
-    5
 }
 // serde's skip_serializing_if passes a reference.
 #[allow(clippy::trivially_copy_pass_by_ref)]
@@ -837,7 +522,7 @@ fn is_false(b: &bool) -> bool {
     !*b
 }
 #[allow(clippy::trivially_copy_pass_by_ref)]
-fn is_zero(n: &u32) -> bool {
+pub(super) fn is_zero(n: &u32) -> bool {
     *n == 0
 }
 
