@@ -190,6 +190,10 @@ pub struct WfSettings {
     /// "Settings").
     #[serde(default)]
     pub export: export::ExportSettings,
+    /// Constraints every workflow of the project starts with, a CI job's included
+    /// (docs/constraints.md "Committed constraints").
+    #[serde(default)]
+    pub constraints: Vec<crate::constraints::project::ProjectConstraint>,
 }
 
 /// `wf.classify`: see `plan::classify`.

@@ -96,4 +96,9 @@ pub struct ConstraintAddArgs {
     /// build) or a command starting with an allowed prefix (wf.allowed_command_prefixes).
     #[arg(long, value_name = "CMD")]
     pub verify_cmd: Option<String>,
+    /// Commit it with the project: it joins `wf.constraints` in the project config,
+    /// which every workflow started here begins with — a CI job's too, so an exported
+    /// quality gate checks it. Added to the current workflow as well, if there is one.
+    #[arg(long = "project-config")]
+    pub project_config: bool,
 }

@@ -59,6 +59,15 @@ fn add_one(
     out: &Output,
 ) -> Result<i32> {
     constraints::check_verify_cmd(args.verify_cmd.as_deref(), &project.config)?;
+    if args.project_config && project.store().load()?.is_none() {
+        commit_to_config(project, args)?;
+        out.json_value(&json!({"id": null, "project_config": true}));
+        out.say(format!(
+            "Added to {}: every workflow started here from now on has it.",
+            project.config.display_path()
+        ));
+        return Ok(0);
+    }
     let mut session = lock(project, global, "add")?;
     let new = NewConstraint {
         description: args.description.clone(),
@@ -74,11 +83,76 @@ fn add_one(
             constraint: added.clone(),
         },
     )))?;
+    // Written before the workflow's save: a config that cannot be written leaves the
+    // workflow as it was.
+    if args.project_config {
+        commit_to_config(project, args)?;
+    }
     session.save()?;
-    out.json_value(&json!({"id": added.id, "constraint": added}));
+    out.json_value(
+        &json!({"id": added.id, "constraint": added, "project_config": args.project_config}),
+    );
     // Only the id, so a script can take it: `id=$(wf constraints add …)`.
     out.say(&added.id);
     Ok(0)
+}
+
+/// `--project-config`: the constraint joins `wf.constraints` in the project config, which
+/// seeds every workflow started here, a CI job's included (docs/constraints.md
+/// "Committed constraints"). The rest of the file is kept as it was read, key order
+/// included; only its layout becomes serde_json's.
+fn commit_to_config(project: &Project, args: &ConstraintAddArgs) -> Result<()> {
+    let path = project
+        .config
+        .path
+        .clone()
+        .unwrap_or_else(|| project.dir.join(crate::config::CONFIG_PATH));
+    let shown = path.display().to_string();
+    crate::fs::refuse_symlink(&path)?;
+    let mut doc: serde_json::Value = match std::fs::read_to_string(&path) {
+        Ok(text) => serde_json::from_str(&text)
+            .map_err(|e| WfError::usage(format!("{shown}: {e}; fix the file first")))?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => json!({}),
+        Err(e) => return Err(WfError::io(&e, format!("cannot read {shown}: {e}"))),
+    };
+    let list = doc
+        .as_object_mut()
+        .map(|top| top.entry("wf").or_insert_with(|| json!({})))
+        .and_then(serde_json::Value::as_object_mut)
+        .map(|wf| wf.entry("constraints").or_insert_with(|| json!([])))
+        .and_then(serde_json::Value::as_array_mut)
+        .ok_or_else(|| {
+            WfError::usage(format!(
+                "{shown}: `wf.constraints` is not a list (or `wf` not an object); fix the file first"
+            ))
+        })?;
+    let description = args.description.trim();
+    if list
+        .iter()
+        .any(|c| c["description"].as_str().map(str::trim) == Some(description))
+    {
+        return Err(WfError::usage(format!(
+            "{shown}: wf.constraints already says that: {description}"
+        )));
+    }
+    let mut entry = serde_json::Map::new();
+    entry.insert("description".into(), json!(description));
+    if let Some(cmd) = args.verify_cmd.as_deref().filter(|c| !c.trim().is_empty()) {
+        entry.insert("verify_cmd".into(), json!(cmd));
+    }
+    if args.soft {
+        entry.insert("hard".into(), json!(false));
+    }
+    if let Some(category) = &args.category {
+        entry.insert("category".into(), json!(vocabulary::name(category)));
+    }
+    list.push(serde_json::Value::Object(entry));
+    let mut text = serde_json::to_string_pretty(&doc).map_err(|e| WfError::usage(e.to_string()))?;
+    text.push('\n');
+    if let Some(dir) = path.parent() {
+        crate::fs::ensure_dir(dir)?;
+    }
+    crate::fs::durable::write_atomic(&path, text.as_bytes())
 }
 
 fn remove(project: &Project, global: &GlobalArgs, id: &str, out: &Output) -> Result<i32> {

