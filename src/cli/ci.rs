@@ -24,6 +24,12 @@ pub struct RunTaskArgs {
     /// refusal (implied by CI=true).
     #[arg(long)]
     pub ci: bool,
+    /// Have a task that needs an agent done by the executors of the project config
+    /// (wf.executors), then checked as `workflow-execute` checks it, instead of
+    /// failed: what `wf export --agent-tasks run` writes. The job needs each
+    /// executor's program and credentials.
+    #[arg(long)]
+    pub agents: bool,
     /// Hand task outputs between CI jobs through DIR: first copy the upstream
     /// tasks' outputs found there into the project (failing a task whose upstream
     /// output is still missing), then copy each passing task's declared outputs
@@ -101,4 +107,6 @@ pub enum AgentTasks {
     Fail,
     /// Left out, with every task that depends on one.
     Omit,
+    /// A job whose executor (wf.executors) does the task, then checks it.
+    Run,
 }

@@ -28,6 +28,7 @@ pub fn run(project: &Project, args: &ExportArgs, out: &Output) -> Result<i32> {
     let agent_tasks = match (args.agent_tasks, settings.agent_tasks.as_deref()) {
         (Some(a), _) => a,
         (None, Some("omit")) => AgentTasks::Omit,
+        (None, Some("run")) => AgentTasks::Run,
         (None, _) => AgentTasks::Fail,
     };
     let leave = |t: &Task| -> Option<Leave> {
@@ -76,10 +77,12 @@ pub fn run(project: &Project, args: &ExportArgs, out: &Output) -> Result<i32> {
     };
     let mut notes = Vec::new();
     if !agents.is_empty() {
-        notes.push(format!(
-            "{} need(s) an agent, which no CI job runs: each job fails its task (--agent-tasks fail), and the tasks after it do not run; --agent-tasks omit leaves them out with their dependants",
-            agents.join(", ")
-        ));
+        notes.push(agent_note(
+            &agents,
+            &exported,
+            agent_tasks,
+            &project.config,
+        )?);
     }
     if let Some(note) = constraints_left_behind(&state, &exported, &project.config) {
         notes.push(note);
@@ -111,6 +114,7 @@ pub fn run(project: &Project, args: &ExportArgs, out: &Output) -> Result<i32> {
         settings,
         default_timeout_secs: project.config.wf.timeout_secs.unwrap_or(120),
         header,
+        agents: agent_tasks == AgentTasks::Run,
     };
     let text = match args.target {
         ExportTarget::GithubActions => export::github_actions(&pipeline),
@@ -276,6 +280,49 @@ struct HeaderFacts<'a> {
     notes: &'a [String],
 }
 
+/// What becomes of the agent tasks `agents` in CI, said at export. With `run`, each
+/// needs an executor in `wf.executors` offering what it needs — refused here, naming
+/// the task and the capability, when none does, rather than failing in the job.
+fn agent_note(
+    agents: &[&str],
+    exported: &[&Task],
+    how: AgentTasks,
+    config: &crate::config::Config,
+) -> Result<String> {
+    let list = agents.join(", ");
+    let needs = if agents.len() == 1 { "needs" } else { "need" };
+    match how {
+        AgentTasks::Fail => Ok(format!(
+            "{list} {needs} an agent: each job fails its task (--agent-tasks fail), and the tasks after it do not run; --agent-tasks run has wf.executors do them, --agent-tasks omit leaves them out with their dependants"
+        )),
+        AgentTasks::Omit => Ok(format!(
+            "{list} {needs} an agent: left out with the tasks that depend on them (--agent-tasks omit)"
+        )),
+        AgentTasks::Run => {
+            let pool = crate::run::executor::Pool::from_config(config, None);
+            let mut names: Vec<String> = Vec::new();
+            for task in exported.iter().filter(|t| agents.contains(&t.id.as_str())) {
+                for capability in pool.required(task) {
+                    let Some(name) = pool.offering(&capability) else {
+                        return Err(WfError::usage(format!(
+                            "--agent-tasks run: task {} needs an executor offering `{capability}`, and wf.executors in {} has none; add one, or export with --agent-tasks fail|omit",
+                            task.id,
+                            config.display_path()
+                        )));
+                    };
+                    if !names.iter().any(|n| n == name) {
+                        names.push(name.to_string());
+                    }
+                }
+            }
+            Ok(format!(
+                "{list} {needs} an agent: each job has the executor ({}) do its task, then checks it as workflow-execute does (--agent-tasks run); the job needs each executor's program and credentials (wf.export.setup, wf.export.env with a secret)",
+                names.join(", ")
+            ))
+        }
+    }
+}
+
 /// What a quality gate's job cannot check: a hard constraint with a command that
 /// lives only in this machine's workflow (`wf constraints add|merge`). A CI job's
 /// workflow is a fresh import of the plan, seeded with the committed constraints
@@ -322,6 +369,7 @@ fn header(f: HeaderFacts<'_>) -> Vec<String> {
         flags.push_str(match a {
             AgentTasks::Fail => " --agent-tasks fail",
             AgentTasks::Omit => " --agent-tasks omit",
+            AgentTasks::Run => " --agent-tasks run",
         });
     }
     if let Some(m) = f.args.max_jobs {

@@ -31,7 +31,7 @@ pub fn run(project: &Project, args: &RunTaskArgs, out: &Output) -> Result<i32> {
             "--result FILE takes one task; for several, --result-dir DIR writes DIR/<task id>.json for each",
         ));
     }
-    standalone::check_chain(&state, &args.tasks, ci)?;
+    standalone::check_chain(&state, &args.tasks, ci || args.agents)?;
     let mut cache = args
         .cache
         .as_deref()
@@ -42,6 +42,7 @@ pub fn run(project: &Project, args: &RunTaskArgs, out: &Output) -> Result<i32> {
         state: &state,
         ci,
         key: key.as_deref(),
+        agents: args.agents,
     };
     let code = match args.tasks.as_slice() {
         [task] if args.result_dir.is_none() && args.outputs.is_none() => {

@@ -27,7 +27,7 @@ pub struct ExportSettings {
     /// How the jobs get wf (`--install`): `path`, `source`, `git:URL@COMMIT`,
     /// `crate:VERSION`.
     pub install: Option<String>,
-    /// What becomes of agent tasks (`--agent-tasks`): `fail` or `omit`.
+    /// What becomes of agent tasks (`--agent-tasks`): `fail`, `omit` or `run`.
     pub agent_tasks: Option<String>,
     /// The most task jobs (`--max-jobs`).
     pub max_jobs: Option<u64>,
@@ -170,12 +170,12 @@ pub(super) fn check(path: &Path, text: &str, e: &ExportSettings) -> Result<()> {
     if let Some(a) = e
         .agent_tasks
         .as_deref()
-        .filter(|a| !["fail", "omit"].contains(a))
+        .filter(|a| !["fail", "omit", "run"].contains(a))
     {
         return fail(
             "agent_tasks",
             format!(
-                "agent_tasks is {:?}; use \"fail\" (their jobs fail them) or \"omit\" (left out with their dependants)",
+                "agent_tasks is {:?}; use \"fail\" (their jobs fail them), \"omit\" (left out with their dependants) or \"run\" (the executors of wf.executors do them in their jobs)",
                 crate::error::one_line(a)
             ),
         );

@@ -40,6 +40,9 @@ pub struct Dispatch {
     pub brief: Vec<u8>,
     /// Work of the task's story is still to come (`derived::Returning`).
     pub before_implementation: bool,
+    /// What checking the work runs: `Full` in a workflow, `Standalone` (no commit)
+    /// in a CI job's `wf run-task --agents`.
+    pub part: Part,
 }
 
 /// Runs the task's executors in turn, then the task's own checks as evidence.
@@ -150,7 +153,7 @@ pub fn do_agent_task(
             ctx,
             task,
             attempt,
-            Part::Full,
+            dispatch.part,
             &log,
             gate,
             checks,
@@ -160,7 +163,7 @@ pub fn do_agent_task(
             seen: changes.as_ref(),
             before_implementation: dispatch.before_implementation,
         };
-        let part = Part::Full;
+        let part = dispatch.part;
         block_on(work::check_task(
             ctx,
             task,

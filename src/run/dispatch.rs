@@ -210,6 +210,7 @@ impl Engine<'_> {
             executors,
             mock: self.pool.mock().cloned(),
             before_implementation: self.before_implementation(&task)?,
+            part: crate::run::work::Part::Full,
         };
         let ctx = self.ctx.clone();
         self.hand_to_worker(floor, task, move |task, emit| {

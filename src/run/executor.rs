@@ -212,7 +212,16 @@ impl Pool {
 
     /// Whether any configured executor (usable or not) can take `capability`.
     pub fn offers(&self, capability: &str) -> bool {
-        self.executors.iter().any(|e| Self::fits(e, capability))
+        self.offering(capability).is_some()
+    }
+
+    /// The name of the first configured executor (usable or not) that can take
+    /// `capability`.
+    pub fn offering(&self, capability: &str) -> Option<&str> {
+        self.executors
+            .iter()
+            .find(|e| Self::fits(e, capability))
+            .map(|e| e.config.name.as_str())
     }
 
     /// Takes a slot on an executor for `capability`: the first with a free slot, or

@@ -4,6 +4,7 @@
 pub mod agent;
 pub mod carry;
 pub mod checkpoint;
+pub mod ci_agent;
 pub mod ci_cache;
 pub mod context;
 pub mod derived;

@@ -29,7 +29,7 @@ use crate::run::ci_cache::{self, CiCache};
 use crate::run::policy::needs_agent;
 use crate::run::work::{self, CheckRun, Part, Verdict, WorkCtx};
 pub use crate::state::evidence::Runner;
-use crate::state::evidence::{FileDigest, Inputs};
+use crate::state::evidence::{Changes, ClaimEvidence, DerivedCheck, FileDigest, Inputs};
 use crate::state::model::WorkflowState;
 
 /// The `kind` every result file carries, so a stray JSON file is told from one.
@@ -102,6 +102,18 @@ pub struct TaskResultFile {
     /// Where it ran, from the CI's environment (absent outside CI).
     #[serde(default)]
     pub runner: Option<Runner>,
+    /// The executor that did an agent task's work (`run-task --agents`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub executor: Option<String>,
+    /// What that executor said it did, when it said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claim: Option<ClaimEvidence>,
+    /// What the job's tree saw change while the executor worked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub changes: Option<Changes>,
+    /// The checks derived from the task's line and what each found.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub derived: Vec<DerivedCheck>,
     /// The tree the checks ran on; `wf import-results` trusts the result only on the
     /// same tree.
     #[serde(default)]
@@ -256,7 +268,7 @@ pub fn check_chain(state: &WorkflowState, ids: &[String], ci: bool) -> Result<()
 
 fn agent_refusal(task_id: &str) -> WfError {
     WfError::usage(format!(
-        "task {task_id} needs an agent, and `wf run-task` runs only the checks wf runs itself; do it with `wf workflow-execute`, or pass --ci to write a failed result as a CI run would"
+        "task {task_id} needs an agent, and `wf run-task` runs only the checks wf runs itself; do it with `wf workflow-execute`, pass --agents to have the configured executors do it here, or --ci to write a failed result as a CI run would"
     ))
 }
 
@@ -269,6 +281,9 @@ pub struct Run<'a> {
     pub ci: bool,
     /// The key results are signed with ([`result_key`]).
     pub key: Option<&'a [u8]>,
+    /// Agent tasks are done by the configured executors (`--agents`,
+    /// `src/run/ci_agent.rs`) instead of failed.
+    pub agents: bool,
 }
 
 /// Runs `task_id`'s checks in the project and returns the result. An agent task is
@@ -289,6 +304,7 @@ pub fn run_task(
         state,
         ci,
         key,
+        agents,
     } = *run;
     let task = state.task(task_id).ok_or_else(|| {
         WfError::usage(format!(
@@ -301,7 +317,7 @@ pub fn run_task(
         )
     })?;
     let agent = needs_agent(task);
-    if agent && !ci {
+    if agent && !ci && !agents {
         return Err(agent_refusal(task_id));
     }
     // Taken before the checks: the tree they ran on, which a check may change.
@@ -321,15 +337,34 @@ pub fn run_task(
     );
     let mut runs = Vec::new();
     // The reason `workflow-execute --ci` gives an agent task, so both runs read alike.
-    let cannot = cannot.or_else(|| agent.then(|| crate::run::policy::ci_handoff_reason(task)));
+    let cannot =
+        cannot.or_else(|| (agent && !agents).then(|| crate::run::policy::ci_handoff_reason(task)));
+    // An agent's work is never answered from the cache: it has yet to be done.
     let cached = match (&cannot, cache.as_mut()) {
-        (None, Some(cache)) => cache.pass(task),
+        (None, Some(cache)) if !agent => cache.pass(task),
         _ => None,
     };
+    let mut agent_work = AgentWork::default();
     let (verdict, gate) = if let Some(reason) = cannot {
         (Verdict::Failed { reason }, None)
     } else if cached.is_some() {
         (Verdict::Passed { verified: true }, None)
+    } else if agent {
+        crate::run::signals::install();
+        let _watch = crate::run::signals::InterruptWatch::start(ctx.children.clone());
+        match crate::run::ci_agent::do_in_job(&ctx, state, task, config) {
+            Ok((outcome, executor)) => {
+                runs = outcome.checks;
+                agent_work = AgentWork {
+                    executor: Some(executor),
+                    claim: outcome.claim,
+                    changes: outcome.changes,
+                    derived: outcome.derived,
+                };
+                (outcome.verdict, outcome.gate)
+            }
+            Err(verdict) => (verdict, None),
+        }
     } else {
         let log = ctx.log_for(task, 1);
         let mut gate = None;
@@ -402,11 +437,24 @@ pub fn run_task(
         cached: cached.is_some(),
         gate,
         runner: runner(),
+        executor: agent_work.executor,
+        claim: agent_work.claim,
+        changes: agent_work.changes,
+        derived: agent_work.derived,
         tree: Some(tree),
         result_id: String::new(),
     };
     result.result_id = result.id_for(key);
     Ok(result)
+}
+
+/// What an agent's work in the job leaves for the result.
+#[derive(Default)]
+struct AgentWork {
+    executor: Option<String>,
+    claim: Option<ClaimEvidence>,
+    changes: Option<Changes>,
+    derived: Vec<DerivedCheck>,
 }
 
 /// The tail of one command's part of the attempt's log, bounded and stripped of

@@ -278,12 +278,13 @@ fn deferred_tasks_are_skipped_and_agent_tasks_are_named_at_export() {
     assert!(t3.1.is_empty(), "{t3:?}");
     // T4 needs an agent: said at export, on stderr and in the file.
     assert!(
-        run.stderr.contains("note: T4 need(s) an agent, which no CI job runs: each job fails its task (--agent-tasks fail)"),
+        run.stderr
+            .contains("note: T4 needs an agent: each job fails its task (--agent-tasks fail)"),
         "{}",
         run.stderr
     );
     assert!(
-        run.stdout.contains("# Note: T4 need(s) an agent"),
+        run.stdout.contains("# Note: T4 needs an agent"),
         "{}",
         run.stdout
     );

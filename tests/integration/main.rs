@@ -9,6 +9,7 @@ mod agreement;
 mod audit_patterns;
 mod bad_input;
 mod ci;
+mod ci_agents;
 mod ci_cache;
 mod completions;
 mod concurrency;

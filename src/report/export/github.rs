@@ -234,7 +234,13 @@ pub fn github_actions(p: &Pipeline<'_>) -> String {
         }
         steps.push(keyed_run(
             &format!("Run {}", tasks_span(&job.tasks)),
-            &run_task_line(&job.tasks, RESULTS, carries[j].gathers, p.verify_cache()),
+            &run_task_line(
+                &job.tasks,
+                RESULTS,
+                carries[j].gathers,
+                p.verify_cache(),
+                p.runs_agents(&job.tasks),
+            ),
         ));
         if let Some((path, _, key)) = &cache {
             // Also after a failure: the passes before it are worth keeping.

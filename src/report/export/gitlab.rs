@@ -198,6 +198,7 @@ pub fn gitlab_ci(p: &Pipeline<'_>) -> String {
             &quoted(&dir),
             carries[j].gathers,
             p.verify_cache(),
+            p.runs_agents(&job.tasks),
         )));
         let mut paths = vec![format!("{dir}/")];
         if carries[j].hands_on {

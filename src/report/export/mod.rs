@@ -56,6 +56,8 @@ pub struct Pipeline<'a> {
     pub default_timeout_secs: u64,
     /// The comment lines at the top: what made the file and from what.
     pub header: Vec<String>,
+    /// Agent tasks are done by the configured executors (`--agent-tasks run`).
+    pub agents: bool,
 }
 
 /// The GitLab limit on one job's `needs` (docs/distributed.md "CI limits").
@@ -257,8 +259,17 @@ fn command(head: &str, args: &[String], one_per_line: bool) -> String {
 /// The ids come after `--`, so an id that starts with `-` (`-h1`) is a task, not an
 /// option. One command per job, not per task, so a plan of 10,000 tasks stays far
 /// below GitHub's 500 KB per file.
-fn run_task_line(ids: &[String], dir: &str, outputs: bool, cache: Option<&str>) -> String {
+fn run_task_line(
+    ids: &[String],
+    dir: &str,
+    outputs: bool,
+    cache: Option<&str>,
+    agents: bool,
+) -> String {
     let mut head = format!("wf run-task --ci --result-dir {dir}");
+    if agents {
+        head.push_str(" --agents");
+    }
     if outputs {
         head.push_str(&format!(" --outputs {OUTPUTS}"));
     }
@@ -327,6 +338,16 @@ impl Pipeline<'_> {
 
     fn task(&self, id: &str) -> Option<&Task> {
         self.tasks.get(id).copied()
+    }
+
+    /// Whether the job running `ids` has its agent tasks done by the configured
+    /// executors (`run-task --agents`): exported with `--agent-tasks run`, and one
+    /// of them is the job's.
+    fn runs_agents(&self, ids: &[String]) -> bool {
+        self.agents
+            && ids
+                .iter()
+                .any(|id| self.task(id).is_some_and(crate::run::policy::needs_agent))
     }
 
     /// A job's `name:`: its task and what it does (`T3 - Count the words`), or for a

@@ -253,6 +253,9 @@ fn evidence_of(
         checks: crate::run::work::CheckRun::evidence(&runs),
         runner: r.runner.clone(),
         cached: r.cached,
-        ..crate::state::evidence::Evidence::default()
+        executor: r.executor.clone(),
+        claim: r.claim.clone(),
+        changes: r.changes.clone(),
+        derived: r.derived.clone(),
     }
 }

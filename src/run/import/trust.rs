@@ -131,16 +131,28 @@ impl Jobs {
 /// Whether what `r` says can be true of `task`: `Err` with why when it cannot. A
 /// failure always can; a pass needs every check it reports to have exited 0, every
 /// command of the task's among them, a test run for a `run_tests` task, a passed gate
-/// for a gate, and a task `wf run-task` can pass at all (never one that needs an agent).
+/// for a gate, and for a task that needs an agent, an executor's work that something
+/// checked (`wf run-task --agents`).
 pub fn check_claim(r: &TaskResultFile, task: &Task) -> Result<(), String> {
     if !r.success {
         return Ok(());
     }
     if crate::run::policy::needs_agent(task) {
-        return Err(format!(
-            "it says task {} passed, but task {} needs an agent, and `wf run-task` never passes one (it checks no agent's work)",
-            task.id, task.id
-        ));
+        // Only `run-task --agents` passes one: an executor did the work and the
+        // task's checks (its commands, what its line names) confirmed it.
+        if r.executor.is_none() {
+            return Err(format!(
+                "it says task {} passed, but task {} needs an agent, and no executor did it (only `wf run-task --agents` passes one)",
+                task.id, task.id
+            ));
+        }
+        if !r.verified {
+            return Err(format!(
+                "it says task {} passed, but nothing checked the work executor {} did",
+                task.id,
+                r.executor.as_deref().unwrap_or_default()
+            ));
+        }
     }
     if let Some(c) = r.checks.iter().find(|c| c.run.exit_code != Some(0)) {
         return Err(format!(
