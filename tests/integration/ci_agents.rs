@@ -30,6 +30,20 @@ fn project(agent: &str) -> Test {
     t
 }
 
+/// What the exported job of T001 and T002 runs, with `--agent-tasks run`.
+fn run_job(t: &Test) -> crate::test::Run {
+    t.wf(&[
+        "run-task",
+        "--ci",
+        "--agents",
+        "--result-dir",
+        "results",
+        "--",
+        "T001",
+        "T002",
+    ])
+}
+
 fn result(t: &Test, id: &str) -> Value {
     serde_json::from_str(&t.read(&format!("results/{id}.json"))).unwrap()
 }
@@ -63,16 +77,7 @@ fn an_agent_task_is_done_in_its_job_by_the_configured_executor() {
         run.stderr
     );
     // What the job runs: the executor writes hello.txt, the line's checks confirm it.
-    let run = t.wf(&[
-        "run-task",
-        "--ci",
-        "--agents",
-        "--result-dir",
-        "results",
-        "--",
-        "T001",
-        "T002",
-    ]);
+    let run = run_job(&t);
     assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
     let done = result(&t, "T001");
     assert_eq!(done["success"], true, "{done}");
@@ -111,16 +116,7 @@ fn an_agent_task_is_done_in_its_job_by_the_configured_executor() {
 #[test]
 fn an_executor_that_did_nothing_fails_its_task_in_the_job() {
     let t = project("claims-without-work.sh");
-    let run = t.wf(&[
-        "run-task",
-        "--ci",
-        "--agents",
-        "--result-dir",
-        "results",
-        "--",
-        "T001",
-        "T002",
-    ]);
+    let run = run_job(&t);
     assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
     let failed = result(&t, "T001");
     assert_eq!(failed["success"], false, "{failed}");

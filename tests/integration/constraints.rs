@@ -475,21 +475,10 @@ fn without_a_workflow_it_says_how_to_start() {
 // ---- committed constraints (docs/constraints.md "Committed constraints") ----
 
 mod committed {
-    use crate::plans::{plan, start, task};
+    use crate::plans::{add_changelog_constraint, plan, start_gated, task};
     use crate::test::Test;
 
     const CONFIG: &str = ".claude/config/project-config.json";
-
-    /// A plan whose T2 is a quality gate after T1.
-    fn gated_plan(t: &Test) {
-        start(
-            t,
-            &plan(&[
-                task("T1", "a").verify("true"),
-                task("T2", "b").field("质量关卡", "true").deps("T1"),
-            ]),
-        );
-    }
 
     #[test]
     fn every_workflow_starts_with_the_committed_constraints_once() {
@@ -500,7 +489,7 @@ mod committed {
                 {"description": "prefer small modules", "hard": false}
             ]}}"#,
         );
-        gated_plan(&t);
+        start_gated(&t);
         let list = t.wf(&["constraints", "list", "--json"]).ok().json();
         let c = &list["constraints"];
         assert_eq!(c["hard"][0]["id"], "C001", "{c}");
@@ -530,7 +519,7 @@ mod committed {
                 {"description": "a changelog is kept", "verify_cmd": "test -f CHANGELOG.md"}
             ]}}"#,
         );
-        gated_plan(&t);
+        start_gated(&t);
         let run = t.wf(&["run-task", "T2", "--ci", "--result", "r.json"]);
         assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
         let result: serde_json::Value = serde_json::from_str(&t.read("r.json")).unwrap();
@@ -548,15 +537,8 @@ mod committed {
     fn add_project_commits_it_and_export_no_longer_warns() {
         let t = Test::new();
         t.config(r#"{"scripts": {"test": "true"}, "wf": {"timeout_secs": 30}}"#);
-        gated_plan(&t);
-        t.wf(&[
-            "constraints",
-            "add",
-            "a changelog is kept",
-            "--verify-cmd",
-            "test -f CHANGELOG.md",
-        ])
-        .ok();
+        start_gated(&t);
+        add_changelog_constraint(&t, &[]);
         let warned = t
             .wf(&["export", "github-actions", "--install", "path"])
             .ok();
@@ -570,17 +552,8 @@ mod committed {
         // The same words, committed: the workflow keeps one, the config gains it,
         // the rest of the config is kept.
         t.wf(&["constraints", "remove", "C001"]).ok();
-        let run = t
-            .wf(&[
-                "constraints",
-                "add",
-                "a changelog is kept",
-                "--verify-cmd",
-                "test -f CHANGELOG.md",
-                "--project-config",
-            ])
-            .ok();
-        assert_eq!(run.stdout.trim(), "C002");
+        let id = add_changelog_constraint(&t, &["--project-config"]);
+        assert_eq!(id, "C002");
         let config: serde_json::Value = serde_json::from_str(&t.read(CONFIG)).unwrap();
         assert_eq!(config["wf"]["timeout_secs"], 30, "{config}");
         assert_eq!(

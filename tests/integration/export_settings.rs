@@ -6,7 +6,7 @@
 //! committed pipeline in sync.
 
 use crate::distributed::{assert_valid_pipeline, jobs_of};
-use crate::plans::{plan, start, task};
+use crate::plans::{add_changelog_constraint, plan, start, start_gated, task};
 use crate::test::Test;
 
 const CONFIG: &str = ".claude/config/project-config.json";
@@ -303,13 +303,7 @@ fn a_gate_whose_hard_constraints_stay_on_this_machine_is_named_at_export() {
     // they are checked, and not said when there is no gate.
     let t = Test::new();
     t.config(r#"{"scripts": {"test": "true"}}"#);
-    start(
-        &t,
-        &plan(&[
-            task("T1", "a").verify("true"),
-            task("T2", "b").field("质量关卡", "true").deps("T1"),
-        ]),
-    );
+    start_gated(&t);
     let quiet = t
         .wf(&["export", "github-actions", "--install", "path"])
         .ok();
@@ -318,14 +312,7 @@ fn a_gate_whose_hard_constraints_stay_on_this_machine_is_named_at_export() {
         "{}",
         quiet.stderr
     );
-    t.wf(&[
-        "constraints",
-        "add",
-        "a changelog is kept",
-        "--verify-cmd",
-        "test -f CHANGELOG.md",
-    ])
-    .ok();
+    add_changelog_constraint(&t, &[]);
     let run = t
         .wf(&["export", "github-actions", "--install", "path"])
         .ok();

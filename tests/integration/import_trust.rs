@@ -9,7 +9,9 @@
 use serde_json::Value;
 use wf::run::standalone::TaskResultFile;
 
-use crate::plans::{plan, start, statuses, task, task_status};
+use crate::plans::{
+    add_changelog_constraint, plan, start, start_gated, statuses, task, task_status,
+};
 use crate::test::Test;
 
 use crate::distributed::run_tasks;
@@ -336,24 +338,11 @@ fn signed_results_import_with_the_key_and_are_refused_without_it() {
 fn regression_an_imported_gate_skipped_this_machines_hard_constraints() {
     let t = Test::new();
     t.config(r#"{"scripts": {"test": "true"}}"#);
-    start(
-        &t,
-        &plan(&[
-            task("T1", "a").verify("true"),
-            task("T2", "b").field("质量关卡", "true").deps("T1"),
-        ]),
-    );
+    start_gated(&t);
     // The gate passes where it ran (no hard constraint there) ...
     run_tasks(&t, &["T1", "T2"]);
     // ... and this workflow has one that does not hold.
-    t.wf(&[
-        "constraints",
-        "add",
-        "a changelog is kept",
-        "--verify-cmd",
-        "test -f CHANGELOG.md",
-    ])
-    .ok();
+    add_changelog_constraint(&t, &[]);
     t.wf(&["import-results", "results"]).code(1);
     let state = t.state();
     assert_ne!(state["status"], "completed");

@@ -55,6 +55,31 @@ pub fn start(t: &Test, plan: &str) {
     t.wf(&["workflow-start", "tasks.md"]).ok();
 }
 
+/// Imports a plan of two tasks: T1, checked by `true`, then T2, a quality gate.
+pub fn start_gated(t: &Test) {
+    start(
+        t,
+        &plan(&[
+            task("T1", "a").verify("true"),
+            task("T2", "b").field("质量关卡", "true").deps("T1"),
+        ]),
+    );
+}
+
+/// Adds the hard constraint `a changelog is kept` (`test -f CHANGELOG.md`) with
+/// the `extra` flags; its id.
+pub fn add_changelog_constraint(t: &Test, extra: &[&str]) -> String {
+    let mut args = vec![
+        "constraints",
+        "add",
+        "a changelog is kept",
+        "--verify-cmd",
+        "test -f CHANGELOG.md",
+    ];
+    args.extend_from_slice(extra);
+    t.wf(&args).ok().stdout.trim().to_string()
+}
+
 /// Every task's id and status, in order.
 pub fn statuses(state: &Value) -> Vec<(String, String)> {
     state["tasks"]
