@@ -372,12 +372,3 @@ fn same_lines(a: &Evidence, b: &Evidence) -> bool {
     a.tasks == b.tasks
 }
 
-/// The format `--format NAME` names, or the usage error listing them.
-pub fn parse_name(name: &str) -> crate::error::Result<Format> {
-    Format::named(name).ok_or_else(|| {
-        crate::error::WfError::usage(format!(
-            "--format {name:?} is not a plan format; use one of {}",
-            Format::names()
-        ))
-    })
-}
