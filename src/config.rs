@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Result, WfError};
 
+pub mod constraints;
 pub mod export;
 
 pub const CONFIG_PATH: &str = ".claude/config/project-config.json";
@@ -193,7 +194,7 @@ pub struct WfSettings {
     /// Constraints every workflow of the project starts with, a CI job's included
     /// (docs/constraints.md "Committed constraints").
     #[serde(default)]
-    pub constraints: Vec<crate::constraints::project::ProjectConstraint>,
+    pub constraints: Vec<constraints::ProjectConstraint>,
 }
 
 /// `wf.classify`: see `plan::classify`.

@@ -343,7 +343,13 @@ fn constraints_left_behind(
         .hard
         .iter()
         .filter(|c| c.verify_cmd.is_some())
-        .filter(|c| !config.wf.constraints.iter().any(|p| p.is(c)))
+        .filter(|c| {
+            !config
+                .wf
+                .constraints
+                .iter()
+                .any(|p| crate::constraints::project::is(p, c))
+        })
         .map(|c| c.id.as_str())
         .collect();
     if gates.is_empty() || hard.is_empty() {

@@ -42,7 +42,10 @@ pub fn run(project: &Project, args: &RunTaskArgs, out: &Output) -> Result<i32> {
         state: &state,
         ci,
         key: key.as_deref(),
-        agents: args.agents,
+        // The brief is rendered up here: `run` sits below `report`.
+        agents: args
+            .agents
+            .then_some(crate::report::brief::brief as crate::run::engine::BriefFn),
     };
     let code = match args.tasks.as_slice() {
         [task] if args.result_dir.is_none() && args.outputs.is_none() => {

@@ -6,39 +6,20 @@
 //! A workflow's own constraints (`wf constraints add`) live in its state file and
 //! stay on the machine that added them; these are the ones a team shares.
 
-use serde::Deserialize;
+use clap::ValueEnum;
 
 use super::vocabulary::{self, Category};
 use super::NewConstraint;
+use crate::config::constraints::ProjectConstraint;
 use crate::config::Config;
 use crate::error::{Result, WfError};
 use crate::state::model::{Constraint, Constraints};
 
-/// One entry of `wf.constraints`.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ProjectConstraint {
-    pub description: String,
-    /// The command that proves it; a hard constraint's runs at every quality gate.
-    pub verify_cmd: Option<String>,
-    /// Whether it must hold (default) or only should.
-    #[serde(default = "yes")]
-    pub hard: bool,
-    /// Detected from the description when absent.
-    pub category: Option<Category>,
-}
-
-fn yes() -> bool {
-    true
-}
-
-impl ProjectConstraint {
-    /// Whether `c`, a constraint of a workflow, is this one (seeded from it, or
-    /// added by hand with the same words and command).
-    pub fn is(&self, c: &Constraint) -> bool {
-        c.description == self.description.trim()
-            && c.verify_cmd.as_deref().map(str::trim) == self.verify_cmd.as_deref().map(str::trim)
-    }
+/// Whether `c`, a constraint of a workflow, is the committed `p` (seeded from it,
+/// or added by hand with the same words and command).
+pub fn is(p: &ProjectConstraint, c: &Constraint) -> bool {
+    c.description == p.description.trim()
+        && c.verify_cmd.as_deref().map(str::trim) == p.verify_cmd.as_deref().map(str::trim)
 }
 
 /// Refuses, before anything is written, a committed constraint `seed` would refuse
@@ -52,6 +33,14 @@ pub fn check(config: &Config) -> Result<()> {
                 "{}: a constraint needs a description",
                 at()
             )));
+        }
+        if let Some(word) = &c.category {
+            if Category::from_str(word, false).is_err() {
+                return Err(WfError::usage(format!(
+                    "{}: category {word:?} is not one of requirement, interface, data, error, security, performance",
+                    at()
+                )));
+            }
         }
         if let Err(e) = super::check_verify_cmd(c.verify_cmd.as_deref(), config) {
             return Err(WfError::usage(format!("{}: {}", at(), e.message)));
@@ -78,7 +67,12 @@ pub fn seed(constraints: &mut Constraints, config: &Config) -> Result<Vec<Constr
         let new = NewConstraint {
             description: description.to_string(),
             hard: c.hard,
-            category: c.category.as_ref().map(vocabulary::name),
+            category: c
+                .category
+                .as_deref()
+                .and_then(|w| Category::from_str(w, false).ok())
+                .as_ref()
+                .map(vocabulary::name),
             source: "user".into(),
             phase: "analysis".into(),
             verify_cmd: c.verify_cmd.clone(),
@@ -123,8 +117,8 @@ mod tests {
         assert_eq!(constraints.soft[0].category, "performance");
         // Importing again adds nothing.
         assert!(seed(&mut constraints, &config).unwrap().is_empty());
-        assert!(config.wf.constraints[0].is(&constraints.hard[0]));
-        assert!(!config.wf.constraints[1].is(&constraints.hard[0]));
+        assert!(is(&config.wf.constraints[0], &constraints.hard[0]));
+        assert!(!is(&config.wf.constraints[1], &constraints.hard[0]));
     }
 
     #[test]
@@ -147,6 +141,17 @@ mod tests {
         let config = config(r#"[{"description": "  "}]"#);
         let err = check(&config).unwrap_err();
         assert!(err.message.contains("wf.constraints[0]"), "{}", err.message);
+    }
+
+    #[test]
+    fn a_category_outside_the_vocabulary_is_refused_before_the_import() {
+        let config = config(r#"[{"description": "fast", "category": "speed"}]"#);
+        let err = check(&config).unwrap_err();
+        assert!(
+            err.message.contains("category \"speed\" is not one of"),
+            "{}",
+            err.message
+        );
     }
 
     #[test]

@@ -371,4 +371,3 @@ pub(crate) fn counted(n: usize, one: &str, many: &str) -> String {
 fn same_lines(a: &Evidence, b: &Evidence) -> bool {
     a.tasks == b.tasks
 }
-

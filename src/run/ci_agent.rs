@@ -11,6 +11,7 @@
 
 use crate::config::Config;
 use crate::run::agent::{self, Dispatch};
+use crate::run::engine::BriefFn;
 use crate::run::executor::Pool;
 use crate::run::work::{Part, TaskOutcome, Verdict, WorkCtx};
 use crate::state::model::{Task, WorkflowState};
@@ -22,6 +23,7 @@ pub fn do_in_job(
     state: &WorkflowState,
     task: &Task,
     config: &Config,
+    brief: BriefFn,
 ) -> Result<(TaskOutcome, String), Verdict> {
     let mut pool = Pool::from_config(config, None);
     let mut executors = Vec::new();
@@ -38,12 +40,7 @@ pub fn do_in_job(
     let names: Vec<&str> = executors.iter().map(|e| e.config.name.as_str()).collect();
     let names = names.join(", ");
     let dispatch = Dispatch {
-        brief: crate::report::brief::brief(
-            state,
-            task,
-            &crate::run::derived::config_checks(config),
-        )
-        .into_bytes(),
+        brief: brief(state, task, &crate::run::derived::config_checks(config)).into_bytes(),
         executors,
         mock: None,
         before_implementation: false,

@@ -282,8 +282,8 @@ pub struct Run<'a> {
     /// The key results are signed with ([`result_key`]).
     pub key: Option<&'a [u8]>,
     /// Agent tasks are done by the configured executors (`--agents`,
-    /// `src/run/ci_agent.rs`) instead of failed.
-    pub agents: bool,
+    /// `src/run/ci_agent.rs`) instead of failed, given this brief.
+    pub agents: Option<crate::run::engine::BriefFn>,
 }
 
 /// Runs `task_id`'s checks in the project and returns the result. An agent task is
@@ -317,7 +317,7 @@ pub fn run_task(
         )
     })?;
     let agent = needs_agent(task);
-    if agent && !ci && !agents {
+    if agent && !ci && agents.is_none() {
         return Err(agent_refusal(task_id));
     }
     // Taken before the checks: the tree they ran on, which a check may change.
@@ -337,8 +337,9 @@ pub fn run_task(
     );
     let mut runs = Vec::new();
     // The reason `workflow-execute --ci` gives an agent task, so both runs read alike.
-    let cannot =
-        cannot.or_else(|| (agent && !agents).then(|| crate::run::policy::ci_handoff_reason(task)));
+    let cannot = cannot.or_else(|| {
+        (agent && agents.is_none()).then(|| crate::run::policy::ci_handoff_reason(task))
+    });
     // An agent's work is never answered from the cache: it has yet to be done.
     let cached = match (&cannot, cache.as_mut()) {
         (None, Some(cache)) if !agent => cache.pass(task),
@@ -349,10 +350,10 @@ pub fn run_task(
         (Verdict::Failed { reason }, None)
     } else if cached.is_some() {
         (Verdict::Passed { verified: true }, None)
-    } else if agent {
+    } else if let (true, Some(brief)) = (agent, agents) {
         crate::run::signals::install();
         let _watch = crate::run::signals::InterruptWatch::start(ctx.children.clone());
-        match crate::run::ci_agent::do_in_job(&ctx, state, task, config) {
+        match crate::run::ci_agent::do_in_job(&ctx, state, task, config, brief) {
             Ok((outcome, executor)) => {
                 runs = outcome.checks;
                 agent_work = AgentWork {
