@@ -195,6 +195,32 @@ pub struct WfSettings {
     /// (docs/constraints.md "Committed constraints").
     #[serde(default)]
     pub constraints: Vec<constraints::ProjectConstraint>,
+    /// Several agents at once: leases and worktrees (docs/agents.md).
+    #[serde(default)]
+    pub agents: AgentSettings,
+}
+
+/// `wf.agents`: how tasks are leased to agents working at the same time.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgentSettings {
+    /// Each leased task in its own git worktree, merged back when it passes (false
+    /// when unset; `wf next --worktree` asks for one task).
+    pub worktrees: Option<bool>,
+    /// Minutes an agent may go without calling `wf` before its lease expires and its
+    /// task goes back to ready ([`DEFAULT_LEASE_MINUTES`] when unset).
+    pub lease_minutes: Option<u64>,
+}
+
+/// An agent that calls nothing for an hour has gone (a task that takes longer is
+/// still renewed by each `next`, `status` or hook call).
+pub const DEFAULT_LEASE_MINUTES: u64 = 60;
+
+impl AgentSettings {
+    pub fn lease_ttl(&self) -> std::time::Duration {
+        let minutes = self.lease_minutes.unwrap_or(DEFAULT_LEASE_MINUTES);
+        std::time::Duration::from_secs(minutes.saturating_mul(60))
+    }
 }
 
 /// `wf.classify`: see `plan::classify`.
@@ -338,6 +364,11 @@ fn check_ranges(path: &Path, text: &str, wf: &WfSettings) -> Result<()> {
         _ => Ok(()),
     };
     check("wf.log_cap_bytes".into(), wf.log_cap_bytes, LOG_CAP_RANGE)?;
+    check(
+        "wf.agents.lease_minutes".into(),
+        wf.agents.lease_minutes,
+        1..=10_080,
+    )?;
     check(
         "wf.hook_timeout_secs".into(),
         wf.hook_timeout_secs,

@@ -21,6 +21,8 @@
 
 pub mod checks;
 pub mod memo;
+pub mod parallel;
 pub mod step;
 pub mod transcript;
 pub mod tree;
+pub mod worktree;

@@ -3,6 +3,7 @@
 //! the agent the next one (`src/commands/hook.rs`). The caller holds the workflow's
 //! lock.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::error::Result;
@@ -29,6 +30,17 @@ pub fn lock(project: &Project, wait: Duration, command: &str) -> Result<Session>
     Ok(session)
 }
 
+/// Whose run it is when several agents work at once (`run::lease`).
+#[derive(Debug, Clone, Default)]
+pub struct Caller {
+    /// The task leased to the caller: of the leased tasks, the only one the run
+    /// takes back.
+    pub own: Option<String>,
+    /// Where the caller's task is done and checked: the project's directory in the
+    /// task's worktree (`agent::worktree`); the project's own when none.
+    pub tree: Option<PathBuf>,
+}
+
 /// Runs the engine as `wf workflow-execute` builds it (src/commands/execute.rs), with
 /// two differences: never CI (the caller is an agent at work, not a CI job), and no
 /// executors — the caller is the agent, so every agent task is handed to it, never to
@@ -40,19 +52,24 @@ pub fn run_engine(
     session: &mut Session,
     mode: Mode,
     brief: BriefFn,
+    caller: &Caller,
 ) -> Result<(Stop, Vec<String>)> {
     let state = session.state()?;
-    let opts = Options::for_workflow(
+    let mut opts = Options::for_workflow(
         &project.config,
         &project.dir,
         session.store().dir(),
         state,
         mode,
     );
+    if let Some(own) = &caller.own {
+        opts.held_elsewhere.remove(own);
+    }
     let mut no_executors = project.config.clone();
     no_executors.wf.executors.clear();
     let pool = Pool::from_config(&no_executors, None);
-    let ctx = WorkCtx::for_session(&project.dir, &project.config, session)?;
+    let tree = caller.tree.as_deref().unwrap_or(&project.dir);
+    let ctx = WorkCtx::for_session(tree, &project.config, session)?;
     let mut quiet = Quiet::default();
     let mut engine = Engine::new(session, ctx, opts, pool, brief, &mut quiet)?;
     let stop = engine.run()?;

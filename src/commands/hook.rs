@@ -339,8 +339,13 @@ fn advance(
         return Ok(passed);
     }
     let mode = Mode::from_state_name(&session.state()?.execution_mode);
-    let (stop, _) =
-        crate::agent::step::run_engine(project, &mut session, mode, crate::report::brief::brief)?;
+    let (stop, _) = crate::agent::step::run_engine(
+        project,
+        &mut session,
+        mode,
+        crate::report::brief::brief,
+        &crate::agent::step::Caller::default(),
+    )?;
     let state = session.state()?;
     let Some(done) = state.task(&task.id) else {
         return Ok(passed);

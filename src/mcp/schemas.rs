@@ -45,7 +45,7 @@ pub fn next() -> Arc<JsonObject> {
 
 pub fn done() -> Arc<JsonObject> {
     object(json!({
-        "result": {"enum": ["passed", "failed", "workflow_failed", "not_checked", "not_given", "nothing_to_check", "claim_rejected", "budget_reached", "completed"]},
+        "result": {"enum": ["passed", "failed", "workflow_failed", "not_checked", "not_given", "nothing_to_check", "claim_rejected", "budget_reached", "completed", "conflict"]},
         "task": {"type": ["string", "null"]},
         "failed_checks": {"type": "array", "items": {"type": "object"}},
         "then": then(),

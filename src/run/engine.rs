@@ -57,6 +57,9 @@ pub struct Options {
     pub pause_at: policy::PauseAt,
     /// `wf.max_consecutive_agent_tasks`.
     pub agent_limit: Option<u32>,
+    /// Handed-off tasks leased to an agent other than the caller (`run::lease`):
+    /// still theirs, so this run does not take them back.
+    pub held_elsewhere: HashSet<String>,
 }
 
 impl Options {
@@ -97,6 +100,7 @@ impl Options {
                 .and_then(|list| policy::PauseAt::parse(list).ok())
                 .unwrap_or_default(),
             agent_limit: config.wf.max_consecutive_agent_tasks,
+            held_elsewhere: crate::run::lease::live_tasks(workflow_dir, config),
         }
     }
 }
@@ -329,6 +333,7 @@ impl<'a> Engine<'a> {
             .tasks
             .iter()
             .filter(|t| t.status() == TaskStatus::InProgress && t.handed_off())
+            .filter(|t| !self.opts.held_elsewhere.contains(t.id()))
             .cloned()
             .collect();
         let mut phase = None;

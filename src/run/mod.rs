@@ -13,6 +13,7 @@ pub mod engine;
 pub mod executor;
 pub mod failure;
 pub mod import;
+pub mod lease;
 pub mod now;
 mod outcome;
 mod phase_check;

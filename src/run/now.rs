@@ -76,11 +76,13 @@ pub fn what_now_in<'a>(state: &'a WorkflowState, digest: &Digest, facts: Facts) 
         }
     }
     // The task in progress: `current_task` when it is, else the first in plan order.
+    // Either is one the digest counts in progress: an agent's caller leaves out the
+    // tasks leased to other agents (`run::lease`).
     let current = state
         .current_task
         .as_deref()
         .and_then(|id| state.task(id))
-        .filter(|t| t.status == TaskStatus::InProgress);
+        .filter(|t| t.status == TaskStatus::InProgress && digest.in_progress.contains(&t.id));
     if let Some(task) = current.or_else(|| in_progress.first().copied()) {
         return Now::HandedOff(task);
     }

@@ -4,6 +4,12 @@ use super::{
     advice, budget_reached, failure, lock, run_step, situation, stop_word, task_to_check, what_now,
     Answer, Claim, Context,
 };
+use std::collections::HashSet;
+use std::path::Path;
+
+use crate::agent::parallel::Turn;
+use crate::agent::step::Caller;
+use crate::agent::worktree::Conflict;
 use crate::config::Role;
 use crate::error::Result;
 use crate::error::WfError;
@@ -31,6 +37,8 @@ fn done_inner(ctx: &Context, claim: &Claim) -> Result<Answer> {
     let project = Project::discover(ctx.project.as_deref())?;
     let mut session = lock(&project, ctx, "mcp done")?;
     recovery::refuse_undecided(&mut session, false, false)?;
+    let mut turn = Turn::begin(&project, &mut session, &ctx.agent)?;
+    let others = turn.others();
     let mut problems = Vec::new();
     let target = {
         let state = session.state()?;
@@ -50,7 +58,7 @@ fn done_inner(ctx: &Context, claim: &Claim) -> Result<Answer> {
             }
             _ => {}
         }
-        let n = what_now(state);
+        let n = what_now(state, &others);
         let target = match (task_to_check(state, &n), n.reason) {
             (Some(t), _) if t.status == TaskStatus::Failed => Target::Retry(t.id.clone()),
             (Some(t), _) => Target::Task {
@@ -76,6 +84,24 @@ fn done_inner(ctx: &Context, claim: &Claim) -> Result<Answer> {
         }
         target
     };
+    // A task in a worktree of its own comes back only if its branch merges cleanly:
+    // else nothing is checked nor recorded, and the task stays this agent's.
+    let (checked, message) = match &target {
+        Target::Task { id, .. } | Target::Retry(id) => {
+            let name = session.state()?.task(id).map(|t| one_line(&t.name));
+            (
+                Some(id.clone()),
+                format!("{id}: {}", name.unwrap_or_default()),
+            )
+        }
+        Target::Finish => (None, String::new()),
+    };
+    if let Some(id) = &checked {
+        if let Some(conflict) = turn.conflicts(&project, id, &message)? {
+            return Ok(conflicted(session.state()?, &turn, id, &conflict));
+        }
+    }
+    let caller = turn.caller(checked.as_deref());
     // A claim is compared with what git saw change since the hand-off only when the
     // hand-off was before this call: one made now has seen nothing yet.
     let checked_claim = matches!(
@@ -91,7 +117,7 @@ fn done_inner(ctx: &Context, claim: &Claim) -> Result<Answer> {
             recovery::retry(&mut session, &id)?;
             let task = session.state()?.task(&id).cloned();
             if task.as_ref().is_some_and(needs_agent) {
-                problems.extend(hand_off(&project, &mut session, &id)?);
+                problems.extend(hand_off(&project, &mut session, &id, &caller)?);
             }
             Some(id)
         }
@@ -106,23 +132,33 @@ fn done_inner(ctx: &Context, claim: &Claim) -> Result<Answer> {
                 if let Some(answer) = over_budget(&project, session.state()?, &id) {
                     return Ok(answer);
                 }
-                problems.extend(hand_off(&project, &mut session, &id)?);
+                problems.extend(hand_off(&project, &mut session, &id, &caller)?);
             }
             Some(id)
         }
     };
+    let tree = caller.tree.clone().unwrap_or_else(|| project.dir.clone());
     if let Some(id) = &id {
-        if let Some(rejected) = claim_rejected(&project, session.state()?, id, claim, checked_claim)
-        {
+        if let Some(rejected) = claim_rejected(&tree, session.state()?, id, claim, checked_claim) {
             return Ok(rejected);
         }
         record_claim(&mut session, id, claim)?;
         record_usage(&project, &session, id, claim)?;
     }
-    let (stop, more) = run_step(&project, &mut session)?;
+    let (stop, more) = run_step(&project, &mut session, &caller)?;
     problems.extend(more);
+    if let Some(id) = &id {
+        problems.extend(turn.settle_return(&project, &session, id, &message)?);
+    }
     let state = session.state()?;
-    Ok(done_answer(&session, state, id.as_deref(), &stop, problems))
+    Ok(done_answer(
+        &session,
+        state,
+        &others,
+        id.as_deref(),
+        &stop,
+        problems,
+    ))
 }
 
 /// What `done` checks.
@@ -172,8 +208,13 @@ fn not_given(state: &WorkflowState, n: &Next<'_>, id: &str) -> Answer {
 /// Hands `id` off with a run of the engine that does nothing else; the problems it
 /// reported. A task the run did not hand off (another one was ready before it) is
 /// refused with how the run stopped.
-fn hand_off(project: &Project, session: &mut Session, id: &str) -> Result<Vec<String>> {
-    let (stop, problems) = run_step(project, session)?;
+fn hand_off(
+    project: &Project,
+    session: &mut Session,
+    id: &str,
+    caller: &Caller,
+) -> Result<Vec<String>> {
+    let (stop, problems) = run_step(project, session, caller)?;
     match stop {
         Stop::HandedOff(handed) if handed == id => Ok(problems),
         other => Err(WfError::usage(format!(
@@ -187,7 +228,7 @@ fn hand_off(project: &Project, session: &mut Session, id: &str) -> Result<Vec<St
 /// that did not change since the hand-off is refused as an error result, before
 /// any check runs; the task stays with the agent.
 fn claim_rejected(
-    project: &Project,
+    tree: &Path,
     state: &WorkflowState,
     id: &str,
     claim: &Claim,
@@ -196,7 +237,7 @@ fn claim_rejected(
     if !checked || claim.changed_files.is_empty() {
         return None;
     }
-    let seen = crate::run::proven::changes_since(&project.dir, state.task(id)?)?;
+    let seen = crate::run::proven::changes_since(tree, state.task(id)?)?;
     let why = crate::proof::check_changes(&claim.changed_files, &seen, false).err()?;
     Some(Answer::new(
         json!({"result": "claim_rejected", "task": id, "reason": why, "changed_files": seen.files, "workflow_status": state.status}),
@@ -226,6 +267,29 @@ fn over_budget(project: &Project, state: &WorkflowState, id: &str) -> Option<Ans
         then.clone(),
         true,
     ))
+}
+
+/// `done` on a task whose branch would conflict with the project's head: nothing
+/// checked or recorded; the agent merges the head into its worktree, settles the
+/// files named, and calls `done` again.
+fn conflicted(state: &WorkflowState, turn: &Turn, id: &str, conflict: &Conflict) -> Answer {
+    let files = &conflict.files;
+    let tree = turn.leases.of_task(id).and_then(|l| l.worktree.as_ref());
+    let (dir, branch) = tree.map_or((String::new(), String::new()), |t| {
+        (t.dir.display().to_string(), one_line(&t.branch))
+    });
+    let shown: Vec<String> = files.iter().map(|f| one_line(f)).collect();
+    let then = format!(
+        "Nothing was checked: your branch {branch} conflicts with the project's head in {}. In {dir}, merge the head (`git merge {head}`), settle those files, commit, then call `done` again. {id} is still yours.",
+        shown.join(", "),
+        head = conflict.head,
+        id = one_line(id),
+    );
+    Answer::new(
+        json!({"result": "conflict", "task": id, "conflicting_files": files, "head": conflict.head, "worktree": {"dir": dir, "branch": branch}, "workflow_status": state.status, "then": then}),
+        then.clone(),
+        true,
+    )
 }
 
 /// What the agent says this attempt used, kept for the task until the engine
@@ -264,11 +328,12 @@ fn record_claim(session: &mut Session, id: &str, claim: &Claim) -> Result<()> {
 fn done_answer(
     session: &Session,
     state: &WorkflowState,
+    others: &HashSet<String>,
     id: Option<&str>,
     stop: &Stop,
     problems: Vec<String>,
 ) -> Answer {
-    let n = what_now(state);
+    let n = what_now(state, others);
     let next = json!({
         "reason": n.reason.as_str(),
         "message": situation(state, &n),

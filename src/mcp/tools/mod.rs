@@ -13,12 +13,14 @@
 //! `running`); `done` takes a handed-off task back (its checks, tests, gate, commit)
 //! or runs a command task, records the outcome, and stops before the task after it.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 
+use crate::agent::step::Caller;
 use crate::error::{Result, WfError};
 use crate::output::{error_json, JSON_SCHEMA_VERSION};
 use crate::project::Project;
@@ -56,6 +58,9 @@ pub struct Context {
     /// again on every call, as every `wf` command finds it.
     pub project: Option<PathBuf>,
     pub wait: Duration,
+    /// Who this server's client is among the agents working the workflow at once:
+    /// the name its leases are under (`run::lease`), `mcp-<pid>` of this server.
+    pub agent: String,
     /// The task `next` last gave the agent (or `done` told it to fix): besides a task
     /// handed off to an agent, the only one `done` checks, so a `done` said twice
     /// never checks — nor fails — the task after, which the agent has not seen.
@@ -67,6 +72,7 @@ impl Context {
         Context {
             project,
             wait,
+            agent: format!("mcp-{}", std::process::id()),
             given: Arc::default(),
         }
     }
@@ -193,10 +199,19 @@ pub(super) fn stop_word(state: &WorkflowState, stop: &Stop) -> String {
 /// back a handed-off one), so a call never runs more than it answers for. Step mode is
 /// this server's way of working, not the user's: the workflow keeps the mode it had,
 /// and the next `wf workflow-execute` without a flag runs in it.
-pub(super) fn run_step(project: &Project, session: &mut Session) -> Result<(Stop, Vec<String>)> {
+pub(super) fn run_step(
+    project: &Project,
+    session: &mut Session,
+    caller: &Caller,
+) -> Result<(Stop, Vec<String>)> {
     let mode = session.state()?.execution_mode.clone();
-    let (stop, problems) =
-        crate::agent::step::run_engine(project, session, Mode::Step, crate::report::brief::brief)?;
+    let (stop, problems) = crate::agent::step::run_engine(
+        project,
+        session,
+        Mode::Step,
+        crate::report::brief::brief,
+        caller,
+    )?;
     let ran = (stop, problems.iter().map(|p| one_line(p)).collect());
     if session.state()?.execution_mode != mode {
         session.state_mut()?.execution_mode = mode;
@@ -217,10 +232,17 @@ pub(super) fn task_to_check<'a>(state: &'a WorkflowState, n: &Next<'a>) -> Optio
 }
 
 /// `wf next`'s answer (`run::now`), for a caller holding the lock: no other run can
-/// be going on, and an interrupted one was recovered when the lock was taken.
-pub(super) fn what_now(state: &WorkflowState) -> next_report::Next<'_> {
-    next_report::next_given(
+/// be going on, and an interrupted one was recovered when the lock was taken. The
+/// tasks other agents hold (`others`, `run::lease`) are theirs: not in progress here.
+pub(super) fn what_now<'a>(
+    state: &'a WorkflowState,
+    others: &HashSet<String>,
+) -> next_report::Next<'a> {
+    let mut digest = crate::state::summary::Digest::of(state);
+    digest.in_progress.retain(|id| !others.contains(id));
+    next_report::next_in(
         state,
+        &digest,
         crate::run::now::Facts {
             writer_alive: true,
             ..crate::run::now::Facts::default()

@@ -5,11 +5,13 @@ use super::{
     advice, failed_run, failure, first_failed, lock, paused, run_step, situation, task_to_check,
     what_now, Answer, Context,
 };
+use crate::agent::parallel::Turn;
 use crate::error::Result;
 use crate::project::Project;
 use crate::report::brief;
 use crate::report::next as next_report;
 use crate::report::next::Reason;
+use crate::report::one_line;
 use crate::run::engine::needs_agent;
 use serde_json::json;
 
@@ -21,17 +23,38 @@ pub fn next(ctx: &Context) -> Answer {
 fn next_inner(ctx: &Context) -> Result<Answer> {
     let project = Project::discover(ctx.project.as_deref())?;
     let mut session = lock(&project, ctx, "mcp next")?;
-    let hand_off = {
+    let mut turn = Turn::begin(&project, &mut session, &ctx.agent)?;
+    let others = turn.others();
+    let (hand_off, unleased) = {
         let state = session.state()?;
-        let n = what_now(state);
-        n.reason == Reason::Ready && n.task.is_some_and(needs_agent) && !failed_run(state)
+        let n = what_now(state, &others);
+        let id = n.task.map(|t| t.id.clone());
+        let hand_off =
+            n.reason == Reason::Ready && n.task.is_some_and(needs_agent) && !failed_run(state);
+        let unleased = n.reason == Reason::InProgress
+            && n.task.is_some_and(|t| t.handed_off == Some(true))
+            && id
+                .as_deref()
+                .is_some_and(|id| turn.leases.of_task(id).is_none());
+        (
+            hand_off.then(|| id.clone()).flatten(),
+            unleased.then_some(id).flatten(),
+        )
     };
     let mut problems = Vec::new();
-    if hand_off {
-        problems = run_step(&project, &mut session)?.1;
+    if let Some(id) = hand_off {
+        let own_tree = project.config.wf.agents.worktrees == Some(true);
+        problems = turn
+            .hand_off(&project, &mut session, &id, own_tree, |session, caller| {
+                run_step(&project, session, caller)
+            })?
+            .1;
+    } else if let Some(id) = unleased {
+        // A hand-off nobody holds (a run handed it to whoever comes): now this agent's.
+        turn.lease(&session, &id, None)?;
     }
     let state = session.state()?;
-    let n = what_now(state);
+    let n = what_now(state, &others);
     ctx.give(task_to_check(state, &n));
     let then = advice(state, &n);
     let checks = crate::run::derived::config_checks(&project.config);
@@ -41,6 +64,11 @@ fn next_inner(ctx: &Context) -> Result<Answer> {
     body["workflow_status"] = json!(state.status);
     body["status_reason"] = json!(state.status_reason);
     body["handed_off"] = json!(n.task.is_some_and(|t| t.handed_off == Some(true)));
+    let tree = n
+        .task
+        .and_then(|t| turn.leases.of_task(&t.id))
+        .and_then(|l| l.worktree.as_ref());
+    body["worktree"] = json!(tree.map(|w| json!({"dir": w.dir, "branch": w.branch})));
     body["then"] = json!(then);
     body["problems"] = json!(problems);
     match (
@@ -58,6 +86,13 @@ fn next_inner(ctx: &Context) -> Result<Answer> {
         (None, None) => {}
     }
     let mut text = text.trim_end().to_string();
+    if let Some(tree) = tree {
+        text.push_str(&format!(
+            "\n\nWork in {}: this task's own git worktree, on branch {}. wf commits it and merges it back when the task passes.",
+            tree.dir.display(),
+            one_line(&tree.branch)
+        ));
+    }
     if let Some(why) = paused(state) {
         text.push_str(&format!("\n\nThe last run paused: {why}."));
     }

@@ -24,6 +24,7 @@ fn skip_inner(ctx: &Context, task: Option<&str>, reason: &str) -> Result<Answer>
     }
     let project = Project::discover(ctx.project.as_deref())?;
     let mut session = lock(&project, ctx, "mcp skip")?;
+    let mut turn = crate::agent::parallel::Turn::begin(&project, &mut session, &ctx.agent)?;
     let target = {
         let state = session.state()?;
         if matches!(
@@ -48,11 +49,12 @@ fn skip_inner(ctx: &Context, task: Option<&str>, reason: &str) -> Result<Answer>
         }
     };
     let id = recovery::skip(&mut session, &target, reason)?;
+    turn.let_go(&session, &id)?;
     if ctx.given().as_deref() == Some(id.as_str()) {
         ctx.give(None);
     }
     let state = session.state()?;
-    let n = what_now(state);
+    let n = what_now(state, &turn.others());
     let then = match n.task {
         Some(t) if n.reason == crate::report::next::Reason::Ready => format!(
             "Next: {} ({}). Call `next` for its brief.",
