@@ -17,7 +17,8 @@ use crate::error::Result;
 use crate::project::Project;
 use crate::run::engine::Stop;
 use crate::run::lease::{Lease, Leases, Worktree};
-use crate::state::Session;
+use crate::state::summary::Digest;
+use crate::state::{Session, WorkflowState};
 
 /// The leases as one agent's call sees them, once settled (`run::lease::settle`):
 /// the expired taken out and their tasks ready again, the caller's renewed.
@@ -42,6 +43,15 @@ impl Turn {
     /// The tasks other agents hold: not this agent's to do, check or retry.
     pub fn others(&self) -> HashSet<String> {
         self.leases.held_by_others(Some(&self.agent))
+    }
+
+    /// The state's digest as this agent sees it: the tasks other agents hold are
+    /// theirs, not in progress here (`run::now` then answers for this agent).
+    pub fn digest(&self, state: &WorkflowState) -> Digest {
+        let others = self.others();
+        let mut digest = Digest::of(state);
+        digest.in_progress.retain(|id| !others.contains(id));
+        digest
     }
 
     pub fn own(&self) -> Option<&Lease> {

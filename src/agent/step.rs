@@ -77,6 +77,26 @@ pub fn run_engine(
     Ok((stop, quiet.problems))
 }
 
+/// One step of a run for an agent's call: the engine in step mode starts at most one
+/// task (after taking back the caller's handed-off one), so a call never runs more
+/// than it answers for. Step mode is the agent's way of working, not the user's: the
+/// workflow keeps the mode it had, and the next `wf workflow-execute` without a flag
+/// runs in it.
+pub fn step(
+    project: &Project,
+    session: &mut Session,
+    brief: BriefFn,
+    caller: &Caller,
+) -> Result<(Stop, Vec<String>)> {
+    let mode = session.state()?.execution_mode.clone();
+    let ran = run_engine(project, session, Mode::Step, brief, caller)?;
+    if session.state()?.execution_mode != mode {
+        session.state_mut()?.execution_mode = mode;
+        session.save()?;
+    }
+    Ok(ran)
+}
+
 /// The run's progress goes nowhere: stdout is the protocol's. Its problems (a
 /// capability no executor offers, an interrupted task's partial outputs) go into the
 /// answer.

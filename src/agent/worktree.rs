@@ -33,8 +33,13 @@ pub fn open(project: &Path, workflow_dir: &Path, task: &str) -> Result<Worktree>
     let name = dir_name(task);
     let path = workflow_dir.join(DIR).join(&name);
     let branch = format!("wf/{name}");
+    let inside = project.strip_prefix(&top).unwrap_or(Path::new(""));
     let tree = Worktree {
-        dir: path.join(project.strip_prefix(&top).unwrap_or(Path::new(""))),
+        dir: if inside.as_os_str().is_empty() {
+            path.clone()
+        } else {
+            path.join(inside)
+        },
         path,
         branch,
     };

@@ -189,12 +189,23 @@ pub enum Command {
     )]
     Status(StatusArgs),
     /// Print the brief of the task to do next: the one in progress, else the first ready.
+    /// With --agent, lease it to that agent (several agents at once, docs/agents.md).
     #[command(after_help = concat!(
             "Examples:\n",
             "  wf next                                  the brief of the task to do now\n",
-            "  wf next --json | jq -r .brief.markdown   the brief for an agent",
+            "  wf next --json | jq -r .brief.markdown   the brief for an agent\n",
+            "  wf next --agent alice --worktree         lease alice a task, in its own git worktree\n",
+            "  wf done --agent alice                    check alice's task and merge it back",
         ))]
-    Next,
+    Next(NextArgs),
+    /// Check the task leased to an agent (`wf next --agent`), record it, and merge its
+    /// worktree back when it passes. Exit 0 passed, 1 failed or in conflict.
+    #[command(after_help = concat!(
+            "Examples:\n",
+            "  wf done --agent alice          alice's task: its checks, then the merge\n",
+            "  wf done --agent alice --json   the result for scripts",
+        ))]
+    Done(DoneArgs),
     /// List every workflow under the home (WF_HOME): project, name, status, progress,
     /// last update — so a moved or re-cloned project can find its workflow.
     #[command(after_help = concat!(

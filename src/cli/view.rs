@@ -76,6 +76,24 @@ pub struct StatusArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct NextArgs {
+    /// Lease the task to this agent: another agent's `next` gets another task, and
+    /// this one comes back with `wf done --agent NAME`. Without it, `next` only reads.
+    #[arg(long, value_name = "NAME")]
+    pub agent: Option<String>,
+    /// Do the leased task in its own git worktree (as `wf.agents.worktrees`).
+    #[arg(long, requires = "agent")]
+    pub worktree: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct DoneArgs {
+    /// The agent whose leased task is checked.
+    #[arg(long, value_name = "NAME")]
+    pub agent: String,
+}
+
+#[derive(Debug, Args)]
 pub struct GraphArgs {
     /// The picture's language.
     #[arg(long, value_enum, default_value_t = GraphFormat::Mermaid)]

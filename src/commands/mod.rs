@@ -6,6 +6,7 @@ mod check;
 pub mod completions;
 mod constraints;
 mod doctor;
+mod done;
 mod events;
 pub mod execute;
 mod export;
@@ -56,7 +57,8 @@ pub fn run(cli: &Cli, out: &Output) -> Result<i32> {
         Command::Init(args) => init::run(cli.global.project.as_deref(), args, out),
         Command::WorkflowStart(args) => start::run(&project()?, &cli.global, args, out),
         Command::Check(args) => check::run(&project()?, args, out),
-        Command::Next => next::run(&project()?, out),
+        Command::Next(args) => next::run(&project()?, &cli.global, args, out),
+        Command::Done(args) => done::run(&project()?, &cli.global, args, out),
         Command::List => list::run(out),
         Command::Graph(args) => graph::run(&project()?, args, out),
         Command::Events(args) => events::run(&project()?, args, out),

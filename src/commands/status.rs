@@ -35,7 +35,9 @@ pub fn run(project: &Project, args: &StatusArgs, out: &Output) -> Result<i32> {
                 .into_iter()
                 .next(),
         };
-        out.json_value(&status::json(state, &paths, window, interrupted));
+        let mut doc = status::json(state, &paths, window, interrupted);
+        doc.leases = leases(store.dir())?.leases;
+        out.json_value(&doc);
         return Ok(0);
     }
     let mut text = status::table_in(state, digest, window, out.look());
@@ -66,6 +68,10 @@ pub fn run(project: &Project, args: &StatusArgs, out: &Output) -> Result<i32> {
             crate::report::tasks::list_in(state, digest, out.look())
         });
     }
+    if let Some(agents) = crate::report::status::leases(&leases(store.dir())?) {
+        text.push_str("\n\n");
+        text.push_str(&agents);
+    }
     if args.detail {
         text.push_str("\n\n");
         text.push_str(&status::detail(state, out.look()));
@@ -92,4 +98,9 @@ fn known_phase(state: &crate::state::WorkflowState, phase: &str) -> Result<()> {
         "--phase {phase}: no task of the plan is in that phase; its phases: {}",
         phases.join(", ")
     )))
+}
+
+/// Who holds which task when several agents work at once (`run::lease`).
+fn leases(workflow_dir: &std::path::Path) -> Result<crate::run::lease::Leases> {
+    crate::run::lease::Leases::load(workflow_dir)
 }

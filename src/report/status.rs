@@ -181,6 +181,9 @@ pub struct StatusJson<'a> {
     /// What the executors reported they used, when any did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub usage: Option<UsageSummary>,
+    /// Which agent holds which task, when several work at once (`run::lease`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub leases: Vec<crate::run::lease::Lease>,
 }
 
 /// The workflow's reported usage: totals and the tasks that cost most.
@@ -277,6 +280,7 @@ pub fn json<'a>(
         accepted_unchecked: unchecked(state).map(|t| t.id.as_str()).collect(),
         unadopted: state.unadopted.as_deref(),
         usage: usage_summary(&Digest::of(state)),
+        leases: Vec::new(),
     }
 }
 
@@ -421,4 +425,30 @@ mod tests {
         assert_eq!(thousands(200_000), "200,000");
         assert_eq!(thousands(1_234_567), "1,234,567");
     }
+}
+
+/// The agents at work and what each holds, a line each: the task, since when, its
+/// last call, and the worktree it works in. None when no task is leased.
+pub fn leases(leases: &crate::run::lease::Leases) -> Option<String> {
+    if leases.leases.is_empty() {
+        return None;
+    }
+    let mut text = String::from("Agents:");
+    for l in &leases.leases {
+        text.push_str(&format!(
+            "\n  {}  {}  since {}, last call {}",
+            one_line(&l.agent),
+            one_line(&l.task),
+            l.since,
+            l.seen
+        ));
+        if let Some(tree) = &l.worktree {
+            text.push_str(&format!(
+                ", in {} ({})",
+                one_line(&tree.dir.to_string_lossy()),
+                one_line(&tree.branch)
+            ));
+        }
+    }
+    Some(text)
 }

@@ -27,6 +27,17 @@ pub struct Facts {
     pub allow_open_questions: bool,
 }
 
+impl Facts {
+    /// What a caller holding the workflow's lock knows: no other run is going on
+    /// (an interrupted one was recovered when the lock was taken).
+    pub fn locked() -> Facts {
+        Facts {
+            writer_alive: true,
+            ..Facts::default()
+        }
+    }
+}
+
 #[derive(Debug, PartialEq)]
 pub enum Now<'a> {
     /// The plan needs a decision before anything runs; why, and what to do.

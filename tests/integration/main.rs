@@ -5,6 +5,7 @@ mod plans;
 mod test;
 
 mod adopt;
+mod agents_parallel;
 mod agreement;
 mod audit_patterns;
 mod bad_input;

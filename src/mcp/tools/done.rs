@@ -4,7 +4,6 @@ use super::{
     advice, budget_reached, failure, lock, run_step, situation, stop_word, task_to_check, what_now,
     Answer, Claim, Context,
 };
-use std::collections::HashSet;
 use std::path::Path;
 
 use crate::agent::parallel::Turn;
@@ -38,7 +37,6 @@ fn done_inner(ctx: &Context, claim: &Claim) -> Result<Answer> {
     let mut session = lock(&project, ctx, "mcp done")?;
     recovery::refuse_undecided(&mut session, false, false)?;
     let mut turn = Turn::begin(&project, &mut session, &ctx.agent)?;
-    let others = turn.others();
     let mut problems = Vec::new();
     let target = {
         let state = session.state()?;
@@ -58,7 +56,7 @@ fn done_inner(ctx: &Context, claim: &Claim) -> Result<Answer> {
             }
             _ => {}
         }
-        let n = what_now(state, &others);
+        let n = what_now(state, &turn);
         let target = match (task_to_check(state, &n), n.reason) {
             (Some(t), _) if t.status == TaskStatus::Failed => Target::Retry(t.id.clone()),
             (Some(t), _) => Target::Task {
@@ -154,7 +152,7 @@ fn done_inner(ctx: &Context, claim: &Claim) -> Result<Answer> {
     Ok(done_answer(
         &session,
         state,
-        &others,
+        &turn,
         id.as_deref(),
         &stop,
         problems,
@@ -328,12 +326,12 @@ fn record_claim(session: &mut Session, id: &str, claim: &Claim) -> Result<()> {
 fn done_answer(
     session: &Session,
     state: &WorkflowState,
-    others: &HashSet<String>,
+    turn: &Turn,
     id: Option<&str>,
     stop: &Stop,
     problems: Vec<String>,
 ) -> Answer {
-    let n = what_now(state, others);
+    let n = what_now(state, turn);
     let next = json!({
         "reason": n.reason.as_str(),
         "message": situation(state, &n),

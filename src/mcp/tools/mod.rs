@@ -13,20 +13,20 @@
 //! `running`); `done` takes a handed-off task back (its checks, tests, gate, commit)
 //! or runs a command task, records the outcome, and stops before the task after it.
 
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 
+use crate::agent::parallel::Turn;
 use crate::agent::step::Caller;
 use crate::error::{Result, WfError};
 use crate::output::{error_json, JSON_SCHEMA_VERSION};
 use crate::project::Project;
 use crate::report::next::{self as next_report, Next, Reason};
 use crate::report::one_line;
-use crate::run::engine::{Mode, RunSummary, Stop};
+use crate::run::engine::{RunSummary, Stop};
 use crate::state::{Session, Task, TaskStatus, WorkflowState, WorkflowStatus};
 
 mod done;
@@ -195,29 +195,16 @@ pub(super) fn stop_word(state: &WorkflowState, stop: &Stop) -> String {
         .to_string()
 }
 
-/// One step of a run: the engine in step mode starts at most one task (after taking
-/// back a handed-off one), so a call never runs more than it answers for. Step mode is
-/// this server's way of working, not the user's: the workflow keeps the mode it had,
-/// and the next `wf workflow-execute` without a flag runs in it.
+/// One step of a run for this agent (`agent::step::step`), the problems on one line
+/// each.
 pub(super) fn run_step(
     project: &Project,
     session: &mut Session,
     caller: &Caller,
 ) -> Result<(Stop, Vec<String>)> {
-    let mode = session.state()?.execution_mode.clone();
-    let (stop, problems) = crate::agent::step::run_engine(
-        project,
-        session,
-        Mode::Step,
-        crate::report::brief::brief,
-        caller,
-    )?;
-    let ran = (stop, problems.iter().map(|p| one_line(p)).collect());
-    if session.state()?.execution_mode != mode {
-        session.state_mut()?.execution_mode = mode;
-        session.save()?;
-    }
-    Ok(ran)
+    let (stop, problems) =
+        crate::agent::step::step(project, session, crate::report::brief::brief, caller)?;
+    Ok((stop, problems.iter().map(|p| one_line(p)).collect()))
 }
 
 /// The task `done` checks now: a failed one (to check again), else the one in
@@ -231,23 +218,11 @@ pub(super) fn task_to_check<'a>(state: &'a WorkflowState, n: &Next<'a>) -> Optio
     })
 }
 
-/// `wf next`'s answer (`run::now`), for a caller holding the lock: no other run can
-/// be going on, and an interrupted one was recovered when the lock was taken. The
-/// tasks other agents hold (`others`, `run::lease`) are theirs: not in progress here.
-pub(super) fn what_now<'a>(
-    state: &'a WorkflowState,
-    others: &HashSet<String>,
-) -> next_report::Next<'a> {
-    let mut digest = crate::state::summary::Digest::of(state);
-    digest.in_progress.retain(|id| !others.contains(id));
-    next_report::next_in(
-        state,
-        &digest,
-        crate::run::now::Facts {
-            writer_alive: true,
-            ..crate::run::now::Facts::default()
-        },
-    )
+/// `wf next`'s answer (`run::now`) for this agent (`Turn::digest`: the tasks other
+/// agents hold are theirs), for a caller holding the lock: no other run can be going
+/// on, and an interrupted one was recovered when the lock was taken.
+pub(super) fn what_now<'a>(state: &'a WorkflowState, turn: &Turn) -> next_report::Next<'a> {
+    next_report::next_in(state, &turn.digest(state), crate::run::now::Facts::locked())
 }
 
 /// Why the spending budget stopped agent work, when it did: the engine pauses the

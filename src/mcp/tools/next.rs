@@ -24,10 +24,9 @@ fn next_inner(ctx: &Context) -> Result<Answer> {
     let project = Project::discover(ctx.project.as_deref())?;
     let mut session = lock(&project, ctx, "mcp next")?;
     let mut turn = Turn::begin(&project, &mut session, &ctx.agent)?;
-    let others = turn.others();
     let (hand_off, unleased) = {
         let state = session.state()?;
-        let n = what_now(state, &others);
+        let n = what_now(state, &turn);
         let id = n.task.map(|t| t.id.clone());
         let hand_off =
             n.reason == Reason::Ready && n.task.is_some_and(needs_agent) && !failed_run(state);
@@ -54,7 +53,7 @@ fn next_inner(ctx: &Context) -> Result<Answer> {
         turn.lease(&session, &id, None)?;
     }
     let state = session.state()?;
-    let n = what_now(state, &others);
+    let n = what_now(state, &turn);
     ctx.give(task_to_check(state, &n));
     let then = advice(state, &n);
     let checks = crate::run::derived::config_checks(&project.config);

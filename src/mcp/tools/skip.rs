@@ -54,7 +54,7 @@ fn skip_inner(ctx: &Context, task: Option<&str>, reason: &str) -> Result<Answer>
         ctx.give(None);
     }
     let state = session.state()?;
-    let n = what_now(state, &turn.others());
+    let n = what_now(state, &turn);
     let then = match n.task {
         Some(t) if n.reason == crate::report::next::Reason::Ready => format!(
             "Next: {} ({}). Call `next` for its brief.",
