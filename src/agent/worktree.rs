@@ -158,7 +158,7 @@ pub fn dir_name(task: &str) -> String {
     let plain = !task.is_empty()
         && !task.starts_with('.')
         && !task.contains("..")
-        && !task.ends_with(".lock")
+        && !task.to_ascii_lowercase().ends_with(".lock")
         && task
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'));

@@ -413,20 +413,6 @@ fn capped_lines(items: impl Iterator<Item = String>, count: usize) -> Option<Str
     (!lines.is_empty()).then(|| lines.join("\n"))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn thousands_groups_digits() {
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(1000), "1,000");
-        assert_eq!(thousands(200_000), "200,000");
-        assert_eq!(thousands(1_234_567), "1,234,567");
-    }
-}
-
 /// The agents at work and what each holds, a line each: the task, since when, its
 /// last call, and the worktree it works in. None when no task is leased.
 pub fn leases(leases: &crate::run::lease::Leases) -> Option<String> {
@@ -451,4 +437,18 @@ pub fn leases(leases: &crate::run::lease::Leases) -> Option<String> {
         }
     }
     Some(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thousands_groups_digits() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(200_000), "200,000");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+    }
 }

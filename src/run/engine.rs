@@ -735,6 +735,7 @@ mod tests {
             pause_at: policy::PauseAt::default(),
             agent_limit: None,
             require_checks: false,
+            held_elsewhere: HashSet::new(),
         };
         let mut quiet = Quiet;
         let brief: BriefFn = |_, task, _| task.id.clone();

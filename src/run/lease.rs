@@ -210,8 +210,7 @@ pub fn check_agent(name: &str) -> Result<()> {
         return Ok(());
     }
     Err(WfError::usage(format!(
-        "agent name {:?} is not valid; use 1-64 characters and no control characters, e.g. --agent alice",
-        name
+        "agent name {name:?} is not valid; use 1-64 characters and no control characters, e.g. --agent alice"
     )))
 }
 

@@ -18,7 +18,9 @@ const PLAN: &str = "# Tasks: demo
 - [ ] T004 Join them in all.txt (verify: `grep -q a all.txt`)
 ";
 
-fn project() -> Test {
+/// The project of [`PLAN`], a git repository with git's identity for wf's commits,
+/// with this project config when given; its workflow started.
+pub fn project_with(config: Option<&str>) -> Test {
     let mut t = Test::new();
     for (key, value) in [
         ("GIT_AUTHOR_NAME", "t"),
@@ -30,9 +32,16 @@ fn project() -> Test {
         t.env(key, value);
     }
     t.write("tasks.md", PLAN).write("shared.txt", "list:\n");
+    if let Some(config) = config {
+        t.config(config);
+    }
     t.git_commit_all();
     t.wf(&["workflow-start", "tasks.md"]).ok();
     t
+}
+
+fn project() -> Test {
+    project_with(None)
 }
 
 /// `wf next --agent NAME [--worktree] --json`: the task it leased and where to work.
@@ -54,7 +63,7 @@ fn done(t: &Test, agent: &str) -> Run {
     t.wf(&["--json", "done", "--agent", agent])
 }
 
-fn status_of(t: &Test, id: &str) -> String {
+pub fn status_of(t: &Test, id: &str) -> String {
     let state = t.state();
     let task = state["tasks"]
         .as_array()
@@ -82,7 +91,7 @@ fn git(t: &Test, dir: &std::path::Path, args: &[&str]) -> String {
 }
 
 /// The project's files (but `.git`) and their content: what a run leaves behind.
-fn files(t: &Test) -> Vec<(String, String)> {
+pub fn files(t: &Test) -> Vec<(String, String)> {
     let mut files: Vec<(String, String)> = std::fs::read_dir(&t.project)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -188,7 +197,7 @@ fn two_agents_work_at_once_each_in_a_worktree_and_a_conflict_goes_back_to_its_ag
 }
 
 /// The same plan done by one agent in the project's own checkout, task after task.
-fn serial_run() -> Vec<(String, String)> {
+pub fn serial_run() -> Vec<(String, String)> {
     let t = project();
     let edits: [&[(&str, &str)]; 4] = [
         &[("base.txt", "base\n")],

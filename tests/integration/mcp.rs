@@ -175,9 +175,9 @@ fn agent_plan(t: &Test) {
     );
 }
 
-#[test]
-fn a_python_mcp_client_drives_wf_mcp_through_a_task() {
-    let t = Test::new();
+/// Whether the Python MCP SDK is there to drive `wf mcp`; the test named is skipped,
+/// said loudly, when it is not (and fails under WF_REQUIRE_MCP_CLIENT, as .ci/run sets).
+fn python_client(test: &str) -> bool {
     let has_client = std::process::Command::new("python3")
         .args(["-c", "import mcp"])
         .stdout(Stdio::null())
@@ -190,8 +190,16 @@ fn a_python_mcp_client_drives_wf_mcp_through_a_task() {
             "WF_REQUIRE_MCP_CLIENT is set but `python3 -c \"import mcp\"` fails: pip install mcp"
         );
         eprintln!(
-            "\n*** SKIPPED a_python_mcp_client_drives_wf_mcp_through_a_task: the Python MCP SDK is not installed (pip install mcp) ***\n"
+            "\n*** SKIPPED {test}: the Python MCP SDK is not installed (pip install mcp) ***\n"
         );
+    }
+    has_client
+}
+
+#[test]
+fn a_python_mcp_client_drives_wf_mcp_through_a_task() {
+    let t = Test::new();
+    if !python_client("a_python_mcp_client_drives_wf_mcp_through_a_task") {
         return;
     }
     agent_plan(&t);
@@ -837,4 +845,47 @@ fn past_the_budget_next_and_done_say_so_and_the_work_done_is_recorded() {
         (&json!(4000), &json!(500), &json!(0.02)),
         "{t1}"
     );
+}
+
+/// Two clients, two `wf mcp` servers, one spec-kit plan with `[P]` tasks, each task
+/// in a worktree of its own (tests/mcp/two_agents.py): no task done twice, both
+/// branches merged, the planted conflict returned to its agent with the file named,
+/// and the project's files those of a serial run.
+#[test]
+fn two_python_mcp_clients_work_one_plan_at_once_each_in_its_own_worktree() {
+    if !python_client("two_python_mcp_clients_work_one_plan_at_once_each_in_its_own_worktree") {
+        return;
+    }
+    let t =
+        crate::agents_parallel::project_with(Some(r#"{"wf": {"agents": {"worktrees": true}}}"#));
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/two_agents.py");
+    let out = t
+        .program("python3")
+        .arg(&script)
+        .arg(env!("CARGO_BIN_EXE_wf"))
+        .arg(&t.project)
+        .env("WF_SERVER_HOME", t.root.join("user-home"))
+        // The interpreter keeps its own home, where `mcp` is installed.
+        .env("HOME", std::env::var_os("HOME").unwrap_or_default())
+        .output()
+        .expect("run python3");
+    crate::test::assert_script_done(&out, "the two Python clients");
+    for id in ["T001", "T002", "T003", "T004"] {
+        assert_eq!(
+            crate::agents_parallel::status_of(&t, id),
+            "completed",
+            "{id}"
+        );
+    }
+    let handoffs = t
+        .events()
+        .iter()
+        .filter(|e| e["type"] == "task.status_changed" && e["data"]["to"] == "in_progress")
+        .count();
+    assert_eq!(handoffs, 4, "each task handed off once");
+    assert_eq!(
+        crate::agents_parallel::files(&t),
+        crate::agents_parallel::serial_run()
+    );
+    assert_invariants(&t);
 }
