@@ -48,10 +48,7 @@ impl Turn {
     /// The state's digest as this agent sees it: the tasks other agents hold are
     /// theirs, not in progress here (`run::now` then answers for this agent).
     pub fn digest(&self, state: &WorkflowState) -> Digest {
-        let others = self.others();
-        let mut digest = Digest::of(state);
-        digest.in_progress.retain(|id| !others.contains(id));
-        digest
+        seen_by(state, Digest::of(state), &self.others())
     }
 
     pub fn own(&self) -> Option<&Lease> {
@@ -166,4 +163,22 @@ impl Turn {
         }
         Ok(())
     }
+}
+
+/// `digest` as an agent sees it when `others` are the tasks other agents hold: those
+/// are not in progress for it, and the handed-off task is the first of the rest.
+pub fn seen_by(state: &WorkflowState, mut digest: Digest, others: &HashSet<String>) -> Digest {
+    digest.in_progress.retain(|id| !others.contains(id));
+    if digest
+        .handed_off
+        .as_ref()
+        .is_some_and(|id| others.contains(id))
+    {
+        digest.handed_off = digest
+            .in_progress
+            .iter()
+            .find(|id| state.task(id).is_some_and(|t| t.handed_off == Some(true)))
+            .cloned();
+    }
+    digest
 }

@@ -23,6 +23,7 @@ use anyhow::{anyhow, bail, Context};
 use serde_json::{json, Value};
 
 use crate::agent::checks::{self, Verdict};
+use crate::agent::parallel::Turn;
 use crate::agent::{memo, transcript, tree};
 use crate::cli::HookArgs;
 use crate::output::{self, Output};
@@ -100,10 +101,17 @@ fn hook(
     let project = Project::discover(dir.as_deref())?;
     // From the summary when it is current: an editor calls this many times a
     // minute, and the answer needs one task, not the whole state.
-    let Some(view) = project.store().view()? else {
+    let Some(mut view) = project.store().view()? else {
         return Ok(());
     };
     let str_field = |name: &str| payload.get(name).and_then(Value::as_str);
+    // With several agents at once, the tasks leased to other sessions are theirs:
+    // this session is told, checked and charged only for its own (`run::lease`).
+    let leases = crate::run::lease::live(project.store().dir(), &project.config);
+    if !leases.leases.is_empty() {
+        let others = leases.held_by_others(str_field("session_id"));
+        view.digest = crate::agent::parallel::seen_by(&view.state, view.digest, &others);
+    }
     if let (Some(session), Some(transcript)) = (
         str_field("session_id").filter(|s| !s.is_empty()),
         str_field("transcript_path").filter(|s| !s.is_empty()),
@@ -339,13 +347,29 @@ fn advance(
         return Ok(passed);
     }
     let mode = Mode::from_state_name(&session.state()?.execution_mode);
+    // The session's lease, when it holds one: its task is the one taken back, let
+    // go once done, and the task handed off after it leased to it in turn.
+    let mut turn = match session_id {
+        Some(id) => Some(Turn::begin(project, &mut session, id)?).filter(|t| t.own().is_some()),
+        None => None,
+    };
+    let caller = turn
+        .as_ref()
+        .map(|t| t.caller(Some(&task.id)))
+        .unwrap_or_default();
     let (stop, _) = crate::agent::step::run_engine(
         project,
         &mut session,
         mode,
         crate::report::brief::brief,
-        &crate::agent::step::Caller::default(),
+        &caller,
     )?;
+    if let Some(turn) = &mut turn {
+        turn.settle_return(project, &session, &task.id, &task.id)?;
+        if let Stop::HandedOff(next) = &stop {
+            turn.lease(&session, next, None)?;
+        }
+    }
     let state = session.state()?;
     let Some(done) = state.task(&task.id) else {
         return Ok(passed);

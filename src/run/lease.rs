@@ -156,11 +156,15 @@ impl Leases {
 /// that has not expired. A record that cannot be read holds nothing back here (the
 /// agents' own calls report it).
 pub fn live_tasks(workflow_dir: &Path, config: &crate::config::Config) -> HashSet<String> {
-    let Ok(mut leases) = Leases::load(workflow_dir) else {
-        return HashSet::new();
-    };
+    live(workflow_dir, config).held_by_others(None)
+}
+
+/// The leases that have not expired, read without the lock (none when the record
+/// cannot be read): what a reader that writes nothing goes by.
+pub fn live(workflow_dir: &Path, config: &crate::config::Config) -> Leases {
+    let mut leases = Leases::load(workflow_dir).unwrap_or_default();
     leases.expire(crate::clock::now(), config.wf.agents.lease_ttl());
-    leases.held_by_others(None)
+    leases
 }
 
 /// Under the lock: the expired leases taken out, each one's task still handed off

@@ -277,3 +277,46 @@ fn an_agent_name_must_be_printable_and_done_needs_a_lease() {
     let run = t.wf(&["next", "--worktree"]).code(2);
     assert!(run.stderr.contains("--agent"), "{}", run.stderr);
 }
+
+/// `wf hook EVENT` with Claude Code's payload for session `session`.
+fn hook(t: &mut Test, event: &str, session: &str) -> serde_json::Value {
+    let payload = serde_json::json!({
+        "session_id": session,
+        "cwd": t.project.display().to_string(),
+        "hook_event_name": event,
+    });
+    t.stdin(payload.to_string());
+    let run = t.wf(&["hook", event]).ok();
+    assert_eq!(run.stderr, "", "{event}");
+    serde_json::from_str(run.stdout.trim()).unwrap_or(serde_json::Value::Null)
+}
+
+/// Two Claude Code sessions in one checkout, each holding a lease under its
+/// `session_id`: each is briefed on, checked for and handed its own task, never the
+/// other's.
+#[test]
+fn hooks_keep_each_session_to_its_own_leased_task() {
+    let mut t = project();
+    assert_eq!(next(&t, "s-a", false).0.as_deref(), Some("T001"));
+    t.write("base.txt", "base\n");
+    // s-a's passing Stop records T001 and hands it the next task, leased to it.
+    let stop = hook(&mut t, "Stop", "s-a");
+    assert_eq!(stop["decision"], "block", "{stop}");
+    assert_eq!(status_of(&t, "T001"), "completed");
+    assert_eq!(next(&t, "s-a", false).0.as_deref(), Some("T002"));
+    assert_eq!(next(&t, "s-b", false).0.as_deref(), Some("T003"));
+    let context = hook(&mut t, "UserPromptSubmit", "s-b");
+    let text = context["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        text.contains("# T003") && !text.contains("# T002"),
+        "{text}"
+    );
+    // s-b's work passes; s-a's task (a.txt missing) is not s-b's to fail.
+    t.write("b.txt", "b\n");
+    let stop = hook(&mut t, "Stop", "s-b");
+    assert_eq!(status_of(&t, "T003"), "completed", "{stop}");
+    assert_eq!(status_of(&t, "T002"), "in_progress");
+    assert_eq!(next(&t, "s-a", false).0.as_deref(), Some("T002"));
+}
