@@ -166,9 +166,11 @@ impl Turn {
 }
 
 /// `digest` as an agent sees it when `others` are the tasks other agents hold: those
-/// are not in progress for it, and the handed-off task is the first of the rest.
+/// are neither in progress nor failed for it (they are theirs to finish or fix), and
+/// the handed-off task is the first of the rest.
 pub fn seen_by(state: &WorkflowState, mut digest: Digest, others: &HashSet<String>) -> Digest {
     digest.in_progress.retain(|id| !others.contains(id));
+    digest.failed.retain(|id| !others.contains(id));
     if digest
         .handed_off
         .as_ref()

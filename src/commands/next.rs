@@ -22,7 +22,6 @@ use crate::project::Project;
 use crate::report::next::{self, Reason};
 use crate::run::engine::needs_agent;
 use crate::run::now::Facts;
-use crate::state::WorkflowStatus;
 
 pub fn run(project: &Project, global: &GlobalArgs, args: &NextArgs, out: &Output) -> Result<i32> {
     match &args.agent {
@@ -64,9 +63,8 @@ fn lease(
         let state = session.state()?;
         let n = next::next_in(state, &turn.digest(state), Facts::locked());
         let id = n.task.map(|t| t.id.clone());
-        let ready = n.reason == Reason::Ready
-            && n.task.is_some_and(needs_agent)
-            && state.status != WorkflowStatus::Failed;
+        // Ready for this agent: a failure of another agent's task is that agent's.
+        let ready = n.reason == Reason::Ready && n.task.is_some_and(needs_agent);
         let unleased = n.reason == Reason::InProgress
             && n.task.is_some_and(|t| t.handed_off == Some(true))
             && id

@@ -320,3 +320,29 @@ fn hooks_keep_each_session_to_its_own_leased_task() {
     assert_eq!(status_of(&t, "T002"), "in_progress");
     assert_eq!(next(&t, "s-a", false).0.as_deref(), Some("T002"));
 }
+
+/// A task that fails in one agent's hands stays that agent's to fix; the other goes
+/// on with its own.
+#[test]
+fn a_failure_is_its_agents_and_the_other_goes_on() {
+    let t = project();
+    next(&t, "alice", false);
+    t.write("base.txt", "base\n");
+    done(&t, "alice").ok();
+    assert_eq!(next(&t, "alice", false).0.as_deref(), Some("T002"));
+    assert_eq!(next(&t, "bob", false).0.as_deref(), Some("T003"));
+    // alice says done with nothing done: T002 fails, and is still hers.
+    let run = done(&t, "alice").code(1);
+    assert_eq!(run.json()["result"], "failed", "{}", run.stdout);
+    assert_eq!(status_of(&t, "T002"), "failed");
+    // bob is neither handed alice's failure nor stopped by it.
+    let doc = t.wf(&["--json", "next", "--agent", "bob"]).ok().json();
+    assert_eq!(doc["brief"]["task"]["id"], "T003", "{doc}");
+    t.write("b.txt", "b\n");
+    assert_eq!(done(&t, "bob").ok().json()["result"], "passed");
+    // alice fixes it and says done again: checked again, and passes.
+    t.write("a.txt", "a\n");
+    let run = done(&t, "alice").ok();
+    assert_eq!(run.json()["result"], "passed", "{}", run.stdout);
+    assert_eq!(status_of(&t, "T002"), "completed");
+}

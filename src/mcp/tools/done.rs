@@ -4,6 +4,7 @@ use super::{
     advice, budget_reached, failure, lock, run_step, situation, stop_word, task_to_check, what_now,
     Answer, Claim, Context,
 };
+use std::collections::HashSet;
 use std::path::Path;
 
 use crate::agent::parallel::Turn;
@@ -37,6 +38,7 @@ fn done_inner(ctx: &Context, claim: &Claim) -> Result<Answer> {
     let mut session = lock(&project, ctx, "mcp done")?;
     recovery::refuse_undecided(&mut session, false, false)?;
     let mut turn = Turn::begin(&project, &mut session, &ctx.agent)?;
+    let others = turn.others();
     let mut problems = Vec::new();
     let target = {
         let state = session.state()?;
@@ -57,7 +59,7 @@ fn done_inner(ctx: &Context, claim: &Claim) -> Result<Answer> {
             _ => {}
         }
         let n = what_now(state, &turn);
-        let target = match (task_to_check(state, &n), n.reason) {
+        let target = match (task_to_check(state, &n, &others), n.reason) {
             (Some(t), _) if t.status == TaskStatus::Failed => Target::Retry(t.id.clone()),
             (Some(t), _) => Target::Task {
                 id: t.id.clone(),
@@ -66,19 +68,19 @@ fn done_inner(ctx: &Context, claim: &Claim) -> Result<Answer> {
             },
             (None, Reason::Done) => Target::Finish,
             (None, _) => {
-                let then = advice(state, &n);
+                let then = advice(state, &n, &others);
                 return Ok(Answer::new(
-                    json!({"result": "nothing_to_check", "reason": n.reason.as_str(), "message": situation(state, &n), "workflow_status": state.status, "then": then}),
+                    json!({"result": "nothing_to_check", "reason": n.reason.as_str(), "message": situation(state, &n, &others), "workflow_status": state.status, "then": then}),
                     format!(
                         "No task is being worked on, so there is nothing to check.\n{}\n\n{then}",
-                        situation(state, &n)
+                        situation(state, &n, &others)
                     ),
                     true,
                 ));
             }
         };
         if let Some(id) = target.not_given(ctx.given().as_deref()) {
-            return Ok(not_given(state, &n, id));
+            return Ok(not_given(state, &n, id, &others));
         }
         target
     };
@@ -191,13 +193,13 @@ impl Target {
 }
 
 /// `done` about a task the agent was never given: nothing checked, call `next`.
-fn not_given(state: &WorkflowState, n: &Next<'_>, id: &str) -> Answer {
+fn not_given(state: &WorkflowState, n: &Next<'_>, id: &str, others: &HashSet<String>) -> Answer {
     let then = format!(
         "Nothing was checked: {id} is next, but it was never given to you; call `next` for its brief, do it, then call `done`.",
         id = one_line(id)
     );
     Answer::new(
-        json!({"result": "not_given", "task": id, "reason": n.reason.as_str(), "message": situation(state, n), "workflow_status": state.status, "then": then}),
+        json!({"result": "not_given", "task": id, "reason": n.reason.as_str(), "message": situation(state, n, others), "workflow_status": state.status, "then": then}),
         then.clone(),
         true,
     )
@@ -332,9 +334,10 @@ fn done_answer(
     problems: Vec<String>,
 ) -> Answer {
     let n = what_now(state, turn);
+    let others = turn.others();
     let next = json!({
         "reason": n.reason.as_str(),
-        "message": situation(state, &n),
+        "message": situation(state, &n, &others),
         "task": n.task.map(|t| t.id.clone()),
     });
     let word = stop_word(state, stop);
@@ -376,7 +379,7 @@ fn done_answer(
                     one_line(&t.id),
                     one_line(&t.name)
                 ),
-                (None, _) => advice(state, &n),
+                (None, _) => advice(state, &n, &others),
             };
             let mut body = head;
             body["result"] = json!(if run_failed.is_some() {

@@ -13,6 +13,7 @@
 //! `running`); `done` takes a handed-off task back (its checks, tests, gate, commit)
 //! or runs a command task, records the outcome, and stops before the task after it.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -164,15 +165,20 @@ pub(super) fn lock(project: &Project, ctx: &Context, command: &str) -> Result<Se
 
 /// A run stopped by a failure that `wf workflow-execute` would not go past without
 /// `--retry` or `--skip`.
-pub(super) fn failed_run(state: &WorkflowState) -> bool {
-    state.status == WorkflowStatus::Failed && first_failed(state).is_some()
+pub(super) fn failed_run(state: &WorkflowState, others: &HashSet<String>) -> bool {
+    state.status == WorkflowStatus::Failed && first_failed(state, others).is_some()
 }
 
-pub(super) fn first_failed(state: &WorkflowState) -> Option<&Task> {
+/// The first failed task that is not another agent's (`others`, `run::lease`): a
+/// task that failed in another agent's hands is that agent's to fix.
+pub(super) fn first_failed<'a>(
+    state: &'a WorkflowState,
+    others: &HashSet<String>,
+) -> Option<&'a Task> {
     state
         .tasks
         .iter()
-        .find(|t| t.status == TaskStatus::Failed)
+        .find(|t| t.status == TaskStatus::Failed && !others.contains(&t.id))
         .map(AsRef::as_ref)
 }
 
@@ -210,8 +216,13 @@ pub(super) fn run_step(
 /// The task `done` checks now: a failed one (to check again), else the one in
 /// progress or ready; none when there is no task to check (every task done: the
 /// final checks; or nothing can run).
-pub(super) fn task_to_check<'a>(state: &'a WorkflowState, n: &Next<'a>) -> Option<&'a Task> {
-    let failed = first_failed(state).filter(|_| failed_run(state) || n.reason == Reason::Failed);
+pub(super) fn task_to_check<'a>(
+    state: &'a WorkflowState,
+    n: &Next<'a>,
+    others: &HashSet<String>,
+) -> Option<&'a Task> {
+    let failed = first_failed(state, others)
+        .filter(|_| failed_run(state, others) || n.reason == Reason::Failed);
     failed.or(match n.reason {
         Reason::InProgress | Reason::Ready => n.task,
         _ => None,
@@ -236,7 +247,7 @@ pub(super) fn budget_reached(state: &WorkflowState) -> Option<&str> {
 
 /// Where the workflow stands, in this server's words: `wf next`'s message
 /// (`report::next`) names shell commands, which an MCP client has no use for.
-pub(super) fn situation(state: &WorkflowState, n: &Next<'_>) -> String {
+pub(super) fn situation(state: &WorkflowState, n: &Next<'_>, others: &HashSet<String>) -> String {
     let id = n.task.map(|t| one_line(&t.id));
     match n.reason {
         Reason::InProgress if n.task.is_some_and(|t| t.handed_off == Some(true)) => {
@@ -254,7 +265,7 @@ pub(super) fn situation(state: &WorkflowState, n: &Next<'_>) -> String {
         Reason::Interrupted => "A run was interrupted.".into(),
         Reason::Failed => format!(
             "Failed: {}.",
-            first_failed(state).map_or_else(String::new, |t| one_line(&t.id))
+            first_failed(state, others).map_or_else(String::new, |t| one_line(&t.id))
         ),
         Reason::Blocked => {
             let kinds: Vec<&str> = state
@@ -275,8 +286,9 @@ pub(super) fn situation(state: &WorkflowState, n: &Next<'_>) -> String {
 }
 
 /// What the agent does next, in this server's words: the tools to call.
-pub(super) fn advice(state: &WorkflowState, n: &Next<'_>) -> String {
-    if let Some(t) = first_failed(state).filter(|_| failed_run(state) || n.reason == Reason::Failed)
+pub(super) fn advice(state: &WorkflowState, n: &Next<'_>, others: &HashSet<String>) -> String {
+    if let Some(t) = first_failed(state, others)
+        .filter(|_| failed_run(state, others) || n.reason == Reason::Failed)
     {
         return format!(
             "Task {id} failed: fix what its checks say, then call `done` to check it again, or call `skip` with a reason to leave it.",

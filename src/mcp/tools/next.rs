@@ -24,12 +24,14 @@ fn next_inner(ctx: &Context) -> Result<Answer> {
     let project = Project::discover(ctx.project.as_deref())?;
     let mut session = lock(&project, ctx, "mcp next")?;
     let mut turn = Turn::begin(&project, &mut session, &ctx.agent)?;
+    let others = turn.others();
     let (hand_off, unleased) = {
         let state = session.state()?;
         let n = what_now(state, &turn);
         let id = n.task.map(|t| t.id.clone());
-        let hand_off =
-            n.reason == Reason::Ready && n.task.is_some_and(needs_agent) && !failed_run(state);
+        let hand_off = n.reason == Reason::Ready
+            && n.task.is_some_and(needs_agent)
+            && !failed_run(state, &others);
         let unleased = n.reason == Reason::InProgress
             && n.task.is_some_and(|t| t.handed_off == Some(true))
             && id
@@ -54,11 +56,11 @@ fn next_inner(ctx: &Context) -> Result<Answer> {
     }
     let state = session.state()?;
     let n = what_now(state, &turn);
-    ctx.give(task_to_check(state, &n));
-    let then = advice(state, &n);
+    ctx.give(task_to_check(state, &n, &others));
+    let then = advice(state, &n, &others);
     let checks = crate::run::derived::config_checks(&project.config);
     let mut body = next_report::json(state, &n, &checks);
-    let mut text = situation(state, &n);
+    let mut text = situation(state, &n, &others);
     body["message"] = json!(text);
     body["workflow_status"] = json!(state.status);
     body["status_reason"] = json!(state.status_reason);
@@ -72,7 +74,8 @@ fn next_inner(ctx: &Context) -> Result<Answer> {
     body["problems"] = json!(problems);
     match (
         n.task,
-        first_failed(state).filter(|_| failed_run(state) || n.reason == Reason::Failed),
+        first_failed(state, &others)
+            .filter(|_| failed_run(state, &others) || n.reason == Reason::Failed),
     ) {
         // The task to fix: its brief, then what failed, as `done` said it.
         (_, Some(failed)) => {

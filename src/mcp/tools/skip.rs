@@ -25,6 +25,7 @@ fn skip_inner(ctx: &Context, task: Option<&str>, reason: &str) -> Result<Answer>
     let project = Project::discover(ctx.project.as_deref())?;
     let mut session = lock(&project, ctx, "mcp skip")?;
     let mut turn = crate::agent::parallel::Turn::begin(&project, &mut session, &ctx.agent)?;
+    let others = turn.others();
     let target = {
         let state = session.state()?;
         if matches!(
@@ -38,7 +39,7 @@ fn skip_inner(ctx: &Context, task: Option<&str>, reason: &str) -> Result<Answer>
         }
         match task {
             Some(id) => id.to_string(),
-            None => first_failed(state)
+            None => first_failed(state, &others)
                 .map(|t| t.id.clone())
                 .or_else(|| ctx.given())
                 .ok_or_else(|| {
@@ -61,14 +62,14 @@ fn skip_inner(ctx: &Context, task: Option<&str>, reason: &str) -> Result<Answer>
             one_line(&t.id),
             one_line(&t.name)
         ),
-        _ => advice(state, &n),
+        _ => advice(state, &n, &others),
     };
     let body = json!({
         "task": id,
         "status": "skipped",
         "reason": reason,
         "workflow_status": state.status,
-        "next": {"reason": n.reason.as_str(), "task": n.task.map(|t| t.id.clone()), "message": situation(state, &n)},
+        "next": {"reason": n.reason.as_str(), "task": n.task.map(|t| t.id.clone()), "message": situation(state, &n, &others)},
         "then": then,
     });
     let text = format!(

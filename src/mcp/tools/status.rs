@@ -21,6 +21,8 @@ fn status_inner(ctx: &Context) -> Result<Answer> {
     let project = Project::discover(ctx.project.as_deref())?;
     let store = project.store();
     let state = store.load()?.ok_or_else(|| project.no_workflow())?;
+    let others =
+        crate::run::lease::live(store.dir(), &project.config).held_by_others(Some(&ctx.agent));
     let c = Counts::of(&state.tasks);
     let interrupted = state.status == WorkflowStatus::Running
         && state.handed_off_task().is_none()
@@ -61,7 +63,7 @@ fn status_inner(ctx: &Context) -> Result<Answer> {
             "blocked": c.blocked, "in_progress": c.in_progress, "pending": c.pending,
         },
         "current_task": current,
-        "next": {"reason": n.reason.as_str(), "task": n.task.map(|t| t.id.clone()), "message": situation(&state, &n)},
+        "next": {"reason": n.reason.as_str(), "task": n.task.map(|t| t.id.clone()), "message": situation(&state, &n, &others)},
         "failed": failed,
         "blocked": blocked,
         "failure_reason": state.failure_reason,
@@ -85,6 +87,6 @@ fn status_inner(ctx: &Context) -> Result<Answer> {
     if interrupted {
         text.push_str("\nInterrupted: the run that was executing this workflow is gone; call `done` to continue where it stopped.");
     }
-    text.push_str(&format!("\nNext: {}", situation(&state, &n)));
+    text.push_str(&format!("\nNext: {}", situation(&state, &n, &others)));
     Ok(Answer::new(body, text, false))
 }
