@@ -195,7 +195,8 @@ pub struct WfSettings {
     /// (docs/constraints.md "Committed constraints").
     #[serde(default)]
     pub constraints: Vec<constraints::ProjectConstraint>,
-    /// Several agents at once: leases and worktrees (docs/agents.md).
+    /// Several agents at once: leases and worktrees (docs/guide.md "Several agents at
+    /// once").
     #[serde(default)]
     pub agents: AgentSettings,
 }

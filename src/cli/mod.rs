@@ -189,7 +189,7 @@ pub enum Command {
     )]
     Status(StatusArgs),
     /// Print the brief of the task to do next: the one in progress, else the first ready.
-    /// With --agent, lease it to that agent (several agents at once, docs/agents.md).
+    /// With --agent, lease it to that agent (docs/guide.md "Several agents at once").
     #[command(after_help = concat!(
             "Examples:\n",
             "  wf next                                  the brief of the task to do now\n",

@@ -166,6 +166,20 @@ fn every_json_output_in_every_state_matches_its_schema() {
     c.check(&t, "planned", &["workflow-unblock", "all"], "unblock");
     c.check(&t, "planned", &["archive"], "archive");
 
+    // Two agents: a lease each way, the status that shows it, done failing, passing,
+    // and asked of an agent that holds nothing.
+    let t = started(&[task("T1", "impl")
+        .field("actions", "create_file")
+        .field("创建文件", "hello.txt")
+        .verify("grep -q hello hello.txt")]);
+    c.check(&t, "planned", &["next", "--agent", "alice"], "next");
+    c.check(&t, "running", &["next", "--agent", "bob"], "next");
+    c.check(&t, "running", &["status"], "status");
+    c.check(&t, "running", &["done", "--agent", "alice"], "done");
+    t.write("hello.txt", "hello\n");
+    c.check(&t, "failed", &["done", "--agent", "alice"], "done");
+    c.check(&t, "completed", &["done", "--agent", "bob"], "done");
+
     // Paused after a step, with a constraint added, promoted, verified, removed.
     let t = started(&[
         task("T1", "a").verify("true"),
