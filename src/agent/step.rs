@@ -62,6 +62,7 @@ pub fn run_engine(
         state,
         mode,
     );
+    opts.held_elsewhere = crate::run::lease::live_tasks(session.store().dir(), &project.config);
     if let Some(own) = &caller.own {
         opts.held_elsewhere.remove(own);
     }

@@ -58,7 +58,8 @@ pub struct Options {
     /// `wf.max_consecutive_agent_tasks`.
     pub agent_limit: Option<u32>,
     /// Handed-off tasks leased to an agent other than the caller (`run::lease`):
-    /// still theirs, so this run does not take them back.
+    /// still theirs, so an agent's run does not take them back (a user's
+    /// `workflow-execute` takes back every hand-off: none here).
     pub held_elsewhere: HashSet<String>,
 }
 
@@ -100,7 +101,7 @@ impl Options {
                 .and_then(|list| policy::PauseAt::parse(list).ok())
                 .unwrap_or_default(),
             agent_limit: config.wf.max_consecutive_agent_tasks,
-            held_elsewhere: crate::run::lease::live_tasks(workflow_dir, config),
+            held_elsewhere: HashSet::new(),
         }
     }
 }
@@ -594,7 +595,8 @@ impl<'a> Engine<'a> {
                     &self.spent,
                     self.ctx.config.wf.budget_tokens,
                     self.ctx.config.wf.budget_usd,
-                ),
+                )
+                .or_else(|| crate::run::usage::task_over_budget(task, &self.ctx.config.wf)),
             },
         ))
     }

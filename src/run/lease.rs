@@ -6,8 +6,10 @@
 //!
 //! A hand-off made without a lease (`wf workflow-execute` handing a task to the user)
 //! is whoever's takes it back, as it was before leases. A task leased to one agent is
-//! never taken back by another's call nor by `wf workflow-execute`
-//! (`engine::Options::held_elsewhere`).
+//! never taken back by another agent's call (`engine::Options::held_elsewhere`); the
+//! user's own `wf workflow-execute` takes back every hand-off, as it always did, and a
+//! lease whose task is no longer out (nor failed, which is still its agent's to fix)
+//! is let go at the next agent's call.
 //!
 //! The record is small and its own: `<workflow dir>/leases.json`, rewritten whole
 //! and atomically by a caller that holds the workflow's lock, read without it by
@@ -180,6 +182,14 @@ pub fn settle(
     let before = leases.clone();
     let now = crate::clock::now();
     let expired = leases.expire(now, config.wf.agents.lease_ttl());
+    // Done, skipped or put back by someone else meanwhile: nothing left to hold.
+    let state = session.state()?;
+    leases.leases.retain(|l| {
+        state.task(&l.task).is_some_and(|t| {
+            t.status() == TaskStatus::Failed
+                || (t.status() == TaskStatus::InProgress && t.handed_off())
+        })
+    });
     for lease in &expired {
         let out = session
             .state()?
