@@ -59,6 +59,34 @@ pub fn over_budget(total: &Total, tokens: Option<u64>, usd: Option<f64>) -> Opti
     }
 }
 
+/// Why no new attempt of `task` may start, when what its attempts used reached the
+/// budget per task (`wf.task_budget_tokens`, `wf.task_budget_usd`). Worded as the
+/// workflow's budget is ("budget reached: …"), so every path that stops at one stops
+/// at the other.
+pub fn task_over_budget(
+    task: &crate::state::model::Task,
+    wf: &crate::config::WfSettings,
+) -> Option<String> {
+    let used = task.usage?;
+    if let Some(limit) = wf
+        .task_budget_tokens
+        .filter(|&limit| used.tokens() >= limit)
+    {
+        return Some(format!(
+            "budget reached: task {} used {} tokens, wf.task_budget_tokens is {limit}; raise it in the project config to go on",
+            task.id,
+            used.tokens()
+        ));
+    }
+    match (wf.task_budget_usd, used.cost_usd) {
+        (Some(limit), Some(cost)) if cost >= limit => Some(format!(
+            "budget reached: task {} cost ${cost:.2}, wf.task_budget_usd is ${limit:.2}; raise it in the project config to go on",
+            task.id
+        )),
+        _ => None,
+    }
+}
+
 /// What an executor's output says it used, and the text of its answer when the
 /// output was a JSON envelope around it (Claude Code's `result`), so the claim block
 /// inside can still be read.
@@ -165,14 +193,31 @@ pub fn pending(workflow_dir: &std::path::Path, task: &str, attempt: u32) -> Opti
     serde_json::from_slice(&bytes).ok()
 }
 
-/// Adds `used` to what waits for attempt `attempt` of `task`.
+/// Adds `used` to what waits for attempt `attempt` of `task`. The read and the write
+/// are one step under an `flock` of the `usage/` directory: two hooks of one session (or of
+/// two) run at once, and each must add to what the other wrote, not over it. The
+/// hooks hold no workflow lock (a run may hold it), so this lock is their own.
 pub fn add_pending(
     workflow_dir: &std::path::Path,
     task: &str,
     attempt: u32,
     used: Usage,
 ) -> crate::error::Result<()> {
-    crate::fs::ensure_dir(&workflow_dir.join(PENDING_DIR))?;
+    let dir = workflow_dir.join(PENDING_DIR);
+    crate::fs::ensure_dir(&dir)?;
+    // The directory itself is what is locked: a lock file in it would be one more
+    // entry where only pending usage is.
+    let lock = std::fs::File::open(&dir).map_err(|e| {
+        crate::error::WfError::io(&e, format!("cannot open {}: {e}", dir.display()))
+    })?;
+    // SAFETY: flock(2) on a descriptor this function owns; released when it closes.
+    if unsafe { libc::flock(std::os::fd::AsRawFd::as_raw_fd(&lock), libc::LOCK_EX) } != 0 {
+        let e = std::io::Error::last_os_error();
+        return Err(crate::error::WfError::io(
+            &e,
+            format!("cannot lock {}: {e}", dir.display()),
+        ));
+    }
     let total = pending(workflow_dir, task, attempt)
         .unwrap_or_default()
         .plus(used);
@@ -188,6 +233,31 @@ pub fn clear_pending(workflow_dir: &std::path::Path, task: &str, attempt: u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pending_usage_added_at_once_from_many_threads_loses_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let one = Usage {
+            input_tokens: 1,
+            output_tokens: 2,
+            ..Usage::default()
+        };
+        let threads: Vec<_> = (0..8)
+            .map(|_| {
+                let dir = dir.path().to_path_buf();
+                std::thread::spawn(move || {
+                    for _ in 0..25 {
+                        add_pending(&dir, "T1", 1, one).unwrap();
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        let total = pending(dir.path(), "T1", 1).unwrap();
+        assert_eq!((total.input_tokens, total.output_tokens), (200, 400));
+    }
 
     #[test]
     fn a_budget_is_reached_at_its_limit_by_tokens_or_by_cost() {
