@@ -97,6 +97,21 @@ pub fn skip(session: &mut Session, target: &str, reason: &str) -> Result<String>
         ..TaskMove::default()
     };
     session.set_task_status(&id, TaskStatus::Skipped, skip, None)?;
+    // A hand-off keeps the workflow `running` (`Engine::finish`); with the task it
+    // waited for skipped and none other out, nothing runs: it pauses, or it would
+    // read as a crashed run.
+    let state = session.state()?;
+    let idle = state.status == WorkflowStatus::Running
+        && !state
+            .tasks
+            .iter()
+            .any(|t| t.status() == TaskStatus::InProgress);
+    if idle {
+        session.set_workflow_status(
+            WorkflowStatus::Paused,
+            Some(&format!("task {id} was skipped: {reason}")),
+        )?;
+    }
     session.save()?;
     Ok(id)
 }

@@ -889,3 +889,22 @@ fn two_python_mcp_clients_work_one_plan_at_once_each_in_its_own_worktree() {
     );
     assert_invariants(&t);
 }
+
+/// `skip` of the task `next` handed off leaves no workflow `running` with nothing out:
+/// it pauses, with the skip as its reason (a running workflow with no lock holder and
+/// no hand-off reads as a crashed run).
+#[test]
+fn skipping_the_handed_off_task_pauses_the_workflow() {
+    let t = Test::new();
+    agent_plan(&t);
+    let mut server = Server::start(&t);
+    server.call("next", json!({}));
+    assert_eq!(t.state()["status"], "running");
+    let result = server.call("skip", json!({"reason": "done by hand"}));
+    assert_eq!(result["structuredContent"]["task"], "T1", "{result}");
+    let state = t.state();
+    assert_eq!(task_status(&state, "T1"), "skipped");
+    assert_eq!(state["status"], "paused", "{state}");
+    assert_eq!(state["status_reason"], "task T1 was skipped: done by hand");
+    assert_eq!(server.close(), 0);
+}
