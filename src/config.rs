@@ -126,6 +126,11 @@ pub struct WfSettings {
     /// No agent work starts once the cost the executors reported reaches this (US
     /// dollars).
     pub budget_usd: Option<f64>,
+    /// No new attempt of an agent task starts once the tokens its attempts used reach
+    /// this (a budget per task, beside the workflow's).
+    pub task_budget_tokens: Option<u64>,
+    /// The same in US dollars.
+    pub task_budget_usd: Option<f64>,
     /// US dollars per million tokens by model id prefix, over the defaults of
     /// `src/run/prices.rs`: what usage read from an agent's session costs.
     #[serde(default)]
@@ -391,6 +396,11 @@ fn check_ranges(path: &Path, text: &str, wf: &WfSettings) -> Result<()> {
         1..=1_000_000_000,
     )?;
     check(
+        "wf.task_budget_tokens".into(),
+        wf.task_budget_tokens,
+        1..=1_000_000_000_000,
+    )?;
+    check(
         "wf.budget_tokens".into(),
         wf.budget_tokens,
         1..=1_000_000_000_000,
@@ -406,11 +416,16 @@ fn check_ranges(path: &Path, text: &str, wf: &WfSettings) -> Result<()> {
             path.display()
         )));
     }
-    if let Some(usd) = wf.budget_usd.filter(|v| !(v.is_finite() && *v > 0.0)) {
-        return Err(WfError::usage(format!(
-            "{}: wf.budget_usd is {usd}; set it to a positive number of US dollars or remove it",
-            path.display()
-        )));
+    for (key, usd) in [
+        ("budget_usd", wf.budget_usd),
+        ("task_budget_usd", wf.task_budget_usd),
+    ] {
+        if let Some(usd) = usd.filter(|v| !(v.is_finite() && *v > 0.0)) {
+            return Err(WfError::usage(format!(
+                "{}: wf.{key} is {usd}; set it to a positive number of US dollars or remove it",
+                path.display()
+            )));
+        }
     }
     for (model, price) in &wf.prices {
         let fields = [

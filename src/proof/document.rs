@@ -20,7 +20,7 @@ use serde_json::Value;
 use crate::error::{Result, WfError};
 use crate::proof::fingerprint;
 use crate::state::evidence::{Evidence, Inputs};
-use crate::state::model::{Task, WorkflowState};
+use crate::state::model::{Task, Usage, WorkflowState};
 use crate::state::TaskStatus;
 
 /// The `kind` every proof document carries, so a stray JSON file is told from one.
@@ -42,6 +42,10 @@ pub struct Document {
     pub exported_at: String,
     /// Every completed task, in plan order.
     pub tasks: Vec<ProvenTask>,
+    /// What the agents and executors reported the workflow's tasks used, all of them
+    /// added up (completed or not); none when nothing was reported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
     /// Every other task and its status, so the document does not pass for the whole
     /// plan when it is not.
     #[serde(default)]
@@ -64,6 +68,9 @@ pub struct ProvenTask {
     pub name: String,
     /// None for a task completed before wf kept evidence (`wf verify` records it).
     pub evidence: Option<Evidence>,
+    /// What its attempts used, as reported (docs/guide.md "What it cost").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
 }
 
 /// A task the document proves nothing about.
@@ -98,8 +105,14 @@ pub fn export(state: &WorkflowState, project: &Path, exported_at: String) -> Doc
                 id: t.id.clone(),
                 name: t.name.clone(),
                 evidence: t.proof(),
+                usage: t.usage,
             })
             .collect(),
+        usage: state
+            .tasks
+            .iter()
+            .filter_map(|t| t.usage)
+            .reduce(Usage::plus),
         not_completed: open
             .into_iter()
             .map(|t| OpenTask {

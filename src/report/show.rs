@@ -193,6 +193,9 @@ pub fn text(task: &Task, now: &Now, derived: &[String], look: Look) -> String {
     if let Some(reason) = &task.failure_reason {
         row(&mut out, "", "reason", &clean(reason));
     }
+    if let Some(used) = &task.usage {
+        row(&mut out, "", "usage", &usage_line(used));
+    }
     if let Some(reason) = &task.reopened {
         row(&mut out, "", "reopened", &clean(reason));
     }
@@ -235,6 +238,34 @@ pub fn text(task: &Task, now: &Now, derived: &[String], look: Look) -> String {
     out.trim_end().to_string()
 }
 
+/// What a task's attempts used, all added up: `12,800 tokens (12,000 in, 800 out;
+/// 10,000 cache read), $0.02`; the cost only when one was reported or priced.
+fn usage_line(used: &crate::state::model::Usage) -> String {
+    use super::status::thousands;
+    let mut text = format!(
+        "{} tokens ({} in, {} out",
+        thousands(used.input_tokens + used.output_tokens),
+        thousands(used.input_tokens),
+        thousands(used.output_tokens)
+    );
+    let cache: Vec<String> = [
+        (used.cache_read_tokens, "cache read"),
+        (used.cache_write_tokens, "cache write"),
+    ]
+    .into_iter()
+    .filter(|(n, _)| *n > 0)
+    .map(|(n, what)| format!("{} {what}", thousands(n)))
+    .collect();
+    if !cache.is_empty() {
+        text.push_str(&format!("; {}", cache.join(", ")));
+    }
+    text.push(')');
+    if let Some(cost) = used.cost_usd {
+        text.push_str(&format!(", ${cost:.2}"));
+    }
+    text
+}
+
 /// The `--json` document of `wf show` (docs/json/show.schema.json): the task as the
 /// state holds it, and how it stands now.
 pub fn json(task: &Task, now: &Now, derived: &[String]) -> Value {
@@ -257,6 +288,27 @@ mod tests {
             color: false,
             width: None,
         }
+    }
+
+    #[test]
+    fn a_tasks_usage_is_one_line_of_tokens_and_cost() {
+        let used = crate::state::model::Usage {
+            input_tokens: 12_000,
+            output_tokens: 800,
+            cache_read_tokens: 10_000,
+            cost_usd: Some(0.021),
+            ..Default::default()
+        };
+        assert_eq!(
+            usage_line(&used),
+            "12,800 tokens (12,000 in, 800 out; 10,000 cache read), $0.02"
+        );
+        let plain = crate::state::model::Usage {
+            input_tokens: 5,
+            output_tokens: 1,
+            ..Default::default()
+        };
+        assert_eq!(usage_line(&plain), "6 tokens (5 in, 1 out)");
     }
 
     #[test]

@@ -233,7 +233,7 @@ pub fn usage_summary(digest: &Digest) -> Option<UsageSummary> {
 }
 
 /// `23,857 tokens (23,012 in, 845 out), $0.04 over 2 tasks; most: T2 $0.03, T1 $0.01`.
-fn usage_text(digest: &Digest) -> Option<String> {
+pub(crate) fn usage_text(digest: &Digest) -> Option<String> {
     let s = usage_summary(digest)?;
     let cost = |c: Option<f64>| c.map(|c| format!(", ${c:.2}")).unwrap_or_default();
     let most: Vec<String> = s
@@ -338,7 +338,7 @@ fn context_text(u: &ContextUsage) -> String {
 }
 
 /// `130000` as `130,000`.
-fn thousands(n: u64) -> String {
+pub(super) fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {

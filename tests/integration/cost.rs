@@ -197,3 +197,56 @@ fn a_bad_budget_is_refused_with_its_place() {
     wf: error: [ROOT]/project/.claude/config/project-config.json: wf.budget_usd is -1; set it to a positive number of US dollars or remove it
     ");
 }
+
+/// A budget per task (`wf.task_budget_tokens`): a task whose attempts used it up gets
+/// no new attempt, whatever the workflow's budget; the reason names the task.
+#[test]
+fn a_task_budget_stops_that_tasks_next_attempt() {
+    let t = Test::new();
+    t.config(
+        json!({"wf": {
+            "executors": [{"name": "coder", "command": [agent("claude-json.sh")], "capabilities": ["implement"]}],
+            "max_retries": 3,
+            "task_budget_tokens": 20000,
+        }})
+        .to_string(),
+    );
+    start(
+        &t,
+        &plan(&[task("T1", "impl")
+            .field("actions", "create_file")
+            .field("创建文件", "hello.txt")
+            .verify("grep -q never hello.txt")]),
+    );
+    let v = t.wf(&["workflow-execute", "--all", "--json"]).ok().json();
+    let state = t.state();
+    assert_eq!(task_of(&state, "T1")["attempts"], 1, "{v}");
+    assert_eq!(results(&t).len(), 1, "one attempt, no retry");
+    assert!(
+        v["reason"].as_str().unwrap_or_default().starts_with(
+            "budget reached: task T1 used 23857 tokens, wf.task_budget_tokens is 20000"
+        ),
+        "{v}"
+    );
+}
+
+/// The usage shows wherever a task's result does: `wf show`, the GitHub job summary,
+/// and the proof document (per task and in all), whose digest still holds.
+#[test]
+fn usage_shows_in_show_the_job_summary_and_the_proof() {
+    let t = project("claude-json.sh", &["T1"], json!({}));
+    t.wf(&["workflow-execute", "--all"]).ok();
+    let show = t.wf(&["show", "T1"]).ok().stdout;
+    assert!(
+        show.contains("usage      23,857 tokens (23,012 in, 845 out"),
+        "{show}"
+    );
+    let summary = t.wf(&["report", "github-summary"]).ok().stdout;
+    assert!(summary.contains("**Usage:** 23,857 tokens"), "{summary}");
+    let proof = t.wf(&["proof", "export", "-"]).ok();
+    let doc = proof.json();
+    assert_eq!(doc["tasks"][0]["usage"]["input_tokens"], 23_012, "{doc}");
+    assert_eq!(doc["usage"]["output_tokens"], 845, "{doc}");
+    t.write("proof.json", &proof.stdout);
+    t.wf(&["proof", "check", "proof.json"]).ok();
+}

@@ -256,7 +256,8 @@ fn over_budget(project: &Project, state: &WorkflowState, id: &str) -> Option<Ans
     let wf = &project.config.wf;
     let why = budget_reached(state)
         .map(str::to_string)
-        .or_else(|| crate::run::usage::over_budget(&spent, wf.budget_tokens, wf.budget_usd))?;
+        .or_else(|| crate::run::usage::over_budget(&spent, wf.budget_tokens, wf.budget_usd))
+        .or_else(|| crate::run::usage::task_over_budget(state.task(id)?, wf))?;
     let then = format!(
         "Stop here: the spending budget is reached ({}). {} was not handed to you, so nothing was checked; the user raises the budget to go on.",
         one_line(&why),

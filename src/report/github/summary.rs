@@ -1,10 +1,11 @@
 //! The Markdown job summary for `$GITHUB_STEP_SUMMARY`: a headline, the progress,
-//! and a table of tasks. Table and HTML syntax is escaped so plan text cannot reshape
+//! what the agents used (when they said), and a table of tasks. Table and HTML syntax is escaped so plan text cannot reshape
 //! the table.
 
 use crate::report::{one_line, status_emoji, truncate, workflow_name, Counts};
 use crate::state::machine::TaskStatus;
 use crate::state::model::WorkflowState;
+use crate::state::summary::Digest;
 
 /// The job summary: headline, progress, and a table of tasks.
 pub fn step_summary(state: &WorkflowState) -> String {
@@ -19,6 +20,9 @@ pub fn step_summary(state: &WorkflowState) -> String {
         "**Progress:** {}/{} tasks done ({}%) · {} completed · {} skipped · {} failed · {} blocked · {} in progress · {} pending\n\n",
         c.done(), c.total, c.percent, c.completed, c.skipped, c.failed, c.blocked, c.in_progress, c.pending
     ));
+    if let Some(used) = crate::report::status::usage_text(&Digest::of(state)) {
+        md.push_str(&format!("**Usage:** {}\n\n", cell(&used)));
+    }
     if let Some(reason) = state.failure_reason.as_deref().filter(|r| !r.is_empty()) {
         md.push_str(&format!("**Failure:** {}\n\n", cell(reason)));
     }
