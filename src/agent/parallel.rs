@@ -15,8 +15,9 @@ use crate::agent::step::Caller;
 use crate::agent::worktree;
 use crate::error::Result;
 use crate::project::Project;
-use crate::run::engine::Stop;
+use crate::run::engine::{needs_agent, Stop};
 use crate::run::lease::{Lease, Leases, Worktree};
+use crate::run::now::{what_now_in, Facts, Now};
 use crate::state::summary::Digest;
 use crate::state::{Session, WorkflowState};
 
@@ -81,10 +82,42 @@ impl Turn {
         self.leases.save(session.store().dir())
     }
 
+    /// `next` for this agent: the first ready agent task handed off and leased to it
+    /// (in a worktree of its own when `own_tree`), or a hand-off nobody holds leased
+    /// to it; nothing when it holds a task already or no agent task is ready (a
+    /// failure of its own comes first: `run::now`). `step` is one step of the engine
+    /// for the caller. Returns the problems the step met.
+    pub fn take_next(
+        &mut self,
+        project: &Project,
+        session: &mut Session,
+        own_tree: bool,
+        step: impl FnOnce(&mut Session, &Caller) -> Result<(Stop, Vec<String>)>,
+    ) -> Result<Vec<String>> {
+        let state = session.state()?;
+        let digest = self.digest(state);
+        let (ready, unleased) = match what_now_in(state, &digest, Facts::locked()) {
+            Now::Ready(t) if needs_agent(t) => (Some(t.id.clone()), None),
+            Now::HandedOff(t)
+                if t.handed_off == Some(true) && self.leases.of_task(&t.id).is_none() =>
+            {
+                (None, Some(t.id.clone()))
+            }
+            _ => (None, None),
+        };
+        if let Some(id) = ready {
+            return Ok(self.hand_off(project, session, &id, own_tree, step)?.1);
+        }
+        if let Some(id) = unleased {
+            self.lease(session, &id, None)?;
+        }
+        Ok(Vec::new())
+    }
+
     /// Hands the ready agent task `task` to this agent, in a worktree of its own when
     /// `own_tree`, with one step of the engine; leases it when the step handed it
     /// off. Returns how the step stopped and the problems it met.
-    pub fn hand_off(
+    fn hand_off(
         &mut self,
         project: &Project,
         session: &mut Session,

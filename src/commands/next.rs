@@ -19,8 +19,7 @@ use crate::cli::{GlobalArgs, NextArgs};
 use crate::error::Result;
 use crate::output::Output;
 use crate::project::Project;
-use crate::report::next::{self, Reason};
-use crate::run::engine::needs_agent;
+use crate::report::next;
 use crate::run::now::Facts;
 
 pub fn run(project: &Project, global: &GlobalArgs, args: &NextArgs, out: &Output) -> Result<i32> {
@@ -59,33 +58,10 @@ fn lease(
     let wait = Duration::from_secs(global.wait.unwrap_or(0));
     let mut session = crate::agent::step::lock(project, wait, "next --agent")?;
     let mut turn = Turn::begin(project, &mut session, agent)?;
-    let (hand_off, unleased) = {
-        let state = session.state()?;
-        let n = next::next_in(state, &turn.digest(state), Facts::locked());
-        let id = n.task.map(|t| t.id.clone());
-        // Ready for this agent: a failure of another agent's task is that agent's.
-        let ready = n.reason == Reason::Ready && n.task.is_some_and(needs_agent);
-        let unleased = n.reason == Reason::InProgress
-            && n.task.is_some_and(|t| t.handed_off == Some(true))
-            && id
-                .as_deref()
-                .is_some_and(|id| turn.leases.of_task(id).is_none());
-        (
-            ready.then(|| id.clone()).flatten(),
-            unleased.then_some(id).flatten(),
-        )
-    };
     let own_tree = own_tree || project.config.wf.agents.worktrees == Some(true);
-    let mut problems = Vec::new();
-    if let Some(id) = hand_off {
-        problems = turn
-            .hand_off(project, &mut session, &id, own_tree, |session, caller| {
-                crate::agent::step::step(project, session, crate::report::brief::brief, caller)
-            })?
-            .1;
-    } else if let Some(id) = unleased {
-        turn.lease(&session, &id, None)?;
-    }
+    let problems = turn.take_next(project, &mut session, own_tree, |session, caller| {
+        crate::agent::step::step(project, session, crate::report::brief::brief, caller)
+    })?;
     let state = session.state()?;
     let mut n = next::next_in(state, &turn.digest(state), Facts::locked());
     if let Some(t) = n.task.filter(|t| turn.leases.of_task(&t.id).is_some()) {

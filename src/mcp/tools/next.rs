@@ -12,7 +12,6 @@ use crate::report::brief;
 use crate::report::next as next_report;
 use crate::report::next::Reason;
 use crate::report::one_line;
-use crate::run::engine::needs_agent;
 use serde_json::json;
 
 /// The task to do now and what to do with it, or why there is none.
@@ -25,35 +24,10 @@ fn next_inner(ctx: &Context) -> Result<Answer> {
     let mut session = lock(&project, ctx, "mcp next")?;
     let mut turn = Turn::begin(&project, &mut session, &ctx.agent)?;
     let others = turn.others();
-    let (hand_off, unleased) = {
-        let state = session.state()?;
-        let n = what_now(state, &turn);
-        let id = n.task.map(|t| t.id.clone());
-        let hand_off = n.reason == Reason::Ready
-            && n.task.is_some_and(needs_agent)
-            && !failed_run(state, &others);
-        let unleased = n.reason == Reason::InProgress
-            && n.task.is_some_and(|t| t.handed_off == Some(true))
-            && id
-                .as_deref()
-                .is_some_and(|id| turn.leases.of_task(id).is_none());
-        (
-            hand_off.then(|| id.clone()).flatten(),
-            unleased.then_some(id).flatten(),
-        )
-    };
-    let mut problems = Vec::new();
-    if let Some(id) = hand_off {
-        let own_tree = project.config.wf.agents.worktrees == Some(true);
-        problems = turn
-            .hand_off(&project, &mut session, &id, own_tree, |session, caller| {
-                run_step(&project, session, caller)
-            })?
-            .1;
-    } else if let Some(id) = unleased {
-        // A hand-off nobody holds (a run handed it to whoever comes): now this agent's.
-        turn.lease(&session, &id, None)?;
-    }
+    let own_tree = project.config.wf.agents.worktrees == Some(true);
+    let problems = turn.take_next(&project, &mut session, own_tree, |session, caller| {
+        run_step(&project, session, caller)
+    })?;
     let state = session.state()?;
     let n = what_now(state, &turn);
     ctx.give(task_to_check(state, &n, &others));
