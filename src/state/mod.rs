@@ -12,7 +12,6 @@ pub mod machine;
 #[cfg(test)]
 mod machine_props;
 pub mod model;
-pub mod once_box;
 mod positions;
 pub mod ready;
 pub mod records;

@@ -53,15 +53,9 @@ impl Spill {
     pub fn push(&mut self, task: &Task) -> io::Result<()> {
         self.record.clear();
         snapshot_file::write_record(&mut self.record, task)?;
-        let end = self.at + self.record.len() as u64;
-        let Some(span) = Span::new(self.at, end) else {
-            // A record of 4 GiB or more, which no index entry names: held whole, as a
-            // snapshot's reader would hold it (`task_index::Span`).
-            self.tasks.push(TaskRef::new(task.clone()));
-            return Ok(());
-        };
+        let span = Span::after(self.at, self.record.len() as u64);
         self.out.write_all(&self.record)?;
-        self.at = end;
+        self.at = span.bounds()[1];
         self.tasks.push(TaskRef::unread(Record {
             source: Arc::clone(&self.source),
             glance: Entry::of(task, span),

@@ -53,8 +53,8 @@ const WRITER: &str = concat!(env!("CARGO_PKG_VERSION"), "+", env!("WF_RECORD_LAY
 pub struct Entry {
     /// The task's id, then its deps, then its blockers.
     ids: Packed,
-    /// How many deps and blockers: `u32`, so an entry and its task's handle fit a
-    /// smaller allocation (`state::task_ref`); a state holds no task of four billion.
+    /// How many deps and blockers (`ids::narrow`): a state holds no task of four
+    /// billion.
     deps: u32,
     blocked_by: u32,
     pub status: TaskStatus,
@@ -66,29 +66,31 @@ pub struct Entry {
     pub span: Span,
 }
 
-/// Where a task's record is in its snapshot: its first byte and its length. Twelve
-/// bytes, not the sixteen of two offsets, so that an unread task's handle, this entry
-/// within, fits a smaller allocation (`state::task_ref`); a record of 4 GiB or more
-/// is no index's (the whole load reads it).
+/// Where a task's record is in its snapshot: its first byte and the byte past its
+/// last.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[repr(C, packed(4))]
 pub struct Span {
     start: u64,
-    len: u32,
+    end: u64,
 }
 
 impl Span {
-    /// The record from byte `start` to `end`; none if it ends before it starts or is
-    /// 4 GiB long or more.
+    /// The record from byte `start` to `end`; none if it ends before it starts.
     pub fn new(start: u64, end: u64) -> Option<Span> {
-        let len = u32::try_from(end.checked_sub(start)?).ok()?;
-        Some(Span { start, len })
+        (start <= end).then_some(Span { start, end })
+    }
+
+    /// The `len` bytes from `start`.
+    pub fn after(start: u64, len: u64) -> Span {
+        Span {
+            start,
+            end: start + len,
+        }
     }
 
     /// Its start and end byte offsets.
     pub fn bounds(self) -> [u64; 2] {
-        let (start, len) = (self.start, self.len);
-        [start, start + u64::from(len)]
+        [self.start, self.end]
     }
 }
 
@@ -849,14 +851,10 @@ mod tests {
         });
         let bytes = String::from_utf8(index_bytes(&[task], &[[10, 20]])).unwrap();
         assert!(read_entries(bytes.as_bytes()).is_some());
-        // The longest record an entry holds: 4 GiB less a byte.
-        let longest = bytes.replace("[10,20]", "[10,4294967305]");
-        assert!(read_entries(longest.as_bytes()).is_some());
         for altered in [
             bytes.replace("[10,20]", "[010,20]"),
             bytes.replace("[10,20]", "[10,00]"),
             bytes.replace("[10,20]", "[20,10]"),
-            bytes.replace("[10,20]", "[10,4294967306]"),
             bytes.replacen('{', r#"{"tasks":[],"#, 1),
             bytes.replace(r#","tasks":"#, r#","t\u0061sks":[],"tasks":"#),
             bytes.replace(r#","tasks":"#, r#", "tasks":[],"tasks":"#),

@@ -17,12 +17,11 @@
 //! (`state::snapshot_file`).
 
 use std::ops::Deref;
-use std::sync::{Arc, Weak};
+use std::sync::{Arc, OnceLock, Weak};
 
 use crate::state::ids::Ids;
 use crate::state::machine::TaskStatus;
 use crate::state::model::{Glance, Task, Usage};
-use crate::state::once_box::OnceBox;
 
 /// A task of a state: [`Deref`] gives the whole task (parsing its record on the
 /// first look); [`Glance`] gives what the scheduler and the summary need without it.
@@ -31,10 +30,8 @@ pub struct TaskRef(Arc<Slot>);
 #[derive(Clone)]
 struct Slot {
     /// Boxed: a task left unread holds only its index entry, not the 800 bytes of a
-    /// task. A box of one word (`state::once_box`), as the record's span is 12 bytes
-    /// (`task_index::Span`): an unread task is one allocation of 88 bytes, a 96-byte
-    /// block of glibc's (a fresh import holds one for every task, BENCHMARKS.md).
-    task: OnceBox<Task>,
+    /// task.
+    task: OnceLock<Box<Task>>,
     /// Its record in the snapshot it was loaded from, while it has not changed since.
     /// Held in the slot, not boxed beside it, for the same allocation.
     record: Option<Record>,
@@ -60,13 +57,6 @@ pub struct Source {
 }
 
 #[cfg(test)]
-mod size {
-    /// An unread task's allocation: the `Arc`'s counts and the slot (the task's
-    /// index entry within), 88 bytes, a 96-byte block of glibc's.
-    const _: () = assert!(16 + std::mem::size_of::<super::Slot>() == 88);
-}
-
-#[cfg(test)]
 thread_local! {
     /// How many times [`TaskRef::make_mut`] copied a task on this thread, because
     /// something else held it: a test's count of copies the engine should not make.
@@ -76,7 +66,7 @@ thread_local! {
 impl TaskRef {
     pub fn new(task: Task) -> TaskRef {
         TaskRef(Arc::new(Slot {
-            task: OnceBox::with(Box::new(task)),
+            task: OnceLock::from(Box::new(task)),
             record: None,
         }))
     }
@@ -84,7 +74,7 @@ impl TaskRef {
     /// A task to be read from `record` when first looked at.
     pub fn unread(record: Record) -> TaskRef {
         TaskRef(Arc::new(Slot {
-            task: OnceBox::new(),
+            task: OnceLock::new(),
             record: Some(record),
         }))
     }
