@@ -7,7 +7,7 @@
 //!
 //! Completion runs on every TAB, while the user waits, maybe while a run holds the
 //! workflow's lock. So it reads the state once, as every reader does (snapshot plus
-//! event-log tail, `src/state/store.rs`): no lock, nothing written, no plan parsed
+//! event-log tail, `src/state/store/`): no lock, nothing written, no plan parsed
 //! (a plugin-written state, whose tasks live only in its plan, offers none). Any
 //! failure — no workflow, a corrupt state, a bad config, an unreadable directory —
 //! is no candidates: a message would land in the middle of the user's command line.

@@ -386,7 +386,7 @@ fn constraints(dir: &Path, config: &Config, state: &crate::state::WorkflowState)
     )
 }
 
-/// The writer's lock (`src/state/store.rs`). It is an `flock` on `.lock`, which the
+/// The writer's lock (`src/state/store/mod.rs`). It is an `flock` on `.lock`, which the
 /// kernel releases when its holder exits, however it exits; the holder writes its
 /// pid and command into the file and empties it when it ends normally. So a file
 /// still naming a process while nobody holds the lock is stale — a writer was killed
