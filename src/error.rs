@@ -1,7 +1,9 @@
 //! Errors that end a command, each with a kind that `main` maps to an exit code.
 //!
 //! The codes are part of the interface (README "Exit codes"); scripts and hooks
-//! branch on them, so a kind never changes its code. Where an error only needs
+//! branch on them, so a kind never changes its code, and a code given up is not
+//! given again: 6 was a hand-off's until a hand-off stopped being an error (it
+//! exits 0: the work waits for a person or an agent, nothing failed). Where an error only needs
 //! telling, not a code — `wf hook`, which reports every failure as a warning and exits
 //! 0 — `anyhow` carries it with the context of each step it crossed.
 
@@ -23,8 +25,6 @@ pub enum ErrorKind {
     Locked,
     /// The state file is corrupt or from a newer `wf`; it was left untouched.
     CorruptState,
-    /// A task was handed to an agent and waits for its work.
-    HandedOff,
     /// Interrupted by SIGINT, SIGTERM, SIGHUP or SIGQUIT; progress was saved.
     Interrupted,
     /// Reading or writing a file failed for a reason of the system, not of the input:
@@ -32,15 +32,17 @@ pub enum ErrorKind {
     Io,
 }
 
+/// What exit code 0 tells the caller (the man page's EXIT STATUS, the guide's table).
+pub const SUCCESS_MEANING: &str = "success: completed, paused at a stop point, or a task handed off to you or an agent (no executor configured; `--ci` fails such a task instead, 1)";
+
 impl ErrorKind {
     /// Every kind, in the order of their exit codes.
-    pub const ALL: [ErrorKind; 8] = [
+    pub const ALL: [ErrorKind; 7] = [
         ErrorKind::Failed,
         ErrorKind::Usage,
         ErrorKind::Blocked,
         ErrorKind::Locked,
         ErrorKind::CorruptState,
-        ErrorKind::HandedOff,
         ErrorKind::Io,
         ErrorKind::Interrupted,
     ];
@@ -56,9 +58,6 @@ impl ErrorKind {
             ErrorKind::CorruptState => {
                 "the state file is corrupt or from a newer `wf`; it was left untouched"
             }
-            ErrorKind::HandedOff => {
-                "a task was handed off to an agent; run `wf workflow-execute` when it is done"
-            }
             ErrorKind::Io => "an I/O error: a file could not be read or written (disk full, read-only file system, permission denied, device error); a path that does not exist or is a directory is bad input (2)",
             ErrorKind::Interrupted => "interrupted (SIGINT/Ctrl-C, SIGTERM, SIGHUP, SIGQUIT); progress was saved, `wf resume` continues",
         }
@@ -71,7 +70,6 @@ impl ErrorKind {
             ErrorKind::Blocked => 3,
             ErrorKind::Locked => 4,
             ErrorKind::CorruptState => 5,
-            ErrorKind::HandedOff => 6,
             ErrorKind::Io => 7,
             ErrorKind::Interrupted => 130,
         }
@@ -84,7 +82,6 @@ impl ErrorKind {
             ErrorKind::Blocked => "blocked",
             ErrorKind::Locked => "locked",
             ErrorKind::CorruptState => "corrupt_state",
-            ErrorKind::HandedOff => "handed_off",
             ErrorKind::Interrupted => "interrupted",
             ErrorKind::Io => "io",
         }

@@ -24,7 +24,7 @@ pub use view::*;
     long_about = None,
     after_help = "Start with `wf workflow-start PLAN.md`, then `wf workflow-execute` and `wf status`.\n\
                   State lives in $WF_HOME (default ~/.claude/workflows)/<project-id>/.\n\
-                  Exit codes: 0 ok, 1 failed, 2 bad input, 3 blocked, 4 locked, 5 corrupt state, 6 handed off, 7 I/O error, 130 interrupted."
+                  Exit codes: 0 ok (also a task handed off to you), 1 failed, 2 bad input, 3 blocked, 4 locked, 5 corrupt state, 7 I/O error, 130 interrupted."
 )]
 pub struct Cli {
     #[command(flatten)]

@@ -16,7 +16,8 @@ use crate::error::Result;
 use crate::output::Output;
 use crate::plan::{self, audit, classify};
 use crate::project::Project;
-use crate::report::findings::{self, plural};
+use crate::report::findings;
+use crate::report::plural;
 
 pub fn run(project: &Project, args: &CheckArgs, out: &Output) -> Result<i32> {
     let (text, plan) = plan::read(&args.plan, args.format)?;

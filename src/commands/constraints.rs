@@ -258,11 +258,13 @@ fn merge_files(
 
     let c = &session.state()?.constraints;
     out.say(format!(
-        "Merged {} file(s): {} hard, {} soft, {} open question(s), {} success criteria.",
+        "Merged {} {}: {} hard, {} soft, {} open {}, {} success criteria.",
         files.len(),
+        crate::report::plural(files.len(), "file", "files"),
         c.hard.len(),
         c.soft.len(),
         c.open_questions.len(),
+        crate::report::plural(c.open_questions.len(), "question", "questions"),
         c.success_criteria.len()
     ));
     let say_dropped = |what: &str, cap: usize, items: Vec<String>| {

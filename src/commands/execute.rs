@@ -182,7 +182,11 @@ pub fn execute_locked(
     drop(engine);
     reporter.done();
     let checks = crate::run::derived::config_checks(&project.config);
-    report_stop(session, &stop, &summary, args.keep_going, &checks, out)?;
+    let hand_off = crate::report::execute::HandOff {
+        checks: &checks,
+        capabilities: &project.config.wf.capabilities,
+    };
+    report_stop(session, &stop, &summary, args.keep_going, &hand_off, out)?;
     report_to_ci(project, session, args, out)?;
     Ok(stop.exit_code(summary.ci_to_the_end))
 }
@@ -240,14 +244,14 @@ fn report_stop(
     stop: &Stop,
     summary: &crate::run::engine::RunSummary,
     keep_going: bool,
-    checks: &[crate::proof::derive::ConfigCheck],
+    hand_off: &crate::report::execute::HandOff,
     out: &Output,
 ) -> Result<()> {
     let state = session.state()?;
     if out.json {
         out.json_value(&crate::report::execute::stop_json(state, stop, summary));
     }
-    let text = crate::report::execute::stop_text(state, stop, keep_going, checks);
+    let text = crate::report::execute::stop_text(state, stop, keep_going, hand_off);
     out.conclude(&text, !matches!(stop, Stop::Failed { .. }));
     Ok(())
 }

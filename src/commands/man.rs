@@ -77,7 +77,7 @@ fn extra_sections() -> Roff {
     item(
         &mut roff,
         bold("0"),
-        "success: completed, or paused at a stop point",
+        crate::error::SUCCESS_MEANING,
     );
     for kind in ErrorKind::ALL {
         item(

@@ -257,7 +257,7 @@ fn import(
         (&phases, &checks),
         &outcome,
         &args.plan,
-        out,
+        (&rules, out),
     );
     Ok(0)
 }
@@ -612,14 +612,20 @@ fn render_summary(
     (phases, checks): (&Phases, &Counts),
     outcome: &Outcome,
     plan_path: &Path,
-    out: &Output,
+    (rules, out): (&classify::Rules, &Output),
 ) {
     let change = match outcome {
         Outcome::Reimported { diff, change } => Some((change.as_str(), diff)),
         _ => None,
     };
     let summary =
-        crate::report::start::summary(state, (phases, checks), change, plan_path, out.look());
+        crate::report::start::summary(
+        state,
+        (phases, checks),
+        change,
+        plan_path,
+        (rules, out.look()),
+    );
     out.json_value(&summary.json);
     for line in &summary.stderr {
         crate::output::stderr_line(format_args!("{line}"));

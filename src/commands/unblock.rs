@@ -85,7 +85,7 @@ pub fn run(
         "Unblocked {}: {} {} can run now{}",
         lifting.join(", "),
         freed.len(),
-        crate::report::findings::plural(freed.len(), "task", "tasks"),
+        crate::report::plural(freed.len(), "task", "tasks"),
         if freed.is_empty() {
             String::new()
         } else {

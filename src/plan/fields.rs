@@ -373,7 +373,7 @@ pub(crate) fn build(block: Block, warnings: &mut Vec<PlanWarning>) -> Result<Dra
                 for dep in deps {
                     if !is_valid_id(&dep) {
                         return Err(PlanError::new(f.line, format!(
-                            "task {id} lists {} as a dependency, which is not a task id; write task ids such as `T1, T2` (or 无 for none)",
+                            "task {id} lists {} as a dependency, which is not a task id; write task ids such as `T1, T2` (or none)",
                             shown(&dep)
                         )));
                     }

@@ -424,7 +424,7 @@ fn field_value_errors() {
     );
     assert_eq!(
         err("## T1: a\n\n- **依赖**: T0 `$(x)`\n"),
-        "p.md:3: task T1 lists \"$(x)\" as a dependency, which is not a task id; write task ids such as `T1, T2` (or 无 for none)"
+        "p.md:3: task T1 lists \"$(x)\" as a dependency, which is not a task id; write task ids such as `T1, T2` (or none)"
     );
     assert_eq!(
         err("## T1: a\n- **阻塞依赖**: API-Spec\n"),

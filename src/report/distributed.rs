@@ -77,8 +77,10 @@ pub fn import_text(summary: &ImportSummary, status: &str) -> String {
     }
     if !summary.ignored.is_empty() {
         text.push_str(&format!(
-            "Ignored {} JSON file(s) that are not wf results.\n",
-            summary.ignored.len()
+            "Ignored {} JSON {} that {} not wf results.\n",
+            summary.ignored.len(),
+            super::plural(summary.ignored.len(), "file", "files"),
+            super::plural(summary.ignored.len(), "is", "are")
         ));
     }
     let applied = summary

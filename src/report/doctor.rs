@@ -2,6 +2,7 @@
 
 use serde_json::{json, Value};
 
+use super::plural;
 use crate::output::{paint, Color};
 use crate::setup::doctor::{Check, Status};
 
@@ -22,11 +23,11 @@ pub fn text(checks: &[Check], color: bool) -> String {
     let (problems, warnings) = (count(Status::Problem), count(Status::Warning));
     text.push_str(&match (problems, warnings) {
         (0, 0) => "No problems found.".to_string(),
-        (0, w) => format!("No problems found; {w} {}.", plural(w, "warning")),
+        (0, w) => format!("No problems found; {w} {}.", plural(w, "warning", "warnings")),
         (p, w) => format!(
             "{p} {} (exit 1), {w} {}.",
-            plural(p, "problem"),
-            plural(w, "warning")
+            plural(p, "problem", "problems"),
+            plural(w, "warning", "warnings")
         ),
     });
     text
@@ -52,10 +53,3 @@ pub fn line(c: &Check, name_width: usize, color: bool) -> String {
     line
 }
 
-fn plural(n: usize, word: &str) -> String {
-    if n == 1 {
-        word.to_string()
-    } else {
-        format!("{word}s")
-    }
-}

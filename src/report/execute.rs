@@ -21,14 +21,16 @@ fn stop_word(stop: &Stop) -> &'static str {
     }
 }
 
-/// The stop in words, for people; `checks` the project's `wf.checks`, for the brief
-/// of a task handed off.
-pub fn stop_text(
-    state: &WorkflowState,
-    stop: &Stop,
-    keep_going: bool,
-    checks: &[ConfigCheck],
-) -> String {
+/// What a hand-off's text reads from the project's config.
+pub struct HandOff<'a> {
+    /// `wf.checks`, for what wf checks of a task with no command.
+    pub checks: &'a [ConfigCheck],
+    /// `wf.capabilities`, which capability each agent action wants.
+    pub capabilities: &'a std::collections::BTreeMap<String, String>,
+}
+
+/// The stop in words, for people; `hand_off`, for the text of a task handed off.
+pub fn stop_text(state: &WorkflowState, stop: &Stop, keep_going: bool, hand_off: &HandOff) -> String {
     let done = state.tasks.iter().filter(|t| t.status().is_done()).count();
     let total = state.tasks.len();
     match stop {
@@ -47,7 +49,7 @@ pub fn stop_text(
                 String::new()
             }
         ),
-        Stop::HandedOff(id) => handoff_text(state, id, checks),
+        Stop::HandedOff(id) => handoff_text(state, id, hand_off),
         Stop::Interrupted => {
             format!("Interrupted: progress saved ({done}/{total} done). `wf resume` continues.")
         }
@@ -148,22 +150,57 @@ fn blocked_text(state: &WorkflowState, kinds: &[String], tasks: &[String]) -> St
     text
 }
 
-fn handoff_text(state: &WorkflowState, id: &str, checks: &[ConfigCheck]) -> String {
-    match state.task(id) {
-        Some(task) => {
-            let needs = crate::run::policy::agent_actions(task);
-            let needs = if needs.is_empty() {
-                String::new()
-            } else {
-                format!(" ({})", needs.join(", "))
-            };
-            format!(
-                "Handed off: task {} needs an agent{needs}. Do the work, then run `wf workflow-execute`: it checks the work as the brief below says.\n\n{}",
-                task.id,
-                super::brief::brief(state, task, checks)
-            )
-        }
-        None => format!("Handed off: {id}"),
+/// The hand-off's headline — which kind of agent the task wants, why it is handed
+/// off, what wf checks when it comes back — then the brief.
+fn handoff_text(state: &WorkflowState, id: &str, hand_off: &HandOff) -> String {
+    let Some(task) = state.task(id) else {
+        return format!("Handed off: {id}");
+    };
+    let wanted = crate::run::executor::required_capabilities(task, hand_off.capabilities);
+    let actions = policy::agent_actions(task);
+    let actions = if actions.is_empty() {
+        String::new()
+    } else {
+        format!(" (actions: {})", actions.join(", "))
+    };
+    format!(
+        "Handed off: task {} wants an agent that can {}{actions}. No executor is configured (wf.executors), so it is yours or Claude Code's to do; when it is done, `wf workflow-execute` checks {}.\n\n{}",
+        task.id,
+        wanted.join(" and "),
+        checked_on_return(task, hand_off.checks),
+        super::brief::brief(state, task, hand_off.checks)
+    )
+}
+
+/// What `workflow-execute` checks of a handed-off task when it comes back, in the
+/// words of the brief's section that lists it.
+fn checked_on_return(task: &crate::state::Task, checks: &[ConfigCheck]) -> String {
+    let commands = task.check_commands().count();
+    let mut parts = Vec::new();
+    if commands > 0 {
+        parts.push(format!(
+            "its {commands} {} (\"Verify\" below)",
+            super::plural(commands, "command", "commands")
+        ));
+    }
+    if task.expect.is_some() {
+        parts.push("its expected result (\"Verify\" below)".to_string());
+    }
+    if task.has_action("run_tests") {
+        parts.push("the project's tests".to_string());
+    }
+    if task.quality_gate {
+        parts.push("the quality gate's verifiers".to_string());
+    }
+    if !parts.is_empty() {
+        return parts.join(", ");
+    }
+    match super::checks::derived_lines(task, checks).len() {
+        0 => "nothing: it is accepted on your word (`--require-checks` refuses that)".to_string(),
+        n => format!(
+            "the {n} {} under \"What wf checks\" below",
+            super::plural(n, "thing", "things")
+        ),
     }
 }
 
@@ -206,7 +243,7 @@ mod tests {
         };
         let (json, text) = (
             stop_json(&s, &stop, &RunSummary::default()),
-            stop_text(&s, &stop, false, &[]),
+            stop_text(&s, &stop, false, &HandOff { checks: &[], capabilities: &Default::default() }),
         );
         assert_eq!(
             text,
@@ -236,6 +273,6 @@ mod tests {
             kinds: vec!["api_spec".into()],
             tasks: ids.to_vec(),
         };
-        stop_text(s, &stop, false, &[])
+        stop_text(s, &stop, false, &HandOff { checks: &[], capabilities: &Default::default() })
     }
 }

@@ -12,8 +12,9 @@ use std::path::Path;
 use serde::Serialize;
 use serde_json::Value;
 
+use super::plural;
 use crate::plan::{classify, Plan};
-use crate::state::model::ZeroDecisionAudit;
+use crate::state::model::{Task, ZeroDecisionAudit};
 use crate::state::TaskStatus;
 
 #[derive(Debug, Clone, Serialize)]
@@ -61,14 +62,6 @@ fn rank(severity: &str) -> u8 {
         "error" => 0,
         "warning" => 1,
         _ => 2,
-    }
-}
-
-pub(crate) fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
-    if n == 1 {
-        one
-    } else {
-        many
     }
 }
 
@@ -149,6 +142,30 @@ fn ambiguity_findings(file: &str, plan: &Plan, audit: &ZeroDecisionAudit) -> Vec
         .collect()
 }
 
+/// How a task of a claude-workflow plan says it waits on nothing, whatever its name.
+pub(crate) const OPT_OUT: &str = "write `- **Blocked by**: none` in the task";
+
+/// The blocker kinds `task` waits on, and for each why: the word (or file) the
+/// classifier matched (`api_spec (name has the word "api")`), else the plan's field.
+/// Before an import classified it and after, the same answer.
+pub(crate) fn blocked_why(task: &Task, rules: &classify::Rules) -> (Vec<String>, Vec<String>) {
+    let matched = classify::matches(task, rules);
+    let mut kinds = task.blocked_by.clone();
+    for m in &matched {
+        if !kinds.contains(&m.kind) {
+            kinds.push(m.kind.clone());
+        }
+    }
+    let reasons = kinds
+        .iter()
+        .map(|k| match matched.iter().find(|m| &m.kind == k) {
+            Some(m) => format!("{k} ({})", m.reason),
+            None => format!("{k} (its Blocked by field)"),
+        })
+        .collect();
+    (kinds, reasons)
+}
+
 /// The tasks `workflow-start` would mark blocked, and why.
 fn classification_findings(file: &str, plan: &Plan, rules: &classify::Rules) -> Vec<Finding> {
     let mut out = Vec::new();
@@ -156,25 +173,14 @@ fn classification_findings(file: &str, plan: &Plan, rules: &classify::Rules) -> 
         if t.status != TaskStatus::Pending {
             continue;
         }
-        let mut reasons: Vec<String> = t
-            .blocked_by
-            .iter()
-            .map(|k| format!("{k} (its 阻塞依赖 field)"))
-            .collect();
-        let mut kinds = t.blocked_by.clone();
-        for m in classify::matches(t, rules) {
-            if !kinds.contains(&m.kind) {
-                reasons.push(format!("{} ({})", m.kind, m.reason));
-                kinds.push(m.kind);
-            }
-        }
+        let (kinds, reasons) = blocked_why(t, rules);
         if kinds.is_empty() {
             continue;
         }
         let hint = if plan.format.writes_fields() {
-            ", or write `- **阻塞依赖**: none` in the task if it waits on nothing"
+            format!(", or {OPT_OUT} if it waits on nothing")
         } else {
-            ""
+            String::new()
         };
         out.push(Finding {
             file: file.to_string(),

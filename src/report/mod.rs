@@ -143,6 +143,16 @@ impl ContextUsage {
     }
 }
 
+/// The word for `n` things: `one` for 1, else `many` ("1 warning", "2 warnings").
+/// The one place output picks a noun's number, so no line says "1 warnings".
+pub fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
+    if n == 1 {
+        one
+    } else {
+        many
+    }
+}
+
 /// The name people know the workflow by: the plugin's `task_name`, else the project.
 pub fn workflow_name(state: &WorkflowState) -> &str {
     state

@@ -4,6 +4,7 @@
 
 use serde_json::{json, Value};
 
+use super::plural;
 use crate::proof::document::{Check, Document, Standing, TaskCheck};
 
 /// `text` on one line, with nothing that could drive a terminal: the document and
@@ -50,10 +51,10 @@ pub fn export_text(doc: &Document, file: &str) -> String {
         .map(|t| t.id.as_str())
         .collect();
     let mut text = format!(
-        "Wrote {}: the proof of {} completed task{}",
+        "Wrote {}: the proof of {} completed {}",
         clean(file),
         doc.tasks.len(),
-        plural(doc.tasks.len())
+        plural(doc.tasks.len(), "task", "tasks")
     );
     if !bare.is_empty() {
         text.push_str(&format!(
@@ -64,9 +65,9 @@ pub fn export_text(doc: &Document, file: &str) -> String {
     }
     if !doc.not_completed.is_empty() {
         text.push_str(&format!(
-            "; {} task{} not completed",
+            "; {} {} not completed",
             doc.not_completed.len(),
-            plural(doc.not_completed.len())
+            plural(doc.not_completed.len(), "task", "tasks")
         ));
     }
     text.push_str(&format!(
@@ -74,14 +75,6 @@ pub fn export_text(doc: &Document, file: &str) -> String {
         clean(file)
     ));
     text
-}
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
-    }
 }
 
 fn line(t: &TaskCheck) -> Option<String> {
@@ -118,14 +111,14 @@ pub fn check_text(doc: &Document, file: &str, check: &Check) -> String {
     let matching = check.count(Standing::Matches);
     let mut summary = if check.ok() {
         format!(
-            "{}: {} proven task{} match{} the working tree",
+            "{}: {} proven {} match{} the working tree",
             clean(file),
             if proven == matching && proven > 1 {
                 format!("all {proven}")
             } else {
                 proven.to_string()
             },
-            plural(proven),
+            plural(proven, "task", "tasks"),
             if proven == 1 { "es" } else { "" }
         )
     } else {
@@ -152,9 +145,9 @@ pub fn check_text(doc: &Document, file: &str, check: &Check) -> String {
     }
     if !doc.not_completed.is_empty() {
         summary.push_str(&format!(
-            "; {} task{} of the plan not completed ({})",
+            "; {} {} of the plan not completed ({})",
             doc.not_completed.len(),
-            plural(doc.not_completed.len()),
+            plural(doc.not_completed.len(), "task", "tasks"),
             ids(doc.not_completed.iter().map(|t| t.id.as_str()))
         ));
     }

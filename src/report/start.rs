@@ -10,6 +10,7 @@ use crate::output::Look;
 use serde_json::{json, Value};
 
 use super::findings::{audit_failure_lines, finding_lines};
+use crate::plan::classify;
 use crate::plan::diff::PlanDiff;
 use crate::state::model::Glance;
 use crate::state::{Task, TaskStatus, WorkflowState};
@@ -49,6 +50,50 @@ fn next_after_import(state: &WorkflowState) -> String {
     )
 }
 
+/// A line for each blocked task (ten at most, then a count) with what it waits on
+/// and why — the word or file the classifier matched, or the plan's field — and,
+/// when the classifier blocked one, how a task that waits on nothing opts out.
+fn blocked_lines<'a>(
+    state: &WorkflowState,
+    ids: impl Iterator<Item = &'a str>,
+    rules: &classify::Rules,
+) -> String {
+    const SHOWN: usize = 10;
+    let (mut text, mut more, mut classified) = (String::new(), 0, false);
+    for (i, id) in ids.enumerate() {
+        if i >= SHOWN {
+            more += 1;
+            continue;
+        }
+        let Some(task) = state.task(id) else { continue };
+        let (_, reasons) = super::findings::blocked_why(task, rules);
+        classified |= reasons.iter().any(|r| !r.ends_with("(its Blocked by field)"));
+        text.push_str(&format!("\nBlocked: {id} waits on {}", reasons.join(", ")));
+    }
+    if more > 0 {
+        text.push_str(&format!(
+            "\nBlocked: {more} more {}",
+            super::plural(more, "task", "tasks")
+        ));
+    }
+    if classified {
+        let writes_fields = state
+            .plan_format
+            .as_deref()
+            .and_then(crate::plan::Format::named)
+            .is_some_and(crate::plan::Format::writes_fields);
+        text.push_str(&format!(
+            "\n  wf read that from the names and files; if a task waits on nothing, {}.",
+            if writes_fields {
+                super::findings::OPT_OUT
+            } else {
+                "leave its format out of wf.classify.formats"
+            }
+        ));
+    }
+    text
+}
+
 /// The summary of an import: JSON, the text for stdout, and lines for stderr.
 pub struct Summary {
     pub json: Value,
@@ -63,7 +108,7 @@ pub fn summary(
     (phases, checks): (&Phases, &crate::proof::derive::Counts),
     change: Option<(&str, &PlanDiff)>,
     plan_path: &Path,
-    look: Look,
+    (rules, look): (&classify::Rules, Look),
 ) -> Summary {
     let phases = &phases.counts;
     // By what the task index holds of each task: a fresh import's tasks are not read.
@@ -123,21 +168,15 @@ pub fn summary(
             diff.unchanged.len()
         ));
     }
-    for t in blocked_tasks() {
-        text.push_str(&format!(
-            "\nBlocked: {} waits on {}",
-            t.id(),
-            t.blocked_by().collect::<Vec<_>>().join(", ")
-        ));
-    }
+    text.push_str(&blocked_lines(state, blocked_tasks().map(Glance::id), rules));
     let mut checks_line = super::findings::checks_line(checks);
     checks_line[..1].make_ascii_uppercase();
     text.push_str(&format!("\n{checks_line}."));
     text.push_str(&format!(
         "\nAudit: {} ({errors} {}, {warnings} {}).",
         if audit.passed { "passed" } else { "FAILED" },
-        super::findings::plural(errors, "error", "errors"),
-        super::findings::plural(warnings, "warning", "warnings"),
+        super::plural(errors, "error", "errors"),
+        super::plural(warnings, "warning", "warnings"),
     ));
     let mut stderr = Vec::new();
     if audit.passed {

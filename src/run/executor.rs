@@ -177,24 +177,7 @@ impl Pool {
 
     /// The capabilities `task` needs, in a stable order.
     pub fn required(&self, task: &Task) -> Vec<String> {
-        if !task.capabilities.is_empty() {
-            return task.capabilities.clone();
-        }
-        let mut caps: Vec<String> = Vec::new();
-        for action in crate::run::engine::agent_actions(task) {
-            let cap = match self.action_caps.get(action) {
-                Some(c) => c.clone(),
-                None if action.ends_with("_review") => "review".into(),
-                None => "implement".into(),
-            };
-            if !caps.contains(&cap) {
-                caps.push(cap);
-            }
-        }
-        if caps.is_empty() {
-            caps.push("implement".into());
-        }
-        caps
+        required_capabilities(task, &self.action_caps)
     }
 
     fn can(e: &Executor, capability: &str) -> bool {
@@ -337,6 +320,34 @@ pub fn parse_score(output: &str) -> Option<u32> {
             .parse()
             .ok()
     })
+}
+
+/// The capabilities `task` needs, in a stable order: the plan's, else one for each
+/// kind of agent action it names (`wf.capabilities` maps an action to one; a
+/// `*_review` is `review`, any other `implement`), `implement` when it names none.
+/// The executor that takes it must offer them all, and a hand-off names them.
+pub fn required_capabilities(
+    task: &Task,
+    action_caps: &std::collections::BTreeMap<String, String>,
+) -> Vec<String> {
+    if !task.capabilities.is_empty() {
+        return task.capabilities.clone();
+    }
+    let mut caps: Vec<String> = Vec::new();
+    for action in crate::run::engine::agent_actions(task) {
+        let cap = match action_caps.get(action) {
+            Some(c) => c.clone(),
+            None if action.ends_with("_review") => "review".into(),
+            None => "implement".into(),
+        };
+        if !caps.contains(&cap) {
+            caps.push(cap);
+        }
+    }
+    if caps.is_empty() {
+        caps.push("implement".into());
+    }
+    caps
 }
 
 #[cfg(test)]

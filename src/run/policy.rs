@@ -105,15 +105,16 @@ impl Stop {
     /// The exit code of a run that stopped here. `ci_to_the_end`: a CI run that was to
     /// go to the end (no mode asked for), which a pause — only the spending budget
     /// pauses one — leaves with part of the plan not run: the job must not pass, and
-    /// a person must raise the budget first, as a blocker must be lifted (3).
+    /// a person must raise the budget first, as a blocker must be lifted (3). A
+    /// hand-off is no failure: with no executor configured it is how agent work
+    /// reaches a person or Claude Code (0; `--ci` never hands off, it fails the task).
     pub fn exit_code(&self, ci_to_the_end: bool) -> i32 {
         use crate::error::ErrorKind;
         match self {
             Stop::Paused(_) if ci_to_the_end => ErrorKind::Blocked.exit_code(),
-            Stop::Completed | Stop::Paused(_) => 0,
+            Stop::Completed | Stop::Paused(_) | Stop::HandedOff(_) => 0,
             Stop::Failed { .. } => ErrorKind::Failed.exit_code(),
             Stop::Blocked { .. } => ErrorKind::Blocked.exit_code(),
-            Stop::HandedOff(_) => ErrorKind::HandedOff.exit_code(),
             Stop::Interrupted => ErrorKind::Interrupted.exit_code(),
         }
     }

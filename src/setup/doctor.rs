@@ -159,7 +159,7 @@ fn executors(dir: &Path, config: &Config) -> Check {
     if list.is_empty() {
         return Check::ok(
             "executors",
-            "none configured: a task that needs an agent is handed off (exit 6) for you or Claude Code to do",
+            "none configured: a task that needs an agent is handed off (exit 0) for you or Claude Code to do",
         );
     }
     let path = std::env::var_os("PATH");

@@ -168,7 +168,7 @@ fn a_tasks_own_depends_on_marker_is_not_an_open_condition() {
     let t = with_plan("a-depends-on");
     assert_eq!(
         check(&t, 2),
-        "tasks.md:18: error: T3: requirement contains \"depends on\": a condition the executor would have to decide; list task deps in 依赖\n\
+        "tasks.md:18: error: T3: requirement contains \"depends on\": a condition the executor would have to decide; list task deps in a Depends field\n\
          tasks.md: format claude-workflow: 3 `## T1: name` task headings\n\
          tasks.md: 3 tasks (claude-workflow): 1 error, 0 warnings, 0 blocked\n\
          tasks.md: checks: 0 by a command, 3 by what their line names, 0 by nothing\n"
@@ -217,7 +217,7 @@ fn the_plugins_team_board_passes_the_audit() {
 fn classification_matches_words_not_letters() {
     let t = with_plan("a-word-boundaries");
     let note = |line: u32, id: &str, kind: &str, why: &str| {
-        format!("tasks.md:{line}: note: {id} would start blocked on {kind} ({why}): lift it with `wf workflow-unblock {kind}` once that input is ready, or write `- **阻塞依赖**: none` in the task if it waits on nothing\n")
+        format!("tasks.md:{line}: note: {id} would start blocked on {kind} ({why}): lift it with `wf workflow-unblock {kind}` once that input is ready, or write `- **Blocked by**: none` in the task if it waits on nothing\n")
     };
     assert_eq!(
         check(&t, 0),
@@ -251,7 +251,7 @@ fn blockers_none_opts_a_task_out_of_classification() {
     let t = with_plan("a-opt-out");
     assert_eq!(
         check(&t, 0),
-        "tasks.md:9: note: T2 would start blocked on api_spec (name has the word \"fetch\"): lift it with `wf workflow-unblock api_spec` once that input is ready, or write `- **阻塞依赖**: none` in the task if it waits on nothing\n\
+        "tasks.md:9: note: T2 would start blocked on api_spec (name has the word \"fetch\"): lift it with `wf workflow-unblock api_spec` once that input is ready, or write `- **Blocked by**: none` in the task if it waits on nothing\n\
          tasks.md: format claude-workflow: 3 `## T1: name` task headings\n\
          tasks.md: 3 tasks (claude-workflow): 0 errors, 0 warnings, 1 blocked\n\
          tasks.md: checks: 0 by a command, 3 by what their line names, 0 by nothing\n"
@@ -338,7 +338,7 @@ fn config_classifies_spec_kit_or_turns_classification_off_or_replaces_the_rules(
     );
     assert_eq!(
         check(&t, 0),
-        "tasks.md:3: note: T1 would start blocked on release (name matches wf.blockers.release.name at \"release\"): lift it with `wf workflow-unblock release` once that input is ready, or write `- **阻塞依赖**: none` in the task if it waits on nothing\n\
+        "tasks.md:3: note: T1 would start blocked on release (name matches wf.blockers.release.name at \"release\"): lift it with `wf workflow-unblock release` once that input is ready, or write `- **Blocked by**: none` in the task if it waits on nothing\n\
          tasks.md: format claude-workflow: 7 `## T1: name` task headings\n\
          tasks.md: 7 tasks (claude-workflow): 0 errors, 0 warnings, 1 blocked\n\
          tasks.md: checks: 0 by a command, 7 by what their line names, 0 by nothing\n"

@@ -178,7 +178,7 @@ fn merge_ranks_intersects_and_reports_drops() {
     insta::assert_snapshot!(run.whole(), @"
     exit: 0
     --- stdout
-    Merged 3 file(s): 7 hard, 3 soft, 5 open question(s), 2 success criteria.
+    Merged 3 files: 7 hard, 3 soft, 5 open questions, 2 success criteria.
     Dropped by the cap of 7 hard constraints: C022 h7; C023 h8
     Dropped by the cap of 5 open questions: q6
     Not shared by every set, so not success criteria: coverage > 80%; looks right

@@ -522,7 +522,7 @@ fn an_edited_or_malformed_result_is_refused_with_its_place() {
     t.write("other/state.json", "{\"status\": \"planned\"}");
     let run = t.wf(&["import-results", "other"]).ok();
     assert!(
-        run.stdout.contains("Ignored 1 JSON file(s)"),
+        run.stdout.contains("Ignored 1 JSON file that is not"),
         "{}",
         run.stdout
     );

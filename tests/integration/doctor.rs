@@ -35,7 +35,7 @@ fn doctor_on_a_healthy_project() {
     exit: 0
     --- stdout
     ok       config       .claude/config/project-config.json reads, its wf section checked
-    ok       executors    none configured: a task that needs an agent is handed off (exit 6) for you or Claude Code to do
+    ok       executors    none configured: a task that needs an agent is handed off (exit 0) for you or Claude Code to do
     ok       hooks        SessionStart, UserPromptSubmit, Stop run `wf hook` (.claude/settings.json)
     ok       state        starter plan: planned, 3 tasks
     ok       constraints  no constraint has a verifyCmd
@@ -94,7 +94,7 @@ fn doctor_without_hooks_warns_and_exits_0() {
     exit: 0
     --- stdout
     ok       config       .claude/config/project-config.json reads, its wf section checked
-    ok       executors    none configured: a task that needs an agent is handed off (exit 6) for you or Claude Code to do
+    ok       executors    none configured: a task that needs an agent is handed off (exit 0) for you or Claude Code to do
     warning  hooks        no `wf hook` for SessionStart, UserPromptSubmit, Stop in Claude Code's settings: an agent in Claude Code is not given the task's brief, nor kept working while its checks fail; fix: `wf init` merges them into .claude/settings.json (every other setting kept); without Claude Code, ignore this
     ok       state        starter plan: planned, 3 tasks
     ok       constraints  no constraint has a verifyCmd
@@ -122,7 +122,7 @@ fn doctor_reports_a_verify_cmd_that_verify_would_refuse() {
     exit: 1
     --- stdout
     ok       config       .claude/config/project-config.json reads, its wf section checked
-    ok       executors    none configured: a task that needs an agent is handed off (exit 6) for you or Claude Code to do
+    ok       executors    none configured: a task that needs an agent is handed off (exit 0) for you or Claude Code to do
     ok       hooks        SessionStart, UserPromptSubmit, Stop run `wf hook` (.claude/settings.json)
     ok       state        starter plan: planned, 3 tasks
     problem  constraints  verify will refuse to run this verifyCmd: C002 `rm -rf tmp` (no allowed prefix); fix: add the prefix to wf.allowed_command_prefixes in .claude/config/project-config.json (a list set there replaces the defaults), or replace the command: `wf constraints remove ID`, then `wf constraints add … --verify-cmd CMD`
@@ -145,7 +145,7 @@ fn doctor_with_a_corrupt_state_is_a_problem_not_a_crash() {
     exit: 1
     --- stdout
     ok       config       .claude/config/project-config.json reads, its wf section checked
-    ok       executors    none configured: a task that needs an agent is handed off (exit 6) for you or Claude Code to do
+    ok       executors    none configured: a task that needs an agent is handed off (exit 0) for you or Claude Code to do
     ok       hooks        SessionStart, UserPromptSubmit, Stop run `wf hook` (.claude/settings.json)
     problem  state        [ROOT]/home/[ID]/workflow-state.json:2:17: the state file is not valid JSON (EOF while parsing a string at line 2 column 17); the file was left as it was (restore a backup-*.json or start again with `wf workflow-start --force`); fix: restore a backup-*.json of [ROOT]/home/[ID] over it, or start again with `wf workflow-start --force PLAN`; every command that reads the state refuses until then
     warning  constraints  not checked: the state does not read; fix: run `wf doctor` again once the problem above is fixed
@@ -164,7 +164,7 @@ fn doctor_with_a_stale_lock_warns_and_leaves_it() {
     exit: 0
     --- stdout
     ok       config       .claude/config/project-config.json reads, its wf section checked
-    ok       executors    none configured: a task that needs an agent is handed off (exit 6) for you or Claude Code to do
+    ok       executors    none configured: a task that needs an agent is handed off (exit 0) for you or Claude Code to do
     ok       hooks        SessionStart, UserPromptSubmit, Stop run `wf hook` (.claude/settings.json)
     ok       state        starter plan: planned, 3 tasks
     ok       constraints  no constraint has a verifyCmd
@@ -195,7 +195,7 @@ fn doctor_json_on_a_healthy_project() {
         {
           "name": "executors",
           "status": "ok",
-          "message": "none configured: a task that needs an agent is handed off (exit 6) for you or Claude Code to do",
+          "message": "none configured: a task that needs an agent is handed off (exit 0) for you or Claude Code to do",
           "fix": null
         },
         {

@@ -91,7 +91,7 @@ fn the_hooks_show_plan_and_check_text_escaped() {
     t.write("tasks.md", hostile_plan(true));
     t.wf(&["workflow-start", "tasks.md"]).ok();
     // No executor: T1 is handed off, as to an agent in Claude Code.
-    t.wf(&["workflow-execute"]).code(6);
+    t.wf(&["workflow-execute"]).code(0);
     for event in ["SessionStart", "UserPromptSubmit", "Stop"] {
         t.stdin(format!(
             r#"{{"session_id": "s1", "hook_event_name": "{event}"}}"#

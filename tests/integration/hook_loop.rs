@@ -102,7 +102,7 @@ fn a_replayed_transcript_costs_each_task_what_it_used() {
         &transcript,
         json!({"prompt": "go"}),
     );
-    t.wf(&["workflow-execute"]).code(6);
+    t.wf(&["workflow-execute"]).code(0);
     // Lines 4–8: T1's work, one response written as two lines. The Stop finds T1's
     // checks passing, records it with what it used, and hands the agent T2.
     replay(&transcript, 4, 8);
@@ -189,7 +189,7 @@ fn a_replayed_transcript_costs_each_task_what_it_used() {
 fn a_transcript_wf_cannot_read_is_usage_unknown() {
     let mut t = Test::new();
     two_tasks(&t);
-    t.wf(&["workflow-execute"]).code(6);
+    t.wf(&["workflow-execute"]).code(0);
     let transcript = t.root.join("session.jsonl");
     hook(
         &mut t,
@@ -263,7 +263,7 @@ fn work_and_stop(t: &mut Test, file: &str, word: &str, active: bool) -> Value {
 fn the_stop_hook_carries_the_agent_through_three_tasks_in_all_mode() {
     let mut t = Test::new();
     three_tasks(&t);
-    t.wf(&["workflow-execute", "--all"]).code(6);
+    t.wf(&["workflow-execute", "--all"]).code(0);
     let first = work_and_stop(&mut t, "one.txt", "one", false);
     assert_eq!(first["decision"], "block", "{first}");
     let reason = first["reason"].as_str().unwrap();
@@ -305,7 +305,7 @@ fn the_loop_stops_where_the_mode_says() {
     // Phase mode: on from T1 to T2 (phase a), not into T3 (phase b).
     let mut t = Test::new();
     three_tasks(&t);
-    t.wf(&["workflow-execute", "--phase"]).code(6);
+    t.wf(&["workflow-execute", "--phase"]).code(0);
     let first = work_and_stop(&mut t, "one.txt", "one", false);
     assert_eq!(first["decision"], "block", "{first}");
     let second = work_and_stop(&mut t, "two.txt", "two", true);
@@ -320,7 +320,7 @@ fn the_loop_stops_where_the_mode_says() {
     // Step mode: T1 recorded, nothing handed on.
     let mut t = Test::new();
     three_tasks(&t);
-    t.wf(&["workflow-execute", "--step"]).code(6);
+    t.wf(&["workflow-execute", "--step"]).code(0);
     let first = work_and_stop(&mut t, "one.txt", "one", false);
     assert_eq!(
         first,
@@ -334,7 +334,7 @@ fn a_making_progress_agent_is_held_past_one_retry_but_not_forever() {
     let mut t = Test::new();
     three_tasks(&t);
     t.config(r#"{"wf": {"hook_max_blocks": 3}}"#);
-    t.wf(&["workflow-execute", "--all"]).code(6);
+    t.wf(&["workflow-execute", "--all"]).code(0);
     // Each stop changes the tree (a wrong word each time): still progress, so the
     // agent is kept at it although `stop_hook_active` is set, three times in all.
     for (n, word) in ["uno", "eins", "un"].iter().enumerate() {

@@ -64,7 +64,7 @@ fn handed_off(t: &Test) {
             .field("创建文件", "hello.txt")
             .verify("grep -q hello hello.txt")]),
     );
-    t.wf(&["workflow-execute"]).code(6);
+    t.wf(&["workflow-execute"]).code(0);
 }
 
 #[test]
@@ -113,7 +113,7 @@ fn two_handed_off(t: &Test) {
                 .deps("T1"),
         ]),
     );
-    t.wf(&["workflow-execute"]).code(6);
+    t.wf(&["workflow-execute"]).code(0);
 }
 
 #[test]
@@ -183,7 +183,7 @@ fn the_brief_is_given_once_per_session_and_again_when_the_task_changes() {
     assert!(!context(&run, "SessionStart").contains("# T1"));
     // T1 done, T2 handed off: the current task changed, so its brief comes.
     t.write("hello.txt", "hello\n");
-    t.wf(&["workflow-execute"]).code(6);
+    t.wf(&["workflow-execute"]).code(0);
     let next = prompt(&mut t, "s1");
     assert!(
         next.starts_with(
@@ -230,7 +230,7 @@ fn failing_loudly(t: &Test) {
             .verify("echo building; for n in $(seq 1 25); do echo \"test $n ok\"; done; printf '\\033[31mFAILED: expected hello\\033[0m\\n' >&2; exit 3")
             .field("验证命令", "`test -f hello.txt`")]),
     );
-    t.wf(&["workflow-execute"]).code(6);
+    t.wf(&["workflow-execute"]).code(0);
 }
 
 /// The whole output, then the block reason as the agent reads it.
@@ -302,7 +302,7 @@ fn a_failure_on_an_unchanged_tree_is_answered_without_running_the_check_again() 
             .field("创建文件", "hello.txt")
             .verify("echo run >> ../runs.txt; sleep 2; grep hello hello.txt")]),
     );
-    t.wf(&["workflow-execute"]).code(6);
+    t.wf(&["workflow-execute"]).code(0);
     git_init(&t);
     let counter = t.root.join("runs.txt");
     let runs = || {
@@ -365,7 +365,7 @@ fn outside_git_the_checks_always_run() {
             .field("创建文件", "hello.txt")
             .verify("echo run >> ../runs.txt; false")]),
     );
-    t.wf(&["workflow-execute"]).code(6);
+    t.wf(&["workflow-execute"]).code(0);
     for _ in 0..2 {
         let run = hook(&mut t, "Stop", json!({"stop_hook_active": false})).ok();
         assert_eq!(answer(&run)["decision"], "block");
@@ -495,7 +495,7 @@ fn a_check_that_overruns_the_hook_budget_is_reported_not_blocked() {
             .verify("sleep 30")
             .field("验证命令", "`false`")]),
     );
-    t.wf(&["workflow-execute"]).code(6);
+    t.wf(&["workflow-execute"]).code(0);
     // The hello.txt is there, so only the budget stands in the way.
     t.write("hello.txt", "hello\n");
     t.config(r#"{"wf": {"hook_timeout_secs": 1}}"#);
@@ -586,7 +586,7 @@ fn stop_blocks_on_the_file_a_spec_kit_line_creates() {
         "# Tasks\n\n## Phase 1: Setup\n\n- [ ] T001 Create the project README in README.md\n",
     );
     t.wf(&["workflow-start", "tasks.md"]).ok();
-    t.wf(&["workflow-execute"]).code(6);
+    t.wf(&["workflow-execute"]).code(0);
     let run = hook(&mut t, "Stop", json!({"stop_hook_active": false})).ok();
     let reason = answer(&run)["reason"]
         .as_str()

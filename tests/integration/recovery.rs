@@ -39,7 +39,7 @@ fn a_crash_while_taking_back_a_handed_off_task_leaves_no_check_running() {
             .field("actions", "edit_file")
             .verify("echo x >> starts.log && sleep 2 && echo x >> ends.log")]),
     );
-    t.wf(&["workflow-execute"]).code(6);
+    t.wf(&["workflow-execute"]).code(0);
     // Taking T1 back runs its check; kill wf while the check sleeps.
     let mut child = execute_until(&t, "starts.log");
     let _ = child.kill(); // SIGKILL
@@ -69,7 +69,7 @@ fn a_stale_hand_off_reason_is_cleared_when_the_task_is_taken_back() {
                 .deps("T1"),
         ]),
     );
-    t.wf(&["workflow-execute"]).code(6);
+    t.wf(&["workflow-execute"]).code(0);
     assert_eq!(
         t.state_file()["status_reason"],
         "task T1 is handed off to an agent"

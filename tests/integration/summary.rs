@@ -205,7 +205,7 @@ fn a_handed_off_task_is_found_from_the_summary_by_every_hook() {
     let ids: Vec<String> = (2..=TASKS).map(|i| format!("T{i}")).collect();
     tasks.extend(ids.iter().map(|id| task(id, "impl").verify("true")));
     start(&t, &plan(&tasks));
-    t.wf(&["workflow-execute"]).code(6);
+    t.wf(&["workflow-execute"]).code(0);
     same_from_summary(&t, "handed off");
     // Stop runs the task's checks: the task comes from the summary.
     let stop = read(

@@ -417,7 +417,8 @@ fn settle(session: &mut Session) -> Result<Stop> {
         Some(_) => {
             let open = tasks.iter().filter(|t| !t.status.is_done()).count();
             Stop::Paused(format!(
-                "results imported; {open} task(s) still to do: `wf workflow-execute` runs them, or import their results"
+                "results imported; {open} {} still to do: `wf workflow-execute` runs them, or import their results",
+                if open == 1 { "task" } else { "tasks" }
             ))
         }
     };
