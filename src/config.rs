@@ -186,9 +186,10 @@ pub struct WfSettings {
     /// Extra dependency kinds: `{"kind": {"name": "regex", "file": "regex"}}`.
     #[serde(default)]
     pub blockers: BTreeMap<String, BlockerRule>,
-    /// Overrides of the builtin verifiers' commands by name.
+    /// The builtin verifiers by name: a command of the project's (which it
+    /// requires), `true` (the detected command, required), `false` (off).
     #[serde(default)]
-    pub verifiers: BTreeMap<String, String>,
+    pub verifiers: BTreeMap<String, VerifierSetting>,
     /// Action → capability overrides.
     #[serde(default)]
     pub capabilities: BTreeMap<String, String>,
@@ -227,6 +228,17 @@ impl AgentSettings {
         let minutes = self.lease_minutes.unwrap_or(DEFAULT_LEASE_MINUTES);
         std::time::Duration::from_secs(minutes.saturating_mul(60))
     }
+}
+
+/// One `wf.verifiers` entry (`src/exec/verifier.rs` reads it).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
+pub enum VerifierSetting {
+    /// The project's own command line for the verifier; it is required.
+    Command(String),
+    /// `true`: the detected command, required (a missing tool fails the gate);
+    /// `false`: the verifier is off.
+    Required(bool),
 }
 
 /// `wf.classify`: see `plan::classify`.

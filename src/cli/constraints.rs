@@ -92,7 +92,7 @@ pub struct ConstraintAddArgs {
     /// When it was stated.
     #[arg(long, value_enum, default_value_t = Phase::Analysis)]
     pub phase: Phase,
-    /// The command that proves it: a builtin verifier (ts_typecheck, lint, test,
+    /// The command that proves it: a builtin verifier (typecheck, lint, test,
     /// build) or a command starting with an allowed prefix (wf.allowed_command_prefixes).
     #[arg(long, value_name = "CMD")]
     pub verify_cmd: Option<String>,

@@ -2,7 +2,7 @@
 //!
 //! A `verifyCmd` comes from a model's analysis output, so it is not trusted the way a
 //! plan's own commands are:
-//! - a builtin verifier name (`ts_typecheck`, `lint`, `test`, `build`) runs the
+//! - a builtin verifier name (`typecheck`, `lint`, `test`, `build`) runs the
 //!   project's command for it ([`verifier::resolve`]);
 //! - anything else must start with an allowed prefix (`wf.allowed_command_prefixes`,
 //!   else [`DEFAULT_PREFIXES`]) and is refused unrun otherwise;

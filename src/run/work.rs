@@ -512,7 +512,10 @@ pub fn interrupted_note(task_id: &str, partial: &[String]) -> Option<String> {
 }
 
 /// Runs the builtin verifiers that exist for this project and scores them: the
-/// gate's record, none when it did not run to its end (interrupted).
+/// gate's record, none when it did not run to its end (interrupted). A verifier is
+/// `passed`, `failed`, `missing` (its detected tool is not on PATH: not counted,
+/// unless the config requires it, when it fails), `off` (`wf.verifiers.NAME:
+/// false`) or `n/a` (the project declares no tool for it); a failure lists them all.
 async fn quality_gate(
     ctx: &WorkCtx,
     task: &Task,
@@ -525,24 +528,41 @@ async fn quality_gate(
     let mut considered = 0u32;
     let mut passed = 0u32;
     let mut first_failure = None;
+    let mut said = Vec::new();
     for builtin in Verifier::ALL {
         let name = builtin.name();
+        let standing = verifier::standing(builtin, &ctx.config);
+        if standing == verifier::Standing::Off {
+            results.insert(name.into(), json!("off"));
+            said.push(format!("{name} off"));
+            continue;
+        }
         let resolved = verifier::resolve(builtin, &ctx.project, &ctx.config);
         let Ok(program) = resolved_program(name, &resolved) else {
             results.insert(name.into(), json!("n/a"));
+            said.push(format!("{name} n/a"));
             continue;
         };
+        if let Some(tool) = crate::exec::process::missing_program(&program) {
+            if standing == verifier::Standing::Detected {
+                results.insert(name.into(), json!("missing"));
+                said.push(format!("{name} missing (`{tool}` is not on PATH)"));
+                continue;
+            }
+        }
         considered += 1;
         match ctx.run(task, attempt, name, program, log, runs).await {
             Ok(()) => {
                 passed += 1;
                 results.insert(name.into(), json!("passed"));
+                said.push(format!("{name} passed"));
             }
             Err(Verdict::Interrupted) => {
                 return (None, Err(Verdict::Interrupted));
             }
             Err(Verdict::Failed { reason }) => {
                 results.insert(name.into(), json!("failed"));
+                said.push(format!("{name} failed"));
                 first_failure.get_or_insert(reason);
             }
             Err(Verdict::Passed { .. } | Verdict::DispatchFailed { .. }) => {}
@@ -577,16 +597,18 @@ async fn quality_gate(
     } else if considered == 0 {
         Err(Verdict::Failed {
             reason: format!(
-                "quality gate {}: no verifier is available in this project (set scripts.test, scripts.lint, scripts.build or scripts.typecheck in {})",
+                "quality gate {}: no verifier could run in this project{} (set scripts.test, scripts.lint, scripts.build or scripts.typecheck in {})",
                 task.id,
+                if said.is_empty() { String::new() } else { format!(": {}", said.join(", ")) },
                 crate::config::CONFIG_PATH
             ),
         })
     } else {
         Err(Verdict::Failed {
             reason: format!(
-                "quality gate {}: score {score} is below the threshold {threshold}; {}",
+                "quality gate {}: score {score} is below the threshold {threshold} ({}); {}",
                 task.id,
+                said.join(", "),
                 first_failure.unwrap_or_default()
             ),
         })

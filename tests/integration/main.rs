@@ -32,6 +32,7 @@ mod export_settings;
 mod faults;
 mod formats;
 mod foundation;
+mod gates;
 mod handoff;
 mod hardening;
 mod hook_loop;
