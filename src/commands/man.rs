@@ -74,11 +74,7 @@ fn main_page(cli: &clap::Command) -> Result<Vec<u8>> {
 fn extra_sections() -> Roff {
     let mut roff = Roff::new();
     roff.control("SH", ["EXIT STATUS"]);
-    item(
-        &mut roff,
-        bold("0"),
-        crate::error::SUCCESS_MEANING,
-    );
+    item(&mut roff, bold("0"), crate::error::SUCCESS_MEANING);
     for kind in ErrorKind::ALL {
         item(
             &mut roff,

@@ -618,8 +618,7 @@ fn render_summary(
         Outcome::Reimported { diff, change } => Some((change.as_str(), diff)),
         _ => None,
     };
-    let summary =
-        crate::report::start::summary(
+    let summary = crate::report::start::summary(
         state,
         (phases, checks),
         change,

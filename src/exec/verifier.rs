@@ -117,7 +117,12 @@ impl Toolchain {
             (Cargo, Test) => &["cargo", "test"],
             (Cargo, Build) => &["cargo", "build"],
             (Go, Typecheck) => &["go", "vet", "./..."],
-            (Go, Lint) if declares(project, &[".golangci.yml", ".golangci.yaml", ".golangci.toml"]) => {
+            (Go, Lint)
+                if declares(
+                    project,
+                    &[".golangci.yml", ".golangci.yaml", ".golangci.toml"],
+                ) =>
+            {
                 &["golangci-lint", "run"]
             }
             (Go, Lint) => return Err("go: no .golangci.yml (go vet is its typecheck)".into()),
@@ -158,7 +163,11 @@ impl Toolchain {
         Err(format!(
             "package.json has no `{}` script{}",
             verifier.name(),
-            if verifier == Verifier::Typecheck { " and there is no tsconfig.json" } else { "" }
+            if verifier == Verifier::Typecheck {
+                " and there is no tsconfig.json"
+            } else {
+                ""
+            }
         ))
     }
 }
@@ -260,6 +269,53 @@ pub fn resolve(verifier: Verifier, project: &Path, config: &Config) -> Resolved 
     }
 }
 
+/// What a verifier does in this project, before it runs: the one answer a quality
+/// gate and `wf doctor` act on.
+#[derive(Debug, Clone)]
+pub enum Here {
+    /// It runs this program (whose tool, when the config requires it, may still be
+    /// missing: then it fails, by name).
+    Runs(super::process::Program),
+    /// Its detected tool is not on PATH and nothing requires it: not counted.
+    Missing(String),
+    /// `wf.verifiers.NAME: false`.
+    Off,
+    /// The project declares no tool for it.
+    NotApplicable,
+}
+
+impl Here {
+    /// The gate record's word for it, and how a gate's message says it.
+    pub fn words(&self, name: &str) -> (&'static str, String) {
+        match self {
+            Here::Runs(_) => ("runs", format!("{name} runs")),
+            Here::Missing(tool) => (
+                "missing",
+                format!("{name} missing (`{tool}` is not on PATH)"),
+            ),
+            Here::Off => ("off", format!("{name} off")),
+            Here::NotApplicable => ("n/a", format!("{name} n/a")),
+        }
+    }
+}
+
+pub fn here(verifier: Verifier, project: &Path, config: &Config) -> Here {
+    use super::process::Program;
+    let standing = standing(verifier, config);
+    if standing == Standing::Off {
+        return Here::Off;
+    }
+    let program = match resolve(verifier, project, config) {
+        Resolved::Configured(line) => Program::Shell(line),
+        Resolved::Detected(argv) => Program::Argv(argv),
+        Resolved::Unavailable(_) => return Here::NotApplicable,
+    };
+    match super::process::missing_program(&program) {
+        Some(tool) if standing == Standing::Detected => Here::Missing(tool),
+        _ => Here::Runs(program),
+    }
+}
+
 /// `scripts.<name>` in the project config.
 fn script(verifier: Verifier, config: &Config) -> Option<&String> {
     match verifier {
@@ -340,7 +396,10 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         std::fs::write(d.path().join("pyproject.toml"), "[project]\nname = \"x\"\n").unwrap();
         for v in Verifier::ALL {
-            assert!(matches!(detected(d.path(), v), Resolved::Unavailable(_)), "{v:?}");
+            assert!(
+                matches!(detected(d.path(), v), Resolved::Unavailable(_)),
+                "{v:?}"
+            );
         }
         std::fs::write(
             d.path().join("pyproject.toml"),
@@ -348,10 +407,16 @@ mod tests {
         )
         .unwrap();
         assert_eq!(detected(d.path(), Verifier::Typecheck), argv(&["pyright"]));
-        assert_eq!(detected(d.path(), Verifier::Lint), argv(&["ruff", "check", "."]));
+        assert_eq!(
+            detected(d.path(), Verifier::Lint),
+            argv(&["ruff", "check", "."])
+        );
         assert_eq!(detected(d.path(), Verifier::Test), argv(&["pytest"]));
         std::fs::write(d.path().join("mypy.ini"), "").unwrap();
-        assert_eq!(detected(d.path(), Verifier::Typecheck), argv(&["mypy", "."]));
+        assert_eq!(
+            detected(d.path(), Verifier::Typecheck),
+            argv(&["mypy", "."])
+        );
     }
 
     #[test]
@@ -362,9 +427,18 @@ mod tests {
             r#"{"scripts": {"test": "echo \"Error: no test specified\" && exit 1", "lint": "eslint ."}}"#,
         )
         .unwrap();
-        assert!(matches!(detected(d.path(), Verifier::Test), Resolved::Unavailable(_)));
-        assert!(matches!(detected(d.path(), Verifier::Typecheck), Resolved::Unavailable(_)));
-        assert_eq!(detected(d.path(), Verifier::Lint), argv(&["npm", "run", "lint"]));
+        assert!(matches!(
+            detected(d.path(), Verifier::Test),
+            Resolved::Unavailable(_)
+        ));
+        assert!(matches!(
+            detected(d.path(), Verifier::Typecheck),
+            Resolved::Unavailable(_)
+        ));
+        assert_eq!(
+            detected(d.path(), Verifier::Lint),
+            argv(&["npm", "run", "lint"])
+        );
         std::fs::write(d.path().join("tsconfig.json"), "{}").unwrap();
         std::fs::write(d.path().join("pnpm-lock.yaml"), "").unwrap();
         assert_eq!(
@@ -377,10 +451,13 @@ mod tests {
     fn the_plugins_ts_typecheck_is_the_typecheck_and_false_turns_one_off() {
         assert_eq!(Verifier::parse("ts_typecheck"), Some(Verifier::Typecheck));
         let mut cfg = Config::default();
+        cfg.wf.verifiers.insert(
+            "ts_typecheck".into(),
+            VerifierSetting::Command("tsc -p .".into()),
+        );
         cfg.wf
             .verifiers
-            .insert("ts_typecheck".into(), VerifierSetting::Command("tsc -p .".into()));
-        cfg.wf.verifiers.insert("lint".into(), VerifierSetting::Required(false));
+            .insert("lint".into(), VerifierSetting::Required(false));
         let d = tempfile::tempdir().unwrap();
         assert_eq!(
             resolve(Verifier::Typecheck, d.path(), &cfg),

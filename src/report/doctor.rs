@@ -23,7 +23,10 @@ pub fn text(checks: &[Check], color: bool) -> String {
     let (problems, warnings) = (count(Status::Problem), count(Status::Warning));
     text.push_str(&match (problems, warnings) {
         (0, 0) => "No problems found.".to_string(),
-        (0, w) => format!("No problems found; {w} {}.", plural(w, "warning", "warnings")),
+        (0, w) => format!(
+            "No problems found; {w} {}.",
+            plural(w, "warning", "warnings")
+        ),
         (p, w) => format!(
             "{p} {} (exit 1), {w} {}.",
             plural(p, "problem", "problems"),
@@ -52,4 +55,3 @@ pub fn line(c: &Check, name_width: usize, color: bool) -> String {
     }
     line
 }
-

@@ -30,7 +30,12 @@ pub struct HandOff<'a> {
 }
 
 /// The stop in words, for people; `hand_off`, for the text of a task handed off.
-pub fn stop_text(state: &WorkflowState, stop: &Stop, keep_going: bool, hand_off: &HandOff) -> String {
+pub fn stop_text(
+    state: &WorkflowState,
+    stop: &Stop,
+    keep_going: bool,
+    hand_off: &HandOff,
+) -> String {
     let done = state.tasks.iter().filter(|t| t.status().is_done()).count();
     let total = state.tasks.len();
     match stop {
@@ -243,7 +248,15 @@ mod tests {
         };
         let (json, text) = (
             stop_json(&s, &stop, &RunSummary::default()),
-            stop_text(&s, &stop, false, &HandOff { checks: &[], capabilities: &Default::default() }),
+            stop_text(
+                &s,
+                &stop,
+                false,
+                &HandOff {
+                    checks: &[],
+                    capabilities: &Default::default(),
+                },
+            ),
         );
         assert_eq!(
             text,
@@ -273,6 +286,14 @@ mod tests {
             kinds: vec!["api_spec".into()],
             tasks: ids.to_vec(),
         };
-        stop_text(s, &stop, false, &HandOff { checks: &[], capabilities: &Default::default() })
+        stop_text(
+            s,
+            &stop,
+            false,
+            &HandOff {
+                checks: &[],
+                capabilities: &Default::default(),
+            },
+        )
     }
 }

@@ -67,7 +67,9 @@ fn blocked_lines<'a>(
         }
         let Some(task) = state.task(id) else { continue };
         let (_, reasons) = super::findings::blocked_why(task, rules);
-        classified |= reasons.iter().any(|r| !r.ends_with("(its Blocked by field)"));
+        classified |= reasons
+            .iter()
+            .any(|r| !r.ends_with("(its Blocked by field)"));
         text.push_str(&format!("\nBlocked: {id} waits on {}", reasons.join(", ")));
     }
     if more > 0 {
@@ -168,7 +170,11 @@ pub fn summary(
             diff.unchanged.len()
         ));
     }
-    text.push_str(&blocked_lines(state, blocked_tasks().map(Glance::id), rules));
+    text.push_str(&blocked_lines(
+        state,
+        blocked_tasks().map(Glance::id),
+        rules,
+    ));
     let mut checks_line = super::findings::checks_line(checks);
     checks_line[..1].make_ascii_uppercase();
     text.push_str(&format!("\n{checks_line}."));

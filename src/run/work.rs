@@ -531,25 +531,15 @@ async fn quality_gate(
     let mut said = Vec::new();
     for builtin in Verifier::ALL {
         let name = builtin.name();
-        let standing = verifier::standing(builtin, &ctx.config);
-        if standing == verifier::Standing::Off {
-            results.insert(name.into(), json!("off"));
-            said.push(format!("{name} off"));
-            continue;
-        }
-        let resolved = verifier::resolve(builtin, &ctx.project, &ctx.config);
-        let Ok(program) = resolved_program(name, &resolved) else {
-            results.insert(name.into(), json!("n/a"));
-            said.push(format!("{name} n/a"));
-            continue;
-        };
-        if let Some(tool) = crate::exec::process::missing_program(&program) {
-            if standing == verifier::Standing::Detected {
-                results.insert(name.into(), json!("missing"));
-                said.push(format!("{name} missing (`{tool}` is not on PATH)"));
+        let program = match verifier::here(builtin, &ctx.project, &ctx.config) {
+            verifier::Here::Runs(program) => program,
+            not_run => {
+                let (word, shown) = not_run.words(name);
+                results.insert(name.into(), json!(word));
+                said.push(shown);
                 continue;
             }
-        }
+        };
         considered += 1;
         match ctx.run(task, attempt, name, program, log, runs).await {
             Ok(()) => {

@@ -120,6 +120,9 @@ pub fn checks(found: &Found) -> Vec<Check> {
         (Some(Err(_)), _) => Check::not_checked("constraints", "the state does not read"),
         _ => Check::not_checked("constraints", "the config does not read"),
     });
+    if let (Some(Ok(Some(state))), Ok(config)) = (&state, found.config) {
+        checks.extend(gates(found.dir, config, state));
+    }
     checks.push(match found.store {
         Some(store) => lock(store),
         None => Check::not_checked(
@@ -293,10 +296,15 @@ fn state_check(
                 .filter(|n| !n.trim().is_empty())
                 .unwrap_or(&state.project_name);
             let what = format!(
-                "{}: {}, {} tasks",
+                "{}: {}, {} {}",
                 crate::escape::controls(name, crate::escape::Lines::Space),
                 state.status.as_str(),
-                state.tasks.len()
+                state.tasks.len(),
+                if state.tasks.len() == 1 {
+                    "task"
+                } else {
+                    "tasks"
+                }
             );
             // As `wf status` decides it (src/commands/status.rs): running, nobody
             // holding the lock, and no task handed off is a crashed run.
@@ -382,8 +390,66 @@ fn constraints(dir: &Path, config: &Config, state: &crate::state::WorkflowState)
     }
     Check::ok(
         "constraints",
-        format!("{} verifyCmd(s), each one verify runs", all.len()),
+        format!(
+            "{} {}, each one verify runs",
+            all.len(),
+            if all.len() == 1 {
+                "verifyCmd"
+            } else {
+                "verifyCmds"
+            }
+        ),
     )
+}
+
+/// A quality gate still to run that cannot pass here: no verifier would run (each
+/// is missing, off or not declared), or one the config requires has no tool. A
+/// warning: the tools may be installed before the gate's turn. Nothing when the
+/// plan has no gate left.
+fn gates(dir: &Path, config: &Config, state: &crate::state::WorkflowState) -> Option<Check> {
+    let gates: Vec<&str> = state
+        .tasks
+        .iter()
+        .filter(|t| t.quality_gate && !t.status.is_done())
+        .map(|t| t.id.as_str())
+        .collect();
+    if gates.is_empty() {
+        return None;
+    }
+    let mut runs = 0;
+    let mut said = Vec::new();
+    let mut required_missing = Vec::new();
+    for builtin in Verifier::ALL {
+        let here = verifier::here(builtin, dir, config);
+        if let verifier::Here::Runs(program) = &here {
+            runs += 1;
+            if let Some(tool) = crate::exec::process::missing_program(program) {
+                required_missing.push(format!(
+                    "{} needs `{tool}`, which is not on PATH",
+                    builtin.name()
+                ));
+            }
+        }
+        said.push(here.words(builtin.name()).1);
+    }
+    let which = format!(
+        "quality {} {}",
+        if gates.len() == 1 { "gate" } else { "gates" },
+        gates.join(", ")
+    );
+    if runs == 0 || !required_missing.is_empty() {
+        let why = if required_missing.is_empty() {
+            "no verifier would run".to_string()
+        } else {
+            required_missing.join("; ")
+        };
+        return Some(Check::warning(
+            "gates",
+            format!("{which} cannot pass here: {why} ({})", said.join(", ")),
+            format!("install the missing tools, or set scripts.NAME or wf.verifiers.NAME (false turns one off) in {CONFIG_PATH}"),
+        ));
+    }
+    Some(Check::ok("gates", format!("{which}: {}", said.join(", "))))
 }
 
 /// The writer's lock (`src/state/store/mod.rs`). It is an `flock` on `.lock`, which the

@@ -6,7 +6,8 @@
 use crate::test::Test;
 
 const GATE: &str = "# Tasks: gate\n\n## T1: Gate\n- **Phase**: check\n- **Quality gate**: true\n";
-const PYPROJECT: &str = "[project]\nname = \"demo\"\n\n[tool.mypy]\nstrict = true\n\n[tool.ruff]\nline-length = 100\n";
+const PYPROJECT: &str =
+    "[project]\nname = \"demo\"\n\n[tool.mypy]\nstrict = true\n\n[tool.ruff]\nline-length = 100\n";
 
 /// A project whose PATH holds no tool at all: mypy and ruff are missing.
 fn python_project(config: &str) -> Test {
@@ -43,7 +44,9 @@ fn a_python_gate_counts_a_tool_not_installed_as_missing_not_failed() {
 
 #[test]
 fn a_required_verifier_whose_tool_is_missing_fails_the_gate_and_every_one_is_listed() {
-    let t = python_project(r#"{"scripts": {"test": "exit 0"}, "wf": {"verifiers": {"typecheck": true}}}"#);
+    let t = python_project(
+        r#"{"scripts": {"test": "exit 0"}, "wf": {"verifiers": {"typecheck": true}}}"#,
+    );
     insta::assert_snapshot!(t.wf(&["workflow-execute", "--all"]).whole(), @r"
         exit: 1
         --- stdout
@@ -77,4 +80,35 @@ fn a_gate_with_nothing_to_run_says_what_each_verifier_was() {
         Failed: task T1 failed: quality gate T1: no verifier could run in this project: typecheck missing (`mypy` is not on PATH), lint missing (`ruff` is not on PATH), test n/a, build n/a (set scripts.test, scripts.lint, scripts.build or scripts.typecheck in .claude/config/project-config.json)
         `wf logs` shows why; after a fix, `wf resume` runs it again. Or skip it with `wf workflow-execute --skip --reason TEXT`.
     ");
+}
+
+#[test]
+fn doctor_warns_when_a_gate_in_the_plan_cannot_pass_here() {
+    let t = python_project("{}");
+    insta::assert_snapshot!(t.wf(&["doctor"]).whole(), @r"
+        exit: 0
+        --- stdout
+        ok       config       .claude/config/project-config.json reads, its wf section checked
+        ok       executors    none configured: a task that needs an agent is handed off (exit 0) for you or Claude Code to do
+        warning  hooks        no `wf hook` for SessionStart, UserPromptSubmit, Stop in Claude Code's settings: an agent in Claude Code is not given the task's brief, nor kept working while its checks fail; fix: `wf init` merges them into .claude/settings.json (every other setting kept); without Claude Code, ignore this
+        ok       state        gate: planned, 1 task
+        ok       constraints  no constraint has a verifyCmd
+        warning  gates        quality gate T1 cannot pass here: no verifier would run (typecheck missing (`mypy` is not on PATH), lint missing (`ruff` is not on PATH), test n/a, build n/a); fix: install the missing tools, or set scripts.NAME or wf.verifiers.NAME (false turns one off) in .claude/config/project-config.json
+        ok       lock         free
+        No problems found; 2 warnings.
+        --- stderr
+    ");
+}
+
+#[test]
+fn doctor_says_what_a_gate_will_run_when_it_can_pass() {
+    let t = python_project(r#"{"scripts": {"test": "exit 0"}}"#);
+    let run = t.wf(&["doctor"]).ok();
+    let line = run
+        .stdout
+        .lines()
+        .find(|l| l.contains("gates"))
+        .unwrap_or("")
+        .to_string();
+    insta::assert_snapshot!(line, @"ok       gates        quality gate T1: typecheck missing (`mypy` is not on PATH), lint missing (`ruff` is not on PATH), test runs, build n/a");
 }

@@ -116,7 +116,11 @@ fn the_json_of_a_hand_off_says_handed_off_with_exit_code_0() {
     t.wf(&["workflow-start", "tasks.md"]).ok();
     let v = t.wf(&["workflow-execute", "--json"]).code(0).json();
     assert_eq!(
-        (v["stop"].as_str(), v["task"].as_str(), v["exit_code"].as_i64()),
+        (
+            v["stop"].as_str(),
+            v["task"].as_str(),
+            v["exit_code"].as_i64()
+        ),
         (Some("handed_off"), Some("T1"), Some(0))
     );
 }

@@ -644,7 +644,10 @@ fn the_guide_exit_codes_are_the_error_kinds() {
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/guide.md"))
             .expect("docs/guide.md");
     let success = format!("| 0 | {} |", wf::error::SUCCESS_MEANING);
-    assert!(guide.contains(&success), "the guide's exit codes lack: {success}");
+    assert!(
+        guide.contains(&success),
+        "the guide's exit codes lack: {success}"
+    );
     for kind in wf::error::ErrorKind::ALL {
         let row = format!("| {} | {} |", kind.exit_code(), kind.meaning());
         assert!(guide.contains(&row), "the guide's exit codes lack: {row}");

@@ -409,7 +409,9 @@ fn field_lines<'a>(
 fn explain(pattern: &str) -> &'static str {
     match pattern {
         "TBD" | "TODO" | "待定" => "a decision is still open",
-        "depends on" => "a condition the executor would have to decide; list task deps in a Depends field",
+        "depends on" => {
+            "a condition the executor would have to decide; list task deps in a Depends field"
+        }
         "placeholder" => "an unfilled template placeholder",
         "if needed" => "leaves it to the executor whether to do it",
         "etc." => "an open-ended list",
