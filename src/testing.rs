@@ -14,6 +14,9 @@
 //!   held unread, looked at whole: `state::task_ref`) end the command with an error,
 //!   so a test can tell a command that must not read every task it holds.
 //!
+//! - `WF_TEST_HEARTBEAT_SECS=<n>` makes a run's heartbeat beat every `n` seconds
+//!   instead of every minute (`report::heartbeat`).
+//!
 //! For tests only; users never set them. The fault setting is read from the
 //! environment once, on the first file operation, and cached.
 
@@ -29,6 +32,15 @@ pub fn crash_point(name: &str) {
 /// Readers ignore `summary.json` (`WF_TEST_NO_SUMMARY`).
 pub fn summary_off() -> bool {
     std::env::var_os("WF_TEST_NO_SUMMARY").is_some_and(|v| v == "1")
+}
+
+/// The heartbeat's interval in seconds (`WF_TEST_HEARTBEAT_SECS`), when set.
+pub fn heartbeat_secs() -> Option<u64> {
+    std::env::var("WF_TEST_HEARTBEAT_SECS")
+        .ok()?
+        .parse()
+        .ok()
+        .filter(|&n| n > 0)
 }
 
 /// Parsing the whole snapshot is refused (`WF_TEST_NO_FULL_LOAD`).

@@ -126,6 +126,10 @@ pub struct ExecuteArgs {
     /// (executor=failure,reviewer=success). No agent needs to be installed.
     #[arg(long, value_name = "POLICY")]
     pub mock: Option<String>,
+    /// Print what would run, in which order, and where the mode stops; run and
+    /// write nothing.
+    #[arg(long, conflicts_with_all = ["retry", "skip"])]
+    pub dry_run: bool,
     /// Write a JUnit XML report (one testcase per task) to FILE.
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,

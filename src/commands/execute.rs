@@ -27,8 +27,48 @@ pub fn run(
 ) -> Result<i32> {
     let store = project.store();
     store.refuse_untouched_without_tasks()?;
+    if args.dry_run {
+        return dry_run(project, args, out);
+    }
     let mut session = store.lock(global.wait.map(Duration::from_secs), "workflow-execute")?;
     execute_locked(project, &mut session, args, out)
+}
+
+/// The mode the run works in — the one asked for, else the workflow's — and whether
+/// it runs under the CI rules (`--ci`, or CI=true in the environment).
+fn asked(args: &ExecuteArgs, state: &crate::state::WorkflowState) -> (Mode, bool) {
+    let mode = if args.step {
+        Mode::Step
+    } else if args.all {
+        Mode::All
+    } else if args.quality_gate {
+        Mode::QualityGate
+    } else if args.phase {
+        Mode::Phase
+    } else {
+        Mode::from_state_name(&state.execution_mode)
+    };
+    let ci = args.ci || std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
+    (mode, ci)
+}
+
+/// `--dry-run`: the order a run would take, read without the lock; nothing written.
+fn dry_run(project: &Project, args: &ExecuteArgs, out: &Output) -> Result<i32> {
+    let state = project
+        .store()
+        .load()?
+        .ok_or_else(|| project.no_workflow())?;
+    state.require_tasks()?;
+    let (mode, ci) = asked(args, &state);
+    let dry = crate::report::execute::DryRun {
+        mode,
+        executors: !project.config.wf.executors.is_empty(),
+        ci,
+    };
+    let (text, json) = crate::report::execute::dry_run(&state, &dry);
+    out.json_value(&json);
+    out.say(text);
+    Ok(0)
 }
 
 /// The whole of an execute once the lock is held; `resume` shares it.
@@ -50,8 +90,13 @@ pub fn execute_locked(
                 String::new()
             } else {
                 format!(
-                    " (ended {} process group(s) it left running)",
-                    recovered.ended
+                    " (ended {} process {} it left running)",
+                    recovered.ended,
+                    if recovered.ended == 1 {
+                        "group"
+                    } else {
+                        "groups"
+                    }
                 )
             }
         ));
@@ -119,18 +164,7 @@ pub fn execute_locked(
     }
 
     let state = session.state()?;
-    let mode = if args.step {
-        Mode::Step
-    } else if args.all {
-        Mode::All
-    } else if args.quality_gate {
-        Mode::QualityGate
-    } else if args.phase {
-        Mode::Phase
-    } else {
-        Mode::from_state_name(&state.execution_mode)
-    };
-    let ci = args.ci || std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
+    let (mode, ci) = asked(args, state);
     // In CI a run goes to the end — `--all` included: a gate is no reason to pause a
     // job — unless the command line asks for a step or a phase.
     let explicit_mode = args.step || args.phase;
@@ -168,7 +202,10 @@ pub fn execute_locked(
     };
     let pool = Pool::from_config(&project.config, mock);
     let ctx = WorkCtx::for_session(&project.dir, &project.config, session)?;
-    let mut reporter = crate::report::progress::RunProgress::new(out, ctx.workflow_dir.clone());
+    // An agent task is retried only by executors (`policy`): the bound of its attempts.
+    let agent_attempts = (!pool.is_empty()).then(|| opts.max_retries + 1);
+    let mut reporter =
+        crate::report::progress::RunProgress::new(out, ctx.workflow_dir.clone(), agent_attempts);
     let mut engine = Engine::new(
         session,
         ctx,

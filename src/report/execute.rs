@@ -209,6 +209,128 @@ fn checked_on_return(task: &crate::state::Task, checks: &[ConfigCheck]) -> Strin
     }
 }
 
+/// What `workflow-execute --dry-run` knows besides the state.
+pub struct DryRun {
+    pub mode: crate::run::engine::Mode,
+    /// Whether an executor is configured: else an agent task is handed off.
+    pub executors: bool,
+    pub ci: bool,
+}
+
+/// What one task of a rehearsal does when its turn comes, in a few words.
+fn rehearsed_work(task: &crate::state::Task, dry: &DryRun) -> String {
+    let mut parts = Vec::new();
+    let cmds: Vec<&str> = task.check_commands().collect();
+    if let Some(first) = cmds.first() {
+        let more = match cmds.len() {
+            1 => String::new(),
+            n => format!(" and {} more", n - 1),
+        };
+        parts.push(format!("runs `{}`{more}", super::one_line(first)));
+    }
+    if policy::needs_agent(task) {
+        parts.push(
+            match (dry.executors, dry.ci) {
+                (true, _) => "an executor does it",
+                (false, true) => "fails: it needs an agent and --ci does not hand off",
+                (false, false) => "handed off to you or an agent (no executor is configured)",
+            }
+            .to_string(),
+        );
+    }
+    if task.has_action("run_tests") {
+        parts.push("runs the project's tests".into());
+    }
+    if task.quality_gate {
+        parts.push("quality gate".into());
+    }
+    if task.has_action("git_commit") {
+        parts.push("commits".into());
+    }
+    if parts.is_empty() {
+        parts.push("nothing to run".into());
+    }
+    parts.join("; ")
+}
+
+/// Why a task a rehearsal does not reach is not reached.
+fn not_reached_why(task: &crate::state::Task) -> String {
+    if task.status == crate::state::TaskStatus::Failed {
+        "failed: `wf resume` runs it again after a fix".into()
+    } else if !task.blocked_by.is_empty() {
+        format!("waits on {}", task.blocked_by.join(", "))
+    } else {
+        format!("after {}", task.deps.join(", "))
+    }
+}
+
+/// `workflow-execute --dry-run`: what would run, in which order, and where the mode
+/// stops; nothing is run or written. Text, then its JSON.
+pub fn dry_run(state: &WorkflowState, dry: &DryRun) -> (String, Value) {
+    use crate::run::engine::Mode;
+    let plan = policy::rehearse(state);
+    let mut text = format!(
+        "Would run, in this order, under {}; nothing is run or written:\n",
+        dry.mode.describe()
+    );
+    let mut order = Vec::new();
+    let mut stopped = false;
+    for (i, t) in plan.order.iter().enumerate() {
+        let does = rehearsed_work(t, dry);
+        text.push_str(&format!(
+            "  {}. {} {}: {does}\n",
+            i + 1,
+            t.id,
+            super::one_line(&t.name)
+        ));
+        order.push(json!({"id": t.id, "name": t.name, "phase": t.phase, "does": does}));
+        let next = plan.order.get(i + 1);
+        let stop = match dry.mode {
+            _ if !dry.executors && policy::needs_agent(t) => Some(if dry.ci {
+                "the run fails here"
+            } else {
+                "the run stops here until the task comes back"
+            }),
+            _ if dry.ci => None,
+            Mode::Step => Some("--step stops here"),
+            Mode::Phase if next.is_some_and(|n| n.phase != t.phase) => {
+                Some("--phase stops here: the next task's phase differs")
+            }
+            Mode::QualityGate
+                if next.is_some_and(|n| n.quality_gate || n.has_action("git_commit")) =>
+            {
+                Some("--quality-gate stops here, before the gate or commit")
+            }
+            _ => None,
+        };
+        if let (Some(stop), false, Some(_)) = (stop, stopped, next) {
+            text.push_str(&format!("     ↳ {stop}\n"));
+            stopped = true;
+        }
+    }
+    if plan.order.is_empty() {
+        text.push_str("  nothing\n");
+    }
+    if !plan.left.is_empty() {
+        text.push_str("Not reached:\n");
+        for t in &plan.left {
+            text.push_str(&format!(
+                "  {} {}: {}\n",
+                t.id,
+                super::one_line(&t.name),
+                not_reached_why(t)
+            ));
+        }
+    }
+    let json = json!({
+        "dry_run": true,
+        "mode": dry.mode.state_name(),
+        "order": order,
+        "not_reached": plan.left.iter().map(|t| json!({"id": t.id, "why": not_reached_why(t)})).collect::<Vec<_>>(),
+    });
+    (text.trim_end().to_string(), json)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

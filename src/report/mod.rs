@@ -18,6 +18,7 @@ pub mod findings;
 pub mod github;
 pub mod gitlab;
 pub mod graph;
+pub mod heartbeat;
 pub mod hook;
 pub mod init;
 pub mod junit;

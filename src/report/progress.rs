@@ -1,8 +1,12 @@
 //! What a run shows while it runs: a line per finished task (with the tail of its log
 //! when it failed), on a terminal a progress bar under them — elapsed time, done of
-//! total, and every running task — and under GitLab CI (`GITLAB_CI=true`) each task's
-//! lines inside a collapsible section (`src/report/gitlab.rs`) whose body is the tail
-//! of the task's log.
+//! total, and every running task. Where no bar shows what runs (a pipe, a CI log), a
+//! line when a task starts (`▶ T4 name`, `(attempt 2/4)` on a retry) and a heartbeat
+//! for a task that runs long (`src/report/heartbeat.rs`). Under GitLab CI
+//! (`GITLAB_CI=true`) each task's lines sit inside a collapsible section
+//! (`src/report/gitlab.rs`) whose body is the tail of the task's log; under GitHub
+//! Actions (`GITHUB_ACTIONS=true`), a passed task's inside a `::group::`, and a failed
+//! task's in the open.
 //!
 //! The bar is drawn on stderr through [`Stderr`], which tells indicatif the
 //! terminal's true width (a terminal of 0 columns is `output::DEFAULT_WIDTH` wide): the
@@ -45,18 +49,47 @@ pub struct RunProgress<'a> {
     running: Vec<(String, String)>,
     /// `GITLAB_CI=true`: sections, and when each running task started (unix seconds).
     gitlab: Option<HashMap<String, i64>>,
+    /// `GITHUB_ACTIONS=true`: a passed task's lines in a `::group::`.
+    github: bool,
+    /// How many attempts an agent task gets in this run, when it is retried at all
+    /// (executors configured): the `/4` of "attempt 2/4".
+    agent_attempts: Option<u32>,
+    /// With no bar: a line for each task that runs long.
+    heartbeat: Option<super::heartbeat::Heartbeat>,
 }
 
 impl<'a> RunProgress<'a> {
-    pub fn new(out: &'a Output, workflow_dir: PathBuf) -> Self {
+    pub fn new(out: &'a Output, workflow_dir: PathBuf, agent_attempts: Option<u32>) -> Self {
         let bar = (out.stdout_tty && out.says()).then(new_bar);
-        let gitlab = std::env::var("GITLAB_CI").is_ok_and(|v| v == "true");
+        let ci = |name: &str| std::env::var(name).is_ok_and(|v| v == "true");
+        let heartbeat = (bar.is_none() && out.says()).then(|| {
+            super::heartbeat::Heartbeat::start(|line| {
+                let _ = crate::output::write_stdout(format!("{line}\n").as_bytes());
+            })
+        });
         RunProgress {
             out,
             workflow_dir,
             bar,
             running: Vec::new(),
-            gitlab: (gitlab && !out.quiet).then(HashMap::new),
+            gitlab: (ci("GITLAB_CI") && !out.quiet).then(HashMap::new),
+            github: ci("GITHUB_ACTIONS") && out.says(),
+            agent_attempts,
+            heartbeat,
+        }
+    }
+
+    /// ` (attempt 2/4)` on a task's second attempt and later (` (attempt 2)` where
+    /// no bound applies: a failed task run again by `--retry` or `resume`).
+    fn attempt_note(&self, task: &Task) -> String {
+        if task.attempts < 2 {
+            return String::new();
+        }
+        match self.agent_attempts {
+            Some(max) if crate::run::engine::needs_agent(task) => {
+                format!(" (attempt {}/{max})", task.attempts)
+            }
+            _ => format!(" (attempt {})", task.attempts),
         }
     }
 
@@ -156,10 +189,15 @@ fn running_message(running: &[(String, String)]) -> String {
 
 impl Reporter for RunProgress<'_> {
     fn started(&mut self, task: &Task) {
-        // Only the bar shows what runs.
         if self.bar.is_some() {
             self.running.push((task.id.clone(), task.name.clone()));
             self.show_running();
+        } else if self.out.says() {
+            let name = crate::report::one_line(&task.name);
+            self.line(format!("▶ {} {name}{}", task.id, self.attempt_note(task)));
+        }
+        if let Some(heartbeat) = &self.heartbeat {
+            heartbeat.started(&task.id, &task.name);
         }
         if let Some(starts) = &mut self.gitlab {
             starts.insert(task.id.clone(), crate::clock::now().as_second());
@@ -170,6 +208,9 @@ impl Reporter for RunProgress<'_> {
         if self.bar.is_some() {
             self.running.retain(|(id, _)| *id != task.id);
             self.show_running();
+        }
+        if let Some(heartbeat) = &self.heartbeat {
+            heartbeat.finished(&task.id);
         }
         // Quiet (`--quiet`, `--json`) shows a failure alone: a task that did not fail
         // has nothing to say, and its line is not built, once per task of a CI run.
@@ -220,6 +261,14 @@ impl Reporter for RunProgress<'_> {
         if self.gitlab.is_some() {
             let body = self.log_tail(outcome);
             self.section(task, &header, &body, passed);
+            return;
+        }
+        if self.github && !failed {
+            let body = self.log_tail(outcome);
+            self.line(format!(
+                "::group::{}\n{body}::endgroup::",
+                super::github::escape_data(&header)
+            ));
             return;
         }
         if !failed {

@@ -504,6 +504,46 @@ pub fn missing_deliverables(tasks: &[TaskRef], exists: impl Fn(&str) -> bool) ->
         .collect()
 }
 
+/// The order a run would take the tasks not done, if each passed: a task handed off
+/// first (it is taken back), then the ready queue's picks, one at a time, as
+/// `--jobs 1` starts them. `left`: the tasks no pass would reach — failed, waiting on
+/// an external input, or after one of those.
+pub struct Rehearsal<'a> {
+    pub order: Vec<&'a Task>,
+    pub left: Vec<&'a Task>,
+}
+
+pub fn rehearse(state: &crate::state::WorkflowState) -> Rehearsal<'_> {
+    use crate::state::model::Glance;
+    let tasks = &state.tasks;
+    let mut order: Vec<&Task> = tasks
+        .iter()
+        .filter(|t| t.handed_off())
+        .map(|t| t.as_ref())
+        .collect();
+    let mut queue = super::ready_queue::ReadyQueue::new(tasks, |id| state.position(id));
+    for t in &order {
+        if let Some(i) = state.position(&t.id) {
+            queue.done(i);
+        }
+    }
+    let none = std::collections::HashSet::new();
+    while let Some(t) = queue.next(tasks, &none) {
+        order.push(t.as_ref());
+        match state.position(&t.id) {
+            Some(i) => queue.done(i),
+            None => break,
+        }
+    }
+    let taken: std::collections::HashSet<&str> = order.iter().map(|t| t.id.as_str()).collect();
+    let left = tasks
+        .iter()
+        .filter(|t| !t.status.is_done() && !taken.contains(t.id.as_str()))
+        .map(|t| t.as_ref())
+        .collect();
+    Rehearsal { order, left }
+}
+
 /// A workflow is never completed with 0 tasks.
 pub fn final_stop(stop: Stop, no_tasks: bool) -> Stop {
     match stop {

@@ -43,10 +43,13 @@ fn keep_going_runs_every_task_that_does_not_depend_on_a_failure() {
     exit: 1
     --- stdout
     CI: agent tasks fail instead of being handed off, and the run goes to the end (--step or --phase keeps a mode's stop).
+    ▶ T1 task T1
     ✗ T1 task T1: check `echo T1 >> runs.log; exit 1` exited with 1
       --- last lines of [ROOT]/home/[ID]/logs/T1.1.log ---
       | $ echo T1 >> runs.log; exit 1
+    ▶ T3 task T3
     ✓ T3 task T3 (N.Ns)
+    ▶ T6 task T6
     ✓ T6 task T6 (N.Ns)
     --- stderr
     Failed: task T1 failed: check `echo T1 >> runs.log; exit 1` exited with 1
@@ -80,6 +83,7 @@ fn without_keep_going_the_run_stops_at_the_first_failure() {
     exit: 1
     --- stdout
     CI: agent tasks fail instead of being handed off, and the run goes to the end (--step or --phase keeps a mode's stop).
+    ▶ T1 task T1
     ✗ T1 task T1: check `echo T1 >> runs.log; exit 1` exited with 1
       --- last lines of [ROOT]/home/[ID]/logs/T1.1.log ---
       | $ echo T1 >> runs.log; exit 1
@@ -150,12 +154,15 @@ fn keep_going_with_two_failures_names_both_and_a_retry_goes_on() {
     exit: 1
     --- stdout
     CI: agent tasks fail instead of being handed off, and the run goes to the end (--step or --phase keeps a mode's stop).
+    ▶ T1 task T1
     ✗ T1 task T1: check `test -f fixed` exited with 1
       --- last lines of [ROOT]/home/[ID]/logs/T1.1.log ---
       | $ test -f fixed
+    ▶ T2 task T2
     ✗ T2 task T2: check `exit 2` exited with 2
       --- last lines of [ROOT]/home/[ID]/logs/T2.1.log ---
       | $ exit 2
+    ▶ T4 task T4
     ✓ T4 task T4 (N.Ns)
     --- stderr
     Failed: 2 tasks failed (T1, T2); task T1 failed: check `test -f fixed` exited with 1
@@ -199,9 +206,11 @@ fn keep_going_in_phase_mode_ends_failed_at_the_phase_end() {
     insta::assert_snapshot!(run.whole(), @"
     exit: 1
     --- stdout
+    ▶ T1 task T1
     ✗ T1 task T1: check `exit 1` exited with 1
       --- last lines of [ROOT]/home/[ID]/logs/T1.1.log ---
       | $ exit 1
+    ▶ T2 task T2
     ✓ T2 task T2 (N.Ns)
     --- stderr
     Failed: task T1 failed: check `exit 1` exited with 1
@@ -260,7 +269,13 @@ fn a_github_actions_run_annotates_the_plan_line_and_writes_the_summary() {
     exit: 1
     --- stdout
     CI: agent tasks fail instead of being handed off, and the run goes to the end (--step or --phase keeps a mode's stop).
-    ✓ T1 Build the `core` | lib (N.Ns)
+    ▶ T1 Build the `core` | lib
+    ::group::✓ T1 Build the `core` | lib (N.Ns)
+      --- last lines of [ROOT]/home/[ID]/logs/T1.1.log ---
+      | $ echo built
+      | built
+    ::endgroup::
+    ▶ T2 Check the <limits> & counts
     ✗ T2 Check the <limits> & counts: check `test 3 -gt 5 > /dev/null || exit 4` exited with 4
       --- last lines of [ROOT]/home/[ID]/logs/T2.1.log ---
       | $ test 3 -gt 5 > /dev/null || exit 4
@@ -431,11 +446,13 @@ fn under_gitlab_ci_each_task_is_a_collapsible_section() {
     exit: 1
     --- stdout
     CI: agent tasks fail instead of being handed off, and the run goes to the end (--step or --phase keeps a mode's stop).
+    ▶ T1 task T1
     <ESC>[0Ksection_start:1767866400:wf_T1_1[collapsed=true]<CR><ESC>[0K✓ T1 task T1 (N.Ns)
       --- last lines of [ROOT]/home/[ID]/logs/T1.1.log ---
       | $ echo compiled 3 files
       | compiled 3 files
     <ESC>[0Ksection_end:1767866400:wf_T1_1<CR><ESC>[0K
+    ▶ T2.x task T2.x
     <ESC>[0Ksection_start:1767866400:wf_T2.x_1<CR><ESC>[0K✗ T2.x task T2.x: check `echo 'oops: 1 > 0'; exit 2` exited with 2
       --- last lines of [ROOT]/home/[ID]/logs/T2_2ex.1.log ---
       | $ echo 'oops: 1 > 0'; exit 2

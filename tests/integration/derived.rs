@@ -83,7 +83,9 @@ fn agent(t: &Test, lang: &str, mode: &str, task: &str) {
 fn run_with_agent(t: &Test, lang: &str, mode_of: impl Fn(&str) -> &'static str) -> Run {
     loop {
         let run = t.wf(&["workflow-execute", "--all"]);
-        if run.code != 6 {
+        // A hand-off exits 0, as a completed run does: its line tells them apart.
+        let handed_off = run.stdout.lines().any(|l| l.starts_with("Handed off:"));
+        if !(run.code == 0 && handed_off) {
             return run;
         }
         let id = t.state()["current_task"].as_str().unwrap().to_string();

@@ -38,7 +38,9 @@ fn phase_mode_stops_at_each_phase_change() {
     insta::assert_snapshot!(run.whole(), @"
     exit: 0
     --- stdout
+    ▶ T1 task T1
     ✓ T1 task T1 (N.Ns)
+    ▶ T2 task T2
     ✓ T2 task T2 (N.Ns)
     Paused (phase `setup` is done; next is phase `build`): 2/4 tasks done. Run `wf workflow-execute` to continue.
     --- stderr
@@ -109,9 +111,13 @@ fn all_mode_runs_to_the_end_through_gates_and_commits() {
     insta::assert_snapshot!(run.whole(), @"
     exit: 0
     --- stdout
+    ▶ T1 task T1
     ✓ T1 task T1 (N.Ns)
+    ▶ T2 task T2
     ✓ T2 task T2 (N.Ns)
+    ▶ T3 task T3
     ✓ T3 task T3 (N.Ns)
+    ▶ T4 task T4
     ✓ T4 task T4 (N.Ns)
     Completed: 4/4 tasks done.
     --- stderr
@@ -133,7 +139,9 @@ fn quality_gate_mode_is_the_plugins_all_and_stops_before_gates_and_commits() {
     insta::assert_snapshot!(run.whole(), @"
     exit: 0
     --- stdout
+    ▶ T1 task T1
     ✓ T1 task T1 (N.Ns)
+    ▶ T2 task T2
     ✓ T2 task T2 (N.Ns)
     Paused (before quality gate T3): 2/4 tasks done. Run `wf workflow-execute` to continue.
     --- stderr
@@ -146,6 +154,7 @@ fn quality_gate_mode_is_the_plugins_all_and_stops_before_gates_and_commits() {
     insta::assert_snapshot!(run.whole(), @"
     exit: 0
     --- stdout
+    ▶ T3 task T3
     ✓ T3 task T3 (N.Ns)
     Paused (before the commit in T4): 3/4 tasks done. Run `wf workflow-execute` to continue.
     --- stderr
@@ -178,7 +187,9 @@ fn pause_at_commit_pauses_phase_and_all_alike_and_the_config_sets_it() {
     insta::assert_snapshot!(run.whole(), @"
     exit: 0
     --- stdout
+    ▶ T1 task T1
     ✓ T1 task T1 (N.Ns)
+    ▶ T2 task T2
     ✓ T2 task T2 (N.Ns)
     Paused (before quality gate T3): 2/4 tasks done. Run `wf workflow-execute` to continue.
     --- stderr
@@ -239,12 +250,14 @@ fn ci_mode_fails_on_a_failing_gate() {
     exit: 1
     --- stdout
     CI: agent tasks fail instead of being handed off, and the run goes to the end (--step or --phase keeps a mode's stop).
+    ▶ T1 task T1
     ✓ T1 task T1 (N.Ns)
-    ✗ T2 task T2: quality gate T2: score 0 is below the threshold 80; test `exit 3` exited with 3
+    ▶ T2 task T2
+    ✗ T2 task T2: quality gate T2: score 0 is below the threshold 80 (typecheck n/a, lint n/a, test failed, build n/a); test `exit 3` exited with 3
       --- last lines of [ROOT]/home/[ID]/logs/T2.1.log ---
       | $ exit 3
     --- stderr
-    Failed: task T2 failed: quality gate T2: score 0 is below the threshold 80; test `exit 3` exited with 3
+    Failed: task T2 failed: quality gate T2: score 0 is below the threshold 80 (typecheck n/a, lint n/a, test failed, build n/a); test `exit 3` exited with 3
     `wf logs` shows why; after a fix, `wf resume` runs it again. Or skip it with `wf workflow-execute --skip --reason TEXT`.
     ");
     let state = t.state();
@@ -266,6 +279,7 @@ fn failing_verifier_then_retry_completes() {
     insta::assert_snapshot!(run.whole(), @"
     exit: 1
     --- stdout
+    ▶ T1 task T1
     ✗ T1 task T1: check `test -f fixed` exited with 1
       --- last lines of [ROOT]/home/[ID]/logs/T1.1.log ---
       | $ test -f fixed
@@ -336,6 +350,7 @@ fn failing_verifier_then_skip_completes() {
     exit: 0
     --- stdout
     Skipped T1: flaky upstream
+    ▶ T2 task T2
     ✓ T2 task T2 (N.Ns)
     Completed: 2/2 tasks done.
     --- stderr
@@ -376,7 +391,9 @@ fn blocked_tasks_wait_and_unblock_frees_them() {
     insta::assert_snapshot!(run.whole(), @"
     exit: 3
     --- stdout
+    ▶ T1 task T1
     ✓ T1 task T1 (N.Ns)
+    ▶ T3 task T3
     ✓ T3 task T3 (N.Ns)
     Blocked: T2 waits on api_spec. Lift with `wf workflow-unblock api_spec`.
     --- stderr
@@ -415,6 +432,7 @@ fn a_missing_tool_is_named_with_its_task() {
     insta::assert_snapshot!(run.whole(), @"
     exit: 1
     --- stdout
+    ▶ T1 task T1
     ✗ T1 task T1: check: `wf-missing-tool` is not on PATH (needed by task T1)
     --- stderr
     Failed: task T1 failed: check: `wf-missing-tool` is not on PATH (needed by task T1)
@@ -556,6 +574,7 @@ fn timeout_kills_the_whole_process_group() {
     insta::assert_snapshot!(run.whole(), @"
     exit: 1
     --- stdout
+    ▶ T1 task T1
     ✗ T1 task T1: check `sleep 100 & echo $! > bg.pid; sleep 100` timed out after 1s (its process group was killed)
       --- last lines of [ROOT]/home/[ID]/logs/T1.1.log ---
       | $ sleep 100 & echo $! > bg.pid; sleep 100
@@ -720,10 +739,10 @@ fn handed_off_task_completes_on_the_next_call_when_its_checks_pass() {
         ]),
     );
     let run = t.wf(&["workflow-execute"]).code(0);
-    insta::assert_snapshot!(run.whole(), @"
-    exit: 6
+    insta::assert_snapshot!(run.whole(), @r#"
+    exit: 0
     --- stdout
-    Handed off: task T1 needs an agent (create_file). Do the work, then run `wf workflow-execute`: it checks the work as the brief below says.
+    Handed off: task T1 wants an agent that can implement (actions: create_file). No executor is configured (wf.executors), so it is yours or Claude Code's to do; when it is done, `wf workflow-execute` checks its 1 command ("Verify" below).
 
     # T1: task T1
 
@@ -749,7 +768,7 @@ fn handed_off_task_completes_on_the_next_call_when_its_checks_pass() {
     ```
 
     --- stderr
-    ");
+    "#);
     let state = t.state();
     assert_eq!(task_status(&state, "T1"), "in_progress");
     // Running, not paused: the claude-workflow plugin's hooks block an agent's work
@@ -760,6 +779,7 @@ fn handed_off_task_completes_on_the_next_call_when_its_checks_pass() {
     insta::assert_snapshot!(run.whole(), @"
     exit: 1
     --- stdout
+    ▶ T1 task T1
     ✗ T1 task T1: check `grep -q hello hello.txt` exited with 2
       --- last lines of [ROOT]/home/[ID]/logs/T1.1.log ---
       | $ grep -q hello hello.txt
@@ -836,6 +856,7 @@ fn a_missing_deliverable_fails_the_workflow() {
     insta::assert_snapshot!(run.whole(), @"
     exit: 1
     --- stdout
+    ▶ T1 task T1
     ✓ T1 task T1 (N.Ns)
     --- stderr
     Failed: missing deliverables: report.txt
@@ -888,6 +909,7 @@ fn a_failing_hard_constraint_fails_completion() {
     insta::assert_snapshot!(run.whole(), @"
     exit: 1
     --- stdout
+    ▶ T1 task T1
     ✓ T1 task T1 (N.Ns)
     --- stderr
     Failed: final verifiers: hard constraint C001 failed: `test -f report.txt` exited with 1
@@ -945,6 +967,7 @@ fn in_ci_an_explicit_step_still_stops_after_one_task() {
     exit: 0
     --- stdout
     CI: agent tasks fail instead of being handed off; the mode asked for keeps its stop.
+    ▶ T1 task T1
     ✓ T1 task T1 (N.Ns)
     Paused (step mode: one task per run): 1/2 tasks done. Run `wf workflow-execute` to continue.
     --- stderr
@@ -956,6 +979,7 @@ fn in_ci_an_explicit_step_still_stops_after_one_task() {
     exit: 0
     --- stdout
     CI: agent tasks fail instead of being handed off, and the run goes to the end (--step or --phase keeps a mode's stop).
+    ▶ T2 task T2
     ✓ T2 task T2 (N.Ns)
     Completed: 2/2 tasks done.
     --- stderr

@@ -90,6 +90,7 @@ fn a_claim_without_evidence_is_rejected() {
     insta::assert_snapshot!(run.whole(), @r#"
     exit: 1
     --- stdout
+    ▶ T1 task T1
     ✗ T1 task T1: the executor claimed success but the checks disagree: check `grep -q hello hello.txt` exited with 2
       --- last lines of [ROOT]/home/[ID]/logs/T1.1.log ---
       | $ [liar] [REPO]/fixtures/agents/claims-without-work.sh
@@ -98,6 +99,7 @@ fn a_claim_without_evidence_is_rejected() {
       | ```
       | $ grep -q hello hello.txt
       | grep: hello.txt: No such file or directory
+    ▶ T1 task T1 (attempt 2/3)
     ✗ T1 task T1: the executor claimed success but the checks disagree: check `grep -q hello hello.txt` exited with 2
       --- last lines of [ROOT]/home/[ID]/logs/T1.2.log ---
       | $ [liar] [REPO]/fixtures/agents/claims-without-work.sh
@@ -106,6 +108,7 @@ fn a_claim_without_evidence_is_rejected() {
       | ```
       | $ grep -q hello hello.txt
       | grep: hello.txt: No such file or directory
+    ▶ T1 task T1 (attempt 3/3)
     ✗ T1 task T1: the executor claimed success but the checks disagree: check `grep -q hello hello.txt` exited with 2
       --- last lines of [ROOT]/home/[ID]/logs/T1.3.log ---
       | $ [liar] [REPO]/fixtures/agents/claims-without-work.sh
@@ -144,6 +147,7 @@ fn a_malformed_claim_fails_closed() {
     insta::assert_snapshot!(run.whole(), @r#"
     exit: 1
     --- stdout
+    ▶ T1 task T1
     ✗ T1 task T1: executor `odd`: the claim is not valid (invalid type: string "yes", expected a boolean at line 1 column 17)
       --- last lines of [ROOT]/home/[ID]/logs/T1.1.log ---
       | $ [odd] [REPO]/fixtures/agents/bad-claim.sh
@@ -151,6 +155,7 @@ fn a_malformed_claim_fails_closed() {
       | ```json
       | {"success": "yes"}
       | ```
+    ▶ T1 task T1 (attempt 2/3)
     ✗ T1 task T1: executor `odd`: the claim is not valid (invalid type: string "yes", expected a boolean at line 1 column 17)
       --- last lines of [ROOT]/home/[ID]/logs/T1.2.log ---
       | $ [odd] [REPO]/fixtures/agents/bad-claim.sh
@@ -158,6 +163,7 @@ fn a_malformed_claim_fails_closed() {
       | ```json
       | {"success": "yes"}
       | ```
+    ▶ T1 task T1 (attempt 3/3)
     ✗ T1 task T1: executor `odd`: the claim is not valid (invalid type: string "yes", expected a boolean at line 1 column 17)
       --- last lines of [ROOT]/home/[ID]/logs/T1.3.log ---
       | $ [odd] [REPO]/fixtures/agents/bad-claim.sh
@@ -235,6 +241,7 @@ fn a_hanging_executor_is_an_execution_failure_after_its_timeout() {
     insta::assert_snapshot!(run.whole(), @"
     exit: 1
     --- stdout
+    ▶ T1 task T1
     ✗ T1 task T1: executor `sloth` timed out after 1s (its process group was killed)
       --- last lines of [ROOT]/home/[ID]/logs/T1.1.log ---
       | $ [sloth] [REPO]/fixtures/agents/hangs.sh
@@ -320,9 +327,13 @@ fn mock_rehearsal_runs_a_failing_plan_without_agents() {
     insta::assert_snapshot!(run.whole(), @"
     exit: 1
     --- stdout
+    ▶ T1 task T1
     ✗ T1 task T1: mock executor `mock-executor` reported failure (--mock)
+    ▶ T1 task T1 (attempt 2/4)
     ✗ T1 task T1: mock executor `mock-executor` reported failure (--mock)
+    ▶ T1 task T1 (attempt 3/4)
     ✗ T1 task T1: mock executor `mock-executor` reported failure (--mock)
+    ▶ T1 task T1 (attempt 4/4)
     ✗ T1 task T1: mock executor `mock-executor` reported failure (--mock)
     --- stderr
     Failed: task T1 failed: mock executor `mock-executor` reported failure (--mock)
@@ -415,13 +426,21 @@ fn agent_tasks_stop_at_the_consecutive_task_limit() {
     insta::assert_snapshot!(run.whole(), @"
     exit: 0
     --- stdout
+    ▶ T1 task T1
     ? T1 task T1 (N.Ns) (accepted unchecked: nothing checked it)
+    ▶ T2 task T2
     ? T2 task T2 (N.Ns) (accepted unchecked: nothing checked it)
+    ▶ T3 task T3
     ? T3 task T3 (N.Ns) (accepted unchecked: nothing checked it)
+    ▶ T4 task T4
     ? T4 task T4 (N.Ns) (accepted unchecked: nothing checked it)
+    ▶ T5 task T5
     ? T5 task T5 (N.Ns) (accepted unchecked: nothing checked it)
+    ▶ T6 task T6
     ? T6 task T6 (N.Ns) (accepted unchecked: nothing checked it)
+    ▶ T7 task T7
     ? T7 task T7 (N.Ns) (accepted unchecked: nothing checked it)
+    ▶ T8 task T8
     ? T8 task T8 (N.Ns) (accepted unchecked: nothing checked it)
     Paused (8 agent tasks in a row (the limit; set wf.max_consecutive_agent_tasks to change it)): 8/10 tasks done. Run `wf workflow-execute` to continue.
     --- stderr
@@ -459,6 +478,7 @@ fn agent_tasks_wait_when_the_context_is_past_danger() {
     insta::assert_snapshot!(run.whole(), @"
     exit: 0
     --- stdout
+    ▶ T1 task T1
     ? T1 task T1 (N.Ns) (accepted unchecked: nothing checked it)
     Paused (context usage 820% is past the danger threshold 80%): 1/2 tasks done. Run `wf workflow-execute` to continue.
     --- stderr

@@ -13,30 +13,30 @@ fn a_hand_off_names_the_agent_wanted_and_its_checks_and_exits_0() {
     t.write("tasks.md", CLAUDE);
     t.wf(&["workflow-start", "tasks.md"]).ok();
     insta::assert_snapshot!(t.wf(&["workflow-execute"]).whole(), @r#"
-        exit: 0
-        --- stdout
-        Handed off: task T1 wants an agent that can implement (actions: edit_file). No executor is configured (wf.executors), so it is yours or Claude Code's to do; when it is done, `wf workflow-execute` checks its 1 command ("Verify" below).
+    exit: 0
+    --- stdout
+    Handed off: task T1 wants an agent that can implement (actions: edit_file). No executor is configured (wf.executors), so it is yours or Claude Code's to do; when it is done, `wf workflow-execute` checks its 1 command ("Verify" below).
 
-        # T1: Add the parser
+    # T1: Add the parser
 
-        - **Workflow**: hand-off
-        - **Phase**: build
-        - **Status**: in_progress
-        - **Actions**: edit_file
+    - **Workflow**: hand-off
+    - **Phase**: build
+    - **Status**: in_progress
+    - **Actions**: edit_file
 
-        ## Files
+    ## Files
 
-        - File: `src/parse.py`
+    - File: `src/parse.py`
 
-        ## Verify
+    ## Verify
 
-        The task is done when these commands succeed (run with `sh -c` in the project directory):
+    The task is done when these commands succeed (run with `sh -c` in the project directory):
 
-        ```sh
-        test -f src/parse.py
-        ```
+    ```sh
+    test -f src/parse.py
+    ```
 
-        --- stderr
+    --- stderr
     "#);
 }
 
@@ -62,34 +62,34 @@ fn a_spec_kit_line_is_checked_by_what_it_names_when_it_comes_back() {
     );
     t.wf(&["workflow-start", "tasks.md"]).ok();
     insta::assert_snapshot!(t.wf(&["workflow-execute"]).whole(), @r#"
-        exit: 0
-        --- stdout
-        Handed off: task T001 wants an agent that can implement. No executor is configured (wf.executors), so it is yours or Claude Code's to do; when it is done, `wf workflow-execute` checks the 4 things under "What wf checks" below.
+    exit: 0
+    --- stdout
+    Handed off: task T001 wants an agent that can implement. No executor is configured (wf.executors), so it is yours or Claude Code's to do; when it is done, `wf workflow-execute` checks the 4 things under "What wf checks" below.
 
-        # T001: Create the project structure in src/app/
+    # T001: Create the project structure in src/app/
 
-        - **Workflow**: Tasks
-        - **Phase**: Phase 1: Setup
-        - **Status**: in_progress
+    - **Workflow**: Tasks
+    - **Phase**: Phase 1: Setup
+    - **Status**: in_progress
 
-        ## Files
+    ## Files
 
-        - File: `src/app/`
+    - File: `src/app/`
 
-        ## Plan context
+    ## Plan context
 
-        - **Spec folder**: `[ROOT]/project`
+    - **Spec folder**: `[ROOT]/project`
 
-        ## What wf checks
+    ## What wf checks
 
-        This task has no command of its own. When it comes back, wf checks what its line names:
+    This task has no command of its own. When it comes back, wf checks what its line names:
 
-        - `src/app/` exists and is not empty
-        - `src/app/` changed since the task was handed off (created, if it was not there)
-        - the work changed at least one file
-        - at the end of phase `Phase 1: Setup`, the project's tests: none that passed at the phase's start may fail
+    - `src/app/` exists and is not empty
+    - `src/app/` changed since the task was handed off (created, if it was not there)
+    - the work changed at least one file
+    - at the end of phase `Phase 1: Setup`, the project's tests: none that passed at the phase's start may fail
 
-        --- stderr
+    --- stderr
     "#);
 }
 
@@ -98,14 +98,14 @@ fn ci_fails_the_task_a_run_would_hand_off() {
     let t = Test::new();
     t.write("tasks.md", CLAUDE);
     t.wf(&["workflow-start", "tasks.md"]).ok();
-    insta::assert_snapshot!(t.wf(&["workflow-execute", "--ci"]).whole(), @r"
-        exit: 1
-        --- stdout
-        CI: agent tasks fail instead of being handed off, and the run goes to the end (--step or --phase keeps a mode's stop).
-        ✗ T1 Add the parser: task T1 needs an agent (edit_file) and --ci does not hand off; configure an executor in wf.executors
-        --- stderr
-        Failed: task T1 failed: task T1 needs an agent (edit_file) and --ci does not hand off; configure an executor in wf.executors
-        `wf logs` shows why; after a fix, `wf resume` runs it again. Or skip it with `wf workflow-execute --skip --reason TEXT`.
+    insta::assert_snapshot!(t.wf(&["workflow-execute", "--ci"]).whole(), @"
+    exit: 1
+    --- stdout
+    CI: agent tasks fail instead of being handed off, and the run goes to the end (--step or --phase keeps a mode's stop).
+    ✗ T1 Add the parser: task T1 needs an agent (edit_file) and --ci does not hand off; configure an executor in wf.executors
+    --- stderr
+    Failed: task T1 failed: task T1 needs an agent (edit_file) and --ci does not hand off; configure an executor in wf.executors
+    `wf logs` shows why; after a fix, `wf resume` runs it again. Or skip it with `wf workflow-execute --skip --reason TEXT`.
     ");
 }
 
@@ -133,22 +133,22 @@ fn a_task_the_classifier_blocks_says_which_word_and_how_to_opt_out() {
         "# Tasks: blockers\n\n## T1: Fetch the user list\n- **Phase**: code\n- **Verify**: `true`\n\n## T2: Style the page\n- **Phase**: code\n- **File**: src/pages/home.tsx\n- **Verify**: `true`\n\n## T3: Fetch the orders\n- **Phase**: code\n- **Blocked by**: none\n- **Verify**: `true`\n",
     );
     insta::assert_snapshot!(t.wf(&["workflow-start", "tasks.md"]).whole(), @r#"
-        exit: 0
-        --- stdout
-        Planned `blockers`: 3 tasks (claude-workflow).
-        ┌───────┬───────┬──────┬─────────┐
-        │ phase ┆ tasks ┆ done ┆ blocked │
-        ╞═══════╪═══════╪══════╪═════════╡
-        │ code  ┆ 3     ┆ 0    ┆ 2       │
-        └───────┴───────┴──────┴─────────┘
-        Blocked: T1 waits on api_spec (name has the word "fetch")
-        Blocked: T2 waits on design_spec (file src/pages/home.tsx is under pages/)
-          wf read that from the names and files; if a task waits on nothing, write `- **Blocked by**: none` in the task.
-        Checks: 3 by a command, 0 by what their line names, 0 by nothing.
-        Audit: passed (0 errors, 2 warnings).
-          tasks.md:3: warning: T1: the task names no file and states no requirement
-          tasks.md:12: warning: T3: the task names no file and states no requirement
-        Next: `wf workflow-execute`.
-        --- stderr
+    exit: 0
+    --- stdout
+    Planned `blockers`: 3 tasks (claude-workflow).
+    ┌───────┬───────┬──────┬─────────┐
+    │ phase ┆ tasks ┆ done ┆ blocked │
+    ╞═══════╪═══════╪══════╪═════════╡
+    │ code  ┆ 3     ┆ 0    ┆ 2       │
+    └───────┴───────┴──────┴─────────┘
+    Blocked: T1 waits on api_spec (name has the word "fetch")
+    Blocked: T2 waits on design_spec (file src/pages/home.tsx is under pages/)
+      wf read that from the names and files; if a task waits on nothing, write `- **Blocked by**: none` in the task.
+    Checks: 3 by a command, 0 by what their line names, 0 by nothing.
+    Audit: passed (0 errors, 2 warnings).
+      tasks.md:3: warning: T1: the task names no file and states no requirement
+      tasks.md:12: warning: T3: the task names no file and states no requirement
+    Next: `wf workflow-execute`.
+    --- stderr
     "#);
 }

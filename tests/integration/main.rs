@@ -46,6 +46,7 @@ mod logs;
 mod mcp;
 mod plan_patterns;
 mod processes;
+mod progress;
 mod proof;
 mod proof_doc;
 mod proof_holes;

@@ -99,11 +99,17 @@ fn a_hyphenated_bold_spaceless_or_colonless_heading_is_read_not_dropped() {
     insta::assert_snapshot!(run.whole(), @"
     exit: 0
     --- stdout
+    ▶ T1 plain heading
     ✓ T1 plain heading (N.Ns)
+    ▶ T-2 hyphenated id
     ✓ T-2 hyphenated id (N.Ns)
+    ▶ T3 bold id
     ✓ T3 bold id (N.Ns)
+    ▶ T4 no space after the hashes
     ✓ T4 no space after the hashes (N.Ns)
+    ▶ T5 no colon after the id
     ✓ T5 no colon after the id (N.Ns)
+    ▶ T6 bold over id and name
     ✓ T6 bold over id and name (N.Ns)
     Completed: 6/6 tasks done.
     --- stderr

@@ -193,6 +193,7 @@ fn a_log_that_cannot_be_written_fails_softly_with_its_reason() {
     insta::assert_snapshot!(run.whole(), @"
     exit: 1
     --- stdout
+    ▶ T1 task T1
     ✗ T1 task T1: check `echo output; false` exited with 1 (cannot write the log [ROOT]/home/[ID]/logs/T1.1.log: Too many levels of symbolic links (os error 40))
     --- stderr
     Failed: task T1 failed: check `echo output; false` exited with 1 (cannot write the log [ROOT]/home/[ID]/logs/T1.1.log: Too many levels of symbolic links (os error 40))

@@ -260,6 +260,7 @@ fn a_failed_workflow_resumes_after_a_fix_or_is_abandoned_with_its_record() {
     exit: 0
     --- stdout
     Retrying T2.
+    ▶ T2 task T2 (attempt 2)
     ✓ T2 task T2 (N.Ns)
     Completed: 2/2 tasks done.
     --- stderr
