@@ -51,8 +51,24 @@ pub fn run_cli() -> i32 {
         cli::ColorChoice::Auto => None,
     };
     let out = output::Output::new(cli.global.json, cli.global.quiet, color);
-    let result = commands::run(&cli, &out);
+    let mut cli = cli;
+    let result = enter_project_dir(&mut cli.global).and_then(|()| commands::run(&cli, &out));
     out.exit_code(out.settle(result))
+}
+
+/// `-C DIR`: works in DIR, as `git -C` and `make -C` do, so a relative path on the
+/// command line (the plan, `-o FILE`, `--junit FILE`) means one in DIR; the option
+/// then holds DIR canonical.
+fn enter_project_dir(global: &mut cli::GlobalArgs) -> error::Result<()> {
+    let Some(dir) = &global.project else {
+        return Ok(());
+    };
+    let dir = project::Project::directory(dir)?;
+    std::env::set_current_dir(&dir).map_err(|e| {
+        error::WfError::io(&e, format!("-C {}: cannot work there: {e}", dir.display()))
+    })?;
+    global.project = Some(dir);
+    Ok(())
 }
 
 /// The command line, parsed as `Cli::try_parse` parses it, at a fraction of the cost

@@ -40,16 +40,22 @@ impl Project {
             std::env::current_dir()
                 .map_err(|e| WfError::io(&e, format!("cannot read the current directory: {e}")))?
         };
-        let start = start
+        let start = Project::directory(&start)?;
+        Ok(git_top_level(&start).unwrap_or(start))
+    }
+
+    /// `dir` canonical, or why it is no directory to work in (`-C DIR`).
+    pub fn directory(dir: &Path) -> Result<PathBuf> {
+        let canonical = dir
             .canonicalize()
-            .map_err(|e| WfError::io(&e, format!("project directory {}: {e}", start.display())))?;
-        if !start.is_dir() {
+            .map_err(|e| WfError::io(&e, format!("project directory {}: {e}", dir.display())))?;
+        if !canonical.is_dir() {
             return Err(WfError::usage(format!(
                 "{} is not a directory; -C takes the project's directory",
-                start.display()
+                canonical.display()
             )));
         }
-        Ok(git_top_level(&start).unwrap_or(start))
+        Ok(canonical)
     }
 
     /// The project in `dir` (from [`Project::locate`]) with its config read.
@@ -135,6 +141,33 @@ pub fn workflows(home: &Path) -> Vec<Listed> {
         .filter_map(|entry| listed(&entry.path()))
         .collect();
     found.sort_by(|a, b| b.updated_at.cmp(&a.updated_at).then(a.id.cmp(&b.id)));
+    found
+}
+
+/// Every archived workflow under `home` (`<id>/archive/<UTC time>/`, as `wf archive`
+/// leaves it), most recently archived first; its id is that path.
+pub fn archived_workflows(home: &Path) -> Vec<Listed> {
+    let dirs = |dir: &Path| -> Vec<PathBuf> {
+        std::fs::read_dir(dir)
+            .map(|entries| {
+                entries
+                    .flatten()
+                    .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+                    .map(|e| e.path())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let mut found: Vec<Listed> = Vec::new();
+    for project in dirs(home) {
+        for archive in dirs(&project.join("archive")) {
+            if let (Some(mut w), Ok(rel)) = (listed(&archive), archive.strip_prefix(home)) {
+                w.id = rel.to_string_lossy().into_owned();
+                found.push(w);
+            }
+        }
+    }
+    found.sort_by(|a, b| b.id.rsplit('/').next().cmp(&a.id.rsplit('/').next()));
     found
 }
 

@@ -19,7 +19,7 @@ pub use view::*;
 #[derive(Debug, Parser)]
 #[command(
     name = "wf",
-    version,
+    version = env!("WF_VERSION"),
     about = "A fast, crash-safe workflow engine: import a task plan, run and verify its tasks, resume exactly where it stopped.",
     long_about = None,
     after_help = "Start with `wf workflow-start PLAN.md`, then `wf workflow-execute` and `wf status`.\n\
@@ -31,6 +31,14 @@ pub struct Cli {
     pub global: GlobalArgs,
     #[command(subcommand)]
     pub command: Command,
+}
+
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Also list the archived workflows (`wf archive`), each by its archive
+    /// directory: `<id>/archive/<UTC time>`.
+    #[arg(long)]
+    pub archived: bool,
 }
 
 #[derive(Debug, Args)]
@@ -210,10 +218,11 @@ pub enum Command {
     /// last update — so a moved or re-cloned project can find its workflow.
     #[command(after_help = concat!(
             "Examples:\n",
-            "  wf list          every workflow under the home\n",
-            "  wf list --json   for scripts",
+            "  wf list              every workflow under the home\n",
+            "  wf list --archived   the archived ones too\n",
+            "  wf list --json       for scripts",
         ))]
-    List,
+    List(ListArgs),
     /// Draw the task graph as Mermaid or Graphviz DOT.
     #[command(after_help = concat!(
             "Examples:\n",
@@ -392,7 +401,7 @@ pub const SUBCOMMANDS: &[(&str, &[&str], Augment)] = &[
     ("status", &["st"], StatusArgs::augment_args),
     ("next", &[], NextArgs::augment_args),
     ("done", &[], DoneArgs::augment_args),
-    ("list", &[], no_args),
+    ("list", &[], ListArgs::augment_args),
     ("graph", &[], GraphArgs::augment_args),
     ("events", &[], EventsArgs::augment_args),
     ("logs", &[], LogsArgs::augment_args),

@@ -16,11 +16,13 @@ pub struct InitArgs {
     pub force: bool,
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Clone)]
 pub struct StartArgs {
     /// The plan file: a tasks.md of claude-workflow, spec-kit, Kiro, OpenSpec, a BMAD
-    /// story, or Taskmaster's tasks.json.
-    #[arg(add = ArgValueCompleter::new(complete::plan_files))]
+    /// story, or Taskmaster's tasks.json. A directory (the default: the current one)
+    /// is searched: tasks.md, the newest specs/*/tasks.md, .taskmaster/tasks/tasks.json,
+    /// the newest .kiro/specs/*/tasks.md, the newest openspec/changes/*/tasks.md.
+    #[arg(default_value = ".", hide_default_value = true, add = ArgValueCompleter::new(complete::plan_files))]
     pub plan: PathBuf,
     /// Read the plan in this format instead of the one detected (`wf check` says
     /// which it detects and why).
@@ -38,11 +40,13 @@ pub struct StartArgs {
     pub tech_design: Option<PathBuf>,
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Clone)]
 pub struct CheckArgs {
     /// The plan file: a tasks.md of claude-workflow, spec-kit, Kiro, OpenSpec, a BMAD
-    /// story, or Taskmaster's tasks.json.
-    #[arg(add = ArgValueCompleter::new(complete::plan_files))]
+    /// story, or Taskmaster's tasks.json. A directory (the default: the current one)
+    /// is searched: tasks.md, the newest specs/*/tasks.md, .taskmaster/tasks/tasks.json,
+    /// the newest .kiro/specs/*/tasks.md, the newest openspec/changes/*/tasks.md.
+    #[arg(default_value = ".", hide_default_value = true, add = ArgValueCompleter::new(complete::plan_files))]
     pub plan: PathBuf,
     /// Read the plan in this format instead of the one detected.
     #[arg(long, value_name = "NAME", value_parser = plan_format)]

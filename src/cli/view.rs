@@ -116,7 +116,8 @@ pub struct EventsArgs {
     /// Only the events of this task.
     #[arg(long, value_name = "TASK", add = ArgValueCandidates::new(complete::task_ids))]
     pub task: Option<String>,
-    /// Only events of this type (e.g. task.status_changed; see docs/events.md).
+    /// Only events of this type (task.status_changed; see docs/events.md), or of
+    /// every type ending in it (status_changed: the task and workflow moves).
     #[arg(long = "type", value_name = "TYPE", add = ArgValueCandidates::new(complete::event_types))]
     pub kind: Option<String>,
     /// Only the last N of the events already written (then --follow goes on).

@@ -19,16 +19,30 @@ use crate::state::event_log::{self, Event};
 
 const POLL: Duration = Duration::from_millis(100);
 
-pub fn run(project: &Project, args: &EventsArgs, out: &Output) -> Result<i32> {
-    if let Some(kind) = &args.kind {
-        if EventKind::parse(kind).is_none() {
-            let known: Vec<&str> = EventKind::ALL.iter().map(|k| k.name()).collect();
-            return Err(WfError::usage(format!(
-                "--type {kind}: wf writes no such event; use one of {}",
-                known.join(", ")
-            )));
-        }
+/// The kinds `--type NAME` means: the one so named, else every kind whose name
+/// ends in `.NAME` (`status_changed` is both `task.` and `workflow.status_changed`).
+fn kinds_named(name: &str) -> Result<Vec<EventKind>> {
+    if let Some(kind) = EventKind::parse(name) {
+        return Ok(vec![kind]);
     }
+    let suffix = format!(".{name}");
+    let kinds: Vec<EventKind> = EventKind::ALL
+        .iter()
+        .copied()
+        .filter(|k| k.name().ends_with(&suffix))
+        .collect();
+    if kinds.is_empty() {
+        let known: Vec<&str> = EventKind::ALL.iter().map(|k| k.name()).collect();
+        return Err(WfError::usage(format!(
+            "--type {name}: wf writes no such event; use one of {} (or the part after a dot, as status_changed)",
+            known.join(", ")
+        )));
+    }
+    Ok(kinds)
+}
+
+pub fn run(project: &Project, args: &EventsArgs, out: &Output) -> Result<i32> {
+    let kinds = args.kind.as_deref().map(kinds_named).transpose()?;
     let since = match &args.since {
         Some(text) => Some(
             crate::clock::parse_since(text, crate::clock::now())
@@ -50,7 +64,9 @@ pub fn run(project: &Project, args: &EventsArgs, out: &Output) -> Result<i32> {
         for line in chunk.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
             line_no += 1;
             match serde_json::from_slice::<Event>(line) {
-                Ok(event) if wanted(&event, args, since) => events.push((line, event)),
+                Ok(event) if wanted(&event, args, kinds.as_deref(), since) => {
+                    events.push((line, event));
+                }
                 Ok(_) => {}
                 Err(e) => out.warn(format!(
                     "events.jsonl line {line_no} is not a valid event ({e}); skipped"
@@ -74,9 +90,14 @@ pub fn run(project: &Project, args: &EventsArgs, out: &Output) -> Result<i32> {
     }
 }
 
-/// Whether `--task`, `--type` and `--since` let `event` through. An event whose time
+/// Whether `--task`, `--type` (as `kinds`) and `--since` let `event` through. An event whose time
 /// does not parse is kept: a filter must not hide what it cannot judge.
-fn wanted(event: &Event, args: &EventsArgs, since: Option<jiff::Timestamp>) -> bool {
+fn wanted(
+    event: &Event,
+    args: &EventsArgs,
+    kinds: Option<&[EventKind]>,
+    since: Option<jiff::Timestamp>,
+) -> bool {
     let recent = since.is_none_or(|since| {
         event
             .ts
@@ -87,10 +108,8 @@ fn wanted(event: &Event, args: &EventsArgs, since: Option<jiff::Timestamp>) -> b
         .task
         .as_deref()
         .is_none_or(|id| event.task_id.as_deref() == Some(id));
-    let kind = args
-        .kind
-        .as_deref()
-        .is_none_or(|k| EventKind::parse(event.kind()) == EventKind::parse(k));
+    let kind = kinds
+        .is_none_or(|kinds| EventKind::parse(event.kind()).is_some_and(|k| kinds.contains(&k)));
     task && kind && recent
 }
 

@@ -6,9 +6,12 @@ use serde_json::json;
 use crate::error::Result;
 use crate::output::Output;
 
-pub fn run(out: &Output) -> Result<i32> {
+pub fn run(args: &crate::cli::ListArgs, out: &Output) -> Result<i32> {
     let home = crate::project::workflow_home()?;
-    let workflows = crate::project::workflows(&home);
+    let mut workflows = crate::project::workflows(&home);
+    if args.archived {
+        workflows.extend(crate::project::archived_workflows(&home));
+    }
     out.json_value(&json!({"home": home, "workflows": workflows}));
     if workflows.is_empty() {
         out.say(format!(

@@ -55,11 +55,28 @@ pub fn run(cli: &Cli, out: &Output) -> Result<i32> {
         Command::Constraints(args) => constraints::run(&project()?, &cli.global, args, out),
         Command::Doctor => doctor::run(cli.global.project.as_deref(), out),
         Command::Init(args) => init::run(cli.global.project.as_deref(), args, out),
-        Command::WorkflowStart(args) => start::run(&project()?, &cli.global, args, out),
-        Command::Check(args) => check::run(&project()?, args, out),
+        Command::WorkflowStart(args) => {
+            let plan = plan_to_read(&args.plan, out)?;
+            let args = crate::cli::StartArgs {
+                plan,
+                ..args.clone()
+            };
+            start::run(&project()?, &cli.global, &args, out)
+        }
+        Command::Check(args) => {
+            let plan = plan_to_read(&args.plan, out)?;
+            check::run(
+                &project()?,
+                &crate::cli::CheckArgs {
+                    plan,
+                    ..args.clone()
+                },
+                out,
+            )
+        }
         Command::Next(args) => next::run(&project()?, &cli.global, args, out),
         Command::Done(args) => done::run(&project()?, &cli.global, args, out),
-        Command::List => list::run(out),
+        Command::List(args) => list::run(args, out),
         Command::Graph(args) => graph::run(&project()?, args, out),
         Command::Events(args) => events::run(&project()?, args, out),
         Command::Logs(args) => logs::run(&project()?, args, out),
@@ -104,6 +121,18 @@ fn load_state(project: &Project) -> Result<(Store, WorkflowState)> {
 }
 
 /// What a read path shows, from the summary when it is current (`Store::view`).
+/// The plan file `workflow-start` and `check` read: `given`, or the one found in it
+/// (a directory; `.` when none was named), said on stderr when wf picked it.
+fn plan_to_read(given: &std::path::Path, out: &Output) -> Result<std::path::PathBuf> {
+    let here = std::env::current_dir()
+        .map_err(|e| WfError::io(&e, format!("cannot read the current directory: {e}")))?;
+    let (plan, why) = crate::plan::locate::plan_path(given, &here)?;
+    if let (Some(why), false) = (why, out.quiet) {
+        crate::output::stderr_line(format_args!("wf: reading {} ({why})", plan.display()));
+    }
+    Ok(plan)
+}
+
 fn load_view(project: &Project) -> Result<(Store, View)> {
     let store = project.store();
     let view = store.view()?.ok_or_else(|| project.no_workflow())?;

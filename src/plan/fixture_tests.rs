@@ -371,7 +371,7 @@ fn validation_errors_name_file_and_line() {
     let cases = [
         (
             "plans/unknown-dep.md",
-            "plans/unknown-dep.md:8: task T2 depends on T9, which is not a task in this plan; fix the id or remove it from its 依赖 field",
+            "plans/unknown-dep.md:8: task T2 depends on T9, which is not a task in this plan; fix the id or remove it from its Depends field",
         ),
         (
             "plans/cycle.md",

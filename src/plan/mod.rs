@@ -32,6 +32,7 @@ pub mod inline;
 pub mod jobs;
 mod kiro;
 mod limits;
+pub mod locate;
 mod marks;
 pub mod mirror;
 mod openspec;

@@ -156,9 +156,10 @@ pub fn summary(
         ]);
     }
     let mut text = format!(
-        "Planned `{}`: {} tasks ({}).\n{table}",
+        "Planned `{}`: {} {} ({}).\n{table}",
         super::one_line(state.task_name.as_deref().unwrap_or("")),
         state.tasks.len(),
+        super::plural(state.tasks.len(), "task", "tasks"),
         state.plan_format.as_deref().unwrap_or("?"),
     );
     if let Some((id, diff)) = change {

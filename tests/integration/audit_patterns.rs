@@ -503,7 +503,7 @@ fn start_says_on_stderr_when_the_audit_failed() {
     insta::assert_snapshot!(run.whole(), @r#"
     exit: 0
     --- stdout
-    Planned `where findings are`: 1 tasks (claude-workflow).
+    Planned `where findings are`: 1 task (claude-workflow).
     ┌───────┬───────┬──────┬─────────┐
     │ phase ┆ tasks ┆ done ┆ blocked │
     ╞═══════╪═══════╪══════╪═════════╡

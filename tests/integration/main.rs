@@ -12,6 +12,7 @@ mod bad_input;
 mod ci;
 mod ci_agents;
 mod ci_cache;
+mod cli_details;
 mod completions;
 mod concurrency;
 mod constraints;

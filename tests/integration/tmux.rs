@@ -291,8 +291,9 @@ fn a_terminal_of_0_columns_gets_the_default_width() {
     assert!(Path::new(&t.project).exists());
 }
 
-/// What a person sees at 80 columns, run after run: `execute` (a pass and a failure),
-/// then `status` and `graph`, each screen read back from tmux whole.
+/// What a person sees at 80 columns, run after run: `execute --dry-run`, `execute` (a
+/// pass and a failure), then `status` and `graph`, each screen read back from tmux
+/// whole.
 #[test]
 fn execute_status_and_graph_at_80_columns_in_tmux() {
     if !have("tmux", "execute_status_and_graph_at_80_columns_in_tmux") {
@@ -310,7 +311,12 @@ fn execute_status_and_graph_at_80_columns_in_tmux() {
         ]),
     );
     let mut screens = String::new();
-    for args in [&["workflow-execute", "--all"][..], &["status"], &["graph"]] {
+    for args in [
+        &["workflow-execute", "--dry-run", "--all"][..],
+        &["workflow-execute", "--all"],
+        &["status"],
+        &["graph"],
+    ] {
         let (code, screen) = Tmux::run(&t, args, 80, 40);
         for line in &screen {
             assert!(

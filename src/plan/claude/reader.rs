@@ -51,7 +51,7 @@ impl Reader for ClaudeWorkflow {
     }
 
     fn deps_written_in(&self) -> &'static str {
-        "its 依赖 field"
+        "its Depends field"
     }
 
     fn spots(&self, text: &str, each: &mut dyn FnMut(Spot<'_>)) {
