@@ -28,9 +28,13 @@ pub fn run(args: &ManArgs, out: &Output) -> Result<i32> {
 }
 
 /// The command line as the pages describe it: built (so every subcommand knows its
-/// `wf-…` name) and without clap's `help` subcommand, which has no page.
+/// `wf-…` name) and without clap's `help` subcommand, which has no page. The pages
+/// name the release, not the commit `--version` names: they are committed, and
+/// would change with every commit.
 fn command() -> clap::Command {
-    let mut cli = Cli::command().disable_help_subcommand(true);
+    let mut cli = Cli::command()
+        .disable_help_subcommand(true)
+        .version(env!("CARGO_PKG_VERSION"));
     cli.build();
     cli
 }
