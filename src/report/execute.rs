@@ -376,7 +376,7 @@ mod tests {
                 false,
                 &HandOff {
                     checks: &[],
-                    capabilities: &Default::default(),
+                    capabilities: &std::collections::BTreeMap::default(),
                 },
             ),
         );
@@ -414,7 +414,7 @@ mod tests {
             false,
             &HandOff {
                 checks: &[],
-                capabilities: &Default::default(),
+                capabilities: &std::collections::BTreeMap::default(),
             },
         )
     }

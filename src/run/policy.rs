@@ -519,7 +519,7 @@ pub fn rehearse(state: &crate::state::WorkflowState) -> Rehearsal<'_> {
     let mut order: Vec<&Task> = tasks
         .iter()
         .filter(|t| t.handed_off())
-        .map(|t| t.as_ref())
+        .map(std::convert::AsRef::as_ref)
         .collect();
     let mut queue = super::ready_queue::ReadyQueue::new(tasks, |id| state.position(id));
     for t in &order {
@@ -539,7 +539,7 @@ pub fn rehearse(state: &crate::state::WorkflowState) -> Rehearsal<'_> {
     let left = tasks
         .iter()
         .filter(|t| !t.status.is_done() && !taken.contains(t.id.as_str()))
-        .map(|t| t.as_ref())
+        .map(std::convert::AsRef::as_ref)
         .collect();
     Rehearsal { order, left }
 }

@@ -31,7 +31,7 @@ fn version_carries_the_commit_in_a_checkout() {
 #[test]
 fn dash_c_reads_the_plan_and_writes_files_in_its_directory() {
     let t = Test::new();
-    t.write("tasks.md", &plan(&[task("T1", "a").verify("true")]));
+    t.write("tasks.md", plan(&[task("T1", "a").verify("true")]));
     let mut start = t.command(&["-C", "project", "workflow-start", "tasks.md"]);
     start.current_dir(&t.root);
     let run = t.within(start, 30);
@@ -91,7 +91,7 @@ fn the_plan_is_found_when_none_is_named_and_a_spec_directory_is_read() {
 #[test]
 fn list_archived_shows_the_archived_workflows_too() {
     let t = Test::new();
-    t.write("tasks.md", &plan(&[task("T1", "a").verify("true")]));
+    t.write("tasks.md", plan(&[task("T1", "a").verify("true")]));
     t.wf(&["workflow-start", "tasks.md"]).ok();
     t.wf(&["workflow-execute", "--all"]).ok();
     t.wf(&["archive"]).ok();
@@ -111,7 +111,7 @@ fn list_archived_shows_the_archived_workflows_too() {
 #[test]
 fn events_type_takes_the_end_of_a_types_name() {
     let t = Test::new();
-    t.write("tasks.md", &plan(&[task("T1", "a").verify("true")]));
+    t.write("tasks.md", plan(&[task("T1", "a").verify("true")]));
     t.wf(&["workflow-start", "tasks.md"]).ok();
     t.wf(&["workflow-execute", "--all"]).ok();
     let run = t.wf(&["events", "--type", "status_changed", "--json"]).ok();
