@@ -33,7 +33,8 @@ pub fn plan_path(given: &Path, here: &Path) -> Result<(PathBuf, Option<&'static 
             (given == Path::new(".")).then_some(why),
         )),
         None => Err(WfError::usage(format!(
-            "no plan named and none found in {}: looked for {PLACES}; name one, as `wf workflow-start PLAN.md`",
+            "{}no plan found in {}: looked for {PLACES}; name the plan file, as `wf workflow-start PLAN.md`",
+            if given == Path::new(".") { "no plan named and " } else { "" },
             dir.display()
         ))),
     }

@@ -270,8 +270,8 @@ pub fn dry_run(state: &WorkflowState, dry: &DryRun) -> (String, Value) {
     use crate::run::engine::Mode;
     let plan = policy::rehearse(state);
     let mut text = format!(
-        "Would run, in this order, under {}; nothing is run or written:\n",
-        dry.mode.describe()
+        "A dry run: nothing is run or written.\nWould run, in this order, under {}:\n",
+        dry.mode.flag()
     );
     let mut order = Vec::new();
     let mut stopped = false;

@@ -108,7 +108,8 @@ const CASES: &[Case] = &[
     case("plan deep nesting then unknown dep", PlanBytes("plan.md", deep_then_unknown), START, 2, &["plan.md:", "depends on T9"]),
     case("plan verify command over 128 KiB", PlanBytes("plan.md", huge_verify), START, 2, &["plan.md:4:", "task T1's verify command is 131080 bytes"]),
     case("plan missing", Nothing, &["workflow-start", "--force", "missing.md"], 2, &["no such file: missing.md"]),
-    case("plan is a directory", Custom(plan_dir), START, 2, &["plan.md: is a directory"]),
+    // A directory is searched for a plan (a spec directory is read as its tasks.md).
+    case("plan is a directory", Custom(plan_dir), START, 2, &["no plan found in", "plan.md: looked for tasks.md"]),
     case("plan is a FIFO", Custom(plan_fifo), START, 2, &["plan.md: is not a regular file"]),
     // ---- state files ----
     case("state truncated", State("truncated.json"), STATUS, 5, &["workflow-state.json:", NOT_JSON, "EOF"]),

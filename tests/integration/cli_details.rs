@@ -84,7 +84,7 @@ fn the_plan_is_found_when_none_is_named_and_a_spec_directory_is_read() {
     exit: 2
     --- stdout
     --- stderr
-    wf: error: no plan named and none found in [ROOT]/project: looked for tasks.md, specs/*/tasks.md, .taskmaster/tasks/tasks.json, .kiro/specs/*/tasks.md, openspec/changes/*/tasks.md; name one, as `wf workflow-start PLAN.md`
+    wf: error: no plan named and no plan found in [ROOT]/project: looked for tasks.md, specs/*/tasks.md, .taskmaster/tasks/tasks.json, .kiro/specs/*/tasks.md, openspec/changes/*/tasks.md; name the plan file, as `wf workflow-start PLAN.md`
     ");
 }
 

@@ -185,6 +185,12 @@ fn every_json_output_in_every_state_matches_its_schema() {
         task("T1", "a").verify("true"),
         task("T2", "b").verify("true"),
     ]);
+    c.check(
+        &t,
+        "planned",
+        &["workflow-execute", "--dry-run"],
+        "execute-dry-run",
+    );
     c.check(&t, "planned", &["workflow-execute", "--step"], "execute");
     c.check(
         &t,

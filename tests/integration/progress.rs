@@ -33,7 +33,8 @@ fn dry_run_prints_the_order_and_where_the_mode_stops_and_writes_nothing() {
     insta::assert_snapshot!(t.wf(&["workflow-execute", "--dry-run"]).whole(), @"
     exit: 0
     --- stdout
-    Would run, in this order, under --phase (stops when the phase changes); nothing is run or written:
+    A dry run: nothing is run or written.
+    Would run, in this order, under --phase:
       1. T1 task T1: runs `echo T1`
       2. T2 task T2: runs `echo T2` and 1 more
          ↳ --phase stops here: the next task's phase differs
@@ -48,7 +49,8 @@ fn dry_run_prints_the_order_and_where_the_mode_stops_and_writes_nothing() {
     insta::assert_snapshot!(t.wf(&["workflow-execute", "--dry-run", "--all", "--ci"]).whole(), @"
     exit: 0
     --- stdout
-    Would run, in this order, under --all (runs to the end or the first failure); nothing is run or written:
+    A dry run: nothing is run or written.
+    Would run, in this order, under --all:
       1. T1 task T1: runs `echo T1`
       2. T2 task T2: runs `echo T2` and 1 more
       3. T3 task T3: fails: it needs an agent and --ci does not hand off
