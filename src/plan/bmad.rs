@@ -27,15 +27,20 @@ pub(crate) static BMAD: Checklist = Checklist {
 
 /// `Tasks / Subtasks`, as BMAD's templates title the story's task list.
 fn is_tasks_heading(h: &str) -> bool {
-    let squeezed: String = h
-        .chars()
-        .filter(|c| !c.is_whitespace() && *c != '*')
-        .collect::<String>()
-        .to_lowercase();
-    matches!(
-        squeezed.as_str(),
-        "tasks/subtasks" | "tasks/sub-tasks" | "tasks&subtasks" | "tasksandsubtasks"
-    )
+    // Every heading of every plan is asked during detection: no copy is made.
+    let squeezed = || {
+        h.chars()
+            .filter(|c| !c.is_whitespace() && *c != '*')
+            .map(|c| c.to_ascii_lowercase())
+    };
+    [
+        "tasks/subtasks",
+        "tasks/sub-tasks",
+        "tasks&subtasks",
+        "tasksandsubtasks",
+    ]
+    .iter()
+    .any(|name| squeezed().eq(name.chars()))
 }
 
 /// The story's acceptance criteria, `(number, text)`: the items of its `Acceptance

@@ -81,6 +81,8 @@ pub(crate) struct Facts<'a> {
     /// The heading names a section that restates tasks or holds none
     /// (`checklist::not_tasks`: "Acceptance criteria", "Summary", …).
     pub not_tasks: bool,
+    /// A spec-kit task line (`- [ ] T001 …`).
+    pub task_line: Option<super::speckit::TaskLine<'a>>,
 }
 
 impl<'a> Facts<'a> {
@@ -92,6 +94,7 @@ impl<'a> Facts<'a> {
             item: listed.then(|| super::checklist::item_shape(text)).flatten(),
             claude_task: heading.is_some() && super::claude::is_task_heading(text),
             not_tasks: heading.is_some_and(|(_, h)| super::checklist::not_tasks(h)),
+            task_line: listed.then(|| super::speckit::task_line(text)).flatten(),
         }
     }
 }

@@ -59,14 +59,18 @@ impl Detector for Kiro {
             self.title |= t.trim() == "# Implementation Plan";
             return;
         }
-        let d = t.trim_start().trim_start_matches(['-', '*']).trim_start();
-        self.fields |= ["_Requirements:", "_Depends:", "_Boundary:", "_Leverage:"]
-            .iter()
-            .any(|f| d.starts_with(f));
-        self.optional |= t
-            .trim_start()
-            .get(1..)
-            .is_some_and(|r| r.trim_start().starts_with("[ ]*"));
+        // Most lines hold neither sign; each test below is made only of a line that
+        // can (every line of every plan is asked).
+        if memchr::memchr(b'_', t.as_bytes()).is_some() {
+            let d = t.trim_start().trim_start_matches(['-', '*']).trim_start();
+            self.fields |= ["_Requirements:", "_Depends:", "_Boundary:", "_Leverage:"]
+                .iter()
+                .any(|f| d.starts_with(f));
+        }
+        self.optional |= memchr::memchr(b'[', t.as_bytes()).is_some()
+            && t.trim_start()
+                .get(1..)
+                .is_some_and(|r| r.trim_start().starts_with("[ ]*"));
     }
 
     fn finish(mut self: Box<Self>, _text: &str) -> Evidence {

@@ -289,12 +289,11 @@ fn drop_aside(entries: &mut Vec<Entry>) {
 
 /// A heading over boxes that are not the plan's tasks: success criteria, a
 /// definition of done, quality gates, notes, a checklist of rules, a summary.
+///
+/// Compared without case as ASCII, with no copy: every heading of every plan is
+/// asked during detection.
 pub(crate) fn not_tasks(heading: &str) -> bool {
-    let h: String = heading
-        .chars()
-        .skip_while(|c| !c.is_alphanumeric())
-        .collect::<String>()
-        .to_lowercase();
+    let h = heading.trim_start_matches(|c: char| !c.is_alphanumeric());
     let starts = [
         "success criteria",
         "acceptance criteria",
@@ -314,9 +313,13 @@ pub(crate) fn not_tasks(heading: &str) -> bool {
         "external dependencies",
         "prerequisites",
     ];
-    starts.iter().any(|p| h.starts_with(p))
-        || h.contains("checklist")
-        || h.contains("definition of done")
+    let starts_with = |p: &str| h.get(..p.len()).is_some_and(|s| s.eq_ignore_ascii_case(p));
+    let contains = |p: &str| {
+        h.as_bytes()
+            .windows(p.len())
+            .any(|w| w.eq_ignore_ascii_case(p.as_bytes()))
+    };
+    starts.into_iter().any(starts_with) || contains("checklist") || contains("definition of done")
 }
 
 /// The open items under a deferred one are deferred with it.

@@ -1,6 +1,6 @@
 //! A claude-workflow field line, `- **字段**: 值`: its key and its value.
 
-use crate::plan::fields;
+use crate::plan::{doc, fields};
 
 /// A `- **key**: value` line: the key, the value, and where the value starts.
 #[derive(Debug, PartialEq, Eq)]
@@ -46,7 +46,7 @@ pub(crate) fn field_line(text: &str) -> Option<FieldLine<'_>> {
 /// `**key**: value` (or `**key:** value`) at the start of `s`, a suffix of `text`.
 fn bold_key<'a>(s: &'a str, text: &'a str) -> Option<FieldLine<'a>> {
     let s = s.strip_prefix("**")?;
-    let close = s.find("**")?;
+    let close = doc::find_pair(s, *b"**")?;
     let raw_key = s.get(..close)?.trim();
     let mut rest = s.get(close + 2..)?;
     let key = if let Some(k) = raw_key.strip_suffix([':', '：']) {
@@ -55,7 +55,7 @@ fn bold_key<'a>(s: &'a str, text: &'a str) -> Option<FieldLine<'a>> {
         rest = rest.trim_start().strip_prefix([':', '：'])?;
         raw_key
     };
-    if key.is_empty() || key.contains("**") {
+    if key.is_empty() || doc::find_pair(key, *b"**").is_some() {
         return None;
     }
     let v = rest.trim_start();

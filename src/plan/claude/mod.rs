@@ -31,6 +31,8 @@
 //!   error when the plan has no other task). Never a silently skipped task.
 //!
 //! `## {{this.id}}: …` template headings are not task headings.
+use std::borrow::Cow;
+
 use super::doc::{self, strip_ticks, Line};
 use super::fields::{self, Block, Field};
 use super::ids;
@@ -79,7 +81,9 @@ fn heading_content(text: &str) -> Option<&str> {
 #[derive(Debug, PartialEq, Eq)]
 struct Candidate<'a> {
     id: &'a str,
-    name: String,
+    /// Borrowed but for a bold id holding its colon (`**T2: x** y`): a heading is
+    /// split at many lines of a plan, most of which are no task's.
+    name: Cow<'a, str>,
     colon: bool,
     /// `### - [x] T001 name`: the box the heading holds.
     mark: Option<char>,
@@ -97,20 +101,21 @@ fn candidate(content: &str) -> Option<Candidate<'_>> {
         let rest = rest.trim();
         let word = rest.split_whitespace().next()?;
         let id = word.trim_end_matches([':', '：', '.']);
-        let name = rest.get(word.len()..)?.trim().to_string();
+        let name = rest.get(word.len()..)?.trim();
         return (!id.is_empty()).then_some(Candidate {
             id,
-            name,
+            name: Cow::Borrowed(name),
             colon: true,
             mark: Some(mark),
         });
     }
+    let colon = split_colon(content);
     // `Task 1.1: name`, `Step 3: name`: the number is the id.
-    if let Some((title, rest)) = split_colon(content) {
+    if let Some((title, rest)) = colon {
         if let Some(number) = numbered_word(title) {
             return Some(Candidate {
                 id: number,
-                name: rest.trim().to_string(),
+                name: Cow::Borrowed(rest.trim()),
                 colon: true,
                 mark: None,
             });
@@ -124,10 +129,10 @@ fn candidate(content: &str) -> Option<Candidate<'_>> {
         let head = inner.get(..close)?;
         let tail = inner.get(close + m.len()..)?.trim();
         match split_colon(head) {
-            Some((id, rest)) => (id, format!("{} {tail}", rest.trim()), true),
+            Some((id, rest)) => (id, Cow::Owned(format!("{} {tail}", rest.trim())), true),
             None => match tail.strip_prefix([':', '：']) {
-                Some(rest) => (head, rest.to_string(), true),
-                None => (head, tail.to_string(), false),
+                Some(rest) => (head, Cow::Borrowed(rest), true),
+                None => (head, Cow::Borrowed(tail), false),
             },
         }
     } else {
@@ -135,17 +140,20 @@ fn candidate(content: &str) -> Option<Candidate<'_>> {
         // `T1. Pre-flight: check`: the id ends at its full stop.
         let stopped = word.strip_suffix('.').filter(|w| strict_shape(w));
         if let Some(id) = stopped {
-            (id, content.get(word.len()..)?.to_string(), true)
-        } else if let Some((id, rest)) = split_colon(content) {
-            (id, rest.to_string(), true)
+            (id, Cow::Borrowed(content.get(word.len()..)?), true)
+        } else if let Some((id, rest)) = colon {
+            (id, Cow::Borrowed(rest), true)
         } else {
-            (word, content.get(word.len()..)?.to_string(), false)
+            (word, Cow::Borrowed(content.get(word.len()..)?), false)
         }
     };
     let id = strip_ticks(id);
     (!id.is_empty()).then(|| Candidate {
         id,
-        name: name.trim().to_string(),
+        name: match name {
+            Cow::Borrowed(n) => Cow::Borrowed(n.trim()),
+            Cow::Owned(n) => Cow::Owned(n.trim().to_string()),
+        },
         colon,
         mark: None,
     })
@@ -190,9 +198,9 @@ fn numbered_title(id: &str) -> bool {
 /// [`strict_shape`]).
 pub(crate) fn task_heading(text: &str) -> Option<TaskHeading<'_>> {
     let c = candidate(heading_content(text)?)?;
-    (c.colon && strict_shape(c.id)).then_some(TaskHeading {
+    (c.colon && strict_shape(c.id)).then(|| TaskHeading {
         id: c.id,
-        name: c.name,
+        name: c.name.into_owned(),
         mark: c.mark,
     })
 }
@@ -204,7 +212,9 @@ pub(crate) fn heading_id(text: &str) -> Option<&str> {
 }
 
 pub(crate) fn is_task_heading(text: &str) -> bool {
-    task_heading(text).is_some()
+    heading_content(text)
+        .and_then(candidate)
+        .is_some_and(|c| c.colon && strict_shape(c.id))
 }
 
 /// Signs of a claude-workflow plan without tasks: known fields, id comments,
@@ -324,7 +334,7 @@ pub(crate) fn kinds<'a>(lines: &'a [Line<'_>]) -> Vec<Kind<'a>> {
         let kind = match (with_fields, ids::is_valid_id(c.id)) {
             (true, true) => Kind::TaskHeading(TaskHeading {
                 id: c.id,
-                name: c.name,
+                name: c.name.into_owned(),
                 mark: c.mark,
             }),
             (true, false) => Kind::BadHeading(c.id),

@@ -168,11 +168,14 @@ struct Headings {
     /// A heading that is a task if a known field follows before the next heading.
     pending: Option<String>,
     looks_like: bool,
+    /// A spec-kit task line was seen: a heading may restate one.
+    task_lines: bool,
 }
 
 impl Detector for Headings {
-    fn line(&mut self, line: &Line<'_>, _facts: &Facts<'_>) {
+    fn line(&mut self, line: &Line<'_>, facts: &Facts<'_>) {
         let text: &str = &line.text;
+        self.task_lines |= facts.task_line.is_some();
         if let Some(h) = task_heading(text) {
             self.pending = None;
             self.ids.push(h.id.to_string());
@@ -196,8 +199,8 @@ impl Detector for Headings {
     fn finish(self: Box<Self>, text: &str) -> Evidence {
         let mut ids = self.ids;
         let headings = ids.len();
-        if !ids.is_empty() {
-            // Read again only when there are headings: a spec-kit plan has none.
+        if !ids.is_empty() && self.task_lines {
+            // Read again only when there are both: most plans have one or the other.
             let lines: std::collections::HashSet<String> = doc::iter(text)
                 .filter(|l| !l.hidden)
                 .filter_map(|l| crate::plan::speckit::task_line(&l.text).map(|t| t.id.to_string()))

@@ -87,7 +87,7 @@ pub(super) fn skip_marks(mut r: &str) -> &str {
 /// `T001`/`T-001` — and the bytes it takes.
 pub(super) fn id_token(r: &str) -> Option<(&str, usize)> {
     if let Some(inner) = r.strip_prefix("**") {
-        let close = inner.find("**")?;
+        let close = doc::find_pair(inner, *b"**")?;
         let id = inner.get(..close)?.trim_end_matches([':', '：']);
         let mut len = 2 + close + 2;
         if let Some(c) = r
@@ -257,6 +257,11 @@ pub(crate) fn bullet_line(text: &str) -> Option<TaskLine<'_>> {
     if r.len() == after.len() || r.starts_with('[') {
         return None;
     }
+    // Its id is of the `T` family (below): any other bullet, such as every field
+    // line of a claude-workflow plan, is told apart before its first word is read.
+    if !r.strip_prefix("**").unwrap_or(r).starts_with('T') {
+        return None;
+    }
     let (token, len) = id_token(r)?;
     let word = r.get(..len)?;
     let colon = word.ends_with([':', '：']) || word.trim_end_matches('*').ends_with([':', '：']);
@@ -340,7 +345,10 @@ pub(crate) fn looks_like(text: &str) -> bool {
     let phase = doc::heading(text).is_some_and(|(lvl, h)| {
         lvl == 2 && h.get(..6).is_some_and(|p| p.eq_ignore_ascii_case("phase "))
     });
-    phase || placeholder_task(text) || near_task(text).is_some()
+    // Only a checkbox can be either of the others: one look for every other line.
+    phase
+        || checkbox(text)
+            .is_some_and(|(_, _, rest)| placeholder_word(rest) || near_task(text).is_some())
 }
 
 /// `T008-T015`, `T008–T015`, `T008..T015`: a range of ids, which restates the tasks

@@ -139,7 +139,7 @@ struct Lines {
 }
 
 impl Detector for Lines {
-    fn line(&mut self, line: &Line<'_>, _facts: &Facts<'_>) {
+    fn line(&mut self, line: &Line<'_>, facts: &Facts<'_>) {
         match self.tables.line(&line.text) {
             TableLine::Row(columns) => {
                 self.rows += usize::from(table::row(&line.text, &columns).is_some());
@@ -148,8 +148,8 @@ impl Detector for Lines {
             TableLine::Part => return,
             TableLine::Other => {}
         }
-        match task_line(&line.text) {
-            Some(tl) if tl.other => self.others.add(&tl),
+        match &facts.task_line {
+            Some(tl) if tl.other => self.others.add(tl),
             Some(_) => self.tasks += 1,
             None if bullet_line(&line.text).is_some() => self.bullets += 1,
             None if !self.looks_like => self.looks_like = looks_like(&line.text),
