@@ -1,5 +1,5 @@
 //! `wf import-results DIR|FILE…`: result files of `wf run-task` folded into the
-//! workflow under its lock (`src/run/import/`, docs/distributed.md). Every file is
+//! workflow under its lock (`src/run/import_results/`, docs/distributed.md). Every file is
 //! read before the lock is taken, so a malformed one stops the import before anything
 //! is written. Exit 2 when a result was refused, else 1 when the workflow failed or
 //! (with `--job`) a task's result never came, else 0.
@@ -10,7 +10,7 @@ use crate::cli::ImportResultsArgs;
 use crate::error::{Result, WfError};
 use crate::output::Output;
 use crate::project::Project;
-use crate::run::import;
+use crate::run::import_results;
 use crate::run::standalone;
 use crate::state::WorkflowStatus;
 
@@ -20,19 +20,19 @@ pub fn run(
     args: &ImportResultsArgs,
     out: &Output,
 ) -> Result<i32> {
-    let jobs = import::Jobs::parse(&args.jobs).map_err(WfError::usage)?;
-    let (loaded, ignored) = import::read_all(&args.paths)?;
+    let jobs = import_results::Jobs::parse(&args.jobs).map_err(WfError::usage)?;
+    let (loaded, ignored) = import_results::read_all(&args.paths)?;
     let store = project.store();
     store.refuse_untouched_without_tasks()?;
     let mut session = store.lock(wait.map(Duration::from_secs), "import-results")?;
-    let opts = import::Options {
+    let opts = import_results::Options {
         project: &project.dir,
         config: &project.config,
         allow_stale: args.allow_stale,
         jobs,
         key: standalone::result_key(),
     };
-    let mut summary = import::import(&mut session, loaded, &opts)?;
+    let mut summary = import_results::import(&mut session, loaded, &opts)?;
     summary.ignored = ignored;
     let status = session.state()?.status;
     out.json_value(&crate::report::distributed::import_json(

@@ -1,7 +1,7 @@
 //! What `wf run-task` and `wf import-results` print (docs/distributed.md): one line
 //! per command or result, then one line that sums it up.
 
-use crate::run::import::{Fate, ImportSummary};
+use crate::run::import_results::{Fate, ImportSummary};
 use crate::run::standalone::TaskResultFile;
 
 /// `✓ check `cargo test` (0.4s)` per command, the tail of a failed one's output, and

@@ -12,7 +12,7 @@ mod dispatch;
 pub mod engine;
 pub mod executor;
 pub mod failure;
-pub mod import;
+pub mod import_results;
 pub mod lease;
 pub mod now;
 mod outcome;

@@ -624,7 +624,7 @@ pub fn final_verifiers(ctx: &WorkCtx) -> Result<(), String> {
 }
 
 /// The hard constraints checked here and now, as a gate checks them, each one's
-/// header in `log`: for a gate imported from elsewhere (`run::import`), which
+/// header in `log`: for a gate imported from elsewhere (`run::import_results`), which
 /// checked the constraints of the machine it ran on.
 pub fn hard_constraints_now(ctx: &WorkCtx, log: &Path) -> Result<ConstraintChecks, Verdict> {
     crate::exec::reactor::block_on(gate_constraints(ctx, log))

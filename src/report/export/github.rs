@@ -12,7 +12,7 @@ use super::{
     WF_ON_PATH_CHECK,
 };
 use crate::config::export::SetupStep;
-use crate::run::import::ARTIFACT_PREFIX;
+use crate::run::import_results::ARTIFACT_PREFIX;
 
 /// The artifact a job hands its tasks' outputs on in.
 const OUTPUT_PREFIX: &str = "wf-out-";
