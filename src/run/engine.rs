@@ -634,7 +634,7 @@ impl<'a> Engine<'a> {
                 reason: format!("missing deliverables: {}", missing.join(", ")),
             };
         }
-        match work::final_verifiers(&self.ctx) {
+        match crate::run::gate::final_verifiers(&self.ctx) {
             Ok(()) => Stop::Completed,
             Err(reason) => Stop::Failed { task: None, reason },
         }

@@ -12,6 +12,7 @@ mod dispatch;
 pub mod engine;
 pub mod executor;
 pub mod failure;
+pub mod gate;
 pub mod import_results;
 pub mod lease;
 pub mod now;

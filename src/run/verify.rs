@@ -366,7 +366,7 @@ fn settle_workflow(
     {
         return Ok(None);
     }
-    if let Err(reason) = work::final_verifiers(ctx) {
+    if let Err(reason) = crate::run::gate::final_verifiers(ctx) {
         return Ok(Some(reason));
     }
     if status != WorkflowStatus::Running {
