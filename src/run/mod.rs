@@ -16,6 +16,7 @@ pub mod gate;
 pub mod import_results;
 pub mod lease;
 pub mod now;
+pub mod options;
 mod outcome;
 mod phase_check;
 pub mod policy;
