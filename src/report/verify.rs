@@ -13,7 +13,13 @@ pub fn text(report: &Report, dry_run: bool) -> String {
         let line = match t.result {
             Standing::UpToDate => continue,
             Standing::Cached => format!("✓ {} up to date in the cache ({why})", t.id),
-            Standing::Passed => format!("✓ {} passes again ({why})", t.id),
+            Standing::Passed => match &t.behind_failure {
+                Some(failed) => format!(
+                    "✓ {} passes its own checks again ({why}), but {failed}, which it depends on, no longer passes",
+                    t.id
+                ),
+                None => format!("✓ {} passes again ({why})", t.id),
+            },
             Standing::WouldRun => format!("• {} would run: {why}", t.id),
             Standing::Unchecked => format!("- {} has nothing that checks it ({why})", t.id),
             Standing::Failed => format!(

@@ -68,6 +68,10 @@ pub struct Checked {
     /// Its log, relative to the workflow dir, when its checks ran and printed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub log: Option<String>,
+    /// The task it depends on (directly or down a chain) that no longer passes: its
+    /// own checks may pass, the work it builds on does not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub behind_failure: Option<String>,
 }
 
 /// The whole answer.
@@ -146,17 +150,24 @@ pub fn verify(session: &mut Session, ctx: &WorkCtx, request: &Request) -> Result
     let mut now_fp: HashMap<String, String> = HashMap::new();
     let mut checked = Vec::new();
     let mut regressions = Vec::new();
+    // Each task that sits behind one that no longer passes → that task.
+    let mut behind: HashMap<String, String> = HashMap::new();
     let mut recompleted = 0usize;
     for i in order {
         let task = session.state()?.tasks[i].clone();
         let inputs = proof::inputs_with(&ctx.project, session.state()?, i, &now_fp, &shared);
         let why = reasons(&task, &inputs, request.all);
+        let behind_failure = task.deps.iter().find_map(|d| behind.get(d)).cloned();
+        if let Some(failed) = &behind_failure {
+            behind.insert(task.id.clone(), failed.clone());
+        }
         let mut line = Checked {
             id: task.id.clone(),
             result: Standing::UpToDate,
             why: why.clone(),
             reason: None,
             log: None,
+            behind_failure,
         };
         if why.is_empty() {
             now_fp.insert(task.id.clone(), inputs.fingerprint);
@@ -231,6 +242,7 @@ pub fn verify(session: &mut Session, ctx: &WorkCtx, request: &Request) -> Result
                 line.result = Standing::Failed;
                 line.reason = Some(reason.clone());
                 regressions.push(task.id.clone());
+                behind.insert(task.id.clone(), task.id.clone());
                 now_fp.insert(task.id.clone(), inputs.fingerprint);
                 reopen(session, &task, reason)?;
             }

@@ -137,6 +137,14 @@ fn verify_runs_nothing_when_nothing_changed_and_only_what_changed_after_an_edit(
         "{}",
         run.stderr
     );
+    // T2's own checks pass, but it is not said to pass plainly: the task it
+    // builds on no longer does.
+    assert!(
+        run.stderr.contains("✓ T2 passes its own checks again (its dependency T1 changed), but T1, which it depends on, no longer passes"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("T2 passes again"), "{}", run.stderr);
     let state = t.state();
     assert_eq!(task_status(&state, "T1"), "pending");
     assert_eq!(task_status(&state, "T2"), "completed");
