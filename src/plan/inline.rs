@@ -17,9 +17,11 @@ use regex::Regex;
 
 use crate::state::model::Task;
 
-/// `(verify: …)`, `(Verify: …)`, `（verify：…）`: the whole parenthesis.
+/// `(verify:`, `(Verify:`, `（verify：`: where a check on the line opens. Where it
+/// closes is found by [`closing`], which skips a `)` inside a backticked command
+/// (`$(wc -w < f)`).
 static VERIFY_RE: LazyLock<Option<Regex>> =
-    LazyLock::new(|| Regex::new(r"(?i)[(（]\s*verify\s*[:：]\s*([^)）]*)[)）]").ok());
+    LazyLock::new(|| Regex::new(r"(?i)[(（]\s*verify\s*[:：]\s*").ok());
 
 /// The action an inline check leaves on a task that named none: its line is work
 /// for an agent, checked by the command (`src/run/policy.rs` `needs_agent`).
@@ -39,16 +41,18 @@ pub fn take_verify(task: &mut Task) {
     };
     let mut found = Vec::new();
     let mut spans = Vec::new();
-    for m in re.captures_iter(&task.name) {
-        let (Some(all), Some(inner)) = (m.get(0), m.get(1)) else {
-            continue;
+    let mut from = 0;
+    while let Some(open) = re.find_at(&task.name, from) {
+        let Some((inner_end, end)) = closing(&task.name, open.end()) else {
+            break;
         };
-        let commands = backticked(inner.as_str());
+        from = end;
+        let commands = backticked(&task.name[open.end()..inner_end]);
         if commands.is_empty() {
             continue;
         }
         found.extend(commands);
-        spans.push(all.range());
+        spans.push(open.start()..end);
     }
     if found.is_empty() {
         return;
@@ -65,6 +69,21 @@ pub fn take_verify(task: &mut Task) {
     if task.actions.is_empty() {
         task.actions.push(IMPLEMENT.to_string());
     }
+}
+
+/// Where the parenthesis whose content starts at `from` closes: the byte offset of
+/// its `)` or `）` outside backticks, and the offset just past it. None when it
+/// never closes.
+fn closing(text: &str, from: usize) -> Option<(usize, usize)> {
+    let mut in_code = false;
+    for (i, c) in text[from..].char_indices() {
+        match c {
+            '`' => in_code = !in_code,
+            ')' | '）' if !in_code => return Some((from + i, from + i + c.len_utf8())),
+            _ => {}
+        }
+    }
+    None
 }
 
 /// The backticked commands of `text`, in order, trimmed, empty ones left out.
@@ -98,6 +117,17 @@ mod tests {
         assert_eq!(t.name, "Add the parser in src/p.py");
         assert_eq!(t.verify, ["pytest tests/test_p.py"]);
         assert_eq!(t.actions, [IMPLEMENT]);
+    }
+
+    #[test]
+    fn a_parenthesis_inside_the_command_does_not_end_it() {
+        let t = taken("Count the words of f (verify: `test \"$(wc -w < f)\" -eq 2`) first");
+        assert_eq!(t.name, "Count the words of f first");
+        assert_eq!(t.verify, ["test \"$(wc -w < f)\" -eq 2"]);
+        // One that never closes is prose, left in the name.
+        let t = taken("Open (verify: `make`");
+        assert_eq!(t.name, "Open (verify: `make`");
+        assert!(t.verify.is_empty());
     }
 
     #[test]
