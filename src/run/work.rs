@@ -511,6 +511,22 @@ pub fn interrupted_note(task_id: &str, partial: &[String]) -> Option<String> {
     })
 }
 
+/// What `git_commit` stages: the files the task declares that are there, or with
+/// none, only changes to what git already tracks (`add -u`) — never an untracked
+/// build dropping or an ignored file the task did not name.
+fn stage_args<'a>(ctx: &WorkCtx, task: &'a Task) -> Vec<&'a str> {
+    let declared: Vec<&str> = crate::proof::fingerprint::declared_files(task)
+        .into_iter()
+        .filter(|f| crate::fs::lexically_inside(Path::new(f)).is_some())
+        .filter(|f| ctx.project.join(f).symlink_metadata().is_ok())
+        .collect();
+    if declared.is_empty() {
+        vec!["add", "-u"]
+    } else {
+        ["add", "-A", "--"].into_iter().chain(declared).collect()
+    }
+}
+
 async fn git_commit(
     ctx: &WorkCtx,
     task: &Task,
@@ -526,8 +542,15 @@ async fn git_commit(
                 .collect(),
         )
     };
-    ctx.run(task, attempt, "git_commit", git(&["add", "-A"]), log, runs)
-        .await?;
+    ctx.run(
+        task,
+        attempt,
+        "git_commit",
+        git(&stage_args(ctx, task)),
+        log,
+        runs,
+    )
+    .await?;
     let staged = git(&["diff", "--cached", "--quiet"]);
     if ctx
         .run(task, attempt, "git_commit", staged, log, runs)
@@ -561,7 +584,30 @@ async fn git_commit(
         log,
         runs,
     )
-    .await
+    .await?;
+    // What was committed, in the log: the short hash and how many files.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let said = crate::exec::git::output(
+        &ctx.project,
+        &["show", "--name-only", "--format=%h", "HEAD"],
+        &[],
+        deadline,
+        1 << 20,
+    )
+    .and_then(|out| String::from_utf8(out).ok())
+    .map(|text| {
+        let mut lines = text.lines().filter(|l| !l.is_empty());
+        let hash = lines.next().unwrap_or("?").to_string();
+        let files = lines.count();
+        format!(
+            "(committed {hash}: {files} file{})",
+            if files == 1 { "" } else { "s" }
+        )
+    });
+    if let Some(said) = said {
+        append_header(log, &said);
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -104,6 +104,61 @@ fn gate_and_commit_plan(t: &mut Test) {
 }
 
 #[test]
+fn git_commit_commits_the_declared_files_and_no_build_droppings() {
+    // T1 writes its declared out.txt and an untracked dropping; T2 changes a file
+    // git tracks and declares nothing. Each commit takes only what it should.
+    let mut t = Test::new();
+    for (k, v) in [
+        ("GIT_AUTHOR_NAME", "t"),
+        ("GIT_AUTHOR_EMAIL", "t@example.com"),
+        ("GIT_COMMITTER_NAME", "t"),
+        ("GIT_COMMITTER_EMAIL", "t@example.com"),
+    ] {
+        t.env(k, v);
+    }
+    t.write("tracked.txt", "old\n");
+    t.git_commit_all();
+    start(
+        &t,
+        &plan(&[
+            task("T1", "a")
+                .verify("echo new > out.txt && echo junk > dropping.o")
+                .field("files", "out.txt")
+                .field("actions", "git_commit"),
+            task("T2", "a")
+                .verify("echo changed > tracked.txt && echo junk > more.o")
+                .field("actions", "git_commit")
+                .deps("T1"),
+        ]),
+    );
+    t.wf(&["workflow-execute", "--all"]).ok();
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .args(args)
+            .current_dir(&t.project)
+            .output()
+            .expect("git");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    assert_eq!(
+        git(&["show", "--name-only", "--format=", "HEAD~1"]),
+        "out.txt\n"
+    );
+    assert_eq!(
+        git(&["show", "--name-only", "--format=", "HEAD"]),
+        "tracked.txt\n"
+    );
+    let untracked = git(&["status", "--porcelain"]);
+    assert!(
+        untracked.contains("?? dropping.o") && untracked.contains("?? more.o"),
+        "{untracked}"
+    );
+    let log = std::fs::read_to_string(t.workflow_dir().join("logs/T1.1.log")).unwrap();
+    assert!(log.contains(": 1 file)"), "{log}");
+    assert!(log.contains("(committed "), "{log}");
+}
+
+#[test]
 fn all_mode_runs_to_the_end_through_gates_and_commits() {
     let mut t = Test::new();
     gate_and_commit_plan(&mut t);

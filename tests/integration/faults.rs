@@ -543,6 +543,7 @@ fn regression_a_symlink_at_the_commit_message_file_was_followed() {
         &t,
         &plan(&[task("T1", "a")
             .verify("echo change > f.txt")
+            .field("files", "f.txt")
             .field("actions", "git_commit")]),
     );
     let outside = t.root.join("outside.txt");
