@@ -7,8 +7,8 @@
 #   bash scripts/demo.sh [DIR]     DIR: where to work (default: a new dir under /tmp)
 #
 # The wf it runs: $WF when set, else this repository's newest build (in
-# $CARGO_TARGET_DIR when set), else a `wf` on PATH, else it builds one (cargo's
-# progress shown).
+# $CARGO_TARGET_DIR when set, brought up to date with cargo first), else a `wf`
+# on PATH, else it builds one (cargo's progress shown).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -20,6 +20,14 @@ if [ -z "$wf" ]; then
             wf=$build
         fi
     done
+fi
+# A build found here may be older than the sources (after a `git pull`): brought
+# up to date first, which costs a second when it already is.
+if [ -z "${WF:-}" ] && [ -n "$wf" ] && command -v cargo >/dev/null 2>&1; then
+    case $wf in
+    */release/wf) cargo build --release --manifest-path "$root/Cargo.toml" ;;
+    *) cargo build --manifest-path "$root/Cargo.toml" ;;
+    esac
 fi
 if [ -z "$wf" ] && command -v wf >/dev/null 2>&1; then
     wf=$(command -v wf)
