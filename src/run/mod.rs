@@ -6,6 +6,7 @@ pub mod carry;
 pub mod checkpoint;
 pub mod ci_agent;
 pub mod ci_cache;
+pub mod commit;
 pub mod context;
 pub mod derived;
 mod dispatch;
