@@ -22,15 +22,7 @@ const PLAN: &str = "# Tasks: demo
 /// with this project config when given; its workflow started.
 pub fn project_with(config: Option<&str>) -> Test {
     let mut t = Test::new();
-    for (key, value) in [
-        ("GIT_AUTHOR_NAME", "t"),
-        ("GIT_AUTHOR_EMAIL", "t@t"),
-        ("GIT_COMMITTER_NAME", "t"),
-        ("GIT_COMMITTER_EMAIL", "t@t"),
-        ("GIT_CONFIG_GLOBAL", "/dev/null"),
-    ] {
-        t.env(key, value);
-    }
+    t.git_identity();
     t.write("tasks.md", PLAN).write("shared.txt", "list:\n");
     if let Some(config) = config {
         t.config(config);

@@ -76,14 +76,7 @@ fn step_mode_runs_one_task_per_call() {
 
 /// T1, T2, a quality gate T3, then T4 with `git_commit`: the plan the modes differ on.
 fn gate_and_commit_plan(t: &mut Test) {
-    for (k, v) in [
-        ("GIT_AUTHOR_NAME", "t"),
-        ("GIT_AUTHOR_EMAIL", "t@example.com"),
-        ("GIT_COMMITTER_NAME", "t"),
-        ("GIT_COMMITTER_EMAIL", "t@example.com"),
-    ] {
-        t.env(k, v);
-    }
+    t.git_identity();
     t.config(r#"{"scripts": {"test": "true"}}"#);
     t.git_commit_all();
     start(
@@ -108,14 +101,7 @@ fn git_commit_commits_the_declared_files_and_no_build_droppings() {
     // T1 writes its declared out.txt and an untracked dropping; T2 changes a file
     // git tracks and declares nothing. Each commit takes only what it should.
     let mut t = Test::new();
-    for (k, v) in [
-        ("GIT_AUTHOR_NAME", "t"),
-        ("GIT_AUTHOR_EMAIL", "t@example.com"),
-        ("GIT_COMMITTER_NAME", "t"),
-        ("GIT_COMMITTER_EMAIL", "t@example.com"),
-    ] {
-        t.env(k, v);
-    }
+    t.git_identity();
     t.write("tracked.txt", "old\n");
     t.git_commit_all();
     start(

@@ -524,14 +524,7 @@ fn regression_a_symlink_at_the_commit_message_file_was_followed() {
     // `git_commit` wrote `logs/T1.<n>.commit-msg` with a plain write, which follows a
     // link planted there: a task could overwrite any file wf may write.
     let mut t = Test::new();
-    for (k, v) in [
-        ("GIT_AUTHOR_NAME", "t"),
-        ("GIT_AUTHOR_EMAIL", "t@example.com"),
-        ("GIT_COMMITTER_NAME", "t"),
-        ("GIT_COMMITTER_EMAIL", "t@example.com"),
-    ] {
-        t.env(k, v);
-    }
+    t.git_identity();
     let _ = std::fs::remove_dir_all(t.project.join(".git"));
     let init = std::process::Command::new("git")
         .args(["init", "-q"])

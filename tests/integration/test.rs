@@ -161,6 +161,20 @@ impl Test {
         assert!(ok, "git init");
     }
 
+    /// A git identity for the commits wf makes in the project (`git_commit`, agent
+    /// worktrees), and no user's global git config.
+    pub fn git_identity(&mut self) {
+        for (k, v) in [
+            ("GIT_AUTHOR_NAME", "t"),
+            ("GIT_AUTHOR_EMAIL", "t@example.com"),
+            ("GIT_COMMITTER_NAME", "t"),
+            ("GIT_COMMITTER_EMAIL", "t@example.com"),
+            ("GIT_CONFIG_GLOBAL", "/dev/null"),
+        ] {
+            self.env(k, v);
+        }
+    }
+
     pub fn write(&self, rel: &str, content: impl AsRef<[u8]>) -> &Test {
         let path = self.project.join(rel);
         if let Some(parent) = path.parent() {
