@@ -20,6 +20,7 @@ pub mod error;
 pub mod escape;
 pub mod exec;
 pub mod fs;
+pub mod import;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 pub mod output;

@@ -3,17 +3,17 @@
 //! it passed, and on stderr when it failed (where they are not lost in the summary:
 //! `workflow-execute` will refuse).
 
-use std::collections::HashMap;
 use std::path::Path;
 
 use crate::output::Look;
 use serde_json::{json, Value};
 
 use super::findings::{audit_failure_lines, finding_lines};
+use crate::import::Phases;
 use crate::plan::classify;
 use crate::plan::diff::PlanDiff;
 use crate::state::model::Glance;
-use crate::state::{Task, TaskStatus, WorkflowState};
+use crate::state::{TaskStatus, WorkflowState};
 
 /// The next step after an import the audit passed: run it — or, when nothing can
 /// start because every open task waits on an external input, lift that first.
@@ -112,7 +112,7 @@ pub fn summary(
     plan_path: &Path,
     (rules, look): (&classify::Rules, Look),
 ) -> Summary {
-    let phases = &phases.counts;
+    let phases = phases.rows();
     // By what the task index holds of each task: a fresh import's tasks are not read.
     let blocked_tasks = || {
         state
@@ -204,45 +204,6 @@ pub fn summary(
         );
     }
     Summary { json, text, stderr }
-}
-
-/// Per phase, in plan order: name, tasks, done, blocked.
-#[derive(Debug, Default)]
-pub struct Phases {
-    counts: Vec<(String, usize, usize, usize)>,
-    /// Where each phase is in `counts`.
-    index: HashMap<String, usize>,
-}
-
-impl Phases {
-    pub fn of(state: &WorkflowState) -> Phases {
-        let mut phases = Phases::default();
-        for t in &state.tasks {
-            phases.add(t);
-        }
-        phases
-    }
-
-    /// Counts the plan's next task.
-    pub fn add(&mut self, task: &Task) {
-        let i = if let Some(&i) = self.index.get(task.phase.as_str()) {
-            i
-        } else {
-            self.index.insert(task.phase.clone(), self.counts.len());
-            self.counts.push((task.phase.clone(), 0, 0, 0));
-            self.counts.len() - 1
-        };
-        let Some(e) = self.counts.get_mut(i) else {
-            return;
-        };
-        e.1 += 1;
-        if task.status.is_done() {
-            e.2 += 1;
-        }
-        if task.status == TaskStatus::Blocked {
-            e.3 += 1;
-        }
-    }
 }
 
 /// `a, b, c`, or `none`.

@@ -17,7 +17,7 @@ const LAYERS: &[&[&str]] = &[
     &["plan", "exec"],
     &["constraints", "proof"],
     &["run", "project"],
-    &["setup", "agent"],
+    &["setup", "agent", "import"],
     &["report"],
     &["complete", "mcp", "ui"],
     &["cli"],

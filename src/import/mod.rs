@@ -1,5 +1,7 @@
-//! `wf workflow-start PLAN.md`: import a plan into a validated, classified, audited
-//! workflow — or re-import an edited plan without losing progress.
+//! The import of a plan into a workflow (`wf workflow-start PLAN.md`): a validated,
+//! classified, audited workflow from a plan read by `plan`, or an edited plan
+//! re-imported without losing progress. The command reads the plan and says what
+//! the import did; everything between is here.
 //!
 //! Everything that can fail on the plan (reading, parsing, validation, config rules)
 //! happens before the lock is taken and before any file is written. Under the lock,
@@ -15,37 +17,77 @@
 //! leaves the old workflow (or none) for every reader, and the next writer sweeps
 //! what the attempt left; after it, the next writer finishes the moves.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::{json, Value};
-
-use crate::cli::{GlobalArgs, StartArgs};
 use crate::clock;
 use crate::error::{Result, WfError};
 use crate::fs::durable::write_atomic;
-use crate::output::Output;
-use crate::plan::audit::Auditor;
 use crate::plan::diff::PlanDiff;
 use crate::plan::{self, classify, replan, Outline};
 use crate::project::Project;
-use crate::proof::derive::{ConfigCheck, Counts};
-use crate::report::start::Phases;
-use crate::state::model::{DeltaTracking, Glance, Task, WorkflowState, ZeroDecisionAudit};
+use crate::proof::derive::Counts;
+use crate::state::model::{Glance, ZeroDecisionAudit};
 use crate::state::recover::{promote_staged, staged};
-use crate::state::spill::Spill;
-use crate::state::task_ref::TaskRef;
 use crate::state::{Session, TaskStatus, WorkflowStatus};
 
+mod anchor;
+mod fresh;
+mod phases;
 mod reimport;
+
+use anchor::Anchor;
+pub use phases::Phases;
 use reimport::reimport;
 
-pub fn run(project: &Project, global: &GlobalArgs, args: &StartArgs, out: &Output) -> Result<i32> {
-    let (text, outline) = plan::read_outline(&args.plan, args.format)?;
-    for w in &outline.warnings {
-        out.warn(format!("{}:{}: {}", args.plan.display(), w.line, w.message));
-    }
+/// What `workflow-start` was asked to import.
+pub struct Request<'a> {
+    /// The plan as the user named it.
+    pub plan: &'a Path,
+    /// `--name`: the workflow's name, else the plan's title, else its file stem.
+    pub name: Option<&'a str>,
+    /// `--tech-design`.
+    pub tech_design: Option<&'a Path>,
+    /// `--force`: apply a major change, or import an unchanged plan again.
+    pub force: bool,
+    /// `--wait`: how long to wait for another writer's lock.
+    pub wait: Option<Duration>,
+}
+
+/// What an import did.
+pub enum Report {
+    /// The plan the workflow already has, unchanged: nothing was imported.
+    Unchanged {
+        tasks_file: String,
+    },
+    Imported(Box<Done>),
+}
+
+/// An import committed: what to tell the user.
+pub struct Done {
+    pub outcome: Outcome,
+    /// The tasks per phase, as imported.
+    pub phases: Phases,
+    /// How they are checked (docs/proof.md "Derived checks").
+    pub checks: Counts,
+    /// The classifier's rules the import applied (the summary names the words that
+    /// blocked a task).
+    pub rules: classify::Rules,
+    /// Paths the plan's tasks declare outside the project, left out of their files.
+    pub left_out: Vec<String>,
+    /// The workflow, still locked, to say what it is now.
+    pub session: Session,
+}
+
+/// Imports `outline`, read from `text`, into `project`'s workflow, in one
+/// transaction; the plan's own warnings are the caller's to say.
+pub fn import(
+    project: &Project,
+    request: &Request,
+    text: String,
+    outline: Outline,
+) -> Result<Report> {
     // Shared with the hash, not borrowed by it: the import lets go of the text
     // before the save (at 100,000 tasks, a fifth of the save's memory).
     let text = Arc::new(text);
@@ -59,32 +101,31 @@ pub fn run(project: &Project, global: &GlobalArgs, args: &StartArgs, out: &Outpu
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
         };
-        import(project, global, args, out, text, outline, digest)
+        transaction(project, request, text, outline, digest)
     })
 }
 
-fn import(
+fn transaction(
     project: &Project,
-    global: &GlobalArgs,
-    args: &StartArgs,
-    out: &Output,
+    request: &Request,
     text: Arc<String>,
     outline: Outline,
     digest: impl FnOnce() -> String,
-) -> Result<i32> {
+) -> Result<Report> {
     let format = outline.format;
     let rules = classify::Rules::from_config(&project.config)?.for_plan(format);
-    let name = args
+    let name = request
         .name
-        .clone()
+        .map(str::to_string)
         .or_else(|| outline.title.clone())
         .unwrap_or_else(|| {
-            args.plan
+            request
+                .plan
                 .file_stem()
                 .map_or_else(|| "plan".into(), |s| s.to_string_lossy().into_owned())
         });
     let tasks_file = format!("tasks-{}.{}", sanitize_name(&name), format.extension());
-    let tech_design = match &args.tech_design {
+    let tech_design = match request.tech_design {
         Some(p) if !p.exists() => {
             return Err(WfError::usage(format!(
                 "--tech-design {}: no such file",
@@ -104,9 +145,7 @@ fn import(
     let now = clock::now_rfc3339();
     crate::constraints::project::check(&project.config)?;
 
-    let mut session = project
-        .store()
-        .lock(global.wait.map(Duration::from_secs), "workflow-start")?;
+    let mut session = project.store().lock(request.wait, "workflow-start")?;
     // Refused before anything is written, not replaced at the commit: a link where
     // wf keeps its files is an error to show, whatever it points at.
     for name in [tasks_file.as_str(), "project-meta.json"] {
@@ -114,7 +153,7 @@ fn import(
     }
     let task_count = outline.len();
     let digest = digest();
-    let anchor = Anchor::of(project, &args.plan);
+    let anchor = Anchor::of(project, request.plan);
     session.begin_txn();
 
     let config_checks = crate::run::derived::config_checks(&project.config);
@@ -127,7 +166,7 @@ fn import(
         },
     ) = match session.state.take() {
         None => {
-            let (tasks, imported) = stream_tasks(
+            let (tasks, imported) = fresh::stream_tasks(
                 &mut session,
                 &text,
                 outline,
@@ -135,7 +174,7 @@ fn import(
                 (&anchor, &config_checks),
                 &now,
             )?;
-            session.state = Some(fresh_state(
+            session.state = Some(fresh::fresh_state(
                 project,
                 &name,
                 &tasks_file,
@@ -160,13 +199,15 @@ fn import(
             let unblocked = old.unblocked.clone();
             // The plan the workflow was imported from, edited — or another one.
             let own_plan = old.plan_file.as_deref().is_none_or(|file| {
-                args.plan
+                request
+                    .plan
                     .canonicalize()
                     .is_ok_and(|p| p == std::path::Path::new(file))
             });
             session.state = Some(old);
-            if same_plan && !args.force {
-                return keep_unchanged(&mut session, &tasks_file, &text, out);
+            if same_plan && !request.force {
+                keep_unchanged(&mut session, &tasks_file, &text)?;
+                return Ok(Report::Unchanged { tasks_file });
             }
             let mut tasks = outline.into_tasks(&text)?;
             let mut checks = Counts::default();
@@ -183,7 +224,7 @@ fn import(
                 &tasks_file,
                 tech_design,
                 tasks,
-                args.force,
+                request.force,
                 own_plan,
                 &now,
             )?;
@@ -205,9 +246,10 @@ fn import(
         state.phase = Some("plan".into());
         // Absolute, as the plugin writes it; the brief reads the plan's folder from it.
         state.plan_file = Some(
-            args.plan
+            request
+                .plan
                 .canonicalize()
-                .unwrap_or_else(|_| args.plan.clone())
+                .unwrap_or_else(|_| request.plan.to_path_buf())
                 .display()
                 .to_string(),
         );
@@ -237,10 +279,18 @@ fn import(
     // The hash is done with it (`digest` was joined above): freed here.
     drop(text);
     let digest = session.state()?.plan_digest.clone();
-    write_meta(&dir, project, &args.plan, format, task_count, digest, &now)?;
+    write_meta(
+        &dir,
+        project,
+        request.plan,
+        format,
+        task_count,
+        digest,
+        &now,
+    )?;
     session.emit(crate::state::event_log::NewEvent::new(
         crate::state::event::EventData::PlanImported(crate::state::event::PlanImported {
-            plan: args.plan.display().to_string(),
+            plan: request.plan.display().to_string(),
             format: format.name().to_string(),
             tasks: task_count,
         }),
@@ -252,21 +302,18 @@ fn import(
     let mirror = matches!(outcome, Outcome::Reimported { .. } | Outcome::ProseOnly);
     promote_staged(&session, mirror)?;
     session.side_files_placed();
-    for warning in anchor.left_out.borrow().iter() {
-        out.warn(warning);
-    }
-    render_summary(
-        session.state()?,
-        (&phases, &checks),
-        &outcome,
-        &args.plan,
-        (&rules, out),
-    );
-    Ok(0)
+    Ok(Report::Imported(Box::new(Done {
+        outcome,
+        phases,
+        checks,
+        rules,
+        left_out: anchor.left_out.take(),
+        session,
+    })))
 }
 
 /// What an import did to the tasks.
-enum Outcome {
+pub enum Outcome {
     Fresh,
     /// The plan's text changed but no task did.
     ProseOnly,
@@ -277,7 +324,7 @@ enum Outcome {
 }
 
 /// What an import learnt of the plan's tasks on the way.
-struct Imported {
+pub(crate) struct Imported {
     audit: ZeroDecisionAudit,
     phases: Phases,
     /// How they are checked (docs/proof.md "Derived checks").
@@ -286,12 +333,7 @@ struct Imported {
 
 /// The plan the state already has, imported again: nothing changes, but a plan copy
 /// removed by hand is written again, and a pending decision is answered "keep".
-fn keep_unchanged(
-    session: &mut Session,
-    tasks_file: &str,
-    text: &str,
-    out: &Output,
-) -> Result<i32> {
+fn keep_unchanged(session: &mut Session, tasks_file: &str, text: &str) -> Result<()> {
     // Restore a plan copy removed by hand (or left empty by a wf that wrote the
     // copy after the state); a no-op when it is there.
     let copy = session.store().dir().join(tasks_file);
@@ -308,99 +350,7 @@ fn keep_unchanged(
         state.replan_reason = None;
         session.save()?;
     }
-    out.json_value(&json!({"changed": false, "tasks_file": tasks_file}));
-    out.say("The plan is already imported and unchanged; nothing to do.");
-    Ok(0)
-}
-
-/// A fresh import's tasks: each read from the plan's text again
-/// ([`Outline::each_task`]), classified, audited, counted and written to a
-/// [`Spill`] — held unread, so the import never holds every task at once — and the
-/// next save is made to copy their records.
-fn stream_tasks(
-    session: &mut Session,
-    text: &str,
-    outline: Outline,
-    rules: &classify::Rules,
-    (anchor, config_checks): (&Anchor, &[ConfigCheck]),
-    now: &str,
-) -> Result<(Vec<TaskRef>, Imported)> {
-    let dir = session.store().dir().to_path_buf();
-    let spill_error = |e: std::io::Error| {
-        WfError::io(
-            &e,
-            format!("cannot write the import's tasks in {}: {e}", dir.display()),
-        )
-    };
-    let mut spill = Spill::create(&dir, outline.len()).map_err(spill_error)?;
-    let mut auditor = Auditor::new(text, Some(outline.format));
-    let mut phases = Phases::default();
-    let mut checks = Counts::default();
-    outline.each_task(text, |task| {
-        anchor.task(task);
-        // A fresh workflow has no kinds lifted.
-        classify::apply(task, rules, &[]);
-        auditor.task(task);
-        phases.add(task);
-        checks.add(task, config_checks);
-        spill.push(task).map_err(spill_error)
-    })?;
-    let (tasks, prior) = spill.finish().map_err(spill_error)?;
-    session.copy_records_from(prior);
-    let audit = auditor.finish(now);
-    Ok((
-        tasks,
-        Imported {
-            audit,
-            phases,
-            checks,
-        },
-    ))
-}
-
-/// Where the plan is, to anchor the paths its tasks declare in the project
-/// (`plan::anchor`), and the paths it left out.
-struct Anchor {
-    /// The plan as the user named it, for a warning's `FILE:LINE:`.
-    shown: String,
-    /// Its folder relative to the project; none when it is outside the project.
-    dir: Option<PathBuf>,
-    left_out: std::cell::RefCell<Vec<String>>,
-}
-
-impl Anchor {
-    fn of(project: &Project, plan: &Path) -> Anchor {
-        let dir = plan
-            .parent()
-            .map(|d| {
-                if d.as_os_str().is_empty() {
-                    Path::new(".")
-                } else {
-                    d
-                }
-            })
-            .and_then(|d| d.canonicalize().ok())
-            .and_then(|d| d.strip_prefix(&project.dir).ok().map(Path::to_path_buf));
-        Anchor {
-            shown: plan.display().to_string(),
-            dir,
-            left_out: std::cell::RefCell::default(),
-        }
-    }
-
-    /// Anchors `task`'s declared paths; one outside the project is left out, and
-    /// said after the import.
-    fn task(&self, task: &mut Task) {
-        for path in plan::anchor::anchor(task, self.dir.as_deref()) {
-            self.left_out.borrow_mut().push(format!(
-                "{}:{}: task {} names {}, which is outside the project: it is not one of the task's files (wf neither checks nor fingerprints it)",
-                self.shown,
-                task.line,
-                crate::report::one_line(&task.id),
-                crate::report::one_line(&path)
-            ));
-        }
-    }
+    Ok(())
 }
 
 /// `tasks-<name>.md`: the name reduced to characters safe in one file name.
@@ -426,56 +376,6 @@ fn relative_to(base: &Path, p: &Path) -> String {
     abs.strip_prefix(base).unwrap_or(&abs).display().to_string()
 }
 
-fn fresh_state(
-    project: &Project,
-    name: &str,
-    tasks_file: &str,
-    tech_design: Option<String>,
-    tasks: Vec<TaskRef>,
-    now: &str,
-) -> WorkflowState {
-    let mut state = WorkflowState::new();
-    state.project_id.clone_from(&project.id);
-    state.project_name.clone_from(&project.name);
-    state.task_name = Some(name.to_string());
-    state.tasks_file = tasks_file.to_string();
-    state.tech_design = tech_design;
-    state.use_subagent = tasks.len() > 5;
-    state.collaboration = collaboration();
-    state.created_at = now.to_string();
-    state.updated_at = now.to_string();
-    state.delta_tracking = Some(DeltaTracking {
-        enabled: true,
-        changes_dir: "changes/".into(),
-        ..DeltaTracking::default()
-    });
-    state.tasks = tasks;
-    state
-}
-
-/// The state's `collaboration` (docs/state-file.md), from the agent CLIs on PATH.
-fn collaboration() -> Value {
-    let found: Vec<&str> = ["codex", "gemini", "claude"]
-        .into_iter()
-        .filter(|c| which::which(c).is_ok())
-        .collect();
-    let mode = match found.len() {
-        0 => "none",
-        1 => "single",
-        2 => "dual",
-        _ => "triple",
-    };
-    json!({
-        "schemaVersion": "2.1",
-        "mode": mode,
-        "lead": found.first(),
-        "support": found.iter().skip(1).collect::<Vec<_>>(),
-        "parallelPhases": if found.len() > 1 { json!(["analysis", "review"]) } else { json!([]) },
-        "reason": format!("agent CLIs found on PATH: {}", if found.is_empty() { "none".to_string() } else { found.join(", ") }),
-        "confidence": 1.0,
-    })
-}
-
 fn write_meta(
     dir: &Path,
     project: &Project,
@@ -488,7 +388,7 @@ fn write_meta(
     let source = plan_path
         .canonicalize()
         .unwrap_or_else(|_| plan_path.to_path_buf());
-    let meta = json!({
+    let meta = serde_json::json!({
         "project_id": project.id,
         "project_name": project.name,
         "project_path": project.dir,
@@ -500,29 +400,4 @@ fn write_meta(
     });
     let bytes = serde_json::to_vec_pretty(&meta).map_err(|e| WfError::usage(e.to_string()))?;
     write_atomic(&staged(dir, "project-meta.json"), &bytes)
-}
-
-fn render_summary(
-    state: &WorkflowState,
-    (phases, checks): (&Phases, &Counts),
-    outcome: &Outcome,
-    plan_path: &Path,
-    (rules, out): (&classify::Rules, &Output),
-) {
-    let change = match outcome {
-        Outcome::Reimported { diff, change } => Some((change.as_str(), diff)),
-        _ => None,
-    };
-    let summary = crate::report::start::summary(
-        state,
-        (phases, checks),
-        change,
-        plan_path,
-        (rules, out.look()),
-    );
-    out.json_value(&summary.json);
-    for line in &summary.stderr {
-        crate::output::stderr_line(format_args!("{line}"));
-    }
-    out.say(summary.text);
 }
