@@ -27,22 +27,7 @@ pub fn now_rfc3339() -> String {
 }
 
 pub fn format_ts(ts: Timestamp) -> String {
-    // The last second formatted, kept: a run stamps several events a task, most in
-    // the same second, and `strftime` reads its format each time (a thirtieth of a
-    // no-op task's instructions in `wf`'s threads).
-    thread_local! {
-        static LAST: std::cell::RefCell<(i64, String)> =
-            const { std::cell::RefCell::new((i64::MIN, String::new())) };
-    }
-    // The second it falls in: before 1970 a fraction counts down from the next one.
-    let second = ts.as_second() - i64::from(ts.subsec_nanosecond() < 0);
-    LAST.with_borrow_mut(|(at, text)| {
-        if *at != second {
-            *text = ts.strftime("%Y-%m-%dT%H:%M:%SZ").to_string();
-            *at = second;
-        }
-        text.clone()
-    })
+    ts.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
 /// Milliseconds since the epoch, for file names such as `backup-<ms>.json`.
@@ -96,20 +81,11 @@ mod tests {
     use std::time::{Duration, Instant};
 
     #[test]
-    fn a_time_is_written_as_its_second_whatever_was_written_before() {
-        let at = |s: &str| s.parse::<jiff::Timestamp>().unwrap();
-        let strftime = |ts: jiff::Timestamp| ts.strftime("%Y-%m-%dT%H:%M:%SZ").to_string();
-        for ts in [
-            at("2026-01-08T10:00:00Z"),
-            at("2026-01-08T10:00:00.9Z"),
-            at("2026-01-08T10:00:01Z"),
-            at("2026-01-08T10:00:00.1Z"),
-            at("1969-12-31T23:59:59.5Z"),
-            at("1970-01-01T00:00:00.5Z"),
-            at("1969-12-31T23:59:59.5Z"),
-        ] {
-            assert_eq!(super::format_ts(ts), strftime(ts));
-        }
+    fn a_time_is_written_in_utc_as_the_second_it_falls_in() {
+        let at = |s: &str| super::format_ts(s.parse::<jiff::Timestamp>().unwrap());
+        assert_eq!(at("2026-01-08T10:00:00.9Z"), "2026-01-08T10:00:00Z");
+        assert_eq!(at("2026-01-08T12:00:01+02:00"), "2026-01-08T10:00:01Z");
+        assert_eq!(at("1969-12-31T23:59:59.5Z"), "1969-12-31T23:59:59Z");
     }
 
     #[test]
