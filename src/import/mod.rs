@@ -89,9 +89,9 @@ pub fn import(
     outline: Outline,
 ) -> Result<Report> {
     // Shared with the hash, not borrowed by it: the import lets go of the text
-    // before the save (at 100,000 tasks, a fifth of the save's memory).
+    // before the save, where it would be a large part of the save's memory.
     let text = Arc::new(text);
-    // Hashed beside the import's own work: at 100,000 tasks a few percent of it.
+    // Hashed beside the import's own work, on the other core.
     // Scoped, so an import that stops early still waits for it.
     std::thread::scope(|scope| {
         let hashed = Arc::clone(&text);

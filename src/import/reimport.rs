@@ -33,8 +33,8 @@ pub(super) fn reimport(
     own_plan: bool,
     now: &str,
 ) -> Result<Outcome> {
-    // The current state is read in place, not copied: at 10,000 tasks a copy is
-    // ~15 MB of peak memory.
+    // The current state is read in place, not copied: a copy would add the whole
+    // state to the peak memory.
     let replan::Assessment { diff, verdict } =
         replan::assess(session.state()?, &tasks, tasks_file, force);
     let backup = match verdict {

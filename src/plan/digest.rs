@@ -38,8 +38,8 @@ pub(crate) fn stamp(task: &mut Task) {
     task.digest = format!("{:x}", h.finalize());
 }
 
-/// [`stamp`]s every task of a plan as parsed, split across the machine's cores: the hash of a
-/// 100,000-task plan is ~30 MB of JSON through MD5, a tenth of its import on one core.
+/// [`stamp`]s every task of a plan as parsed, split across the machine's cores: every
+/// task's JSON goes through MD5, a large share of a big plan's import on one core.
 pub(crate) fn stamp_all(tasks: &mut [Task]) {
     // Below this a thread costs more than it saves.
     const PER_THREAD: usize = 2_000;
@@ -80,8 +80,8 @@ pub fn text_digest(text: &str) -> String {
 }
 
 /// [`text_digest`] of a file's bytes, read a piece at a time: the import checks its
-/// staged plan copy so while its own text is still held, and a second whole copy was
-/// a tenth of its peak memory at 100,000 tasks.
+/// staged plan copy so while its own text is still held, and a second whole copy
+/// would add the plan's size again to its peak memory.
 pub fn file_digest(path: &std::path::Path) -> std::io::Result<String> {
     let mut hasher = Md5::new();
     std::io::copy(&mut std::fs::File::open(path)?, &mut hasher)?;

@@ -41,8 +41,8 @@ pub(crate) fn lines(text: &str) -> Vec<Line<'_>> {
     out
 }
 
-/// [`lines`] one at a time, for a single pass that need not hold them all (a
-/// 10,000-task plan has ~70,000 lines, 5 MB as `Line`s).
+/// [`lines`] one at a time, for a single pass that need not hold them all (a plan
+/// has several lines a task, and held whole they grow with it).
 pub(crate) fn iter(text: &str) -> Lines<'_> {
     Lines {
         rest: Some(text),

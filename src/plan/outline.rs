@@ -1,9 +1,8 @@
 //! A plan read without holding its tasks: what the graph's checks need of each task
 //! ([`Node`]) on a first pass, the tasks themselves one at a time on a second.
 //!
-//! A fresh import of a 100,000-task plan held every task at once to check the graph
-//! before writing any: 82 MB of tasks and 35 MB of their strings for a 15 MB plan
-//! (BENCHMARKS.md). The checks — unique ids, known dependencies, no cycle, spec-kit's
+//! A fresh import that held every task at once to check the graph before writing any
+//! needed several times the plan's size in memory (BENCHMARKS.md). The checks — unique ids, known dependencies, no cycle, spec-kit's
 //! phase-order and Dependencies-section edges — read only ids, lines, dependencies
 //! and `[P]` marks. So the parsers hand each task over as they finish it
 //! ([`Drafts`]); the first pass keeps its [`Node`] (and the task too, for
@@ -229,7 +228,7 @@ impl Outline {
     /// them, parsed again from `text`: the text this outline was read from.
     ///
     /// Two threads: another one parses, this one hashes each task (`digest`) and
-    /// runs `each` on it — at 100,000 tasks about 200 ms of work on either side. The
+    /// runs `each` on it — about as much work on either side. The
     /// tasks go back to the parser's thread to be dropped: freed on a thread other
     /// than the one that made them, glibc takes the maker's arena lock for each of
     /// their strings, against the parser's own allocations.
@@ -404,8 +403,8 @@ pub(crate) fn read(
     let shown = super::path_shown(path);
     let at = |e: PlanError| WfError::usage(format!("{shown}:{}: {}", e.line, e.message));
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    // The lines are read as they are parsed, never all held: at 100,000 tasks
-    // they were 50 MB.
+    // The lines are read as they are parsed, never all held: held, they grow with
+    // the plan.
     let (format, expected, detected) = if let Some(format) = forced {
         (format, 0, "named by --format".to_string())
     } else {
@@ -413,8 +412,8 @@ pub(crate) fn read(
         (d.format, d.expected, d.why)
     };
     let mut warnings = Vec::new();
-    // Room for every task at once: grown by doubling, the drafts took up to twice
-    // their size, a quarter of the import's peak at 100,000 tasks.
+    // Room for every task at once: grown by doubling, the drafts would take up to
+    // twice their size at the import's peak.
     let mut nodes: Vec<Node> = Vec::with_capacity(expected);
     let mut tasks: Vec<Task> = Vec::with_capacity(if keep_tasks { expected } else { 0 });
     // Reported once the whole plan parses: an error of the parse, anywhere, comes

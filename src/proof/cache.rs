@@ -100,8 +100,8 @@ pub struct Cache {
     /// The tasks some record on disk or put is for, as [`task_key`]s, and how many
     /// segments hold them. Read in a pass of its own that builds no record: most
     /// lookups are for a task no record is for (a first run, a resume), and then
-    /// the records need not be loaded at all (at 10,000 tasks, 2.5 MB of them were a
-    /// tenth of a first `resume --step`'s instructions).
+    /// the records need not be loaded at all (loading them was a noticeable part of
+    /// a first `resume --step` on a large workflow).
     tasks: OnceCell<RefCell<Tasks>>,
     /// What was found wrong in the directory, each said once ([`Cache::warnings`]).
     warnings: RefCell<std::collections::BTreeSet<String>>,
@@ -374,7 +374,7 @@ fn read_lines(
     use std::io::Read;
     let mut read = Vec::new();
     // One buffer for every segment: a fresh one each touched every page of every
-    // segment again (12 MB of them after a crash at 100,000 tasks).
+    // segment again.
     let mut bytes = Vec::new();
     for path in segments(dir) {
         bytes.clear();

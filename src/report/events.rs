@@ -10,8 +10,8 @@ use crate::state::event_log::Event;
 
 /// How long one value of the data summary may get before it is cut. A proof is
 /// hundreds of characters: cut with the line instead, it hid the pairs after it,
-/// and where it was cut moved with the length of the values before it (a check of
-/// 12 ms against 9).
+/// and where it was cut moved with the length of the values before it (a check's
+/// time taking one digit more or less).
 const VALUE_MAX: usize = 60;
 /// How long the whole data summary may get before it is cut.
 const SUMMARY_MAX: usize = 240;

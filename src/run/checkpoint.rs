@@ -32,7 +32,7 @@ use crate::state::Session;
 /// A checkpoint written whole before it returns: the snapshot, then the plan copy.
 ///
 /// The copy's new text is worked out on another thread while the snapshot is
-/// written (after a crash at 10,000 tasks, a seventh of the first `resume --step`),
+/// written (docs/ARCHITECTURE.md "Performance devices kept" gives what it gains),
 /// and written after it, as always; if the copy changed on disk meanwhile (a
 /// person's edit), it is worked out again from what is there now. A small plan's is
 /// worked out after the snapshot.

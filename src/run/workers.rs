@@ -1,15 +1,15 @@
 //! The threads that run agent tasks for the scheduler, kept for the whole run (a
 //! command task runs on the scheduler's thread: `run::dispatch`).
 //!
-//! A thread per task cost about 60 µs of a no-op task's ~600 µs (stack mapping,
+//! A thread per task was a noticeable part of a short task's cost (stack mapping,
 //! start-up, exit), so `--jobs N` runs on at most N long-lived threads fed through one
 //! queue. The scheduler never has more than N tasks out, so a job waits only while a
 //! thread finishes sending its previous outcome.
 //!
 //! A thread is started only when none is idle. Two threads waiting on the one queue
 //! take its jobs in turn, so a chain under `--jobs 2` would wake a thread on the other
-//! core for every task (measured: a 3,000-task chain 19 % slower than with `--jobs 1`);
-//! with one thread per job actually out at once, it runs as `--jobs 1` does.
+//! core for every task, and a chain would run slower than with `--jobs 1`; with one
+//! thread per job actually out at once, it runs as `--jobs 1` does.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};

@@ -170,8 +170,8 @@ pub fn audit_as(
 pub struct Auditor<'a> {
     text: &'a str,
     format: Option<Format>,
-    // Read only when a finding needs its line, a task's block at a time: a
-    // 100,000-task plan is 700,000 lines, 50 MB held at once.
+    // Read only when a finding needs its line, a task's block at a time: a large
+    // plan's lines held at once would grow with it.
     blocks: Blocks<'a>,
     findings: Vec<AuditFinding>,
     ambiguities: Vec<Value>,

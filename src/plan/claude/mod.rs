@@ -373,8 +373,8 @@ fn shape(id: &str) -> String {
 }
 
 /// Each of `lines`, read one at a time, with its kind as [`kinds`] gives it, in order,
-/// to `each`; the first error ends it. Only one block's lines are held at a time (a
-/// 100,000-task plan's 700,000 lines and their kinds were 84 MB held whole): a strict
+/// to `each`; the first error ends it. Only one block's lines are held at a time (held
+/// whole, a plan's lines and their kinds grow with it): a strict
 /// task heading is one whatever follows it, and no line's kind depends on anything
 /// past the next heading, so the lines are cut before each strict task heading.
 pub(crate) fn each_kind<'a, E>(

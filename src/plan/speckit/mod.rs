@@ -104,7 +104,7 @@ pub(crate) struct Links {
 
 /// Reads the plan's tasks into `drafts`, and what it says of their dependencies
 /// when `keep_links` (a second pass over a checked plan has its deps settled: the
-/// links would be a tenth of its peak at 100,000 tasks).
+/// links would only add to its peak memory).
 pub(crate) fn parse(
     whole: &str,
     drafts: &mut Drafts<'_>,
