@@ -7,6 +7,7 @@ mod test;
 mod adopt;
 mod agents_parallel;
 mod agreement;
+mod architecture;
 mod audit_patterns;
 mod bad_input;
 mod ci;
