@@ -169,7 +169,7 @@ fn constraints(with_hard: bool, with_soft: bool) -> Vec<CompletionCandidate> {
 
 /// Plan files: the `.md` files and `tasks.json` where the word points, then the directories there,
 /// so the user can go down into one. Relative to the current directory, as
-/// `wf workflow-start PLAN` opens it (`src/commands/start/mod.rs`).
+/// `wf workflow-start PLAN` opens it (`src/commands/start.rs`).
 pub fn plan_files(current: &OsStr) -> Vec<CompletionCandidate> {
     // clap_complete lists the directories a filter leaves out after the files it
     // keeps (`PathCompleter`), which is the order wanted here.

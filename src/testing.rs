@@ -4,7 +4,7 @@
 //!   the named point, e.g. `before-rename` in the middle of an atomic write.
 //! - `WF_TEST_FAULT=<op>:<n>[:<errno>]` makes the n-th `op` (write, fsync, rename or
 //!   create) of this process fail with `errno` (EIO, the default, or ENOSPC) inside
-//!   the file helpers of `state::durable`, through which every durable write goes. It
+//!   the file helpers of `fs::durable`, through which every durable write goes. It
 //!   says so on stderr (`wf: test fault: …`), so a test knows a fault point was hit.
 //! - `WF_TEST_NO_SUMMARY=1` makes readers ignore `summary.json` and load the whole
 //!   state, so a test can compare the two ways of reading.

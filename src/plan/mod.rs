@@ -1,11 +1,12 @@
 //! Reading plans: from a markdown file to a validated task graph.
 //!
-//! Two formats are accepted (docs/plans.md): claude-workflow `tasks.md` (`## T1: name`
-//! headings followed by `- **字段**: 值` fields, see `claude.rs` and `fields.rs`) and spec-kit
-//! `tasks.md` (`- [ ] T001 [P] [US1] description` lines under `## Phase N: …`
-//! headings, see `speckit.rs`). [`parse`] detects the format, builds the tasks and
-//! validates the graph (`graph.rs`); [`read_outline`] does the same without holding
-//! the tasks, which an [`Outline`] gives one at a time (`outline.rs`, for the import).
+//! Every format (docs/plans.md) is a module behind the `Reader` interface of
+//! `format.rs`, listed once in its `READERS`: claude-workflow (`claude/`,
+//! `fields.rs`), spec-kit (`speckit/`), the checklists (`checklist/`: Kiro, OpenSpec,
+//! BMAD, a plain list) and Taskmaster (`taskmaster/`). [`parse`] detects the
+//! format, builds the tasks and validates the graph (`graph.rs`); [`read_outline`]
+//! does the same without holding the tasks, which an [`Outline`] gives one at a
+//! time (`outline.rs`, for the import).
 //! Nothing here writes anything, so a bad plan leaves every file as it was. Every
 //! error is one line, `<file>:<line>: <what>; <fix>`.
 //!

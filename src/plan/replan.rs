@@ -1,8 +1,8 @@
 //! Re-importing a plan over a workflow that already has one: what the new text means
 //! for the progress the state holds (docs/plans.md "Re-import").
 //!
-//! Pure rules; `workflow-start` (`src/commands/start/mod.rs`) reads the plan, asks
-//! [`assess`], and writes what it decides as one transaction. Progress is never
+//! Pure rules; a re-import (`src/import/reimport.rs`) asks [`assess`] and writes
+//! what it decides as one transaction. Progress is never
 //! dropped without the user's say: a change that would reset completed work, or swap
 //! the plan under an active run, needs `--force`, and then the old state is backed up
 //! first.

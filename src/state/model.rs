@@ -149,7 +149,7 @@ pub struct WorkflowState {
     #[serde(skip)]
     task_index: TaskIndex,
     /// Why a state written without a `tasks` array could not be adopted (see
-    /// `state::adopt`); commands that run tasks refuse with it.
+    /// `plan::adopt`); commands that run tasks refuse with it.
     #[serde(skip)]
     pub unadopted: Option<String>,
 }

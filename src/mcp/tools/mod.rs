@@ -1,4 +1,4 @@
-//! The four tools of `wf mcp` as plain functions: `next`, `done`, `status`, `logs`.
+//! The tools of `wf mcp` as plain functions: `next`, `done`, `skip`, `status`, `logs`.
 //!
 //! Each returns an [`Answer`] whatever happens: a failed check, no workflow, a
 //! corrupt state or a lock another `wf` keeps past the wait are answers with
