@@ -12,6 +12,7 @@
 //! failure — no workflow, a corrupt state, a bad config, an unreadable directory —
 //! is no candidates: a message would land in the middle of the user's command line.
 
+use crate::state::model::Glance;
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -58,13 +59,17 @@ fn read_state() -> Option<WorkflowState> {
 
 /// Every task, in plan order, its name as help (zsh, fish and PowerShell show it).
 pub fn task_ids() -> Vec<CompletionCandidate> {
-    state().map_or_else(Vec::new, |state| {
-        state
-            .tasks
-            .iter()
-            .map(|t| CompletionCandidate::new(&t.id).help(Some(t.name.clone().into())))
-            .collect()
-    })
+    let Some(state) = state() else {
+        return Vec::new();
+    };
+    // A task that cannot be read offers nothing: completion says no errors.
+    let Ok(tasks) = state.whole_tasks() else {
+        return Vec::new();
+    };
+    tasks
+        .iter()
+        .map(|t| CompletionCandidate::new(&t.id).help(Some(t.name.clone().into())))
+        .collect()
 }
 
 /// The plan's phases in the order they first appear, each with its task count
@@ -73,8 +78,11 @@ pub fn phases() -> Vec<CompletionCandidate> {
     let Some(state) = state() else {
         return Vec::new();
     };
+    let Ok(tasks) = state.whole_tasks() else {
+        return Vec::new();
+    };
     let mut phases: Vec<(&str, usize)> = Vec::new();
-    for task in &state.tasks {
+    for task in tasks {
         match phases.iter_mut().find(|(p, _)| *p == task.phase) {
             Some((_, n)) => *n += 1,
             None => phases.push((&task.phase, 1)),
@@ -108,11 +116,11 @@ pub fn blocker_kinds() -> Vec<CompletionCandidate> {
     };
     let mut kinds: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
     for task in &state.tasks {
-        if matches!(task.status, TaskStatus::Completed | TaskStatus::Skipped) {
+        if matches!(task.status(), TaskStatus::Completed | TaskStatus::Skipped) {
             continue;
         }
-        for kind in &task.blocked_by {
-            kinds.entry(kind).or_default().push(&task.id);
+        for kind in task.blocked_by() {
+            kinds.entry(kind).or_default().push(task.id());
         }
     }
     let mut candidates: Vec<CompletionCandidate> = kinds

@@ -5,6 +5,7 @@
 //! MD5 of its canonical path (as the plugin computes it, so both find the same state);
 //! the workflow dir is `<home>/<id>/` with home `$WF_HOME` or `~/.claude/workflows`.
 
+use crate::state::model::Glance;
 use std::path::{Path, PathBuf};
 
 use md5::{Digest, Md5};
@@ -200,7 +201,7 @@ fn listed(dir: &Path) -> Option<Listed> {
                 .clone()
                 .unwrap_or_else(|| state.project_name.clone()),
             status: Some(state.status),
-            done: state.tasks.iter().filter(|t| t.status.is_done()).count(),
+            done: state.tasks.iter().filter(|t| t.status().is_done()).count(),
             total: state.tasks.len(),
             updated_at: state.updated_at.clone(),
             priority: state

@@ -9,6 +9,7 @@
 //! would conflict is not merged and its task not checked: the task stays the agent's,
 //! with the conflicting files named.
 
+use crate::state::model::Glance;
 use std::collections::HashSet;
 
 use crate::agent::step::Caller;
@@ -96,7 +97,7 @@ impl Turn {
     ) -> Result<Vec<String>> {
         let state = session.state()?;
         let digest = self.digest(state);
-        let (ready, unleased) = match what_now_in(state, &digest, Facts::locked()) {
+        let (ready, unleased) = match what_now_in(state, &digest, Facts::locked())? {
             Now::Ready(t) if needs_agent(t) => (Some(t.id.clone()), None),
             Now::HandedOff(t)
                 if t.handed_off == Some(true) && self.leases.of_task(&t.id).is_none() =>
@@ -167,8 +168,8 @@ impl Turn {
     ) -> Result<Vec<String>> {
         let done = session
             .state()?
-            .task(task)
-            .is_some_and(|t| t.status.is_done());
+            .task_ref(task)
+            .is_some_and(|t| t.status().is_done());
         if !done {
             return Ok(Vec::new());
         }
@@ -212,7 +213,7 @@ pub fn seen_by(state: &WorkflowState, mut digest: Digest, others: &HashSet<Strin
         digest.handed_off = digest
             .in_progress
             .iter()
-            .find(|id| state.task(id).is_some_and(|t| t.handed_off == Some(true)))
+            .find(|id| state.task_ref(id).is_some_and(Glance::handed_off))
             .cloned();
     }
     digest

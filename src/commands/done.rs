@@ -35,7 +35,7 @@ pub fn run(project: &Project, global: &GlobalArgs, args: &DoneArgs, out: &Output
     };
     let id = turn.own().map(|l| l.task.clone()).ok_or_else(no_task)?;
     let (status, message) = {
-        let task = session.state()?.task(&id).ok_or_else(no_task)?;
+        let task = session.state()?.task(&id)?.ok_or_else(no_task)?;
         (task.status, format!("{id}: {}", one_line(&task.name)))
     };
     if let Some(conflict) = turn.conflicts(project, &id, &message)? {
@@ -78,7 +78,7 @@ pub fn run(project: &Project, global: &GlobalArgs, args: &DoneArgs, out: &Output
     }
     let (_, mut problems) = step(&mut session)?;
     problems.extend(turn.settle_return(project, &session, &id, &message)?);
-    let task = session.state()?.task(&id).ok_or_else(no_task)?;
+    let task = session.state()?.task(&id)?.ok_or_else(no_task)?;
     let passed = task.status.is_done();
     out.json_value(&json!({
         "agent": agent,

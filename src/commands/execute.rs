@@ -65,7 +65,7 @@ fn dry_run(project: &Project, args: &ExecuteArgs, out: &Output) -> Result<i32> {
         executors: !project.config.wf.executors.is_empty(),
         ci,
     };
-    let (text, json) = crate::report::execute::dry_run(&state, &dry);
+    let (text, json) = crate::report::execute::dry_run(&state, &dry)?;
     out.json_value(&json);
     out.say(text);
     Ok(0)
@@ -148,7 +148,7 @@ pub fn execute_locked(
                         allow_audit_errors: true,
                         allow_open_questions: true,
                     }
-                ),
+                )?,
                 crate::run::now::Now::Failed(_)
             ) =>
         {
@@ -239,14 +239,14 @@ fn report_to_ci(
     let state = session.state()?;
     if let Some(path) = &args.junit {
         let times = crate::report::timing::TaskTimes::read(&session.store().events_path());
-        let xml = crate::report::junit::junit(state, session.store().dir(), &times);
+        let xml = crate::report::junit::junit(state, session.store().dir(), &times)?;
         std::fs::write(path, xml)
             .map_err(|e| WfError::io(&e, format!("--junit {}: {e}", path.display())))?;
     }
     if std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true") {
         if !out.json {
             let plan = super::report::github_plan_path(state, project);
-            for line in crate::report::github::annotations(state, plan.as_deref()) {
+            for line in crate::report::github::annotations(state, plan.as_deref())? {
                 // A reader that is gone ends the annotations; `settle` says how.
                 if out.print(format!("{line}\n")).is_err() {
                     break;
@@ -255,7 +255,7 @@ fn report_to_ci(
         }
         if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY") {
             use std::io::Write;
-            let summary = crate::report::github::step_summary(state);
+            let summary = crate::report::github::step_summary(state)?;
             let mut file = std::fs::OpenOptions::new()
                 .create(true)
                 .append(true)
@@ -288,7 +288,7 @@ fn report_stop(
     if out.json {
         out.json_value(&crate::report::execute::stop_json(state, stop, summary));
     }
-    let text = crate::report::execute::stop_text(state, stop, keep_going, hand_off);
+    let text = crate::report::execute::stop_text(state, stop, keep_going, hand_off)?;
     out.conclude(&text, !matches!(stop, Stop::Failed { .. }));
     Ok(())
 }

@@ -54,16 +54,16 @@ pub fn run(project: &Project, args: &ExportArgs, out: &Output) -> Result<i32> {
     let limits = Limits {
         max_jobs: max_jobs as usize,
     };
-    let plan = jobs::plan_jobs(&state.tasks, &leave, limits).map_err(WfError::usage)?;
+    let tasks = state.whole_tasks()?;
+    let plan = jobs::plan_jobs(&tasks, &leave, limits).map_err(WfError::usage)?;
     if plan.jobs.is_empty() {
         return Err(WfError::usage(
             "no task is left to export (every one was left out); see `wf status`",
         ));
     }
-    let exported: Vec<&Task> = state
-        .tasks
+    let exported: Vec<&Task> = tasks
         .iter()
-        .map(|t| &**t)
+        .copied()
         .filter(|t| plan.jobs.iter().any(|j| j.tasks.contains(&t.id)))
         .collect();
     let agents: Vec<&str> = exported

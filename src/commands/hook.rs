@@ -32,6 +32,7 @@ use crate::report::hook as hook_report;
 use crate::report::next::{next_in, Reason};
 use crate::run::engine::{Mode, Stop};
 use crate::run::work::WorkCtx;
+use crate::state::model::Glance;
 use crate::state::summary::View;
 use crate::state::{Task, TaskStatus, WorkflowState};
 
@@ -164,7 +165,8 @@ fn count_usage(
         return Ok(());
     };
     let handed_off = view.digest.handed_off.as_deref();
-    if let (Some(used), Some(task)) = (read.usage, handed_off.and_then(|id| view.state.task(id))) {
+    let task = handed_off.map_or(Ok(None), |id| view.state.task(id))?;
+    if let (Some(used), Some(task)) = (read.usage, task) {
         crate::run::usage::add_pending(dir, &task.id, task.attempts.max(1), used)
             .context("cannot keep the usage read from the transcript")?;
     }
@@ -191,7 +193,7 @@ fn context(
         writer_alive: store.writer_alive(),
         ..crate::run::now::Facts::default()
     };
-    let n = next_in(state, digest, facts);
+    let n = next_in(state, digest, facts)?;
     let mut text = hook_report::context_line(state, digest, &n);
     // The brief of a task handed off, or at a session's start of the next one too.
     let due = n
@@ -235,7 +237,7 @@ fn answer_context(event: &str, text: &str) -> anyhow::Result<()> {
 /// what failed (docs/hooks.md "Stop").
 fn stop(project: &Project, view: &View, payload: &Value, started: Instant) -> anyhow::Result<()> {
     let handed_off = view.digest.handed_off.as_deref();
-    let Some(task) = handed_off.and_then(|id| view.state.task(id)) else {
+    let Some(task) = handed_off.map_or(Ok(None), |id| view.state.task(id))? else {
         return Ok(());
     };
     let dir = project.store().dir().to_path_buf();
@@ -339,8 +341,8 @@ fn advance(
     let mut session = crate::agent::step::lock(project, wait, "hook Stop")?;
     let handed_off = |state: &WorkflowState| {
         state
-            .task(&task.id)
-            .is_some_and(|t| t.status == TaskStatus::InProgress && t.handed_off == Some(true))
+            .task_ref(&task.id)
+            .is_some_and(|t| t.status() == TaskStatus::InProgress && t.handed_off())
     };
     // Another `wf` recorded it between the checks and the lock.
     if !handed_off(session.state()?) {
@@ -371,7 +373,7 @@ fn advance(
         }
     }
     let state = session.state()?;
-    let Some(done) = state.task(&task.id) else {
+    let Some(done) = state.task(&task.id)? else {
         return Ok(passed);
     };
     if done.status == TaskStatus::Failed {
@@ -382,7 +384,7 @@ fn advance(
         return Ok(passed);
     }
     if let Stop::HandedOff(next) = &stop {
-        if let Some(next) = state.task(next) {
+        if let Some(next) = state.task(next)? {
             let checks = crate::run::derived::config_checks(&project.config);
             let brief = crate::report::brief::brief(state, next, &checks);
             if let Some(session_id) = session_id {

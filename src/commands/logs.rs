@@ -20,7 +20,7 @@ use crate::state::{Store, TaskStatus};
 
 pub fn run(project: &Project, args: &LogsArgs, out: &Output) -> Result<i32> {
     let (store, state) = super::load_state(project)?;
-    let task = logs::pick(&state, args.task.as_deref()).map_err(WfError::usage)?;
+    let task = logs::pick(&state, args.task.as_deref())?;
     let attempt = logs::attempt(task, args.attempt).map_err(WfError::usage)?;
     let path = log_path(&store.logs_dir(), &task.id, attempt);
     if args.path {
@@ -100,10 +100,12 @@ const STATE_EVERY: u32 = 10;
 
 /// Whether the state says `attempt` of task `id` is still in progress.
 fn attempt_running(store: &Store, id: &str, attempt: u32) -> Result<bool> {
-    Ok(store.load()?.is_some_and(|s| {
-        s.task(id)
-            .is_some_and(|t| t.status == TaskStatus::InProgress && t.attempts == attempt)
-    }))
+    let Some(state) = store.load()? else {
+        return Ok(false);
+    };
+    Ok(state
+        .task(id)?
+        .is_some_and(|t| t.status == TaskStatus::InProgress && t.attempts == attempt))
 }
 
 /// The bytes of `path` after `offset` (whole lines only when `whole_lines`), and the

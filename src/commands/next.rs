@@ -39,7 +39,7 @@ fn read(project: &Project, out: &Output) -> Result<i32> {
         writer_alive: store.writer_alive(),
         ..Facts::default()
     };
-    let answer = next::next_in(state, digest, facts);
+    let answer = next::next_in(state, digest, facts)?;
     let checks = crate::run::derived::config_checks(&project.config);
     out.json_value(&next::json_in(state, digest, &answer, &checks));
     out.say(next::text(state, &answer, &checks).trim_end());
@@ -63,7 +63,7 @@ fn lease(
         crate::agent::step::step(project, session, crate::report::brief::brief, caller)
     })?;
     let state = session.state()?;
-    let mut n = next::next_in(state, &turn.digest(state), Facts::locked());
+    let mut n = next::next_in(state, &turn.digest(state), Facts::locked())?;
     if let Some(t) = n.task.filter(|t| turn.leases.of_task(&t.id).is_some()) {
         // The task is this agent's: it comes back with `done`, not with a run.
         n.message = format!(

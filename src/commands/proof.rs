@@ -22,7 +22,7 @@ pub fn run(explicit: Option<&Path>, args: &ProofArgs, out: &Output) -> Result<i3
 
 fn export(project: &Project, file: &Path, allow_stale: bool, out: &Output) -> Result<i32> {
     let (_store, state) = super::load_state(project)?;
-    let stale = crate::proof::now::stale(&project.dir, &state);
+    let stale = crate::proof::now::stale(&project.dir, &state)?;
     if !stale.is_empty() && !allow_stale {
         return Err(WfError::new(
             crate::error::ErrorKind::Failed,
@@ -33,7 +33,7 @@ fn export(project: &Project, file: &Path, allow_stale: bool, out: &Output) -> Re
             ),
         ));
     }
-    let doc = document::export(&state, &project.dir, crate::clock::now_rfc3339());
+    let doc = document::export(&state, &project.dir, crate::clock::now_rfc3339())?;
     let text = doc.to_json();
     if file == Path::new("-") {
         // The document is the product, --json or not.

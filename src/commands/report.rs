@@ -32,17 +32,17 @@ pub fn run(project: &Project, args: &ReportArgs, out: &Output) -> Result<i32> {
     let (name, text) = match args.format {
         ReportFormat::Junit => {
             let times = TaskTimes::read(&store.events_path());
-            ("junit", junit::junit(&state, store.dir(), &times))
+            ("junit", junit::junit(&state, store.dir(), &times)?)
         }
         ReportFormat::GithubAnnotations => {
             let plan = github_plan_path(&state, project);
-            let mut lines = github::annotations(&state, plan.as_deref()).join("\n");
+            let mut lines = github::annotations(&state, plan.as_deref())?.join("\n");
             if !lines.is_empty() {
                 lines.push('\n');
             }
             ("github-annotations", lines)
         }
-        ReportFormat::GithubSummary => ("github-summary", github::step_summary(&state)),
+        ReportFormat::GithubSummary => ("github-summary", github::step_summary(&state)?),
     };
     if let Some(path) = &args.output {
         std::fs::write(path, &text)

@@ -4,6 +4,7 @@
 //! lists the resumable workflows under the home, most promising first
 //! (docs/execution.md "Resume": runnable > priority > most recently updated), and resumes the one picked.
 
+use crate::state::model::Glance;
 use std::io::{BufRead, IsTerminal, Write};
 use std::time::Duration;
 
@@ -44,8 +45,8 @@ fn retry_failed(session: &mut crate::state::Session, out: &Output) -> Result<()>
         .state()?
         .tasks
         .iter()
-        .filter(|t| t.status == crate::state::TaskStatus::Failed)
-        .map(|t| t.id.clone())
+        .filter(|t| t.status() == crate::state::TaskStatus::Failed)
+        .map(|t| t.id().to_owned())
         .collect();
     for id in &failed {
         crate::run::recovery::retry(session, id)?;

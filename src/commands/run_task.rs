@@ -111,12 +111,12 @@ fn chain(
             continue;
         }
         let task = state
-            .task(id)
+            .task(id)?
             .ok_or_else(|| WfError::usage(format!("no task {id}")))?;
-        let cannot = args
-            .outputs
-            .as_ref()
-            .and_then(|_| carry::missing_upstream(project, state, task));
+        let cannot = match args.outputs {
+            Some(_) => carry::missing_upstream(project, state, task)?,
+            None => None,
+        };
         let result = standalone::run_task(run, id, cannot, cache.as_deref_mut())?;
         if let (Some(dir), true) = (&args.outputs, result.success) {
             carry::stage(project, dir, task)?;

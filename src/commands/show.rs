@@ -8,13 +8,13 @@ use crate::project::Project;
 
 pub fn run(project: &Project, args: &ShowArgs, out: &Output) -> Result<i32> {
     let (_store, state) = super::load_state(project)?;
-    let task = state.task(&args.task).ok_or_else(|| {
+    let task = state.task(&args.task)?.ok_or_else(|| {
         WfError::usage(format!(
             "no task {} in this workflow; `wf status --all` lists the task ids (and `wf show <TAB>` completes them)",
             crate::report::one_line(&args.task)
         ))
     })?;
-    let now = crate::proof::now::now(&project.dir, &state, task);
+    let now = crate::proof::now::now(&project.dir, &state, task)?;
     let checks = crate::run::derived::config_checks(&project.config);
     let derived = crate::report::checks::derived_lines(task, &checks);
     out.json_value(&crate::report::show::json(task, &now, &derived));

@@ -51,7 +51,7 @@ fn render_summary(done: &Done, plan_path: &Path, out: &Output) -> Result<()> {
         change,
         plan_path,
         (&done.rules, out.look()),
-    );
+    )?;
     out.json_value(&summary.json);
     for line in &summary.stderr {
         crate::output::stderr_line(format_args!("{line}"));

@@ -40,7 +40,7 @@ pub fn run(project: &Project, args: &StatusArgs, out: &Output) -> Result<i32> {
         out.json_value(&doc);
         return Ok(0);
     }
-    let mut text = status::table_in(state, digest, window, out.look());
+    let mut text = status::table_in(state, digest, window, out.look())?;
     let next = crate::report::next::next_in(
         state,
         digest,
@@ -48,7 +48,7 @@ pub fn run(project: &Project, args: &StatusArgs, out: &Output) -> Result<i32> {
             writer_alive,
             ..Default::default()
         },
-    );
+    )?;
     if interrupted && next.reason != crate::report::next::Reason::Interrupted {
         text.push_str("\nInterrupted: the run that was executing this workflow is gone; `wf resume` continues where it stopped.");
     }
@@ -63,9 +63,9 @@ pub fn run(project: &Project, args: &StatusArgs, out: &Output) -> Result<i32> {
     if digest.total > 0 {
         text.push_str("\n\n");
         text.push_str(&if whole {
-            crate::report::tasks::list(state, &filter, out.look())
+            crate::report::tasks::list(state, &filter, out.look())?
         } else {
-            crate::report::tasks::list_in(state, digest, out.look())
+            crate::report::tasks::list_in(state, digest, out.look())?
         });
     }
     if let Some(agents) = crate::report::status::leases(&leases(store.dir())?) {
@@ -74,7 +74,7 @@ pub fn run(project: &Project, args: &StatusArgs, out: &Output) -> Result<i32> {
     }
     if args.detail {
         text.push_str("\n\n");
-        text.push_str(&status::detail(state, out.look()));
+        text.push_str(&status::detail(state, out.look())?);
     }
     // As `git status` does: what to run next, last, whatever the state.
     text.push_str("\n\nNext: ");
@@ -85,11 +85,12 @@ pub fn run(project: &Project, args: &StatusArgs, out: &Output) -> Result<i32> {
 
 /// `--phase P` names a phase of the plan, or the user hears which ones there are.
 fn known_phase(state: &crate::state::WorkflowState, phase: &str) -> Result<()> {
-    if state.tasks.iter().any(|t| t.phase == phase) {
+    let tasks = state.whole_tasks()?;
+    if tasks.iter().any(|t| t.phase == phase) {
         return Ok(());
     }
     let mut phases: Vec<&str> = Vec::new();
-    for t in &state.tasks {
+    for t in tasks {
         if !phases.contains(&t.phase.as_str()) {
             phases.push(&t.phase);
         }

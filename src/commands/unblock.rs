@@ -1,6 +1,7 @@
 //! `wf workflow-unblock KIND|all`: an external dependency (an API spec, a design)
 //! has arrived, so tasks waiting only on it may run.
 
+use crate::state::model::Glance;
 use std::collections::BTreeSet;
 use std::time::Duration;
 
@@ -38,10 +39,10 @@ pub fn run(
     };
 
     let mut freed = Vec::new();
-    let ids: Vec<String> = state.tasks.iter().map(|t| t.id.clone()).collect();
+    let ids: Vec<String> = state.tasks.iter().map(|t| t.id().to_owned()).collect();
     for id in ids {
         let state = session.state_mut()?;
-        let Some(task) = state.task_mut(&id) else {
+        let Some(task) = state.task_mut(&id)? else {
             continue;
         };
         let before = task.blocked_by.len();
@@ -107,7 +108,7 @@ fn known_kinds(project: &Project, state: &crate::state::WorkflowState) -> BTreeS
         state
             .tasks
             .iter()
-            .flat_map(|t| t.blocked_by.iter().cloned()),
+            .flat_map(|t| t.blocked_by().map(str::to_owned)),
     );
     kinds
 }

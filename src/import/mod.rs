@@ -228,7 +228,7 @@ fn transaction(
                 own_plan,
                 &now,
             )?;
-            let phases = Phases::of(session.state()?);
+            let phases = Phases::of(session.state()?)?;
             (
                 outcome,
                 Imported {

@@ -19,12 +19,12 @@ impl Phases {
         &self.counts
     }
 
-    pub fn of(state: &WorkflowState) -> Phases {
+    pub fn of(state: &WorkflowState) -> crate::error::Result<Phases> {
         let mut phases = Phases::default();
         for t in &state.tasks {
-            phases.add(t);
+            phases.add(t.task()?);
         }
-        phases
+        Ok(phases)
     }
 
     /// Counts the plan's next task.

@@ -36,7 +36,7 @@ pub(super) fn reimport(
     // The current state is read in place, not copied: a copy would add the whole
     // state to the peak memory.
     let replan::Assessment { diff, verdict } =
-        replan::assess(session.state()?, &tasks, tasks_file, force);
+        replan::assess(session.state()?, &tasks, tasks_file, force)?;
     let backup = match verdict {
         replan::Verdict::ProseOnly => return Ok(Outcome::ProseOnly),
         replan::Verdict::NeedsDecision { why } if !own_plan => {
@@ -63,7 +63,7 @@ pub(super) fn reimport(
         None
     };
     let mut old_tasks = std::mem::take(&mut session.state_mut()?.tasks);
-    replan::carry_over(&mut old_tasks, &mut tasks, &diff.unchanged);
+    replan::carry_over(&mut old_tasks, &mut tasks, &diff.unchanged)?;
     let change = record_delta(session, &diff, backup.as_ref().map(|b| b.0.as_str()), now)?;
     if let Some((name, bytes)) = &backup {
         write_atomic(&session.store().dir().join(name), bytes)?;

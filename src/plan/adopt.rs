@@ -161,6 +161,7 @@ fn source(state: &WorkflowState, dir: &Path, project: Option<&Path>) -> Result<P
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::state::model::Glance;
     use serde_json::json;
 
     fn state(v: serde_json::Value) -> WorkflowState {
@@ -179,7 +180,7 @@ mod tests {
         );
         adopt(&mut s, dir.path(), None);
         assert_eq!(s.unadopted, None);
-        let st: Vec<_> = s.tasks.iter().map(|t| t.status).collect();
+        let st: Vec<_> = s.tasks.iter().map(Glance::status).collect();
         assert_eq!(
             st,
             [
@@ -188,7 +189,7 @@ mod tests {
                 TaskStatus::Blocked
             ]
         );
-        assert_eq!(s.tasks[2].blocked_by, ["api_spec"]);
+        assert_eq!(s.tasks[2].blocked_by(), ["api_spec"]);
         assert_eq!(s.plan_format.as_deref(), Some("claude-workflow"));
     }
 
@@ -226,8 +227,8 @@ mod tests {
         );
         adopt(&mut s, dir.path(), Some(&dir.path().join("p")));
         assert_eq!(s.tasks.len(), 3);
-        assert_eq!(s.tasks[2].status, TaskStatus::Pending);
-        assert!(s.tasks[2].blocked_by.is_empty());
+        assert_eq!(s.tasks[2].status(), TaskStatus::Pending);
+        assert!(s.tasks[2].blocked_by().is_empty());
     }
 
     #[test]

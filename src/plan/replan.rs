@@ -7,6 +7,7 @@
 //! the plan under an active run, needs `--force`, and then the old state is backed up
 //! first.
 
+use crate::state::model::Glance;
 use crate::state::task_ref::TaskRef;
 use std::collections::{HashMap, HashSet};
 
@@ -51,20 +52,25 @@ pub fn refusal(old: &WorkflowState) -> Option<&'static str> {
 ///
 /// Major: a completed task changed or removed, or a different plan (another file, or
 /// no task in common) while the workflow is active. Anything else is minor.
-pub fn assess(old: &WorkflowState, tasks: &[Task], tasks_file: &str, force: bool) -> Assessment {
-    let diff = diff::diff(&old.tasks, tasks);
+pub fn assess(
+    old: &WorkflowState,
+    tasks: &[Task],
+    tasks_file: &str,
+    force: bool,
+) -> crate::error::Result<Assessment> {
+    let diff = diff::diff(&old.whole_tasks()?, tasks);
     let same_file = old.tasks_file == tasks_file;
     if diff.is_empty() && !force && same_file {
-        return Assessment {
+        return Ok(Assessment {
             diff,
             verdict: Verdict::ProseOnly,
-        };
+        });
     }
     let completed: HashSet<&str> = old
         .tasks
         .iter()
-        .filter(|t| t.status == TaskStatus::Completed)
-        .map(|t| t.id.as_str())
+        .filter(|t| t.status() == TaskStatus::Completed)
+        .map(Glance::id)
         .collect();
     let touches_done = diff
         .modified
@@ -90,7 +96,7 @@ pub fn assess(old: &WorkflowState, tasks: &[Task], tasks_file: &str, force: bool
             backup: touches_done || swaps_active_plan || force,
         }
     };
-    Assessment { diff, verdict }
+    Ok(Assessment { diff, verdict })
 }
 
 /// The one-line refusal of a major change.
@@ -112,24 +118,29 @@ pub fn decision_message(why: &str, diff: &PlanDiff) -> String {
 /// Unchanged tasks keep what happened to them (status, attempts, log…), moved over
 /// from `old`, with the blockers the new import gave them; a kept task that was
 /// blocked and has no blocker left is pending again. Changed and new tasks start over.
-pub fn carry_over(old: &mut [TaskRef], tasks: &mut [Task], unchanged: &[String]) {
+pub fn carry_over(
+    old: &mut [TaskRef],
+    tasks: &mut [Task],
+    unchanged: &[String],
+) -> crate::error::Result<()> {
     let unchanged: HashSet<&str> = unchanged.iter().map(String::as_str).collect();
     let kept: HashMap<String, usize> = old
         .iter()
         .enumerate()
-        .filter(|(_, t)| unchanged.contains(t.id.as_str()))
-        .map(|(i, t)| (t.id.clone(), i))
+        .filter(|(_, t)| unchanged.contains(t.id()))
+        .map(|(i, t)| (t.id().to_owned(), i))
         .collect();
     for task in tasks {
         if let Some(prev) = kept.get(&task.id).and_then(|&i| old.get_mut(i)) {
             let blocked_by = std::mem::take(&mut task.blocked_by);
-            *task = std::mem::take(prev).into_task();
+            *task = std::mem::take(prev).into_task()?;
             if task.status == TaskStatus::Blocked && blocked_by.is_empty() {
                 task.status = TaskStatus::Pending;
             }
             task.blocked_by = blocked_by;
         }
     }
+    Ok(())
 }
 
 /// The workflow moves an applied re-import makes from `from`, each through the
@@ -293,7 +304,11 @@ mod tests {
             ),
         ];
         for (name, old, tasks, file, force, want) in cases {
-            assert_eq!(assess(&old, &tasks, file, force).verdict, want, "{name}");
+            assert_eq!(
+                assess(&old, &tasks, file, force).unwrap().verdict,
+                want,
+                "{name}"
+            );
         }
     }
 
@@ -311,7 +326,8 @@ mod tests {
             &[task("T1", "z", Pending), task("T2", "b", Pending)],
             "tasks-p.md",
             false,
-        );
+        )
+        .unwrap();
         let Verdict::NeedsDecision { why } = a.verdict else {
             panic!("{a:?}")
         };
@@ -337,7 +353,7 @@ mod tests {
             task("T3", "changed", Pending),
         ];
         let mut old: Vec<TaskRef> = old.into_iter().map(TaskRef::new).collect();
-        carry_over(&mut old, &mut new, &["T1".into(), "T2".into()]);
+        carry_over(&mut old, &mut new, &["T1".into(), "T2".into()]).unwrap();
         let seen: Vec<(&str, TaskStatus, u32)> = new
             .iter()
             .map(|t| (t.id.as_str(), t.status, t.attempts))

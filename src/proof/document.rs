@@ -82,16 +82,19 @@ pub struct OpenTask {
 
 /// The document of `state`'s completed tasks, the plan's path made relative to
 /// `project` when it is inside it.
-pub fn export(state: &WorkflowState, project: &Path, exported_at: String) -> Document {
+pub fn export(
+    state: &WorkflowState,
+    project: &Path,
+    exported_at: String,
+) -> crate::error::Result<Document> {
     let plan_file = state.plan_file.as_ref().map(|p| {
         Path::new(p)
             .strip_prefix(project)
             .map_or_else(|_| p.clone(), |rel| rel.display().to_string())
     });
-    let (done, open): (Vec<&Task>, Vec<&Task>) = state
-        .tasks
+    let tasks = state.whole_tasks()?;
+    let (done, open): (Vec<&Task>, Vec<&Task>) = tasks
         .iter()
-        .map(AsRef::as_ref)
         .partition(|t| t.status == TaskStatus::Completed);
     let mut doc = Document {
         kind: KIND.to_string(),
@@ -108,11 +111,7 @@ pub fn export(state: &WorkflowState, project: &Path, exported_at: String) -> Doc
                 usage: t.usage,
             })
             .collect(),
-        usage: state
-            .tasks
-            .iter()
-            .filter_map(|t| t.usage)
-            .reduce(Usage::plus),
+        usage: tasks.iter().filter_map(|t| t.usage).reduce(Usage::plus),
         not_completed: open
             .into_iter()
             .map(|t| OpenTask {
@@ -124,7 +123,7 @@ pub fn export(state: &WorkflowState, project: &Path, exported_at: String) -> Doc
         edited: false,
     };
     doc.digest = digest_of(&doc.file_value());
-    doc
+    Ok(doc)
 }
 
 /// `sha256:` of `value` without its top-level `digest`, in a canonical form (keys
@@ -468,7 +467,7 @@ mod tests {
         };
         task.evidence = Some(crate::state::evidence::Proof::of(Evidence {
             at: "2026-01-08T10:00:00Z".into(),
-            inputs: crate::proof::inputs_now(project, state, &task),
+            inputs: crate::proof::inputs_now(project, state, &task).unwrap(),
             checks: vec![CheckEvidence {
                 what: "check".into(),
                 argv: vec!["true".into()],
@@ -519,7 +518,7 @@ mod tests {
     fn a_document_reads_back_as_written_and_matches_an_unchanged_tree() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path();
-        let doc = export(&three(p), p, "2026-01-08T11:00:00Z".into());
+        let doc = export(&three(p), p, "2026-01-08T11:00:00Z".into()).unwrap();
         assert_eq!(doc.plan_file.as_deref(), Some("tasks.md"));
         assert_eq!(
             doc.tasks.len(),
@@ -552,7 +551,7 @@ mod tests {
     fn a_changed_file_names_its_task_and_every_task_downstream() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path();
-        let doc = export(&three(p), p, String::new());
+        let doc = export(&three(p), p, String::new()).unwrap();
         std::fs::write(p.join("b.txt"), "edited").unwrap();
         let check = check(&doc, p);
         assert_eq!(check.mismatches, ["T2", "T3"]);
@@ -583,7 +582,7 @@ mod tests {
     fn dependencies_are_checked_first_whatever_the_document_order() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path();
-        let mut doc = export(&three(p), p, String::new());
+        let mut doc = export(&three(p), p, String::new()).unwrap();
         doc.tasks.reverse();
         std::fs::write(p.join("a.txt"), "edited").unwrap();
         let check = check(&doc, p);
@@ -595,7 +594,7 @@ mod tests {
     fn an_edited_digest_or_fingerprint_is_tampering() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path();
-        let doc = export(&three(p), p, String::new());
+        let doc = export(&three(p), p, String::new()).unwrap();
 
         // The digest of b.txt edited to what the file now holds, the fingerprint
         // left: the parts no longer hash to it.
@@ -661,7 +660,7 @@ mod tests {
         let e = err("{\"kind\": \"wf.proof\", \"schemaVersion\": 99}");
         assert!(e.contains("newer wf"), "{e}");
         let dir = tempfile::tempdir().unwrap();
-        let mut doc = export(&three(dir.path()), dir.path(), String::new());
+        let mut doc = export(&three(dir.path()), dir.path(), String::new()).unwrap();
         doc.tasks.push(doc.tasks[0].clone());
         let e = err(&doc.to_json());
         assert_eq!(

@@ -21,20 +21,23 @@ pub mod shared;
 pub mod testout;
 pub mod tree;
 
+use crate::state::model::Glance;
 use std::path::Path;
 
+use crate::error::Result;
 use crate::state::evidence::{Changes, Evidence, Inputs};
 use crate::state::model::{Task, WorkflowState};
 
 /// The inputs of `task` as they are now, its dependencies' fingerprints taken from
 /// their evidence in `state`: what a task completing now passed on.
-pub fn inputs_now(project: &Path, state: &WorkflowState, task: &Task) -> Inputs {
-    fingerprint::inputs(
+pub fn inputs_now(project: &Path, state: &WorkflowState, task: &Task) -> Result<Inputs> {
+    let recorded = recorded_fingerprints(state, task)?;
+    Ok(fingerprint::inputs(
         project,
         task,
-        |id| recorded_fingerprint(state, id),
+        |id| recorded.get(id).cloned().flatten(),
         |_| None,
-    )
+    ))
 }
 
 /// The inputs now of the completed task at position `pos` of `state`, each
@@ -47,17 +50,18 @@ pub fn inputs_with(
     pos: usize,
     upstream: &std::collections::HashMap<String, String>,
     shared: &shared::Shared,
-) -> Inputs {
-    let task: &Task = &state.tasks[pos];
+) -> Result<Inputs> {
+    let task: &Task = state.tasks[pos].task()?;
     let recorded = task.proof();
-    fingerprint::inputs(
+    let fingerprints = recorded_fingerprints(state, task)?;
+    Ok(fingerprint::inputs(
         project,
         task,
         |id| {
             upstream
                 .get(id)
                 .cloned()
-                .or_else(|| recorded_fingerprint(state, id))
+                .or_else(|| fingerprints.get(id).cloned().flatten())
         },
         |path| {
             shared
@@ -65,7 +69,7 @@ pub fn inputs_with(
                 .then(|| recorded_digest(recorded.as_ref()?, path))
                 .flatten()
         },
-    )
+    ))
 }
 
 /// The digest `evidence` recorded for `path`.
@@ -80,31 +84,23 @@ pub fn recorded_digest(evidence: &Evidence, path: &str) -> Option<String> {
 
 /// Which task answers for each file completed tasks of `state` share
 /// ([`shared::Shared`]), by position in `state.tasks`.
-pub fn shared_files(state: &WorkflowState) -> shared::Shared {
+pub fn shared_files(state: &WorkflowState) -> Result<shared::Shared> {
     let tasks = &state.tasks;
-    shared::Shared::of(
-        state_order(tasks)
-            .into_iter()
-            .filter(|&i| tasks[i].status == crate::state::TaskStatus::Completed)
-            .map(|i| (i, fingerprint::declared_files(&tasks[i]))),
-    )
+    let declared = state_order(tasks)
+        .into_iter()
+        .filter(|&i| tasks[i].status() == crate::state::TaskStatus::Completed)
+        .map(|i| Ok((i, fingerprint::declared_files(tasks[i].task()?))))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(shared::Shared::of(declared))
 }
 
 /// Task positions, each after the tasks it depends on ([`dependency_order`]).
 pub fn state_order(tasks: &[crate::state::task_ref::TaskRef]) -> Vec<usize> {
-    let index: std::collections::HashMap<&str, usize> = tasks
-        .iter()
-        .enumerate()
-        .map(|(i, t)| (t.id.as_str(), i))
-        .collect();
+    let index: std::collections::HashMap<&str, usize> =
+        tasks.iter().enumerate().map(|(i, t)| (t.id(), i)).collect();
     let deps: Vec<Vec<usize>> = tasks
         .iter()
-        .map(|t| {
-            t.deps
-                .iter()
-                .filter_map(|d| index.get(d.as_str()).copied())
-                .collect()
-        })
+        .map(|t| t.deps().filter_map(|d| index.get(d).copied()).collect())
         .collect();
     dependency_order(&deps)
 }
@@ -143,13 +139,25 @@ pub fn stale_reasons(
     why
 }
 
+/// The fingerprint each dependency of `task` has recorded in its evidence: read
+/// before the inputs are computed, so that a task that cannot be read is an error.
+fn recorded_fingerprints(
+    state: &WorkflowState,
+    task: &Task,
+) -> Result<std::collections::HashMap<String, Option<String>>> {
+    task.deps
+        .iter()
+        .map(|id| Ok((id.clone(), recorded_fingerprint(state, id)?)))
+        .collect()
+}
+
 /// The fingerprint a task's evidence records, if it has any.
-pub fn recorded_fingerprint(state: &WorkflowState, id: &str) -> Option<String> {
-    state
-        .task(id)
+pub fn recorded_fingerprint(state: &WorkflowState, id: &str) -> Result<Option<String>> {
+    Ok(state
+        .task(id)?
         .and_then(|t| t.evidence.as_ref())
         .and_then(crate::state::evidence::Proof::fingerprint)
-        .map(str::to_string)
+        .map(str::to_string))
 }
 
 /// Positions `0..deps.len()`, each after the positions it depends on (`deps[i]`),

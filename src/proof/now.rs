@@ -6,8 +6,10 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
+use crate::error::Result;
 use crate::proof::{inputs_with, shared::Shared, shared_files, stale_reasons, verifiable};
 use crate::state::evidence::Inputs;
+use crate::state::model::Glance;
 use crate::state::model::{Task, WorkflowState};
 
 /// A task's standing now.
@@ -23,53 +25,53 @@ pub struct Now {
 }
 
 /// `task`'s inputs now and how they compare with its evidence.
-pub fn now(project: &Path, state: &WorkflowState, task: &Task) -> Now {
-    let shared = shared_files(state);
-    let upstream = upstream_now(project, state, task, &shared);
+pub fn now(project: &Path, state: &WorkflowState, task: &Task) -> Result<Now> {
+    let shared = shared_files(state)?;
+    let upstream = upstream_now(project, state, task, &shared)?;
     let inputs = match state.position(&task.id) {
-        Some(pos) => inputs_with(project, state, pos, &upstream, &shared),
-        None => crate::proof::inputs_now(project, state, task),
+        Some(pos) => inputs_with(project, state, pos, &upstream, &shared)?,
+        None => crate::proof::inputs_now(project, state, task)?,
     };
     // Read once: a proof is parsed from its text at each read.
     let Some(proof) = task.proof() else {
-        return Now {
+        return Ok(Now {
             inputs,
             up_to_date: None,
             changed: Vec::new(),
-        };
+        });
     };
     let changed = stale_reasons(task, Some(&proof), &inputs, Vec::new());
-    Now {
+    Ok(Now {
         inputs,
         up_to_date: Some(changed.is_empty()),
         changed,
-    }
+    })
 }
 
 /// Every completed task whose evidence is out of date: an input changed since its
 /// checks passed (a task upstream included), with why, in dependency order. A task
 /// without evidence, or whose inputs wf cannot tell (it declares no files), is not
 /// out of date: there is nothing recorded to be stale.
-pub fn stale(project: &Path, state: &WorkflowState) -> Vec<(String, Vec<String>)> {
-    let shared = shared_files(state);
+pub fn stale(project: &Path, state: &WorkflowState) -> Result<Vec<(String, Vec<String>)>> {
+    let shared = shared_files(state)?;
     let mut now: HashMap<String, String> = HashMap::new();
     let mut out = Vec::new();
     for pos in crate::proof::state_order(&state.tasks) {
-        let task: &Task = &state.tasks[pos];
-        if task.status != crate::state::TaskStatus::Completed {
+        if state.tasks[pos].status() != crate::state::TaskStatus::Completed {
             continue;
         }
+        let task = state.tasks[pos].task()?;
         let Some(proof) = task.proof() else {
             continue;
         };
-        let inputs = inputs_with(project, state, pos, &now, &shared);
+        let inputs = inputs_with(project, state, pos, &now, &shared)?;
         let why = crate::proof::fingerprint::changes(&proof.inputs, &inputs);
         if !why.is_empty() {
             out.push((task.id.clone(), why));
         }
         now.insert(task.id.clone(), inputs.fingerprint);
     }
-    out
+    Ok(out)
 }
 
 /// The fingerprints now of every task `task` depends on, directly or not, that
@@ -81,19 +83,17 @@ fn upstream_now(
     state: &WorkflowState,
     task: &Task,
     shared: &Shared,
-) -> HashMap<String, String> {
+) -> Result<HashMap<String, String>> {
     let mut now: HashMap<String, String> = HashMap::new();
     let mut seen: HashSet<&str> = HashSet::new();
-    let mut stack: Vec<(&Task, bool)> = task
-        .deps
-        .iter()
-        .filter_map(|d| state.task(d))
-        .map(|t| (t, false))
-        .collect();
+    let mut stack: Vec<(&Task, bool)> = Vec::new();
+    for d in &task.deps {
+        stack.extend(state.task(d)?.map(|t| (t, false)));
+    }
     while let Some((t, expanded)) = stack.pop() {
         if expanded {
             if let Some(pos) = state.position(&t.id).filter(|_| verifiable(t)) {
-                let inputs = inputs_with(project, state, pos, &now, shared);
+                let inputs = inputs_with(project, state, pos, &now, shared)?;
                 now.insert(t.id.clone(), inputs.fingerprint);
             }
             continue;
@@ -102,15 +102,11 @@ fn upstream_now(
             continue;
         }
         stack.push((t, true));
-        stack.extend(
-            t.deps
-                .iter()
-                .filter_map(|d| state.task(d))
-                .filter(|d| !seen.contains(d.id.as_str()))
-                .map(|d| (d, false)),
-        );
+        for d in t.deps.iter().filter(|d| !seen.contains(d.as_str())) {
+            stack.extend(state.task(d)?.map(|d| (d, false)));
+        }
     }
-    now
+    Ok(now)
 }
 
 #[cfg(test)]
@@ -130,7 +126,7 @@ mod tests {
             ..Task::default()
         };
         task.evidence = Some(crate::state::evidence::Proof::of(Evidence {
-            inputs: crate::proof::inputs_now(project, state, &task),
+            inputs: crate::proof::inputs_now(project, state, &task).unwrap(),
             ..Evidence::default()
         }));
         state.tasks.push(TaskRef::new(task));
@@ -147,19 +143,19 @@ mod tests {
         completed(&mut state, p, "T1", "a", &[]);
         completed(&mut state, p, "T2", "b", &["T1"]);
         completed(&mut state, p, "T3", "c", &["T2"]);
-        let t3 = state.task("T3").unwrap().clone();
-        let fresh = now(p, &state, &t3);
+        let t3 = state.task("T3").unwrap().unwrap().clone();
+        let fresh = now(p, &state, &t3).unwrap();
         assert_eq!((fresh.up_to_date, fresh.changed.len()), (Some(true), 0));
 
         std::fs::write(p.join("a"), "edited").unwrap();
-        let stale = now(p, &state, &t3);
+        let stale = now(p, &state, &t3).unwrap();
         assert_eq!(stale.up_to_date, Some(false));
         assert_eq!(stale.changed, ["its dependency T2 changed"]);
-        let t1 = state.task("T1").unwrap().clone();
-        assert_eq!(now(p, &state, &t1).changed, ["a changed"]);
+        let t1 = state.task("T1").unwrap().unwrap().clone();
+        assert_eq!(now(p, &state, &t1).unwrap().changed, ["a changed"]);
 
         let mut bare = t3.clone();
         bare.evidence = None;
-        assert_eq!(now(p, &state, &bare).up_to_date, None);
+        assert_eq!(now(p, &state, &bare).unwrap().up_to_date, None);
     }
 }

@@ -35,10 +35,10 @@ pub fn stop_text(
     stop: &Stop,
     keep_going: bool,
     hand_off: &HandOff,
-) -> String {
+) -> crate::error::Result<String> {
     let done = state.tasks.iter().filter(|t| t.status().is_done()).count();
     let total = state.tasks.len();
-    match stop {
+    Ok(match stop {
         Stop::Completed => format!("Completed: {done}/{total} tasks done."),
         Stop::Paused(why) => format!(
             "Paused ({}): {done}/{total} tasks done. Run `wf workflow-execute` to continue.",
@@ -54,11 +54,11 @@ pub fn stop_text(
                 String::new()
             }
         ),
-        Stop::HandedOff(id) => handoff_text(state, id, hand_off),
+        Stop::HandedOff(id) => handoff_text(state, id, hand_off)?,
         Stop::Interrupted => {
             format!("Interrupted: progress saved ({done}/{total} done). `wf resume` continues.")
         }
-    }
+    })
 }
 
 /// The stop as the JSON document of `workflow-execute --json`. Built only for a
@@ -120,8 +120,8 @@ fn blocked_text(state: &WorkflowState, kinds: &[String], tasks: &[String]) -> St
     let own: Vec<&str> = state
         .tasks
         .iter()
-        .filter(|t| !t.status.is_done() && !t.blocked_by.is_empty())
-        .map(|t| t.id.as_str())
+        .filter(|t| !t.status().is_done() && !t.blocked_by().is_empty())
+        .map(Glance::id)
         .collect();
     let lift = kinds.first().map_or("all", String::as_str);
     if own.is_empty() {
@@ -157,9 +157,13 @@ fn blocked_text(state: &WorkflowState, kinds: &[String], tasks: &[String]) -> St
 
 /// The hand-off's headline — which kind of agent the task wants, why it is handed
 /// off, what wf checks when it comes back — then the brief.
-fn handoff_text(state: &WorkflowState, id: &str, hand_off: &HandOff) -> String {
-    let Some(task) = state.task(id) else {
-        return format!("Handed off: {id}");
+fn handoff_text(
+    state: &WorkflowState,
+    id: &str,
+    hand_off: &HandOff,
+) -> crate::error::Result<String> {
+    let Some(task) = state.task(id)? else {
+        return Ok(format!("Handed off: {id}"));
     };
     let wanted = crate::run::executor::required_capabilities(task, hand_off.capabilities);
     let actions = policy::agent_actions(task);
@@ -168,13 +172,13 @@ fn handoff_text(state: &WorkflowState, id: &str, hand_off: &HandOff) -> String {
     } else {
         format!(" (actions: {})", actions.join(", "))
     };
-    format!(
+    Ok(format!(
         "Handed off: task {} wants an agent that can {}{actions}. No executor is configured (wf.executors), so it is yours or Claude Code's to do; when it is done, `wf workflow-execute` checks {}.\n\n{}",
         task.id,
         wanted.join(" and "),
         checked_on_return(task, hand_off.checks),
         super::brief::brief(state, task, hand_off.checks)
-    )
+    ))
 }
 
 /// What `workflow-execute` checks of a handed-off task when it comes back, in the
@@ -266,9 +270,9 @@ fn not_reached_why(task: &crate::state::Task) -> String {
 
 /// `workflow-execute --dry-run`: what would run, in which order, and where the mode
 /// stops; nothing is run or written. Text, then its JSON.
-pub fn dry_run(state: &WorkflowState, dry: &DryRun) -> (String, Value) {
+pub fn dry_run(state: &WorkflowState, dry: &DryRun) -> crate::error::Result<(String, Value)> {
     use crate::run::engine::Mode;
-    let plan = policy::rehearse(state);
+    let plan = policy::rehearse(state)?;
     let mut text = format!(
         "A dry run: nothing is run or written.\nWould run, in this order, under {}:\n",
         dry.mode.flag()
@@ -328,7 +332,7 @@ pub fn dry_run(state: &WorkflowState, dry: &DryRun) -> (String, Value) {
         "order": order,
         "not_reached": plan.left.iter().map(|t| json!({"id": t.id, "why": not_reached_why(t)})).collect::<Vec<_>>(),
     });
-    (text.trim_end().to_string(), json)
+    Ok((text.trim_end().to_string(), json))
 }
 
 #[cfg(test)]
@@ -378,7 +382,8 @@ mod tests {
                     checks: &[],
                     capabilities: &std::collections::BTreeMap::default(),
                 },
-            ),
+            )
+            .unwrap(),
         );
         assert_eq!(
             text,
@@ -417,5 +422,6 @@ mod tests {
                 capabilities: &std::collections::BTreeMap::default(),
             },
         )
+        .unwrap()
     }
 }

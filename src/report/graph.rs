@@ -5,6 +5,7 @@
 //! each dependency to the task that waits for it; a dependency the state does not
 //! know is left out rather than drawn as a node the plan never declared.
 
+use crate::state::model::Glance;
 use std::collections::HashMap;
 
 use super::{one_line, truncate};
@@ -32,12 +33,12 @@ fn edges(state: &WorkflowState) -> Vec<(usize, usize)> {
         .tasks
         .iter()
         .enumerate()
-        .map(|(i, t)| (t.id.as_str(), i))
+        .map(|(i, t)| (t.id(), i))
         .collect();
     let mut out = Vec::new();
     for (i, t) in state.tasks.iter().enumerate() {
-        for d in &t.deps {
-            if let Some(&j) = index.get(d.as_str()) {
+        for d in t.deps() {
+            if let Some(&j) = index.get(d) {
                 out.push((j, i));
             }
         }
@@ -50,9 +51,9 @@ fn label(id: &str, name: &str) -> String {
 }
 
 /// The graph as a Mermaid flowchart.
-pub fn mermaid(state: &WorkflowState) -> String {
+pub fn mermaid(state: &WorkflowState) -> crate::error::Result<String> {
     let mut out = String::from("flowchart TD\n");
-    for (i, t) in state.tasks.iter().enumerate() {
+    for (i, t) in state.whole_tasks()?.into_iter().enumerate() {
         out.push_str(&format!(
             "    t{i}[\"{}\"]\n",
             mermaid_escape(&label(&t.id, &t.name))
@@ -73,7 +74,7 @@ pub fn mermaid(state: &WorkflowState) -> String {
             .tasks
             .iter()
             .enumerate()
-            .filter(|(_, t)| t.status == status)
+            .filter(|(_, t)| t.status() == status)
             .map(|(i, _)| format!("t{i}"))
             .collect();
         if !nodes.is_empty() {
@@ -84,27 +85,27 @@ pub fn mermaid(state: &WorkflowState) -> String {
             ));
         }
     }
-    out
+    Ok(out)
 }
 
 /// The graph as Graphviz DOT.
-pub fn dot(state: &WorkflowState) -> String {
+pub fn dot(state: &WorkflowState) -> crate::error::Result<String> {
     let mut out = String::from(
         "digraph wf {\n    rankdir=TB;\n    node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\"];\n",
     );
-    for (i, t) in state.tasks.iter().enumerate() {
+    for (i, t) in state.whole_tasks()?.into_iter().enumerate() {
         let (fill, stroke) = colors(t.status);
         out.push_str(&format!(
             "    t{i} [label=\"{}\", fillcolor=\"{fill}\", color=\"{stroke}\", tooltip=\"{}\"];\n",
             dot_escape(&label(&t.id, &t.name)),
-            t.status.as_str()
+            t.status
         ));
     }
     for (from, to) in edges(state) {
         out.push_str(&format!("    t{from} -> t{to};\n"));
     }
     out.push_str("}\n");
-    out
+    Ok(out)
 }
 
 /// Text safe inside a Mermaid `["…"]` label: quotes, brackets, angle brackets,

@@ -11,6 +11,7 @@
 //! validates this output against it (`tests/integration/ci.rs`). That schema has no
 //! `skipped` count on `<testsuites>`, so only `<testsuite>` carries one.
 
+use crate::state::model::Glance;
 use std::collections::HashSet;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Component, Path};
@@ -26,11 +27,15 @@ pub const LOG_TAIL_LINES: usize = 40;
 /// How much of a log's end is read to find those lines; bounds the work on huge logs.
 const LOG_TAIL_BYTES: u64 = 64 * 1024;
 
-pub fn junit(state: &WorkflowState, workflow_dir: &Path, times: &TaskTimes) -> String {
+pub fn junit(
+    state: &WorkflowState,
+    workflow_dir: &Path,
+    times: &TaskTimes,
+) -> crate::error::Result<String> {
     let c = Counts::of(&state.tasks);
     let not_run = c.total - c.completed - c.failed;
     let name = xml_escape(workflow_name(state));
-    let total: f64 = state.tasks.iter().map(|t| times.seconds(&t.id)).sum();
+    let total: f64 = state.tasks.iter().map(|t| times.seconds(t.id())).sum();
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     out.push_str(&format!(
         "<testsuites name=\"wf\" tests=\"{}\" failures=\"{}\" errors=\"0\" time=\"{total:.3}\">\n",
@@ -45,13 +50,13 @@ pub fn junit(state: &WorkflowState, workflow_dir: &Path, times: &TaskTimes) -> S
     let behind_failure: HashSet<String> = fallout(&state.tasks).not_run.into_iter().collect();
     for task in &state.tasks {
         let case = Case {
-            secs: times.seconds(&task.id),
-            behind_failure: behind_failure.contains(&task.id),
+            secs: times.seconds(task.id()),
+            behind_failure: behind_failure.contains(task.id()),
         };
-        testcase(&mut out, task, state, workflow_dir, &case);
+        testcase(&mut out, task.task()?, state, workflow_dir, &case);
     }
     out.push_str("  </testsuite>\n</testsuites>\n");
-    out
+    Ok(out)
 }
 
 fn timestamp_attr(state: &WorkflowState) -> String {

@@ -1,33 +1,30 @@
 //! Which task's log `wf logs` shows, and which attempt's.
 
+use crate::error::WfError;
+use crate::state::model::Glance;
 use crate::state::{Task, TaskStatus, WorkflowState};
 
 /// The task `wf logs` means: the one named, else the one in progress, else the first
 /// failed, else the last (in plan order) that has run.
-pub fn pick<'a>(state: &'a WorkflowState, named: Option<&str>) -> Result<&'a Task, String> {
+pub fn pick<'a>(state: &'a WorkflowState, named: Option<&str>) -> Result<&'a Task, WfError> {
     if let Some(id) = named {
         return state
-            .task(id)
-            .ok_or_else(|| format!("there is no task {id} in this workflow"));
+            .task(id)?
+            .ok_or_else(|| WfError::usage(format!("there is no task {id} in this workflow")));
     }
-    let with = |status: TaskStatus| {
-        state
-            .tasks
-            .iter()
-            .find(|t| t.status == status)
-            .map(AsRef::as_ref)
-    };
-    with(TaskStatus::InProgress)
-        .or_else(|| with(TaskStatus::Failed))
-        .or_else(|| {
-            state
-                .tasks
-                .iter()
-                .rev()
-                .find(|t| t.attempts > 0)
-                .map(AsRef::as_ref)
-        })
-        .ok_or_else(|| "no task has run yet, so there is no log; run `wf workflow-execute`".into())
+    let with = |status: TaskStatus| state.tasks.iter().find(|t| t.status() == status);
+    if let Some(t) = with(TaskStatus::InProgress).or_else(|| with(TaskStatus::Failed)) {
+        return t.task();
+    }
+    for t in state.tasks.iter().rev() {
+        let t = t.task()?;
+        if t.attempts > 0 {
+            return Ok(t);
+        }
+    }
+    Err(WfError::usage(
+        "no task has run yet, so there is no log; run `wf workflow-execute`",
+    ))
 }
 
 /// The attempt to show: `asked`, checked against the task's attempts, else its last.
@@ -94,7 +91,7 @@ mod tests {
         assert_eq!(pick(&s, None).unwrap().id, "T2");
         assert!(pick(&state(vec![task("T1", Pending, 0)]), None).is_err());
         assert_eq!(
-            pick(&s, Some("T9")).unwrap_err(),
+            pick(&s, Some("T9")).unwrap_err().message,
             "there is no task T9 in this workflow"
         );
     }

@@ -58,14 +58,18 @@ pub struct Next<'a> {
 }
 
 /// What to do now, as `run::now` decides it, in words.
-pub fn next_given(state: &WorkflowState, facts: Facts) -> Next<'_> {
+pub fn next_given(state: &WorkflowState, facts: Facts) -> crate::error::Result<Next<'_>> {
     next_in(state, &Digest::of(state), facts)
 }
 
 /// `next_given` of a state and its digest (a view read from the summary holds only
 /// the tasks its digest names).
-pub fn next_in<'a>(state: &'a WorkflowState, digest: &Digest, facts: Facts) -> Next<'a> {
-    let (reason, task, message) = match now::what_now_in(state, digest, facts) {
+pub fn next_in<'a>(
+    state: &'a WorkflowState,
+    digest: &Digest,
+    facts: Facts,
+) -> crate::error::Result<Next<'a>> {
+    let (reason, task, message) = match now::what_now_in(state, digest, facts)? {
         Now::Undecided(why) => (Reason::Undecided, None, format!("Nothing runs until this is decided: {why}.")),
         Now::Interrupted(tasks) => (
             Reason::Interrupted,
@@ -131,11 +135,11 @@ pub fn next_in<'a>(state: &'a WorkflowState, digest: &Digest, facts: Facts) -> N
         Now::Waiting => (Reason::Waiting, None, waiting(digest)),
         Now::NoTasks => (Reason::Done, None, "The workflow has no tasks.".into()),
     };
-    Next {
+    Ok(Next {
         reason,
         task,
         message,
-    }
+    })
 }
 
 fn blocked_message(kinds: &std::collections::BTreeSet<String>) -> String {

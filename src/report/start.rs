@@ -57,7 +57,7 @@ fn blocked_lines<'a>(
     state: &WorkflowState,
     ids: impl Iterator<Item = &'a str>,
     rules: &classify::Rules,
-) -> String {
+) -> crate::error::Result<String> {
     const SHOWN: usize = 10;
     let (mut text, mut more, mut classified) = (String::new(), 0, false);
     for (i, id) in ids.enumerate() {
@@ -65,7 +65,9 @@ fn blocked_lines<'a>(
             more += 1;
             continue;
         }
-        let Some(task) = state.task(id) else { continue };
+        let Some(task) = state.task(id)? else {
+            continue;
+        };
         let (_, reasons) = super::findings::blocked_why(task, rules);
         classified |= reasons
             .iter()
@@ -93,7 +95,7 @@ fn blocked_lines<'a>(
             }
         ));
     }
-    text
+    Ok(text)
 }
 
 /// The summary of an import: JSON, the text for stdout, and lines for stderr.
@@ -111,7 +113,7 @@ pub fn summary(
     change: Option<(&str, &PlanDiff)>,
     plan_path: &Path,
     (rules, look): (&classify::Rules, Look),
-) -> Summary {
+) -> crate::error::Result<Summary> {
     let phases = phases.rows();
     // By what the task index holds of each task: a fresh import's tasks are not read.
     let blocked_tasks = || {
@@ -175,7 +177,7 @@ pub fn summary(
         state,
         blocked_tasks().map(Glance::id),
         rules,
-    ));
+    )?);
     let mut checks_line = super::findings::checks_line(checks);
     checks_line[..1].make_ascii_uppercase();
     text.push_str(&format!("\n{checks_line}."));
@@ -203,7 +205,7 @@ pub fn summary(
             "\nNext: settle the audit errors in the plan and import it again, or run `wf workflow-execute --allow-audit-errors`.",
         );
     }
-    Summary { json, text, stderr }
+    Ok(Summary { json, text, stderr })
 }
 
 /// `a, b, c`, or `none`.

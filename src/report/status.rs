@@ -5,10 +5,12 @@
 //! so a 1,000-task state renders in a few milliseconds. Lists in the table are capped
 //! so the table stays readable; `--json` always has everything.
 
+use crate::state::model::Glance;
 use std::path::PathBuf;
 
 use comfy_table::{Cell, Color};
 
+use crate::error::Result;
 use crate::output::Look;
 use serde::Serialize;
 
@@ -39,13 +41,13 @@ pub fn label(task: &Task) -> String {
 }
 
 /// The summary table of `wf status`.
-pub fn table(state: &WorkflowState, window: u64, look: Look) -> String {
+pub fn table(state: &WorkflowState, window: u64, look: Look) -> Result<String> {
     table_in(state, &Digest::of(state), window, look)
 }
 
 /// `table` of a state and its digest (a view read from the summary holds only the
 /// tasks its digest names).
-pub fn table_in(state: &WorkflowState, digest: &Digest, window: u64, look: Look) -> String {
+pub fn table_in(state: &WorkflowState, digest: &Digest, window: u64, look: Look) -> Result<String> {
     let counts = Counts::of_digest(digest);
     let context = ContextUsage::of(&state.context_metrics, window);
     let mut t = super::table::new(look);
@@ -72,22 +74,24 @@ pub fn table_in(state: &WorkflowState, digest: &Digest, window: u64, look: Look)
             colored(&one_line(why), Color::Red, look.color),
         ]);
     }
-    t.add_row(vec!["Current task", &current_task(state)]);
-    t.add_row(vec!["Next ready", &next_ready_text(state, digest)]);
-    if let Some(text) = blocked_text(state, digest) {
+    t.add_row(vec!["Current task", &current_task(state)?]);
+    t.add_row(vec!["Next ready", &next_ready_text(state, digest)?]);
+    if let Some(text) = blocked_text(state, digest)? {
         t.add_row(vec![
             Cell::new("Blocked"),
             colored(&text, Color::Yellow, look.color),
         ]);
     }
-    if let Some(text) = failed_text(state, digest) {
+    if let Some(text) = failed_text(state, digest)? {
         t.add_row(vec![
             Cell::new("Failed"),
             colored(&text, Color::Red, look.color),
         ]);
     }
     // Completed on an agent's word with nothing that checked it: not verified work.
-    let unchecked = tasks_of(state, &digest.unchecked).map(label);
+    let unchecked = tasks_of(state, &digest.unchecked, LIST_CAP)?
+        .into_iter()
+        .map(label);
     if let Some(text) = capped_lines(unchecked, digest.unchecked_count) {
         t.add_row(vec![
             Cell::new("Accepted unchecked"),
@@ -157,7 +161,7 @@ pub fn table_in(state: &WorkflowState, digest: &Digest, window: u64, look: Look)
             },
         ]);
     }
-    t.to_string()
+    Ok(t.to_string())
 }
 
 /// The `wf status --json` document. `state` is the loaded state, unchanged.
@@ -272,24 +276,21 @@ pub fn json<'a>(
         progress: Counts::of(&state.tasks),
         next_ready: ready(state)
             .into_iter()
-            .map(|i| state.tasks[i].id.as_str())
+            .map(|i| state.tasks[i].id())
             .collect(),
         paths,
         context: ContextUsage::of(&state.context_metrics, window),
         interrupted,
-        accepted_unchecked: unchecked(state).map(|t| t.id.as_str()).collect(),
+        accepted_unchecked: state
+            .tasks
+            .iter()
+            .filter(|t| t.accepted_unchecked() && t.status() == TaskStatus::Completed)
+            .map(Glance::id)
+            .collect(),
         unadopted: state.unadopted.as_deref(),
         usage: usage_summary(&Digest::of(state)),
         leases: Vec::new(),
     }
-}
-
-fn unchecked(state: &WorkflowState) -> impl Iterator<Item = &Task> {
-    state
-        .tasks
-        .iter()
-        .filter(|t| t.accepted_unchecked && t.status == TaskStatus::Completed)
-        .map(AsRef::as_ref)
 }
 
 pub(super) fn colored(text: &str, fg: Color, color: bool) -> Cell {
@@ -350,27 +351,34 @@ pub(super) fn thousands(n: u64) -> String {
     out
 }
 
-fn current_task(state: &WorkflowState) -> String {
-    match state.current_task.as_deref() {
-        Some(id) => match state.task(id) {
+fn current_task(state: &WorkflowState) -> Result<String> {
+    Ok(match state.current_task.as_deref() {
+        Some(id) => match state.task(id)? {
             Some(t) => format!("{} ({})", label(t), t.status),
             None => one_line(id),
         },
         None => "—".into(),
+    })
+}
+
+/// The first `most` tasks of `ids` the state holds, in order, read.
+fn tasks_of<'a>(state: &'a WorkflowState, ids: &'a [String], most: usize) -> Result<Vec<&'a Task>> {
+    let mut tasks = Vec::new();
+    for id in ids {
+        if tasks.len() == most {
+            break;
+        }
+        tasks.extend(state.task(id)?);
     }
+    Ok(tasks)
 }
 
-/// The tasks of `ids` the state holds, in order.
-fn tasks_of<'a>(state: &'a WorkflowState, ids: &'a [String]) -> impl Iterator<Item = &'a Task> {
-    ids.iter().filter_map(|id| state.task(id))
-}
-
-fn next_ready_text(state: &WorkflowState, digest: &Digest) -> String {
+fn next_ready_text(state: &WorkflowState, digest: &Digest) -> Result<String> {
     if digest.ready_count == 0 {
-        return "—".into();
+        return Ok("—".into());
     }
-    let mut lines: Vec<String> = tasks_of(state, &digest.ready)
-        .take(NEXT_READY_SHOWN)
+    let mut lines: Vec<String> = tasks_of(state, &digest.ready, NEXT_READY_SHOWN)?
+        .into_iter()
         .map(label)
         .collect();
     if digest.ready_count > NEXT_READY_SHOWN {
@@ -379,28 +387,32 @@ fn next_ready_text(state: &WorkflowState, digest: &Digest) -> String {
             digest.ready_count - NEXT_READY_SHOWN
         ));
     }
-    lines.join("\n")
+    Ok(lines.join("\n"))
 }
 
 /// Tasks held by an external blocker, or in the blocked state: `T4: name (api_spec)`.
-fn blocked_text(state: &WorkflowState, digest: &Digest) -> Option<String> {
-    let blocked = tasks_of(state, &digest.blocked).map(|t| {
-        let kinds = if t.blocked_by.is_empty() {
-            "blocked".to_string()
-        } else {
-            one_line(&t.blocked_by.join(", "))
-        };
-        format!("{} ({kinds})", label(t))
-    });
-    capped_lines(blocked, digest.blocked_count)
+fn blocked_text(state: &WorkflowState, digest: &Digest) -> Result<Option<String>> {
+    let blocked = tasks_of(state, &digest.blocked, LIST_CAP)?
+        .into_iter()
+        .map(|t| {
+            let kinds = if t.blocked_by.is_empty() {
+                "blocked".to_string()
+            } else {
+                one_line(&t.blocked_by.join(", "))
+            };
+            format!("{} ({kinds})", label(t))
+        });
+    Ok(capped_lines(blocked, digest.blocked_count))
 }
 
-fn failed_text(state: &WorkflowState, digest: &Digest) -> Option<String> {
-    let failed = tasks_of(state, &digest.failed).map(|t| match t.failure_reason.as_deref() {
-        Some(r) if !r.is_empty() => format!("{} — {}", label(t), truncate(&one_line(r), 120)),
-        _ => label(t),
-    });
-    capped_lines(failed, digest.failed.len())
+fn failed_text(state: &WorkflowState, digest: &Digest) -> Result<Option<String>> {
+    let failed = tasks_of(state, &digest.failed, LIST_CAP)?
+        .into_iter()
+        .map(|t| match t.failure_reason.as_deref() {
+            Some(r) if !r.is_empty() => format!("{} — {}", label(t), truncate(&one_line(r), 120)),
+            _ => label(t),
+        });
+    Ok(capped_lines(failed, digest.failed.len()))
 }
 
 /// The first [`LIST_CAP`] of `items`, then "… and N more" of `count` in all.

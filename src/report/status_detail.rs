@@ -1,6 +1,7 @@
 //! The extra tables of `wf status --detail`: phases, constraints, open questions,
 //! success criteria, the audit and the quality gates.
 
+use crate::state::model::Glance;
 use std::collections::HashMap;
 
 use comfy_table::{Cell, Color};
@@ -13,8 +14,8 @@ use crate::state::machine::TaskStatus;
 use crate::state::model::{Constraint, WorkflowState};
 
 /// The extra tables of `wf status --detail`: phases, constraints, audit, gates.
-pub fn detail(state: &WorkflowState, look: Look) -> String {
-    let mut sections = vec![phases_table(state, look)];
+pub fn detail(state: &WorkflowState, look: Look) -> crate::error::Result<String> {
+    let mut sections = vec![phases_table(state, look)?];
     sections.push(constraints_table(state, look));
     if let Some(s) = string_list("Open questions", &state.constraints.open_questions, look) {
         sections.push(s);
@@ -30,7 +31,7 @@ pub fn detail(state: &WorkflowState, look: Look) -> String {
     if let Some(s) = gates_table(state, look) {
         sections.push(s);
     }
-    sections.join("\n\n")
+    Ok(sections.join("\n\n"))
 }
 
 #[derive(Default)]
@@ -41,18 +42,18 @@ struct PhaseRow {
     blocked: usize,
 }
 
-fn phases_table(state: &WorkflowState, look: Look) -> String {
+fn phases_table(state: &WorkflowState, look: Look) -> crate::error::Result<String> {
     // Phases in the order they first appear, counted in one pass.
     let mut order: Vec<&str> = Vec::new();
     let mut rows: HashMap<&str, PhaseRow> = HashMap::new();
-    for t in &state.tasks {
+    for t in state.whole_tasks()? {
         let phase = if t.phase.is_empty() { "—" } else { &t.phase };
         let row = rows.entry(phase).or_insert_with(|| {
             order.push(phase);
             PhaseRow::default()
         });
         row.total += 1;
-        match t.status {
+        match t.status() {
             s if s.is_done() => row.done += 1,
             TaskStatus::Failed => row.failed += 1,
             TaskStatus::Blocked => row.blocked += 1,
@@ -72,7 +73,7 @@ fn phases_table(state: &WorkflowState, look: Look) -> String {
             ]);
         }
     }
-    format!("Tasks per phase\n{t}")
+    Ok(format!("Tasks per phase\n{t}"))
 }
 
 fn constraints_table(state: &WorkflowState, look: Look) -> String {

@@ -5,12 +5,15 @@
 //! attention (in progress, failed, blocked), fills up to [`SHORT_LIST`] lines with
 //! the pending tasks next in plan order, and says what it left out and how to see it.
 
+use crate::state::model::Glance;
 use std::collections::HashSet;
 use std::fmt::Write as _;
 
+use crate::error::Result;
 use crate::output::{paint, Color, Look};
 use crate::state::model::Task;
 use crate::state::summary::Digest;
+use crate::state::task_ref::TaskRef;
 use crate::state::{TaskStatus, WorkflowState};
 
 /// How many tasks a list shows before it is cut (without `--all`).
@@ -35,19 +38,24 @@ impl Filter<'_> {
 }
 
 /// The list, or a line saying no task matched.
-pub fn list(state: &WorkflowState, filter: &Filter<'_>, look: Look) -> String {
-    let matching: Vec<&Task> = state
-        .tasks
-        .iter()
-        .filter(|t| filter.keeps(t))
-        .map(AsRef::as_ref)
-        .collect();
+pub fn list(state: &WorkflowState, filter: &Filter<'_>, look: Look) -> Result<String> {
+    let mut matching: Vec<&Task> = Vec::new();
+    for t in &state.tasks {
+        // `--failed` looks at the failed tasks only: the others are not read.
+        if filter.failed && t.status() != TaskStatus::Failed {
+            continue;
+        }
+        let t = t.task()?;
+        if filter.keeps(t) {
+            matching.push(t);
+        }
+    }
     if matching.is_empty() {
-        return if filter.failed {
+        return Ok(if filter.failed {
             "No failed task.".to_string()
         } else {
             "No task matches.".to_string()
-        };
+        });
     }
     let shown = if filter.all {
         matching.clone()
@@ -67,19 +75,18 @@ pub fn list(state: &WorkflowState, filter: &Filter<'_>, look: Look) -> String {
             left_out - done
         );
     }
-    text
+    Ok(text)
 }
 
 /// The list without a filter, from a state and its digest (a view read from the
 /// summary holds only the tasks its digest names): the same lines as `list` with
 /// the default filter.
-pub fn list_in(state: &WorkflowState, digest: &Digest, look: Look) -> String {
+pub fn list_in(state: &WorkflowState, digest: &Digest, look: Look) -> Result<String> {
     if digest.total == 0 {
-        return "No task matches.".to_string();
+        return Ok("No task matches.".to_string());
     }
     if digest.total <= SHORT_LIST {
-        let all: Vec<&Task> = state.tasks.iter().map(AsRef::as_ref).collect();
-        return render(&all, look);
+        return Ok(render(&state.whole_tasks()?, look));
     }
     let room = SHORT_LIST.saturating_sub(digest.urgent.len());
     let chosen: HashSet<&str> = digest
@@ -92,9 +99,9 @@ pub fn list_in(state: &WorkflowState, digest: &Digest, look: Look) -> String {
     let shown: Vec<&Task> = state
         .tasks
         .iter()
-        .filter(|t| chosen.contains(t.id.as_str()))
-        .map(AsRef::as_ref)
-        .collect();
+        .filter(|t| chosen.contains(t.id()))
+        .map(TaskRef::task)
+        .collect::<Result<_>>()?;
     let mut text = render(&shown, look);
     let left_out = digest.total - shown.len();
     if left_out > 0 {
@@ -106,7 +113,7 @@ pub fn list_in(state: &WorkflowState, digest: &Digest, look: Look) -> String {
             left_out - done
         );
     }
-    text
+    Ok(text)
 }
 
 /// At most [`SHORT_LIST`] tasks: all that need attention, then the next pending ones,
@@ -274,7 +281,8 @@ mod tests {
             &state(vec![t1, t2, task("T3", TaskStatus::Pending, "core")]),
             &Filter::default(),
             PLAIN,
-        );
+        )
+        .unwrap();
         insta::assert_snapshot!(text, @r"
         id   status     phase   time  tries  task
         T1   completed  setup   1.2s      1  the task called T1
@@ -292,6 +300,7 @@ mod tests {
         ]);
         let ids = |f: Filter<'_>| -> Vec<String> {
             list(&s, &f, PLAIN)
+                .unwrap()
                 .lines()
                 .skip(1)
                 .map(|l| l.split_whitespace().next().unwrap_or("").to_string())
@@ -316,8 +325,8 @@ mod tests {
             ["T2"]
         );
         let none = state(vec![task("T1", TaskStatus::Completed, "a")]);
-        assert_eq!(list(&none, &failed, PLAIN), "No failed task.");
-        assert_eq!(list(&none, &phase_b, PLAIN), "No task matches.");
+        assert_eq!(list(&none, &failed, PLAIN).unwrap(), "No failed task.");
+        assert_eq!(list(&none, &phase_b, PLAIN).unwrap(), "No task matches.");
     }
 
     #[test]
@@ -332,7 +341,7 @@ mod tests {
         for t in &mut tasks[..10] {
             t.status = TaskStatus::Blocked;
         }
-        let text = list(&state(tasks.clone()), &Filter::default(), PLAIN);
+        let text = list(&state(tasks.clone()), &Filter::default(), PLAIN).unwrap();
         let ids: Vec<&str> = text
             .lines()
             .skip(1)
@@ -353,7 +362,8 @@ mod tests {
                 ..Filter::default()
             },
             PLAIN,
-        );
+        )
+        .unwrap();
         assert_eq!(all.lines().count(), 101);
     }
 
@@ -368,7 +378,8 @@ mod tests {
                 color: false,
                 width: Some(50),
             },
-        );
+        )
+        .unwrap();
         for line in text.lines() {
             assert!(line.chars().count() <= 50, "{line:?}");
         }

@@ -15,6 +15,7 @@
 //! planted link can neither leak a file into an artifact nor send a downloaded one
 //! outside the project.
 
+use crate::state::model::Glance;
 use std::collections::HashSet;
 use std::path::{Component, Path, PathBuf};
 
@@ -145,10 +146,10 @@ pub fn restore(project: &Path, dir: &Path, state: &WorkflowState) -> Result<usiz
     if !std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()) {
         return Ok(0);
     }
-    let order = dependency_order(&state.tasks).map_err(WfError::usage)?;
+    let order = dependency_order(&state.whole_tasks()?).map_err(WfError::usage)?;
     let mut count = 0;
     for i in order {
-        let from = dir.join(id_part(&state.tasks[i].id));
+        let from = dir.join(id_part(state.tasks[i].id()));
         let mut files = Vec::new();
         files_under(&from, Path::new(""), &mut files)?;
         for rel in files
@@ -165,7 +166,11 @@ pub fn restore(project: &Path, dir: &Path, state: &WorkflowState) -> Result<usiz
 /// Why `task` cannot run here: a file an upstream task (one it depends on, directly
 /// or not, and not skipped) declares it creates is not in the project — its job did
 /// not hand it on. None when every one is there.
-pub fn missing_upstream(project: &Path, state: &WorkflowState, task: &Task) -> Option<String> {
+pub fn missing_upstream(
+    project: &Path,
+    state: &WorkflowState,
+    task: &Task,
+) -> Result<Option<String>> {
     let mut stack: Vec<&str> = task.deps.iter().map(String::as_str).collect();
     let mut seen: HashSet<&str> = HashSet::new();
     let mut missing = Vec::new();
@@ -173,7 +178,7 @@ pub fn missing_upstream(project: &Path, state: &WorkflowState, task: &Task) -> O
         if !seen.insert(id) {
             continue;
         }
-        let Some(up) = state.task(id) else { continue };
+        let Some(up) = state.task(id)? else { continue };
         stack.extend(up.deps.iter().map(String::as_str));
         if up.status == crate::state::TaskStatus::Skipped {
             continue;
@@ -187,12 +192,12 @@ pub fn missing_upstream(project: &Path, state: &WorkflowState, task: &Task) -> O
         }
     }
     missing.sort();
-    (!missing.is_empty()).then(|| {
+    Ok((!missing.is_empty()).then(|| {
         format!(
             "an upstream output is missing: {}; the job of the task that creates it did not hand it on (docs/distributed.md \"What a job hands on\")",
             missing.join(", ")
         )
-    })
+    }))
 }
 
 /// Paths a task's text names: words with a `/` or a short extension, not URLs or
@@ -326,9 +331,9 @@ mod tests {
             std::fs::read_to_string(b.join("gen/x.txt")).unwrap(),
             "from T2"
         );
-        assert_eq!(missing_upstream(&b, &state, &t2), None);
+        assert_eq!(missing_upstream(&b, &state, &t2).unwrap(), None);
         std::fs::remove_file(b.join("gen/x.txt")).unwrap();
-        let why = missing_upstream(&b, &state, &t2).unwrap();
+        let why = missing_upstream(&b, &state, &t2).unwrap().unwrap();
         assert!(why.contains("gen/x.txt (from T1)"), "{why}");
     }
 

@@ -51,29 +51,31 @@ impl<'a> CiCache<'a> {
 
     /// The cache's pass of `task` on its inputs as they are now, when it holds one
     /// that answers for it.
-    pub fn pass(&mut self, task: &Task) -> Option<Record> {
+    pub fn pass(&mut self, task: &Task) -> Result<Option<Record>> {
         if !cacheable(task, self.config) || !self.cache.may_hold(&task.id) {
-            return None;
+            return Ok(None);
         }
-        let inputs = self.inputs(task);
+        let inputs = self.inputs(task)?;
         if !fingerprint::tells(&inputs) {
-            return None;
+            return Ok(None);
         }
-        self.cache
+        Ok(self
+            .cache
             .get(&inputs.fingerprint)
-            .filter(|r| r.answers(&check_argvs(task)))
+            .filter(|r| r.answers(&check_argvs(task))))
     }
 
     /// Keeps the checks `task` just passed, on its inputs as they are now, for the
     /// next run of this job; written by [`CiCache::flush`].
-    pub fn remember(&mut self, task: &Task, checks: &[CheckEvidence]) {
+    pub fn remember(&mut self, task: &Task, checks: &[CheckEvidence]) -> Result<()> {
         if !cacheable(task, self.config) || checks.is_empty() {
-            return;
+            return Ok(());
         }
-        let inputs = self.inputs(task);
+        let inputs = self.inputs(task)?;
         if fingerprint::tells(&inputs) {
             self.cache.put(&inputs.fingerprint, &task.id, checks);
         }
+        Ok(())
     }
 
     /// Writes what was remembered as one new segment.
@@ -89,14 +91,14 @@ impl<'a> CiCache<'a> {
     /// `task`'s inputs, each dependency's fingerprint computed from the files now,
     /// those of its own dependencies first (a walk with a stack, not recursion: a
     /// chain may be thousands of tasks long).
-    fn inputs(&mut self, task: &Task) -> Inputs {
+    fn inputs(&mut self, task: &Task) -> Result<Inputs> {
         let mut stack: Vec<(&str, bool)> = task.deps.iter().map(|d| (d.as_str(), false)).collect();
         let mut entered = HashSet::new();
         while let Some((id, deps_done)) = stack.pop() {
             if self.upstream.contains_key(id) {
                 continue;
             }
-            let Some(up) = self.state.task(id) else {
+            let Some(up) = self.state.task(id)? else {
                 continue;
             };
             if deps_done {
@@ -108,7 +110,7 @@ impl<'a> CiCache<'a> {
                 stack.extend(up.deps.iter().map(|d| (d.as_str(), false)));
             }
         }
-        self.inputs_given_upstream(task)
+        Ok(self.inputs_given_upstream(task))
     }
 
     fn inputs_given_upstream(&self, task: &Task) -> Inputs {
@@ -186,7 +188,10 @@ mod tests {
         let config = Config::default();
         let fingerprint = || {
             let mut cache = CiCache::open(&dir.path().join("cache"), dir.path(), &state, &config);
-            cache.inputs(state.task("T3").unwrap()).fingerprint
+            cache
+                .inputs(state.task("T3").unwrap().unwrap())
+                .unwrap()
+                .fingerprint
         };
         let before = fingerprint();
         assert_eq!(
@@ -204,7 +209,7 @@ mod tests {
         let state = state(vec![task("T1", &["T2"], "a"), task("T2", &["T1"], "b")]);
         let config = Config::default();
         let mut cache = CiCache::open(&dir.path().join("cache"), dir.path(), &state, &config);
-        let inputs = cache.inputs(state.task("T1").unwrap());
+        let inputs = cache.inputs(state.task("T1").unwrap().unwrap()).unwrap();
         assert_eq!(inputs.deps.len(), 1);
     }
 
@@ -214,7 +219,7 @@ mod tests {
         std::fs::write(dir.path().join("a.txt"), "one").unwrap();
         let state = state(vec![task("T1", &[], "a.txt")]);
         let config = Config::default();
-        let t1 = state.task("T1").unwrap();
+        let t1 = state.task("T1").unwrap().unwrap();
         let checks = vec![CheckEvidence {
             what: "check".into(),
             argv: check_argvs(t1).remove(0),
@@ -224,17 +229,20 @@ mod tests {
         }];
         let cache_dir = dir.path().join("cache");
         let mut first = CiCache::open(&cache_dir, dir.path(), &state, &config);
-        assert!(first.pass(t1).is_none());
-        first.remember(t1, &checks);
+        assert!(first.pass(t1).unwrap().is_none());
+        first.remember(t1, &checks).unwrap();
         first.flush().unwrap();
         let mut second = CiCache::open(&cache_dir, dir.path(), &state, &config);
-        let record = second.pass(t1).expect("a pass on the same inputs");
+        let record = second.pass(t1).unwrap().expect("a pass on the same inputs");
         let reported = result_checks(t1, &record);
         assert_eq!(reported.len(), 1);
         assert_eq!(reported[0].run.command, "true");
         assert_eq!(reported[0].run.exit_code, Some(0));
         std::fs::write(dir.path().join("a.txt"), "two").unwrap();
         let mut third = CiCache::open(&cache_dir, dir.path(), &state, &config);
-        assert!(third.pass(t1).is_none(), "an edited input is run again");
+        assert!(
+            third.pass(t1).unwrap().is_none(),
+            "an edited input is run again"
+        );
     }
 }

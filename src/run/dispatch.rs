@@ -12,6 +12,7 @@
 //! costs no hand-over to another thread and back. An agent task, whose executor
 //! streams events while it works, runs on a worker thread.
 
+use crate::state::model::Glance;
 use crate::state::task_ref::TaskRef;
 use std::collections::{HashSet, VecDeque};
 use std::future::Future;
@@ -141,7 +142,7 @@ impl Floor {
         let outcome = match polled {
             Ok(Poll::Pending) => return true,
             Ok(Poll::Ready(outcome)) => outcome,
-            Err(_) => panicked(&self.here[i].0),
+            Err(_) => failed(&self.here[i].0, PANICKED.into()),
         };
         drop(self.here.swap_remove(i));
         self.finished.push_back(outcome);
@@ -169,14 +170,17 @@ impl Floor {
     ) {
         let tx = self.tx.clone();
         let bell = self.bell.clone();
-        self.running.insert(task.id.clone());
+        self.running.insert(task.id().to_owned());
         self.workers.run(move || {
             let mut emit = |e: NewEvent| {
                 let _ = tx.send(Msg::Event(e));
                 bell.ring();
             };
             // The worker sends it, once the task is freed (`workers::work`).
-            Msg::Done(guarded(&task, || body(&task, &mut emit)))
+            Msg::Done(match task.task() {
+                Ok(whole) => guarded(whole, || body(whole, &mut emit)),
+                Err(err) => failed(task.id(), err.message),
+            })
         });
     }
 }
@@ -189,7 +193,7 @@ impl Engine<'_> {
         executors: Vec<Executor>,
         floor: &mut Floor,
     ) -> Result<()> {
-        self.announce_dispatch(&task, task.attempts + 1, &executors)?;
+        self.announce_dispatch(task.task()?, task.task()?.attempts + 1, &executors)?;
         let (attempt, task) = self.start_task(
             task,
             Start::Dispatched(
@@ -198,18 +202,18 @@ impl Engine<'_> {
                     .map(|e| (e.config.name.clone(), e.config.role)),
             ),
         )?;
-        self.reporter.started(&task);
+        self.reporter.started(task.task()?);
         self.agent_tasks += 1;
         let dispatch = Dispatch {
             brief: (self.brief)(
                 self.session.state()?,
-                &task,
+                task.task()?,
                 &crate::run::derived::config_checks(&self.ctx.config),
             )
             .into_bytes(),
             executors,
             mock: self.pool.mock().cloned(),
-            before_implementation: self.before_implementation(&task)?,
+            before_implementation: self.before_implementation(task.task()?)?,
             part: crate::run::work::Part::Full,
         };
         let ctx = self.ctx.clone();
@@ -222,11 +226,14 @@ impl Engine<'_> {
     /// in the log before its first command runs.
     pub(super) fn run_command(&mut self, task: TaskRef, floor: &mut Floor) -> Result<()> {
         let (attempt, task) = self.start_task(task, Start::Command)?;
-        self.reporter.started(&task);
+        self.reporter.started(task.task()?);
         self.session.write_held_events()?;
         let ctx = self.ctx.clone();
-        floor.run_here(task.id.clone(), async move {
-            work::do_task(&ctx, &task, attempt, Part::Full, None).await
+        floor.run_here(task.id().to_owned(), async move {
+            match task.task() {
+                Ok(whole) => work::do_task(&ctx, whole, attempt, Part::Full, None).await,
+                Err(err) => failed(task.id(), err.message),
+            }
         });
         Ok(())
     }
@@ -248,16 +255,16 @@ impl Engine<'_> {
     pub(super) fn hand_off(&mut self, task: TaskRef) -> Result<Stop> {
         let (_, task) = self.start_task(task, Start::HandOff)?;
         self.agent_tasks += 1;
-        Ok(Stop::HandedOff(task.id.clone()))
+        Ok(Stop::HandedOff(task.id().to_owned()))
     }
 
     /// `--ci` does not hand off: the task fails instead.
     pub(super) fn refuse_hand_off(&mut self, task: TaskRef) -> Result<Option<Stop>> {
         let (_, task) = self.start_task(task, Start::Command)?;
         let outcome = TaskOutcome {
-            task_id: task.id.clone(),
+            task_id: task.id().to_owned(),
             verdict: Verdict::Failed {
-                reason: policy::ci_handoff_reason(&task),
+                reason: policy::ci_handoff_reason(task.task()?),
             },
             gate: None,
             log: String::new(),
@@ -392,16 +399,16 @@ impl Engine<'_> {
     /// Takes the caller's handle on the task: held across the status change, it made
     /// the state copy the whole task (`TaskRef::make_mut`), twice a task run.
     pub(super) fn start_task(&mut self, task: TaskRef, how: Start) -> Result<(u32, TaskRef)> {
-        let attempt = task.attempts + 1;
-        let id = task.id.clone();
+        let attempt = task.task()?.attempts + 1;
+        let id = task.id().to_owned();
         // An agent's work is judged against the tree it started from: the first
         // attempt's, kept until the task completes, so a retry cannot wash out what an
         // earlier attempt changed (docs/proof.md "Agent work"). A rehearsal does no
         // work to compare.
         let agent = how == Start::HandOff
             || (matches!(how, Start::Dispatched(_)) && self.pool.mock().is_none());
-        let takes_base = agent && task.base_tree.is_none();
-        let baseline = self.phase_baseline(&task, attempt)?;
+        let takes_base = agent && task.task()?.base_tree.is_none();
+        let baseline = self.phase_baseline(task.task()?, attempt)?;
         drop(task);
         let logs = self.ctx.workflow_dir.join("logs");
         let log = crate::exec::process::log_path(&logs, &id, attempt);
@@ -441,16 +448,18 @@ impl Engine<'_> {
 /// waits for every worker's outcome, and a silent one would hang the run.
 fn guarded(task: &Task, body: impl FnOnce() -> TaskOutcome) -> TaskOutcome {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(body))
-        .unwrap_or_else(|_| panicked(&task.id))
+        .unwrap_or_else(|_| failed(&task.id, PANICKED.into()))
 }
 
-/// The outcome of a task whose work panicked.
-fn panicked(task_id: &str) -> TaskOutcome {
+const PANICKED: &str = "internal error: the work of this task panicked";
+
+/// The outcome of a task whose work could not run to its end: it panicked, or (a
+/// task `start_task` changed is read already, so this is not expected) the task
+/// could not be read on the worker.
+fn failed(task_id: &str, reason: String) -> TaskOutcome {
     TaskOutcome {
         task_id: task_id.to_string(),
-        verdict: Verdict::Failed {
-            reason: "internal error: the work of this task panicked".into(),
-        },
+        verdict: Verdict::Failed { reason },
         gate: None,
         log: String::new(),
         duration: Duration::ZERO,

@@ -222,19 +222,20 @@ impl<'a> Engine<'a> {
             .collect();
         let mut phase = None;
         for task in handed {
-            self.reporter.started(&task);
+            let whole = task.task()?;
+            self.reporter.started(whole);
             let mut outcome = {
                 // The checks run on this thread, so Ctrl-C needs its own watcher.
                 let _watch = signals::InterruptWatch::start(self.ctx.children.clone());
-                let changes = crate::run::proven::changes_since(&self.ctx.project, &task);
+                let changes = crate::run::proven::changes_since(&self.ctx.project, whole);
                 let returning = Returning {
                     seen: changes.as_ref(),
-                    before_implementation: self.before_implementation(&task)?,
+                    before_implementation: self.before_implementation(whole)?,
                 };
                 let mut outcome = crate::exec::reactor::block_on(work::do_task(
                     &self.ctx,
-                    &task,
-                    task.attempts.max(1),
+                    whole,
+                    whole.attempts.max(1),
                     Part::Full,
                     Some(returning),
                 ));
@@ -244,11 +245,11 @@ impl<'a> Engine<'a> {
             // What the agent reported it used on this attempt (its session read by
             // the hooks, or `done`'s word) is recorded with the outcome.
             let workflow_dir = self.session.store().dir().to_path_buf();
-            let (id, attempt) = (task.id.clone(), task.attempts.max(1));
+            let (id, attempt) = (whole.id.clone(), whole.attempts.max(1));
             if let Some(used) = crate::run::usage::pending(&workflow_dir, &id, attempt) {
                 outcome.usage = Some(outcome.usage.unwrap_or_default().plus(used));
             }
-            let task_phase = task.phase.clone();
+            let task_phase = whole.phase.clone();
             let stop = self.apply_outcome(task, outcome)?;
             crate::run::usage::clear_pending(&workflow_dir, &id, attempt);
             if let Some(stop) = stop {
@@ -340,23 +341,23 @@ impl<'a> Engine<'a> {
                 break;
             };
             let busy = !floor.running().is_empty();
-            let running_tasks: Vec<&Task> = floor
+            let running_tasks = floor
                 .running()
                 .iter()
-                .filter_map(|id| self.task(id))
-                .collect();
-            if policy::waits_for_commit(&task, &running_tasks) {
+                .filter_map(|id| self.task(id).transpose())
+                .collect::<Result<Vec<&Task>>>()?;
+            if policy::waits_for_commit(task.task()?, &running_tasks) {
                 break;
             }
             if let Some(stop) =
-                self.stop_before(&task, run.dispatched, run.run_phase.as_deref(), busy)?
+                self.stop_before(task.task()?, run.dispatched, run.run_phase.as_deref(), busy)?
             {
                 if !busy {
                     run.pending_stop = Some(stop);
                 }
                 break;
             }
-            match self.assign(&task) {
+            match self.assign(task.task()?) {
                 Assignment::HandOff if self.opts.ci => {
                     match self.refuse_hand_off(task)? {
                         Some(stop) => {
@@ -375,30 +376,32 @@ impl<'a> Engine<'a> {
                     break;
                 }
                 Assignment::Missing(capability) => {
-                    self.missing_capability(&task, &capability)?;
+                    self.missing_capability(task.task()?, &capability)?;
                     continue;
                 }
                 Assignment::Agent(caps) => {
-                    let Some(executors) = self.allocate(&task, &caps)? else {
-                        let still_pending =
-                            self.task(&task.id).map(|t| t.status) == Some(TaskStatus::Pending);
+                    let Some(executors) = self.allocate(task.task()?, &caps)? else {
+                        let still_pending = self.task_arc(task.id()).map(Glance::status)
+                            == Some(TaskStatus::Pending);
                         if !busy && still_pending {
                             // Nothing will free a slot: say so rather than spin.
-                            self.missing_capability(&task, &caps.join(", "))?;
+                            self.missing_capability(task.task()?, &caps.join(", "))?;
                             continue;
                         }
                         break;
                     };
-                    run.run_phase.get_or_insert_with(|| task.phase.clone());
+                    let phase = &task.task()?.phase;
+                    run.run_phase.get_or_insert_with(|| phase.clone());
                     run.dispatched += 1;
                     self.dispatch_agent(task, executors, floor)?;
                 }
                 Assignment::Command => {
                     // Up to date: completed from the cache, not counted as a task run.
-                    if self.complete_if_cached(&task)? {
+                    if self.complete_if_cached(task.task()?)? {
                         continue;
                     }
-                    run.run_phase.get_or_insert_with(|| task.phase.clone());
+                    let phase = &task.task()?.phase;
+                    run.run_phase.get_or_insert_with(|| phase.clone());
                     run.dispatched += 1;
                     self.run_command(task, floor)?;
                 }
@@ -410,8 +413,9 @@ impl<'a> Engine<'a> {
         Ok(())
     }
 
-    pub(super) fn task(&self, id: &str) -> Option<&Task> {
-        self.task_arc(id).map(AsRef::as_ref)
+    /// The task `id`, read whole; none when the state has no such task.
+    pub(super) fn task(&self, id: &str) -> Result<Option<&Task>> {
+        self.session.state()?.task(id)
     }
 
     /// The task as the state holds it: shared, so taking it copies nothing.
@@ -497,30 +501,30 @@ impl<'a> Engine<'a> {
     /// The last outcomes are written first: the final verifiers run commands.
     fn nothing_ready(&mut self) -> Result<Stop> {
         self.session.write_held_events()?;
-        match policy::nothing_ready(&self.session.state()?.tasks) {
+        match policy::nothing_ready(&self.session.state()?.tasks)? {
             Some(stop) => Ok(stop),
-            None => Ok(self.verify_deliverables()),
+            None => self.verify_deliverables(),
         }
     }
 
     /// The end of a complete run: every file a task said it creates exists, and the
     /// final verifiers (the hard constraints' commands) pass.
-    fn verify_deliverables(&self) -> Stop {
+    fn verify_deliverables(&self) -> Result<Stop> {
         let Ok(state) = self.session.state() else {
-            return Stop::Completed;
+            return Ok(Stop::Completed);
         };
         let missing =
-            policy::missing_deliverables(&state.tasks, |f| self.ctx.project.join(f).exists());
+            policy::missing_deliverables(&state.tasks, |f| self.ctx.project.join(f).exists())?;
         if !missing.is_empty() {
-            return Stop::Failed {
+            return Ok(Stop::Failed {
                 task: None,
                 reason: format!("missing deliverables: {}", missing.join(", ")),
-            };
+            });
         }
-        match crate::run::gate::final_verifiers(&self.ctx) {
+        Ok(match crate::run::gate::final_verifiers(&self.ctx) {
             Ok(()) => Stop::Completed,
             Err(reason) => Stop::Failed { task: None, reason },
-        }
+        })
     }
 
     fn maybe_snapshot(&mut self) -> Result<()> {
@@ -534,7 +538,7 @@ impl<'a> Engine<'a> {
     /// Moves the workflow to where the run stopped and writes the snapshot.
     fn finish(&mut self, stop: Stop) -> Result<Stop> {
         let tasks = &self.session.state()?.tasks;
-        let stop = policy::settle(policy::final_stop(stop, tasks.is_empty()), tasks);
+        let stop = policy::settle(policy::final_stop(stop, tasks.is_empty()), tasks)?;
         // A hand-off leaves the workflow `running` (`policy::stop_status`).
         let (status, reason) = policy::stop_status(&stop);
         match status {

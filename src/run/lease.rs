@@ -185,7 +185,7 @@ pub fn settle(
     // Done, skipped or put back by someone else meanwhile: nothing left to hold.
     let state = session.state()?;
     leases.leases.retain(|l| {
-        state.task(&l.task).is_some_and(|t| {
+        state.task_ref(&l.task).is_some_and(|t| {
             t.status() == TaskStatus::Failed
                 || (t.status() == TaskStatus::InProgress && t.handed_off())
         })
@@ -193,7 +193,7 @@ pub fn settle(
     for lease in &expired {
         let out = session
             .state()?
-            .task(&lease.task)
+            .task_ref(&lease.task)
             .is_some_and(|t| t.status() == TaskStatus::InProgress && t.handed_off());
         if out {
             session.set_task_status(

@@ -10,6 +10,7 @@
 //! skipped; then the first ready task runs; with none, the run ends completed,
 //! blocked, or waiting.
 
+use crate::error::Result;
 use std::collections::BTreeSet;
 
 use crate::state::machine::{TaskStatus, WorkflowStatus};
@@ -60,22 +61,25 @@ pub enum Now<'a> {
     NoTasks,
 }
 
-pub fn what_now(state: &WorkflowState, facts: Facts) -> Now<'_> {
+pub fn what_now(state: &WorkflowState, facts: Facts) -> Result<Now<'_>> {
     what_now_in(state, &Digest::of(state), facts)
 }
 
 /// `what_now` of a state and its digest (`state::summary`): `state` needs to hold
 /// only the tasks the digest names, as a view read from the summary does.
-pub fn what_now_in<'a>(state: &'a WorkflowState, digest: &Digest, facts: Facts) -> Now<'a> {
+pub fn what_now_in<'a>(state: &'a WorkflowState, digest: &Digest, facts: Facts) -> Result<Now<'a>> {
     if digest.total == 0 {
-        return Now::NoTasks;
+        return Ok(Now::NoTasks);
     }
     if let Some(why) = undecided(state, facts.allow_audit_errors, facts.allow_open_questions) {
-        return Now::Undecided(why);
+        return Ok(Now::Undecided(why));
     }
-    let tasks =
-        |ids: &[String]| -> Vec<&'a Task> { ids.iter().filter_map(|id| state.task(id)).collect() };
-    let in_progress = tasks(&digest.in_progress);
+    let tasks = |ids: &[String]| -> Result<Vec<&'a Task>> {
+        ids.iter()
+            .filter_map(|id| state.task(id).transpose())
+            .collect()
+    };
+    let in_progress = tasks(&digest.in_progress)?;
     if state.status == WorkflowStatus::Running && !facts.writer_alive {
         let rerun: Vec<&Task> = in_progress
             .iter()
@@ -83,43 +87,46 @@ pub fn what_now_in<'a>(state: &'a WorkflowState, digest: &Digest, facts: Facts) 
             .filter(|t| t.handed_off != Some(true))
             .collect();
         if !rerun.is_empty() {
-            return Now::Interrupted(rerun);
+            return Ok(Now::Interrupted(rerun));
         }
     }
     // The task in progress: `current_task` when it is, else the first in plan order.
     // Either is one the digest counts in progress: an agent's caller leaves out the
     // tasks leased to other agents (`run::lease`).
-    let current = state
-        .current_task
-        .as_deref()
-        .and_then(|id| state.task(id))
+    let current = match state.current_task.as_deref() {
+        Some(id) => state.task(id)?,
+        None => None,
+    };
+    let current = current
         .filter(|t| t.status == TaskStatus::InProgress && digest.in_progress.contains(&t.id));
     if let Some(task) = current.or_else(|| in_progress.first().copied()) {
-        return Now::HandedOff(task);
+        return Ok(Now::HandedOff(task));
     }
-    let failed = tasks(&digest.failed);
+    let failed = tasks(&digest.failed)?;
     if state.status == WorkflowStatus::Failed && !failed.is_empty() {
-        return Now::Failed(failed);
+        return Ok(Now::Failed(failed));
     }
-    if let Some(task) = digest.ready.first().and_then(|id| state.task(id)) {
-        return Now::Ready(task);
+    if let Some(id) = digest.ready.first() {
+        if let Some(task) = state.task(id)? {
+            return Ok(Now::Ready(task));
+        }
     }
     if digest.done() == digest.total {
-        return Now::Done {
+        return Ok(Now::Done {
             completed: matches!(
                 state.status,
                 WorkflowStatus::Completed | WorkflowStatus::Archived
             ),
-        };
+        });
     }
     if !failed.is_empty() {
-        return Now::Failed(failed);
+        return Ok(Now::Failed(failed));
     }
-    if digest.blocker_kinds.is_empty() {
+    Ok(if digest.blocker_kinds.is_empty() {
         Now::Waiting
     } else {
         Now::Blocked(digest.blocker_kinds.clone())
-    }
+    })
 }
 
 /// Why the plan cannot run until someone decides: a re-import waiting for `--force`,
@@ -163,6 +170,7 @@ pub fn undecided(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::state::model::Glance;
     use crate::state::task_ref::TaskRef;
 
     fn task(id: &str, status: TaskStatus) -> Task {
@@ -187,7 +195,7 @@ mod tests {
 
     /// The answer as a word and the tasks it names, for table rows.
     fn answer(s: &WorkflowState, facts: Facts) -> (&'static str, Vec<String>) {
-        match what_now(s, facts) {
+        match what_now(s, facts).unwrap() {
             Now::Undecided(_) => ("undecided", vec![]),
             Now::Interrupted(t) => ("interrupted", ids(&t)),
             Now::HandedOff(t) => ("handed_off", vec![t.id.clone()]),
@@ -283,7 +291,7 @@ mod tests {
                 s.status,
                 s.tasks
                     .iter()
-                    .map(|t| (&t.id, t.status))
+                    .map(|t| (t.id(), t.status()))
                     .collect::<Vec<_>>()
             );
         }
@@ -294,14 +302,16 @@ mod tests {
         let mut s = state(WorkflowStatus::Failed, vec![task("T1", TaskStatus::Failed)]);
         s.constraints.open_questions = vec!["which database?".into()];
         assert!(
-            matches!(what_now(&s, Facts::default()), Now::Undecided(why) if why.contains("which database?"))
+            matches!(what_now(&s, Facts::default()).unwrap(), Now::Undecided(why) if why.contains("which database?"))
         );
         let allowed = Facts {
             allow_open_questions: true,
             ..Facts::default()
         };
-        assert!(matches!(what_now(&s, allowed), Now::Failed(_)));
+        assert!(matches!(what_now(&s, allowed).unwrap(), Now::Failed(_)));
         s.decision_required = true;
-        assert!(matches!(what_now(&s, allowed), Now::Undecided(why) if why.contains("--force")));
+        assert!(
+            matches!(what_now(&s, allowed).unwrap(), Now::Undecided(why) if why.contains("--force"))
+        );
     }
 }

@@ -14,6 +14,7 @@ use crate::run::policy::{self, needs_agent, Next, OutcomeFacts, Stop};
 use crate::run::work::{self, TaskOutcome, Verdict};
 use crate::state::event::{EventData, ExecutionResult, GateRecord, Reason, TaskMove};
 use crate::state::event_log::NewEvent;
+use crate::state::model::Glance;
 use crate::state::model::Task;
 use crate::state::task_ref::TaskRef;
 use crate::state::TaskStatus;
@@ -45,10 +46,10 @@ impl Engine<'_> {
         task: TaskRef,
         mut outcome: TaskOutcome,
     ) -> Result<Option<Stop>> {
-        self.close_phase(&task, &mut outcome)?;
-        self.require_checked(&task, &mut outcome);
+        self.close_phase(task.task()?, &mut outcome)?;
+        self.require_checked(task.task()?, &mut outcome);
         self.summary.ran += 1;
-        let id = task.id.clone();
+        let id = task.id().to_owned();
         // A dispatched task's executor reported its own result; wf reports its own work.
         let dispatched = self.held.contains_key(&id);
         if !dispatched {
@@ -79,11 +80,11 @@ impl Engine<'_> {
         self.release(&id, policy::release_reason(&outcome.verdict))?;
         let facts = OutcomeFacts {
             dispatched,
-            handed_off: task.handed_off == Some(true),
-            needs_agent: needs_agent(&task),
+            handed_off: task.handed_off(),
+            needs_agent: needs_agent(task.task()?),
             pool_empty: self.pool.is_empty(),
             mock: self.pool.mock().is_some(),
-            dispatch_failures: self.task(&id).map_or(0, |t| t.dispatch_failures),
+            dispatch_failures: self.task(&id)?.map_or(0, |t| t.dispatch_failures),
             retries: (self.session.state()?.retry_counts)
                 .get(&id)
                 .copied()
@@ -163,7 +164,7 @@ impl Engine<'_> {
                 }
                 self.summary.passed += 1;
                 let verified = matches!(outcome.verdict, Verdict::Passed { verified: true });
-                let evidence = self.evidence(&task, &outcome)?;
+                let evidence = self.evidence(task.task()?, &outcome)?;
                 let data = paid(TaskMove {
                     verified: Some(verified),
                     duration_ms: Some(duration_ms),
@@ -172,7 +173,7 @@ impl Engine<'_> {
                     ..TaskMove::default()
                 });
                 if verified {
-                    self.remember(&task, &evidence);
+                    self.remember(task.task()?, &evidence);
                 }
                 drop(task);
                 self.session.complete_task(&id, data, evidence)?;
@@ -210,7 +211,7 @@ impl Engine<'_> {
             Next::Requeue => {
                 // Half-written declared outputs are named, so a later "completed"
                 // never rests on one unseen.
-                let partial = work::partial_outputs(&self.ctx.project, &task);
+                let partial = work::partial_outputs(&self.ctx.project, task.task()?);
                 drop(task);
                 self.session.set_task_status(
                     &id,
@@ -229,10 +230,12 @@ impl Engine<'_> {
             }
         };
         if let Some(current) = self.task_arc(&id).cloned() {
-            self.summary
-                .tasks
-                .push(task_result(&current, &outcome, &self.ctx.workflow_dir));
-            self.reporter.finished(&current, &outcome);
+            self.summary.tasks.push(task_result(
+                current.task()?,
+                &outcome,
+                &self.ctx.workflow_dir,
+            ));
+            self.reporter.finished(current.task()?, &outcome);
         }
         let (done, total) = self.counts()?;
         self.reporter.progress(done, total);

@@ -10,6 +10,7 @@
 //! its line (a phase of command tasks has its own checks) — from the generic task
 //! fields alone, whatever the plan's format.
 
+use crate::state::model::Glance;
 use std::collections::BTreeMap;
 
 use crate::error::Result;
@@ -37,11 +38,16 @@ impl Engine<'_> {
         let Some(pos) = state.position(&task.id) else {
             return Ok(false);
         };
-        let later = state.tasks[pos + 1..]
+        // One task at a time: the first that is ahead ends the look, unread the rest.
+        for later in state.tasks[pos + 1..]
             .iter()
-            .filter(|t| !t.status.is_done())
-            .map(AsRef::as_ref);
-        Ok(derive::implementation_ahead(task, later))
+            .filter(|t| !t.status().is_done())
+        {
+            if derive::implementation_ahead(task, [later.task()?]) {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     /// The project's tests as `task` starts, when it is checked by its line and its
@@ -118,14 +124,13 @@ impl Engine<'_> {
         let Some(baseline) = state.phase_baselines.get(&task.phase).cloned() else {
             return Ok(());
         };
-        let open = state
-            .tasks
-            .iter()
-            .any(|t| t.phase == task.phase && t.id != task.id && !t.status.is_done());
-        if open {
-            return Ok(());
+        // The phase's other open tasks are read until one is found, not all of them.
+        for t in &state.tasks {
+            if t.id() != task.id && !t.status().is_done() && t.task()?.phase == task.phase {
+                return Ok(());
+            }
         }
-        let tasks: Vec<&Task> = state.tasks.iter().map(AsRef::as_ref).collect();
+        let tasks = state.whole_tasks()?;
         let due = derive::due_green(
             &tasks,
             &task.phase,

@@ -12,6 +12,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 pub use crate::config::{PauseAt, AGENT_LIMIT_KEY};
+use crate::error::Result;
 use crate::run::context;
 use crate::run::work::Verdict;
 use crate::state::model::{Glance, Task};
@@ -376,13 +377,13 @@ pub fn after_outcome(verdict: &Verdict, f: &OutcomeFacts) -> Next {
 
 /// Nothing ready and nothing running: stuck behind a failure, or blocked. `None`
 /// when every task is done (the deliverables are checked next).
-pub fn nothing_ready(tasks: &[TaskRef]) -> Option<Stop> {
-    if let Some(stop) = failed_stop(tasks) {
-        return Some(stop);
+pub fn nothing_ready(tasks: &[TaskRef]) -> Result<Option<Stop>> {
+    if let Some(stop) = failed_stop(tasks)? {
+        return Ok(Some(stop));
     }
     let open: Vec<&TaskRef> = tasks.iter().filter(|t| !t.status().is_done()).collect();
     if open.is_empty() {
-        return None;
+        return Ok(None);
     }
     let mut kinds: Vec<String> = open
         .iter()
@@ -390,24 +391,27 @@ pub fn nothing_ready(tasks: &[TaskRef]) -> Option<Stop> {
         .collect();
     kinds.sort();
     kinds.dedup();
-    Some(Stop::Blocked {
+    Ok(Some(Stop::Blocked {
         kinds,
         tasks: open.iter().map(|t| t.id().to_string()).collect(),
-    })
+    }))
 }
 
 /// The failed stop when any task failed: the first failed task, and with several
 /// (a `--keep-going` run) how many and which.
-pub fn failed_stop(tasks: &[TaskRef]) -> Option<Stop> {
+pub fn failed_stop(tasks: &[TaskRef]) -> Result<Option<Stop>> {
     let failed: Vec<&TaskRef> = tasks
         .iter()
         .filter(|t| t.status() == TaskStatus::Failed)
         .collect();
-    let first = failed.first()?;
+    let Some(first) = failed.first() else {
+        return Ok(None);
+    };
     let why = format!(
         "task {} failed: {}",
-        first.id,
+        first.id(),
         first
+            .task()?
             .failure_reason
             .as_deref()
             .unwrap_or("no reason recorded")
@@ -418,10 +422,10 @@ pub fn failed_stop(tasks: &[TaskRef]) -> Option<Stop> {
         let ids: Vec<&str> = failed.iter().map(|t| t.id()).collect();
         format!("{} tasks failed ({}); {why}", failed.len(), ids.join(", "))
     };
-    Some(Stop::Failed {
-        task: Some(first.id.clone()),
+    Ok(Some(Stop::Failed {
+        task: Some(first.id().to_owned()),
         reason,
-    })
+    }))
 }
 
 /// What a failed task does to the run: without `--keep-going` the run stops (once
@@ -440,11 +444,11 @@ pub fn stop_after_failure(task_id: &str, reason: &str, keep_going: bool) -> Opti
 /// run may go on to a mode's stop (a phase's end, a gate under `--all`, step mode),
 /// and a workflow with a failed task must end `failed`, as it does without the flag.
 /// An interruption or a hand-off keeps its own stop.
-pub fn settle(stop: Stop, tasks: &[TaskRef]) -> Stop {
-    match stop {
-        Stop::Paused(_) => failed_stop(tasks).unwrap_or(stop),
+pub fn settle(stop: Stop, tasks: &[TaskRef]) -> Result<Stop> {
+    Ok(match stop {
+        Stop::Paused(_) => failed_stop(tasks)?.unwrap_or(stop),
         stop => stop,
-    }
+    })
 }
 
 /// The failed tasks, and the open tasks not run because they depend, directly or
@@ -494,14 +498,15 @@ pub fn fallout(tasks: &[TaskRef]) -> Fallout {
 }
 
 /// Files completed tasks said they create that `exists` does not find.
-pub fn missing_deliverables(tasks: &[TaskRef], exists: impl Fn(&str) -> bool) -> Vec<String> {
-    tasks
-        .iter()
-        .filter(|t| t.status == TaskStatus::Completed)
-        .flat_map(|t| t.creates.iter())
-        .filter(|f| !exists(f))
-        .cloned()
-        .collect()
+pub fn missing_deliverables(
+    tasks: &[TaskRef],
+    exists: impl Fn(&str) -> bool,
+) -> Result<Vec<String>> {
+    let mut missing = Vec::new();
+    for t in tasks.iter().filter(|t| t.status() == TaskStatus::Completed) {
+        missing.extend(t.task()?.creates.iter().filter(|f| !exists(f)).cloned());
+    }
+    Ok(missing)
 }
 
 /// The order a run would take the tasks not done, if each passed: a task handed off
@@ -513,14 +518,13 @@ pub struct Rehearsal<'a> {
     pub left: Vec<&'a Task>,
 }
 
-pub fn rehearse(state: &crate::state::WorkflowState) -> Rehearsal<'_> {
-    use crate::state::model::Glance;
+pub fn rehearse(state: &crate::state::WorkflowState) -> Result<Rehearsal<'_>> {
     let tasks = &state.tasks;
     let mut order: Vec<&Task> = tasks
         .iter()
         .filter(|t| t.handed_off())
-        .map(std::convert::AsRef::as_ref)
-        .collect();
+        .map(TaskRef::task)
+        .collect::<Result<_>>()?;
     let mut queue = super::ready_queue::ReadyQueue::new(tasks, |id| state.position(id));
     for t in &order {
         if let Some(i) = state.position(&t.id) {
@@ -529,8 +533,8 @@ pub fn rehearse(state: &crate::state::WorkflowState) -> Rehearsal<'_> {
     }
     let none = std::collections::HashSet::new();
     while let Some(t) = queue.next(tasks, &none) {
-        order.push(t.as_ref());
-        match state.position(&t.id) {
+        order.push(t.task()?);
+        match state.position(t.id()) {
             Some(i) => queue.done(i),
             None => break,
         }
@@ -538,10 +542,10 @@ pub fn rehearse(state: &crate::state::WorkflowState) -> Rehearsal<'_> {
     let taken: std::collections::HashSet<&str> = order.iter().map(|t| t.id.as_str()).collect();
     let left = tasks
         .iter()
-        .filter(|t| !t.status.is_done() && !taken.contains(t.id.as_str()))
-        .map(std::convert::AsRef::as_ref)
-        .collect();
-    Rehearsal { order, left }
+        .filter(|t| !t.status().is_done() && !taken.contains(t.id()))
+        .map(TaskRef::task)
+        .collect::<Result<_>>()?;
+    Ok(Rehearsal { order, left })
 }
 
 /// A workflow is never completed with 0 tasks.

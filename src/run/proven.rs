@@ -21,9 +21,9 @@ impl Engine<'_> {
         let state = self.session.state()?;
         Ok(Evidence {
             at: crate::clock::now_rfc3339(),
-            inputs: proof::inputs_now(&self.ctx.project, state, task),
+            inputs: proof::inputs_now(&self.ctx.project, state, task)?,
             checks: CheckRun::evidence(&outcome.checks),
-            executor: state.task(&task.id).and_then(|t| t.executor.clone()),
+            executor: state.task(&task.id)?.and_then(|t| t.executor.clone()),
             claim: outcome.claim.clone(),
             changes: outcome.changes.clone(),
             cached: false,
@@ -48,7 +48,7 @@ impl Engine<'_> {
         let Some(cache) = self.cache_for(task).filter(|c| c.may_hold(&task.id)) else {
             return Ok(None);
         };
-        let inputs = proof::inputs_now(&self.ctx.project, self.session.state()?, task);
+        let inputs = proof::inputs_now(&self.ctx.project, self.session.state()?, task)?;
         if !fingerprint::tells(&inputs) {
             return Ok(None);
         }
@@ -125,7 +125,7 @@ impl Engine<'_> {
             self.queue.done(i);
         }
         self.summary.cached += 1;
-        if let Some(current) = self.task(&task.id) {
+        if let Some(current) = self.task(&task.id)? {
             self.summary.tasks.push(TaskResult {
                 id: current.id.clone(),
                 status: current.status,

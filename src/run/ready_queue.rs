@@ -92,13 +92,13 @@ impl ReadyQueue {
         for &i in &self.candidates {
             self.examined += 1;
             let task = &tasks[i];
-            if task.status.is_done() {
+            if task.status().is_done() {
                 gone.push(i);
                 continue;
             }
-            if task.status == TaskStatus::Pending
-                && task.blocked_by.is_empty()
-                && !running.contains(&task.id)
+            if task.status() == TaskStatus::Pending
+                && task.blocked_by().is_empty()
+                && !running.contains(task.id())
             {
                 found = Some(task);
                 break;
@@ -141,7 +141,7 @@ mod tests {
         tasks
             .iter()
             .enumerate()
-            .map(|(i, t)| (t.id.clone(), i))
+            .map(|(i, t)| (t.id().to_owned(), i))
             .collect()
     }
 
@@ -155,18 +155,19 @@ mod tests {
         let mut order = Vec::new();
         loop {
             while running.len() < jobs {
-                let ids: HashSet<String> = running.iter().map(|&i| tasks[i].id.clone()).collect();
+                let ids: HashSet<String> =
+                    running.iter().map(|&i| tasks[i].id().to_owned()).collect();
                 let Some(t) = q.next(&tasks, &ids) else { break };
-                let i = index[&t.id];
-                order.push(t.id.clone());
-                tasks[i].make_mut().status = TaskStatus::InProgress;
+                let i = index[t.id()];
+                order.push(t.id().to_owned());
+                tasks[i].make_mut().unwrap().status = TaskStatus::InProgress;
                 running.push(i);
             }
             if running.is_empty() {
                 return (order, q.examined());
             }
             let i = running.remove(0);
-            tasks[i].make_mut().status = TaskStatus::Completed;
+            tasks[i].make_mut().unwrap().status = TaskStatus::Completed;
             q.done(i);
         }
     }
@@ -222,15 +223,12 @@ mod tests {
         let mut tasks: Vec<TaskRef> = tasks.into_iter().map(TaskRef::new).collect();
         let index = index(&tasks);
         let mut q = ReadyQueue::new(&tasks, |id| index.get(id).copied());
-        assert_eq!(q.next(&tasks, &HashSet::new()).map(|t| t.id.as_str()), None);
+        assert_eq!(q.next(&tasks, &HashSet::new()).map(Glance::id), None);
         // The blocker lifted (an unblock) and the failure retried: both can start.
-        tasks[1].make_mut().blocked_by.clear();
-        tasks[4].make_mut().status = TaskStatus::Pending;
-        assert_eq!(
-            q.next(&tasks, &HashSet::new()).map(|t| t.id.as_str()),
-            Some("T1")
-        );
+        tasks[1].make_mut().unwrap().blocked_by.clear();
+        tasks[4].make_mut().unwrap().status = TaskStatus::Pending;
+        assert_eq!(q.next(&tasks, &HashSet::new()).map(Glance::id), Some("T1"));
         let running: HashSet<String> = ["T1".to_string()].into();
-        assert_eq!(q.next(&tasks, &running).map(|t| t.id.as_str()), Some("F"));
+        assert_eq!(q.next(&tasks, &running).map(Glance::id), Some("F"));
     }
 }

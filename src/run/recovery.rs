@@ -123,16 +123,16 @@ fn pick_target(session: &Session, target: &str, flag: &str) -> Result<String> {
         return state
             .tasks
             .iter()
-            .find(|t| t.status == TaskStatus::Failed)
-            .map(|t| t.id.clone())
+            .find(|t| t.status() == TaskStatus::Failed)
+            .map(|t| t.id().to_owned())
             .ok_or_else(|| {
                 WfError::usage(format!(
                     "{flag}: no task has failed; name the task: {flag} TASK"
                 ))
             });
     }
-    match state.task(target) {
-        Some(t) => Ok(t.id.clone()),
+    match state.task_ref(target) {
+        Some(t) => Ok(t.id().to_owned()),
         None => Err(WfError::usage(format!(
             "{flag}: there is no task {target} in this workflow"
         ))),
@@ -183,7 +183,7 @@ mod tests {
         state
             .tasks
             .iter()
-            .map(|t| (t.id.clone(), t.status))
+            .map(|t| (t.id().to_owned(), t.status()))
             .collect()
     }
 

@@ -142,11 +142,11 @@ impl Tree {
         commit: Option<String>,
         state: &WorkflowState,
         task: &crate::state::model::Task,
-    ) -> Tree {
-        Tree {
+    ) -> Result<Tree> {
+        Ok(Tree {
             commit,
-            files: crate::proof::inputs_now(project, state, task).files,
-        }
+            files: crate::proof::inputs_now(project, state, task)?.files,
+        })
     }
 }
 
@@ -243,7 +243,7 @@ fn runner() -> Option<Runner> {
 pub fn check_chain(state: &WorkflowState, ids: &[String], ci: bool) -> Result<()> {
     let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
     for (k, id) in ids.iter().enumerate() {
-        let task = state.task(id).ok_or_else(|| {
+        let task = state.task(id)?.ok_or_else(|| {
             WfError::usage(format!(
                 "no task {} in this workflow; `wf status` lists the task ids",
                 crate::error::one_line(id)
@@ -306,7 +306,7 @@ pub fn run_task(
         key,
         agents,
     } = *run;
-    let task = state.task(task_id).ok_or_else(|| {
+    let task = state.task(task_id)?.ok_or_else(|| {
         WfError::usage(format!(
             "no task {task_id} in this workflow; `wf status` lists the task ids"
         ))
@@ -321,7 +321,7 @@ pub fn run_task(
         return Err(agent_refusal(task_id));
     }
     // Taken before the checks: the tree they ran on, which a check may change.
-    let tree = Tree::now(project, head_commit(project), state, task);
+    let tree = Tree::now(project, head_commit(project), state, task)?;
     let started_at = crate::clock::now_rfc3339();
     let started = Instant::now();
     // The logs live only as long as this run: nothing in the workflow dir is written.
@@ -342,7 +342,7 @@ pub fn run_task(
     });
     // An agent's work is never answered from the cache: it has yet to be done.
     let cached = match (&cannot, cache.as_mut()) {
-        (None, Some(cache)) if !agent => cache.pass(task),
+        (None, Some(cache)) if !agent => cache.pass(task)?,
         _ => None,
     };
     let mut agent_work = AgentWork::default();
@@ -388,10 +388,10 @@ pub fn run_task(
         ));
     }
     // Taken after the checks: the files as they passed (or failed) on them.
-    let fingerprint = crate::proof::inputs_now(project, state, task);
+    let fingerprint = crate::proof::inputs_now(project, state, task)?;
     if let (Verdict::Passed { .. }, Some(cache)) = (&verdict, cache) {
         if cached.is_none() {
-            cache.remember(task, &CheckRun::evidence(&runs));
+            cache.remember(task, &CheckRun::evidence(&runs))?;
         }
     }
     let log = ctx.log_for(task, 1);

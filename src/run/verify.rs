@@ -12,6 +12,7 @@
 //! it goes back to planned. When every task is done again, the workflow is
 //! completed again (after its final verifiers).
 
+use crate::state::model::Glance;
 use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
@@ -98,7 +99,7 @@ impl Report {
 fn selection(state: &WorkflowState, wanted: &[String]) -> Result<Vec<usize>> {
     let eligible = |t: &Task| t.status == TaskStatus::Completed || t.reopened.is_some();
     for id in wanted {
-        let task = state.task(id).ok_or_else(|| {
+        let task = state.task(id)?.ok_or_else(|| {
             WfError::usage(format!(
                 "no task {id} in this workflow; `wf status` lists the task ids"
             ))
@@ -115,14 +116,11 @@ fn selection(state: &WorkflowState, wanted: &[String]) -> Result<Vec<usize>> {
     let mut out = Vec::new();
     for i in order {
         let t = &state.tasks[i];
-        if wanted.is_empty()
-            || chosen.contains(t.id.as_str())
-            || t.deps.iter().any(|d| chosen.contains(d.as_str()))
-        {
+        if wanted.is_empty() || chosen.contains(t.id()) || t.deps().any(|d| chosen.contains(d)) {
             if !wanted.is_empty() {
-                chosen.insert(&t.id);
+                chosen.insert(t.id());
             }
-            if eligible(t) {
+            if eligible(t.task()?) {
                 out.push(i);
             }
         }
@@ -146,7 +144,7 @@ pub fn verify(session: &mut Session, ctx: &WorkCtx, request: &Request) -> Result
     let order = selection(session.state()?, &request.tasks)?;
     // Who answers for a shared file is settled by the run that completed them, not
     // by this pass's reopenings.
-    let shared = proof::shared_files(session.state()?);
+    let shared = proof::shared_files(session.state()?)?;
     let mut now_fp: HashMap<String, String> = HashMap::new();
     let mut checked = Vec::new();
     let mut regressions = Vec::new();
@@ -154,8 +152,8 @@ pub fn verify(session: &mut Session, ctx: &WorkCtx, request: &Request) -> Result
     let mut behind: HashMap<String, String> = HashMap::new();
     let mut recompleted = 0usize;
     for i in order {
-        let task = session.state()?.tasks[i].clone();
-        let inputs = proof::inputs_with(&ctx.project, session.state()?, i, &now_fp, &shared);
+        let task = session.state()?.tasks[i].task()?.clone();
+        let inputs = proof::inputs_with(&ctx.project, session.state()?, i, &now_fp, &shared)?;
         let why = reasons(&task, &inputs, request.all);
         let behind_failure = task.deps.iter().find_map(|d| behind.get(d)).cloned();
         if let Some(failed) = &behind_failure {
@@ -219,7 +217,8 @@ pub fn verify(session: &mut Session, ctx: &WorkCtx, request: &Request) -> Result
             Verdict::Passed { verified: true } => {
                 line.result = Standing::Passed;
                 // The files as the checks just passed on them.
-                let after = proof::inputs_with(&ctx.project, session.state()?, i, &now_fp, &shared);
+                let after =
+                    proof::inputs_with(&ctx.project, session.state()?, i, &now_fp, &shared)?;
                 let evidence = Evidence {
                     at: crate::clock::now_rfc3339(),
                     inputs: after,
@@ -301,7 +300,7 @@ fn record_pass(
     evidence: Evidence,
     why: &[String],
 ) -> Result<bool> {
-    let status = session.state()?.task(&task.id).map(|t| t.status);
+    let status = session.state()?.task_ref(&task.id).map(Glance::status);
     if status == Some(TaskStatus::Completed) {
         session.emit(
             NewEvent::new(EventData::TaskVerified(Verified {
@@ -337,7 +336,7 @@ fn record_pass(
 
 /// Puts a task that no longer passes back to pending, with why.
 fn reopen(session: &mut Session, task: &Task, reason: &str) -> Result<()> {
-    if session.state()?.task(&task.id).map(|t| t.status) != Some(TaskStatus::Completed) {
+    if session.state()?.task_ref(&task.id).map(Glance::status) != Some(TaskStatus::Completed) {
         return Ok(());
     }
     let why = format!("wf verify: it no longer passes: {reason}");
@@ -371,7 +370,7 @@ fn settle_workflow(
         }
         return Ok(None);
     }
-    let all_done = session.state()?.tasks.iter().all(|t| t.status.is_done());
+    let all_done = session.state()?.tasks.iter().all(|t| t.status().is_done());
     if recompleted == 0
         || !all_done
         || matches!(status, WorkflowStatus::Completed | WorkflowStatus::Archived)
@@ -408,7 +407,7 @@ mod tests {
         let tasks = [t("A", &["C"]), t("B", &[]), t("C", &["B"]), t("D", &["A"])].map(TaskRef::new);
         let order: Vec<&str> = proof::state_order(&tasks)
             .into_iter()
-            .map(|i| tasks[i].id.as_str())
+            .map(|i| tasks[i].id())
             .collect();
         assert_eq!(order, ["B", "C", "A", "D"]);
     }
@@ -425,7 +424,9 @@ mod tests {
         .map(TaskRef::new)
         .into();
         let ids = |sel: Vec<usize>| -> Vec<String> {
-            sel.into_iter().map(|i| state.tasks[i].id.clone()).collect()
+            sel.into_iter()
+                .map(|i| state.tasks[i].id().to_owned())
+                .collect()
         };
         assert_eq!(
             ids(selection(&state, &["T1".into()]).unwrap()),

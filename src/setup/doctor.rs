@@ -8,6 +8,7 @@
 //! no command (no Claude Code hooks: `wf` runs without them; a stale lock: the kernel
 //! released it with its holder, see [`lock`]).
 
+use crate::state::model::Glance;
 use std::ffi::OsStr;
 use std::path::Path;
 
@@ -407,12 +408,20 @@ fn constraints(dir: &Path, config: &Config, state: &crate::state::WorkflowState)
 /// warning: the tools may be installed before the gate's turn. Nothing when the
 /// plan has no gate left.
 fn gates(dir: &Path, config: &Config, state: &crate::state::WorkflowState) -> Option<Check> {
-    let gates: Vec<&str> = state
-        .tasks
-        .iter()
-        .filter(|t| t.quality_gate && !t.status.is_done())
-        .map(|t| t.id.as_str())
-        .collect();
+    let mut gates: Vec<&str> = Vec::new();
+    for t in state.tasks.iter().filter(|t| !t.status().is_done()) {
+        match t.task() {
+            Ok(task) if task.quality_gate => gates.push(&task.id),
+            Ok(_) => {}
+            Err(err) => {
+                return Some(Check::problem(
+                    "state",
+                    err.message,
+                    "run `wf doctor` again",
+                ))
+            }
+        }
+    }
     if gates.is_empty() {
         return None;
     }

@@ -93,7 +93,7 @@ fn apply_task_status(state: &mut WorkflowState, event: &Event, m: &TaskMove) -> 
         .ok_or_else(|| bad_event(event, "no task_id"))?;
     let to = m.to;
     let task = state
-        .task_mut(id)
+        .task_mut(id)?
         .ok_or_else(|| bad_event(event, &format!("unknown task {id}")))?;
     task.status = task
         .status
@@ -198,7 +198,7 @@ fn apply_verified(state: &mut WorkflowState, event: &Event, v: &Verified) -> Res
         .as_deref()
         .ok_or_else(|| bad_event(event, "no task_id"))?;
     let task = state
-        .task_mut(id)
+        .task_mut(id)?
         .ok_or_else(|| bad_event(event, &format!("unknown task {id}")))?;
     task.evidence = Some(v.evidence.clone());
     Ok(())

@@ -7,6 +7,7 @@
 //! leaves the state exactly as it was. The plan round-trip properties live in
 //! `plan/prop_tests.rs`.
 
+use crate::state::model::Glance;
 use crate::state::task_ref::TaskRef;
 
 use proptest::prelude::*;
@@ -93,24 +94,33 @@ struct Model {
 
 fn check_consistent(state: &mut WorkflowState, models: &[Model]) -> Result<(), TestCaseError> {
     for (task, model) in state.tasks.iter().zip(models) {
-        prop_assert_eq!(task.status, model.status, "{}", &task.id);
-        prop_assert_eq!(task.attempts, model.attempts, "{}", &task.id);
-        let retries = state.retry_counts.get(&task.id).copied().unwrap_or(0);
-        prop_assert_eq!(retries, model.retries, "{}", &task.id);
-        if task.handed_off == Some(true) {
-            prop_assert_eq!(task.status, TaskStatus::InProgress, "{}", &task.id);
+        prop_assert_eq!(task.status(), model.status, "{}", &task.id());
+        prop_assert_eq!(
+            task.task().unwrap().attempts,
+            model.attempts,
+            "{}",
+            &task.id()
+        );
+        let retries = state.retry_counts.get(task.id()).copied().unwrap_or(0);
+        prop_assert_eq!(retries, model.retries, "{}", &task.id());
+        if task.handed_off() {
+            prop_assert_eq!(task.status(), TaskStatus::InProgress, "{}", &task.id());
         }
-        if !matches!(task.status, TaskStatus::Failed | TaskStatus::Blocked) {
-            prop_assert!(task.failure_reason.is_none(), "{} keeps a reason", &task.id);
+        if !matches!(task.status(), TaskStatus::Failed | TaskStatus::Blocked) {
+            prop_assert!(
+                task.task().unwrap().failure_reason.is_none(),
+                "{} keeps a reason",
+                &task.id()
+            );
         }
         prop_assert_eq!(
-            task.status.is_done(),
-            matches!(task.status, TaskStatus::Completed | TaskStatus::Skipped)
+            task.status().is_done(),
+            matches!(task.status(), TaskStatus::Completed | TaskStatus::Skipped)
         );
     }
     if let Some(current) = &state.current_task {
         prop_assert!(
-            state.task(current).is_some(),
+            state.task(current).unwrap().is_some(),
             "current task {current} unknown"
         );
     }
@@ -119,8 +129,8 @@ fn check_consistent(state: &mut WorkflowState, models: &[Model]) -> Result<(), T
         state
             .tasks
             .iter()
-            .filter(|t| t.status == s)
-            .map(|t| t.id.clone())
+            .filter(|t| t.status() == s)
+            .map(|t| t.id().to_owned())
             .collect()
     };
     prop_assert_eq!(&state.progress.completed, &ids(TaskStatus::Completed));

@@ -362,8 +362,22 @@ impl WorkflowState {
         }
     }
 
-    pub fn task(&self, id: &str) -> Option<&Task> {
-        self.tasks.get(self.position(id)?).map(TaskRef::as_ref)
+    /// The task `id`, read whole: an error when its record no longer reads
+    /// (`state::task_ref`), none when the state has no such task.
+    pub fn task(&self, id: &str) -> crate::error::Result<Option<&Task>> {
+        self.task_ref(id).map(TaskRef::task).transpose()
+    }
+
+    /// The task `id` as the state holds it, unread: for what needs only its
+    /// [`Glance`] (its status, its dependencies).
+    pub fn task_ref(&self, id: &str) -> Option<&TaskRef> {
+        self.tasks.get(self.position(id)?)
+    }
+
+    /// Every task, read whole, in order: for what looks at more of each task than its
+    /// [`Glance`] (a report, an export). An error when a record no longer reads.
+    pub fn whole_tasks(&self) -> crate::error::Result<Vec<&Task>> {
+        self.tasks.iter().map(TaskRef::task).collect()
     }
 
     /// Where the task `id` is in `tasks`. A miss indexes every task again (the tasks
@@ -398,17 +412,18 @@ impl WorkflowState {
     /// (`Arc::make_mut`), as a checkpoint being written does (src/run/checkpoint.rs).
     /// The prior snapshot holds every task weakly (`state::snapshot_file`): the first
     /// change of a task after it moves the task to a new allocation, uncopied.
-    pub fn task_mut(&mut self, id: &str) -> Option<&mut Task> {
-        let i = self.task_index.position(&self.tasks, id)?;
-        self.tasks.get_mut(i).map(TaskRef::make_mut)
+    pub fn task_mut(&mut self, id: &str) -> crate::error::Result<Option<&mut Task>> {
+        let Some(i) = self.task_index.position(&self.tasks, id) else {
+            return Ok(None);
+        };
+        self.tasks.get_mut(i).map(TaskRef::make_mut).transpose()
     }
 
     /// The task handed off to an agent and not yet taken back, if any.
-    pub fn handed_off_task(&self) -> Option<&Task> {
+    pub fn handed_off_task(&self) -> Option<&TaskRef> {
         self.tasks
             .iter()
             .find(|t| t.status() == TaskStatus::InProgress && t.handed_off())
-            .map(TaskRef::as_ref)
     }
 
     /// The error every command that runs tasks gives for a workflow without any:
@@ -543,26 +558,26 @@ mod tests {
             state.tasks.push(task(&format!("T{i}")));
             // Appended one at a time, each is found (and the earlier still are).
             assert_eq!(
-                state.task_mut(&format!("T{i}")).unwrap().id,
+                state.task_mut(&format!("T{i}")).unwrap().unwrap().id,
                 format!("T{i}")
             );
-            assert_eq!(state.task("T0").unwrap().id, "T0");
+            assert_eq!(state.task("T0").unwrap().unwrap().id, "T0");
         }
         state.tasks.reverse();
         state.tasks.truncate(30);
         state.tasks.push(task("T0"));
         for t in state.tasks.clone() {
             assert!(
-                std::ptr::eq(state.task(&t.id).unwrap(), t.as_ref()),
+                std::ptr::eq(state.task(t.id()).unwrap().unwrap(), t.task().unwrap()),
                 "{}",
-                t.id
+                t.id()
             );
         }
-        assert!(state.task("T5").is_none());
+        assert!(state.task("T5").unwrap().is_none());
         // Moved with nothing added: every position it had is checked, and rebuilt.
         state.tasks.swap(0, 29);
         for (i, t) in state.tasks.clone().iter().enumerate() {
-            assert_eq!(state.position(&t.id), Some(i), "{}", t.id);
+            assert_eq!(state.position(t.id()), Some(i), "{}", t.id());
         }
     }
 
@@ -604,7 +619,7 @@ mod tests {
                     ..Task::default()
                 })
                 .collect();
-            let ids: Vec<String> = shared(tasks).iter().map(|t| t.id.clone()).collect();
+            let ids: Vec<String> = shared(tasks).iter().map(|t| t.id().to_owned()).collect();
             let want: Vec<String> = (0..n).map(|i| format!("T{i}")).collect();
             assert_eq!(ids, want, "{n} tasks");
         }

@@ -17,16 +17,13 @@ pub fn is_ready(task: &impl Glance, dep_done: impl Fn(&str) -> bool) -> bool {
 }
 
 pub fn ready(state: &WorkflowState) -> Vec<usize> {
-    let status: HashMap<&str, TaskStatus> = state
-        .tasks
-        .iter()
-        .map(|t| (t.id.as_str(), t.status))
-        .collect();
+    let status: HashMap<&str, TaskStatus> =
+        state.tasks.iter().map(|t| (t.id(), t.status())).collect();
     state
         .tasks
         .iter()
         .enumerate()
-        .filter(|(_, t)| is_ready(t.as_ref(), |d| status.get(d).is_some_and(|s| s.is_done())))
+        .filter(|(_, t)| is_ready(*t, |d| status.get(d).is_some_and(|s| s.is_done())))
         .map(|(i, _)| i)
         .collect()
 }

@@ -600,7 +600,7 @@ mod tests {
         let mut state = state_of(30);
         // Records longer than the writer's buffer, and records across its edges.
         for i in [3, 4, 20] {
-            state.tasks[i].make_mut().name = "n".repeat(BUF + i);
+            state.tasks[i].make_mut().unwrap().name = "n".repeat(BUF + i);
         }
         let mut out = Vec::new();
         let spans = write(&mut out, &state, None).unwrap().spans;
@@ -610,7 +610,7 @@ mod tests {
         for (task, [start, end]) in state.tasks.iter().zip(spans) {
             let record = &bytes[usize::try_from(start).unwrap()..usize::try_from(end).unwrap()];
             let read: Task = serde_json::from_slice(record).unwrap();
-            assert_eq!(&read, task.as_ref());
+            assert_eq!(&read, task.task().unwrap());
         }
         // Serialized anywhere else, the tasks note nothing.
         let _ = serde_json::to_vec(&state).unwrap();
@@ -620,8 +620,8 @@ mod tests {
     #[test]
     fn a_task_changed_after_a_snapshot_is_moved_not_copied_and_serialized_again() {
         let (_dir, path, mut state, prior) = written_once(3);
-        let name = state.tasks[1].name.as_ptr();
-        let task = state.task_mut("T2").unwrap();
+        let name = state.tasks[1].task().unwrap().name.as_ptr();
+        let task = state.task_mut("T2").unwrap().unwrap();
         task.status = crate::state::machine::TaskStatus::Completed;
         assert_eq!(task.name.as_ptr(), name, "the task was copied whole");
         let next = path.with_file_name("b.json");
@@ -636,7 +636,7 @@ mod tests {
         let mut state = state_of(5);
         let (prior, copied) = write_file(&dir.path().join("a.json"), &state, None);
         assert_eq!(copied, 0);
-        state.task_mut("T3").unwrap().name = "changed".into();
+        state.task_mut("T3").unwrap().unwrap().name = "changed".into();
         let path = dir.path().join("b.json");
         let (prior, copied) = write_file(&path, &state, Some(prior));
         assert_eq!(copied, 4);
@@ -748,17 +748,22 @@ mod tests {
         let n = state.tasks.len();
         match *change {
             Change::Status(i) if n > 0 => {
-                let id = state.tasks[i % n].id.clone();
-                let task = state.task_mut(&id).unwrap();
+                let id = state.tasks[i % n].id().to_owned();
+                let task = state.task_mut(&id).unwrap().unwrap();
                 task.status = crate::state::machine::TaskStatus::Completed;
                 task.duration_ms = Some(7);
             }
             Change::Rename(i) if n > 0 => {
-                let id = state.tasks[i % n].id.clone();
-                state.task_mut(&id).unwrap().name.push_str(" and more");
+                let id = state.tasks[i % n].id().to_owned();
+                state
+                    .task_mut(&id)
+                    .unwrap()
+                    .unwrap()
+                    .name
+                    .push_str(" and more");
             }
             Change::Replace(i) if n > 0 => {
-                let same = Task::clone(&state.tasks[i % n]);
+                let same = Task::clone(state.tasks[i % n].task().unwrap());
                 state.tasks[i % n] = TaskRef::new(same);
             }
             Change::Insert(i) => {

@@ -133,7 +133,7 @@ mod tests {
         );
         // Read when looked at whole: the task as pushed.
         for (spilled, t) in state.tasks.iter().zip(&tasks) {
-            assert_eq!(&**spilled, t);
+            assert_eq!(spilled.task().unwrap(), t);
         }
     }
 
@@ -150,9 +150,9 @@ mod tests {
         let (spilled, prior) = spill.finish().unwrap();
         let mut state = WorkflowState::new();
         state.tasks = spilled;
-        assert_eq!(state.tasks[3].name, tasks[3].name);
+        assert_eq!(state.tasks[3].task().unwrap().name, tasks[3].name);
         assert!(state.tasks[3].is_read());
-        state.tasks[7].make_mut().name = "changed".into();
+        state.tasks[7].make_mut().unwrap().name = "changed".into();
         tasks[7].name = "changed".into();
 
         let mut copied = Vec::new();
@@ -174,7 +174,7 @@ mod tests {
         let mut spill = Spill::create(dir.path(), 1).unwrap();
         spill.push(&task(1)).unwrap();
         let (tasks, _prior) = spill.finish().unwrap();
-        assert_eq!(tasks[0].name, task(1).name);
+        assert_eq!(tasks[0].task().unwrap().name, task(1).name);
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 }

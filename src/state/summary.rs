@@ -387,15 +387,20 @@ pub fn stage(
     let skipped = std::mem::take(&mut state.skipped_info);
     let gates = std::mem::take(&mut state.quality_gates);
     let baselines = std::mem::take(&mut state.phase_baselines);
-    let out = SummaryOut {
-        summary_version: SUMMARY_VERSION,
-        snapshot,
-        event_log: mark,
-        digest: &digest,
-        state,
-        tasks: named.iter().map(|&i| tasks[i].as_ref()).collect(),
-    };
-    staged.add(SUMMARY_FILE, |w| serde_json::to_writer(w, &out));
+    // A named task whose record no longer reads leaves no summary: the read paths
+    // load the whole state, and say what is wrong in it.
+    let whole: crate::error::Result<Vec<&Task>> = named.iter().map(|&i| tasks[i].task()).collect();
+    if let Ok(whole) = whole {
+        let out = SummaryOut {
+            summary_version: SUMMARY_VERSION,
+            snapshot,
+            event_log: mark,
+            digest: &digest,
+            state,
+            tasks: whole,
+        };
+        staged.add(SUMMARY_FILE, |w| serde_json::to_writer(w, &out));
+    }
     state.tasks = tasks;
     state.progress = progress;
     state.skipped_info = skipped;

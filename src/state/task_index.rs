@@ -19,7 +19,7 @@
 //! another snapshot's, a span that does not hold its task, an event the fold refuses
 //! — is the whole load.
 
-use crate::state::task_ref::{TaskRef, WeakTask};
+use crate::state::task_ref::{Glanced, TaskRef, WeakTask};
 use std::cell::OnceCell;
 use std::collections::HashMap;
 use std::os::unix::fs::FileExt;
@@ -190,34 +190,29 @@ fn entries_of<S: Serializer>(
     (tasks, spans): &(&[TaskRef], &[[u64; 2]]),
     s: S,
 ) -> Result<S::Ok, S::Error> {
-    s.collect_seq(
-        tasks
-            .iter()
-            .zip(*spans)
-            .map(|(t, span)| match t.index_entry() {
-                // A task still unread is written from what the index said of it.
-                Some(e) => (
-                    e.id(),
-                    e.status,
-                    e.deps(),
-                    e.blocked_by(),
-                    e.accepted_unchecked,
-                    e.handed_off,
-                    e.usage(),
-                    span,
-                ),
-                None => (
-                    t.id.as_str(),
-                    t.status,
-                    Ids::listed(&t.deps),
-                    Ids::listed(&t.blocked_by),
-                    t.accepted_unchecked,
-                    t.handed_off,
-                    t.usage,
-                    span,
-                ),
-            }),
-    )
+    s.collect_seq(tasks.iter().zip(*spans).map(|(t, span)| match t.glanced() {
+        // A task still unread is written from what the index said of it.
+        Glanced::Entry(e) => (
+            e.id(),
+            e.status,
+            e.deps(),
+            e.blocked_by(),
+            e.accepted_unchecked,
+            e.handed_off,
+            e.usage(),
+            span,
+        ),
+        Glanced::Task(t) => (
+            t.id.as_str(),
+            t.status,
+            Ids::listed(&t.deps),
+            Ids::listed(&t.blocked_by),
+            t.accepted_unchecked,
+            t.handed_off,
+            t.usage,
+            span,
+        ),
+    }))
 }
 
 /// What `task-index.json` says of itself, before its entries. Nothing else: a second
@@ -407,7 +402,7 @@ impl IndexSpans {
             && located
                 .iter()
                 .zip(tasks)
-                .all(|((id, _), t)| t.upgrade().is_none_or(|t| *id == t.id));
+                .all(|((id, _), t)| t.upgrade().is_none_or(|t| id == t.id()));
         same.then(|| located.iter().map(|&(_, span)| span).collect())
     }
 }
@@ -541,7 +536,8 @@ fn view_of(
         return None;
     }
     for (&i, task) in moved.iter().zip(&light.tasks) {
-        entries[i].take_fold(task);
+        // Built whole from its entry (`Fold::apply`): there is no record to fail.
+        entries[i].take_fold(task.task().ok()?);
     }
     light.current_tasks = current_of::<Entry>(entries);
     light.current_task = light.current_tasks.first().cloned();
@@ -649,7 +645,7 @@ mod tests {
     /// A legal walk of task moves, as a run that dies leaves them in the log: each
     /// completion with its proof and usage, some blocks with their blockers.
     fn walk(state: &WorkflowState, moves: &[(usize, usize, u8)], first_seq: u64) -> Vec<Event> {
-        let mut status: Vec<TaskStatus> = state.tasks.iter().map(|t| t.status).collect();
+        let mut status: Vec<TaskStatus> = state.tasks.iter().map(Glance::status).collect();
         let mut events = Vec::new();
         for (i, &(task, pick, flags)) in moves.iter().enumerate() {
             let task = task % status.len();
@@ -702,7 +698,7 @@ mod tests {
             events.push(Event {
                 seq: first_seq + i as u64,
                 ts: format!("2026-11-26T10:00:{:02}Z", i % 60),
-                task_id: Some(state.tasks[task].id.clone()),
+                task_id: Some(state.tasks[task].id().to_owned()),
                 executor: None,
                 actor: "wf.orchestrator".into(),
                 role: "orchestrator".into(),
@@ -718,7 +714,7 @@ mod tests {
             .iter()
             .map(|t| Task {
                 evidence: None,
-                ..t.as_ref().clone()
+                ..t.task().unwrap().clone()
             })
             .collect()
     }
@@ -817,7 +813,7 @@ mod tests {
             let spans = &spans[..tasks.len()];
             let bytes = index_bytes(&tasks, spans);
             let (head, read) = read_entries(&bytes).expect("an index as written");
-            let want: Vec<Entry> = tasks.iter().zip(spans).map(|(t, s)| Entry::of(t, Span::new(s[0], s[1]).unwrap())).collect();
+            let want: Vec<Entry> = tasks.iter().zip(spans).map(|(t, s)| Entry::of(t.task().unwrap(), Span::new(s[0], s[1]).unwrap())).collect();
             prop_assert_eq!(&read, &want);
             let by_serde: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
             let by_serde: Vec<Fields> = serde_json::from_value(by_serde["tasks"].clone()).unwrap();
@@ -911,7 +907,7 @@ mod tests {
                 .state
                 .tasks
                 .iter()
-                .filter(|t| named.contains(&t.id))
+                .filter(|t| named.contains(t.id()))
                 .cloned()
                 .collect();
             prop_assert_eq!(without_proof(&view.state.tasks), without_proof(&shown));

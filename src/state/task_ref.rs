@@ -16,15 +16,16 @@
 //! the record, and a snapshot copies the record's bytes while the task is unchanged
 //! (`state::snapshot_file`).
 
-use std::ops::Deref;
 use std::sync::{Arc, OnceLock, Weak};
 
+use crate::error::{ErrorKind, Result, WfError};
 use crate::state::ids::Ids;
 use crate::state::machine::TaskStatus;
 use crate::state::model::{Glance, Task, Usage};
 
-/// A task of a state: [`Deref`] gives the whole task (parsing its record on the
-/// first look); [`Glance`] gives what the scheduler and the summary need without it.
+/// A task of a state: [`TaskRef::task`] gives the whole task (parsing its record on
+/// the first look, which can fail); [`Glance`] gives what the scheduler and the
+/// summary need without it.
 pub struct TaskRef(Arc<Slot>);
 
 #[derive(Clone)]
@@ -79,35 +80,40 @@ impl TaskRef {
         }))
     }
 
+    /// The whole task, read from its record first if it was not: an error when the
+    /// record no longer reads as the task (see [`read_record`]).
+    pub fn task(&self) -> Result<&Task> {
+        if let Some(task) = self.0.task.get() {
+            return Ok(task);
+        }
+        let Some(record) = self.0.record.as_ref() else {
+            unreachable!("a task is built whole or loaded from its record")
+        };
+        let task = read_record(record)?;
+        Ok(self.0.task.get_or_init(|| Box::new(task)))
+    }
+
     /// The task to change: read first if it was not, a copy of its own first if a
     /// checkpoint being written still holds it (`Arc::make_mut`; the prior snapshot's
     /// weak handles do not count: the task moves to a new allocation uncopied).
-    pub fn make_mut(&mut self) -> &mut Task {
-        let _ = self.whole();
+    pub fn make_mut(&mut self) -> Result<&mut Task> {
+        self.task()?;
         #[cfg(test)]
         if Arc::strong_count(&self.0) > 1 {
             COPIES.with(|copies| copies.set(copies.get() + 1));
         }
         let slot = Arc::make_mut(&mut self.0);
         slot.record = None;
-        slot.task.get_mut().expect("read just above")
+        Ok(slot.task.get_mut().expect("read just above"))
     }
 
     /// The task itself, read first if it was not; a copy if anything else holds it.
-    pub fn into_task(self) -> Task {
-        let _ = self.whole();
-        *Arc::unwrap_or_clone(self.0)
+    pub fn into_task(self) -> Result<Task> {
+        self.task()?;
+        Ok(*Arc::unwrap_or_clone(self.0)
             .task
             .into_inner()
-            .expect("read just above")
-    }
-
-    /// What the task index said of the task, while it is unread.
-    pub fn index_entry(&self) -> Option<&crate::state::task_index::Entry> {
-        match self.glance() {
-            Glanced::Entry(entry) => Some(entry),
-            Glanced::Task(_) => None,
-        }
+            .expect("read just above"))
     }
 
     /// Where the task's record is in `source`, if it was made from one there and has
@@ -130,22 +136,13 @@ impl TaskRef {
         WeakTask(Arc::downgrade(&self.0))
     }
 
-    fn whole(&self) -> &Task {
-        self.0.task.get_or_init(|| {
-            let record = self
-                .0
-                .record
-                .as_ref()
-                .expect("a task is built whole or loaded from its record");
-            Box::new(read_record(record))
-        })
-    }
-
-    fn glance(&self) -> Glanced<'_> {
+    /// What the task is known by without reading it: the whole task once read (or
+    /// built), else what the task index said of it.
+    pub fn glanced(&self) -> Glanced<'_> {
         match (self.0.task.get(), self.0.record.as_ref()) {
             (Some(task), _) => Glanced::Task(task),
             (None, Some(record)) => Glanced::Entry(&record.glance),
-            (None, None) => Glanced::Task(self.whole()),
+            (None, None) => unreachable!("a task is built whole or loaded from its record"),
         }
     }
 }
@@ -153,43 +150,44 @@ impl TaskRef {
 /// Parses a record the task index named in a snapshot this build wrote. Every such
 /// record is one this build serialized (or copied from a snapshot it serialized it
 /// into), read from the file the index names, so it parses; one that does not means
-/// the file was written over in place since with the same size and time.
-fn read_record(record: &Record) -> Task {
+/// the file was written over in place since with the same size and time. The index
+/// is forgotten then, so the next command reads the whole file.
+fn read_record(record: &Record) -> Result<Task> {
     crate::testing::record_read();
     let [start, end] = record.glance.span.bounds();
     let bytes = crate::fs::read_span(&record.source.file, start, end);
     match bytes.map(|bytes| serde_json::from_slice::<Task>(&bytes)) {
-        Some(Ok(task)) if task.id == record.glance.id() => task,
+        Some(Ok(task)) if task.id == record.glance.id() => Ok(task),
         _ => {
             let (id, at) = (record.glance.id(), format!("bytes {start}..{end}"));
-            if let Some(path) = &record.source.snapshot {
+            let message = if let Some(path) = &record.source.snapshot {
                 crate::state::task_index::forget(path);
-                crate::output::stderr_line(format_args!(
-                    "wf: {}: the record of task {id} ({at}) no longer reads as that task: the \
+                format!(
+                    "{}: the record of task {id} ({at}) no longer reads as that task: the \
                      file was changed in place while wf read it. Run the command again: it \
                      reads the whole file (and names what is wrong in it).",
                     path.display(),
-                ));
+                )
             } else {
                 // Nothing but this process can reach an import's unnamed file.
-                crate::output::stderr_line(format_args!(
-                    "wf: the record of task {id} ({at}) that this import wrote does not read \
+                format!(
+                    "the record of task {id} ({at}) that this import wrote does not read \
                      back as that task; this is a bug in wf, please report it."
-                ));
-            }
-            std::process::exit(crate::error::ErrorKind::CorruptState.exit_code());
+                )
+            };
+            Err(WfError::new(ErrorKind::CorruptState, message))
         }
     }
 }
 
-enum Glanced<'a> {
+pub enum Glanced<'a> {
     Task(&'a Task),
     Entry(&'a crate::state::task_index::Entry),
 }
 
 macro_rules! glanced {
     ($self:ident . $m:ident ()) => {
-        match $self.glance() {
+        match $self.glanced() {
             Glanced::Task(t) => Glance::$m(t),
             Glanced::Entry(e) => Glance::$m(e),
         }
@@ -220,25 +218,6 @@ impl Glance for TaskRef {
     }
 }
 
-impl Deref for TaskRef {
-    type Target = Task;
-    fn deref(&self) -> &Task {
-        self.whole()
-    }
-}
-
-impl AsRef<Task> for TaskRef {
-    fn as_ref(&self) -> &Task {
-        self.whole()
-    }
-}
-
-impl std::borrow::Borrow<Task> for TaskRef {
-    fn borrow(&self) -> &Task {
-        self.whole()
-    }
-}
-
 impl Clone for TaskRef {
     fn clone(&self) -> TaskRef {
         TaskRef(Arc::clone(&self.0))
@@ -253,19 +232,26 @@ impl Default for TaskRef {
 
 impl PartialEq for TaskRef {
     fn eq(&self, other: &TaskRef) -> bool {
-        TaskRef::ptr_eq(self, other) || self.whole() == other.whole()
+        // A task that cannot be read equals none but itself.
+        TaskRef::ptr_eq(self, other)
+            || matches!((self.task(), other.task()), (Ok(a), Ok(b)) if a == b)
     }
 }
 
 impl std::fmt::Debug for TaskRef {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.whole().fmt(f)
+        match self.task() {
+            Ok(task) => task.fmt(f),
+            Err(err) => write!(f, "TaskRef({:?}, unreadable: {err})", self.id()),
+        }
     }
 }
 
 impl serde::Serialize for TaskRef {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.whole().serialize(s)
+        // What the error said reaches the caller in serde's message; the snapshot
+        // writer copies an unread task's record and never reads it here.
+        self.task().map_err(serde::ser::Error::custom)?.serialize(s)
     }
 }
 

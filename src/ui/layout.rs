@@ -32,8 +32,8 @@ pub(super) struct Layout {
     pub places: Vec<Place>,
 }
 
-pub(super) fn of(state: &WorkflowState) -> Layout {
-    let tasks = &state.tasks;
+pub(super) fn of(state: &WorkflowState) -> crate::error::Result<Layout> {
+    let tasks = state.whole_tasks()?;
     let index: HashMap<&str, usize> = tasks
         .iter()
         .enumerate()
@@ -110,7 +110,7 @@ pub(super) fn of(state: &WorkflowState) -> Layout {
         phase.depths = rows_at.len();
         phase.rows = rows_at.into_iter().max().unwrap_or(0);
     }
-    Layout { phases, places }
+    Ok(Layout { phases, places })
 }
 
 #[cfg(test)]
@@ -137,7 +137,7 @@ mod tests {
             ("T5", "Core", &["T3"]),
             ("T6", "Setup", &[]),
         ]);
-        let layout = of(&s);
+        let layout = of(&s).unwrap();
         let names: Vec<&str> = layout.phases.iter().map(|p| p.name.as_str()).collect();
         assert_eq!(names, ["Setup", "Core"]);
         let at = |i: usize| {
@@ -172,7 +172,7 @@ mod tests {
             .rev()
             .map(|i| (ids[i].as_str(), "P", deps[i].as_slice()))
             .collect();
-        let layout = of(&state(&tasks));
+        let layout = of(&state(&tasks)).unwrap();
         assert_eq!(layout.phases[0].depths, 50_000);
         assert_eq!(layout.places[0].depth, 49_999);
     }

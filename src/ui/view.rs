@@ -14,6 +14,7 @@
 //! Every `seq` given is the log's last before the state was read, so the page's
 //! stream from there misses nothing (an event shown twice changes nothing).
 
+use crate::state::model::Glance;
 use std::collections::{BTreeMap, VecDeque};
 use std::io::{BufRead, Read, Seek, SeekFrom};
 
@@ -137,7 +138,7 @@ fn summary(ctx: &Ctx) -> crate::error::Result<Value> {
             writer_alive: alive,
             ..Facts::default()
         },
-    );
+    )?;
     let offered = if ctx.read_only {
         Vec::new()
     } else {
@@ -211,7 +212,8 @@ fn offered(
 fn graph(ctx: &Ctx, only: Option<usize>) -> Answer {
     let seq = last_seq(ctx);
     let state = load(ctx)?;
-    let layout = layout::of(&state);
+    let layout = layout::of(&state).map_err(|e| (500, e.message))?;
+    let whole = state.whole_tasks().map_err(|e| (500, e.message))?;
     if only.is_some_and(|i| i >= layout.phases.len()) {
         return Err((
             404,
@@ -225,7 +227,7 @@ fn graph(ctx: &Ctx, only: Option<usize>) -> Answer {
         .map(|p| {
             let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
             for &i in &p.tasks {
-                *counts.entry(state.tasks[i].status.as_str()).or_default() += 1;
+                *counts.entry(whole[i].status.as_str()).or_default() += 1;
             }
             json!({"name": p.name, "total": p.tasks.len(), "counts": counts, "depths": p.depths, "rows": p.rows})
         })
@@ -234,11 +236,10 @@ fn graph(ctx: &Ctx, only: Option<usize>) -> Answer {
         (Some(i), _) => layout.phases[i]
             .tasks
             .iter()
-            .map(|&t| node(&state.tasks[t], &layout, t))
+            .map(|&t| node(whole[t], &layout, t))
             .collect(),
         (None, true) => Vec::new(),
-        (None, false) => state
-            .tasks
+        (None, false) => whole
             .iter()
             .enumerate()
             .map(|(t, task)| node(task, &layout, t))
@@ -272,15 +273,18 @@ fn node(task: &Task, layout: &Layout, i: usize) -> Value {
 }
 
 fn find<'a>(state: &'a WorkflowState, id: &str) -> Result<&'a Task, (u16, String)> {
-    state.task(id).ok_or_else(|| {
-        (
-            404,
-            format!(
-                "there is no task {} in this workflow",
-                crate::report::one_line(id)
-            ),
-        )
-    })
+    state
+        .task(id)
+        .map_err(|e| (500, e.message))?
+        .ok_or_else(|| {
+            (
+                404,
+                format!(
+                    "there is no task {} in this workflow",
+                    crate::report::one_line(id)
+                ),
+            )
+        })
 }
 
 /// What clicking a node shows: the brief (`wf next`'s), the evidence and whether it
@@ -288,7 +292,8 @@ fn find<'a>(state: &'a WorkflowState, id: &str) -> Result<&'a Task, (u16, String
 fn task(ctx: &Ctx, id: &str) -> Answer {
     let state = load(ctx)?;
     let task = find(&state, id)?;
-    let now = crate::proof::now::now(&ctx.workflow.project, &state, task);
+    let now = crate::proof::now::now(&ctx.workflow.project, &state, task)
+        .map_err(|e| (500, e.message))?;
     let checks = crate::run::derived::config_checks(&ctx.workflow.config);
     let derived = crate::report::checks::derived_lines(task, &checks);
     Ok(json!({
@@ -350,14 +355,14 @@ fn events(ctx: &Ctx, query: &[(String, String)]) -> Answer {
         .and_then(|n| n.parse().ok())
         .unwrap_or(2000usize)
         .min(EVENTS_MAX);
-    let layout = layout::of(&state);
+    let layout = layout::of(&state).map_err(|e| (500, e.message))?;
     let index: std::collections::HashMap<&str, usize> = state
         .tasks
         .iter()
         .enumerate()
-        .map(|(i, t)| (t.id.as_str(), i))
+        .map(|(i, t)| (t.id(), i))
         .collect();
-    let status_of = |id: &str| index.get(id).map(|&i| state.tasks[i].status.as_str());
+    let status_of = |id: &str| index.get(id).map(|&i| state.tasks[i].status().as_str());
     let mut kept: VecDeque<Value> = VecDeque::new();
     let mut matched = 0usize;
     let path = ctx.workflow.store.events_path();
@@ -399,7 +404,7 @@ fn events(ctx: &Ctx, query: &[(String, String)]) -> Answer {
         let Some(&i) = index.get(id) else {
             continue;
         };
-        let t = &state.tasks[i];
+        let t = state.tasks[i].task().map_err(|e| (500, e.message))?;
         let log_tail = (t.status == TaskStatus::Failed && t.attempts > 0)
             .then(|| {
                 let path = crate::exec::process::log_path(

@@ -58,8 +58,8 @@ fn done_inner(ctx: &Context, claim: &Claim) -> Result<Answer> {
             }
             _ => {}
         }
-        let n = what_now(state, &turn);
-        let target = match (task_to_check(state, &n, &others), n.reason) {
+        let n = what_now(state, &turn)?;
+        let target = match (task_to_check(state, &n, &others)?, n.reason) {
             (Some(t), _) if t.status == TaskStatus::Failed => Target::Retry(t.id.clone()),
             (Some(t), _) => Target::Task {
                 id: t.id.clone(),
@@ -88,7 +88,7 @@ fn done_inner(ctx: &Context, claim: &Claim) -> Result<Answer> {
     // else nothing is checked nor recorded, and the task stays this agent's.
     let (checked, message) = match &target {
         Target::Task { id, .. } | Target::Retry(id) => {
-            let name = session.state()?.task(id).map(|t| one_line(&t.name));
+            let name = session.state()?.task(id)?.map(|t| one_line(&t.name));
             (
                 Some(id.clone()),
                 format!("{id}: {}", name.unwrap_or_default()),
@@ -115,8 +115,8 @@ fn done_inner(ctx: &Context, claim: &Claim) -> Result<Answer> {
         Target::Finish => None,
         Target::Retry(id) => {
             recovery::retry(&mut session, &id)?;
-            let task = session.state()?.task(&id).cloned();
-            if task.as_ref().is_some_and(needs_agent) {
+            let agent = session.state()?.task(&id)?.is_some_and(needs_agent);
+            if agent {
                 problems.extend(hand_off(&project, &mut session, &id, &caller)?);
             }
             Some(id)
@@ -129,7 +129,7 @@ fn done_inner(ctx: &Context, claim: &Claim) -> Result<Answer> {
             // An agent task `next` was not asked for goes the same way: handed off,
             // then taken back, so its result is recorded as any hand-off's.
             if agent && !handed_off {
-                if let Some(answer) = over_budget(&project, session.state()?, &id) {
+                if let Some(answer) = over_budget(&project, session.state()?, &id)? {
                     return Ok(answer);
                 }
                 problems.extend(hand_off(&project, &mut session, &id, &caller)?);
@@ -139,7 +139,7 @@ fn done_inner(ctx: &Context, claim: &Claim) -> Result<Answer> {
     };
     let tree = caller.tree.clone().unwrap_or_else(|| project.dir.clone());
     if let Some(id) = &id {
-        if let Some(rejected) = claim_rejected(&tree, session.state()?, id, claim, checked_claim) {
+        if let Some(rejected) = claim_rejected(&tree, session.state()?, id, claim, checked_claim)? {
             return Ok(rejected);
         }
         record_claim(&mut session, id, claim)?;
@@ -151,14 +151,7 @@ fn done_inner(ctx: &Context, claim: &Claim) -> Result<Answer> {
         problems.extend(turn.settle_return(&project, &session, id, &message)?);
     }
     let state = session.state()?;
-    Ok(done_answer(
-        &session,
-        state,
-        &turn,
-        id.as_deref(),
-        &stop,
-        problems,
-    ))
+    done_answer(&session, state, &turn, id.as_deref(), &stop, problems)
 }
 
 /// What `done` checks.
@@ -233,41 +226,52 @@ fn claim_rejected(
     id: &str,
     claim: &Claim,
     checked: bool,
-) -> Option<Answer> {
+) -> Result<Option<Answer>> {
     if !checked || claim.changed_files.is_empty() {
-        return None;
+        return Ok(None);
     }
-    let seen = crate::run::proven::changes_since(tree, state.task(id)?)?;
-    let why = crate::proof::check_changes(&claim.changed_files, &seen, false).err()?;
-    Some(Answer::new(
+    let Some(task) = state.task(id)? else {
+        return Ok(None);
+    };
+    let Some(seen) = crate::run::proven::changes_since(tree, task) else {
+        return Ok(None);
+    };
+    let Err(why) = crate::proof::check_changes(&claim.changed_files, &seen, false) else {
+        return Ok(None);
+    };
+    Ok(Some(Answer::new(
         json!({"result": "claim_rejected", "task": id, "reason": why, "changed_files": seen.files, "workflow_status": state.status}),
         format!(
             "The claim was not accepted: {why}. Nothing was recorded; {id} is still yours. Call `done` again with the files you really changed."
         ),
         true,
-    ))
+    )))
 }
 
 /// An agent task that was never handed off, once the spending budget is reached:
 /// nothing is handed out past it, so nothing is checked, and the answer says why in
 /// words (a task handed off before is still taken back: its work is recorded).
-fn over_budget(project: &Project, state: &WorkflowState, id: &str) -> Option<Answer> {
+fn over_budget(project: &Project, state: &WorkflowState, id: &str) -> Result<Option<Answer>> {
     let spent = crate::run::usage::total(&state.tasks);
     let wf = &project.config.wf;
+    let task = state.task(id)?;
     let why = budget_reached(state)
         .map(str::to_string)
         .or_else(|| crate::run::usage::over_budget(&spent, wf.budget_tokens, wf.budget_usd))
-        .or_else(|| crate::run::usage::task_over_budget(state.task(id)?, wf))?;
+        .or_else(|| crate::run::usage::task_over_budget(task?, wf));
+    let Some(why) = why else {
+        return Ok(None);
+    };
     let then = format!(
         "Stop here: the spending budget is reached ({}). {} was not handed to you, so nothing was checked; the user raises the budget to go on.",
         one_line(&why),
         one_line(id)
     );
-    Some(Answer::new(
+    Ok(Some(Answer::new(
         json!({"result": "budget_reached", "task": id, "reason": why, "workflow_status": state.status, "then": then}),
         then.clone(),
         true,
-    ))
+    )))
 }
 
 /// `done` on a task whose branch would conflict with the project's head: nothing
@@ -300,7 +304,7 @@ fn record_usage(project: &Project, session: &Session, id: &str, claim: &Claim) -
     let Some(reported) = &claim.usage else {
         return Ok(());
     };
-    let Some(task) = session.state()?.task(id) else {
+    let Some(task) = session.state()?.task(id)? else {
         return Ok(());
     };
     let model = reported.model.as_deref().unwrap_or_default();
@@ -333,8 +337,8 @@ fn done_answer(
     id: Option<&str>,
     stop: &Stop,
     problems: Vec<String>,
-) -> Answer {
-    let n = what_now(state, turn);
+) -> Result<Answer> {
+    let n = what_now(state, turn)?;
     let others = turn.others();
     let next = json!({
         "reason": n.reason.as_str(),
@@ -342,7 +346,7 @@ fn done_answer(
         "task": n.task.map(|t| t.id.clone()),
     });
     let word = stop_word(state, stop);
-    let task = id.and_then(|id| state.task(id));
+    let task = id.map_or(Ok(None), |id| state.task(id))?;
     let run_failed = match stop {
         Stop::Failed { task: None, reason } => Some(reason.clone()),
         _ => None,
@@ -353,11 +357,11 @@ fn done_answer(
             Some(reason) => format!("The workflow's final checks failed: {}", one_line(reason)),
             None => format!("The workflow is {}.", state.status),
         };
-        return Answer::new(
+        return Ok(Answer::new(
             json!({"result": if run_failed.is_some() { "failed" } else { "passed" }, "reason": run_failed, "stop": word, "workflow_status": state.status, "next": next, "problems": problems}),
             text,
             run_failed.is_some(),
-        );
+        ));
     };
     let head = json!({
         "task": task.id,
@@ -368,7 +372,7 @@ fn done_answer(
         "workflow_status": state.status,
         "problems": problems,
     });
-    match task.status {
+    Ok(match task.status {
         TaskStatus::Completed | TaskStatus::Skipped => {
             let then = match (&run_failed, n.task) {
                 (Some(reason), _) => format!(
@@ -432,5 +436,5 @@ fn done_answer(
             );
             Answer::new(body, text, true)
         }
-    }
+    })
 }

@@ -19,7 +19,7 @@ fn logs_inner(ctx: &Context, query: &LogsQuery) -> Result<Answer> {
     let project = Project::discover(ctx.project.as_deref())?;
     let store = project.store();
     let state = store.load()?.ok_or_else(|| project.no_workflow())?;
-    let task = crate::report::logs::pick(&state, query.task.as_deref()).map_err(WfError::usage)?;
+    let task = crate::report::logs::pick(&state, query.task.as_deref())?;
     let attempt = crate::report::logs::attempt(task, query.attempt).map_err(WfError::usage)?;
     let lines = query
         .lines

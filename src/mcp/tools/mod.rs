@@ -13,6 +13,7 @@
 //! `running`); `done` takes a handed-off task back (its checks, tests, gate, commit)
 //! or runs a command task, records the outcome, and stops before the task after it.
 
+use crate::state::model::Glance;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -28,6 +29,7 @@ use crate::project::Project;
 use crate::report::next::{self as next_report, Next, Reason};
 use crate::report::one_line;
 use crate::run::engine::{RunSummary, Stop};
+use crate::state::task_ref::TaskRef;
 use crate::state::{Session, Task, TaskStatus, WorkflowState, WorkflowStatus};
 
 mod done;
@@ -174,12 +176,11 @@ pub(super) fn failed_run(state: &WorkflowState, others: &HashSet<String>) -> boo
 pub(super) fn first_failed<'a>(
     state: &'a WorkflowState,
     others: &HashSet<String>,
-) -> Option<&'a Task> {
+) -> Option<&'a TaskRef> {
     state
         .tasks
         .iter()
-        .find(|t| t.status == TaskStatus::Failed && !others.contains(&t.id))
-        .map(AsRef::as_ref)
+        .find(|t| t.status() == TaskStatus::Failed && !others.contains(t.id()))
 }
 
 pub(super) fn paused(state: &WorkflowState) -> Option<String> {
@@ -220,19 +221,24 @@ pub(super) fn task_to_check<'a>(
     state: &'a WorkflowState,
     n: &Next<'a>,
     others: &HashSet<String>,
-) -> Option<&'a Task> {
+) -> crate::error::Result<Option<&'a Task>> {
     let failed = first_failed(state, others)
-        .filter(|_| failed_run(state, others) || n.reason == Reason::Failed);
-    failed.or(match n.reason {
+        .filter(|_| failed_run(state, others) || n.reason == Reason::Failed)
+        .map(TaskRef::task)
+        .transpose()?;
+    Ok(failed.or(match n.reason {
         Reason::InProgress | Reason::Ready => n.task,
         _ => None,
-    })
+    }))
 }
 
 /// `wf next`'s answer (`run::now`) for this agent (`Turn::digest`: the tasks other
 /// agents hold are theirs), for a caller holding the lock: no other run can be going
 /// on, and an interrupted one was recovered when the lock was taken.
-pub(super) fn what_now<'a>(state: &'a WorkflowState, turn: &Turn) -> next_report::Next<'a> {
+pub(super) fn what_now<'a>(
+    state: &'a WorkflowState,
+    turn: &Turn,
+) -> crate::error::Result<next_report::Next<'a>> {
     next_report::next_in(state, &turn.digest(state), crate::run::now::Facts::locked())
 }
 
@@ -265,13 +271,13 @@ pub(super) fn situation(state: &WorkflowState, n: &Next<'_>, others: &HashSet<St
         Reason::Interrupted => "A run was interrupted.".into(),
         Reason::Failed => format!(
             "Failed: {}.",
-            first_failed(state, others).map_or_else(String::new, |t| one_line(&t.id))
+            first_failed(state, others).map_or_else(String::new, |t| one_line(t.id()))
         ),
         Reason::Blocked => {
             let kinds: Vec<&str> = state
                 .tasks
                 .iter()
-                .flat_map(|t| t.blocked_by.iter().map(String::as_str))
+                .flat_map(|t| t.blocked_by())
                 .collect::<std::collections::BTreeSet<_>>()
                 .into_iter()
                 .collect();
@@ -292,7 +298,7 @@ pub(super) fn advice(state: &WorkflowState, n: &Next<'_>, others: &HashSet<Strin
     {
         return format!(
             "Task {id} failed: fix what its checks say, then call `done` to check it again, or call `skip` with a reason to leave it.",
-            id = one_line(&t.id)
+            id = one_line(t.id())
         );
     }
     if let (Some(why), Reason::Ready) = (budget_reached(state), n.reason) {

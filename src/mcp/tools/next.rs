@@ -29,8 +29,8 @@ fn next_inner(ctx: &Context) -> Result<Answer> {
         run_step(&project, session, caller)
     })?;
     let state = session.state()?;
-    let n = what_now(state, &turn);
-    ctx.give(task_to_check(state, &n, &others));
+    let n = what_now(state, &turn)?;
+    ctx.give(task_to_check(state, &n, &others)?);
     let then = advice(state, &n, &others);
     let checks = crate::run::derived::config_checks(&project.config);
     let mut body = next_report::json(state, &n, &checks);
@@ -53,6 +53,7 @@ fn next_inner(ctx: &Context) -> Result<Answer> {
     ) {
         // The task to fix: its brief, then what failed, as `done` said it.
         (_, Some(failed)) => {
+            let failed = failed.task()?;
             let (doc, said) = failure(&session.store().logs_dir(), failed);
             body["brief"] = brief::brief_json(state, failed, &checks);
             body["failure"] = doc;

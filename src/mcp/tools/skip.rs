@@ -6,6 +6,7 @@ use crate::error::{Result, WfError};
 use crate::project::Project;
 use crate::report::one_line;
 use crate::run::recovery;
+use crate::state::model::Glance;
 use crate::state::WorkflowStatus;
 use serde_json::json;
 
@@ -40,7 +41,7 @@ fn skip_inner(ctx: &Context, task: Option<&str>, reason: &str) -> Result<Answer>
         match task {
             Some(id) => id.to_string(),
             None => first_failed(state, &others)
-                .map(|t| t.id.clone())
+                .map(|t| t.id().to_owned())
                 .or_else(|| ctx.given())
                 .ok_or_else(|| {
                     WfError::usage(
@@ -55,7 +56,7 @@ fn skip_inner(ctx: &Context, task: Option<&str>, reason: &str) -> Result<Answer>
         ctx.give(None);
     }
     let state = session.state()?;
-    let n = what_now(state, &turn);
+    let n = what_now(state, &turn)?;
     let then = match n.task {
         Some(t) if n.reason == crate::report::next::Reason::Ready => format!(
             "Next: {} ({}). Call `next` for its brief.",

@@ -6,6 +6,7 @@ use crate::project::Project;
 use crate::report::next as next_report;
 use crate::report::one_line;
 use crate::report::Counts;
+use crate::state::model::Glance;
 use crate::state::TaskStatus;
 use crate::state::WorkflowStatus;
 use serde_json::json;
@@ -27,30 +28,36 @@ fn status_inner(ctx: &Context) -> Result<Answer> {
     let interrupted = state.status == WorkflowStatus::Running
         && state.handed_off_task().is_none()
         && !store.writer_alive();
-    let current = state
-        .current_task
-        .as_deref()
-        .and_then(|id| state.task(id))
-        .map(|t| json!({"id": t.id, "name": t.name, "status": t.status, "handed_off": t.handed_off == Some(true)}));
+    let current = match state.current_task.as_deref() {
+        Some(id) => state.task(id)?,
+        None => None,
+    };
+    let current = current.map(|t| json!({"id": t.id, "name": t.name, "status": t.status, "handed_off": t.handed_off == Some(true)}));
     let failed: Vec<Value> = state
         .tasks
         .iter()
-        .filter(|t| t.status == TaskStatus::Failed)
-        .map(|t| json!({"id": t.id, "name": t.name, "reason": t.failure_reason}))
-        .collect();
+        .filter(|t| t.status() == TaskStatus::Failed)
+        .map(|t| {
+            let t = t.task()?;
+            Ok(json!({"id": t.id, "name": t.name, "reason": t.failure_reason}))
+        })
+        .collect::<Result<_>>()?;
     let blocked: Vec<Value> = state
         .tasks
         .iter()
-        .filter(|t| t.status == TaskStatus::Blocked)
-        .map(|t| json!({"id": t.id, "name": t.name, "blocked_by": t.blocked_by}))
-        .collect();
+        .filter(|t| t.status() == TaskStatus::Blocked)
+        .map(|t| {
+            let t = t.task()?;
+            Ok(json!({"id": t.id, "name": t.name, "blocked_by": t.blocked_by}))
+        })
+        .collect::<Result<_>>()?;
     let n = next_report::next_given(
         &state,
         crate::run::now::Facts {
             writer_alive: store.writer_alive(),
             ..crate::run::now::Facts::default()
         },
-    );
+    )?;
     let body = json!({
         "workflow": crate::report::workflow_name(&state),
         "status": state.status,

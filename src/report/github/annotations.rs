@@ -12,6 +12,7 @@
 //! (`src/plan/mirror.rs`), never shifting them. A state written by the plugin has no
 //! lines (0) and a relative `plan_file`; it gets the file without a line.
 
+use crate::state::model::Glance;
 use std::path::{Path, PathBuf};
 
 use crate::report::truncate;
@@ -21,9 +22,13 @@ use crate::state::model::{Task, WorkflowState};
 /// `::error` for each failed task (and for a workflow failure no task explains),
 /// `::warning` for each blocked task. `plan` is the plan's path as GitHub resolves
 /// it ([`plan_path`]), when known.
-pub fn annotations(state: &WorkflowState, plan: Option<&str>) -> Vec<String> {
+pub fn annotations(state: &WorkflowState, plan: Option<&str>) -> crate::error::Result<Vec<String>> {
     let mut out = Vec::new();
     for t in &state.tasks {
+        if !matches!(t.status(), TaskStatus::Failed | TaskStatus::Blocked) {
+            continue;
+        }
+        let t = t.task()?;
         let message = match t.status {
             TaskStatus::Failed => t.failure_reason.as_deref().unwrap_or("failed").to_string(),
             TaskStatus::Blocked if t.blocked_by.is_empty() => "blocked".to_string(),
@@ -41,13 +46,13 @@ pub fn annotations(state: &WorkflowState, plan: Option<&str>) -> Vec<String> {
             escape_data(&message)
         ));
     }
-    let any_failed_task = state.tasks.iter().any(|t| t.status == TaskStatus::Failed);
+    let any_failed_task = state.tasks.iter().any(|t| t.status() == TaskStatus::Failed);
     if let Some(reason) = state.failure_reason.as_deref().filter(|r| !r.is_empty()) {
         if !any_failed_task {
             out.push(format!("::error title=wf::{}", escape_data(reason)));
         }
     }
-    out
+    Ok(out)
 }
 
 /// `file=…,line=…,title=…`: the location when known, and the task's id and name.
@@ -146,7 +151,7 @@ mod tests {
             ),
         ];
         for (state, plan, want) in rows {
-            assert_eq!(annotations(&state, plan), vec![want.to_string()]);
+            assert_eq!(annotations(&state, plan).unwrap(), vec![want.to_string()]);
         }
     }
 

@@ -8,7 +8,7 @@ use crate::state::model::WorkflowState;
 use crate::state::summary::Digest;
 
 /// The job summary: headline, progress, and a table of tasks.
-pub fn step_summary(state: &WorkflowState) -> String {
+pub fn step_summary(state: &WorkflowState) -> crate::error::Result<String> {
     let c = Counts::of(&state.tasks);
     let mut md = format!(
         "## wf: {} — {} {}\n\n",
@@ -28,10 +28,10 @@ pub fn step_summary(state: &WorkflowState) -> String {
     }
     if state.tasks.is_empty() {
         md.push_str("_No tasks._\n");
-        return md;
+        return Ok(md);
     }
     md.push_str("| | Task | Phase | Status | Reason |\n|---|---|---|---|---|\n");
-    for t in &state.tasks {
+    for t in state.whole_tasks()? {
         md.push_str(&format!(
             "| {} | {} | {} | {} | {} |\n",
             status_emoji(t.status),
@@ -41,7 +41,7 @@ pub fn step_summary(state: &WorkflowState) -> String {
             cell(&reason(state, t))
         ));
     }
-    md
+    Ok(md)
 }
 
 fn headline_emoji(state: &WorkflowState) -> &'static str {

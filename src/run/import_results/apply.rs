@@ -25,7 +25,7 @@ pub(super) fn apply(
     let r = &item.result;
     let task = session
         .state()?
-        .task(&r.task_id)
+        .task(&r.task_id)?
         .cloned()
         .ok_or_else(|| WfError::usage(format!("no task {}", r.task_id)))?;
     match task.status {
@@ -135,7 +135,7 @@ pub(super) fn apply(
         ..TaskMove::default()
     };
     if r.success && failure.is_none() {
-        let evidence = evidence_of(session.state()?, r);
+        let evidence = evidence_of(session.state()?, r)?;
         let data = TaskMove {
             verified: Some(r.verified),
             ..end
@@ -223,16 +223,18 @@ fn write_log(session: &Session, task_id: &str, attempt: u32, r: &TaskResultFile)
 fn evidence_of(
     state: &crate::state::WorkflowState,
     r: &TaskResultFile,
-) -> crate::state::evidence::Evidence {
+) -> Result<crate::state::evidence::Evidence> {
     let deps = r
         .fingerprint
         .deps
         .iter()
-        .map(|d| crate::state::evidence::DepDigest {
-            id: d.id.clone(),
-            fingerprint: crate::proof::recorded_fingerprint(state, &d.id),
+        .map(|d| {
+            Ok(crate::state::evidence::DepDigest {
+                id: d.id.clone(),
+                fingerprint: crate::proof::recorded_fingerprint(state, &d.id)?,
+            })
         })
-        .collect();
+        .collect::<Result<_>>()?;
     // The run's own log digest does not travel in the file (`CheckRun` skips it);
     // the result's does.
     let runs: Vec<crate::run::work::CheckRun> = r
@@ -243,7 +245,7 @@ fn evidence_of(
             ..c.run.clone()
         })
         .collect();
-    crate::state::evidence::Evidence {
+    Ok(crate::state::evidence::Evidence {
         at: r.finished_at.clone(),
         inputs: crate::proof::fingerprint::seal(
             r.fingerprint.definition.clone(),
@@ -257,5 +259,5 @@ fn evidence_of(
         claim: r.claim.clone(),
         changes: r.changes.clone(),
         derived: r.derived.clone(),
-    }
+    })
 }

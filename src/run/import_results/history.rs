@@ -2,6 +2,7 @@
 //! from committed task transitions: which results were imported, which task an
 //! import left `in_progress`, which failure a local run recorded.
 
+use crate::state::model::Glance;
 use std::collections::{HashMap, HashSet};
 
 use super::Txn;
@@ -85,8 +86,10 @@ pub(super) fn recover_stranded(
         .state()?
         .tasks
         .iter()
-        .filter(|t| t.status == TaskStatus::InProgress && history.moved_by_import.contains(&t.id))
-        .map(|t| t.id.clone())
+        .filter(|t| {
+            t.status() == TaskStatus::InProgress && history.moved_by_import.contains(t.id())
+        })
+        .map(|t| t.id().to_owned())
         .collect();
     for id in &stranded {
         txn.open(session);

@@ -28,6 +28,7 @@ mod trust;
 pub use read::{read_all, Loaded, ARTIFACT_PREFIX, MAX_RESULT_BYTES};
 pub use trust::Jobs;
 
+use crate::state::model::Glance;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -145,7 +146,7 @@ pub fn import(
         .tasks
         .iter()
         .enumerate()
-        .map(|(i, t)| (t.id.clone(), i))
+        .map(|(i, t)| (t.id().to_owned(), i))
         .collect();
     let history = History::read(session)?;
     // The commit this tree is at, asked of git once for every result.
@@ -178,14 +179,13 @@ pub fn import(
         for (item, notes) in waiting {
             let (status, deps_done) = {
                 let state = session.state()?;
-                let Some(task) = state.task(&item.result.task_id) else {
+                let Some(task) = state.task_ref(&item.result.task_id) else {
                     continue;
                 };
                 let done = task
-                    .deps
-                    .iter()
-                    .all(|d| state.task(d).is_some_and(|t| t.status.is_done()));
-                (task.status, done)
+                    .deps()
+                    .all(|d| state.task_ref(d).is_some_and(|t| t.status().is_done()));
+                (task.status(), done)
             };
             if status.is_done() {
                 summary
@@ -218,12 +218,11 @@ pub fn import(
     for (item, _) in waiting {
         let state = session.state()?;
         let open: Vec<String> = state
-            .task(&item.result.task_id)
+            .task_ref(&item.result.task_id)
             .map(|t| {
-                t.deps
-                    .iter()
-                    .filter(|d| !state.task(d).is_some_and(|t| t.status.is_done()))
-                    .cloned()
+                t.deps()
+                    .filter(|d| !state.task_ref(d).is_some_and(|t| t.status().is_done()))
+                    .map(str::to_owned)
                     .collect()
             })
             .unwrap_or_default();
@@ -246,7 +245,7 @@ pub fn import(
         && !state
             .tasks
             .iter()
-            .any(|t| t.status == TaskStatus::InProgress);
+            .any(|t| t.status() == TaskStatus::InProgress);
     if changed || stuck {
         txn.open(session);
         summary.stop = Some(settle(session)?);
@@ -272,7 +271,7 @@ fn verdict(
     let state = session.state()?;
     let digest = state.plan_digest.clone().unwrap_or_default();
     let refuse = |why: String| Ok(Err(Fate::Refused(why)));
-    let Some(task) = state.task(&r.task_id) else {
+    let Some(task) = state.task(&r.task_id)? else {
         return refuse(if r.plan_digest == digest {
             format!(
                 "this workflow has no task {}",
@@ -345,10 +344,10 @@ fn on_this_tree(
     opts: &Options<'_>,
 ) -> Result<std::result::Result<Vec<String>, Fate>> {
     let state = session.state()?;
-    let Some(task) = state.task(&item.result.task_id) else {
+    let Some(task) = state.task(&item.result.task_id)? else {
         return Ok(Ok(notes));
     };
-    if let Some(why) = trust::tree_mismatch(&item.result, opts.project, head, state, task) {
+    if let Some(why) = trust::tree_mismatch(&item.result, opts.project, head, state, task)? {
         if !opts.allow_stale {
             return Ok(Err(Fate::Refused(format!(
                 "{why}; run it again on this tree, or import it as stale with --allow-stale"
@@ -366,14 +365,15 @@ fn missing(session: &Session, jobs: &Jobs) -> Result<Vec<Missing>> {
     let mut out = Vec::new();
     for (job, tasks) in &jobs.tasks {
         for id in tasks {
-            let Some(task) = state.task(id) else { break };
-            match task.status {
+            let Some(task) = state.task_ref(id) else {
+                break;
+            };
+            match task.status() {
                 TaskStatus::Completed | TaskStatus::Skipped => continue,
                 TaskStatus::Pending
                     if task
-                        .deps
-                        .iter()
-                        .all(|d| state.task(d).is_some_and(|t| t.status.is_done())) =>
+                        .deps()
+                        .all(|d| state.task_ref(d).is_some_and(|t| t.status().is_done())) =>
                 {
                     out.push(Missing {
                         task_id: id.clone(),
@@ -411,11 +411,11 @@ fn short(digest: &str) -> String {
 /// imported.
 fn settle(session: &mut Session) -> Result<Stop> {
     let tasks = &session.state()?.tasks;
-    let stop = match policy::nothing_ready(tasks) {
+    let stop = match policy::nothing_ready(tasks)? {
         None => policy::final_stop(Stop::Completed, tasks.is_empty()),
         Some(stop @ Stop::Failed { .. }) => stop,
         Some(_) => {
-            let open = tasks.iter().filter(|t| !t.status.is_done()).count();
+            let open = tasks.iter().filter(|t| !t.status().is_done()).count();
             Stop::Paused(format!(
                 "results imported; {open} {} still to do: `wf workflow-execute` runs them, or import their results",
                 if open == 1 { "task" } else { "tasks" }

@@ -18,6 +18,7 @@
 //! tasks pass (they are the checks), and a key in a job's environment is within
 //! reach of a process there.
 
+use crate::state::model::Glance;
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -222,11 +223,13 @@ pub fn tree_mismatch(
     commit: Option<&str>,
     state: &WorkflowState,
     task: &Task,
-) -> Option<String> {
+) -> crate::error::Result<Option<String>> {
     let Some(then) = &r.tree else {
-        return Some("it names no tree it ran on (written by an older wf)".into());
+        return Ok(Some(
+            "it names no tree it ran on (written by an older wf)".into(),
+        ));
     };
-    let now = Tree::now(project, commit.map(str::to_string), state, task);
+    let now = Tree::now(project, commit.map(str::to_string), state, task)?;
     if then.commit != now.commit {
         let short = |c: &Option<String>| {
             c.as_deref().map_or_else(
@@ -234,11 +237,11 @@ pub fn tree_mismatch(
                 |c| c.chars().take(12).collect(),
             )
         };
-        return Some(format!(
+        return Ok(Some(format!(
             "it ran on commit {}, this tree is at {}",
             short(&then.commit),
             short(&now.commit)
-        ));
+        )));
     }
     let here = |path: &str| now.files.iter().find(|f| f.path == path);
     let mut differ: Vec<&str> = now
@@ -259,41 +262,43 @@ pub fn tree_mismatch(
         if here(&f.path).is_some_and(|n| n.digest == f.digest) {
             continue;
         }
-        let left = upstream.get_or_insert_with(|| upstream_outputs(state, task));
+        let left = match &mut upstream {
+            Some(left) => left,
+            None => upstream.insert(upstream_outputs(state, task)?),
+        };
         match left.get(f.path.trim_end_matches('/')) {
             Some(digest) if *digest == f.digest => {}
             _ => differ.push(&f.path),
         }
     }
-    (!differ.is_empty()).then(|| {
+    Ok((!differ.is_empty()).then(|| {
         format!(
             "it ran on another tree: {} differ{}",
             differ.join(", "),
             if differ.len() == 1 { "s" } else { "" }
         )
-    })
+    }))
 }
 
 /// The content each upstream task of `task` left in the files it writes, by its
 /// evidence: path → digest, the last writer in dependency order winning.
-fn upstream_outputs(state: &WorkflowState, task: &Task) -> HashMap<String, Option<String>> {
+fn upstream_outputs(
+    state: &WorkflowState,
+    task: &Task,
+) -> crate::error::Result<HashMap<String, Option<String>>> {
     let mut up: std::collections::HashSet<&str> = std::collections::HashSet::new();
     let mut stack: Vec<&str> = task.deps.iter().map(String::as_str).collect();
     while let Some(id) = stack.pop() {
         if up.insert(id) {
-            stack.extend(
-                state
-                    .task(id)
-                    .into_iter()
-                    .flat_map(|t| t.deps.iter().map(String::as_str)),
-            );
+            stack.extend(state.task_ref(id).into_iter().flat_map(|t| t.deps()));
         }
     }
     let mut left = HashMap::new();
-    let order = crate::plan::jobs::dependency_order(&state.tasks).unwrap_or_default();
+    let tasks = state.whole_tasks()?;
+    let order = crate::plan::jobs::dependency_order(&tasks).unwrap_or_default();
     for t in order
         .into_iter()
-        .map(|i| &state.tasks[i])
+        .map(|i| tasks[i])
         .filter(|t| up.contains(t.id.as_str()))
     {
         let Some(evidence) = t.proof() else { continue };
@@ -305,7 +310,7 @@ fn upstream_outputs(state: &WorkflowState, task: &Task) -> HashMap<String, Optio
             }
         }
     }
-    left
+    Ok(left)
 }
 
 #[cfg(test)]

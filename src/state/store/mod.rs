@@ -540,7 +540,7 @@ mod tests {
         assert!(beside
             .tasks
             .iter()
-            .all(|t| t.status == TaskStatus::Completed));
+            .all(|t| t.status() == TaskStatus::Completed));
         // As the fold read it before any of this: every event parsed whole,
         // applied as it was read.
         let mut whole = store.load_snapshot().unwrap().unwrap();
@@ -554,7 +554,7 @@ mod tests {
         whole.sync_progress();
         assert_eq!(beside, whole);
         assert_eq!(
-            beside.tasks[9].proof().map(|e| e.at),
+            beside.tasks[9].task().unwrap().proof().map(|e| e.at),
             Some("t-T10".to_string())
         );
         // Last lines that name another mark: the guess is wrong, and the tail is
@@ -564,7 +564,7 @@ mod tests {
         assert!(reread
             .tasks
             .iter()
-            .all(|t| t.status == TaskStatus::Completed));
+            .all(|t| t.status() == TaskStatus::Completed));
         assert_eq!(reread.event_log, Some(mark));
     }
 
@@ -744,7 +744,7 @@ mod tests {
             state
                 .tasks
                 .iter()
-                .filter(|t| t.status == TaskStatus::Completed)
+                .filter(|t| t.status() == TaskStatus::Completed)
                 .count()
         };
         assert_eq!(done(state), 300);
@@ -775,7 +775,7 @@ mod tests {
         std::fs::remove_file(&path).unwrap();
         std::fs::create_dir_all(path.join("in the way")).unwrap();
         let state = session.state.as_mut().unwrap();
-        state.tasks[0].make_mut().status = TaskStatus::Completed;
+        state.tasks[0].make_mut().unwrap().status = TaskStatus::Completed;
         assert!(write_snapshot(&store.dir, &path, state, &session.prior).is_err());
         assert_eq!(
             (
@@ -832,7 +832,7 @@ mod tests {
             .set_task_status("T1", TaskStatus::Completed, TaskMove::default(), None)
             .unwrap();
         let written = snapshot.write().unwrap();
-        let status = |s: &WorkflowState, i: usize| s.tasks[i].status;
+        let status = |s: &WorkflowState, i: usize| s.tasks[i].status();
         assert_eq!(status(&written, 0), TaskStatus::InProgress);
         assert_eq!(status(session.state().unwrap(), 0), TaskStatus::Completed);
         // T2 was not changed: still one task for both.

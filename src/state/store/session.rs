@@ -15,7 +15,7 @@ use crate::state::event_log::{Event, EventLog, NewEvent};
 use crate::state::evidence::{Evidence, Proof};
 use crate::state::fold::apply_live;
 use crate::state::machine::{TaskStatus, WorkflowStatus};
-use crate::state::model::{LogMark, WorkflowState};
+use crate::state::model::{Glance, LogMark, WorkflowState};
 use crate::state::recover::CatchUp;
 use crate::state::snapshot_file::{self, Prior, SharedPrior};
 use crate::state::summary::{self, FileId};
@@ -213,9 +213,9 @@ impl Session {
     fn task_move(&self, id: &str, to: TaskStatus, mut data: TaskMove) -> Result<NewEvent> {
         let from = self
             .state()?
-            .task(id)
+            .task_ref(id)
             .ok_or_else(|| WfError::usage(format!("no task {id} in this workflow")))?
-            .status;
+            .status();
         from.to(to, id)?;
         data.from = from;
         data.to = to;
