@@ -281,3 +281,90 @@ impl std::fmt::Debug for WeakTask {
         f.write_str("WeakTask")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::task_index::{Entry, Span, INDEX_FILE};
+    use std::os::unix::fs::FileExt;
+
+    /// A task unread at the record `bytes` of a snapshot file in `dir`.
+    fn unread_in(dir: &std::path::Path, task: &Task, bytes: &[u8]) -> TaskRef {
+        let path = dir.join("workflow-state.json");
+        std::fs::write(&path, bytes).unwrap();
+        let source = Arc::new(Source {
+            snapshot: Some(path.clone()),
+            file: std::fs::File::open(&path).unwrap(),
+        });
+        let span = Span::new(0, bytes.len() as u64).unwrap();
+        TaskRef::unread(Record {
+            source,
+            glance: Entry::of(task, span),
+        })
+    }
+
+    #[test]
+    fn a_record_changed_in_place_is_an_error_naming_the_file_and_the_task() {
+        let task = Task {
+            id: "T2".into(),
+            name: "task T2".into(),
+            ..Task::default()
+        };
+        let record = serde_json::to_vec(&task).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(unread_in(dir.path(), &task, &record).task().unwrap(), &task);
+
+        // The same length, other bytes: another task's id, then no JSON at all.
+        let other_id = String::from_utf8(record.clone())
+            .unwrap()
+            .replace("\"T2\"", "\"T9\"");
+        let broken = String::from_utf8(record.clone())
+            .unwrap()
+            .replacen('{', "[", 1);
+        for changed in [other_id, broken] {
+            assert_eq!(changed.len(), record.len());
+            let mut unread = unread_in(dir.path(), &task, changed.as_bytes());
+            let index = dir.path().join(INDEX_FILE);
+            std::fs::write(&index, "{}").unwrap();
+            let err = unread.task().unwrap_err();
+            assert_eq!(err.kind, crate::error::ErrorKind::CorruptState);
+            assert!(
+                err.message.contains("workflow-state.json")
+                    && err.message.contains("task T2")
+                    && err.message.contains("changed in place")
+                    && !err.message.contains('\n'),
+                "{}",
+                err.message
+            );
+            assert!(!index.exists(), "the task index is forgotten");
+            assert!(!unread.is_read());
+            assert!(unread.make_mut().is_err());
+            assert!(unread.clone().into_task().is_err());
+            // The glance is still there: the scheduler can go on looking.
+            assert_eq!((unread.id(), unread.status()), ("T2", TaskStatus::Pending));
+        }
+    }
+
+    #[test]
+    fn a_record_read_back_from_the_file_changed_after_it_was_opened_is_refused() {
+        let task = Task {
+            id: "T1".into(),
+            ..Task::default()
+        };
+        let record = serde_json::to_vec(&task).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let unread = unread_in(dir.path(), &task, &record);
+        // Written over in place through another handle, after the load opened it.
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(dir.path().join("workflow-state.json"))
+            .unwrap();
+        file.write_all_at(b"!", 0).unwrap();
+        let err = unread.task().unwrap_err();
+        assert!(
+            err.message.contains("task T1 (bytes 0.."),
+            "{}",
+            err.message
+        );
+    }
+}

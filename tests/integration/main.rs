@@ -62,4 +62,5 @@ mod summary;
 mod terminal;
 mod tmux;
 mod ui;
+mod unreadable_task;
 mod usage;
