@@ -15,6 +15,11 @@
 //! summary read only that, a look at any other field (or a change) reads and parses
 //! the record, and a snapshot copies the record's bytes while the task is unchanged
 //! (`state::snapshot_file`).
+//!
+//! A read can fail: a record written over in place no longer reads as its task. The
+//! whole task is reached only through calls that say so ([`TaskRef::task`],
+//! [`TaskRef::make_mut`], [`TaskRef::into_task`]), each an error the caller passes
+//! up, never an exit from deep inside a look.
 
 use std::sync::{Arc, OnceLock, Weak};
 
