@@ -134,6 +134,11 @@ pub struct ExecuteArgs {
     /// write nothing.
     #[arg(long, conflicts_with_all = ["retry", "skip"])]
     pub dry_run: bool,
+    /// Show each task's output as it comes, line by line under its `▶` line (`  T4 |
+    /// line`), as well as writing it to the task's log. With --json it goes to
+    /// stderr.
+    #[arg(short, long)]
+    pub verbose: bool,
     /// Write a JUnit XML report (one testcase per task) to FILE.
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,

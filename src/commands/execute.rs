@@ -201,11 +201,16 @@ pub fn execute_locked(
         None => None,
     };
     let pool = Pool::from_config(&project.config, mock);
-    let ctx = WorkCtx::for_session(&project.dir, &project.config, session)?;
+    let mut ctx = WorkCtx::for_session(&project.dir, &project.config, session)?;
     // An agent task is retried only by executors (`policy`): the bound of its attempts.
     let agent_attempts = (!pool.is_empty()).then(|| opts.max_retries + 1);
-    let mut reporter =
-        crate::report::progress::RunProgress::new(out, ctx.workflow_dir.clone(), agent_attempts);
+    let mut reporter = crate::report::progress::RunProgress::new(
+        out,
+        ctx.workflow_dir.clone(),
+        agent_attempts,
+        args.verbose,
+    );
+    ctx.echo = reporter.echo();
     let mut engine = Engine::new(
         session,
         ctx,

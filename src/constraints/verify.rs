@@ -254,6 +254,7 @@ async fn run(
             stdin: None,
             on_start: None,
             log_cap: config.wf.log_cap(),
+            echo: None,
         },
         children,
     )

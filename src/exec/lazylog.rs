@@ -12,6 +12,9 @@
 //! written at the end after a one-line marker saying how many bytes were dropped. A
 //! log that cannot be written (full disk, a link where it goes) costs the output, not
 //! the run: the error is kept for the task's failure text.
+//!
+//! A log may also echo its output a line at a time as it comes (`-v`, [`Echo`]): the
+//! same bytes the log takes, read once, every one of them (the cap is the file's).
 
 use std::collections::VecDeque;
 use std::fs::File;
@@ -19,6 +22,14 @@ use std::io::Write;
 use std::ops::Range;
 use std::os::fd::{AsFd, BorrowedFd};
 use std::path::Path;
+
+/// Where each line of a command's output is shown as it comes, besides its log: a
+/// line without its newline, control characters escaped (`escape::output`).
+pub type Echo<'a> = &'a (dyn Fn(&str) + Sync);
+
+/// The longest part line an echo holds back waiting for its newline: a command that
+/// prints without newlines is still shown as it goes.
+const ECHO_LINE_MAX: usize = 4096;
 
 /// The read end of a command's output pipe and the log it fills on demand.
 pub struct LazyLog<'a> {
@@ -46,6 +57,9 @@ pub struct LazyLog<'a> {
     dropped: u64,
     /// The last byte written to the file, to start the marker on a line of its own.
     last: Option<u8>,
+    /// Where the output's lines are echoed, and the start of a line not ended yet.
+    echo: Option<Echo<'a>>,
+    partial: Vec<u8>,
 }
 
 impl<'a> LazyLog<'a> {
@@ -77,9 +91,16 @@ impl<'a> LazyLog<'a> {
                 tail_cap: usize::try_from(cap - head).unwrap_or(usize::MAX),
                 dropped: 0,
                 last: None,
+                echo: None,
+                partial: Vec::new(),
             },
             writer,
         ))
+    }
+
+    /// Echoes every line of output to `echo` as it comes, as well as logging it.
+    pub fn echo_to(&mut self, echo: Option<Echo<'a>>) {
+        self.echo = echo;
     }
 
     /// The pipe to wait on, until it is at its end (a closed pipe is always
@@ -135,6 +156,9 @@ impl<'a> LazyLog<'a> {
     /// not be written, if it could not.
     pub fn finish(&mut self) -> Option<String> {
         self.pump();
+        if !self.partial.is_empty() {
+            self.echo_line();
+        }
         if self.dropped > 0 {
             let newline = if self.last == Some(b'\n') { "" } else { "\n" };
             let marker = format!(
@@ -168,6 +192,9 @@ impl<'a> LazyLog<'a> {
 
     /// Output from the pipe: into the head while it lasts, then into the tail.
     fn take(&mut self, data: &[u8]) {
+        if self.echo.is_some() {
+            self.echo(data);
+        }
         let n = data
             .len()
             .min(usize::try_from(self.head_left).unwrap_or(usize::MAX));
@@ -189,6 +216,29 @@ impl<'a> LazyLog<'a> {
             self.dropped += over as u64;
             self.tail.drain(..over);
         }
+    }
+
+    /// Output to the echo: each line ended (or grown past [`ECHO_LINE_MAX`]) goes.
+    fn echo(&mut self, mut data: &[u8]) {
+        while let Some(end) = data.iter().position(|&b| b == b'\n') {
+            self.partial.extend_from_slice(&data[..end]);
+            self.echo_line();
+            data = &data[end + 1..];
+        }
+        self.partial.extend_from_slice(data);
+        if self.partial.len() >= ECHO_LINE_MAX {
+            self.echo_line();
+        }
+    }
+
+    fn echo_line(&mut self) {
+        let Some(echo) = self.echo else { return };
+        let line = String::from_utf8_lossy(&self.partial);
+        // A progress line redrawn with `\r` shows as its last state.
+        let line = line.trim_end_matches('\r');
+        let line = line.rsplit('\r').next().unwrap_or(line);
+        echo(&crate::escape::output(line));
+        self.partial.clear();
     }
 
     fn write(&mut self, data: &[u8]) {
@@ -274,6 +324,7 @@ mod tests {
                     stdin: None,
                     on_start: None,
                     log_cap: crate::config::DEFAULT_LOG_CAP,
+                    echo: None,
                 },
                 line,
                 &Children::default(),
@@ -420,5 +471,36 @@ mod pump_ready_tests {
         log.pump_ready(PollFlags::empty());
         assert_eq!(log.finish(), None);
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "$ cmd\nlate\n");
+    }
+}
+
+#[cfg(test)]
+mod echo_tests {
+    use super::*;
+
+    #[test]
+    fn every_line_is_echoed_once_whole_the_cap_being_the_files_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.log");
+        let seen = std::sync::Mutex::new(Vec::<String>::new());
+        let echo = |line: &str| seen.lock().unwrap().push(line.to_string());
+        let (mut log, mut w) = LazyLog::new(&path, None, 8).unwrap();
+        log.echo_to(Some(&echo));
+        w.write_all(b"first li").unwrap();
+        log.pump();
+        assert!(
+            seen.lock().unwrap().is_empty(),
+            "a part line waits for its end"
+        );
+        w.write_all(b"ne\r\n50%\r100%\n\x1b[1mbold\x1b[0m \x07\nlast")
+            .unwrap();
+        drop(w);
+        assert_eq!(log.finish(), None);
+        assert_eq!(
+            *seen.lock().unwrap(),
+            ["first line", "100%", "bold \\u{7}", "last"],
+            "CRLF ended, a redrawn line at its last state, controls escaped, the end flushed"
+        );
+        assert!(std::fs::read_to_string(&path).unwrap().contains("elided"));
     }
 }

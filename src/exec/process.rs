@@ -127,6 +127,8 @@ pub struct Spec<'a> {
     pub on_start: Option<&'a mut dyn FnMut()>,
     /// Most bytes of output the log keeps (`wf.log_cap_bytes`).
     pub log_cap: u64,
+    /// Where the output is also shown, a line at a time, as it comes (`-v`).
+    pub echo: Option<crate::exec::lazylog::Echo<'a>>,
 }
 
 /// Runs one command to its end (or its deadline), output appended to `spec.log`: a
@@ -184,7 +186,10 @@ async fn run_with(spec: Spec<'_>, header: Option<&str>, children: &Children) -> 
     };
     let (mut log, (number, mut child)) = loop {
         let (mut log, output) = match LazyLog::new(spec.log, header, spec.log_cap) {
-            Ok(pipe) => pipe,
+            Ok((mut log, output)) => {
+                log.echo_to(spec.echo);
+                (log, output)
+            }
             Err(e) => {
                 return Logged::unlogged(Exit::SpawnFailed(format!(
                     "cannot make a pipe for its output: {e}"
@@ -633,6 +638,7 @@ mod tests {
                 stdin: None,
                 on_start: None,
                 log_cap: crate::config::DEFAULT_LOG_CAP,
+                echo: None,
             },
             &Children::default(),
         ))

@@ -8,6 +8,13 @@
 //! Actions (`GITHUB_ACTIONS=true`), a passed task's inside a `::group::`, and a failed
 //! task's in the open.
 //!
+//! With `-v` ([`RunProgress::echo`]) each line a task's commands print is shown as it
+//! comes, under the task's `▶` line (printed on a terminal too), as `  T4 | line`: the
+//! id says whose it is when tasks run side by side. Under GitHub Actions the group
+//! then opens at the `▶` line and closes before the task's result line, so the
+//! streamed lines sit inside it. Under `--json` they go to stderr, stdout keeping
+//! its document; `--quiet` drops them.
+//!
 //! The bar is drawn on stderr through [`Stderr`], which tells indicatif the
 //! terminal's true width (a terminal of 0 columns is `output::DEFAULT_WIDTH` wide): the
 //! lines printed above the bar are padded to that width, which is what moves the
@@ -56,10 +63,17 @@ pub struct RunProgress<'a> {
     agent_attempts: Option<u32>,
     /// With no bar: a line for each task that runs long.
     heartbeat: Option<super::heartbeat::Heartbeat>,
+    /// `-v`: each task's output streams under its `▶` line.
+    verbose: bool,
 }
 
 impl<'a> RunProgress<'a> {
-    pub fn new(out: &'a Output, workflow_dir: PathBuf, agent_attempts: Option<u32>) -> Self {
+    pub fn new(
+        out: &'a Output,
+        workflow_dir: PathBuf,
+        agent_attempts: Option<u32>,
+        verbose: bool,
+    ) -> Self {
         let bar = (out.stdout_tty && out.says()).then(new_bar);
         let ci = |name: &str| std::env::var(name).is_ok_and(|v| v == "true");
         let heartbeat = (bar.is_none() && out.says()).then(|| {
@@ -76,7 +90,28 @@ impl<'a> RunProgress<'a> {
             github: ci("GITHUB_ACTIONS") && out.says(),
             agent_attempts,
             heartbeat,
+            verbose: verbose && !out.quiet,
         }
+    }
+
+    /// With `-v`, where the run shows each line of a task's output (`WorkCtx::echo`):
+    /// above the bar on a terminal, else on stdout, on stderr under `--json`.
+    pub fn echo(&self) -> Option<crate::run::work::TaskEcho> {
+        if !self.verbose {
+            return None;
+        }
+        let bar = self.bar.clone();
+        let json = self.out.json;
+        Some(std::sync::Arc::new(move |id: &str, line: &str| {
+            let text = format!("  {id} | {line}");
+            match &bar {
+                Some(bar) => bar.println(text),
+                None if json => crate::output::stderr_line(format_args!("{text}")),
+                None => {
+                    let _ = crate::output::write_stdout(format!("{text}\n").as_bytes());
+                }
+            }
+        }))
     }
 
     /// ` (attempt 2/4)` on a task's second attempt and later (` (attempt 2)` where
@@ -130,6 +165,15 @@ impl<'a> RunProgress<'a> {
             text.push_str(&format!("  | {l}\n"));
         }
         text
+    }
+
+    /// `  log: PATH` for an outcome with a log (its absolute path); empty without.
+    fn log_named(&self, outcome: &TaskOutcome) -> String {
+        if outcome.log.is_empty() {
+            return String::new();
+        }
+        let log = self.workflow_dir.join(&outcome.log);
+        format!("  log: {}\n", log.display())
     }
 
     /// The task's header line and its body inside a GitLab section: collapsed when
@@ -192,9 +236,16 @@ impl Reporter for RunProgress<'_> {
         if self.bar.is_some() {
             self.running.push((task.id.clone(), task.name.clone()));
             self.show_running();
-        } else if self.out.says() {
+        }
+        // On a terminal the bar names what runs; with `-v` the line heads the output.
+        if self.out.says() && (self.bar.is_none() || self.verbose) {
             let name = crate::report::one_line(&task.name);
-            self.line(format!("▶ {} {name}{}", task.id, self.attempt_note(task)));
+            let line = format!("▶ {} {name}{}", task.id, self.attempt_note(task));
+            if self.github && self.verbose && self.gitlab.is_none() {
+                self.line(format!("::group::{}", super::github::escape_data(&line)));
+            } else {
+                self.line(line);
+            }
         }
         if let Some(heartbeat) = &self.heartbeat {
             heartbeat.started(&task.id, &task.name);
@@ -263,7 +314,10 @@ impl Reporter for RunProgress<'_> {
             self.section(task, &header, &body, passed);
             return;
         }
-        if self.github && !failed {
+        if self.github && self.verbose {
+            // The group opened at the `▶` line holds what the task printed.
+            self.line("::endgroup::".into());
+        } else if self.github && !failed {
             let body = self.log_tail(outcome);
             self.line(format!(
                 "::group::{}\n{body}::endgroup::",
@@ -275,7 +329,13 @@ impl Reporter for RunProgress<'_> {
             self.line(header);
             return;
         }
-        let text = format!("{header}\n{}", self.log_tail(outcome));
+        // Streamed already, the output is not shown again, save in a collapsed group.
+        let body = if self.verbose && !self.github {
+            self.log_named(outcome)
+        } else {
+            self.log_tail(outcome)
+        };
+        let text = format!("{header}\n{body}");
         if self.out.quiet {
             crate::output::stderr_line(format_args!("{}", text.trim_end()));
         } else {

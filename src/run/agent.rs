@@ -299,6 +299,10 @@ fn real_run(
     let mut env = ctx.env(task, attempt);
     env.push(("WF_EXECUTOR".into(), name.clone()));
     env.push(("WF_ROLE".into(), role.as_str().into()));
+    let echo = ctx
+        .echo
+        .as_ref()
+        .map(|echo| move |line: &str| echo(&task.id, line));
     // On the worker this agent task runs on: its executor blocks it.
     let exit = crate::exec::reactor::block_on(process::run(
         Spec {
@@ -310,6 +314,7 @@ fn real_run(
             stdin: Some(brief.to_vec()),
             on_start: Some(&mut on_start),
             log_cap: ctx.config.wf.log_cap(),
+            echo: echo.as_ref().map(|e| e as _),
         },
         &ctx.children,
     ));

@@ -37,7 +37,13 @@ pub struct WorkCtx {
     /// The workflow's hard constraints: each one with a `verifyCmd` must hold at
     /// every quality gate (docs/constraints.md).
     pub hard_constraints: Vec<Constraint>,
+    /// `-v`: where each line a task's commands print is shown as it comes (the task's
+    /// id, the line), besides the task's log.
+    pub echo: Option<TaskEcho>,
 }
+
+/// Shows one line of a task's output: the task's id, then the line.
+pub type TaskEcho = std::sync::Arc<dyn Fn(&str, &str) + Send + Sync>;
 
 /// One command of a task and how it ended.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -159,6 +165,7 @@ impl WorkCtx {
             config,
             children: Children::default(),
             hard_constraints,
+            echo: None,
         }
     }
 
@@ -227,6 +234,10 @@ impl WorkCtx {
     ) -> process::Logged {
         // The log is created only if the command prints or fails (see `lazylog`).
         let header = program.display();
+        let echo = self
+            .echo
+            .as_ref()
+            .map(|echo| move |line: &str| echo(&task.id, line));
         process::run_logged(
             Spec {
                 program: program.clone(),
@@ -237,6 +248,7 @@ impl WorkCtx {
                 stdin: None,
                 on_start: None,
                 log_cap: self.config.wf.log_cap(),
+                echo: echo.as_ref().map(|e| e as _),
             },
             &header,
             &self.children,

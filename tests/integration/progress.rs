@@ -110,3 +110,94 @@ fn a_task_that_runs_long_gets_a_heartbeat_between_its_start_and_end() {
         run.stdout
     );
 }
+
+fn noisy_plan(t: &Test) {
+    start(
+        t,
+        &plan(&[
+            task("T1", "build").verify("printf 'one\\ntwo\\n'"),
+            task("T2", "build")
+                .verify("printf 'red \\033[31mtext\\033[0m\\nno newline'; exit 3")
+                .deps("T1"),
+        ]),
+    );
+}
+
+#[test]
+fn verbose_streams_each_line_of_a_task_under_its_start_line_and_logs_it_too() {
+    let mut t = Test::new();
+    noisy_plan(&t);
+    t.env_remove("GITHUB_ACTIONS").env_remove("GITLAB_CI");
+    insta::assert_snapshot!(t.wf(&["workflow-execute", "--all", "-v"]).whole(), @r"
+    exit: 1
+    --- stdout
+    ▶ T1 task T1
+      T1 | one
+      T1 | two
+    ✓ T1 task T1 (N.Ns)
+    ▶ T2 task T2
+      T2 | red text
+      T2 | no newline
+    ✗ T2 task T2: check `printf 'red \033[31mtext\033[0m\nno newline'; exit 3` exited with 3
+      log: [ROOT]/home/[ID]/logs/T2.1.log
+    --- stderr
+    Failed: task T2 failed: check `printf 'red \033[31mtext\033[0m\nno newline'; exit 3` exited with 3
+    `wf logs` shows why; after a fix, `wf resume` runs it again. Or skip it with `wf workflow-execute --skip --reason TEXT`.
+    ");
+    let log = t.workflow_dir().join("logs");
+    let logged: Vec<String> = std::fs::read_dir(&log)
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .collect();
+    assert!(
+        logged.iter().any(|l| l.contains("one\ntwo\n")),
+        "{logged:?}"
+    );
+}
+
+#[test]
+fn verbose_under_github_actions_streams_inside_the_tasks_group() {
+    let mut t = Test::new();
+    noisy_plan(&t);
+    t.env("GITHUB_ACTIONS", "true")
+        .env_remove("GITHUB_STEP_SUMMARY");
+    insta::assert_snapshot!(t.wf(&["workflow-execute", "--all", "-v"]).whole(), @r"
+    exit: 1
+    --- stdout
+    ::group::▶ T1 task T1
+      T1 | one
+      T1 | two
+    ::endgroup::
+    ✓ T1 task T1 (N.Ns)
+    ::group::▶ T2 task T2
+      T2 | red text
+      T2 | no newline
+    ::endgroup::
+    ✗ T2 task T2: check `printf 'red \033[31mtext\033[0m\nno newline'; exit 3` exited with 3
+      --- last lines of [ROOT]/home/[ID]/logs/T2.1.log ---
+      | $ printf 'red \033[31mtext\033[0m\nno newline'; exit 3
+      | red text
+      | no newline
+    ::error file=tasks.md,line=8,title=T2 task T2::check `printf 'red \033[31mtext\033[0m\nno newline'; exit 3` exited with 3
+    --- stderr
+    Failed: task T2 failed: check `printf 'red \033[31mtext\033[0m\nno newline'; exit 3` exited with 3
+    `wf logs` shows why; after a fix, `wf resume` runs it again. Or skip it with `wf workflow-execute --skip --reason TEXT`.
+    ");
+}
+
+#[test]
+fn verbose_with_json_keeps_stdout_a_document_and_streams_on_stderr() {
+    let mut t = Test::new();
+    noisy_plan(&t);
+    t.env_remove("GITHUB_ACTIONS").env_remove("GITLAB_CI");
+    let run = t.wf(&["workflow-execute", "--all", "-v", "--json"]);
+    assert_eq!(run.code, 1, "{run:?}");
+    let _: serde_json::Value =
+        serde_json::from_str(&run.stdout).expect("stdout is one JSON document");
+    assert!(!run.stdout.contains("T1 | one"), "{}", run.stdout);
+    assert!(
+        run.stderr.contains("  T1 | one\n  T1 | two\n"),
+        "{}",
+        run.stderr
+    );
+}
