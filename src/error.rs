@@ -95,6 +95,9 @@ pub struct WfError {
     pub message: String,
     /// What the system said, when a file operation failed.
     pub io: Option<std::io::ErrorKind>,
+    /// Further errors found in the same pass (every graph error of a plan), each a
+    /// message as `message` is, shown after it.
+    pub more: Vec<String>,
 }
 
 impl WfError {
@@ -103,6 +106,7 @@ impl WfError {
             kind,
             message: message.into(),
             io: None,
+            more: Vec::new(),
         }
     }
 
@@ -123,6 +127,7 @@ impl WfError {
             kind,
             message: message.into(),
             io: Some(err.kind()),
+            more: Vec::new(),
         }
     }
 

@@ -164,10 +164,12 @@ impl Output {
             self.json_value(&serde_json::json!({ "error": error_json(err) }));
         }
         // One line whatever the message quotes from input: hooks read stderr by line.
-        stderr_line(format_args!(
-            "wf: error: {}",
-            crate::error::one_line(&err.message)
-        ));
+        for message in std::iter::once(&err.message).chain(&err.more) {
+            stderr_line(format_args!(
+                "wf: error: {}",
+                crate::error::one_line(message)
+            ));
+        }
     }
 
     /// `text` in the given ANSI colour when colour is on.
@@ -177,8 +179,10 @@ impl Output {
 }
 
 /// The `error` object of the JSON error document (docs/json.md "Errors"): its kind,
-/// message and exit code, and the place in a file when it is about one. `wf mcp`
-/// answers a failed tool call with the same object.
+/// message and exit code, and the place in a file when it is about one; with more
+/// than one error found at once (a plan's graph errors), `errors` lists them all,
+/// the first too, each with its place. `wf mcp` answers a failed tool call with the
+/// same object.
 pub fn error_json(err: &WfError) -> serde_json::Value {
     let mut error = serde_json::json!({
         "kind": err.kind.name(),
@@ -191,6 +195,19 @@ pub fn error_json(err: &WfError) -> serde_json::Value {
         if let Some(column) = at.column {
             error["column"] = column.into();
         }
+    }
+    if !err.more.is_empty() {
+        let all = std::iter::once(&err.message)
+            .chain(&err.more)
+            .map(|message| {
+                let mut one = serde_json::json!({ "message": message });
+                if let Some(at) = WfError::new(err.kind, message.as_str()).location() {
+                    one["file"] = at.file.into();
+                    one["line"] = at.line.into();
+                }
+                one
+            });
+        error["errors"] = all.collect();
     }
     error
 }

@@ -2,8 +2,8 @@
 //!
 //! All checks are O(tasks + edges) with hash maps, and the cycle search is an
 //! iterative depth-first search (an explicit stack), so a 10,000-task chain neither
-//! takes quadratic time nor overflows the call stack. The first problem in document
-//! order is reported, as one line naming the task's line.
+//! takes quadratic time nor overflows the call stack. Every problem is reported, each
+//! as one line naming its task's line, so one `wf check` shows them all.
 
 use super::outline::Node;
 use super::{Format, PlanError, PlanWarning};
@@ -57,39 +57,78 @@ impl IdIndex {
     }
 }
 
-pub(crate) fn check_known_deps(
-    nodes: &[Node],
-    index: &IdIndex,
-    format: Format,
-) -> Result<(), PlanError> {
+/// Most cycles one check lists: past them the search stops (a plan of thousands
+/// of back edges would otherwise cost a walk of the stack for each).
+const MOST_CYCLES: usize = 20;
+
+/// Every dependency on an id that is not a task, in document order, each with the
+/// id it is closest to when one stands out.
+pub(crate) fn check_known_deps(nodes: &[Node], index: &IdIndex, format: Format) -> Vec<PlanError> {
     let field = format.reader().deps_written_in();
+    let mut errors = Vec::new();
     for d in nodes {
-        if let Some(dep) = d.deps().find(|dep| index.get(nodes, dep).is_none()) {
-            return Err(PlanError::new(
+        for dep in d.deps().filter(|dep| index.get(nodes, dep).is_none()) {
+            let hint =
+                closest_id(nodes, dep).map_or(String::new(), |id| format!("did you mean {id}? "));
+            errors.push(PlanError::new(
                 d.deps_line as usize,
                 format!(
-                    "task {} depends on {dep}, which is not a task in this plan; fix the id or remove it from {field}",
+                    "task {} depends on {dep}, which is not a task in this plan; {hint}fix the id or remove it from {field}",
                     d.id()
                 ),
             ));
         }
     }
-    Ok(())
+    errors
 }
 
-pub(crate) fn check_acyclic(
-    nodes: &[Node],
-    index: &IdIndex,
-    format: Format,
-) -> Result<(), PlanError> {
+/// The one id nearest to `unknown` (a typo's edit or two away, a third of its
+/// length at most); none when none is that near or two are equally near.
+fn closest_id<'a>(nodes: &'a [Node], unknown: &str) -> Option<&'a str> {
+    let wanted: Vec<char> = unknown.chars().collect();
+    let most = (wanted.len() / 3).max(1);
+    let mut best: Option<(usize, &str)> = None;
+    let mut tied = false;
+    for id in nodes.iter().map(Node::id) {
+        let far = crate::error::edit_distance(&wanted, &id.chars().collect::<Vec<_>>());
+        match best {
+            _ if far > most => {}
+            Some((near, known)) if far == near && known != id => tied = true,
+            Some((near, _)) if far >= near => {}
+            _ => {
+                best = Some((far, id));
+                tied = false;
+            }
+        }
+    }
+    best.filter(|_| !tied).map(|(_, id)| id)
+}
+
+/// Every dependency cycle, each once: one for each edge that closes a loop in a
+/// depth-first walk (so no two name the same loop), at most [`MOST_CYCLES`].
+pub(crate) fn check_acyclic(nodes: &[Node], index: &IdIndex, format: Format) -> Vec<PlanError> {
     let adj = Adjacency::of(
         nodes
             .iter()
             .map(|d| d.deps().filter_map(|dep| index.get(nodes, dep))),
     );
-    let Some(cycle) = find_cycle(&adj) else {
-        return Ok(());
-    };
+    let cycles = find_cycles(&adj, MOST_CYCLES);
+    let mut errors: Vec<PlanError> = cycles
+        .iter()
+        .map(|cycle| cycle_error(nodes, cycle, format))
+        .collect();
+    if cycles.len() == MOST_CYCLES {
+        if let Some(last) = errors.last_mut() {
+            last.message.push_str(&format!(
+                " (the first {MOST_CYCLES} cycles are listed; there may be more)"
+            ));
+        }
+    }
+    errors
+}
+
+/// The message for one cycle: its tasks from the one written first, on its line.
+fn cycle_error(nodes: &[Node], cycle: &[usize], format: Format) -> PlanError {
     // Start the loop at the task written first, so the message is stable.
     let start = cycle
         .iter()
@@ -123,13 +162,13 @@ pub(crate) fn check_acyclic(
         .and_then(|n| nodes.get(*n))
         .map_or(1, |d| d.deps_line as usize);
     let note = format.reader().cycle_note();
-    Err(PlanError::new(
+    PlanError::new(
         line,
         format!(
             "dependency cycle {}{count} (each task depends on the next){note}; remove one of these dependencies",
             ids.join(" → ")
         ),
-    ))
+    )
 }
 
 /// spec-kit's Dependencies-section edges, each as its line, the position of the
@@ -224,12 +263,15 @@ impl Adjacency {
     }
 }
 
-fn find_cycle(adj: &Adjacency) -> Option<Vec<usize>> {
+/// The loops a depth-first walk closes, one per edge back to a task still on the
+/// walk's stack, each as node indices depending on the next; at most `most`.
+fn find_cycles(adj: &Adjacency, most: usize) -> Vec<Vec<usize>> {
     const WHITE: u8 = 0;
     const GREY: u8 = 1;
     const BLACK: u8 = 2;
     let mut color = vec![WHITE; adj.len()];
     let mut stack: Vec<(usize, usize)> = Vec::new();
+    let mut cycles = Vec::new();
     for root in 0..adj.len() {
         if color.get(root) != Some(&WHITE) {
             continue;
@@ -251,7 +293,11 @@ fn find_cycle(adj: &Adjacency) -> Option<Vec<usize>> {
                     }
                     Some(GREY) => {
                         let from = stack.iter().rposition(|(n, _)| *n == dep).unwrap_or(0);
-                        return Some(stack.get(from..)?.iter().map(|(n, _)| *n).collect());
+                        let cycle = stack.get(from..).unwrap_or(&[]);
+                        cycles.push(cycle.iter().map(|(n, _)| *n).collect());
+                        if cycles.len() >= most {
+                            return cycles;
+                        }
                     }
                     _ => {}
                 }
@@ -263,7 +309,7 @@ fn find_cycle(adj: &Adjacency) -> Option<Vec<usize>> {
             }
         }
     }
-    None
+    cycles
 }
 
 #[cfg(test)]
@@ -271,7 +317,22 @@ mod tests {
     use super::*;
 
     fn find_cycle(adj: &[Vec<usize>]) -> Option<Vec<usize>> {
-        super::find_cycle(&Adjacency::of(adj.iter().map(|e| e.iter().copied())))
+        find_cycles(adj).into_iter().next()
+    }
+
+    fn find_cycles(adj: &[Vec<usize>]) -> Vec<Vec<usize>> {
+        super::find_cycles(&Adjacency::of(adj.iter().map(|e| e.iter().copied())), 20)
+    }
+
+    #[test]
+    fn finds_every_loop_once() {
+        // 0 → 1 → 0, and 2 → 3 → 4 → 2 with 3 → 2 too: three loops, each once.
+        let adj = [vec![1], vec![0], vec![3], vec![4, 2], vec![2]];
+        assert_eq!(find_cycles(&adj), [vec![0, 1], vec![2, 3, 4], vec![2, 3]]);
+        assert_eq!(
+            super::find_cycles(&Adjacency::of(adj.iter().map(|e| e.iter().copied())), 2).len(),
+            2
+        );
     }
 
     #[test]

@@ -477,9 +477,15 @@ pub(crate) fn read(
             None => super::empty_plan(format, &super::doc::lines(text)),
         }));
     }
-    super::graph::check_known_deps(&nodes, &index, format).map_err(at)?;
+    let mut graph_errors = super::graph::check_known_deps(&nodes, &index, format);
     format.reader().add_implied_deps(&mut nodes);
-    super::graph::check_acyclic(&nodes, &index, format).map_err(at)?;
+    graph_errors.extend(super::graph::check_acyclic(&nodes, &index, format));
+    graph_errors.sort_by_key(|e| e.line);
+    let mut graph_errors = graph_errors.into_iter().map(at);
+    if let Some(mut first) = graph_errors.next() {
+        first.more = graph_errors.map(|e| e.message).collect();
+        return Err(first);
+    }
     super::graph::add_section_deps(&mut nodes, &index, section_deps, &mut warnings);
     warnings.sort_by_key(|w| w.line);
     let mut settled = Vec::new();

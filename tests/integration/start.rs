@@ -211,6 +211,50 @@ fn a_cycle_error_prints_the_cycle() {
     ");
 }
 
+/// Unknown ids (`t6` a typo of a task's, `T9` as near to T1 as to T2), and three
+/// loops, two of them sharing a task: every one reported in one pass.
+fn plan_with_every_graph_error() -> String {
+    plan(&[
+        task("T1", "a").verify("true").deps("T9"),
+        task("T2", "a").verify("true").deps("T1, T3"),
+        task("T3", "a").verify("true").deps("T2, T4"),
+        task("T4", "a").verify("true").deps("T3"),
+        task("T5", "a").verify("true").deps("t6, nope"),
+        task("T6", "a").verify("true").deps("T7"),
+        task("T7", "a").verify("true").deps("T6"),
+    ])
+}
+
+#[test]
+fn check_reports_every_unknown_dependency_and_every_cycle_at_once() {
+    let t = Test::new();
+    t.write("tasks.md", plan_with_every_graph_error());
+    insta::assert_snapshot!(t.wf(&["check", "tasks.md"]).whole(), @r"
+    exit: 2
+    --- stdout
+    --- stderr
+    wf: error: tasks.md:7: task T1 depends on T9, which is not a task in this plan; fix the id or remove it from its Depends field
+    wf: error: tasks.md:13: dependency cycle T2 → T3 → T2 (each task depends on the next); remove one of these dependencies
+    wf: error: tasks.md:19: dependency cycle T3 → T4 → T3 (each task depends on the next); remove one of these dependencies
+    wf: error: tasks.md:31: task T5 depends on t6, which is not a task in this plan; did you mean T6? fix the id or remove it from its Depends field
+    wf: error: tasks.md:31: task T5 depends on nope, which is not a task in this plan; fix the id or remove it from its Depends field
+    wf: error: tasks.md:37: dependency cycle T6 → T7 → T6 (each task depends on the next); remove one of these dependencies
+    ");
+    let v = t.wf(&["check", "tasks.md", "--json"]).code(2).json();
+    assert!(crate::json_contract::schema("error").is_valid(&v), "{v:#}");
+    let lines: Vec<u64> = v["error"]["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(lines.len(), 6, "{v:#}");
+    // workflow-start refuses with the same messages, and writes nothing.
+    let start = t.wf(&["workflow-start", "tasks.md"]).code(2);
+    assert_eq!(start.stderr, t.wf(&["check", "tasks.md"]).stderr);
+    assert!(!t.workflow_dir().join("state.json").exists());
+}
+
 #[test]
 fn classification_blocks_api_and_design_tasks_and_exempts_skeletons() {
     let t = Test::new();
