@@ -192,70 +192,10 @@ impl<'a> RunProgress<'a> {
         text.push_str(&gitlab::section_end(&name, now));
         self.line(text);
     }
-}
 
-impl Drop for RunProgress<'_> {
-    fn drop(&mut self) {
-        self.done();
-    }
-}
-
-fn new_bar() -> indicatif::ProgressBar {
-    let bar = indicatif::ProgressBar::with_draw_target(
-        None,
-        indicatif::ProgressDrawTarget::term_like_with_hz(Box::new(Stderr::default()), 20),
-    );
-    // `wide_msg` is cut to the width left on the line, [`ECHO_MARGIN`] spaces kept
-    // after it: a long name never wraps.
-    let template = format!(
-        "{{elapsed_precise}} {{bar:20}} {{pos}}/{{len}} {{wide_msg}}{}",
-        " ".repeat(ECHO_MARGIN)
-    );
-    if let Ok(style) = indicatif::ProgressStyle::with_template(&template) {
-        bar.set_style(style);
-    }
-    bar.enable_steady_tick(TICK);
-    bar
-}
-
-/// `T3 name` for one running task; `T3, T4, T7: 3 running` for more, so every id is
-/// in view before the names would push them off the line.
-fn running_message(running: &[(String, String)]) -> String {
-    match running {
-        [] => String::new(),
-        [(id, name)] => format!("{id} {}", crate::report::one_line(name)),
-        many => {
-            let ids: Vec<&str> = many.iter().map(|(id, _)| id.as_str()).collect();
-            format!("{}: {} running", ids.join(", "), many.len())
-        }
-    }
-}
-
-impl Reporter for RunProgress<'_> {
-    fn started(&mut self, task: &Task) {
-        if self.bar.is_some() {
-            self.running.push((task.id.clone(), task.name.clone()));
-            self.show_running();
-        }
-        // On a terminal the bar names what runs; with `-v` the line heads the output.
-        if self.out.says() && (self.bar.is_none() || self.verbose) {
-            let name = crate::report::one_line(&task.name);
-            let line = format!("▶ {} {name}{}", task.id, self.attempt_note(task));
-            if self.github && self.verbose && self.gitlab.is_none() {
-                self.line(format!("::group::{}", super::github::escape_data(&line)));
-            } else {
-                self.line(line);
-            }
-        }
-        if let Some(heartbeat) = &self.heartbeat {
-            heartbeat.started(&task.id, &task.name);
-        }
-        if let Some(starts) = &mut self.gitlab {
-            starts.insert(task.id.clone(), crate::clock::now().as_second());
-        }
-    }
-
-    fn finished(&mut self, task: &Task, outcome: &TaskOutcome) {
+    /// A finished task's result line (with its log's tail, section or group, as
+    /// the reader wants them).
+    fn result(&mut self, task: &Task, outcome: &TaskOutcome) {
         if self.bar.is_some() {
             self.running.retain(|(id, _)| *id != task.id);
             self.show_running();
@@ -342,6 +282,77 @@ impl Reporter for RunProgress<'_> {
             self.line(text.trim_end().to_string());
         }
     }
+}
+
+impl Drop for RunProgress<'_> {
+    fn drop(&mut self) {
+        self.done();
+    }
+}
+
+fn new_bar() -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::with_draw_target(
+        None,
+        indicatif::ProgressDrawTarget::term_like_with_hz(Box::new(Stderr::default()), 20),
+    );
+    // `wide_msg` is cut to the width left on the line, [`ECHO_MARGIN`] spaces kept
+    // after it: a long name never wraps.
+    let template = format!(
+        "{{elapsed_precise}} {{bar:20}} {{pos}}/{{len}} {{wide_msg}}{}",
+        " ".repeat(ECHO_MARGIN)
+    );
+    if let Ok(style) = indicatif::ProgressStyle::with_template(&template) {
+        bar.set_style(style);
+    }
+    bar.enable_steady_tick(TICK);
+    bar
+}
+
+/// `T3 name` for one running task; `T3, T4, T7: 3 running` for more, so every id is
+/// in view before the names would push them off the line.
+fn running_message(running: &[(String, String)]) -> String {
+    match running {
+        [] => String::new(),
+        [(id, name)] => format!("{id} {}", crate::report::one_line(name)),
+        many => {
+            let ids: Vec<&str> = many.iter().map(|(id, _)| id.as_str()).collect();
+            format!("{}: {} running", ids.join(", "), many.len())
+        }
+    }
+}
+
+impl Reporter for RunProgress<'_> {
+    fn started(&mut self, task: &Task) {
+        if self.bar.is_some() {
+            self.running.push((task.id.clone(), task.name.clone()));
+            self.show_running();
+        }
+        // On a terminal the bar names what runs; with `-v` the line heads the output.
+        if self.out.says() && (self.bar.is_none() || self.verbose) {
+            let name = crate::report::one_line(&task.name);
+            let line = format!("▶ {} {name}{}", task.id, self.attempt_note(task));
+            if self.github && self.verbose && self.gitlab.is_none() {
+                self.line(format!("::group::{}", super::github::escape_data(&line)));
+            } else {
+                self.line(line);
+            }
+        }
+        if let Some(heartbeat) = &self.heartbeat {
+            heartbeat.started(&task.id, &task.name);
+        }
+        if let Some(starts) = &mut self.gitlab {
+            starts.insert(task.id.clone(), crate::clock::now().as_second());
+        }
+    }
+
+    fn finished(&mut self, task: &Task, outcome: &TaskOutcome) {
+        self.result(task, outcome);
+        if let (Some(commit), Verdict::Passed { .. }) = (&outcome.commit, &outcome.verdict) {
+            if self.out.says() {
+                self.line(commit_line(&task.id, commit));
+            }
+        }
+    }
 
     fn up_to_date(&mut self, task: &Task) {
         let mark = self.out.paint("✓", Color::Green);
@@ -371,6 +382,18 @@ impl Reporter for RunProgress<'_> {
             bar.set_length(total as u64);
             bar.set_position(done as u64);
         }
+    }
+}
+
+/// What a task's `git_commit` did, in a line of its own under the task's.
+fn commit_line(id: &str, commit: &crate::state::event::Commit) -> String {
+    match &commit.hash {
+        Some(hash) => format!(
+            "Committed {id} as {hash} ({} {}).",
+            commit.files,
+            crate::report::plural(commit.files, "file", "files")
+        ),
+        None => format!("{id}: nothing to commit."),
     }
 }
 

@@ -81,6 +81,7 @@ pub fn do_agent_task(
         claim: agent.0,
         changes: agent.1,
         derived: ran.derived,
+        commit: ran.commit,
     };
     for ex in &dispatch.executors {
         let role = ex.role();
@@ -148,15 +149,13 @@ pub fn do_agent_task(
     let mut ran = Ran::default();
     let checked = if dispatch.mock.is_some() {
         // A rehearsal did no work: nothing its line names could have changed.
-        let (gate, checks) = (&mut ran.gate, &mut ran.checks);
         block_on(work::run_parts(
             ctx,
             task,
             attempt,
             dispatch.part,
             &log,
-            gate,
-            checks,
+            &mut ran,
         ))
     } else {
         let returning = Returning {

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use crate::exec::process::Program;
 use crate::run::work::{append_header, CheckRun, Verdict, WorkCtx};
+use crate::state::event::Commit;
 use crate::state::model::Task;
 
 /// What `git_commit` stages: the files the task declares that are there, or with
@@ -29,7 +30,7 @@ pub(crate) async fn git_commit(
     attempt: u32,
     log: &Path,
     runs: &mut Vec<CheckRun>,
-) -> Result<(), Verdict> {
+) -> Result<Commit, Verdict> {
     let git = |args: &[&str]| {
         Program::Argv(
             std::iter::once("git")
@@ -54,7 +55,10 @@ pub(crate) async fn git_commit(
         .is_ok()
     {
         append_header(log, "(nothing staged: no commit made)");
-        return Ok(());
+        return Ok(Commit {
+            hash: None,
+            files: 0,
+        });
     }
     let message = log.with_extension("commit-msg");
     let text = format!(
@@ -81,7 +85,8 @@ pub(crate) async fn git_commit(
         runs,
     )
     .await?;
-    // What was committed, in the log: the short hash and how many files.
+    // What was committed, in the log and to the run: the short hash and how many
+    // files.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     let said = crate::exec::git::output(
         &ctx.project,
@@ -94,14 +99,27 @@ pub(crate) async fn git_commit(
     .map(|text| {
         let mut lines = text.lines().filter(|l| !l.is_empty());
         let hash = lines.next().unwrap_or("?").to_string();
-        let files = lines.count();
-        format!(
-            "(committed {hash}: {files} file{})",
-            if files == 1 { "" } else { "s" }
-        )
+        Commit {
+            hash: Some(hash),
+            files: lines.count(),
+        }
     });
-    if let Some(said) = said {
-        append_header(log, &said);
+    if let Some(Commit {
+        hash: Some(hash),
+        files,
+    }) = &said
+    {
+        append_header(
+            log,
+            &format!(
+                "(committed {hash}: {files} file{})",
+                if *files == 1 { "" } else { "s" }
+            ),
+        );
     }
-    Ok(())
+    // Committed, though git could not say as what: the hash is a question mark.
+    Ok(said.unwrap_or(Commit {
+        hash: Some("?".into()),
+        files: 0,
+    }))
 }

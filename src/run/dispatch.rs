@@ -274,6 +274,7 @@ impl Engine<'_> {
             claim: None,
             changes: None,
             derived: Vec::new(),
+            commit: None,
         };
         self.apply_outcome(task, outcome)
     }
@@ -468,6 +469,7 @@ fn failed(task_id: &str, reason: String) -> TaskOutcome {
         claim: None,
         changes: None,
         derived: Vec::new(),
+        commit: None,
     }
 }
 

@@ -170,6 +170,7 @@ impl Engine<'_> {
                     duration_ms: Some(duration_ms),
                     accepted_unchecked: unchecked.is_some(),
                     check_warning: check_warning(&outcome.derived),
+                    commit: outcome.commit.clone().map(Box::new),
                     ..TaskMove::default()
                 });
                 if verified {

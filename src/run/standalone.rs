@@ -368,18 +368,18 @@ pub fn run_task(
         }
     } else {
         let log = ctx.log_for(task, 1);
-        let mut gate = None;
+        let mut ran = work::Ran::default();
         let verdict = {
             crate::run::signals::install();
             let _watch = crate::run::signals::InterruptWatch::start(ctx.children.clone());
-            let parts =
-                work::run_parts(&ctx, task, 1, Part::Standalone, &log, &mut gate, &mut runs);
+            let parts = work::run_parts(&ctx, task, 1, Part::Standalone, &log, &mut ran);
             match crate::exec::reactor::block_on(parts) {
                 Ok(verified) => Verdict::Passed { verified },
                 Err(v) => v,
             }
         };
-        (verdict, gate)
+        runs = ran.checks;
+        (verdict, ran.gate)
     };
     if verdict == Verdict::Interrupted {
         return Err(WfError::new(

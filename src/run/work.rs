@@ -139,15 +139,18 @@ pub struct TaskOutcome {
     /// The checks derived from the task's line and what they found (a task with no
     /// command of its own: `src/run/derived.rs`).
     pub derived: Vec<DerivedCheck>,
+    /// What its `git_commit` did, when it has one and got that far.
+    pub commit: Option<crate::state::event::Commit>,
 }
 
 /// What checking a task ran and found: its gate's record, its commands, its
-/// derived checks.
+/// derived checks, its commit.
 #[derive(Debug, Default)]
 pub struct Ran {
     pub gate: Option<Value>,
     pub checks: Vec<CheckRun>,
     pub derived: Vec<DerivedCheck>,
+    pub commit: Option<crate::state::event::Commit>,
 }
 
 impl WorkCtx {
@@ -375,6 +378,7 @@ pub async fn do_task(
         claim: None,
         changes: None,
         derived: ran.derived,
+        commit: ran.commit,
     }
 }
 
@@ -401,30 +405,21 @@ pub(crate) async fn check_task(
         verified = crate::run::derived::check(ctx, task, attempt, log, returning, &mut ran.derived)
             .await?;
     }
-    let parts = run_parts(
-        ctx,
-        task,
-        attempt,
-        part,
-        log,
-        &mut ran.gate,
-        &mut ran.checks,
-    )
-    .await?;
+    let parts = run_parts(ctx, task, attempt, part, log, ran).await?;
     Ok(verified || parts)
 }
 
 /// `Ok(verified)`: whether anything actually checked the task. Every command run
-/// is added to `runs`.
+/// is added to `ran.checks`, the gate's record and the commit to theirs.
 pub(crate) async fn run_parts(
     ctx: &WorkCtx,
     task: &Task,
     attempt: u32,
     part: Part,
     log: &Path,
-    gate: &mut Option<Value>,
-    runs: &mut Vec<CheckRun>,
+    ran: &mut Ran,
 ) -> Result<bool, Verdict> {
+    let runs = &mut ran.checks;
     let mut verified = false;
     for cmd in task.check_commands() {
         let program = Program::Shell(cmd.to_string());
@@ -453,12 +448,12 @@ pub(crate) async fn run_parts(
     }
     if task.quality_gate {
         let (record, result) = crate::run::gate::quality_gate(ctx, task, attempt, log, runs).await;
-        *gate = record;
+        ran.gate = record;
         result?;
         verified = true;
     }
     if task.has_action("git_commit") && part == Part::Full {
-        crate::run::commit::git_commit(ctx, task, attempt, log, runs).await?;
+        ran.commit = Some(crate::run::commit::git_commit(ctx, task, attempt, log, runs).await?);
     }
     Ok(verified)
 }
@@ -557,16 +552,9 @@ mod log_part_tests {
         let log = ctx.log_for(&task, 1);
         // Something already there (a header of wf's own) is no command's.
         append_header(&log, "before");
-        let mut runs = Vec::new();
-        let verified = block_on(run_parts(
-            &ctx,
-            &task,
-            1,
-            Part::Full,
-            &log,
-            &mut None,
-            &mut runs,
-        ));
+        let mut ran = Ran::default();
+        let verified = block_on(run_parts(&ctx, &task, 1, Part::Full, &log, &mut ran));
+        let runs = ran.checks;
         assert_eq!(verified, Ok(true));
         let first = "$ echo one\none\n";
         let third = "$ echo two; echo err >&2\ntwo\nerr\n";
@@ -603,31 +591,24 @@ mod log_part_tests {
             ..Task::default()
         };
         let log = ctx.log_for(&task("false"), 1);
-        let mut runs = Vec::new();
+        let mut ran = Ran::default();
         let failed = block_on(run_parts(
             &ctx,
             &task("false"),
             1,
             Part::Full,
             &log,
-            &mut None,
-            &mut runs,
+            &mut ran,
         ));
+        let runs = ran.checks;
         assert!(matches!(failed, Err(Verdict::Failed { .. })), "{failed:?}");
         assert_eq!(std::fs::read_to_string(&log).unwrap(), "$ false\n");
         assert_eq!(runs[0].log_part, Some(0.."$ false\n".len() as u64));
         assert_eq!(runs[0].log_digest, Some(sha256(b"$ false\n")));
-        let mut runs = Vec::new();
+        let mut ran = Ran::default();
         let missing = task("wf-no-such-program --flag");
-        let _ = block_on(run_parts(
-            &ctx,
-            &missing,
-            1,
-            Part::Full,
-            &log,
-            &mut None,
-            &mut runs,
-        ));
+        let _ = block_on(run_parts(&ctx, &missing, 1, Part::Full, &log, &mut ran));
+        let runs = ran.checks;
         assert_eq!(
             (runs[0].log_part.clone(), runs[0].log_digest.clone()),
             (None, None)

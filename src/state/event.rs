@@ -176,6 +176,14 @@ impl EventData {
     }
 }
 
+/// What a task's `git_commit` did: the commit's short hash and how many files it
+/// holds, or no hash (and 0 files) when nothing was staged and no commit was made.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Commit {
+    pub hash: Option<String>,
+    pub files: usize,
+}
+
 /// `workflow.status_changed`: `reason` says why a workflow failed or rests (paused,
 /// blocked); written as `null` otherwise.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -251,6 +259,10 @@ pub struct TaskMove {
     /// → completed: what the derived checks could not settle.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub check_warning: Option<String>,
+    /// → completed of a task whose actions commit: what `git_commit` did (boxed:
+    /// the move is in every event's enum, and rare fields keep it small).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<Box<Commit>>,
     /// → completed / failed, when `wf` ran the checks.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<u64>,

@@ -117,7 +117,7 @@ fn git_commit_commits_the_declared_files_and_no_build_droppings() {
                 .deps("T1"),
         ]),
     );
-    t.wf(&["workflow-execute", "--all"]).ok();
+    let run = t.wf(&["workflow-execute", "--all"]).ok();
     let git = |args: &[&str]| {
         let out = std::process::Command::new("git")
             .args(args)
@@ -142,6 +142,69 @@ fn git_commit_commits_the_declared_files_and_no_build_droppings() {
     let log = std::fs::read_to_string(t.workflow_dir().join("logs/T1.1.log")).unwrap();
     assert!(log.contains(": 1 file)"), "{log}");
     assert!(log.contains("(committed "), "{log}");
+    // The run says what it committed, as the `→ completed` move records it.
+    let short = |rev: &str| git(&["rev-parse", "--short", rev]).trim().to_string();
+    let (first, second) = (short("HEAD~1"), short("HEAD"));
+    let said: Vec<&str> = run
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("Committed "))
+        .collect();
+    assert_eq!(
+        said,
+        [
+            format!("Committed T1 as {first} (1 file)."),
+            format!("Committed T2 as {second} (1 file)."),
+        ],
+        "{}",
+        run.stdout
+    );
+    let commits: Vec<serde_json::Value> = t
+        .events()
+        .into_iter()
+        .filter(|e| e["type"] == "task.status_changed" && e["data"]["to"] == "completed")
+        .map(|e| e["data"]["commit"].clone())
+        .collect();
+    assert_eq!(
+        commits,
+        [
+            serde_json::json!({"hash": first, "files": 1}),
+            serde_json::json!({"hash": second, "files": 1}),
+        ]
+    );
+}
+
+#[test]
+fn git_commit_with_nothing_staged_says_so_and_records_no_hash() {
+    let mut t = Test::new();
+    t.git_identity();
+    t.write("README", "x\n");
+    t.git_commit_all();
+    start(
+        &t,
+        &plan(&[task("T1", "a")
+            .verify("true")
+            .field("actions", "git_commit")]),
+    );
+    insta::assert_snapshot!(t.wf(&["workflow-execute", "--all"]).whole(), @r"
+    exit: 0
+    --- stdout
+    ▶ T1 task T1
+    ✓ T1 task T1 (N.Ns)
+    T1: nothing to commit.
+    Completed: 1/1 tasks done.
+    --- stderr
+    ");
+    let last = t
+        .events()
+        .into_iter()
+        .rev()
+        .find(|e| e["type"] == "task.status_changed" && e["data"]["to"] == "completed")
+        .unwrap();
+    assert_eq!(
+        last["data"]["commit"],
+        serde_json::json!({"hash": null, "files": 0})
+    );
 }
 
 #[test]
@@ -160,6 +223,7 @@ fn all_mode_runs_to_the_end_through_gates_and_commits() {
     ✓ T3 task T3 (N.Ns)
     ▶ T4 task T4
     ✓ T4 task T4 (N.Ns)
+    T4: nothing to commit.
     Completed: 4/4 tasks done.
     --- stderr
     ");
