@@ -10,6 +10,9 @@
 //! reporters and most CI tools read; `fixtures/junit/junit.xsd` states it and a test
 //! validates this output against it (`tests/integration/ci.rs`). That schema has no
 //! `skipped` count on `<testsuites>`, so only `<testsuite>` carries one.
+//!
+//! A task completed "accepted unchecked" (nothing checked it) is not a pass: it is
+//! `<skipped>`, its message saying so, and counted with the skipped.
 
 use crate::state::model::Glance;
 use std::collections::HashSet;
@@ -33,7 +36,12 @@ pub fn junit(
     times: &TaskTimes,
 ) -> crate::error::Result<String> {
     let c = Counts::of(&state.tasks);
-    let not_run = c.total - c.completed - c.failed;
+    let unchecked = state
+        .tasks
+        .iter()
+        .filter(|t| t.status() == TaskStatus::Completed && t.accepted_unchecked())
+        .count();
+    let not_run = c.total - c.completed - c.failed + unchecked;
     let name = xml_escape(workflow_name(state));
     let total: f64 = state.tasks.iter().map(|t| times.seconds(t.id())).sum();
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
@@ -90,6 +98,9 @@ fn testcase(out: &mut String, task: &Task, state: &WorkflowState, dir: &Path, ca
     ));
     let skipped = |why: &str| format!("      <skipped message=\"{}\"/>\n", xml_escape(why));
     let body = match task.status {
+        TaskStatus::Completed if task.accepted_unchecked => Some(skipped(
+            "accepted unchecked: completed with nothing that checked it (no command, nothing its line names that wf can check)",
+        )),
         TaskStatus::Completed => None,
         TaskStatus::Failed => Some(failure(task, dir)),
         TaskStatus::Skipped => Some(skipped(&skip_reason(task, state))),

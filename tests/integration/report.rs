@@ -372,6 +372,54 @@ fn github_reports() {
     );
 }
 
+/// T1 accepted with nothing to check it, under a name full of Markdown, HTML and
+/// table syntax; T2 skipped.
+fn unchecked_and_hostile() -> Test {
+    let t = with_state("completed.json");
+    edit_state(&t, |state| {
+        let t1 = task_mut(state, "T1");
+        t1["name"] =
+            "a | b *bold* _it_ ~~x~~ [link](http://e) `x|y` <img src=x>\n# not a heading".into();
+        t1["accepted_unchecked"] = true.into();
+    });
+    t
+}
+
+#[test]
+fn the_github_summary_shows_an_unchecked_task_as_unchecked_and_escapes_names() {
+    let t = unchecked_and_hostile();
+    insta::assert_snapshot!(t.wf(&["report", "github-summary"]).whole(), @r"
+    exit: 0
+    --- stdout
+    ## wf: docs — ✅ completed
+
+    **Progress:** 2/2 tasks done (100%) · 1 completed (1 unchecked) · 1 skipped · 0 failed · 0 blocked · 0 in progress · 0 pending
+
+    | | Task | Phase | Status | Reason |
+    |---|---|---|---|---|
+    | ❔ | T1: a &#124; b &#42;bold&#42; &#95;it&#95; &#126;&#126;x&#126;&#126; &#91;link&#93;(http://e) <code>x&#124;y</code> &lt;img src=x&gt; &#35; not a heading | P1 | unchecked | accepted unchecked: nothing checked it |
+    | ⏭️ | T2: Write the changelog | P1 | skipped |  |
+    --- stderr
+    ");
+}
+
+#[test]
+fn junit_reports_an_unchecked_task_as_skipped_not_passed() {
+    let t = unchecked_and_hostile();
+    let xml = t.wf(&["report", "junit"]).ok().stdout;
+    let case: Vec<&str> = xml
+        .lines()
+        .skip_while(|l| !l.contains("name=\"T1: "))
+        .take(3)
+        .collect();
+    insta::assert_snapshot!(case.join("\n"), @r#"
+    <testcase classname="P1" name="T1: a | b *bold* _it_ ~~x~~ [link](http://e) `x|y` &lt;img src=x&gt;&#10;# not a heading" time="0.000">
+      <skipped message="accepted unchecked: completed with nothing that checked it (no command, nothing its line names that wf can check)"/>
+    </testcase>
+    "#);
+    assert!(xml.contains("skipped=\"2\""), "{xml}");
+}
+
 // ---- events ----
 
 fn write_events(t: &Test, tail: &str) {

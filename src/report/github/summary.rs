@@ -1,6 +1,8 @@
 //! The Markdown job summary for `$GITHUB_STEP_SUMMARY`: a headline, the progress,
-//! what the agents used (when they said), and a table of tasks. Table and HTML syntax is escaped so plan text cannot reshape
-//! the table.
+//! what the agents used (when they said), and a table of tasks. Table, HTML and
+//! Markdown syntax is escaped so plan text can neither reshape the table nor add
+//! markup (emphasis, links, headings). A task accepted with nothing to check it
+//! reads as unchecked (❔), never as passed.
 
 use crate::report::{one_line, status_emoji, truncate, workflow_name, Counts};
 use crate::state::machine::TaskStatus;
@@ -16,8 +18,15 @@ pub fn step_summary(state: &WorkflowState) -> crate::error::Result<String> {
         headline_emoji(state),
         state.status
     );
+    let tasks = state.whole_tasks()?;
+    let unchecked = tasks.iter().filter(|t| is_unchecked(t)).count();
+    let unchecked = if unchecked > 0 {
+        format!(" ({unchecked} unchecked)")
+    } else {
+        String::new()
+    };
     md.push_str(&format!(
-        "**Progress:** {}/{} tasks done ({}%) · {} completed · {} skipped · {} failed · {} blocked · {} in progress · {} pending\n\n",
+        "**Progress:** {}/{} tasks done ({}%) · {} completed{unchecked} · {} skipped · {} failed · {} blocked · {} in progress · {} pending\n\n",
         c.done(), c.total, c.percent, c.completed, c.skipped, c.failed, c.blocked, c.in_progress, c.pending
     ));
     if let Some(used) = crate::report::status::usage_text(&Digest::of(state)) {
@@ -31,17 +40,25 @@ pub fn step_summary(state: &WorkflowState) -> crate::error::Result<String> {
         return Ok(md);
     }
     md.push_str("| | Task | Phase | Status | Reason |\n|---|---|---|---|---|\n");
-    for t in state.whole_tasks()? {
+    for t in tasks {
+        let (mark, status) = if is_unchecked(t) {
+            ("❔", "unchecked".to_string())
+        } else {
+            (status_emoji(t.status), t.status.to_string())
+        };
         md.push_str(&format!(
-            "| {} | {} | {} | {} | {} |\n",
-            status_emoji(t.status),
+            "| {mark} | {} | {} | {status} | {} |\n",
             cell(&format!("{}: {}", t.id, truncate(&t.name, 80))),
             cell(&t.phase),
-            t.status,
             cell(&reason(state, t))
         ));
     }
     Ok(md)
+}
+
+/// A task completed with nothing that checked it ("accepted unchecked").
+fn is_unchecked(t: &crate::state::model::Task) -> bool {
+    t.status == TaskStatus::Completed && t.accepted_unchecked
 }
 
 fn headline_emoji(state: &WorkflowState) -> &'static str {
@@ -68,6 +85,9 @@ fn reason(state: &WorkflowState, t: &crate::state::model::Task) -> String {
                 .to_string(),
             None => String::new(),
         },
+        TaskStatus::Completed if t.accepted_unchecked => {
+            "accepted unchecked: nothing checked it".into()
+        }
         _ => String::new(),
     }
 }
@@ -102,9 +122,11 @@ pub fn cell(s: &str) -> String {
     out
 }
 
-/// What is written as an entity outside code: HTML's three, the cell's `|`, and `\`
-/// (a backslash would escape the `&` of the entity after it).
-const TEXT: &[char] = &['&', '<', '>', '|', '\\'];
+/// What is written as an entity outside code: HTML's three, the cell's `|`, `\` (a
+/// backslash would escape the `&` of the entity after it), and what Markdown reads
+/// as markup — emphasis, strike-through, links, a heading's or list's first mark —
+/// since a reference to a character is never markup (CommonMark 6.2).
+const TEXT: &[char] = &['&', '<', '>', '|', '\\', '*', '_', '[', ']', '~', '#', '!'];
 /// Inside `<code>` Markdown still applies, so its emphasis, link and escape
 /// characters are entities too: the command reads exactly as written.
 const CODE: &[char] = &['&', '<', '>', '|', '\\', '*', '_', '[', ']', '~', '`'];
