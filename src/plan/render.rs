@@ -2,7 +2,7 @@
 //!
 //! Used by fixtures, property tests and plan generators, not by the import path.
 //! claude-workflow output has a heading (with the status emoji) and every non-empty
-//! field in Chinese field names; spec-kit output groups consecutive tasks of one phase
+//! field in its English name (the reader takes the Chinese ones too: `fields.rs`); spec-kit output groups consecutive tasks of one phase
 //! under a `## <phase>` heading and writes all of `Task.deps` as `(depends on …)`, so
 //! the parsed deps are a superset of the given ones (phase order adds its own edges).
 //! Names are expected on one line and free of the syntax that would change their
@@ -42,56 +42,56 @@ fn claude(title: &str, tasks: &[Task]) -> String {
         };
         let list = |v: &[String]| v.join(", ");
         if !t.phase.is_empty() {
-            field("阶段", &t.phase);
+            field("phase", &t.phase);
         }
         if let Some(f) = &t.file {
-            field("文件", &code(f));
+            field("file", &code(f));
         }
         for (key, v) in [
-            ("创建文件", &t.creates),
-            ("修改文件", &t.modifies),
-            ("测试文件", &t.tests),
+            ("creates", &t.creates),
+            ("modifies", &t.modifies),
+            ("tests", &t.tests),
         ] {
             if !v.is_empty() {
                 field(key, &list(v));
             }
         }
         if let Some(r) = &t.reuse {
-            field("复用", &code(r));
+            field("reuse", &code(r));
         }
         if !t.design_refs.is_empty() {
-            field("设计参考", &list(&t.design_refs));
+            field("design_refs", &list(&t.design_refs));
         }
         if let Some(r) = &t.requirement {
-            field("需求", r);
+            field("requirement", r);
         }
         if let Some(a) = &t.acceptance {
-            field("验收", a);
+            field("acceptance", a);
         }
         if !t.actions.is_empty() {
             field("actions", &list(&t.actions));
         }
         if !t.deps.is_empty() {
-            field("依赖", &list(&t.deps));
+            field("depends", &list(&t.deps));
         }
         if !t.blocked_by.is_empty() {
-            field("阻塞依赖", &list(&t.blocked_by));
+            field("blocked_by", &list(&t.blocked_by));
         }
         if t.quality_gate {
-            field("质量关卡", "true");
+            field("quality_gate", "true");
         }
         if let Some(n) = t.threshold {
-            field("阈值", &n.to_string());
+            field("threshold", &n.to_string());
         }
         if !t.verify.is_empty() {
             let cmds: Vec<String> = t.verify.iter().map(|c| code(c)).collect();
-            field("验证命令", &cmds.join(" "));
+            field("verify", &cmds.join(" "));
         }
         if let Some(e) = &t.expect {
-            field("验证期望", e);
+            field("expect", e);
         }
         if let Some(n) = t.timeout_secs {
-            field("超时", &n.to_string());
+            field("timeout", &n.to_string());
         }
         if !t.capabilities.is_empty() {
             field("capabilities", &list(&t.capabilities));
@@ -101,16 +101,16 @@ fn claude(title: &str, tasks: &[Task]) -> String {
                 field(k, v);
             }
         }
-        field("状态", status_word(t.status));
+        field("status", status_word(t.status));
         if !t.steps.is_empty() {
-            field("步骤", "");
+            field("steps", "");
             for st in &t.steps {
                 let _ = write!(s, "  - {}: {}", st.id, st.action);
                 if let Some(o) = &st.output {
                     let _ = write!(s, " → {o}");
                 }
                 if let Some(c) = &st.check {
-                    let _ = write!(s, "（验证：{c}）");
+                    let _ = write!(s, " (verify: {c})");
                 }
                 s.push('\n');
             }
