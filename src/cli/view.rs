@@ -95,13 +95,16 @@ pub struct DoneArgs {
 
 #[derive(Debug, Args)]
 pub struct GraphArgs {
-    /// The picture's language.
-    #[arg(long, value_enum, default_value_t = GraphFormat::Mermaid)]
-    pub format: GraphFormat,
+    /// How to draw it: the tasks by level as text on a terminal, a Mermaid
+    /// flowchart in a pipe or file, unless named here.
+    #[arg(long, value_enum)]
+    pub format: Option<GraphFormat>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum GraphFormat {
+    /// The tasks by level, each with its status and what it waits for.
+    Text,
     /// A Mermaid flowchart (renders in GitHub Markdown).
     Mermaid,
     /// Graphviz DOT (`wf graph --format dot | dot -Tsvg`).

@@ -1,4 +1,5 @@
-//! The task graph as Mermaid (`flowchart TD`) or Graphviz DOT, coloured by status.
+//! The task graph as text for a terminal (the tasks by level, each with what it waits
+//! for), or as Mermaid (`flowchart TD`) or Graphviz DOT, coloured by status.
 //!
 //! Nodes are named by position (`t0`, `t1`, …), never by the plan's ids, so no id can
 //! break the syntax; the id and a short name go in an escaped label. Edges run from
@@ -108,6 +109,78 @@ pub fn dot(state: &WorkflowState) -> crate::error::Result<String> {
     Ok(out)
 }
 
+/// The graph for a terminal: the tasks by level (a task sits one level below the
+/// deepest task it waits for), in plan order within a level, each with its status
+/// mark and what it waits for, cut to `width` columns.
+pub fn text(state: &WorkflowState, width: usize) -> crate::error::Result<String> {
+    let tasks = state.whole_tasks()?;
+    let levels = levels(tasks.len(), &edges(state));
+    let deepest = levels.iter().copied().max().unwrap_or(0);
+    let mut out = String::new();
+    for level in 0..=deepest {
+        out.push_str(&format!("Level {}\n", level + 1));
+        for (t, _) in tasks.iter().zip(&levels).filter(|(_, l)| **l == level) {
+            let waits = if t.deps.is_empty() {
+                String::new()
+            } else {
+                format!("  ← {}", one_line(&t.deps.join(", ")))
+            };
+            let head = format!("  {} {}  ", mark(t.status), one_line(&t.id));
+            let room = width.saturating_sub(head.chars().count() + waits.chars().count());
+            let name = truncate(&one_line(t.name.trim()), room.max(12));
+            let line = truncate(&format!("{head}{name}{waits}"), width);
+            out.push_str(&line);
+            out.push('\n');
+        }
+    }
+    out.push_str("\n✓ completed  ✗ failed  ▶ in progress  · pending  ⊘ blocked  ↷ skipped\n");
+    out.push_str("As a picture: `wf graph --format mermaid` or `--format dot`.\n");
+    Ok(out)
+}
+
+fn mark(status: TaskStatus) -> &'static str {
+    match status {
+        TaskStatus::Completed => "✓",
+        TaskStatus::Failed => "✗",
+        TaskStatus::InProgress => "▶",
+        TaskStatus::Pending => "·",
+        TaskStatus::Blocked => "⊘",
+        TaskStatus::Skipped => "↷",
+    }
+}
+
+/// Each task's level: 0 for a task that waits for none, else one more than the
+/// deepest of those it waits for (Kahn's order, so a long chain needs no deep
+/// recursion). A task on a cycle, which an import refuses, goes below the rest.
+fn levels(count: usize, edges: &[(usize, usize)]) -> Vec<usize> {
+    let mut waits_for = vec![0usize; count];
+    let mut waited_by = vec![Vec::new(); count];
+    for &(from, to) in edges {
+        waits_for[to] += 1;
+        waited_by[from].push(to);
+    }
+    let mut level = vec![0usize; count];
+    let mut ready: Vec<usize> = (0..count).filter(|&i| waits_for[i] == 0).collect();
+    let mut placed = vec![false; count];
+    while let Some(i) = ready.pop() {
+        placed[i] = true;
+        for &next in &waited_by[i] {
+            level[next] = level[next].max(level[i] + 1);
+            waits_for[next] -= 1;
+            if waits_for[next] == 0 {
+                ready.push(next);
+            }
+        }
+    }
+    let below = level.iter().copied().max().unwrap_or(0) + 1;
+    for (i, done) in placed.iter().enumerate() {
+        if !done {
+            level[i] = below;
+        }
+    }
+    level
+}
+
 /// Text safe inside a Mermaid `["…"]` label: quotes, brackets, angle brackets,
 /// backticks, `#` and `&` become Mermaid entity codes (`#quot;`, `#91;`, …), so
 /// nothing closes the label, starts markdown or is read as HTML.
@@ -147,6 +220,16 @@ mod tests {
     use super::*;
 
     const HOSTILE: &str = "a\"]; click t0 \"javascript:x\" <script>`x`\n[y]{z}|w#1;&\\";
+
+    #[test]
+    fn a_task_sits_one_level_below_the_deepest_it_waits_for() {
+        // 0 → 1 → 3, 0 → 2 → 3, and 4 alone; the edge 3 → 1 would close a cycle.
+        assert_eq!(
+            super::levels(5, &[(0, 1), (1, 3), (0, 2), (2, 3)]),
+            [0, 1, 1, 2, 0]
+        );
+        assert_eq!(super::levels(3, &[(0, 1), (1, 2), (2, 1)]), [0, 2, 2]);
+    }
 
     #[test]
     fn mermaid_escape_leaves_no_syntax() {

@@ -344,6 +344,21 @@ fn graph_mermaid_and_dot() {
     insta::assert_snapshot!("graph_dot", t.wf(&["graph", "--format", "dot"]).ok().stdout);
 }
 
+/// The text a terminal gets by default (tests/integration/tmux.rs shows it there):
+/// the tasks by level, each with its mark and what it waits for, every line within
+/// the width.
+#[test]
+fn graph_as_text_lists_the_tasks_by_level() {
+    let t = with_state("running");
+    let run = t.wf(&["graph", "--format", "text"]).ok();
+    assert!(
+        run.stdout.lines().all(|l| l.chars().count() <= 80),
+        "{}",
+        run.stdout
+    );
+    insta::assert_snapshot!("graph_text", run.stdout);
+}
+
 // ---- CI reports ----
 
 #[test]
