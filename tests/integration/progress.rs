@@ -98,9 +98,11 @@ fn a_task_that_runs_long_gets_a_heartbeat_between_its_start_and_end() {
     let run = t.wf(&["workflow-execute"]).ok();
     let lines: Vec<&str> = run.stdout.lines().collect();
     assert_eq!(lines.first(), Some(&"▶ T1 task T1"), "{}", run.stdout);
-    assert_eq!(
-        lines.get(1),
-        Some(&"… T1 task T1: still running (1s)"),
+    // The seconds it names are those the run had counted when the beat fell due:
+    // 1 on a quiet machine, more on a loaded one.
+    let beat = regex::Regex::new(r"^… T1 task T1: still running \(\d+s\)$").unwrap();
+    assert!(
+        lines.get(1).is_some_and(|l| beat.is_match(l)),
         "{}",
         run.stdout
     );
