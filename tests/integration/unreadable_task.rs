@@ -25,7 +25,7 @@ fn three_one_done() -> Test {
 
 /// Writes over T2's name in the snapshot, keeping its inode, size and time: the
 /// record the task index names no longer reads as a task. Returns where.
-fn change_t2_in_place(t: &Test) -> usize {
+pub(crate) fn change_t2_in_place(t: &Test) -> usize {
     let path = t.workflow_dir().join("workflow-state.json");
     let text = std::fs::read_to_string(&path).unwrap();
     let before = std::fs::metadata(&path).unwrap();
