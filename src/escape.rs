@@ -21,6 +21,12 @@ pub enum Lines {
     Escape,
 }
 
+/// `text` on one line for a table cell or a message: every control character
+/// escaped, newlines and tabs made spaces.
+pub fn one_line(text: &str) -> String {
+    controls(text, Lines::Space).into_owned()
+}
+
 /// `text` with every control character (C0, DEL, C1) but, as `lines` says, newline
 /// and tab written as its escape; borrowed when there is none.
 pub fn controls(text: &str, lines: Lines) -> Cow<'_, str> {

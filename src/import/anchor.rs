@@ -45,13 +45,9 @@ impl Anchor {
                 "{}:{}: task {} names {}, which is outside the project: it is not one of the task's files (wf neither checks nor fingerprints it)",
                 self.shown,
                 task.line,
-                one_line(&task.id),
-                one_line(&path)
+                crate::escape::one_line(&task.id),
+                crate::escape::one_line(&path)
             ));
         }
     }
-}
-
-fn one_line(s: &str) -> std::borrow::Cow<'_, str> {
-    crate::escape::controls(s, crate::escape::Lines::Space)
 }

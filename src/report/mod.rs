@@ -170,12 +170,7 @@ pub fn bar(percent: f64, width: usize) -> String {
     format!("[{}{}]", "█".repeat(filled), "░".repeat(width - filled))
 }
 
-/// `s` on one line: newlines and tabs become spaces, so plan text cannot break a
-/// line-oriented format, and every other control character shows escaped
-/// (`crate::escape`), so it cannot drive the terminal.
-pub fn one_line(s: &str) -> String {
-    crate::escape::controls(s, crate::escape::Lines::Space).into_owned()
-}
+pub use crate::escape::one_line;
 
 /// At most `max` characters of `s`, with `…` when cut.
 pub fn truncate(s: &str, max: usize) -> String {
