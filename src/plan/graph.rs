@@ -8,8 +8,8 @@
 use super::outline::Node;
 use super::{Format, PlanError, PlanWarning};
 
-/// Each node's position, hashed by its id: the ids are the nodes' own, not copies
-/// (at 100,000 tasks a map of copied ids was 7.5 MB of a fresh import's peak).
+/// Each node's position, hashed by its id: the ids are the nodes' own, not copies,
+/// which would add a copy of every id to a fresh import's peak.
 pub(crate) struct IdIndex {
     at: hashbrown::HashTable<usize>,
     // foldhash, as the state's positions (`state::model`): the ids are the plan's.
@@ -232,7 +232,7 @@ fn reaches(nodes: &[Node], index: &IdIndex, from: usize, to: usize) -> bool {
 
 /// A cycle as node indices, each depending on the next and the last on the first.
 /// Each node's edges, all in one array: a `Vec` a node took 24 bytes and an
-/// allocation each, 5.7 MB of an import's peak at 100,000 tasks.
+/// allocation each.
 struct Adjacency {
     /// Where each node's edges start in `targets`, and where the last one's end.
     starts: Vec<usize>,

@@ -4,7 +4,7 @@
 //! the source format writes it, so a person reading it sees the truth; it is derived
 //! from the state, so it is written second.
 //!
-//! While tasks run, the scheduler must not wait for a checkpoint: at 100,000 tasks
+//! While tasks run, the scheduler must not wait for a checkpoint: on a large plan
 //! writing the snapshot and mirroring the plan copy (parsing and rewriting it) take
 //! a large part of a second. So a run's periodic checkpoints take the state as it
 //! stands (`Session::snapshot`: the tasks are shared, not copied) and write both on

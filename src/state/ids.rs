@@ -6,8 +6,8 @@
 //! written, and what a load from the task index holds of every task it does not
 //! look at (`state::task_ref`). Held as a `String` and a `Vec<String>` each, a task
 //! of one dependency took three allocations (the id, the list, the dependency) and
-//! 96 bytes of heap for some fifteen bytes of text: at 100,000 tasks, a good part of
-//! an import's peak (BENCHMARKS.md). Packed, the words share one allocation, and
+//! 96 bytes of heap for some fifteen bytes of text, a good part of a large
+//! import's peak. Packed, the words share one allocation, and
 //! none when they fit in the handle's 24 bytes (a task id and one or two more).
 
 /// Words in one string, each as its length in bytes, a `:`, and itself: an id

@@ -3,13 +3,11 @@
 //! file they describe, written to temp files and renamed into place once that file
 //! is ([`Staged`]), and the row files among them read by hand ([`IndexReader`]): a
 //! head of a few fields through serde, then one long array of rows, each a JSON
-//! array of fields in a fixed order. Through serde's
-//! derived visitors the rows were most of such a file's read — a visitor per field,
-//! an allocation per string (the task index was a fifth of a crash read's
-//! instructions; the mirror index at 100,000 tasks, 290 M instructions) — while here
-//! a string without escapes is copied once. The files are only ever ours and only
-//! caches: anything else — another layout, a torn write — reads as `None`, and the
-//! caller does without.
+//! array of fields in a fixed order. Through serde's derived visitors the rows were
+//! most of such a file's read — a visitor per field, an allocation per string —
+//! while here a string without escapes is copied once. The files are only ever ours
+//! and only caches: anything else — another layout, a torn write — reads as `None`,
+//! and the caller does without.
 
 use std::borrow::Cow;
 use std::io::Write;
@@ -175,8 +173,8 @@ impl Staged {
         else {
             return;
         };
-        // The snapshot's buffer size: the 8 KB default wrote a 100,000-task index
-        // (7 MB) in 850 calls.
+        // The snapshot's buffer size: std's default writes a large index in many
+        // times more calls.
         let mut out = std::io::BufWriter::with_capacity(64 * 1024, &file);
         let written = write(&mut out)
             .map_err(std::io::Error::from)

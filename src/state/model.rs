@@ -445,8 +445,7 @@ impl WorkflowState {
             return;
         }
         self.sync_current();
-        // One pass, not one per list: at 100,000 tasks each pass is a look at every
-        // task's status (BENCHMARKS.md).
+        // One pass, not one per list: each pass is a look at every task's status.
         let p = &mut self.progress;
         for list in [
             &mut p.completed,
@@ -479,9 +478,9 @@ impl WorkflowState {
 }
 
 /// A plan's tasks as a state holds them. Moved a chunk at a time from the back, the
-/// plan's buffer shrunk after each, so the tasks are never held twice: at 100,000
-/// tasks a `map(TaskRef::new).collect()` keeps the whole 78 MB buffer alive until the
-/// last task is moved (collected in place, it cannot be freed sooner).
+/// plan's buffer shrunk after each, so the tasks are never held twice: a
+/// `map(TaskRef::new).collect()` keeps the plan's whole buffer alive until the last
+/// task is moved (collected in place, it cannot be freed sooner).
 pub fn shared(mut tasks: Vec<Task>) -> Vec<TaskRef> {
     const CHUNK: usize = 1024;
     let mut out = Vec::with_capacity(tasks.len());

@@ -12,8 +12,8 @@ use crate::state::task_ref::TaskRef;
 pub(super) struct TaskIndex(std::sync::Mutex<Positions>);
 
 /// Positions in `tasks`, hashed by the id of the task at each: the ids are the
-/// tasks' own, not copies (at 100,000 tasks, building the map of copied ids was 6 %
-/// of a first `resume --step` after a crash).
+/// tasks' own, not copies, which a first `resume --step` after a crash would
+/// otherwise make of every id.
 #[derive(Default)]
 pub(super) struct Positions {
     at: hashbrown::HashTable<usize>,

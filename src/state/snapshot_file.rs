@@ -3,10 +3,8 @@
 //! paths), and the record of every task unchanged since the snapshot before copied
 //! from that file instead of serialized again.
 //!
-//! Serializing every task was most of a snapshot's cost — at 10,000 tasks, 400 M of
-//! the 1.2 G instructions of a first `resume --step` after a crash, and at 100,000
-//! tasks most of the checkpoint thread's half second (BENCHMARKS.md) — while between
-//! two snapshots only the tasks that ran change.
+//! Serializing every task was most of a snapshot's cost, while between two
+//! snapshots only the tasks that ran change.
 //!
 //! The writer holding the lock keeps a [`Prior`]: the snapshot on disk, a weak
 //! handle on every task `Arc` it holds and where each record lies (for tasks made
@@ -309,8 +307,8 @@ enum Old {
     Listed { tasks: Vec<WeakTask>, spans: Spans },
     /// Each task made from a record of `source` and unchanged since names it
     /// ([`TaskRef::record_in`]): the tasks an import spilled, or a load left unread.
-    /// No task is held: at 100,000 tasks, a list of spans and one of weak handles
-    /// were 2.8 MB of a fresh import's peak.
+    /// No task is held: on a large fresh import a list of spans and one of weak
+    /// handles would be a visible part of its peak memory.
     InRecords(Arc<Source>),
 }
 

@@ -1,8 +1,8 @@
 //! Tasks written out as a state is built, so the state holds none of them whole.
 //!
 //! A fresh import builds a state of as many tasks as the plan has, and held every
-//! one whole until the snapshot was written: at 100,000 tasks, 82 MB of tasks and
-//! 35 MB of their strings for a 15 MB plan (BENCHMARKS.md). A [`Spill`] takes each
+//! one whole until the snapshot was written: several times the plan's size in
+//! memory. A [`Spill`] takes each
 //! task as it is made and writes its record, as a snapshot would hold it
 //! (`snapshot_file::write_record`), to a file of its own, keeping only what the task
 //! index keeps of it: the state gets the tasks unread, each read from its record

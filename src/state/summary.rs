@@ -127,8 +127,8 @@ impl Digest {
     pub fn of_tasks<G: Glance>(tasks: &[impl std::borrow::Borrow<G>]) -> Digest {
         // foldhash, not std's SipHash: every snapshot's summary and every read
         // path's fold builds this over all the tasks. The done ones only: a fresh
-        // import's summary holds none (every task's status was 3.3 MB of its peak
-        // at 100,000 tasks).
+        // import's summary holds none, and every task's status would add to its
+        // peak memory.
         let done_ids: HashSet<&str, foldhash::fast::RandomState> = tasks
             .iter()
             .map(std::borrow::Borrow::<G>::borrow)
@@ -374,8 +374,7 @@ pub fn stage(
     }
     task_index::stage(&mut staged, snapshot, mark, state, spans);
     // The named tasks by position, in plan order: looking every task's id up in
-    // the set of names compared strings several times a task (at 100,000 tasks,
-    // 6 % of a first `--step` after a crash).
+    // the set of names compared strings several times a task.
     let names = digest.named(state);
     let mut named: Vec<usize> =
         state.with_positions(|position| names.iter().filter_map(|id| position(id)).collect());

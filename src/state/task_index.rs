@@ -3,15 +3,14 @@
 //! log tail without parsing the whole state (docs/state-file.md "The task index").
 //!
 //! After a run dies, the log holds up to a checkpoint's worth of progress past the
-//! snapshot (3.4 MB, 2,600 tasks, at 10,000 tasks), and `summary.json` no longer
-//! describes the workflow. Loading the whole state to fold that tail took 80 ms at
-//! 10,000 tasks, most of it parsing the snapshot. Instead the reader scans the tail
-//! once ([`fold_tail`]): each event that changes state is folded as it is read, by the
-//! same fold as the whole load, onto the tasks it moves, each built from its entry
-//! the first time; then the fold is written back to the entries and the digest
-//! computed from them (`Glance`), and only the records of the tasks the digest names
-//! are parsed from the snapshot, at the byte spans the writer noted as it wrote them,
-//! with their own events folded on again.
+//! snapshot, and `summary.json` no longer describes the workflow. Loading the whole
+//! state to fold that tail is mostly parsing the snapshot. Instead the reader scans
+//! the tail once ([`fold_tail`]): each event that changes state is folded as it is
+//! read, by the same fold as the whole load, onto the tasks it moves, each built
+//! from its entry the first time; then the fold is written back to the entries and
+//! the digest computed from them (`Glance`), and only the records of the tasks the
+//! digest names are parsed from the snapshot, at the byte spans the writer noted as
+//! it wrote them, with their own events folded on again.
 //!
 //! Like the summary, the index is never a source of truth: it names the snapshot it
 //! was written with (and that snapshot's log mark) and is used only while the summary

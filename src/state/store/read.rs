@@ -131,10 +131,8 @@ pub(super) fn written_mark(snapshot: &[u8]) -> Option<LogMark> {
 }
 
 /// Whether the log's tail past `mark` is long enough to read on a thread of its own.
-/// Reading 64 KB of log is about 3 M instructions (well under a millisecond here;
-/// 88 M for the 1.8 MB a 10,000-task crash leaves), many times what starting a
-/// thread costs; a shorter tail is not worth the thread's memory, and most loads
-/// have none.
+/// Reading a tail that long costs many times what starting a thread does; a
+/// shorter tail is not worth the thread's memory, and most loads have none.
 pub(super) fn worth_a_thread(events: &Path, mark: LogMark) -> bool {
     std::fs::metadata(events).is_ok_and(|m| m.len().saturating_sub(mark.offset) >= 64 * 1024)
 }
@@ -206,8 +204,8 @@ pub fn parse_state(path: &Path, bytes: &[u8]) -> Result<WorkflowState> {
 /// the file is not laid out as it says: the whole parse reads it, and names what is
 /// wrong.
 ///
-/// A `--step` after a crash at 10,000 tasks spent three fifths of its instructions
-/// parsing records it never looked at (BENCHMARKS.md).
+/// A `--step` after a crash spent most of its time parsing records it never
+/// looked at.
 pub(super) fn parse_unread(
     path: &Path,
     file: &std::fs::File,

@@ -349,10 +349,10 @@ pub(super) fn write_snapshot(
     // The summary and index of the snapshot being replaced stay until the new ones
     // replace them: until the rename they still describe the file at `path`, and
     // after it no reader takes them (they name the old file, which a new snapshot
-    // never is). Removed first, a stop in the middle of a 100,000-task snapshot left
+    // never is). Removed first, a stop in the middle of a large snapshot left
     // readers the whole load.
-    // Streamed into the temp file: a 10,000-task snapshot is 4–9 MB of JSON that
-    // need not also sit in memory.
+    // Streamed into the temp file: a large snapshot is megabytes of JSON that need
+    // not also sit in memory.
     let copier = Prior::take(prior).and_then(Prior::copier);
     let mut temp = Temp::create(path)?;
     let written = temp.fill(|file| {
