@@ -165,6 +165,8 @@ impl<'a> Engine<'a> {
         // Nothing to run is not "all done": a workflow is never completed with 0 tasks.
         self.session.state()?.require_tasks()?;
         signals::install();
+        // Before `begin` changes the state's fields without an event.
+        self.session.keep_glance();
         self.begin()?;
         // Where the run starts, before its first task: a bar that says 0/0 is a lie.
         let (done, total) = self.counts()?;
@@ -263,7 +265,8 @@ impl<'a> Engine<'a> {
     /// Fills free slots with ready tasks and records outcomes as they come back,
     /// until nothing runs and a stop is due. The events of each turn — a task's
     /// outcome, the next one's start — are written together, before a task is handed
-    /// to a worker and before the loop waits (`Session::hold_events`).
+    /// to a worker and before the loop waits (`Session::hold_events`), and the glance
+    /// after them before it waits.
     fn schedule(&mut self, returned_phase: Option<String>) -> Result<Stop> {
         self.session.hold_events()?;
         let stop = self.schedule_held(returned_phase);
@@ -312,7 +315,9 @@ impl<'a> Engine<'a> {
                     None => return self.nothing_ready(),
                 }
             }
-            self.session.write_held_events()?;
+            // The turn's events, and the glance of what they made (`state::glance`):
+            // what the read paths show while this loop waits.
+            self.session.write_glance()?;
             match floor.next() {
                 Some(Msg::Event(event)) => {
                     self.session.emit(event)?;

@@ -6,8 +6,10 @@ pub mod event;
 pub mod event_log;
 pub mod evidence;
 pub mod fold;
+pub mod glance;
 pub mod ids;
 pub mod index_file;
+pub mod live_digest;
 pub mod machine;
 #[cfg(test)]
 mod machine_props;

@@ -10,7 +10,7 @@ use crate::state::machine::TaskStatus;
 use crate::state::model::{Glance, WorkflowState};
 
 /// Whether `task` may run now, given how to tell a done dependency.
-pub fn is_ready(task: &impl Glance, dep_done: impl Fn(&str) -> bool) -> bool {
+pub fn is_ready(task: &impl Glance, dep_done: impl FnMut(&str) -> bool) -> bool {
     task.status() == TaskStatus::Pending
         && task.blocked_by().is_empty()
         && task.deps().all(dep_done)

@@ -62,13 +62,23 @@ pub struct StatusCounts {
 impl StatusCounts {
     /// Counts one task in `status`.
     pub fn add(&mut self, status: TaskStatus) {
+        *self.of(status) += 1;
+    }
+
+    /// Counts one task in `status` no more (it moved).
+    pub fn remove(&mut self, status: TaskStatus) {
+        let n = self.of(status);
+        *n = n.saturating_sub(1);
+    }
+
+    fn of(&mut self, status: TaskStatus) -> &mut usize {
         match status {
-            TaskStatus::Completed => self.completed += 1,
-            TaskStatus::Skipped => self.skipped += 1,
-            TaskStatus::Failed => self.failed += 1,
-            TaskStatus::Blocked => self.blocked += 1,
-            TaskStatus::InProgress => self.in_progress += 1,
-            TaskStatus::Pending => self.pending += 1,
+            TaskStatus::Completed => &mut self.completed,
+            TaskStatus::Skipped => &mut self.skipped,
+            TaskStatus::Failed => &mut self.failed,
+            TaskStatus::Blocked => &mut self.blocked,
+            TaskStatus::InProgress => &mut self.in_progress,
+            TaskStatus::Pending => &mut self.pending,
         }
     }
 }
@@ -82,6 +92,33 @@ pub struct UsageDigest {
     /// At most [`MOST_EXPENSIVE`], the most expensive first (by cost, then tokens),
     /// plan order among equals.
     pub most: Vec<(String, Usage)>,
+}
+
+/// The usage digest of the tasks that reported usage, given in plan order.
+pub fn usage_digest(mut usage: Vec<(&str, Usage)>) -> Option<UsageDigest> {
+    if usage.is_empty() {
+        return None;
+    }
+    let mut total = UsageDigest {
+        tasks: usage.len(),
+        ..UsageDigest::default()
+    };
+    for (_, u) in &usage {
+        total.total = total.total.plus(*u);
+    }
+    let key = |u: &Usage| (u.cost_usd.unwrap_or(0.0), u.tokens());
+    // Stable: plan order among equals.
+    usage.sort_by(|(_, a), (_, b)| {
+        let (ca, ta) = key(a);
+        let (cb, tb) = key(b);
+        cb.total_cmp(&ca).then(tb.cmp(&ta))
+    });
+    total.most = usage
+        .into_iter()
+        .take(MOST_EXPENSIVE)
+        .map(|(id, u)| (id.to_string(), u))
+        .collect();
+    Some(total)
 }
 
 /// What the read paths take from the task list. Ids are in plan order.
@@ -199,28 +236,7 @@ impl Digest {
                 usage.push((t.id(), u));
             }
         }
-        if !usage.is_empty() {
-            let mut total = UsageDigest {
-                tasks: usage.len(),
-                ..UsageDigest::default()
-            };
-            for (_, u) in &usage {
-                total.total = total.total.plus(*u);
-            }
-            let key = |u: &Usage| (u.cost_usd.unwrap_or(0.0), u.tokens());
-            // Stable: plan order among equals.
-            usage.sort_by(|(_, a), (_, b)| {
-                let (ca, ta) = key(a);
-                let (cb, tb) = key(b);
-                cb.total_cmp(&ca).then(tb.cmp(&ta))
-            });
-            total.most = usage
-                .into_iter()
-                .take(MOST_EXPENSIVE)
-                .map(|(id, u)| (id.to_string(), u))
-                .collect();
-            d.usage = Some(total);
-        }
+        d.usage = usage_digest(usage);
         d
     }
 
@@ -318,13 +334,13 @@ impl FileId {
 }
 
 #[derive(Serialize)]
-struct SummaryOut<'a> {
+struct SummaryOut<'a, T: Serialize> {
     summary_version: u32,
     snapshot: FileId,
     event_log: LogMark,
     digest: &'a Digest,
     state: &'a WorkflowState,
-    tasks: Vec<&'a Task>,
+    tasks: &'a [T],
 }
 
 #[derive(Deserialize)]
@@ -373,49 +389,72 @@ pub fn stage(
         return staged;
     }
     task_index::stage(&mut staged, snapshot, mark, state, spans);
-    // The named tasks by position, in plan order: looking every task's id up in
-    // the set of names compared strings several times a task.
+    let at = named_positions(&digest, state);
+    let tasks = std::mem::take(&mut state.tasks);
+    // A named task whose record no longer reads leaves no summary: the read paths
+    // load the whole state, and say what is wrong in it.
+    let named: crate::error::Result<Vec<&Task>> = at.iter().map(|&i| tasks[i].task()).collect();
+    if let Ok(named) = named {
+        staged.add(SUMMARY_FILE, |w| {
+            write(w, snapshot, mark, &digest, state, &named)
+        });
+    }
+    state.tasks = tasks;
+    staged
+}
+
+/// The positions of the tasks `digest` names in `state`, in plan order.
+pub(crate) fn named_positions(digest: &Digest, state: &WorkflowState) -> Vec<usize> {
+    // By position: looking every task's id up in the set of names compared strings
+    // several times a task.
     let names = digest.named(state);
     let mut named: Vec<usize> =
         state.with_positions(|position| names.iter().filter_map(|id| position(id)).collect());
     named.sort_unstable();
-    // The big per-task parts are taken out for the write and put back after: the
-    // summary holds the named tasks only, and no copy of the rest is made.
-    let tasks = std::mem::take(&mut state.tasks);
-    let progress = std::mem::take(&mut state.progress);
-    let skipped = std::mem::take(&mut state.skipped_info);
-    let gates = std::mem::take(&mut state.quality_gates);
-    let baselines = std::mem::take(&mut state.phase_baselines);
-    // A named task whose record no longer reads leaves no summary: the read paths
-    // load the whole state, and say what is wrong in it.
-    let whole: crate::error::Result<Vec<&Task>> = named.iter().map(|&i| tasks[i].task()).collect();
-    if let Ok(whole) = whole {
-        let out = SummaryOut {
-            summary_version: SUMMARY_VERSION,
-            snapshot,
-            event_log: mark,
-            digest: &digest,
-            state,
-            tasks: whole,
-        };
-        staged.add(SUMMARY_FILE, |w| serde_json::to_writer(w, &out));
-    }
-    state.tasks = tasks;
-    state.progress = progress;
-    state.skipped_info = skipped;
-    state.quality_gates = gates;
-    state.phase_baselines = baselines;
-    staged
+    named
 }
 
-/// The view from a current summary, or `None` when there is none to trust (the
-/// caller then loads the whole state, which also reports what is wrong, if anything).
-pub fn read(dir: &Path, state_path: &Path, events_path: &Path) -> Option<View> {
-    if crate::testing::summary_off() {
-        return None;
-    }
-    let bytes = crate::fs::read_regular(&dir.join(SUMMARY_FILE)).ok()?;
-    let file: SummaryIn = serde_json::from_slice(&bytes).ok()?;
+/// Writes a summary whose digest is `digest`, as of the snapshot `snapshot` and the
+/// log mark `mark`: the digest, the tasks it names whole (`named`, in plan order),
+/// and the other fields of `fields` (whose own tasks are not written).
+pub(crate) fn write<T: Serialize>(
+    w: &mut dyn std::io::Write,
+    snapshot: FileId,
+    mark: LogMark,
+    digest: &Digest,
+    fields: &mut WorkflowState,
+    named: &[T],
+) -> serde_json::Result<()> {
+    // The big per-task parts are taken out for the write and put back after: the
+    // summary holds the named tasks only, and no copy of the rest is made.
+    let own = std::mem::take(&mut fields.tasks);
+    let progress = std::mem::take(&mut fields.progress);
+    let skipped = std::mem::take(&mut fields.skipped_info);
+    let gates = std::mem::take(&mut fields.quality_gates);
+    let baselines = std::mem::take(&mut fields.phase_baselines);
+    let event_log = fields.event_log.replace(mark);
+    let out = SummaryOut {
+        summary_version: SUMMARY_VERSION,
+        snapshot,
+        event_log: mark,
+        digest,
+        state: fields,
+        tasks: named,
+    };
+    let written = serde_json::to_writer(w, &out);
+    fields.tasks = own;
+    fields.progress = progress;
+    fields.skipped_info = skipped;
+    fields.quality_gates = gates;
+    fields.phase_baselines = baselines;
+    fields.event_log = event_log;
+    written
+}
+
+/// A summary read from `bytes` if it can be trusted to describe the snapshot at
+/// `state_path` as of its log mark: its layout, its schema, the file it names.
+fn trusted(bytes: &[u8], state_path: &Path) -> Option<SummaryIn> {
+    let file: SummaryIn = serde_json::from_slice(bytes).ok()?;
     if file.summary_version != SUMMARY_VERSION || file.state.wf_schema > SCHEMA_VERSION {
         return None;
     }
@@ -426,6 +465,39 @@ pub fn read(dir: &Path, state_path: &Path, events_path: &Path) -> Option<View> {
     if file.state.event_log != Some(file.event_log) {
         return None;
     }
+    Some(file)
+}
+
+impl SummaryIn {
+    fn into_view(self) -> View {
+        let mut state = self.state;
+        state.tasks = self.tasks;
+        View {
+            state,
+            digest: self.digest,
+            from_summary: true,
+        }
+    }
+}
+
+/// The view from a summary written after the snapshot `state_path` (`state::glance`)
+/// at a log mark it returns with it, if it can be trusted as [`read`] trusts one.
+pub(crate) fn read_later(bytes: &[u8], state_path: &Path) -> Option<(LogMark, View)> {
+    let file = trusted(bytes, state_path)?;
+    Some((file.event_log, file.into_view()))
+}
+
+/// The view from a current summary, or `None` when there is none to trust (the
+/// caller then loads the whole state, which also reports what is wrong, if anything).
+pub fn read(dir: &Path, state_path: &Path, events_path: &Path) -> Option<View> {
+    if crate::testing::summary_off() {
+        return None;
+    }
+    if let Some(view) = crate::state::glance::read(dir, state_path, events_path) {
+        return Some(view);
+    }
+    let bytes = crate::fs::read_regular(&dir.join(SUMMARY_FILE)).ok()?;
+    let file = trusted(&bytes, state_path)?;
     // What the whole load would fold past the snapshot's mark, read once: nothing
     // (the log ends there, or holds only notes and uncommitted transactions), and the
     // summary is the answer; else the task index takes it.
@@ -441,11 +513,5 @@ pub fn read(dir: &Path, state_path: &Path, events_path: &Path) -> Option<View> {
         task_index::Tail::Folded(view) => return Some(*view),
         task_index::Tail::Unsure => return None,
     }
-    let mut state = file.state;
-    state.tasks = file.tasks;
-    Some(View {
-        state,
-        digest: file.digest,
-        from_summary: true,
-    })
+    Some(file.into_view())
 }

@@ -41,7 +41,7 @@ pub const INDEX_VERSION: u32 = 3;
 /// The wf that wrote the index and its snapshot — its version and the layout of a
 /// task record it writes (build.rs) — so a writer copies a snapshot's task records
 /// only from a snapshot written as it would write them (`state::snapshot_file`).
-const WRITER: &str = concat!(env!("CARGO_PKG_VERSION"), "+", env!("WF_RECORD_LAYOUT"));
+pub(crate) const WRITER: &str = concat!(env!("CARGO_PKG_VERSION"), "+", env!("WF_RECORD_LAYOUT"));
 
 /// One task as the digest sees it, and where its whole record is in the snapshot.
 /// Written as an array of its fields in this order (borrowed from the task: writing

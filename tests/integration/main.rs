@@ -35,6 +35,7 @@ mod faults;
 mod formats;
 mod foundation;
 mod gates;
+mod glance;
 mod handoff;
 mod hardening;
 mod hook_loop;

@@ -349,6 +349,7 @@ impl Store {
             saved_seq,
             catch_up: false,
             prior: Arc::new(Mutex::new(prior)),
+            glance: None,
         };
         crate::state::recover::recover(&mut session, CatchUp::AtNextSave)?;
         Ok(session)

@@ -14,6 +14,7 @@ use crate::state::event::{EventData, TaskMove, WorkflowMove};
 use crate::state::event_log::{Event, EventLog, NewEvent};
 use crate::state::evidence::{Evidence, Proof};
 use crate::state::fold::apply_live;
+use crate::state::glance::Keeper;
 use crate::state::machine::{TaskStatus, WorkflowStatus};
 use crate::state::model::{Glance, LogMark, WorkflowState};
 use crate::state::recover::CatchUp;
@@ -39,6 +40,8 @@ pub struct Session {
     pub(super) catch_up: bool,
     /// The snapshot on disk, for the next one to copy unchanged records from.
     pub(super) prior: SharedPrior,
+    /// The glance a run keeps current between snapshots (`Session::keep_glance`).
+    pub(super) glance: Option<Keeper>,
 }
 
 impl Drop for Session {
@@ -90,9 +93,41 @@ impl Session {
         let applies = event.data.changes_state();
         let event = self.log()?.append(event)?;
         if applies {
-            apply_live(self.state_mut()?, &event)?;
+            let state = self.state.as_mut().ok_or_else(no_workflow)?;
+            if let Some(glance) = self.glance.as_mut() {
+                let before = event.task_id.as_deref().and_then(|id| state.position(id));
+                glance.applied(before.map(|i| &state.tasks[i]), &event);
+            }
+            apply_live(state, &event)?;
         }
         Ok(event)
+    }
+
+    /// Keeps the glance (`state::glance`) from now on: each state-changing event is
+    /// noted, and [`Session::write_glance`] writes what they made of the state. For a
+    /// run, whose progress would otherwise be readable only by folding the log.
+    pub fn keep_glance(&mut self) {
+        if let (None, Some(state)) = (&self.glance, self.state.as_mut()) {
+            self.glance = Some(Keeper::new(state, &self.store.state_path()));
+        }
+    }
+
+    /// Writes the glance, if kept and changed, once the events held are written: the
+    /// state as of the log's end. Best effort, as the summary.
+    pub fn write_glance(&mut self) -> Result<()> {
+        if self.glance.is_none() || self.in_txn {
+            return Ok(());
+        }
+        self.write_held_events()?;
+        let (Some(glance), Some(log), Some(state)) =
+            (self.glance.as_mut(), self.log.as_ref(), self.state.as_ref())
+        else {
+            return Ok(());
+        };
+        let (seq, offset) = log.mark();
+        let state_path = self.store.state_path();
+        glance.write(&self.store.dir, &state_path, state, LogMark { seq, offset });
+        Ok(())
     }
 
     /// Holds the events emitted from now on in memory until [`Session::write_held_events`]
@@ -156,6 +191,7 @@ impl Session {
     /// an open transaction is rolled back, and the snapshot catches up with the log.
     fn settle(&mut self) -> Result<()> {
         self.log = None;
+        self.glance = None;
         self.in_txn = false;
         self.staged = false;
         self.state = self.store.load()?;
@@ -176,6 +212,7 @@ impl Session {
     pub(crate) fn clear(&mut self) {
         self.state = None;
         self.log = None;
+        self.glance = None;
         self.in_txn = false;
         self.staged = false;
     }
@@ -274,6 +311,9 @@ impl Session {
         )?;
         self.saved_seq = state.event_log.map_or(0, |m| m.seq);
         self.in_txn = false;
+        if let Some(glance) = self.glance.as_mut() {
+            glance.saved(state, &self.store.state_path());
+        }
         if mirror {
             (self.store.plan.mirror)(self)?;
         }
@@ -301,6 +341,9 @@ impl Session {
         let mut copy = state.clone();
         state.progress = progress;
         copy.event_log = Some(mark);
+        if let Some(glance) = self.glance.as_mut() {
+            glance.snapshot_taken(&mut copy);
+        }
         Ok(Some(Snapshot {
             state: copy,
             dir: self.store.dir.clone(),

@@ -1,0 +1,300 @@
+//! `glance.json`: the summary kept current between snapshots, so the read paths
+//! (`wf status`, `wf next`, `wf hook`) are as fast while a run goes on, or after it
+//! died, as just after a snapshot (docs/state-file.md "The glance").
+//!
+//! Without it, a reader past the snapshot folds the log's tail onto the task index
+//! (`state::task_index`): at 10,000 tasks, after a run was killed, a second of
+//! progress to fold and every task's entry to read. A run's scheduler instead keeps
+//! the digest current as its tasks move (`state::live_digest`) and, once a turn's
+//! events are in the log and before it waits, writes the summary of the state as it
+//! stands, at the log's end. A reader whose log holds nothing to fold past that mark
+//! takes it as it is.
+//!
+//! Like the summary, it is never a source of truth. It is written in place, after a
+//! header naming the wf that wrote it, its length and a hash of it, so a write torn
+//! by a crash, or read half done, is no glance. It is used only while it names the
+//! file that is the snapshot, the last line of the log before its mark is the event
+//! it names, and nothing past the mark changes the state; else the reader takes the
+//! summary's way, as before.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::hash::BuildHasher;
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::path::Path;
+
+use serde_json::value::RawValue;
+
+use crate::state::event_log::{Event, EventLine};
+use crate::state::fold::{apply_event, folds};
+use crate::state::live_digest::LiveDigest;
+use crate::state::model::{Glance as _, LogMark, Task, WorkflowState};
+use crate::state::summary::{self, FileId, View, MAX_LISTED};
+use crate::state::task_index::WRITER;
+use crate::state::task_ref::TaskRef;
+
+pub const GLANCE_FILE: &str = "glance.json";
+const MAGIC: &str = "wf-glance";
+/// The longest last line of the log a reader looks back over to find the event a
+/// glance names; a longer one (a proof with much output) sends it the summary's way.
+const LAST_LINE_MAX: u64 = 64 * 1024;
+
+/// The hash of a glance's body: only to tell a whole write from a torn one.
+fn hash(body: &[u8]) -> u64 {
+    foldhash::quality::FixedState::with_seed(0x9e37_79b9_7f4a_7c15).hash_one(body)
+}
+
+/// A writer's glance: the digest kept current, the state's other fields as a reader
+/// folds them, and the file it is written to.
+#[derive(Debug)]
+pub struct Keeper {
+    live: Option<LiveDigest>,
+    /// The tasks moved since the last write.
+    moved: Vec<String>,
+    /// Something that changes the state was applied since the last write.
+    changed: bool,
+    /// The state's fields but its tasks, as the whole load reads them: those of the
+    /// snapshot file named with them, with the events since folded on. A writer sets
+    /// some fields (the run's mode, its counters) that reach the files only with its
+    /// next snapshot; a reader after a crash does not see them, nor does the glance.
+    base: Option<(FileId, WorkflowState)>,
+    /// The same of a snapshot being written on another thread, from its mark on:
+    /// the base once that file is the snapshot.
+    next: Option<WorkflowState>,
+    /// The named tasks of the last write, by id, as written.
+    records: HashMap<String, Box<RawValue>>,
+    file: Option<File>,
+    buf: Vec<u8>,
+}
+
+/// The fields of `state` but its tasks and the per-task maps a summary leaves out.
+pub fn fields_of(state: &mut WorkflowState) -> WorkflowState {
+    let tasks = std::mem::take(&mut state.tasks);
+    let progress = std::mem::take(&mut state.progress);
+    let skipped = std::mem::take(&mut state.skipped_info);
+    let gates = std::mem::take(&mut state.quality_gates);
+    let baselines = std::mem::take(&mut state.phase_baselines);
+    let fields = state.clone();
+    state.tasks = tasks;
+    state.progress = progress;
+    state.skipped_info = skipped;
+    state.quality_gates = gates;
+    state.phase_baselines = baselines;
+    fields
+}
+
+/// The identity of the snapshot at `state_path`, if it is a file.
+fn snapshot_id(state_path: &Path) -> Option<FileId> {
+    let meta = std::fs::symlink_metadata(state_path).ok()?;
+    meta.file_type().is_file().then(|| FileId::of(&meta))
+}
+
+impl Keeper {
+    /// A glance of `state`, as it was read from the snapshot at `state_path` and the
+    /// log: nothing changed since.
+    pub fn new(state: &mut WorkflowState, state_path: &Path) -> Keeper {
+        Keeper {
+            live: None,
+            moved: Vec::new(),
+            changed: true,
+            base: snapshot_id(state_path).map(|id| (id, fields_of(state))),
+            next: None,
+            records: HashMap::new(),
+            file: None,
+            buf: Vec::new(),
+        }
+    }
+
+    /// `event`, which changes the state, is about to be applied; `before` is the
+    /// task it moves as it stands.
+    pub fn applied(&mut self, before: Option<&TaskRef>, event: &Event) {
+        self.changed = true;
+        if let Some(id) = &event.task_id {
+            self.moved.push(id.clone());
+        }
+        // The task as far as the fold's effects on the state's fields read it, in
+        // a copy of its own: the whole task's copy, twice a task run, is what the
+        // engine's tests forbid (`the_engine_does_not_make_the_state_copy_...`).
+        let light = before.map(|t| Task {
+            id: t.id().to_owned(),
+            status: t.status(),
+            handed_off: t.handed_off().then_some(true),
+            ..Task::default()
+        });
+        let mut folded = true;
+        let bases = [self.base.as_mut().map(|(_, f)| f), self.next.as_mut()];
+        for fields in bases.into_iter().flatten() {
+            fields.tasks.extend(light.clone().map(TaskRef::new));
+            folded &= apply_event(fields, event).is_ok();
+            fields.tasks.clear();
+        }
+        if !folded {
+            // Nothing to trust until the next save.
+            (self.base, self.next) = (None, None);
+        }
+    }
+
+    /// A snapshot of `state` is to be written on another thread.
+    pub fn snapshot_taken(&mut self, state: &mut WorkflowState) {
+        self.next = Some(fields_of(state));
+    }
+
+    /// `state` was written as the snapshot at `state_path`.
+    pub fn saved(&mut self, state: &mut WorkflowState, state_path: &Path) {
+        self.base = snapshot_id(state_path).map(|id| (id, fields_of(state)));
+        self.next = None;
+    }
+
+    /// Writes the glance of `state`, whose events are in the log up to `mark`, if
+    /// it changed since the last. Best effort and not synced: a glance that is
+    /// missing, torn or behind the log sends readers the summary's way.
+    pub fn write(&mut self, dir: &Path, state_path: &Path, state: &WorkflowState, mark: LogMark) {
+        if !std::mem::take(&mut self.changed) {
+            return;
+        }
+        let moved = std::mem::take(&mut self.moved);
+        let live = match self.live.take() {
+            Some(mut live) if live.total() == state.tasks.len() => {
+                let at: Vec<usize> = state.with_positions(|position| {
+                    moved.iter().filter_map(|id| position(id)).collect()
+                });
+                live.update(state, &at);
+                live
+            }
+            _ => LiveDigest::new(state),
+        };
+        let digest = live.digest(state);
+        self.live = Some(live);
+        // A plugin state nobody adopted has no tasks to summarise, and a long list
+        // is no glance (`summary::stage`).
+        if state.tasks.is_empty() || state.unadopted.is_some() || digest.urgent.len() > MAX_LISTED {
+            return;
+        }
+        let Some(id) = snapshot_id(state_path) else {
+            return;
+        };
+        if self.base.as_ref().is_none_or(|(of, _)| *of != id) {
+            match self.next.take() {
+                Some(fields) => self.base = Some((id, fields)),
+                None => return,
+            }
+        }
+        let Some((_, fields)) = self.base.as_mut() else {
+            return;
+        };
+        // Each named task as written last time, unless it moved since: most of
+        // them are the same from one turn to the next (the pending tasks at the
+        // head of the list), and writing them again was most of a glance's cost.
+        let named = summary::named_positions(&digest, state);
+        let mut records = std::mem::take(&mut self.records);
+        for id in &moved {
+            records.remove(id.as_str());
+        }
+        let mut kept = HashMap::with_capacity(named.len());
+        for &i in &named {
+            let task = &state.tasks[i];
+            let record = match records.remove(task.id()) {
+                Some(record) => record,
+                // A task whose record no longer reads leaves no glance, as no summary.
+                None => match task.task().map(serde_json::value::to_raw_value) {
+                    Ok(Ok(record)) => record,
+                    _ => return,
+                },
+            };
+            kept.insert(task.id().to_owned(), record);
+        }
+        let raw: Vec<&RawValue> = named
+            .iter()
+            .filter_map(|&i| kept.get(state.tasks[i].id()).map(|r| &**r))
+            .collect();
+        let mut body = Vec::with_capacity(self.buf.capacity());
+        let written = summary::write(&mut body, id, mark, &digest, fields, &raw);
+        drop(raw);
+        self.records = kept;
+        if written.is_err() {
+            return;
+        }
+        self.buf.clear();
+        self.buf.extend_from_slice(
+            format!("{MAGIC} {WRITER} {} {:016x}\n", body.len(), hash(&body)).as_bytes(),
+        );
+        self.buf.extend_from_slice(&body);
+        if self.file.is_none() {
+            self.file = std::fs::OpenOptions::new()
+                .write(true)
+                .create(true)
+                .mode(0o644)
+                .custom_flags(libc::O_NOFOLLOW)
+                .open(dir.join(GLANCE_FILE))
+                .ok();
+        }
+        if let Some(file) = &self.file {
+            if file.write_all_at(&self.buf, 0).is_err() {
+                self.file = None;
+            }
+        }
+    }
+}
+
+/// The view from the glance in `dir`, if it can be trusted to be the workflow now.
+pub fn read(dir: &Path, state_path: &Path, events_path: &Path) -> Option<View> {
+    let bytes = crate::fs::read_regular(&dir.join(GLANCE_FILE)).ok()?;
+    let body = whole_body(&bytes)?;
+    let (mark, view) = summary::read_later(body, state_path)?;
+    log_ends_at(events_path, mark).then_some(view)
+}
+
+/// The body the header says was written, if it was written whole by this wf.
+fn whole_body(bytes: &[u8]) -> Option<&[u8]> {
+    let eol = memchr::memchr(b'\n', bytes)?;
+    let header = std::str::from_utf8(&bytes[..eol]).ok()?;
+    let mut words = header.split(' ');
+    let named = words.next() == Some(MAGIC) && words.next() == Some(WRITER);
+    let len: usize = words.next()?.parse().ok()?;
+    let hashed = u64::from_str_radix(words.next()?, 16).ok()?;
+    let body = bytes.get(eol + 1..)?.get(..len)?;
+    (named && words.next().is_none() && hash(body) == hashed).then_some(body)
+}
+
+/// Whether the log's last line before `mark` is the event `mark` names and nothing
+/// past it changes the state.
+fn log_ends_at(events_path: &Path, mark: LogMark) -> bool {
+    let Ok(file) = crate::fs::open_regular(events_path, false) else {
+        return false;
+    };
+    let Ok(meta) = file.metadata() else {
+        return false;
+    };
+    if mark.offset == 0 || meta.len() < mark.offset {
+        return false;
+    }
+    let start = mark.offset.saturating_sub(LAST_LINE_MAX);
+    let mut window = vec![0; (mark.offset - start) as usize];
+    if file.file().read_exact_at(&mut window, start).is_err() || window.last() != Some(&b'\n') {
+        return false;
+    }
+    let before = &window[..window.len() - 1];
+    let line = match memchr::memrchr(b'\n', before) {
+        Some(at) => &before[at + 1..],
+        None if start == 0 => before,
+        None => return false,
+    };
+    if !EventLine::parse(line).is_ok_and(|head| head.seq == mark.seq) {
+        return false;
+    }
+    crate::state::event_log::for_each_parsed_from(
+        events_path,
+        mark.offset,
+        |_, line| {
+            let head = EventLine::parse(line)?;
+            Ok(head.seq > mark.seq && folds(&head.kind, head.txn))
+        },
+        |folded| if folded { Err(changed()) } else { Ok(()) },
+    )
+    .is_ok()
+}
+
+/// The log changed the state past the glance's mark: never shown.
+fn changed() -> crate::error::WfError {
+    crate::error::WfError::new(crate::error::ErrorKind::CorruptState, "changed")
+}

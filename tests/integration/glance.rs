@@ -1,0 +1,195 @@
+//! `glance.json`, the summary a run keeps current between snapshots (docs/state-file.md
+//! "The glance"): while a run goes on and after it was killed, the read paths answer
+//! from it — neither the whole state nor the task index read — exactly what the whole
+//! load answers; a glance that is torn, changed, another wf's, or behind the log is
+//! never used.
+
+use serde_json::json;
+
+use crate::plans::{plan, start, task};
+use crate::summary::{append_event, index_path, last_seq, moved, read};
+use crate::test::Test;
+
+const TASKS: usize = 50;
+
+/// The read paths compared, with the hook event each reads on stdin. (`wf status
+/// --json` prints every task whole: it always loads the whole state.)
+fn reads() -> Vec<(Vec<&'static str>, Option<&'static str>)> {
+    vec![
+        (vec!["status"], None),
+        (vec!["next"], None),
+        (vec!["--json", "next"], None),
+        (vec!["hook", "Stop"], Some("Stop")),
+        (vec!["hook", "SessionStart"], Some("SessionStart")),
+        (vec!["hook", "UserPromptSubmit"], Some("UserPromptSubmit")),
+    ]
+}
+
+/// Every read path answers without the whole load, and as the whole load does.
+#[track_caller]
+fn same_as_the_whole_load(t: &Test, what: &str) {
+    for (args, event) in reads() {
+        let fast = read(t, &args, event, Some("WF_TEST_NO_FULL_LOAD"));
+        let whole = read(t, &args, event, Some("WF_TEST_NO_SUMMARY"));
+        assert_eq!(
+            (fast.code, &fast.stdout, &fast.stderr),
+            (whole.code, &whole.stdout, &whole.stderr),
+            "{what}: `wf {}` differs between the glance and the whole load",
+            args.join(" ")
+        );
+    }
+}
+
+/// Every read path loads the whole state: nothing else can answer.
+#[track_caller]
+fn loads_it_whole(t: &Test, what: &str) {
+    for (args, event) in reads() {
+        let refused = read(t, &args, event, Some("WF_TEST_NO_FULL_LOAD"));
+        assert!(
+            refused.stderr.contains("WF_TEST_NO_FULL_LOAD"),
+            "{what}: `wf {}` did not load the whole state: {refused:?}",
+            args.join(" ")
+        );
+    }
+}
+
+/// A chain of [`TASKS`] whose task `stop` starts a 60 s sleep, run until it starts:
+/// the test, and the running `wf`.
+fn run_to(stop: usize) -> (Test, std::process::Child) {
+    let t = Test::new();
+    let ids: Vec<String> = (1..=TASKS).map(|i| format!("T{i}")).collect();
+    let tasks: Vec<_> = ids
+        .iter()
+        .enumerate()
+        .map(|(i, id)| {
+            let check = if i + 1 == stop {
+                "sh -c 'touch reached; sleep 60'"
+            } else {
+                "true"
+            };
+            let t = task(id, "one").verify(check);
+            if i == 0 {
+                t
+            } else {
+                t.deps(&ids[i - 1])
+            }
+        })
+        .collect();
+    start(&t, &plan(&tasks));
+    let run = t
+        .command(&["workflow-execute", "--all", "--ci"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn wf");
+    let reached = t.project.join("reached");
+    let waited = std::time::Instant::now();
+    while !reached.exists() {
+        assert!(waited.elapsed().as_secs() < 60, "T{stop} never started");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    (t, run)
+}
+
+/// Removes the summary and the task index, so only the glance can answer without
+/// the whole load.
+fn only_the_glance(t: &Test) {
+    let _ = std::fs::remove_file(t.workflow_dir().join("summary.json"));
+    let _ = std::fs::remove_file(index_path(t));
+}
+
+/// [`run_to`] T3, then SIGKILL: the run's progress is in the log past the
+/// snapshot (the import's: the first checkpoint is due a second in), and only the
+/// glance can answer without the whole load.
+fn killed_at_t3() -> Test {
+    let (t, mut run) = run_to(3);
+    run.kill().expect("SIGKILL wf");
+    run.wait().unwrap();
+    only_the_glance(&t);
+    t
+}
+
+fn glance_path(t: &Test) -> std::path::PathBuf {
+    t.workflow_dir().join("glance.json")
+}
+
+#[test]
+fn while_a_run_goes_on_the_read_paths_answer_from_its_glance() {
+    let (t, mut run) = run_to(3);
+    only_the_glance(&t);
+    same_as_the_whole_load(&t, "running T3");
+    let status = read(&t, &["status"], None, Some("WF_TEST_NO_FULL_LOAD")).stdout;
+    assert!(status.contains("(2/50 done"), "{status}");
+    run.kill().expect("SIGKILL wf");
+    run.wait().unwrap();
+}
+
+#[test]
+fn after_a_kill_the_read_paths_answer_from_the_glance_as_the_whole_load_does() {
+    let t = killed_at_t3();
+    same_as_the_whole_load(&t, "killed at T3");
+    let status = read(&t, &["status"], None, Some("WF_TEST_NO_FULL_LOAD")).stdout;
+    assert!(status.contains("(2/50 done"), "{status}");
+    assert!(status.contains("T3: task T3 (in_progress)"), "{status}");
+    let next = read(&t, &["--json", "next"], None, Some("WF_TEST_NO_FULL_LOAD")).stdout;
+    assert!(next.contains("T3"), "{next}");
+}
+
+/// A glance torn by a crash or a half-done read, changed, written by another wf, or
+/// with anything past its mark that changes the state is no glance.
+#[test]
+fn a_torn_changed_foreign_or_stale_glance_is_never_used() {
+    let t = killed_at_t3();
+    let good = std::fs::read(glance_path(&t)).unwrap();
+    let eol = good.iter().position(|&b| b == b'\n').unwrap();
+    let tries: Vec<(&str, Vec<u8>)> = vec![
+        ("torn", good[..good.len() - 10].to_vec()),
+        ("a header only", good[..=eol].to_vec()),
+        ("a byte of its body changed", {
+            let mut b = good.clone();
+            let at = eol + (good.len() - eol) / 2;
+            b[at] = if b[at] == b'1' { b'2' } else { b'1' };
+            b
+        }),
+        ("another wf's", {
+            let text = String::from_utf8(good.clone()).unwrap();
+            text.replacen("wf-glance ", "wf-glance 0.0.1+", 1)
+                .into_bytes()
+        }),
+        ("empty", Vec::new()),
+    ];
+    for (what, bytes) in tries {
+        std::fs::write(glance_path(&t), bytes).unwrap();
+        loads_it_whole(&t, what);
+    }
+    // Whole again, with stale bytes of a longer glance after it: used.
+    let mut longer = good.clone();
+    longer.extend_from_slice(b"{\"left\": \"over\"}");
+    std::fs::write(glance_path(&t), &longer).unwrap();
+    same_as_the_whole_load(&t, "restored");
+    // Progress past its mark: the whole load shows it.
+    append_event(
+        &t,
+        &moved(
+            last_seq(&t) + 1,
+            "T3",
+            json!({"from": "in_progress", "to": "completed"}),
+        ),
+    );
+    loads_it_whole(&t, "a task completed past the glance");
+    let whole = read(&t, &["status"], None, None).stdout;
+    assert!(whole.contains("(3/50 done"), "{whole}");
+}
+
+/// A log cut before the glance's mark (a power loss takes back what was not synced)
+/// makes the glance stale: what the log still holds is the answer.
+#[test]
+fn a_glance_past_the_end_of_the_log_is_never_used() {
+    let t = killed_at_t3();
+    let log = t.workflow_dir().join("events.jsonl");
+    let text = std::fs::read_to_string(&log).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let kept = lines[..lines.len() - 2].join("\n") + "\n";
+    std::fs::write(&log, kept).unwrap();
+    loads_it_whole(&t, "log cut before the mark");
+}
