@@ -227,7 +227,9 @@ impl Engine<'_> {
     pub(super) fn run_command(&mut self, task: TaskRef, floor: &mut Floor) -> Result<()> {
         let (attempt, task) = self.start_task(task, Start::Command)?;
         self.reporter.started(task.task()?);
-        self.session.write_held_events()?;
+        // The glance too: written after the command started, a run killed while it
+        // starts (a third of a short task's turn) left the glance a turn behind.
+        self.session.write_glance()?;
         let ctx = self.ctx.clone();
         floor.run_here(task.id().to_owned(), async move {
             match task.task() {
@@ -246,7 +248,7 @@ impl Engine<'_> {
         task: TaskRef,
         body: impl FnOnce(&Task, &mut dyn FnMut(NewEvent)) -> TaskOutcome + Send + 'static,
     ) -> Result<()> {
-        self.session.write_held_events()?;
+        self.session.write_glance()?;
         floor.spawn(task, body);
         Ok(())
     }
