@@ -22,6 +22,7 @@ use std::fs::File;
 use std::hash::BuildHasher;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 use serde_json::value::RawValue;
 
@@ -38,6 +39,12 @@ const MAGIC: &str = "wf-glance";
 /// The longest last line of the log a reader looks back over to find the event a
 /// glance names; a longer one (a proof with much output) sends it the summary's way.
 const LAST_LINE_MAX: u64 = 64 * 1024;
+
+/// The least time between two glances a run makes. A glance costs a turn of a
+/// short task's scheduling several times over; made every turn, it slowed a run of
+/// tasks that do nothing by a fifth. The scheduler looks again at least every
+/// 50 ms (`run::dispatch`), so a run that waits has its glance current soon after.
+const EVERY: Duration = Duration::from_millis(25);
 
 /// The hash of a glance's body: only to tell a whole write from a torn one.
 fn hash(body: &[u8]) -> u64 {
@@ -65,6 +72,8 @@ pub struct Keeper {
     records: HashMap<String, Box<RawValue>>,
     file: Option<File>,
     buf: Vec<u8>,
+    /// When the last glance was made.
+    made_at: Option<Instant>,
 }
 
 /// The fields of `state` but its tasks and the per-task maps a summary leaves out.
@@ -102,6 +111,7 @@ impl Keeper {
             records: HashMap::new(),
             file: None,
             buf: Vec::new(),
+            made_at: None,
         }
     }
 
@@ -145,13 +155,14 @@ impl Keeper {
         self.next = None;
     }
 
-    /// Writes the glance of `state`, whose events are in the log up to `mark`, if
-    /// it changed since the last. Best effort and not synced: a glance that is
-    /// missing, torn or behind the log sends readers the summary's way.
-    pub fn write(&mut self, dir: &Path, state_path: &Path, state: &WorkflowState, mark: LogMark) {
-        if !std::mem::take(&mut self.changed) {
-            return;
+    /// Makes the glance of `state`, whose events reach the log up to `mark`, if it
+    /// changed since the last; whether there is one for [`Keeper::put`] to write.
+    pub fn make(&mut self, state_path: &Path, state: &WorkflowState, mark: LogMark) -> bool {
+        if !self.changed || self.made_at.is_some_and(|at| at.elapsed() < EVERY) {
+            return false;
         }
+        self.changed = false;
+        self.made_at = Some(Instant::now());
         let moved = std::mem::take(&mut self.moved);
         let live = match self.live.take() {
             Some(mut live) if live.total() == state.tasks.len() => {
@@ -168,19 +179,19 @@ impl Keeper {
         // A plugin state nobody adopted has no tasks to summarise, and a long list
         // is no glance (`summary::stage`).
         if state.tasks.is_empty() || state.unadopted.is_some() || digest.urgent.len() > MAX_LISTED {
-            return;
+            return false;
         }
         let Some(id) = snapshot_id(state_path) else {
-            return;
+            return false;
         };
         if self.base.as_ref().is_none_or(|(of, _)| *of != id) {
             match self.next.take() {
                 Some(fields) => self.base = Some((id, fields)),
-                None => return,
+                None => return false,
             }
         }
         let Some((_, fields)) = self.base.as_mut() else {
-            return;
+            return false;
         };
         // Each named task as written last time, unless it moved since: most of
         // them are the same from one turn to the next (the pending tasks at the
@@ -198,7 +209,7 @@ impl Keeper {
                 // A task whose record no longer reads leaves no glance, as no summary.
                 None => match task.task().map(serde_json::value::to_raw_value) {
                     Ok(Ok(record)) => record,
-                    _ => return,
+                    _ => return false,
                 },
             };
             kept.insert(task.id().to_owned(), record);
@@ -212,13 +223,16 @@ impl Keeper {
         drop(raw);
         self.records = kept;
         if written.is_err() {
-            return;
+            return false;
         }
         self.buf.clear();
-        self.buf.extend_from_slice(
-            format!("{MAGIC} {WRITER} {} {:016x}\n", body.len(), hash(&body)).as_bytes(),
-        );
-        self.buf.extend_from_slice(&body);
+        frame(&mut self.buf, &body);
+        true
+    }
+
+    /// Writes the glance [`Keeper::make`] made, in place. Not synced: a glance that
+    /// is missing, torn or behind the log sends readers the summary's way.
+    pub fn put(&mut self, dir: &Path) {
         if self.file.is_none() {
             self.file = std::fs::OpenOptions::new()
                 .write(true)
@@ -234,6 +248,53 @@ impl Keeper {
             }
         }
     }
+}
+
+/// `body` after the header that says it was written whole by this wf.
+fn frame(out: &mut Vec<u8>, body: &[u8]) {
+    out.extend_from_slice(
+        format!("{MAGIC} {WRITER} {} {:016x}\n", body.len(), hash(body)).as_bytes(),
+    );
+    out.extend_from_slice(body);
+}
+
+/// Writes the glance of `view`, which a reader folded from the snapshot `snapshot`
+/// and the log up to `mark`, when no writer holds the lock: after a run died, the
+/// first read folds what it left past its last glance, and the reads after it take
+/// this one. A live writer keeps its own glance, which this would replace under it.
+/// Best effort; the lock is held shared while it is written and renamed into place.
+pub fn write_back(dir: &Path, snapshot: FileId, mark: LogMark, view: &mut View) {
+    let Ok(lock) = crate::fs::open_regular(&dir.join(crate::state::store::LOCK_FILE), false) else {
+        return;
+    };
+    if lock.file().try_lock_shared().is_err() {
+        return;
+    }
+    let tasks = std::mem::take(&mut view.state.tasks);
+    let named: crate::error::Result<Vec<&Task>> = tasks.iter().map(TaskRef::task).collect();
+    let mut body = Vec::new();
+    let written = named.is_ok_and(|named| {
+        summary::write(
+            &mut body,
+            snapshot,
+            mark,
+            &view.digest,
+            &mut view.state,
+            &named,
+        )
+        .is_ok()
+    });
+    view.state.tasks = tasks;
+    if written {
+        let mut framed = Vec::with_capacity(body.len() + 64);
+        frame(&mut framed, &body);
+        let mut staged = crate::state::index_file::Staged::new(dir);
+        staged.add(GLANCE_FILE, |w| {
+            std::io::Write::write_all(w, &framed).map_err(serde_json::Error::io)
+        });
+        staged.place();
+    }
+    let _ = lock.unlock();
 }
 
 /// The view from the glance in `dir`, if it can be trusted to be the workflow now.

@@ -510,7 +510,11 @@ pub fn read(dir: &Path, state_path: &Path, events_path: &Path) -> Option<View> {
         file.event_log,
     ) {
         task_index::Tail::Empty => {}
-        task_index::Tail::Folded(view) => return Some(*view),
+        task_index::Tail::Folded(mut view, end) => {
+            // The next reader takes it as it is, unless the log moves on.
+            crate::state::glance::write_back(dir, file.snapshot, end, &mut view);
+            return Some(*view);
+        }
         task_index::Tail::Unsure => return None,
     }
     Some(file.into_view())

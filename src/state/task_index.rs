@@ -252,8 +252,9 @@ pub fn stage(
 pub enum Tail {
     /// Nothing the whole load would fold: the summary is the workflow.
     Empty,
-    /// The workflow with the tail folded on.
-    Folded(Box<View>),
+    /// The workflow with the tail folded on, as of the log mark given: the last
+    /// whole line's.
+    Folded(Box<View>, LogMark),
     /// The index cannot be trusted, or a line must be seen whole: load the state.
     Unsure,
 }
@@ -286,17 +287,29 @@ pub fn fold_tail(
         own_events: Vec::new(),
         folded: 0,
     };
+    // The last whole line's seq and the offset past it: where the view stands.
+    let mut end = mark;
     let scanned = crate::state::event_log::for_each_parsed_from(
         events_path,
         mark.offset,
         |offset, line| {
             let head = EventLine::parse(line)?;
+            let past = LogMark {
+                seq: head.seq,
+                offset: offset + line.len() as u64 + 1,
+            };
             let folded = head.seq > mark.seq && folds(&head.kind, head.txn);
-            Ok(folded.then(|| (offset, line.len(), head.into_event())))
+            Ok((
+                past,
+                folded.then(|| (offset, line.len(), head.into_event())),
+            ))
         },
-        |line| match line {
-            Some((offset, len, event)) => fold.apply(offset, len, &event),
-            None => Ok(()),
+        |(past, line)| {
+            end = past;
+            match line {
+                Some((offset, len, event)) => fold.apply(offset, len, &event),
+                None => Ok(()),
+            }
         },
     );
     if scanned.is_err() {
@@ -326,7 +339,7 @@ pub fn fold_tail(
         &moved,
         &own_events,
     ) {
-        Some(view) => Tail::Folded(Box::new(view)),
+        Some(view) => Tail::Folded(Box::new(view), end),
         None => Tail::Unsure,
     }
 }

@@ -98,15 +98,46 @@ fn only_the_glance(t: &Test) {
     let _ = std::fs::remove_file(index_path(t));
 }
 
-/// [`run_to`] T3, then SIGKILL: the run's progress is in the log past the
-/// snapshot (the import's: the first checkpoint is due a second in), and only the
-/// glance can answer without the whole load.
-fn killed_at_t3() -> Test {
+/// Waits until the running `wf`'s glance has caught up with its log (it makes one
+/// at most every few dozen milliseconds): until `wf status` answers with neither
+/// the whole load nor the summary and task index, which [`only_the_glance`] removed.
+fn glance_caught_up(t: &Test) {
+    let waited = std::time::Instant::now();
+    loop {
+        let run = read(t, &["status"], None, Some("WF_TEST_NO_FULL_LOAD"));
+        if !run.stderr.contains("WF_TEST_NO_FULL_LOAD") {
+            return;
+        }
+        assert!(
+            waited.elapsed().as_secs() < 10,
+            "the glance never caught up"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// [`run_to`] T3, its glance written, then SIGKILL: the run's progress is in the
+/// log past the snapshot, and with `only` only the glance can answer without the
+/// whole load.
+fn killed_at_t3_keeping(only: bool) -> Test {
     let (t, mut run) = run_to(3);
+    let waited = std::time::Instant::now();
+    while !std::fs::read_to_string(glance_path(&t))
+        .is_ok_and(|glance| glance.contains(r#""in_progress":["T3"]"#))
+    {
+        assert!(waited.elapsed().as_secs() < 10, "no glance of T3 running");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
     run.kill().expect("SIGKILL wf");
     run.wait().unwrap();
-    only_the_glance(&t);
+    if only {
+        only_the_glance(&t);
+    }
     t
+}
+
+fn killed_at_t3() -> Test {
+    killed_at_t3_keeping(true)
 }
 
 fn glance_path(t: &Test) -> std::path::PathBuf {
@@ -117,6 +148,7 @@ fn glance_path(t: &Test) -> std::path::PathBuf {
 fn while_a_run_goes_on_the_read_paths_answer_from_its_glance() {
     let (t, mut run) = run_to(3);
     only_the_glance(&t);
+    glance_caught_up(&t);
     same_as_the_whole_load(&t, "running T3");
     let status = read(&t, &["status"], None, Some("WF_TEST_NO_FULL_LOAD")).stdout;
     assert!(status.contains("(2/50 done"), "{status}");
@@ -192,4 +224,64 @@ fn a_glance_past_the_end_of_the_log_is_never_used() {
     let kept = lines[..lines.len() - 2].join("\n") + "\n";
     std::fs::write(&log, kept).unwrap();
     loads_it_whole(&t, "log cut before the mark");
+}
+
+/// After a kill that left the glance behind the log, the first read folds the
+/// tail the summary's way and leaves a glance of what it found: the reads after it
+/// take that glance, and answer as the whole load does.
+#[test]
+fn the_first_read_past_a_stale_glance_leaves_one_the_next_reads_take() {
+    let t = killed_at_t3_keeping(false);
+    let completed = |t: &Test| {
+        append_event(
+            t,
+            &moved(
+                last_seq(t) + 1,
+                "T3",
+                json!({"from": "in_progress", "to": "completed"}),
+            ),
+        );
+    };
+    completed(&t);
+    let before = std::fs::read(glance_path(&t)).unwrap();
+    let first = read(&t, &["status"], None, Some("WF_TEST_NO_FULL_LOAD"));
+    assert!(first.stdout.contains("(3/50 done"), "{first:?}");
+    assert!(
+        std::fs::read(glance_path(&t)).unwrap() != before,
+        "no glance left"
+    );
+    only_the_glance(&t);
+    same_as_the_whole_load(&t, "the glance a read left");
+    let status = read(&t, &["status"], None, Some("WF_TEST_NO_FULL_LOAD")).stdout;
+    assert!(status.contains("(3/50 done"), "{status}");
+}
+
+/// While a writer holds the lock, a reader leaves its glance alone: the writer
+/// keeps its own in place, and one renamed over it would be lost to it.
+#[test]
+fn a_reader_leaves_the_glance_alone_while_the_lock_is_held() {
+    let t = killed_at_t3_keeping(false);
+    append_event(
+        &t,
+        &moved(
+            last_seq(&t) + 1,
+            "T3",
+            json!({"from": "in_progress", "to": "completed"}),
+        ),
+    );
+    let before = std::fs::read(glance_path(&t)).unwrap();
+    let lock = std::fs::File::open(t.workflow_dir().join(".lock")).unwrap();
+    lock.lock().unwrap();
+    let status = read(&t, &["status"], None, None).stdout;
+    assert!(status.contains("(3/50 done"), "{status}");
+    assert!(
+        std::fs::read(glance_path(&t)).unwrap() == before,
+        "written under the lock"
+    );
+    lock.unlock().unwrap();
+    read(&t, &["status"], None, None);
+    assert!(
+        std::fs::read(glance_path(&t)).unwrap() != before,
+        "lock free: not written"
+    );
 }

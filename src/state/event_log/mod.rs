@@ -328,6 +328,12 @@ impl EventLog {
     /// first), so the two describe the same event — except after a failed write,
     /// whose events' numbers are used though the lines are not in the file: a seq
     /// past the snapshot's then sends the session to settle from the files.
+    /// The mark [`EventLog::mark`] will give once the held events are written.
+    pub fn mark_after_held(&self) -> (u64, u64) {
+        let held = self.held.as_ref().map_or(0, Vec::len);
+        (self.next_seq - 1, self.offset + held as u64)
+    }
+
     pub fn mark(&self) -> (u64, u64) {
         debug_assert!(
             self.held.as_ref().is_none_or(Vec::is_empty),

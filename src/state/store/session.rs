@@ -112,21 +112,22 @@ impl Session {
         }
     }
 
-    /// Writes the glance, if kept and changed, once the events held are written: the
-    /// state as of the log's end. Best effort, as the summary.
+    /// Writes the held events and the glance, if kept and changed: the state as of
+    /// the log's end. The glance is made before the events are written and written
+    /// just after them, so a run killed between the two leaves a log one write
+    /// ahead of it rather than a whole glance's making. Best effort, as the summary.
     pub fn write_glance(&mut self) -> Result<()> {
-        if self.glance.is_none() || self.in_txn {
-            return Ok(());
-        }
-        self.write_held_events()?;
-        let (Some(glance), Some(log), Some(state)) =
-            (self.glance.as_mut(), self.log.as_ref(), self.state.as_ref())
-        else {
-            return Ok(());
+        let made = match (self.glance.as_mut(), self.log.as_ref(), self.state.as_ref()) {
+            (Some(glance), Some(log), Some(state)) if !self.in_txn => {
+                let (seq, offset) = log.mark_after_held();
+                glance.make(&self.store.state_path(), state, LogMark { seq, offset })
+            }
+            _ => false,
         };
-        let (seq, offset) = log.mark();
-        let state_path = self.store.state_path();
-        glance.write(&self.store.dir, &state_path, state, LogMark { seq, offset });
+        self.write_held_events()?;
+        if let (true, Some(glance)) = (made, self.glance.as_mut()) {
+            glance.put(&self.store.dir);
+        }
         Ok(())
     }
 
