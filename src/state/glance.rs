@@ -149,10 +149,12 @@ impl Keeper {
         self.next = Some(fields_of(state));
     }
 
-    /// `state` was written as the snapshot at `state_path`.
+    /// `state` was written as the snapshot at `state_path`, and the glance removed
+    /// ([`remove`]): the next one is a file of its own.
     pub fn saved(&mut self, state: &mut WorkflowState, state_path: &Path) {
         self.base = snapshot_id(state_path).map(|id| (id, fields_of(state)));
         self.next = None;
+        self.file = None;
     }
 
     /// Makes the glance of `state`, whose events reach the log up to `mark`, if it
@@ -248,6 +250,15 @@ impl Keeper {
             }
         }
     }
+}
+
+/// Removes the glance in `dir`: after a save on the writer's thread the summary is
+/// current, and a glance naming the snapshot before it would cost every read a look
+/// (a sixth of `wf status` on a finished 10,000-task run). Not from the checkpoint
+/// thread: the scheduler writes the glance in place, and would go on writing to the
+/// file removed.
+pub fn remove(dir: &Path) {
+    let _ = std::fs::remove_file(dir.join(GLANCE_FILE));
 }
 
 /// `body` after the header that says it was written whole by this wf.

@@ -285,3 +285,20 @@ fn a_reader_leaves_the_glance_alone_while_the_lock_is_held() {
         "lock free: not written"
     );
 }
+
+/// A save makes the summary current: the run that ends takes its glance with it, and
+/// reads do not look at one that names a snapshot gone.
+#[test]
+fn a_run_that_ends_leaves_no_glance() {
+    let t = Test::new();
+    let ids: Vec<String> = (1..=5).map(|i| format!("T{i}")).collect();
+    let tasks: Vec<_> = ids
+        .iter()
+        .map(|id| task(id, "one").verify("true"))
+        .collect();
+    start(&t, &plan(&tasks));
+    t.wf(&["workflow-execute", "--all", "--ci"]).ok();
+    assert!(!glance_path(&t).exists(), "the glance outlived the run");
+    let status = read(&t, &["status"], None, Some("WF_TEST_NO_FULL_LOAD")).stdout;
+    assert!(status.contains("(5/5 done"), "{status}");
+}

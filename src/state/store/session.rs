@@ -315,6 +315,7 @@ impl Session {
         if let Some(glance) = self.glance.as_mut() {
             glance.saved(state, &self.store.state_path());
         }
+        crate::state::glance::remove(&self.store.dir);
         if mirror {
             (self.store.plan.mirror)(self)?;
         }
