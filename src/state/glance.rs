@@ -40,11 +40,12 @@ const MAGIC: &str = "wf-glance";
 /// glance names; a longer one (a proof with much output) sends it the summary's way.
 const LAST_LINE_MAX: u64 = 64 * 1024;
 
-/// The least time between two glances a run makes. A glance costs a turn of a
-/// short task's scheduling several times over; made every turn, it slowed a run of
+/// The least time between two glances a run makes. A glance reads the records of
+/// the tasks it names anew and writes them all; made every turn, it slowed a run of
 /// tasks that do nothing by a fifth. The scheduler looks again at least every
-/// 50 ms (`run::dispatch`), so a run that waits has its glance current soon after.
-const EVERY: Duration = Duration::from_millis(25);
+/// 50 ms (`run::dispatch`), so a run that waits on its tasks has its glance current
+/// soon after its last event.
+const EVERY: Duration = Duration::from_millis(100);
 
 /// The hash of a glance's body: only to tell a whole write from a torn one.
 fn hash(body: &[u8]) -> u64 {
