@@ -3,12 +3,13 @@
 //! died, as just after a snapshot (docs/state-file.md "The glance").
 //!
 //! Without it, a reader past the snapshot folds the log's tail onto the task index
-//! (`state::task_index`): at 10,000 tasks, after a run was killed, a second of
+//! (`state::task_index`): after a run was killed, up to a checkpoint's worth of
 //! progress to fold and every task's entry to read. A run's scheduler instead keeps
-//! the digest current as its tasks move (`state::live_digest`) and, once a turn's
-//! events are in the log and before it waits, writes the summary of the state as it
-//! stands, at the log's end. A reader whose log holds nothing to fold past that mark
-//! takes it as it is.
+//! the digest current as its tasks move (`state::live_digest`) and, with a turn's
+//! events, writes the summary of the state as it stands at the log's end, at most
+//! every [`EVERY`]. A reader whose log holds nothing to fold past that mark takes it
+//! as it is; one that folds a tail with no writer running leaves its view as the
+//! glance ([`write_back`]).
 //!
 //! Like the summary, it is never a source of truth. It is written in place, after a
 //! header naming the wf that wrote it, its length and a hash of it, so a write torn
@@ -42,8 +43,8 @@ const LAST_LINE_MAX: u64 = 64 * 1024;
 
 /// The least time between two glances a run makes. A glance reads the records of
 /// the tasks it names anew and writes them all; made every turn, it slowed a run of
-/// tasks that do nothing by a fifth. The scheduler looks again at least every
-/// 50 ms (`run::dispatch`), so a run that waits on its tasks has its glance current
+/// tasks that do nothing noticeably. The scheduler looks again at least every turn
+/// (`run::dispatch`), so a run that waits on its tasks has its glance current
 /// soon after its last event.
 const EVERY: Duration = Duration::from_millis(100);
 
@@ -255,7 +256,7 @@ impl Keeper {
 
 /// Removes the glance in `dir`: after a save on the writer's thread the summary is
 /// current, and a glance naming the snapshot before it would cost every read a look
-/// (a sixth of `wf status` on a finished 10,000-task run). Not from the checkpoint
+/// at it. Not from the checkpoint
 /// thread: the scheduler writes the glance in place, and would go on writing to the
 /// file removed.
 pub fn remove(dir: &Path) {

@@ -333,8 +333,8 @@ impl Session {
         if self.in_txn || self.catch_up {
             return Ok(None);
         }
-        // The glance first: taking the copy costs the scheduler milliseconds at
-        // 10,000 tasks, and a run killed meanwhile left the glance behind the log.
+        // The glance first: taking the copy of a large state takes the scheduler a
+        // while, and a run killed meanwhile left the glance behind the log.
         self.write_glance()?;
         let Some(log) = self.log.as_mut() else {
             return Ok(None);
