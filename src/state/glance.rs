@@ -80,18 +80,7 @@ pub struct Keeper {
 
 /// The fields of `state` but its tasks and the per-task maps a summary leaves out.
 pub fn fields_of(state: &mut WorkflowState) -> WorkflowState {
-    let tasks = std::mem::take(&mut state.tasks);
-    let progress = std::mem::take(&mut state.progress);
-    let skipped = std::mem::take(&mut state.skipped_info);
-    let gates = std::mem::take(&mut state.quality_gates);
-    let baselines = std::mem::take(&mut state.phase_baselines);
-    let fields = state.clone();
-    state.tasks = tasks;
-    state.progress = progress;
-    state.skipped_info = skipped;
-    state.quality_gates = gates;
-    state.phase_baselines = baselines;
-    fields
+    summary::without_per_task_parts(state, |fields| fields.clone())
 }
 
 /// The identity of the snapshot at `state_path`, if it is a file.

@@ -425,30 +425,41 @@ pub(crate) fn write<T: Serialize>(
     fields: &mut WorkflowState,
     named: &[T],
 ) -> serde_json::Result<()> {
-    // The big per-task parts are taken out for the write and put back after: the
-    // summary holds the named tasks only, and no copy of the rest is made.
-    let own = std::mem::take(&mut fields.tasks);
-    let progress = std::mem::take(&mut fields.progress);
-    let skipped = std::mem::take(&mut fields.skipped_info);
-    let gates = std::mem::take(&mut fields.quality_gates);
-    let baselines = std::mem::take(&mut fields.phase_baselines);
     let event_log = fields.event_log.replace(mark);
-    let out = SummaryOut {
-        summary_version: SUMMARY_VERSION,
-        snapshot,
-        event_log: mark,
-        digest,
-        state: fields,
-        tasks: named,
-    };
-    let written = serde_json::to_writer(w, &out);
-    fields.tasks = own;
-    fields.progress = progress;
-    fields.skipped_info = skipped;
-    fields.quality_gates = gates;
-    fields.phase_baselines = baselines;
+    let written = without_per_task_parts(fields, |fields| {
+        let out = SummaryOut {
+            summary_version: SUMMARY_VERSION,
+            snapshot,
+            event_log: mark,
+            digest,
+            state: fields,
+            tasks: named,
+        };
+        serde_json::to_writer(w, &out)
+    });
     fields.event_log = event_log;
     written
+}
+
+/// `f` of `state` with its tasks and the per-task maps a summary leaves out taken
+/// out, and put back after: the summary holds the named tasks only, and no copy of
+/// the rest is made.
+pub(crate) fn without_per_task_parts<R>(
+    state: &mut WorkflowState,
+    f: impl FnOnce(&mut WorkflowState) -> R,
+) -> R {
+    let tasks = std::mem::take(&mut state.tasks);
+    let progress = std::mem::take(&mut state.progress);
+    let skipped = std::mem::take(&mut state.skipped_info);
+    let gates = std::mem::take(&mut state.quality_gates);
+    let baselines = std::mem::take(&mut state.phase_baselines);
+    let out = f(state);
+    state.tasks = tasks;
+    state.progress = progress;
+    state.skipped_info = skipped;
+    state.quality_gates = gates;
+    state.phase_baselines = baselines;
+    out
 }
 
 /// A summary read from `bytes` if it can be trusted to describe the snapshot at

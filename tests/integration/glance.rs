@@ -140,6 +140,18 @@ fn killed_at_t3() -> Test {
     killed_at_t3_keeping(true)
 }
 
+/// Appends T3's completion to the log: progress past any glance's mark.
+fn t3_completed(t: &Test) {
+    append_event(
+        t,
+        &moved(
+            last_seq(t) + 1,
+            "T3",
+            json!({"from": "in_progress", "to": "completed"}),
+        ),
+    );
+}
+
 fn glance_path(t: &Test) -> std::path::PathBuf {
     t.workflow_dir().join("glance.json")
 }
@@ -200,14 +212,7 @@ fn a_torn_changed_foreign_or_stale_glance_is_never_used() {
     std::fs::write(glance_path(&t), &longer).unwrap();
     same_as_the_whole_load(&t, "restored");
     // Progress past its mark: the whole load shows it.
-    append_event(
-        &t,
-        &moved(
-            last_seq(&t) + 1,
-            "T3",
-            json!({"from": "in_progress", "to": "completed"}),
-        ),
-    );
+    t3_completed(&t);
     loads_it_whole(&t, "a task completed past the glance");
     let whole = read(&t, &["status"], None, None).stdout;
     assert!(whole.contains("(3/50 done"), "{whole}");
@@ -232,17 +237,7 @@ fn a_glance_past_the_end_of_the_log_is_never_used() {
 #[test]
 fn the_first_read_past_a_stale_glance_leaves_one_the_next_reads_take() {
     let t = killed_at_t3_keeping(false);
-    let completed = |t: &Test| {
-        append_event(
-            t,
-            &moved(
-                last_seq(t) + 1,
-                "T3",
-                json!({"from": "in_progress", "to": "completed"}),
-            ),
-        );
-    };
-    completed(&t);
+    t3_completed(&t);
     let before = std::fs::read(glance_path(&t)).unwrap();
     let first = read(&t, &["status"], None, Some("WF_TEST_NO_FULL_LOAD"));
     assert!(first.stdout.contains("(3/50 done"), "{first:?}");
@@ -261,14 +256,7 @@ fn the_first_read_past_a_stale_glance_leaves_one_the_next_reads_take() {
 #[test]
 fn a_reader_leaves_the_glance_alone_while_the_lock_is_held() {
     let t = killed_at_t3_keeping(false);
-    append_event(
-        &t,
-        &moved(
-            last_seq(&t) + 1,
-            "T3",
-            json!({"from": "in_progress", "to": "completed"}),
-        ),
-    );
+    t3_completed(&t);
     let before = std::fs::read(glance_path(&t)).unwrap();
     let lock = std::fs::File::open(t.workflow_dir().join(".lock")).unwrap();
     lock.lock().unwrap();
