@@ -7,7 +7,9 @@
 use serde_json::json;
 
 use crate::plans::{plan, start, task};
-use crate::summary::{append_event, index_path, last_seq, moved, read};
+use crate::summary::{
+    append_event, index_path, last_seq, moved, read, run_until_reached, start_chain_sleeping_at,
+};
 use crate::test::Test;
 
 const TASKS: usize = 50;
@@ -57,37 +59,8 @@ fn loads_it_whole(t: &Test, what: &str) {
 /// the test, and the running `wf`.
 fn run_to(stop: usize) -> (Test, std::process::Child) {
     let t = Test::new();
-    let ids: Vec<String> = (1..=TASKS).map(|i| format!("T{i}")).collect();
-    let tasks: Vec<_> = ids
-        .iter()
-        .enumerate()
-        .map(|(i, id)| {
-            let check = if i + 1 == stop {
-                "sh -c 'touch reached; sleep 60'"
-            } else {
-                "true"
-            };
-            let t = task(id, "one").verify(check);
-            if i == 0 {
-                t
-            } else {
-                t.deps(&ids[i - 1])
-            }
-        })
-        .collect();
-    start(&t, &plan(&tasks));
-    let run = t
-        .command(&["workflow-execute", "--all", "--ci"])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("spawn wf");
-    let reached = t.project.join("reached");
-    let waited = std::time::Instant::now();
-    while !reached.exists() {
-        assert!(waited.elapsed().as_secs() < 60, "T{stop} never started");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    start_chain_sleeping_at(&t, TASKS, stop, 60);
+    let run = run_until_reached(&t);
     (t, run)
 }
 

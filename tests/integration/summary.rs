@@ -376,19 +376,17 @@ fn a_stop_in_the_middle_of_a_snapshot_leaves_the_reads_their_summary() {
     same_from_summary(&t, "after a stop before the snapshot's rename");
 }
 
-/// A run killed mid-way leaves its progress in the log past the snapshot: the read
-/// paths fold it onto the task index, parse only the records they show, and answer
-/// as the whole load does.
-#[test]
-fn after_a_kill_the_read_paths_fold_the_log_onto_the_task_index() {
-    let t = Test::new();
-    let ids: Vec<String> = (1..=TASKS).map(|i| format!("T{i}")).collect();
+/// Imports a chain of `n` tasks whose task `stop` touches `reached` and sleeps
+/// `secs` seconds; the others check `true`.
+pub(crate) fn start_chain_sleeping_at(t: &Test, n: usize, stop: usize, secs: u32) {
+    let ids: Vec<String> = (1..=n).map(|i| format!("T{i}")).collect();
+    let sleeper = format!("sh -c 'touch reached; sleep {secs}'");
     let tasks: Vec<_> = ids
         .iter()
         .enumerate()
         .map(|(i, id)| {
-            let check = if i + 1 == 45 {
-                "sh -c 'touch reached; sleep 5'"
+            let check = if i + 1 == stop {
+                sleeper.as_str()
             } else {
                 "true"
             };
@@ -400,9 +398,13 @@ fn after_a_kill_the_read_paths_fold_the_log_onto_the_task_index() {
             }
         })
         .collect();
-    start(&t, &plan(&tasks));
-    let snapshot = std::fs::read(t.workflow_dir().join("workflow-state.json")).unwrap();
-    let mut run = t
+    start(t, &plan(&tasks));
+}
+
+/// `wf workflow-execute --all --ci` started in `t` and running until the chain of
+/// [`start_chain_sleeping_at`] reached its sleeping task.
+pub(crate) fn run_until_reached(t: &Test) -> std::process::Child {
+    let run = t
         .command(&["workflow-execute", "--all", "--ci"])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
@@ -411,9 +413,24 @@ fn after_a_kill_the_read_paths_fold_the_log_onto_the_task_index() {
     let reached = t.project.join("reached");
     let waited = std::time::Instant::now();
     while !reached.exists() {
-        assert!(waited.elapsed().as_secs() < 60, "T45 never started");
+        assert!(
+            waited.elapsed().as_secs() < 60,
+            "the sleeping task never started"
+        );
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
+    run
+}
+
+/// A run killed mid-way leaves its progress in the log past the snapshot: the read
+/// paths fold it onto the task index, parse only the records they show, and answer
+/// as the whole load does.
+#[test]
+fn after_a_kill_the_read_paths_fold_the_log_onto_the_task_index() {
+    let t = Test::new();
+    start_chain_sleeping_at(&t, TASKS, 45, 5);
+    let snapshot = std::fs::read(t.workflow_dir().join("workflow-state.json")).unwrap();
+    let mut run = run_until_reached(&t);
     run.kill().expect("SIGKILL wf");
     run.wait().unwrap();
     // The run took no checkpoint: the snapshot and its index are the start's.
