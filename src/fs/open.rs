@@ -16,6 +16,11 @@ use crate::fs::refuse_symlink;
 /// Opens `path` for reading; `append` also opens it for appending, creating it (mode
 /// 0644) when missing. A missing file is an error whose `io` is `NotFound`.
 pub fn open_regular(path: &Path, append: bool) -> Result<fs_err::File> {
+    Ok(open_checked(path, append)?.0)
+}
+
+/// [`open_regular`], with the metadata its check read (one `fstat` for both).
+fn open_checked(path: &Path, append: bool) -> Result<(fs_err::File, std::fs::Metadata)> {
     let mut opts = fs_err::OpenOptions::new();
     opts.read(true);
     if append {
@@ -31,12 +36,11 @@ pub fn open_regular(path: &Path, append: bool) -> Result<fs_err::File> {
             .err()
             .unwrap_or_else(|| WfError::io(&e, e.to_string()))
     })?;
-    let kind = file
+    let meta = file
         .metadata()
-        .map_err(|e| WfError::io(&e, e.to_string()))?
-        .file_type();
-    refuse_irregular(path, kind)?;
-    Ok(file)
+        .map_err(|e| WfError::io(&e, e.to_string()))?;
+    refuse_irregular(path, meta.file_type())?;
+    Ok((file, meta))
 }
 
 /// An error with the path and what is there, unless `kind` is a regular file.
@@ -95,11 +99,8 @@ pub fn read_regular_kept(path: &Path) -> Result<(Vec<u8>, std::fs::File, std::fs
 /// A regular file opened as [`open_regular`] opens it for reading, and its metadata
 /// before anything is read.
 pub fn open_regular_kept(path: &Path) -> Result<(std::fs::File, std::fs::Metadata)> {
-    let (file, _) = open_regular(path, false)?.into_parts();
-    let meta = file
-        .metadata()
-        .map_err(|e| WfError::io(&e, e.to_string()))?;
-    Ok((file, meta))
+    let (file, meta) = open_checked(path, false)?;
+    Ok((file.into_parts().0, meta))
 }
 
 /// The file from where its handle stands to its end.

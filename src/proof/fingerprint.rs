@@ -3,7 +3,6 @@
 //! (docs/proof.md "Fingerprint"). Equal fingerprints mean the checks would run on
 //! the same things; a change upstream changes every fingerprint downstream.
 
-use std::io::Read;
 use std::path::{Component, Path};
 
 use sha2::{Digest, Sha256};
@@ -190,22 +189,44 @@ pub fn digest_of(project: &Path, rel: &str) -> String {
 
 fn path_digest(project: &Path, rel: &Path, depth: usize) -> String {
     let path = project.join(rel);
-    let meta = match std::fs::symlink_metadata(&path) {
-        Ok(meta) => meta,
+    // Opened first, without following a link or blocking on a FIFO, and told apart
+    // by the open descriptor: a declared file, the common case, costs one lookup.
+    // A link (the open refuses it) or what cannot be opened is told by its own
+    // metadata.
+    let (meta, file) = match open_no_follow(&path) {
+        Ok(file) => match file.metadata() {
+            Ok(meta) => (meta, Some(file)),
+            Err(e) => return format!("{UNHASHED}{e}"),
+        },
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return MISSING.into(),
-        Err(e) => return format!("{UNHASHED}{e}"),
+        Err(_) => match std::fs::symlink_metadata(&path) {
+            Ok(meta) => (meta, None),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return MISSING.into(),
+            Err(e) => return format!("{UNHASHED}{e}"),
+        },
     };
     let kind = meta.file_type();
     if kind.is_symlink() {
         return link_digest(project, rel, depth);
     }
     if kind.is_file() {
-        return file_digest(&path).unwrap_or_else(|| format!("{UNHASHED}it cannot be read"));
+        return file
+            .and_then(|file| hash_file(file, &meta))
+            .unwrap_or_else(|| format!("{UNHASHED}it cannot be read"));
     }
     if kind.is_dir() {
         return dir_digest(&path);
     }
     "special".into()
+}
+
+/// `path` opened for reading as `crate::fs::open_regular` opens it, whatever it is.
+fn open_no_follow(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_NONBLOCK)
+        .open(path)
 }
 
 /// `link:<sha256 of the target's text>><digest of what it points to>`: what it
@@ -288,18 +309,16 @@ fn walk(dir: &Path, rel: &Path, out: &mut Vec<(String, String)>) -> Result<(), S
 /// on a FIFO (`src/fs/open.rs`); `+x` after the digest when it is executable (a
 /// changed mode changes what running it does).
 fn file_digest(path: &Path) -> Option<String> {
+    let (file, meta) = crate::fs::open_regular_kept(path).ok()?;
+    hash_file(file, &meta)
+}
+
+/// [`file_digest`] of a file opened, with its metadata.
+fn hash_file(mut file: std::fs::File, meta: &std::fs::Metadata) -> Option<String> {
     use std::os::unix::fs::PermissionsExt as _;
-    let mut file = crate::fs::open_regular(path, false).ok()?;
-    let exec = file.metadata().ok()?.permissions().mode() & 0o111 != 0;
+    let exec = meta.permissions().mode() & 0o111 != 0;
     let mut h = Sha256::new();
-    let mut buf = vec![0u8; 64 * 1024];
-    loop {
-        match file.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => h.update(&buf[..n]),
-            Err(_) => return None,
-        }
-    }
+    std::io::copy(&mut file, &mut h).ok()?;
     Some(format!(
         "sha256:{:x}{}",
         h.finalize(),
@@ -387,6 +406,34 @@ mod tests {
             !digest("in").ends_with(&format!(">{a}")),
             "what it points to changed"
         );
+    }
+
+    #[test]
+    fn what_is_not_a_file_is_told_without_blocking_or_following() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path();
+        std::fs::write(p.join("plain"), "x").unwrap();
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            p.join("fifo"),
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o644),
+            0,
+        )
+        .unwrap();
+        std::os::unix::fs::symlink("gone", p.join("dangling")).unwrap();
+        assert_eq!(
+            digest_of(p, "fifo"),
+            "special",
+            "a FIFO is never opened to be read"
+        );
+        let dangling = digest_of(p, "dangling");
+        assert!(
+            dangling.starts_with("link:") && dangling.ends_with(&format!(">{MISSING}")),
+            "{dangling}"
+        );
+        let under_a_file = digest_of(p, "plain/x");
+        assert!(under_a_file.starts_with(UNHASHED), "{under_a_file}");
     }
 
     #[test]
