@@ -31,7 +31,7 @@ use crate::state::model::{Task, WorkflowState};
 /// The inputs of `task` as they are now, its dependencies' fingerprints taken from
 /// their evidence in `state`: what a task completing now passed on.
 pub fn inputs_now(project: &Path, state: &WorkflowState, task: &Task) -> Result<Inputs> {
-    let recorded = recorded_fingerprints(state, task)?;
+    let recorded = recorded_fingerprints(state, task, &std::collections::HashMap::new())?;
     Ok(fingerprint::inputs(
         project,
         task,
@@ -52,8 +52,7 @@ pub fn inputs_with(
     shared: &shared::Shared,
 ) -> Result<Inputs> {
     let task: &Task = state.tasks[pos].task()?;
-    let recorded = task.proof();
-    let fingerprints = recorded_fingerprints(state, task)?;
+    let fingerprints = recorded_fingerprints(state, task, upstream)?;
     Ok(fingerprint::inputs(
         project,
         task,
@@ -66,7 +65,7 @@ pub fn inputs_with(
         |path| {
             shared
                 .handed_on(pos, path)
-                .then(|| recorded_digest(recorded.as_ref()?, path))
+                .then(|| recorded_digest(&task.proof()?, path))
                 .flatten()
         },
     ))
@@ -139,14 +138,17 @@ pub fn stale_reasons(
     why
 }
 
-/// The fingerprint each dependency of `task` has recorded in its evidence: read
-/// before the inputs are computed, so that a task that cannot be read is an error.
+/// The fingerprint each dependency of `task` not in `upstream` has recorded in its
+/// evidence: read before the inputs are computed, so that a task that cannot be read
+/// is an error.
 fn recorded_fingerprints(
     state: &WorkflowState,
     task: &Task,
+    upstream: &std::collections::HashMap<String, String>,
 ) -> Result<std::collections::HashMap<String, Option<String>>> {
     task.deps
         .iter()
+        .filter(|id| !upstream.contains_key(id.as_str()))
         .map(|id| Ok((id.clone(), recorded_fingerprint(state, id)?)))
         .collect()
 }

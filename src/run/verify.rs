@@ -152,9 +152,10 @@ pub fn verify(session: &mut Session, ctx: &WorkCtx, request: &Request) -> Result
     let mut behind: HashMap<String, String> = HashMap::new();
     let mut recompleted = 0usize;
     for i in order {
-        let task = session.state()?.tasks[i].task()?.clone();
-        let inputs = proof::inputs_with(&ctx.project, session.state()?, i, &now_fp, &shared)?;
-        let why = reasons(&task, &inputs, request.all);
+        let state = session.state()?;
+        let task = state.tasks[i].task()?;
+        let inputs = proof::inputs_with(&ctx.project, state, i, &now_fp, &shared)?;
+        let why = reasons(task, &inputs, request.all);
         let behind_failure = task.deps.iter().find_map(|d| behind.get(d)).cloned();
         if let Some(failed) = &behind_failure {
             behind.insert(task.id.clone(), failed.clone());
@@ -172,6 +173,8 @@ pub fn verify(session: &mut Session, ctx: &WorkCtx, request: &Request) -> Result
             checked.push(line);
             continue;
         }
+        // Owned from here on: recording what became of it changes the state it is in.
+        let task = task.clone();
         let cache = cacheable(ctx, &task, &inputs, request);
         let record = cache
             .and_then(|c| c.get(&inputs.fingerprint))
