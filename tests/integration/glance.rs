@@ -8,52 +8,12 @@ use serde_json::json;
 
 use crate::plans::{plan, start, task};
 use crate::summary::{
-    append_event, index_path, last_seq, moved, read, run_until_reached, start_chain_sleeping_at,
+    append_event, index_path, last_seq, loads_it_whole, moved, read, run_until_reached,
+    same_as_the_whole_load, start_chain_sleeping_at,
 };
 use crate::test::Test;
 
 const TASKS: usize = 50;
-
-/// The read paths compared, with the hook event each reads on stdin. (`wf status
-/// --json` prints every task whole: it always loads the whole state.)
-fn reads() -> Vec<(Vec<&'static str>, Option<&'static str>)> {
-    vec![
-        (vec!["status"], None),
-        (vec!["next"], None),
-        (vec!["--json", "next"], None),
-        (vec!["hook", "Stop"], Some("Stop")),
-        (vec!["hook", "SessionStart"], Some("SessionStart")),
-        (vec!["hook", "UserPromptSubmit"], Some("UserPromptSubmit")),
-    ]
-}
-
-/// Every read path answers without the whole load, and as the whole load does.
-#[track_caller]
-fn same_as_the_whole_load(t: &Test, what: &str) {
-    for (args, event) in reads() {
-        let fast = read(t, &args, event, Some("WF_TEST_NO_FULL_LOAD"));
-        let whole = read(t, &args, event, Some("WF_TEST_NO_SUMMARY"));
-        assert_eq!(
-            (fast.code, &fast.stdout, &fast.stderr),
-            (whole.code, &whole.stdout, &whole.stderr),
-            "{what}: `wf {}` differs between the glance and the whole load",
-            args.join(" ")
-        );
-    }
-}
-
-/// Every read path loads the whole state: nothing else can answer.
-#[track_caller]
-fn loads_it_whole(t: &Test, what: &str) {
-    for (args, event) in reads() {
-        let refused = read(t, &args, event, Some("WF_TEST_NO_FULL_LOAD"));
-        assert!(
-            refused.stderr.contains("WF_TEST_NO_FULL_LOAD"),
-            "{what}: `wf {}` did not load the whole state: {refused:?}",
-            args.join(" ")
-        );
-    }
-}
 
 /// A chain of [`TASKS`] whose task `stop` starts a 60 s sleep, run until it starts:
 /// the test, and the running `wf`.
@@ -134,7 +94,7 @@ fn while_a_run_goes_on_the_read_paths_answer_from_its_glance() {
     let (t, mut run) = run_to(3);
     only_the_glance(&t);
     glance_caught_up(&t);
-    same_as_the_whole_load(&t, "running T3");
+    same_as_the_whole_load(&t, "running T3", "the glance");
     let status = read(&t, &["status"], None, Some("WF_TEST_NO_FULL_LOAD")).stdout;
     assert!(status.contains("(2/50 done"), "{status}");
     run.kill().expect("SIGKILL wf");
@@ -144,7 +104,7 @@ fn while_a_run_goes_on_the_read_paths_answer_from_its_glance() {
 #[test]
 fn after_a_kill_the_read_paths_answer_from_the_glance_as_the_whole_load_does() {
     let t = killed_at_t3();
-    same_as_the_whole_load(&t, "killed at T3");
+    same_as_the_whole_load(&t, "killed at T3", "the glance");
     let status = read(&t, &["status"], None, Some("WF_TEST_NO_FULL_LOAD")).stdout;
     assert!(status.contains("(2/50 done"), "{status}");
     assert!(status.contains("T3: task T3 (in_progress)"), "{status}");
@@ -183,7 +143,7 @@ fn a_torn_changed_foreign_or_stale_glance_is_never_used() {
     let mut longer = good.clone();
     longer.extend_from_slice(b"{\"left\": \"over\"}");
     std::fs::write(glance_path(&t), &longer).unwrap();
-    same_as_the_whole_load(&t, "restored");
+    same_as_the_whole_load(&t, "restored", "the glance");
     // Progress past its mark: the whole load shows it.
     t3_completed(&t);
     loads_it_whole(&t, "a task completed past the glance");
@@ -219,7 +179,7 @@ fn the_first_read_past_a_stale_glance_leaves_one_the_next_reads_take() {
         "no glance left"
     );
     only_the_glance(&t);
-    same_as_the_whole_load(&t, "the glance a read left");
+    same_as_the_whole_load(&t, "the glance a read left", "the glance");
     let status = read(&t, &["status"], None, Some("WF_TEST_NO_FULL_LOAD")).stdout;
     assert!(status.contains("(3/50 done"), "{status}");
 }

@@ -38,13 +38,16 @@ fn chain(fail_at: Option<usize>) -> String {
     plan(&tasks)
 }
 
-/// The read paths whose output must not depend on how the state was read. The
-/// hooks get no session id, so they keep no memo between the two runs.
+/// The read paths whose output must not depend on how the state was read, with the
+/// hook event each reads on stdin. The hooks get no session id, so they keep no memo
+/// between two runs. (`wf status --json` prints every task whole: it always loads
+/// the whole state.)
 fn reads() -> Vec<(Vec<&'static str>, Option<&'static str>)> {
     vec![
         (vec!["status"], None),
         (vec!["next"], None),
         (vec!["--json", "next"], None),
+        (vec!["hook", "Stop"], Some("Stop")),
         (vec!["hook", "SessionStart"], Some("SessionStart")),
         (vec!["hook", "UserPromptSubmit"], Some("UserPromptSubmit")),
     ]
@@ -90,16 +93,36 @@ fn same_from_summary(t: &Test, what: &str) {
         t.workflow_dir().join("summary.json").is_file(),
         "{what}: no summary"
     );
+    same_as_the_whole_load(t, what, "the summary");
+}
+
+/// Every read path answers without the whole load (it is forbidden), with what the
+/// whole load answers and nothing on stderr; `by` names what answered instead.
+#[track_caller]
+pub(crate) fn same_as_the_whole_load(t: &Test, what: &str, by: &str) {
     for (args, event) in reads() {
         let fast = read(t, &args, event, Some("WF_TEST_NO_FULL_LOAD"));
         let whole = read(t, &args, event, Some("WF_TEST_NO_SUMMARY"));
         assert_eq!(
             (fast.code, &fast.stdout, &fast.stderr),
             (whole.code, &whole.stdout, &whole.stderr),
-            "{what}: `wf {}` differs between the summary and the whole load",
+            "{what}: `wf {}` differs between {by} and the whole load",
             args.join(" ")
         );
         assert!(fast.stderr.is_empty(), "{what}: {}", fast.stderr);
+    }
+}
+
+/// Every read path loads the whole state: nothing else can answer.
+#[track_caller]
+pub(crate) fn loads_it_whole(t: &Test, what: &str) {
+    for (args, event) in reads() {
+        let refused = read(t, &args, event, Some("WF_TEST_NO_FULL_LOAD"));
+        assert!(
+            refused.stderr.contains("WF_TEST_NO_FULL_LOAD"),
+            "{what}: `wf {}` did not load the whole state: {refused:?}",
+            args.join(" ")
+        );
     }
 }
 
@@ -110,13 +133,8 @@ fn falls_back(t: &Test, what: &str) {
     // The glance an earlier read left (`state::glance::write_back`) would answer
     // first: what is checked here is the summary's way without it.
     let _ = std::fs::remove_file(t.workflow_dir().join("glance.json"));
+    loads_it_whole(t, what);
     for (args, event) in reads() {
-        let refused = read(t, &args, event, Some("WF_TEST_NO_FULL_LOAD"));
-        assert!(
-            refused.stderr.contains("WF_TEST_NO_FULL_LOAD"),
-            "{what}: `wf {}` did not load the whole state: {refused:?}",
-            args.join(" ")
-        );
         let plain = read(t, &args, event, None);
         let whole = read(t, &args, event, Some("WF_TEST_NO_SUMMARY"));
         assert_eq!(
