@@ -13,6 +13,7 @@ its own, and every request the page made is checked at the end.
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -78,9 +79,14 @@ def task_state(st, tid):
     return next(t for t in st["tasks"] if t["id"] == tid)
 
 
+# What `wf ui` says on stderr (the commands it waits for at its end), shown when it
+# does not stop.
+UI_STDERR = tempfile.TemporaryFile(mode="w+")
+
+
 def start_ui():
     ui = subprocess.Popen([WF, "ui", "--json"], cwd=PROJECT, stdout=subprocess.PIPE,
-                          stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, text=True)
+                          stderr=UI_STDERR, stdin=subprocess.DEVNULL, text=True)
     text = ""
     while True:
         line = ui.stdout.readline()
@@ -144,7 +150,11 @@ def main():
             ui.wait(timeout=30)
         except subprocess.TimeoutExpired:
             ui.kill()
-            sys.exit("FAILED: wf ui did not stop on Ctrl-C")
+            UI_STDERR.seek(0)
+            ps = ["ps", "-eo", "pid,ppid,stat,etime,args"]
+            running = subprocess.run(ps, capture_output=True, text=True).stdout if shutil.which("ps") else "(no ps)"
+            sys.exit(f"FAILED: wf ui did not stop on Ctrl-C within 30 s; its stderr:\n{UI_STDERR.read()}\n"
+                     f"the processes then:\n{running}")
     expect(ui.returncode == 0, "wf ui ends with 0 on Ctrl-C", ui.returncode)
     print("done")
 
