@@ -27,8 +27,8 @@ use crate::state::event::EventData;
 mod read;
 use read::last_complete_event;
 pub use read::{
-    complete_lines, cut_uncommitted, for_each_from, for_each_parsed_from, for_each_parsed_in,
-    last_seq, line_start_from, read_for_fold, seq_of,
+    complete_lines, cut_uncommitted, for_each_from, for_each_parsed_from, last_seq, read_for_fold,
+    seq_of,
 };
 
 pub const SYNC_INTERVAL: Duration = Duration::from_millis(100);
@@ -354,7 +354,6 @@ mod tests {
             Path::new("e"),
             0,
             buf,
-            true,
             |_, line| serde_json::from_slice(line),
             |e| {
                 events.push(e);

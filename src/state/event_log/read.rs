@@ -172,18 +172,6 @@ pub fn for_each_parsed_from<T>(
     parse: impl FnMut(u64, &[u8]) -> serde_json::Result<T>,
     apply: impl FnMut(T) -> Result<()>,
 ) -> Result<()> {
-    for_each_parsed_in(path, offset, None, parse, apply)
-}
-
-/// [`for_each_parsed_from`] up to byte `end` (the start of a line), when given: a
-/// part of the log, whose last line is not the log's, so it is never taken for torn.
-pub fn for_each_parsed_in<T>(
-    path: &Path,
-    offset: u64,
-    end: Option<u64>,
-    parse: impl FnMut(u64, &[u8]) -> serde_json::Result<T>,
-    apply: impl FnMut(T) -> Result<()>,
-) -> Result<()> {
     let mut file = match crate::fs::open_regular(path, false) {
         Ok(f) => f,
         Err(e) if e.kind == ErrorKind::Usage && !path.exists() => return Ok(()),
@@ -198,24 +186,7 @@ pub fn for_each_parsed_in<T>(
     }
     file.seek(SeekFrom::Start(offset))?;
     let reader = std::io::BufReader::with_capacity(64 * 1024, file);
-    match end {
-        None => for_each_line(path, offset, reader, true, parse, apply),
-        Some(end) => {
-            let part = std::io::Read::take(reader, end.saturating_sub(offset));
-            for_each_line(path, offset, part, false, parse, apply)
-        }
-    }
-}
-
-/// Where the first line that starts at or after byte `at` of the log starts, if one
-/// does before its end.
-pub fn line_start_from(path: &Path, at: u64) -> Option<u64> {
-    let file = crate::fs::open_regular(path, false).ok()?.into_parts().0;
-    let len = file.metadata().ok()?.len();
-    let window = crate::fs::read_span(&file, at.saturating_sub(1), len.min(at + 64 * 1024))?;
-    let nl = window.iter().position(|&b| b == b'\n')?;
-    let start = at.saturating_sub(1) + nl as u64 + 1;
-    (start < len).then_some(start)
+    for_each_line(path, offset, reader, parse, apply)
 }
 
 /// The complete lines of the log after byte `offset`, for a reader that follows it
@@ -256,7 +227,6 @@ pub(super) fn for_each_line<T>(
     path: &Path,
     start: u64,
     mut reader: impl std::io::BufRead,
-    ends_log: bool,
     mut parse: impl FnMut(u64, &[u8]) -> serde_json::Result<T>,
     mut apply: impl FnMut(T) -> Result<()>,
 ) -> Result<()> {
@@ -275,7 +245,7 @@ pub(super) fn for_each_line<T>(
         at += read as u64;
         n += 1;
         let complete = line.ends_with(b"\n");
-        let is_last = ends_log && (!complete || reader.fill_buf().map_err(read_error)?.is_empty());
+        let is_last = !complete || reader.fill_buf().map_err(read_error)?.is_empty();
         let body = line.strip_suffix(b"\n").unwrap_or(&line);
         if body.iter().all(u8::is_ascii_whitespace) {
             continue;

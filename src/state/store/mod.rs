@@ -35,10 +35,7 @@ use crate::state::summary::{self, FileId, View};
 mod read;
 mod session;
 pub use read::parse_state;
-use read::{
-    fold, joined, parse_unread, read_tail, read_tail_in, tail_split, worth_a_thread, written_mark,
-    Also, Read, Tail,
-};
+use read::{fold, parse_unread, read_tail, written_mark, Also, Read, Tail};
 pub use session::{Session, Snapshot};
 
 pub const STATE_FILE: &str = "workflow-state.json";
@@ -149,11 +146,8 @@ impl Store {
     /// identity as it was when the read began; and what `also` asks for.
     ///
     /// A writer (`Also::TailAndSpans`) leaves the tasks unread where the task index
-    /// allows ([`parse_unread`]); any other read parses the whole file. A long tail
-    /// — after a crash, a second or more of progress — is read on a second thread
-    /// meanwhile, from the mark the snapshot's last lines name (our writer puts
-    /// `event_log` last). The parse then says whether that was its mark; if not,
-    /// the tail is read again from the one it has.
+    /// allows ([`parse_unread`]), found by the mark the snapshot's last lines name
+    /// (our writer puts `event_log` last); any other read parses the whole file.
     fn read_snapshot(&self, also: Also) -> Result<Option<Read>> {
         let path = self.state_path();
         if crate::testing::full_load_forbidden() {
@@ -175,57 +169,20 @@ impl Store {
             Err(e) => return Err(e),
         };
         let id = FileId::of(&meta);
-        let events = self.events_path();
-        let guess = (also != Also::Nothing)
+        let unread = (also == Also::TailAndSpans)
             .then(|| read_span(&file, meta.len().saturating_sub(128), meta.len()))
             .flatten()
-            .and_then(|end| written_mark(&end));
-        let beside = guess.filter(|mark| worth_a_thread(&events, *mark));
-        let parse = || {
-            let unread = guess
-                .filter(|_| also == Also::TailAndSpans)
-                .and_then(|mark| parse_unread(&path, &file, id, &self.dir, mark));
-            match unread {
-                Some((state, source)) => Ok((state, Some(source))),
-                None => parse_state(&path, &read_rest(&file)?).map(|state| (state, None)),
-            }
+            .and_then(|end| written_mark(&end))
+            .and_then(|mark| parse_unread(&path, &file, id, &self.dir, mark));
+        let (mut state, unread) = match unread {
+            Some((state, source)) => (state, Some(source)),
+            None => (parse_state(&path, &read_rest(&file)?)?, None),
         };
-        let split = beside
-            .filter(|_| also == Also::TailAndSpans)
-            .and_then(|mark| {
-                tail_split(
-                    &events,
-                    mark,
-                    &self.dir.join(crate::state::task_index::INDEX_FILE),
-                )
-            });
-        let (early, parsed) = match beside {
-            Some(mark) => {
-                let (first, (parsed, rest)) = crate::beside::both(
-                    || read_tail_in(&events, mark, mark.offset, split),
-                    || {
-                        let parsed = parse();
-                        let rest = split.map(|at| read_tail_in(&events, mark, at, None));
-                        (parsed, rest)
-                    },
-                );
-                (Some((mark, joined(first, rest))), parsed)
-            }
-            None => (None, parse()),
-        };
-        let (mut state, unread) = parsed?;
         (self.plan.adopt)(&mut state, &self.dir, self.project.as_deref());
-        let mark = state.event_log.unwrap_or_default();
-        let tail = match early {
-            // A part that fails is read again whole, for the error the whole read gives.
-            Some((guess, Some(tail))) if guess == mark => tail,
-            early => {
-                // A wrong guess's events go before the tail is read again.
-                drop(early);
-                match also {
-                    Also::Nothing => Tail::default(),
-                    Also::Tail | Also::TailAndSpans => read_tail(&events, mark)?,
-                }
+        let tail = match also {
+            Also::Nothing => Tail::default(),
+            Also::Tail | Also::TailAndSpans => {
+                read_tail(&self.events_path(), state.event_log.unwrap_or_default())?
             }
         };
         Ok(Some(Read {
@@ -499,8 +456,7 @@ mod tests {
 
     /// Rewrites `store`'s snapshot, whose log mark is `mark`, so that its last lines
     /// name another one (inside a field of another tool's) a line 40 KB into the
-    /// tail, still worth a thread; its records stay where they were. The wrong
-    /// mark and the new text.
+    /// tail; its records stay where they were. The wrong mark and the new text.
     fn misled_at_a_wrong_mark(store: &Store, mark: LogMark) -> (LogMark, String) {
         let log = std::fs::read(store.events_path()).unwrap();
         let past = usize::try_from(mark.offset).unwrap() + 40_000;
@@ -509,7 +465,6 @@ mod tests {
             seq: mark.seq,
             offset: line_start as u64,
         };
-        assert!(worth_a_thread(&store.events_path(), wrong));
         let text = std::fs::read_to_string(store.state_path()).unwrap();
         let end = text.rfind('}').unwrap();
         let misled = format!(
@@ -523,7 +478,7 @@ mod tests {
     }
 
     #[test]
-    fn a_long_tail_read_beside_the_parse_folds_as_read_after_it() {
+    fn a_long_tail_folds_as_its_events_applied_one_by_one() {
         let dir = tempfile::tempdir().unwrap();
         let store = killed_with_a_tail(dir.path(), 300, 300);
         let bytes = std::fs::read(store.state_path()).unwrap();
@@ -536,9 +491,8 @@ mod tests {
             Some(mark),
             "the guess at our own layout"
         );
-        assert!(worth_a_thread(&store.events_path(), mark));
-        let beside = store.load().unwrap().unwrap();
-        assert!(beside
+        let loaded = store.load().unwrap().unwrap();
+        assert!(loaded
             .tasks
             .iter()
             .all(|t| t.status() == TaskStatus::Completed));
@@ -553,13 +507,12 @@ mod tests {
         })
         .unwrap();
         whole.sync_progress();
-        assert_eq!(beside, whole);
+        assert_eq!(loaded, whole);
         assert_eq!(
-            beside.tasks[9].task().unwrap().proof().map(|e| e.at),
+            loaded.tasks[9].task().unwrap().proof().map(|e| e.at),
             Some("t-T10".to_string())
         );
-        // Last lines that name another mark: the guess is wrong, and the tail is
-        // read again from the real one.
+        // Last lines that name another mark: the tail is read from the real one.
         misled_at_a_wrong_mark(&store, mark);
         let reread = store.load().unwrap().unwrap();
         assert!(reread
@@ -587,8 +540,8 @@ mod tests {
             copied.unwrap()
         };
         // The load read the index (its tasks were left unread), with a long tail
-        // read beside it or a short one after: it is not needed again, and the
-        // records of the tasks the tail left alone are copied.
+        // or a short one: it is not needed again, and the records of the tasks the
+        // tail left alone are copied.
         assert_eq!(copied_without_the_index(300), 300);
         assert_eq!(copied_without_the_index(3), 597);
     }
@@ -628,46 +581,17 @@ mod tests {
     }
 
     #[test]
-    fn a_tail_read_in_two_parts_is_the_tail_read_whole() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = killed_with_a_tail(dir.path(), 1500, 1500);
-        let events = store.events_path();
-        let mark = snapshot_mark(&store);
-        let whole = read_tail(&events, mark).unwrap();
-        let seqs = |tail: &Tail| tail.events.iter().map(|e| e.seq).collect::<Vec<_>>();
-        let len = std::fs::metadata(&events).unwrap().len();
-        for at in [mark.offset + 1, u64::midpoint(mark.offset, len), len - 1000] {
-            let split = event_log::line_start_from(&events, at).unwrap();
-            let first = read_tail_in(&events, mark, mark.offset, Some(split));
-            let rest = read_tail_in(&events, mark, split, None);
-            let two = joined(first, Some(rest)).unwrap();
-            assert_eq!(seqs(&two), seqs(&whole), "split at {split}");
-            assert!(two.past_mark);
-        }
-        // The lock splits a tail this long, and folds what the whole load folds.
-        let index = store.dir.join(crate::state::task_index::INDEX_FILE);
-        assert!(tail_split(&events, mark, &index).is_some());
-        let session = store.lock(None, "test").unwrap();
-        assert_eq!(*session.state().unwrap(), store.load().unwrap().unwrap());
-    }
-
-    #[test]
-    fn a_broken_line_at_the_end_of_a_part_is_an_error_not_a_torn_line() {
+    fn a_broken_line_before_the_last_is_an_error_not_a_torn_line() {
         let dir = tempfile::tempdir().unwrap();
         let store = killed_with_a_tail(dir.path(), 50, 50);
         let events = store.events_path();
         let mark = snapshot_mark(&store);
         let mut log = std::fs::read(&events).unwrap();
-        let split = log.len() as u64;
         log.extend_from_slice(b"{\"seq\": broken\n");
-        let at = log.len() as u64;
         log.extend_from_slice(
             &std::fs::read(&events).unwrap()[usize::try_from(mark.offset).unwrap()..],
         );
         std::fs::write(&events, &log).unwrap();
-        assert!(read_tail_in(&events, mark, mark.offset, Some(at)).is_err());
-        assert!(read_tail_in(&events, mark, mark.offset, Some(split)).is_ok());
-        // Read whole, the broken line is not the last: the error names it.
         let Err(err) = read_tail(&events, mark) else {
             panic!("a broken line before the end read as none")
         };
@@ -720,7 +644,7 @@ mod tests {
     }
 
     #[test]
-    fn a_wrong_guess_of_the_mark_drops_the_index_read_beside_the_parse() {
+    fn a_wrong_guess_of_the_mark_leaves_every_task_parsed() {
         let dir = tempfile::tempdir().unwrap();
         let store = killed_with_a_tail(dir.path(), 600, 300);
         let path = store.state_path();

@@ -62,34 +62,10 @@ pub(super) fn fold(mut state: WorkflowState, tail: Tail) -> Result<WorkflowState
 /// The events of the log past `mark`, as the fold reads them
 /// (`event_log::read_for_fold`); only those it applies are kept.
 pub(super) fn read_tail(events: &Path, mark: LogMark) -> Result<Tail> {
-    read_tail_in(events, mark, mark.offset, None)
-}
-
-/// The tail read in two parts, the second (if any) after the first; none when a part
-/// failed.
-pub(super) fn joined(first: Result<Tail>, rest: Option<Result<Tail>>) -> Option<Tail> {
-    let mut tail = first.ok()?;
-    if let Some(rest) = rest {
-        let rest = rest.ok()?;
-        tail.past_mark |= rest.past_mark;
-        tail.events.extend(rest.events);
-    }
-    Some(tail)
-}
-
-/// [`read_tail`] of the log's bytes `start..end` (`end` a line's start; none: to
-/// the log's end).
-pub(super) fn read_tail_in(
-    events: &Path,
-    mark: LogMark,
-    start: u64,
-    end: Option<u64>,
-) -> Result<Tail> {
     let mut tail = Tail::default();
-    event_log::for_each_parsed_in(
+    event_log::for_each_parsed_from(
         events,
-        start,
-        end,
+        mark.offset,
         |_, line| event_log::read_for_fold(line),
         |(seq, event)| {
             if seq > mark.seq {
@@ -102,23 +78,6 @@ pub(super) fn read_tail_in(
     Ok(tail)
 }
 
-/// Where a writer's load splits a long tail: the thread beside the parse reads the
-/// log up to there, and this one the rest once its parse is done. A writer's parse
-/// is mostly the task index, read at about 30 instructions a byte against the log's
-/// 50 (BENCHMARKS.md), so the part left to this thread is what evens the two out:
-/// none when the index is as long to read as the whole tail.
-pub(super) fn tail_split(events: &Path, mark: LogMark, index: &Path) -> Option<u64> {
-    let log = std::fs::metadata(events).ok()?.len();
-    let tail = log.checked_sub(mark.offset)?;
-    let index = std::fs::metadata(index).map_or(0, |m| m.len());
-    let here = (tail * 5).checked_sub(index * 3)? / 10;
-    let here = here.min(tail / 2);
-    if here < 64 * 1024 {
-        return None;
-    }
-    event_log::line_start_from(events, log - here)
-}
-
 /// The log mark in the last lines of a snapshot as our writer lays it out (a guess:
 /// the parse has the real one).
 pub(super) fn written_mark(snapshot: &[u8]) -> Option<LogMark> {
@@ -128,13 +87,6 @@ pub(super) fn written_mark(snapshot: &[u8]) -> Option<LogMark> {
     let mut marks =
         serde_json::Deserializer::from_slice(&end[at + KEY.len()..]).into_iter::<LogMark>();
     marks.next()?.ok()
-}
-
-/// Whether the log's tail past `mark` is long enough to read on a thread of its own.
-/// Reading a tail that long costs many times what starting a thread does; a
-/// shorter tail is not worth the thread's memory, and most loads have none.
-pub(super) fn worth_a_thread(events: &Path, mark: LogMark) -> bool {
-    std::fs::metadata(events).is_ok_and(|m| m.len().saturating_sub(mark.offset) >= 64 * 1024)
 }
 
 /// Parses and validates a state file's bytes; errors name the path and position.
