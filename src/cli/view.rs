@@ -1,6 +1,6 @@
 //! The arguments of the commands that look at a workflow or act on one task:
-//! `show`, `workflow-unblock`, `ui`, `archive`, `resume`, `status`, `graph`, `events`,
-//! `logs`, `report`.
+//! `show`, `workflow-unblock`, `ui`, `archive`, `resume`, `status`, `next`, `done`,
+//! `graph`, `events`, `logs`, `report`.
 
 use std::path::PathBuf;
 

@@ -7,7 +7,8 @@
 //! format, builds the tasks and validates the graph (`graph.rs`); [`read_outline`]
 //! does the same without holding the tasks, which an [`Outline`] gives one at a
 //! time (`outline.rs`, for the import).
-//! Nothing here writes anything, so a bad plan leaves every file as it was. Every
+//! Reading writes nothing, so a bad plan leaves every file as it was (the one writer
+//! here is [`mirror`], which a run calls to show statuses in the plan's copy). Every
 //! error is one line, `<file>:<line>: <what>; <fix>`.
 //!
 //! Around the parsers: [`classify`] marks tasks that wait on an external input
