@@ -120,7 +120,6 @@ fn load_state(project: &Project) -> Result<(Store, WorkflowState)> {
     Ok((store, state))
 }
 
-/// What a read path shows, from the summary when it is current (`Store::view`).
 /// The plan file `workflow-start` and `check` read: `given`, or the one found in it
 /// (a directory; `.` when none was named), said on stderr when wf picked it.
 fn plan_to_read(given: &std::path::Path, out: &Output) -> Result<std::path::PathBuf> {
@@ -133,6 +132,7 @@ fn plan_to_read(given: &std::path::Path, out: &Output) -> Result<std::path::Path
     Ok(plan)
 }
 
+/// What a read path shows, from the summary when it is current (`Store::view`).
 fn load_view(project: &Project) -> Result<(Store, View)> {
     let store = project.store();
     let view = store.view()?.ok_or_else(|| project.no_workflow())?;
