@@ -250,7 +250,12 @@ impl<'a> RunProgress<'a> {
             ),
         };
         if self.gitlab.is_some() {
-            let body = self.log_tail(outcome);
+            // Streamed already (`-v`), the output is named, not shown again.
+            let body = if self.verbose {
+                self.log_named(outcome)
+            } else {
+                self.log_tail(outcome)
+            };
             self.section(task, &header, &body, passed);
             return;
         }

@@ -467,6 +467,35 @@ fn under_gitlab_ci_each_task_is_a_collapsible_section() {
 }
 
 #[test]
+fn under_gitlab_ci_a_verbose_run_shows_each_line_once() {
+    let mut t = Test::new();
+    start(
+        &t,
+        &plan(&[
+            task("T1", "a").verify("printf 'pass%s\\n' -line-42"),
+            task("T2", "a").verify("printf 'fail%s\\n' -line-43; exit 2"),
+        ]),
+    );
+    t.env("GITLAB_CI", "true");
+    let run = t.wf(&["workflow-execute", "--ci", "-k", "-v"]).code(1);
+    // What the checks print, which their command lines do not spell.
+    for line in ["pass-line-42", "fail-line-43"] {
+        assert_eq!(
+            run.stdout.matches(line).count(),
+            1,
+            "{line} streamed once and not repeated in its section: {}",
+            run.stdout
+        );
+    }
+    assert_eq!(run.stdout.matches("\x1b[0Ksection_end:").count(), 2);
+    assert!(
+        run.stdout.contains("  log: ") && run.stdout.contains("logs/T2.1.log"),
+        "each section names its log: {}",
+        run.stdout
+    );
+}
+
+#[test]
 fn a_task_name_cannot_forge_a_gitlab_section() {
     let mut t = Test::new();
     t.write(
