@@ -41,6 +41,10 @@ pub struct RunTaskArgs {
     /// job's cache, restored before and saved after (docs/distributed.md).
     #[arg(long, value_name = "DIR", value_hint = ValueHint::DirPath)]
     pub cache: Option<PathBuf>,
+    /// Show each check's output as it comes, line by line (`  T4 | line`), as
+    /// `workflow-execute -v` does. With --json it goes to stderr.
+    #[arg(short, long)]
+    pub verbose: bool,
 }
 
 #[derive(Debug, Args)]

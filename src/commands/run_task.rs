@@ -46,6 +46,9 @@ pub fn run(project: &Project, args: &RunTaskArgs, out: &Output) -> Result<i32> {
         agents: args
             .agents
             .then_some(crate::report::brief::brief as crate::run::engine::BriefFn),
+        echo: args
+            .verbose
+            .then(|| crate::report::progress::line_echo(out.json)),
     };
     let code = match args.tasks.as_slice() {
         [task] if args.result_dir.is_none() && args.outputs.is_none() => {
@@ -54,7 +57,7 @@ pub fn run(project: &Project, args: &RunTaskArgs, out: &Output) -> Result<i32> {
                 write_result(path, &result)?;
             }
             out.json_value(&result);
-            say(out, &result, args.result.as_deref());
+            say(out, &result, args.result.as_deref(), args.verbose);
             i32::from(!result.success)
         }
         _ => chain(&run, args, cache.as_mut(), out)?,
@@ -74,10 +77,11 @@ fn keep(cache: &CiCache<'_>, out: &Output) {
     }
 }
 
-/// One task's verdict: on stdout when it passed, on stderr when it failed.
-fn say(out: &Output, result: &standalone::TaskResultFile, written: Option<&Path>) {
+/// One task's verdict: on stdout when it passed, on stderr when it failed. With
+/// `-v` its checks' output went out as it came: no tail of it again.
+fn say(out: &Output, result: &standalone::TaskResultFile, written: Option<&Path>, streamed: bool) {
     out.conclude(
-        &crate::report::distributed::run_task_text(result, written),
+        &crate::report::distributed::run_task_text(result, written, streamed),
         result.success,
     );
 }
@@ -128,7 +132,7 @@ fn chain(
         if let Some(path) = &path {
             write_result(path, &result)?;
         }
-        say(out, &result, path.as_deref());
+        say(out, &result, path.as_deref(), args.verbose);
         if !result.success {
             failed = Some(id);
         }

@@ -4,9 +4,13 @@
 use crate::run::import_results::{Fate, ImportSummary};
 use crate::run::standalone::TaskResultFile;
 
-/// `✓ check `cargo test` (0.4s)` per command, the tail of a failed one's output, and
-/// the verdict.
-pub fn run_task_text(result: &TaskResultFile, written: Option<&std::path::Path>) -> String {
+/// `✓ check `cargo test` (0.4s)` per command, the tail of a failed one's output
+/// (unless it was `streamed` as it came), and the verdict.
+pub fn run_task_text(
+    result: &TaskResultFile,
+    written: Option<&std::path::Path>,
+    streamed: bool,
+) -> String {
     let mut text = String::new();
     for c in &result.checks {
         let passed = c.run.exit_code == Some(0);
@@ -18,7 +22,7 @@ pub fn run_task_text(result: &TaskResultFile, written: Option<&std::path::Path>)
             c.run.outcome,
             c.run.duration_ms as f64 / 1000.0
         ));
-        if !passed && !c.log_tail.is_empty() {
+        if !passed && !streamed && !c.log_tail.is_empty() {
             for line in c.log_tail.lines() {
                 text.push_str(&format!("  | {line}\n"));
             }

@@ -100,17 +100,11 @@ impl<'a> RunProgress<'a> {
         if !self.verbose {
             return None;
         }
-        let bar = self.bar.clone();
-        let json = self.out.json;
+        let Some(bar) = self.bar.clone() else {
+            return Some(line_echo(self.out.json));
+        };
         Some(std::sync::Arc::new(move |id: &str, line: &str| {
-            let text = format!("  {id} | {line}");
-            match &bar {
-                Some(bar) => bar.println(text),
-                None if json => crate::output::stderr_line(format_args!("{text}")),
-                None => {
-                    let _ = crate::output::write_stdout(format!("{text}\n").as_bytes());
-                }
-            }
+            bar.println(format!("  {id} | {line}"));
         }))
     }
 
@@ -287,6 +281,19 @@ impl<'a> RunProgress<'a> {
             self.line(text.trim_end().to_string());
         }
     }
+}
+
+/// Each line a task's checks print, as `  T4 | line`, on stdout (stderr with
+/// `--json`, whose stdout is the document): `-v` without a progress bar.
+pub fn line_echo(json: bool) -> crate::run::work::TaskEcho {
+    std::sync::Arc::new(move |id: &str, line: &str| {
+        let text = format!("  {id} | {line}");
+        if json {
+            crate::output::stderr_line(format_args!("{text}"));
+        } else {
+            let _ = crate::output::write_stdout(format!("{text}\n").as_bytes());
+        }
+    })
 }
 
 impl Drop for RunProgress<'_> {

@@ -284,6 +284,8 @@ pub struct Run<'a> {
     /// Agent tasks are done by the configured executors (`--agents`,
     /// `src/run/ci_agent.rs`) instead of failed, given this brief.
     pub agents: Option<crate::run::engine::BriefFn>,
+    /// Where each line a check prints goes as it comes (`-v`), besides its log.
+    pub echo: Option<crate::run::work::TaskEcho>,
 }
 
 /// Runs `task_id`'s checks in the project and returns the result. An agent task is
@@ -305,6 +307,7 @@ pub fn run_task(
         ci,
         key,
         agents,
+        ref echo,
     } = *run;
     let task = state.task(task_id)?.ok_or_else(|| {
         WfError::usage(format!(
@@ -329,12 +332,13 @@ pub fn run_task(
         .prefix("wf-run-task-")
         .tempdir()
         .map_err(|e| WfError::io(&e, format!("cannot make a temporary directory: {e}")))?;
-    let ctx = WorkCtx::new(
+    let mut ctx = WorkCtx::new(
         project.to_path_buf(),
         scratch.path().to_path_buf(),
         config.clone(),
         state.constraints.hard.clone(),
     );
+    ctx.echo.clone_from(echo);
     let mut runs = Vec::new();
     // The reason `workflow-execute --ci` gives an agent task, so both runs read alike.
     let cannot = cannot.or_else(|| {

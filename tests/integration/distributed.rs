@@ -69,6 +69,43 @@ fn run_task_writes_a_result_and_nothing_in_the_workflow() {
 }
 
 #[test]
+fn run_task_verbose_shows_each_line_as_it_comes_and_not_again() {
+    let t = Test::new();
+    start(
+        &t,
+        &plan(&[
+            task("T1", "a").verify("printf 'pass%s\\n' -line-1"),
+            task("T2", "a").verify("printf 'fail%s\\n' -line-2; exit 3"),
+        ]),
+    );
+    let passed = t.wf(&["run-task", "T1", "-v"]).ok();
+    assert!(
+        passed.stdout.starts_with("  T1 | pass-line-1\n"),
+        "{}",
+        passed.stdout
+    );
+    let failed = t.wf(&["run-task", "T2", "-v"]).code(1);
+    let both = format!("{}{}", failed.stdout, failed.stderr);
+    assert_eq!(
+        both.matches("fail-line-2").count(),
+        1,
+        "streamed, and not shown again as the failure's tail: {both}"
+    );
+    assert!(failed.stdout.contains("  T2 | fail-line-2"), "{both}");
+    // With --json, stdout is the result document alone.
+    let json = t.wf(&["--json", "run-task", "T1", "-v"]).ok();
+    assert!(
+        json.stderr.contains("  T1 | pass-line-1"),
+        "{}",
+        json.stderr
+    );
+    serde_json::from_str::<Value>(&json.stdout).expect("stdout is the result document");
+    // Without -v, a failure still shows its output's tail.
+    let quiet = t.wf(&["run-task", "T2"]).code(1);
+    assert!(quiet.stderr.contains("  | fail-line-2"), "{}", quiet.stderr);
+}
+
+#[test]
 fn run_task_runs_while_another_wf_holds_the_lock() {
     let t = Test::new();
     start(
