@@ -209,6 +209,7 @@ pub fn execute_locked(
         ctx.workflow_dir.clone(),
         agent_attempts,
         args.verbose,
+        opts.jobs,
     );
     ctx.echo = reporter.echo();
     let mut engine = Engine::new(

@@ -65,6 +65,10 @@ pub struct RunProgress<'a> {
     heartbeat: Option<super::heartbeat::Heartbeat>,
     /// `-v`: each task's output streams under its `▶` line.
     verbose: bool,
+    /// `-v` under GitHub Actions with one task at a time: a task's output streams
+    /// inside a `::group::` opened at its `▶` line. (With more at once, their lines
+    /// would land in each other's groups: GitHub's groups do not nest.)
+    grouped: bool,
 }
 
 impl<'a> RunProgress<'a> {
@@ -73,6 +77,7 @@ impl<'a> RunProgress<'a> {
         workflow_dir: PathBuf,
         agent_attempts: Option<u32>,
         verbose: bool,
+        jobs: usize,
     ) -> Self {
         let bar = (out.stdout_tty && out.says()).then(new_bar);
         let ci = |name: &str| std::env::var(name).is_ok_and(|v| v == "true");
@@ -81,16 +86,20 @@ impl<'a> RunProgress<'a> {
                 let _ = crate::output::write_stdout(format!("{line}\n").as_bytes());
             })
         });
+        let gitlab = (ci("GITLAB_CI") && !out.quiet).then(HashMap::new);
+        let github = ci("GITHUB_ACTIONS") && out.says();
+        let verbose = verbose && !out.quiet;
         RunProgress {
             out,
             workflow_dir,
             bar,
             running: Vec::new(),
-            gitlab: (ci("GITLAB_CI") && !out.quiet).then(HashMap::new),
-            github: ci("GITHUB_ACTIONS") && out.says(),
+            grouped: github && verbose && gitlab.is_none() && jobs <= 1,
+            gitlab,
+            github,
             agent_attempts,
             heartbeat,
-            verbose: verbose && !out.quiet,
+            verbose,
         }
     }
 
@@ -253,10 +262,10 @@ impl<'a> RunProgress<'a> {
             self.section(task, &header, &body, passed);
             return;
         }
-        if self.github && self.verbose {
+        if self.grouped {
             // The group opened at the `▶` line holds what the task printed.
             self.line("::endgroup::".into());
-        } else if self.github && !failed {
+        } else if self.github && !failed && !self.verbose {
             let body = self.log_tail(outcome);
             self.line(format!(
                 "::group::{}\n{body}::endgroup::",
@@ -269,7 +278,7 @@ impl<'a> RunProgress<'a> {
             return;
         }
         // Streamed already, the output is not shown again, save in a collapsed group.
-        let body = if self.verbose && !self.github {
+        let body = if self.verbose && !self.grouped {
             self.log_named(outcome)
         } else {
             self.log_tail(outcome)
@@ -343,7 +352,7 @@ impl Reporter for RunProgress<'_> {
         if self.out.says() && (self.bar.is_none() || self.verbose) {
             let name = crate::report::one_line(&task.name);
             let line = format!("▶ {} {name}{}", task.id, self.attempt_note(task));
-            if self.github && self.verbose && self.gitlab.is_none() {
+            if self.grouped {
                 self.line(format!("::group::{}", super::github::escape_data(&line)));
             } else {
                 self.line(line);

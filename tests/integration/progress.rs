@@ -188,6 +188,37 @@ fn verbose_under_github_actions_streams_inside_the_tasks_group() {
 }
 
 #[test]
+fn verbose_under_github_actions_with_two_jobs_opens_no_group_to_interleave() {
+    let mut t = Test::new();
+    start(
+        &t,
+        &plan(&[
+            task("T1", "a").verify("printf 'one%s\\n' -a; sleep 0.2; printf 'one%s\\n' -b"),
+            task("T2", "a").verify("printf 'two%s\\n' -a; sleep 0.2; printf 'two%s\\n' -b; exit 3"),
+        ]),
+    );
+    t.env("GITHUB_ACTIONS", "true")
+        .env_remove("GITHUB_STEP_SUMMARY");
+    let run = t
+        .wf(&["workflow-execute", "--all", "-v", "--jobs", "2", "-k"])
+        .code(1);
+    assert!(!run.stdout.contains("::group::"), "{}", run.stdout);
+    for line in ["one-a", "one-b", "two-a", "two-b"] {
+        assert_eq!(
+            run.stdout.matches(line).count(),
+            1,
+            "{line}: {}",
+            run.stdout
+        );
+    }
+    assert!(
+        run.stdout.contains("  log: ") && run.stdout.contains("logs/T2.1.log"),
+        "the failure names its log: {}",
+        run.stdout
+    );
+}
+
+#[test]
 fn verbose_with_json_keeps_stdout_a_document_and_streams_on_stderr() {
     let mut t = Test::new();
     noisy_plan(&t);
