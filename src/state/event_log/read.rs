@@ -222,7 +222,8 @@ pub fn read_for_fold(line: &[u8]) -> serde_json::Result<(u64, Option<Event>)> {
     Ok((line.seq, folded.then(|| line.into_event())))
 }
 
-/// `reader` starts at byte `start` of the log, and reads to its end when `ends_log`.
+/// `reader` starts at byte `start` of the log and reads to its end: a last line
+/// that is torn or does not parse is skipped, any other that does not is an error.
 pub(super) fn for_each_line<T>(
     path: &Path,
     start: u64,
