@@ -13,6 +13,22 @@ use std::path::Path;
 use crate::error::{Result, WfError};
 use crate::fs::refuse_symlink;
 
+/// How `wf` opens what it reads: never through a link at the last component, a FIFO
+/// without blocking (it changes nothing for a regular file, the only kind kept open),
+/// and not inherited by the commands it starts.
+const READ_FLAGS: i32 = libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_NONBLOCK;
+
+/// `path` opened for reading with [`READ_FLAGS`], whatever it is: the caller tells
+/// what it is from the descriptor. For a reader that hashes what a plan names, where
+/// a link or a directory is an answer, not an error.
+pub fn open_any(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(READ_FLAGS)
+        .open(path)
+}
+
 /// Opens `path` for reading; `append` also opens it for appending, creating it (mode
 /// 0644) when missing. A missing file is an error whose `io` is `NotFound`.
 pub fn open_regular(path: &Path, append: bool) -> Result<fs_err::File> {
@@ -26,9 +42,7 @@ fn open_checked(path: &Path, append: bool) -> Result<(fs_err::File, std::fs::Met
     if append {
         opts.append(true).create(true).mode(0o644);
     }
-    // O_NONBLOCK makes opening a FIFO return at once; it changes nothing for a
-    // regular file, the only kind kept open.
-    opts.custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_NONBLOCK);
+    opts.custom_flags(READ_FLAGS);
     // O_NOFOLLOW refuses a link at the last component; only then is it looked at,
     // to say so as the store does (no lstat before every open).
     let file = opts.open(path).map_err(|e| {

@@ -193,7 +193,7 @@ fn path_digest(project: &Path, rel: &Path, depth: usize) -> String {
     // by the open descriptor: a declared file, the common case, costs one lookup.
     // A link (the open refuses it) or what cannot be opened is told by its own
     // metadata.
-    let (meta, file) = match open_no_follow(&path) {
+    let (meta, file) = match crate::fs::open_any(&path) {
         Ok(file) => match file.metadata() {
             Ok(meta) => (meta, Some(file)),
             Err(e) => return format!("{UNHASHED}{e}"),
@@ -218,15 +218,6 @@ fn path_digest(project: &Path, rel: &Path, depth: usize) -> String {
         return dir_digest(&path);
     }
     "special".into()
-}
-
-/// `path` opened for reading as `crate::fs::open_regular` opens it, whatever it is.
-fn open_no_follow(path: &Path) -> std::io::Result<std::fs::File> {
-    use std::os::unix::fs::OpenOptionsExt as _;
-    std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_NONBLOCK)
-        .open(path)
 }
 
 /// `link:<sha256 of the target's text>><digest of what it points to>`: what it
