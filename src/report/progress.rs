@@ -170,6 +170,16 @@ impl<'a> RunProgress<'a> {
         text
     }
 
+    /// What a finished task's lines show of its output: its log's tail, or, when
+    /// `-v` streamed the output already and no group holds it, the log's name.
+    fn output_shown(&self, outcome: &TaskOutcome) -> String {
+        if self.verbose && !self.grouped {
+            self.log_named(outcome)
+        } else {
+            self.log_tail(outcome)
+        }
+    }
+
     /// `  log: PATH` for an outcome with a log (its absolute path); empty without.
     fn log_named(&self, outcome: &TaskOutcome) -> String {
         if outcome.log.is_empty() {
@@ -253,12 +263,7 @@ impl<'a> RunProgress<'a> {
             ),
         };
         if self.gitlab.is_some() {
-            // Streamed already (`-v`), the output is named, not shown again.
-            let body = if self.verbose {
-                self.log_named(outcome)
-            } else {
-                self.log_tail(outcome)
-            };
+            let body = self.output_shown(outcome);
             self.section(task, &header, &body, passed);
             return;
         }
@@ -266,7 +271,7 @@ impl<'a> RunProgress<'a> {
             // The group opened at the `▶` line holds what the task printed.
             self.line("::endgroup::".into());
         } else if self.github && !failed && !self.verbose {
-            let body = self.log_tail(outcome);
+            let body = self.output_shown(outcome);
             self.line(format!(
                 "::group::{}\n{body}::endgroup::",
                 super::github::escape_data(&header)
@@ -278,11 +283,7 @@ impl<'a> RunProgress<'a> {
             return;
         }
         // Streamed already, the output is not shown again, save in a collapsed group.
-        let body = if self.verbose && !self.grouped {
-            self.log_named(outcome)
-        } else {
-            self.log_tail(outcome)
-        };
+        let body = self.output_shown(outcome);
         let text = format!("{header}\n{body}");
         if self.out.quiet {
             crate::output::stderr_line(format_args!("{}", text.trim_end()));
