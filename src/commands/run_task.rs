@@ -46,9 +46,8 @@ pub fn run(project: &Project, args: &RunTaskArgs, out: &Output) -> Result<i32> {
         agents: args
             .agents
             .then_some(crate::report::brief::brief as crate::run::engine::BriefFn),
-        echo: args
-            .verbose
-            .then(|| crate::report::progress::line_echo(out.json)),
+        // `--quiet` turns `-v` off, as in `workflow-execute`.
+        echo: (args.verbose && !out.quiet).then(|| crate::report::progress::line_echo(out.json)),
     };
     let code = match args.tasks.as_slice() {
         [task] if args.result_dir.is_none() && args.outputs.is_none() => {
@@ -57,7 +56,7 @@ pub fn run(project: &Project, args: &RunTaskArgs, out: &Output) -> Result<i32> {
                 write_result(path, &result)?;
             }
             out.json_value(&result);
-            say(out, &result, args.result.as_deref(), args.verbose);
+            say(out, &run, &result, args.result.as_deref());
             i32::from(!result.success)
         }
         _ => chain(&run, args, cache.as_mut(), out)?,
@@ -77,11 +76,16 @@ fn keep(cache: &CiCache<'_>, out: &Output) {
     }
 }
 
-/// One task's verdict: on stdout when it passed, on stderr when it failed. With
-/// `-v` its checks' output went out as it came: no tail of it again.
-fn say(out: &Output, result: &standalone::TaskResultFile, written: Option<&Path>, streamed: bool) {
+/// One task's verdict: on stdout when it passed, on stderr when it failed. When
+/// `run` echoed its checks' output as it came (`-v`), no tail of it again.
+fn say(
+    out: &Output,
+    run: &standalone::Run<'_>,
+    result: &standalone::TaskResultFile,
+    written: Option<&Path>,
+) {
     out.conclude(
-        &crate::report::distributed::run_task_text(result, written, streamed),
+        &crate::report::distributed::run_task_text(result, written, run.echo.is_some()),
         result.success,
     );
 }
@@ -132,7 +136,7 @@ fn chain(
         if let Some(path) = &path {
             write_result(path, &result)?;
         }
-        say(out, &result, path.as_deref(), args.verbose);
+        say(out, run, &result, path.as_deref());
         if !result.success {
             failed = Some(id);
         }
