@@ -53,6 +53,8 @@ pub fn inputs_with(
 ) -> Result<Inputs> {
     let task: &Task = state.tasks[pos].task()?;
     let fingerprints = recorded_fingerprints(state, task, upstream)?;
+    // Its evidence, read when a file it hands on first asks (most tasks hand none on).
+    let recorded = std::cell::OnceCell::new();
     Ok(fingerprint::inputs(
         project,
         task,
@@ -65,7 +67,7 @@ pub fn inputs_with(
         |path| {
             shared
                 .handed_on(pos, path)
-                .then(|| recorded_digest(&task.proof()?, path))
+                .then(|| recorded_digest(recorded.get_or_init(|| task.proof()).as_ref()?, path))
                 .flatten()
         },
     ))

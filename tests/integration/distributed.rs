@@ -106,7 +106,11 @@ fn run_task_verbose_shows_each_line_as_it_comes_and_not_again() {
     // --quiet turns -v off, as in workflow-execute: the tail is back.
     let hushed = t.wf(&["--quiet", "run-task", "T2", "-v"]).code(1);
     assert!(!hushed.stdout.contains("  T2 |"), "{}", hushed.stdout);
-    assert!(hushed.stderr.contains("  | fail-line-2"), "{}", hushed.stderr);
+    assert!(
+        hushed.stderr.contains("  | fail-line-2"),
+        "{}",
+        hushed.stderr
+    );
 }
 
 #[test]
