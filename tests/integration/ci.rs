@@ -478,15 +478,9 @@ fn under_gitlab_ci_a_verbose_run_shows_each_line_once() {
     );
     t.env("GITLAB_CI", "true");
     let run = t.wf(&["workflow-execute", "--ci", "-k", "-v"]).code(1);
-    // What the checks print, which their command lines do not spell.
-    for line in ["pass-line-42", "fail-line-43"] {
-        assert_eq!(
-            run.stdout.matches(line).count(),
-            1,
-            "{line} streamed once and not repeated in its section: {}",
-            run.stdout
-        );
-    }
+    // What the checks print, which their command lines do not spell: streamed, and
+    // not repeated in the sections.
+    crate::test::assert_each_once(&run.stdout, &["pass-line-42", "fail-line-43"]);
     assert_eq!(run.stdout.matches("\x1b[0Ksection_end:").count(), 2);
     assert!(
         run.stdout.contains("  log: ") && run.stdout.contains("logs/T2.1.log"),

@@ -85,12 +85,9 @@ fn run_task_verbose_shows_each_line_as_it_comes_and_not_again() {
         passed.stdout
     );
     let failed = t.wf(&["run-task", "T2", "-v"]).code(1);
+    // Streamed, and not shown again as the failure's tail.
     let both = format!("{}{}", failed.stdout, failed.stderr);
-    assert_eq!(
-        both.matches("fail-line-2").count(),
-        1,
-        "streamed, and not shown again as the failure's tail: {both}"
-    );
+    crate::test::assert_each_once(&both, &["fail-line-2"]);
     assert!(failed.stdout.contains("  T2 | fail-line-2"), "{both}");
     // With --json, stdout is the result document alone.
     let json = t.wf(&["--json", "run-task", "T1", "-v"]).ok();

@@ -203,14 +203,7 @@ fn verbose_under_github_actions_with_two_jobs_opens_no_group_to_interleave() {
         .wf(&["workflow-execute", "--all", "-v", "--jobs", "2", "-k"])
         .code(1);
     assert!(!run.stdout.contains("::group::"), "{}", run.stdout);
-    for line in ["one-a", "one-b", "two-a", "two-b"] {
-        assert_eq!(
-            run.stdout.matches(line).count(),
-            1,
-            "{line}: {}",
-            run.stdout
-        );
-    }
+    crate::test::assert_each_once(&run.stdout, &["one-a", "one-b", "two-a", "two-b"]);
     assert!(
         run.stdout.contains("  log: ") && run.stdout.contains("logs/T2.1.log"),
         "the failure names its log: {}",

@@ -375,6 +375,15 @@ pub fn first_document(out: &mut impl std::io::BufRead) -> Value {
 
 /// A test script in another language (tests/mcp/, tests/ui/) succeeded: it exits 0
 /// and its last line is `done`, else the test fails with all it printed.
+/// Each of `lines` stands exactly once in `text`: output shown as it came is not
+/// shown again.
+#[track_caller]
+pub fn assert_each_once(text: &str, lines: &[&str]) {
+    for line in lines {
+        assert_eq!(text.matches(line).count(), 1, "{line}, once in: {text}");
+    }
+}
+
 #[track_caller]
 pub fn assert_script_done(out: &std::process::Output, what: &str) {
     let stdout = String::from_utf8_lossy(&out.stdout);
