@@ -29,7 +29,7 @@
 //! (`TaskRef::record_in`): the prior of such a state holds only the file. A writer
 //! knows the spans of a snapshot it wrote itself; for a snapshot it parsed whole,
 //! the task index written with that snapshot says where each record is
-//! (`task_index::IndexSpans`), if it names that very file and log mark, was written
+//! (`task_index::spans_for`), if it names that very file and log mark, was written
 //! by this version of wf, and lists the same tasks in the same order.
 //!
 //! The copy goes through the JSON formatter: the tasks' `serialize_with`
@@ -398,7 +398,7 @@ impl Prior {
                 let spans = match spans {
                     Spans::Known(spans) => spans,
                     Spans::InIndex { ref dir, mark } => {
-                        task_index::IndexSpans::read(dir, self.id, mark).of(&tasks)?
+                        task_index::spans_for(dir, self.id, mark, &tasks)?
                     }
                 };
                 if spans.len() != tasks.len() {

@@ -294,19 +294,13 @@ impl Digest {
 pub struct View {
     pub state: WorkflowState,
     pub digest: Digest,
-    /// Read from `summary.json` (the whole state was not parsed).
-    pub from_summary: bool,
 }
 
 impl View {
     /// The view of a whole state.
     pub fn whole(state: WorkflowState) -> View {
         let digest = Digest::of(&state);
-        View {
-            state,
-            digest,
-            from_summary: false,
-        }
+        View { state, digest }
     }
 }
 
@@ -486,7 +480,6 @@ impl SummaryIn {
         View {
             state,
             digest: self.digest,
-            from_summary: true,
         }
     }
 }

@@ -236,7 +236,6 @@ fn view_of(
     Some(View {
         state: std::mem::take(light),
         digest,
-        from_summary: true,
     })
 }
 

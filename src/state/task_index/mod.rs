@@ -273,45 +273,24 @@ fn read_index(dir: &Path, snapshot: FileId, mark: LogMark) -> Option<(String, Ve
     named.then_some((head.writer, entries))
 }
 
-/// The task index of one snapshot as read for where its records are, if the index is
-/// that snapshot's, written by a wf that writes a task as this one does; checked
-/// against the tasks ([`IndexSpans::of`]) when the snapshot's copier asks
-/// (`state::snapshot_file`) after a load that parsed every task (a load that left
-/// them unread had the spans already: `Store::lock`).
-#[derive(Debug)]
-pub struct IndexSpans {
-    /// Each task's id and span, in order; none when there is no index written with
-    /// that snapshot by a wf that writes a task as this one does. Held from the lock
-    /// to the first snapshot: only what the check and the copy need.
-    located: Option<Vec<(String, [u64; 2])>>,
-}
-
-impl IndexSpans {
-    /// The index written with the snapshot `snapshot` (log mark `mark`).
-    pub fn read(dir: &Path, snapshot: FileId, mark: LogMark) -> IndexSpans {
-        let located = read_index(dir, snapshot, mark)
-            .filter(|(writer, _)| writer == WRITER)
-            .map(|(_, entries)| {
-                entries
-                    .iter()
-                    .map(|e| (e.id().to_owned(), e.span.bounds()))
-                    .collect()
-            });
-        IndexSpans { located }
-    }
-
-    /// Where the records of `tasks` are, if the index lists the same tasks in the
-    /// same order. A task gone since (changed, so its record is not copied) is not
-    /// compared.
-    pub fn of(&self, tasks: &[WeakTask]) -> Option<Vec<[u64; 2]>> {
-        let located = self.located.as_ref()?;
-        let same = located.len() == tasks.len()
-            && located
-                .iter()
-                .zip(tasks)
-                .all(|((id, _), t)| t.upgrade().is_none_or(|t| id == t.id()));
-        same.then(|| located.iter().map(|&(_, span)| span).collect())
-    }
+/// Where the records of `tasks` are in the snapshot `snapshot` (log mark `mark`),
+/// from the index written with it by this build, if it lists the same tasks in the
+/// same order: asked by the snapshot's copier (`state::snapshot_file`) after a load
+/// that parsed every task. A task gone since (changed, so its record is not copied)
+/// is not compared.
+pub fn spans_for(
+    dir: &Path,
+    snapshot: FileId,
+    mark: LogMark,
+    tasks: &[WeakTask],
+) -> Option<Vec<[u64; 2]>> {
+    let entries = entries_for(dir, snapshot, mark)?;
+    let same = entries.len() == tasks.len()
+        && entries
+            .iter()
+            .zip(tasks)
+            .all(|(e, t)| t.upgrade().is_none_or(|t| e.id() == t.id()));
+    same.then(|| entries.iter().map(|e| e.span.bounds()).collect())
 }
 
 /// Reads `task-index.json` as [`stage`] makes it: a head (numbers and the writer's
