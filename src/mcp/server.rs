@@ -115,13 +115,16 @@ impl WfServer {
 
     /// Runs a tool on the blocking pool; a panic in it is an error result, not the
     /// end of the server.
-    async fn call(&self, tool: impl FnOnce(&Context) -> Answer + Send + 'static) -> CallToolResult {
+    async fn call(
+        &self,
+        tool: impl FnOnce(&Context) -> Result<Answer> + Send + 'static,
+    ) -> CallToolResult {
         let ctx = self.ctx.clone();
         self.busy.fetch_add(1, Ordering::SeqCst);
         let busy = Busy(self.busy.clone());
         let answer = tokio::task::spawn_blocking(move || {
             let _busy = busy;
-            tool(&ctx)
+            tool(&ctx).unwrap_or_else(|e| Answer::error(&e))
         })
         .await
         .unwrap_or_else(|e| {

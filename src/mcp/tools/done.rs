@@ -1,9 +1,10 @@
 //! The `done` tool: the current task's checks run through the engine, the result recorded, and the answer — what is next, or each failed check with the end of its log.
 
 use super::{
-    advice, budget_reached, failure, lock, run_step, situation, stop_word, task_to_check, what_now,
+    advice, budget_reached, failure, run_step, situation, stop_word, task_to_check, what_now,
     Answer, Claim, Context,
 };
+use crate::agent::step::lock;
 use std::collections::HashSet;
 use std::path::Path;
 
@@ -29,13 +30,9 @@ use serde_json::json;
 
 /// "I finished the current task": its checks run, the result is recorded, and the
 /// answer is the next step, or each failed check with the end of its log.
-pub fn done(ctx: &Context, claim: &Claim) -> Answer {
-    Answer::of(done_inner(ctx, claim))
-}
-
-fn done_inner(ctx: &Context, claim: &Claim) -> Result<Answer> {
+pub fn done(ctx: &Context, claim: &Claim) -> Result<Answer> {
     let project = Project::discover(ctx.project.as_deref())?;
-    let mut session = lock(&project, ctx, "mcp done")?;
+    let mut session = lock(&project, ctx.wait, "mcp done")?;
     recovery::refuse_undecided(&mut session, false, false)?;
     let mut turn = Turn::begin(&project, &mut session, &ctx.agent)?;
     let others = turn.others();

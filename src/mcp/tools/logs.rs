@@ -11,11 +11,7 @@ use serde_json::json;
 /// The end of a task's log: the task `wf logs` would pick (in progress, else failed,
 /// else the last that ran) or the one asked for, its last attempt or the one asked
 /// for. Read-only. The path is built from the task id and attempt (src/commands/logs.rs).
-pub fn logs(ctx: &Context, query: &LogsQuery) -> Answer {
-    Answer::of(logs_inner(ctx, query))
-}
-
-fn logs_inner(ctx: &Context, query: &LogsQuery) -> Result<Answer> {
+pub fn logs(ctx: &Context, query: &LogsQuery) -> Result<Answer> {
     let project = Project::discover(ctx.project.as_deref())?;
     let store = project.store();
     let state = store.load()?.ok_or_else(|| project.no_workflow())?;

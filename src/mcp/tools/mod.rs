@@ -1,9 +1,9 @@
 //! The tools of `wf mcp` as plain functions: `next`, `done`, `skip`, `status`, `logs`.
 //!
-//! Each returns an [`Answer`] whatever happens: a failed check, no workflow, a
-//! corrupt state or a lock another `wf` keeps past the wait are answers with
-//! `is_error` (the CLI's error object and message), never a protocol error and never
-//! the end of the server.
+//! Each returns an [`Answer`] or an error the server turns into one
+//! (`server::WfServer::call`): a failed check, no workflow, a corrupt state or a lock
+//! another `wf` keeps past the wait are answers with `is_error` (the CLI's error
+//! object and message), never a protocol error and never the end of the server.
 //!
 //! `next` and `done` change the workflow only the way `wf workflow-execute` does: they
 //! take the lock, recover an interrupted run and refuse an undecided plan
@@ -126,10 +126,6 @@ impl Answer {
             true,
         )
     }
-
-    fn of(result: Result<Answer>) -> Answer {
-        result.unwrap_or_else(|e| Answer::error(&e))
-    }
 }
 
 /// The agent's word on the work it finished (`done`'s optional arguments); recorded as
@@ -159,16 +155,16 @@ pub struct LogsQuery {
     pub lines: Option<usize>,
 }
 
-/// The workflow's lock for a call that writes (`agent::step::lock`), waiting as long
-/// as the server was told to.
-pub(super) fn lock(project: &Project, ctx: &Context, command: &str) -> Result<Session> {
-    crate::agent::step::lock(project, ctx.wait, command)
-}
-
-/// A run stopped by a failure that `wf workflow-execute` would not go past without
-/// `--retry` or `--skip`.
-pub(super) fn failed_run(state: &WorkflowState, others: &HashSet<String>) -> bool {
-    state.status == WorkflowStatus::Failed && first_failed(state, others).is_some()
+/// The failed task this agent is to fix now: the first not another agent's, when
+/// the run stopped on a failure (`wf workflow-execute` would not go past it without
+/// `--retry` or `--skip`) or when it is what `wf next` names.
+pub(super) fn to_fix<'a>(
+    state: &'a WorkflowState,
+    n: &Next<'_>,
+    others: &HashSet<String>,
+) -> Option<&'a TaskRef> {
+    first_failed(state, others)
+        .filter(|_| state.status == WorkflowStatus::Failed || n.reason == Reason::Failed)
 }
 
 /// The first failed task that is not another agent's (`others`, `run::lease`): a
@@ -222,10 +218,7 @@ pub(super) fn task_to_check<'a>(
     n: &Next<'a>,
     others: &HashSet<String>,
 ) -> crate::error::Result<Option<&'a Task>> {
-    let failed = first_failed(state, others)
-        .filter(|_| failed_run(state, others) || n.reason == Reason::Failed)
-        .map(TaskRef::task)
-        .transpose()?;
+    let failed = to_fix(state, n, others).map(TaskRef::task).transpose()?;
     Ok(failed.or(match n.reason {
         Reason::InProgress | Reason::Ready => n.task,
         _ => None,
@@ -293,9 +286,7 @@ pub(super) fn situation(state: &WorkflowState, n: &Next<'_>, others: &HashSet<St
 
 /// What the agent does next, in this server's words: the tools to call.
 pub(super) fn advice(state: &WorkflowState, n: &Next<'_>, others: &HashSet<String>) -> String {
-    if let Some(t) = first_failed(state, others)
-        .filter(|_| failed_run(state, others) || n.reason == Reason::Failed)
-    {
+    if let Some(t) = to_fix(state, n, others) {
         return format!(
             "Task {id} failed: fix what its checks say, then call `done` to check it again, or call `skip` with a reason to leave it.",
             id = one_line(t.id())

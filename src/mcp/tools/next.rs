@@ -2,26 +2,21 @@
 //! task's brief with its failure; or why there is none.
 
 use super::{
-    advice, failed_run, failure, first_failed, lock, paused, run_step, situation, task_to_check,
-    what_now, Answer, Context,
+    advice, failure, paused, run_step, situation, task_to_check, to_fix, what_now, Answer, Context,
 };
 use crate::agent::parallel::Turn;
+use crate::agent::step::lock;
 use crate::error::Result;
 use crate::project::Project;
 use crate::report::brief;
 use crate::report::next as next_report;
-use crate::report::next::Reason;
 use crate::report::one_line;
 use serde_json::json;
 
 /// The task to do now and what to do with it, or why there is none.
-pub fn next(ctx: &Context) -> Answer {
-    Answer::of(next_inner(ctx))
-}
-
-fn next_inner(ctx: &Context) -> Result<Answer> {
+pub fn next(ctx: &Context) -> Result<Answer> {
     let project = Project::discover(ctx.project.as_deref())?;
-    let mut session = lock(&project, ctx, "mcp next")?;
+    let mut session = lock(&project, ctx.wait, "mcp next")?;
     let mut turn = Turn::begin(&project, &mut session, &ctx.agent)?;
     let others = turn.others();
     let own_tree = project.config.wf.agents.worktrees == Some(true);
@@ -46,11 +41,7 @@ fn next_inner(ctx: &Context) -> Result<Answer> {
     body["worktree"] = json!(tree.map(|w| json!({"dir": w.dir, "branch": w.branch})));
     body["then"] = json!(then);
     body["problems"] = json!(problems);
-    match (
-        n.task,
-        first_failed(state, &others)
-            .filter(|_| failed_run(state, &others) || n.reason == Reason::Failed),
-    ) {
+    match (n.task, to_fix(state, &n, &others)) {
         // The task to fix: its brief, then what failed, as `done` said it.
         (_, Some(failed)) => {
             let failed = failed.task()?;

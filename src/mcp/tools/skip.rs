@@ -1,7 +1,8 @@
 //! The `skip` tool: a task left undone with a reason, as `wf workflow-execute --skip
 //! TASK --reason TEXT` leaves it, so the tasks after it can go on.
 
-use super::{advice, first_failed, lock, situation, what_now, Answer, Context};
+use super::{advice, first_failed, situation, what_now, Answer, Context};
+use crate::agent::step::lock;
 use crate::error::{Result, WfError};
 use crate::project::Project;
 use crate::report::one_line;
@@ -12,11 +13,7 @@ use serde_json::json;
 
 /// Skips `task` (by default the failed task, else the one this server gave) for
 /// `reason`; the answer is what is next.
-pub fn skip(ctx: &Context, task: Option<&str>, reason: &str) -> Answer {
-    Answer::of(skip_inner(ctx, task, reason))
-}
-
-fn skip_inner(ctx: &Context, task: Option<&str>, reason: &str) -> Result<Answer> {
+pub fn skip(ctx: &Context, task: Option<&str>, reason: &str) -> Result<Answer> {
     let reason = reason.trim();
     if reason.is_empty() {
         return Err(WfError::usage(
@@ -24,7 +21,7 @@ fn skip_inner(ctx: &Context, task: Option<&str>, reason: &str) -> Result<Answer>
         ));
     }
     let project = Project::discover(ctx.project.as_deref())?;
-    let mut session = lock(&project, ctx, "mcp skip")?;
+    let mut session = lock(&project, ctx.wait, "mcp skip")?;
     let mut turn = crate::agent::parallel::Turn::begin(&project, &mut session, &ctx.agent)?;
     let others = turn.others();
     let target = {

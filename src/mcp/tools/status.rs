@@ -14,11 +14,7 @@ use serde_json::Value;
 
 /// Where the workflow stands, compactly: progress, the current task, failures,
 /// blockers. Read-only, as `wf status`: no lock, nothing written.
-pub fn status(ctx: &Context) -> Answer {
-    Answer::of(status_inner(ctx))
-}
-
-fn status_inner(ctx: &Context) -> Result<Answer> {
+pub fn status(ctx: &Context) -> Result<Answer> {
     let project = Project::discover(ctx.project.as_deref())?;
     let store = project.store();
     let state = store.load()?.ok_or_else(|| project.no_workflow())?;
