@@ -359,8 +359,18 @@ pub fn check(doc: &Document, project: &Path) -> Check {
             result,
             declares_files: recorded.declared(),
             changed,
-            files: differing_files(recorded, &inputs_now),
-            deps: differing_deps(recorded, &inputs_now),
+            files: differing(
+                &recorded.files,
+                &inputs_now.files,
+                |f| &f.path,
+                |f| &f.digest,
+            ),
+            deps: differing(
+                &recorded.deps,
+                &inputs_now.deps,
+                |d| &d.id,
+                |d| &d.fingerprint,
+            ),
         };
         now.insert(&t.id, Some(inputs_now.fingerprint));
         lines[i] = Some(line);
@@ -391,31 +401,21 @@ fn as_task(t: &ProvenTask, recorded: &Inputs) -> Task {
     }
 }
 
-fn differing_files(recorded: &Inputs, now: &Inputs) -> Vec<String> {
+/// The keys of the `recorded` entries whose value `now` differs or which `now` lacks.
+fn differing<T, K: PartialEq + ToString + ?Sized, V: PartialEq + ?Sized>(
+    recorded: &[T],
+    now: &[T],
+    key: impl Fn(&T) -> &K,
+    value: impl Fn(&T) -> &V,
+) -> Vec<String> {
     recorded
-        .files
         .iter()
         .filter(|r| {
-            now.files
-                .iter()
-                .find(|f| f.path == r.path)
-                .is_none_or(|f| f.digest != r.digest)
+            now.iter()
+                .find(|n| key(n) == key(r))
+                .is_none_or(|n| value(n) != value(r))
         })
-        .map(|r| r.path.clone())
-        .collect()
-}
-
-fn differing_deps(recorded: &Inputs, now: &Inputs) -> Vec<String> {
-    recorded
-        .deps
-        .iter()
-        .filter(|r| {
-            now.deps
-                .iter()
-                .find(|d| d.id == r.id)
-                .is_none_or(|d| d.fingerprint != r.fingerprint)
-        })
-        .map(|r| r.id.clone())
+        .map(|r| key(r).to_string())
         .collect()
 }
 
@@ -423,22 +423,15 @@ fn differing_deps(recorded: &Inputs, now: &Inputs) -> Vec<String> {
 /// holds (document order among equals); tasks on a cycle, which only an edited
 /// document has, come last in document order.
 fn dependency_order(tasks: &[ProvenTask]) -> Vec<usize> {
-    let index: HashMap<&str, usize> = tasks
-        .iter()
-        .enumerate()
-        .map(|(i, t)| (t.id.as_str(), i))
-        .collect();
-    let deps = |t: &ProvenTask| -> Vec<usize> {
-        t.evidence.as_ref().map_or_else(Vec::new, |e| {
-            e.inputs
-                .deps
+    super::order_by_id(
+        tasks,
+        |t| t.id.as_str(),
+        |t| {
+            t.evidence
                 .iter()
-                .filter_map(|d| index.get(d.id.as_str()).copied())
-                .collect()
-        })
-    };
-    let deps: Vec<Vec<usize>> = tasks.iter().map(deps).collect();
-    super::dependency_order(&deps)
+                .flat_map(|e| e.inputs.deps.iter().map(|d| d.id.as_str()))
+        },
+    )
 }
 
 #[cfg(test)]

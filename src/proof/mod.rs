@@ -97,11 +97,21 @@ pub fn shared_files(state: &WorkflowState) -> Result<shared::Shared> {
 
 /// Task positions, each after the tasks it depends on ([`dependency_order`]).
 pub fn state_order(tasks: &[crate::state::task_ref::TaskRef]) -> Vec<usize> {
+    order_by_id(tasks, |t| t.id(), |t| t.deps())
+}
+
+/// Positions of `items`, each after those of its dependencies (`deps`, by `id`) that
+/// are among them ([`dependency_order`]).
+pub(crate) fn order_by_id<'a, T, D: Iterator<Item = &'a str>>(
+    items: &'a [T],
+    id: impl Fn(&'a T) -> &'a str,
+    deps: impl Fn(&'a T) -> D,
+) -> Vec<usize> {
     let index: std::collections::HashMap<&str, usize> =
-        tasks.iter().enumerate().map(|(i, t)| (t.id(), i)).collect();
-    let deps: Vec<Vec<usize>> = tasks
+        items.iter().enumerate().map(|(i, t)| (id(t), i)).collect();
+    let deps: Vec<Vec<usize>> = items
         .iter()
-        .map(|t| t.deps().filter_map(|d| index.get(d).copied()).collect())
+        .map(|t| deps(t).filter_map(|d| index.get(d).copied()).collect())
         .collect();
     dependency_order(&deps)
 }
