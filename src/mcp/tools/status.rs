@@ -6,7 +6,7 @@ use crate::project::Project;
 use crate::report::next as next_report;
 use crate::report::one_line;
 use crate::report::Counts;
-use crate::state::model::Glance;
+use crate::state::model::{Glance, Task};
 use crate::state::TaskStatus;
 use crate::state::WorkflowStatus;
 use serde_json::json;
@@ -29,24 +29,18 @@ pub fn status(ctx: &Context) -> Result<Answer> {
         None => None,
     };
     let current = current.map(|t| json!({"id": t.id, "name": t.name, "status": t.status, "handed_off": t.handed_off == Some(true)}));
-    let failed: Vec<Value> = state
-        .tasks
-        .iter()
-        .filter(|t| t.status() == TaskStatus::Failed)
-        .map(|t| {
-            let t = t.task()?;
-            Ok(json!({"id": t.id, "name": t.name, "reason": t.failure_reason}))
-        })
-        .collect::<Result<_>>()?;
-    let blocked: Vec<Value> = state
-        .tasks
-        .iter()
-        .filter(|t| t.status() == TaskStatus::Blocked)
-        .map(|t| {
-            let t = t.task()?;
-            Ok(json!({"id": t.id, "name": t.name, "blocked_by": t.blocked_by}))
-        })
-        .collect::<Result<_>>()?;
+    let listed = |status, entry: fn(&Task) -> Value| -> Result<Vec<Value>> {
+        let with = state.tasks.iter().filter(|t| t.status() == status);
+        with.map(|t| Ok(entry(t.task()?))).collect()
+    };
+    let failed = listed(
+        TaskStatus::Failed,
+        |t| json!({"id": t.id, "name": t.name, "reason": t.failure_reason}),
+    )?;
+    let blocked = listed(
+        TaskStatus::Blocked,
+        |t| json!({"id": t.id, "name": t.name, "blocked_by": t.blocked_by}),
+    )?;
     let n = next_report::next_given(
         &state,
         crate::run::now::Facts {
