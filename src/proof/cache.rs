@@ -149,10 +149,6 @@ impl Cache {
             .collect()
     }
 
-    pub fn dir(&self) -> &Path {
-        &self.dir
-    }
-
     fn loaded(&self) -> &RefCell<Loaded> {
         self.loaded.get_or_init(|| {
             let mut loaded = load(&self.dir, &mut self.warnings.borrow_mut());
