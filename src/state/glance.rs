@@ -83,12 +83,6 @@ pub fn fields_of(state: &mut WorkflowState) -> WorkflowState {
     summary::without_per_task_parts(state, |fields| fields.clone())
 }
 
-/// The identity of the snapshot at `state_path`, if it is a file.
-fn snapshot_id(state_path: &Path) -> Option<FileId> {
-    let meta = std::fs::symlink_metadata(state_path).ok()?;
-    meta.file_type().is_file().then(|| FileId::of(&meta))
-}
-
 impl Keeper {
     /// A glance of `state`, as it was read from the snapshot at `state_path` and the
     /// log: nothing changed since.
@@ -97,7 +91,7 @@ impl Keeper {
             live: None,
             moved: Vec::new(),
             changed: true,
-            base: snapshot_id(state_path).map(|id| (id, fields_of(state))),
+            base: FileId::at(state_path).map(|id| (id, fields_of(state))),
             next: None,
             records: HashMap::new(),
             file: None,
@@ -143,7 +137,7 @@ impl Keeper {
     /// `state` was written as the snapshot at `state_path`, and the glance removed
     /// ([`remove`]): the next one is a file of its own.
     pub fn saved(&mut self, state: &mut WorkflowState, state_path: &Path) {
-        self.base = snapshot_id(state_path).map(|id| (id, fields_of(state)));
+        self.base = FileId::at(state_path).map(|id| (id, fields_of(state)));
         self.next = None;
         self.file = None;
     }
@@ -174,7 +168,7 @@ impl Keeper {
         if state.tasks.is_empty() || state.unadopted.is_some() || digest.urgent.len() > MAX_LISTED {
             return false;
         }
-        let Some(id) = snapshot_id(state_path) else {
+        let Some(id) = FileId::at(state_path) else {
             return false;
         };
         if self.base.as_ref().is_none_or(|(of, _)| *of != id) {
@@ -332,10 +326,11 @@ fn log_ends_at(events_path: &Path, mark: LogMark) -> bool {
         return false;
     }
     let start = mark.offset.saturating_sub(LAST_LINE_MAX);
-    let mut window = vec![0; (mark.offset - start) as usize];
-    if file.file().read_exact_at(&mut window, start).is_err() || window.last() != Some(&b'\n') {
+    let Some(window) =
+        crate::fs::read_span(file.file(), start, mark.offset).filter(|w| w.last() == Some(&b'\n'))
+    else {
         return false;
-    }
+    };
     let before = &window[..window.len() - 1];
     let line = match memchr::memrchr(b'\n', before) {
         Some(at) => &before[at + 1..],

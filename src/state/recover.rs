@@ -68,7 +68,7 @@ pub fn recover(session: &mut Session, catch_up: CatchUp) -> Result<()> {
     }
     promote_staged(session, true)?;
     sweep_uncommitted_changes(session);
-    if has_log && session.log()?.mark().0 > mark.seq {
+    if has_log && session.log()?.mark().seq > mark.seq {
         match catch_up {
             CatchUp::Now => {
                 session.save()?;

@@ -325,6 +325,13 @@ impl FileId {
             mtime_ns: meta.mtime_nsec(),
         }
     }
+
+    /// The identity of the file at `path`, if it is a regular file (a link is not
+    /// followed).
+    pub fn at(path: &Path) -> Option<FileId> {
+        let meta = std::fs::symlink_metadata(path).ok()?;
+        meta.file_type().is_file().then(|| FileId::of(&meta))
+    }
 }
 
 #[derive(Serialize)]
@@ -463,8 +470,7 @@ fn trusted(bytes: &[u8], state_path: &Path) -> Option<SummaryIn> {
     if file.summary_version != SUMMARY_VERSION || file.state.wf_schema > SCHEMA_VERSION {
         return None;
     }
-    let meta = std::fs::symlink_metadata(state_path).ok()?;
-    if !meta.file_type().is_file() || FileId::of(&meta) != file.snapshot {
+    if FileId::at(state_path) != Some(file.snapshot) {
         return None;
     }
     if file.state.event_log != Some(file.event_log) {

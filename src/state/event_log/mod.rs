@@ -23,6 +23,7 @@ use serde_json::value::RawValue;
 use crate::config::Role;
 use crate::error::{Result, WfError};
 use crate::state::event::EventData;
+use crate::state::records::LogMark;
 
 mod read;
 use read::last_complete_event;
@@ -323,23 +324,29 @@ impl EventLog {
         Ok(())
     }
 
+    /// The mark [`EventLog::mark`] will give once the held events are written.
+    pub fn mark_after_held(&self) -> LogMark {
+        let held = self.held.as_ref().map_or(0, Vec::len);
+        LogMark {
+            seq: self.next_seq - 1,
+            offset: self.offset + held as u64,
+        }
+    }
+
     /// Sequence number of the last event appended, and the offset just past the last
     /// one written. Asked only when none is held (a `sync` or `write_held` comes
     /// first), so the two describe the same event — except after a failed write,
     /// whose events' numbers are used though the lines are not in the file: a seq
     /// past the snapshot's then sends the session to settle from the files.
-    /// The mark [`EventLog::mark`] will give once the held events are written.
-    pub fn mark_after_held(&self) -> (u64, u64) {
-        let held = self.held.as_ref().map_or(0, Vec::len);
-        (self.next_seq - 1, self.offset + held as u64)
-    }
-
-    pub fn mark(&self) -> (u64, u64) {
+    pub fn mark(&self) -> LogMark {
         debug_assert!(
             self.held.as_ref().is_none_or(Vec::is_empty),
             "a log mark asked while events are held"
         );
-        (self.next_seq - 1, self.offset)
+        LogMark {
+            seq: self.next_seq - 1,
+            offset: self.offset,
+        }
     }
 }
 
@@ -570,7 +577,14 @@ mod tests {
         log.append(event()).unwrap();
         log.sync().unwrap();
         assert_eq!(lines(), 4, "a sync writes what is held");
-        assert_eq!(log.mark(), (4, std::fs::metadata(&path).unwrap().len()));
+        let len = std::fs::metadata(&path).unwrap().len();
+        assert_eq!(
+            log.mark(),
+            LogMark {
+                seq: 4,
+                offset: len
+            }
+        );
         log.append(event()).unwrap();
         log.release().unwrap();
         assert_eq!(lines(), 5, "the release writes what is held");

@@ -292,10 +292,7 @@ impl Store {
             }
             None => (None, None),
         };
-        let saved_seq = state
-            .as_ref()
-            .and_then(|s| s.event_log)
-            .map_or(0, |m| m.seq);
+        let saved_seq = session::marked_seq(state.as_ref());
         let mut session = Session {
             store: self.clone(),
             lock,

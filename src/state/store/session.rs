@@ -59,7 +59,7 @@ impl Drop for Session {
         let behind = self
             .log
             .as_ref()
-            .is_some_and(|l| l.mark().0 > self.saved_seq);
+            .is_some_and(|l| l.mark().seq > self.saved_seq);
         if self.in_txn || self.staged || behind {
             let _ = self.settle();
         }
@@ -119,8 +119,7 @@ impl Session {
     pub fn write_glance(&mut self) -> Result<()> {
         let made = match (self.glance.as_mut(), self.log.as_ref(), self.state.as_ref()) {
             (Some(glance), Some(log), Some(state)) if !self.in_txn => {
-                let (seq, offset) = log.mark_after_held();
-                glance.make(&self.store.state_path(), state, LogMark { seq, offset })
+                glance.make(&self.store.state_path(), state, log.mark_after_held())
             }
             _ => false,
         };
@@ -178,11 +177,7 @@ impl Session {
     /// The writer's end of the event log, opened on first use.
     pub(crate) fn log(&mut self) -> Result<&mut EventLog> {
         if self.log.is_none() {
-            let after = self
-                .state
-                .as_ref()
-                .and_then(|s| s.event_log)
-                .map_or(0, |m| m.seq);
+            let after = marked_seq(self.state.as_ref());
             self.log = Some(EventLog::open(&self.store.events_path(), after)?);
         }
         self.log.as_mut().ok_or_else(no_workflow)
@@ -196,11 +191,7 @@ impl Session {
         self.in_txn = false;
         self.staged = false;
         self.state = self.store.load()?;
-        self.saved_seq = self
-            .state
-            .as_ref()
-            .and_then(|s| s.event_log)
-            .map_or(0, |m| m.seq);
+        self.saved_seq = marked_seq(self.state.as_ref());
         crate::state::recover::recover(self, CatchUp::Now)
     }
 
@@ -300,9 +291,7 @@ impl Session {
         if let Some(log) = self.log.as_mut() {
             state.event_log = Some(synced_mark(log)?);
         } else if state.event_log.is_none() {
-            let log = EventLog::open(&self.store.events_path(), 0)?;
-            let (seq, offset) = log.mark();
-            state.event_log = Some(LogMark { seq, offset });
+            state.event_log = Some(EventLog::open(&self.store.events_path(), 0)?.mark());
         }
         write_snapshot(
             &self.store.dir,
@@ -357,12 +346,16 @@ impl Session {
     }
 }
 
+/// The last event `state`'s snapshot holds; 0 for none.
+pub(super) fn marked_seq(state: Option<&WorkflowState>) -> u64 {
+    state.and_then(|s| s.event_log).map_or(0, |m| m.seq)
+}
+
 /// The log synced, and the mark of its end: what a snapshot may say it holds, so it
 /// never marks events a power loss could take back.
 pub(super) fn synced_mark(log: &mut EventLog) -> Result<LogMark> {
     log.sync()?;
-    let (seq, offset) = log.mark();
-    Ok(LogMark { seq, offset })
+    Ok(log.mark())
 }
 
 /// A state taken by [`Session::snapshot`], to write as the workflow's snapshot. The

@@ -4,7 +4,6 @@
 
 use std::cell::OnceCell;
 use std::collections::HashMap;
-use std::os::unix::fs::FileExt;
 use std::path::Path;
 
 use super::{read_index, Entry};
@@ -207,8 +206,7 @@ fn view_of(
         }
         is_named[i] = true;
         let [start, end] = entry.span.bounds();
-        let mut record = vec![0; usize::try_from(end.checked_sub(start)?).ok()?];
-        file.file().read_exact_at(&mut record, start).ok()?;
+        let record = crate::fs::read_span(file.file(), start, end)?;
         let task: Task = serde_json::from_slice(&record).ok()?;
         if task.id != entry.id() {
             return None;
@@ -224,8 +222,7 @@ fn view_of(
         let log = log
             .get_or_init(|| crate::fs::open_regular(events_path, false).ok())
             .as_ref()?;
-        let mut line = vec![0; len];
-        log.file().read_exact_at(&mut line, offset).ok()?;
+        let line = crate::fs::read_span(log.file(), offset, offset + len as u64)?;
         let event = EventLine::parse(&line).ok()?.into_event();
         if event.seq != seq {
             return None;
