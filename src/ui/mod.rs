@@ -162,12 +162,7 @@ fn new_token() -> Result<String> {
     std::fs::File::open("/dev/urandom")
         .and_then(|mut f| f.read_exact(&mut bytes))
         .map_err(|e| WfError::io(&e, format!("cannot read /dev/urandom for the token: {e}")))?;
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    Ok(bytes
-        .iter()
-        .flat_map(|b| [HEX[usize::from(b >> 4)], HEX[usize::from(b & 15)]])
-        .map(char::from)
-        .collect())
+    Ok(format!("{:032x}", u128::from_be_bytes(bytes)))
 }
 
 /// `$BROWSER URL`, else `xdg-open URL`; the page is served either way, so a failure
