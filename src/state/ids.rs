@@ -18,7 +18,7 @@ pub struct Packed(compact_str::CompactString);
 
 impl Packed {
     /// `words`, packed in order: sized first, so the text is allocated once, and
-    /// each length written by `itoa` (`write!` took three times as long).
+    /// each length written by `itoa`, without the formatting machinery.
     pub fn new<'a, W>(words: W) -> Packed
     where
         W: IntoIterator<Item = &'a str>,
@@ -121,9 +121,8 @@ impl<'a> Iterator for Ids<'a> {
 }
 
 /// The first packed word of `rest` and what follows it. The length's digits are read
-/// a byte at a time: `split_once` and `str::parse` were a fifth of a read path's
-/// instructions when it folds a crash's log tail onto the task index (each id is
-/// read again every time the digest looks at it).
+/// a byte at a time: each id is read again every time a read path's digest looks at
+/// it.
 fn next_word(rest: &str) -> Option<(&str, &str)> {
     let bytes = rest.as_bytes();
     let mut len = 0usize;

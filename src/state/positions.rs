@@ -18,7 +18,7 @@ pub(super) struct TaskIndex(std::sync::Mutex<Positions>);
 pub(super) struct Positions {
     at: hashbrown::HashTable<usize>,
     // foldhash, not std's SipHash: ids come from the user's own plan, and the lookups
-    // are on every read path's fold (a tenth of a crash read's time with SipHash).
+    // are on every read path's fold.
     hasher: foldhash::fast::RandomState,
     /// How many of `tasks` (from the front) `at` has seen.
     seen: usize,

@@ -142,8 +142,7 @@ fn written() -> Option<u64> {
 
 /// A buffered writer that counts what passes through it. serde_json writes a pretty
 /// snapshot in small pieces — a quote, a key, an indent — so this is the one layer
-/// each goes through on its way to the file: through a counter and then a
-/// `BufWriter`, writing a task's record cost twice what serializing it does.
+/// each goes through on its way to the file, not a counter and then a `BufWriter`.
 struct Counted<W> {
     inner: W,
     buf: Vec<u8>,
