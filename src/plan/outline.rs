@@ -154,7 +154,7 @@ impl<'s> Drafts<'s> {
 }
 
 /// Runs `format`'s parser over `text` (its BOM already cut), each draft to `sink`.
-fn run_parser(
+pub(crate) fn run_parser(
     format: Format,
     text: &str,
     sink: &mut dyn FnMut(Draft) -> std::result::Result<(), PlanError>,
@@ -165,17 +165,6 @@ fn run_parser(
     let links = format.reader().parse(text, &mut drafts, warnings, pass)?;
     drafts.close()?;
     Ok(links)
-}
-
-/// `format`'s parse of `text` (its BOM cut), each draft to `sink`: for a look at the
-/// tasks beside the two passes (`repeats`).
-pub(crate) fn parse_with(
-    format: Format,
-    text: &str,
-    sink: &mut dyn FnMut(Draft) -> std::result::Result<(), PlanError>,
-    pass: Pass,
-) -> std::result::Result<Links, PlanError> {
-    run_parser(format, text, sink, &mut Vec::new(), pass)
 }
 
 /// A plan whose graph is checked, its tasks not held: [`Outline::each_task`] reads

@@ -196,7 +196,7 @@ fn copies(format: Format, text: &str, lines: &[u32]) -> Vec<Copy> {
         }
         Ok(())
     };
-    let _ = super::outline::parse_with(format, text, &mut sink, Pass::Second);
+    let _ = super::outline::run_parser(format, text, &mut sink, &mut Vec::new(), Pass::Second);
     out
 }
 
