@@ -6,7 +6,7 @@ use std::path::Path;
 
 use super::{add_order_edges, assign_ids, collect, item, Dialect};
 use crate::plan::doc;
-use crate::plan::format::{Context, Detector, Facts, Links, Pass, Reader, Shown, Spot};
+use crate::plan::format::{counted, Context, Detector, Facts, Links, Pass, Reader, Shown, Spot};
 use crate::plan::outline::{Drafts, Node};
 use crate::plan::{marks, status};
 use crate::plan::{PlanError, PlanWarning};
@@ -239,11 +239,23 @@ impl Counter {
         false
     }
 
-    /// The counts, those under headings of other lists only when there are no others.
-    pub(crate) fn settle(&mut self) {
+    /// The count of tasks, and detection's words for it: every checkbox when `all`
+    /// (the plan's path says it is the format's), else the numbered ones; those under
+    /// headings of other lists only when there are no others.
+    pub(crate) fn numbered_tasks(&mut self, all: bool) -> (usize, String) {
         if self.all == 0 {
             (self.all, self.numbered) = self.aside;
         }
+        let (n, one, many) = if all {
+            (self.all, "checkbox task", "checkbox tasks")
+        } else {
+            (
+                self.numbered,
+                "numbered checkbox task",
+                "numbered checkbox tasks",
+            )
+        };
+        (n, counted(n, one, many))
     }
 }
 
