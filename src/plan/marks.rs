@@ -222,7 +222,7 @@ fn struck_deferral(desc: &str) -> bool {
     if !desc.contains("~~") {
         return false;
     }
-    if struck(desc) {
+    if unstruck(desc.trim()).1 {
         return true;
     }
     let mut rest = desc.trim_start();
@@ -252,13 +252,15 @@ fn struck_deferral(desc: &str) -> bool {
     })
 }
 
-/// `~~text~~`, the whole of `s` struck through.
-pub(crate) fn struck(s: &str) -> bool {
-    let t = s.trim();
-    t.len() > 4
-        && t.starts_with("~~")
-        && t.ends_with("~~")
-        && !t.get(2..t.len() - 2).unwrap_or("").contains("~~")
+/// `s` without its span `(a, b)`, the text either side joined by one space.
+pub(crate) fn without_span(s: &str, (a, b): (usize, usize)) -> Option<String> {
+    let before = s.get(..a)?.trim_end();
+    let after = s.get(b..)?.trim_start();
+    Some(if after.is_empty() {
+        before.to_string()
+    } else {
+        format!("{before} {after}")
+    })
 }
 
 /// `s` without a strike-through around it (`~~T012~~` → `T012`).

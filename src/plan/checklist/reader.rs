@@ -159,16 +159,7 @@ fn boxed(
             rest = format!("{} (deferred)", rest.trim_end());
         }
         (TaskStatus::Skipped, _) => {}
-        (_, Some((a, b))) => {
-            let (a, b) = (a + star, b + star);
-            let before = rest.get(..a)?.trim_end();
-            let after = rest.get(b..)?.trim_start();
-            rest = if after.is_empty() {
-                before.to_string()
-            } else {
-                format!("{before} {after}")
-            };
-        }
+        (_, Some((a, b))) => rest = marks::without_span(&rest, (a + star, b + star))?,
         _ => {}
     }
     let new = format!("{}{new_box}]{rest}", raw.get(..check_at)?);

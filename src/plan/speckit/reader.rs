@@ -211,15 +211,7 @@ pub(crate) fn shown_line(raw: &str, tl: &TaskLine<'_>, s: TaskStatus) -> Option<
         (TaskStatus::Skipped, _) if deferred || shows == TaskStatus::Skipped => tl.desc.to_string(),
         (TaskStatus::Skipped, _) => format!("{} — DEFERRED", tl.desc),
         (_, None) => tl.desc.to_string(),
-        (_, Some((a, b))) => {
-            let before = tl.desc.get(..a)?.trim_end();
-            let after = tl.desc.get(b..)?.trim_start();
-            if after.is_empty() {
-                before.to_string()
-            } else {
-                format!("{before} {after}")
-            }
-        }
+        (_, Some(span)) => crate::plan::marks::without_span(tl.desc, span)?,
     };
     let desc_end = tl.desc_at + tl.desc.len();
     let new = format!(
