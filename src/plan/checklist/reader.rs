@@ -136,12 +136,8 @@ fn boxed(
     let open = matches!(mark, ' ');
     // A mark that an import reads as it reads `s` stays (Kiro's `[-]`, in progress,
     // for a pending task: neither is finished work).
-    let legend = marks::Legend::with(if progress.is_some() {
-        TaskStatus::InProgress
-    } else {
-        TaskStatus::Skipped
-    });
-    let reads = status::imported(legend.status(mark)) == status::imported(s);
+    let dash = progress.map_or(TaskStatus::Skipped, |_| TaskStatus::InProgress);
+    let reads = status::imported(marks::Legend::with(dash).status(mark)) == status::imported(s);
     let new_box = match s {
         TaskStatus::Completed if matches!(mark, 'x' | 'X') => mark,
         TaskStatus::Completed => 'x',
