@@ -123,16 +123,7 @@ pub(crate) fn settle(
         }
     }
     if drop.iter().any(|d| *d) {
-        let mut at = 0;
-        let positions: Vec<Option<usize>> = drop
-            .iter()
-            .map(|d| {
-                (!d).then(|| {
-                    at += 1;
-                    at - 1
-                })
-            })
-            .collect();
+        let positions = kept_places(drop.iter().copied());
         let mut keep = drop.iter().map(|d| !d);
         nodes.retain(|_| keep.next().unwrap_or(true));
         if !tasks.is_empty() {
@@ -147,6 +138,16 @@ pub(crate) fn settle(
     settled.renamed.sort_unstable();
     settled.restatus.sort_unstable_by_key(|r| r.0);
     settled
+}
+
+/// Where each item is once the `dropped` ones are taken out: its new position, or
+/// `None` when it is dropped.
+pub(crate) fn kept_places(dropped: impl IntoIterator<Item = bool>) -> Vec<Option<usize>> {
+    let mut places = 0..;
+    dropped
+        .into_iter()
+        .map(|d| if d { None } else { places.next() })
+        .collect()
 }
 
 /// A section that restates tasks: a summary, a progress list, a checklist.

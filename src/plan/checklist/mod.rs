@@ -271,16 +271,7 @@ fn collect(text: &str, dialect: &Dialect, warnings: &mut Vec<PlanWarning>) -> Ve
 
 /// `entries` without the boxes under headings of other lists, parents moved.
 fn drop_aside(entries: &mut Vec<Entry>) {
-    let mut at = 0;
-    let to: Vec<Option<usize>> = entries
-        .iter()
-        .map(|e| {
-            (!e.aside).then(|| {
-                at += 1;
-                at - 1
-            })
-        })
-        .collect();
+    let to = super::repeats::kept_places(entries.iter().map(|e| e.aside));
     entries.retain(|e| !e.aside);
     for e in entries.iter_mut() {
         e.parent = e.parent.and_then(|p| to.get(p).copied().flatten());
