@@ -241,14 +241,7 @@ fn collect(text: &str, dialect: &Dialect, warnings: &mut Vec<PlanWarning>) -> Ve
         if t.trim().is_empty() {
             continue;
         }
-        let indent = indent_of(t);
-        while open
-            .last()
-            .and_then(|&i| entries.get(i))
-            .is_some_and(|e| indent <= e.indent)
-        {
-            open.pop();
-        }
+        close_open(&entries, &mut open, indent_of(t));
         match open.last().and_then(|&i| entries.get_mut(i)) {
             Some(e) => {
                 let d = doc::list_item(t).unwrap_or(t).trim();
@@ -363,6 +356,17 @@ pub(crate) fn placeholder_after(text: &str, rest: &str) -> bool {
     braces || super::speckit::placeholder_word(rest)
 }
 
+/// Closes the open items indented `indent` or more: a line there is not under them.
+fn close_open(entries: &[Entry], open: &mut Vec<usize>, indent: usize) {
+    while open
+        .last()
+        .and_then(|&i| entries.get(i))
+        .is_some_and(|e| indent <= e.indent)
+    {
+        open.pop();
+    }
+}
+
 /// Adds the item `it` on `line`: its parent is the nearest open item indented less.
 fn push_entry(
     entries: &mut Vec<Entry>,
@@ -372,13 +376,7 @@ fn push_entry(
     legend: &Legend,
     heading_phase: &str,
 ) {
-    while open
-        .last()
-        .and_then(|&i| entries.get(i))
-        .is_some_and(|e| it.indent <= e.indent)
-    {
-        open.pop();
-    }
+    close_open(entries, open, it.indent);
     // `1.1` under `1`: the last item numbered as its number without the last part.
     let by_number = it.number.and_then(|n| {
         let (up, _) = n.rsplit_once('.')?;
