@@ -116,7 +116,7 @@ impl Reader for SpecKit {
     }
 
     fn starts_task(&self, text: &str) -> bool {
-        is_task_line(text)
+        task_line(text).is_some()
     }
 
     fn context(&self, plan: &Path, task: &Task) -> Context {
