@@ -236,9 +236,7 @@ fn builtin_rules() -> Vec<Rule> {
 pub fn apply(task: &mut Task, rules: &Rules, unblocked: &[String]) {
     let mut kinds = std::mem::take(&mut task.blocked_by);
     for kind in classify(task, rules) {
-        if !kinds.contains(&kind) {
-            kinds.push(kind);
-        }
+        super::fields::push_unique(&mut kinds, kind);
     }
     kinds.retain(|k| !unblocked.contains(k));
     task.blocked_by = kinds;

@@ -521,7 +521,8 @@ fn add_extra(task: &mut Task, key: &str, value: String) {
     }
 }
 
-fn push_unique(list: &mut Vec<String>, item: String) {
+/// Adds `item` to `list` unless it is there already.
+pub(crate) fn push_unique<T: PartialEq>(list: &mut Vec<T>, item: T) {
     if !list.contains(&item) {
         list.push(item);
     }

@@ -78,9 +78,7 @@ impl Reader for Taskmaster {
             d.task.deps = deps(&entries, i);
             // What its parent waits for (not the parent's edges to its subtasks).
             for dep in e.parent.map(|p| deps(&entries, p)).unwrap_or_default() {
-                if !d.task.deps.contains(&dep) {
-                    d.task.deps.push(dep);
-                }
+                crate::plan::fields::push_unique(&mut d.task.deps, dep);
             }
             if let Some(p) = e.parent.and_then(|p| out.get_mut(p)) {
                 p.task.deps.push(d.task.id.clone());
