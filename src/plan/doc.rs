@@ -167,9 +167,6 @@ fn whole_line_comment(raw: &str) -> Option<&str> {
 /// Removes `<!-- … -->` spans; returns the visible text and whether a comment is
 /// still open at the end of the line.
 fn strip_comments(raw: &str, mut in_comment: bool) -> (Cow<'_, str>, bool) {
-    if !in_comment && !raw.contains("<!--") {
-        return (Cow::Borrowed(raw), false);
-    }
     let mut out = String::new();
     let mut rest = raw;
     loop {
