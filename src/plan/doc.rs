@@ -191,6 +191,13 @@ fn strip_comments(raw: &str, mut in_comment: bool) -> (Cow<'_, str>, bool) {
     (Cow::Owned(out), in_comment)
 }
 
+/// Whether a line that shows holds a `{{…}}` placeholder: an unfilled template.
+pub(crate) fn has_template(lines: &[Line<'_>]) -> bool {
+    lines
+        .iter()
+        .any(|l| !l.hidden && l.text.contains("{{") && l.text.contains("}}"))
+}
+
 /// The byte offset of `part`, a slice of `text` (a [`Line`]'s `raw`), in `text`.
 pub(crate) fn offset_in(text: &str, part: &str) -> usize {
     (part.as_ptr() as usize).saturating_sub(text.as_ptr() as usize)

@@ -53,10 +53,7 @@ impl Reader for SpecKit {
     }
 
     fn no_tasks(&self, lines: &[Line<'_>]) -> Option<PlanError> {
-        let template = lines
-            .iter()
-            .any(|l| !l.hidden && l.text.contains("{{") && l.text.contains("}}"));
-        let line = (!template).then(|| first_idless(lines)).flatten()?;
+        let line = first_idless(lines).filter(|_| !doc::has_template(lines))?;
         Some(PlanError::new(
             line,
             "the spec-kit plan has no tasks: this checkbox has no task id; give each task an id, e.g. `- [ ] T001 description`",
