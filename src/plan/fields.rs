@@ -118,7 +118,6 @@ const NAMES: &[(&str, Key)] = &[
     ("acceptance criteria", Key::Acceptance),
     ("id", Key::Id),
     ("task id", Key::Id),
-    ("acceptance criteria", Key::Acceptance),
     ("actions", Key::Actions),
     ("action", Key::Actions),
     ("动作", Key::Actions),
