@@ -161,8 +161,7 @@ fn norm(key: &str) -> String {
 
 /// `NAMES` by their compared form (the first name of a form wins, as a scan would),
 /// built once: `canon` runs for every field line of a plan, on each import and each
-/// plan-copy mirror, and normalising every name for each line was most of a large
-/// plan's mirror.
+/// plan-copy mirror.
 static BY_NORM: std::sync::LazyLock<std::collections::HashMap<String, Key>> =
     std::sync::LazyLock::new(|| {
         let mut map = std::collections::HashMap::new();

@@ -267,8 +267,7 @@ fn distinct_ignoring_case(names: Vec<String>) -> Vec<String> {
 /// component, and the components are spread over the band's share of jobs, largest
 /// first onto the lightest. A job thus needs only jobs of earlier bands, and runs its
 /// tasks in the plan's dependency order (`position`), so every dependency is waited
-/// for or runs before it in the job; a plan of any depth fits (a line of 1,000
-/// dependent tasks in 200 jobs: five depths to a band).
+/// for or runs before it in the job; a plan of any depth fits.
 fn pack(
     groups: &[Vec<usize>],
     needs: &[Vec<usize>],
