@@ -89,12 +89,7 @@ fn try_adopt(state: &mut WorkflowState, dir: &Path, project: Option<&Path>) -> R
         if task.status == TaskStatus::Blocked {
             // The plugin lists a blocked task but not what it waits on; its own
             // classification rules (the builtin ones) name the kind.
-            for kind in classify::classify(task, &rules) {
-                if !task.blocked_by.contains(&kind) {
-                    task.blocked_by.push(kind);
-                }
-            }
-            task.blocked_by.retain(|k| !state.unblocked.contains(k));
+            classify::apply(task, &rules, &state.unblocked);
             if task.blocked_by.is_empty() {
                 task.blocked_by.push("external".into());
             }

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use super::checklist::{Checklist, Counter, Dialect};
 use super::doc::{self, Line};
-use super::format::{counted, Context, Detector, Evidence, Facts};
+use super::format::{Context, Detector, Evidence, Facts};
 use crate::state::machine::TaskStatus;
 use crate::state::model::Task;
 
@@ -164,12 +164,8 @@ impl Detector for Story {
     }
 
     fn finish(mut self: Box<Self>, _text: &str) -> Evidence {
-        self.count.settle();
-        let tasks = self.count.all;
-        let mut why = vec![format!(
-            "{} under `## Tasks / Subtasks`",
-            counted(tasks, "checkbox task", "checkbox tasks")
-        )];
+        let (tasks, all) = self.count.numbered_tasks(true);
+        let mut why = vec![format!("{all} under `## Tasks / Subtasks`")];
         if let Some(s) = &self.status {
             why.push(format!("story Status: {}", doc::shown(s)));
         }

@@ -1,36 +1,11 @@
 //! Which external inputs a task waits for: the claude-workflow plugin's
-//! `classifyTaskDependencies`, read as words.
+//! `classifyTaskDependencies`, read as words. The builtin rules and the project
+//! config's keys are in docs/plans.md "Classification: external blockers".
 //!
-//! Builtin rules, matched against the task's name and its file:
-//! - `api_spec`: the name has a word `api`, `service`, `fetch`, `request` or `http`,
-//!   or contains 接口, 服务层, 数据获取 or 后端; or the file sits under a `services/`,
-//!   `api/` or `http/` directory;
-//! - `design_spec`: the name has the word `ui` or contains 样式, 组件, 还原, 视觉, 布局,
-//!   卡片, 弹窗 or 表单; or the file ends in `.vue`, `.tsx`, `.jsx`, `.css` or `.scss`
-//!   or sits under `components/`, `pages/` or `views/` — unless the name has the
-//!   word `skeleton`, `mock`, `stub` or `placeholder` or contains 骨架 (scaffolding
-//!   is exempt).
-//!
-//! An English term matches a whole word, a plural too, and a word inside an
-//! identifier (`userApi`, `api_client`, `fetch-users`, `UserService`, `HTTPClient`),
-//! never part of another word: `build` and `quickstart` have no `ui`, `rapid` has
-//! no `api`. URLs and paths in the name are not read (`https://x.dev` is no HTTP
-//! work; the file rule reads the task's file). Chinese terms match anywhere in the
-//! name (Chinese has no spaces).
-//!
-//! The rules are the plugin's, so only claude-workflow plans are classified unless
-//! the project config says otherwise; a task whose `阻塞依赖` (blocked_by) field says
-//! `none` (无, -, n/a) is never classified. The project config's `wf` section:
-//!
-//! - `"classify": {"formats": ["claude-workflow", "spec-kit"]}` — the plan formats
-//!   classified (`[]` turns classification off; default `["claude-workflow"]`);
-//! - `"classify": {"builtin": false}` — drop the builtin rules, so `wf.blockers`
-//!   replaces them instead of adding to them;
-//! - `"blockers": {"kind": {"name": "regex", "file": "regex"}}` — custom kinds: a
-//!   task is of that kind when either regex matches (case insensitive). A custom rule
-//!   for `api_spec` or `design_spec` adds to the builtin one. Kinds must match
-//!   `^[a-z][a-z0-9_]{0,31}$` and may not be `all` (that word means every kind to
-//!   `workflow-unblock`). Regexes are compiled once per [`Rules`].
+//! Terms match whole words (a plural, or a word inside an identifier such as
+//! `userApi`), never part of another word, so `build` has no `ui` and `rapid` no
+//! `api`. The rules are the plugin's, so only claude-workflow plans are classified
+//! unless the project config says otherwise.
 
 use regex::{Regex, RegexBuilder};
 
@@ -236,9 +211,7 @@ fn builtin_rules() -> Vec<Rule> {
 pub fn apply(task: &mut Task, rules: &Rules, unblocked: &[String]) {
     let mut kinds = std::mem::take(&mut task.blocked_by);
     for kind in classify(task, rules) {
-        if !kinds.contains(&kind) {
-            kinds.push(kind);
-        }
+        super::fields::push_unique(&mut kinds, kind);
     }
     kinds.retain(|k| !unblocked.contains(k));
     task.blocked_by = kinds;

@@ -38,8 +38,8 @@ pub(crate) fn stamp(task: &mut Task) {
     task.digest = format!("{:x}", h.finalize());
 }
 
-/// [`stamp`]s every task of a plan as parsed, split across the machine's cores: every
-/// task's JSON goes through MD5, a large share of a big plan's import on one core.
+/// [`stamp`]s every task of a plan as parsed, split across the machine's cores, as
+/// every task's JSON goes through MD5.
 pub(crate) fn stamp_all(tasks: &mut [Task]) {
     // Below this a thread costs more than it saves.
     const PER_THREAD: usize = 2_000;

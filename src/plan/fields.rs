@@ -1,41 +1,11 @@
-//! The claude-workflow fields: from a task block's `- **字段**: 值` lines to a [`Task`].
+//! The claude-workflow fields: from a task block's `- **字段**: 值` lines to a
+//! [`Task`]. The names of each field and how lists, commands, steps and status words
+//! are read are in docs/plans.md "Fields".
 //!
-//! Field names are matched ignoring case, spaces, `_` and `-`, in Chinese or English:
-//!
-//! | field | names |
-//! |---|---|
-//! | phase | 阶段, phase |
-//! | file | 文件, file (backticks stripped) |
-//! | file + modifies | files (a list: the first is the file, the others go to modifies) |
-//! | creates / modifies / tests | 创建文件 / 修改文件 / 测试文件, creates / modifies / tests |
-//! | reuse | 复用, reuse, leverage |
-//! | design_refs | 设计参考, Spec 参考, Plan 参考, design_ref, spec_ref, plan_ref (+ the V1 id comment's `design_ref`) |
-//! | requirement | 需求, 内容, requirement, description |
-//! | acceptance | 验收, 验收项, 验收标准, acceptance |
-//! | actions | actions, action, 动作 |
-//! | deps | 依赖, depends, depends_on, deps, dependencies |
-//! | blocked_by | 阻塞依赖, blockers, blocked_by |
-//! | quality_gate | 质量关卡, quality_gate (true/是/yes/1, false/否/no/0) |
-//! | threshold | 阈值, threshold (0–100; 80 when a quality gate has none) |
-//! | verify | 验证命令, verify, verify_command |
-//! | expect | 验证期望, expect, expected |
-//! | status | 状态, status (wins over the heading emoji) |
-//! | steps | 步骤, steps |
-//! | timeout_secs | 超时, timeout, timeout_secs (`300`, `300s`, `5m`) |
-//! | capabilities | 能力, capabilities |
-//!
-//! Lists (files, refs, actions, capabilities) split on `,` `，` `、` `;` and on list
-//! items of continuation lines; deps and blocker kinds also split on spaces; `无`,
-//! `none`, `-` mean an empty list. 验证命令 takes one command per line; a line that
-//! starts with a backtick holds one or more `backticked` commands, any other line is
-//! one command as written. A step is `A1: do → output（验证：check）` (also `->`,
-//! `(验证: …)`, `(verify: …)`, `(check: …)`); a check that is one code span is a
-//! command (`check_cmd`), anything else is prose (`check` only). Other fields (需求
-//! ID, 关键约束, …) are kept as strings in `Task.extra` under their own name, except
-//! that a name the state file uses for a task field gets a `plan_` prefix. An unknown
-//! name within one edit (two for names longer than five characters) of a known one —
-//! `Verfy`, `验证命名` — is still kept, with a warning naming the field it is probably
-//! meant to be ("did you mean `verify`?").
+//! Names match ignoring case, spaces, `_` and `-`, in Chinese or English, as plans
+//! write them. A field wf does not know is kept in `Task.extra`, not dropped (under
+//! `plan_<name>` when the state uses the name), with a warning when it is a slip of
+//! the keyboard from a known one ("did you mean `verify`?").
 
 use serde_json::Value;
 
@@ -118,7 +88,6 @@ const NAMES: &[(&str, Key)] = &[
     ("acceptance criteria", Key::Acceptance),
     ("id", Key::Id),
     ("task id", Key::Id),
-    ("acceptance criteria", Key::Acceptance),
     ("actions", Key::Actions),
     ("action", Key::Actions),
     ("动作", Key::Actions),
@@ -162,8 +131,7 @@ fn norm(key: &str) -> String {
 
 /// `NAMES` by their compared form (the first name of a form wins, as a scan would),
 /// built once: `canon` runs for every field line of a plan, on each import and each
-/// plan-copy mirror, and normalising every name for each line was most of a large
-/// plan's mirror.
+/// plan-copy mirror.
 static BY_NORM: std::sync::LazyLock<std::collections::HashMap<String, Key>> =
     std::sync::LazyLock::new(|| {
         let mut map = std::collections::HashMap::new();
@@ -521,7 +489,8 @@ fn add_extra(task: &mut Task, key: &str, value: String) {
     }
 }
 
-fn push_unique(list: &mut Vec<String>, item: String) {
+/// Adds `item` to `list` unless it is there already.
+pub(crate) fn push_unique<T: PartialEq>(list: &mut Vec<T>, item: T) {
     if !list.contains(&item) {
         list.push(item);
     }

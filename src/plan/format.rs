@@ -335,9 +335,10 @@ pub(crate) fn detect(text: &str, path: Option<&Path>) -> Result<Detected, PlanEr
     let best = pick(false).or_else(|| pick(true));
     if let Some((format, evidence)) = best {
         let mut why = evidence.why.clone();
+        // A format counting as many tasks (Kiro and OpenSpec) does not have "fewer".
         let others: Vec<String> = all
             .iter()
-            .filter(|(f, e)| f != format && e.tasks > 0 && !e.fallback && !same_lines(e, evidence))
+            .filter(|(f, e)| f != format && e.tasks > 0 && !e.fallback && e.tasks != evidence.tasks)
             .map(|(f, e)| format!("{} has {}", f.name(), e.tasks))
             .collect();
         if !others.is_empty() {
@@ -368,9 +369,4 @@ pub(crate) fn detect(text: &str, path: Option<&Path>) -> Result<Detected, PlanEr
 /// `n` and the noun for it, singular or plural: `1 task line`, `2 task lines`.
 pub(crate) fn counted(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
-}
-
-/// Two formats that count the same task lines (Kiro and OpenSpec): not "fewer".
-fn same_lines(a: &Evidence, b: &Evidence) -> bool {
-    a.tasks == b.tasks
 }

@@ -1,8 +1,8 @@
 //! Validation of the task graph: unique ids, known dependencies, no cycles.
 //!
 //! All checks are O(tasks + edges) with hash maps, and the cycle search is an
-//! iterative depth-first search (an explicit stack), so a 10,000-task chain neither
-//! takes quadratic time nor overflows the call stack. Every problem is reported, each
+//! iterative depth-first search (an explicit stack), so a long chain neither takes
+//! quadratic time nor overflows the call stack. Every problem is reported, each
 //! as one line naming its task's line, so one `wf check` shows them all.
 
 use super::outline::Node;
@@ -230,9 +230,7 @@ fn reaches(nodes: &[Node], index: &IdIndex, from: usize, to: usize) -> bool {
     false
 }
 
-/// A cycle as node indices, each depending on the next and the last on the first.
-/// Each node's edges, all in one array: a `Vec` a node took 24 bytes and an
-/// allocation each.
+/// Each node's edges, all in one array: not a `Vec` and an allocation a node.
 struct Adjacency {
     /// Where each node's edges start in `targets`, and where the last one's end.
     starts: Vec<usize>,

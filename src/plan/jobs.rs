@@ -99,12 +99,7 @@ pub fn plan_jobs(
             crate::error::one_line(&bad.id)
         ));
     }
-    let index: HashMap<&str, usize> = tasks
-        .iter()
-        .enumerate()
-        .map(|(i, t)| (t.id.as_str(), i))
-        .collect();
-    let order = topological(&tasks, &index)?;
+    let (index, order) = topological(&tasks)?;
     // Not in the pipeline: what `leave` names, then what depends on a task left out,
     // in dependency order.
     let mut out: Vec<Option<Leave>> = vec![None; tasks.len()];
@@ -244,12 +239,7 @@ pub fn plan_jobs(
 /// of upstream tasks in this order, so a later writer of a file wins.
 pub fn dependency_order(tasks: &[impl Borrow<Task>]) -> Result<Vec<usize>, String> {
     let tasks: Vec<&Task> = tasks.iter().map(Borrow::borrow).collect();
-    let index: HashMap<&str, usize> = tasks
-        .iter()
-        .enumerate()
-        .map(|(i, t)| (t.id.as_str(), i))
-        .collect();
-    topological(&tasks, &index)
+    topological(&tasks).map(|(_, order)| order)
 }
 
 /// `names` with a `__N` suffix on each one whose lowercase an earlier one already
@@ -277,8 +267,7 @@ fn distinct_ignoring_case(names: Vec<String>) -> Vec<String> {
 /// component, and the components are spread over the band's share of jobs, largest
 /// first onto the lightest. A job thus needs only jobs of earlier bands, and runs its
 /// tasks in the plan's dependency order (`position`), so every dependency is waited
-/// for or runs before it in the job; a plan of any depth fits (a line of 1,000
-/// dependent tasks in 200 jobs: five depths to a band).
+/// for or runs before it in the job; a plan of any depth fits.
 fn pack(
     groups: &[Vec<usize>],
     needs: &[Vec<usize>],
@@ -355,8 +344,14 @@ fn root(parent: &mut [usize], mut g: usize) -> usize {
     g
 }
 
-/// Tasks in dependency order, document order among equals (Kahn's algorithm).
-fn topological(tasks: &[&Task], index: &HashMap<&str, usize>) -> Result<Vec<usize>, String> {
+/// Each task's position by its id, and the tasks in dependency order, document order
+/// among equals (Kahn's algorithm).
+fn topological<'a>(tasks: &[&'a Task]) -> Result<(HashMap<&'a str, usize>, Vec<usize>), String> {
+    let index: HashMap<&str, usize> = tasks
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.id.as_str(), i))
+        .collect();
     let mut indegree = vec![0usize; tasks.len()];
     let mut dependants: Vec<Vec<usize>> = vec![Vec::new(); tasks.len()];
     for (i, t) in tasks.iter().enumerate() {
@@ -386,7 +381,7 @@ fn topological(tasks: &[&Task], index: &HashMap<&str, usize>) -> Result<Vec<usiz
     if order.len() < tasks.len() {
         return Err("the task graph has a cycle; re-import the plan".into());
     }
-    Ok(order)
+    Ok((index, order))
 }
 
 /// Each job's needs less those another of its needs already waits for.

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use super::checklist::{Checklist, Counter, Dialect};
 use super::doc::Line;
-use super::format::{counted, Context, Detector, Evidence, Facts};
+use super::format::{Context, Detector, Evidence, Facts};
 use crate::state::machine::TaskStatus;
 use crate::state::model::Task;
 
@@ -74,19 +74,10 @@ impl Detector for Kiro {
     }
 
     fn finish(mut self: Box<Self>, _text: &str) -> Evidence {
-        self.count.settle();
         // Under `.kiro/specs/` every checkbox is a task; elsewhere the numbered ones
         // are what tells a Kiro list.
-        let tasks = if self.path {
-            self.count.all
-        } else {
-            self.count.numbered
-        };
-        let mut why = vec![if self.path {
-            counted(tasks, "checkbox task", "checkbox tasks")
-        } else {
-            counted(tasks, "numbered checkbox task", "numbered checkbox tasks")
-        }];
+        let (tasks, first) = self.count.numbered_tasks(self.path);
+        let mut why = vec![first];
         let signs = [
             (self.path, "path .kiro/specs/"),
             (self.fields, "_Requirements:_ lines"),

@@ -1,19 +1,10 @@
 //! How a checkbox plan marks a task's status besides `[ ]` and `[x]`: the mark in
 //! the box as the plan's legend defines it, and a deferral written in prose on the
-//! task's line — shared by spec-kit and the checklist formats.
+//! task's line — shared by spec-kit and the checklist formats. The marks are in
+//! docs/plans.md "spec-kit", the deferrals in "Deferrals in prose".
 //!
-//! **Boxes**: ` ` is pending, `x`/`X` completed; `~` and `/` are in progress, `-`
-//! skipped (Kiro's own `-` is in progress, `Legend::with`); any other mark skipped.
-//! A legend line of the plan (`[~] = deferred`, `- [-] in progress`, "Legend: [ ]
-//! todo, [/] doing") overrides these for the marks it names, from that line on.
-//!
-//! **Deferrals in prose**: a task whose line says it is not to be done is skipped
-//! whatever its box: `(SKIPPED - not required for MVP)`, `(deferred)`, `(protected
-//! file - skipped)`, `[DEFERRED: …]`, `(cancelled)`, `(not required for MVP)`,
-//! `(out of scope)`, `(won't do)`, a ` — DEFERRED` marker (spec-kit's own, which the
-//! mirror writes), and a task whose id or whole text is struck through (`~~T012~~`).
-//! A word in running prose (`add deferred loading`) is not one: only a bracketed note,
-//! the marker, or the strike.
+//! A word in running prose (`add deferred loading`) does not defer: only a bracketed
+//! note, a marker, a deferring phrase (`not required for MVP`) or a strike-through.
 
 use std::sync::LazyLock;
 
@@ -139,8 +130,7 @@ fn legend_word(word: &str) -> Option<TaskStatus> {
 }
 
 /// A deferral written on a task line: the span to cut from its name (`None` when
-/// the text stays the name: a strike-through, a phrase in the sentence), see the
-/// module doc.
+/// the text stays the name: a strike-through, a phrase in the sentence).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Deferral {
     pub span: Option<(usize, usize)>,
@@ -222,7 +212,7 @@ fn struck_deferral(desc: &str) -> bool {
     if !desc.contains("~~") {
         return false;
     }
-    if struck(desc) {
+    if unstruck(desc.trim()).1 {
         return true;
     }
     let mut rest = desc.trim_start();
@@ -252,13 +242,15 @@ fn struck_deferral(desc: &str) -> bool {
     })
 }
 
-/// `~~text~~`, the whole of `s` struck through.
-pub(crate) fn struck(s: &str) -> bool {
-    let t = s.trim();
-    t.len() > 4
-        && t.starts_with("~~")
-        && t.ends_with("~~")
-        && !t.get(2..t.len() - 2).unwrap_or("").contains("~~")
+/// `s` without its span `(a, b)`, the text either side joined by one space.
+pub(crate) fn without_span(s: &str, (a, b): (usize, usize)) -> Option<String> {
+    let before = s.get(..a)?.trim_end();
+    let after = s.get(b..)?.trim_start();
+    Some(if after.is_empty() {
+        before.to_string()
+    } else {
+        format!("{before} {after}")
+    })
 }
 
 /// `s` without a strike-through around it (`~~T012~~` → `T012`).

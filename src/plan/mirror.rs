@@ -246,8 +246,8 @@ impl PlanCopy {
 
     /// The copy with the statuses of `tasks`, worked out and not yet written; `None`
     /// for a missing or unreadable copy. When the mirror index names this copy, only
-    /// the blocks of the tasks whose status moved since are rendered again: parsing
-    /// the whole copy was most of a large plan's checkpoint (BENCHMARKS.md).
+    /// the blocks of the tasks whose status moved since are rendered again, so a
+    /// checkpoint does not parse the whole copy.
     pub fn mirrored(&self, tasks: &[TaskRef]) -> Option<Mirrored<'_>> {
         let (bytes, _, meta) = crate::fs::read_regular_kept(&self.path).ok()?;
         let text = String::from_utf8(bytes).ok()?;

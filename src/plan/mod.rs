@@ -256,10 +256,7 @@ fn empty_plan(format: Format, lines: &[doc::Line<'_>]) -> PlanError {
     if let Some(better) = format.reader().no_tasks(lines) {
         return better;
     }
-    let template = lines
-        .iter()
-        .any(|l| !l.hidden && l.text.contains("{{") && l.text.contains("}}"));
-    let hint = if template {
+    let hint = if doc::has_template(lines) {
         " (this looks like an unfilled template: `{{…}}` placeholders are not tasks)"
     } else {
         ""

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use super::checklist::{Checklist, Counter, Dialect};
 use super::doc::{self, Line};
-use super::format::{counted, Context, Detector, Evidence, Facts};
+use super::format::{Context, Detector, Evidence, Facts};
 use crate::state::machine::TaskStatus;
 use crate::state::model::Task;
 
@@ -133,17 +133,8 @@ impl Detector for OpenSpec {
     }
 
     fn finish(mut self: Box<Self>, _text: &str) -> Evidence {
-        self.count.settle();
-        let tasks = if self.path {
-            self.count.all
-        } else {
-            self.count.numbered
-        };
-        let mut why = vec![if self.path {
-            counted(tasks, "checkbox task", "checkbox tasks")
-        } else {
-            counted(tasks, "numbered checkbox task", "numbered checkbox tasks")
-        }];
+        let (tasks, first) = self.count.numbered_tasks(self.path);
+        let mut why = vec![first];
         if self.path {
             why.push("path openspec/changes/".into());
         }

@@ -1,11 +1,11 @@
 //! A plan read without holding its tasks: what the graph's checks need of each task
 //! ([`Node`]) on a first pass, the tasks themselves one at a time on a second.
 //!
-//! A fresh import that held every task at once to check the graph before writing any
-//! needed several times the plan's size in memory (BENCHMARKS.md). The checks — unique ids, known dependencies, no cycle, spec-kit's
-//! phase-order and Dependencies-section edges — read only ids, lines, dependencies
-//! and `[P]` marks. So the parsers hand each task over as they finish it
-//! ([`Drafts`]); the first pass keeps its [`Node`] (and the task too, for
+//! A fresh import that held every task to check the graph before writing any grew
+//! with the plan in memory, while the checks — unique ids, known dependencies, no
+//! cycle, spec-kit's phase-order and Dependencies-section edges — read only ids,
+//! lines, dependencies and `[P]` marks. So the parsers hand each task over as they
+//! finish it ([`Drafts`]); the first pass keeps its [`Node`] (and the task too, for
 //! `plan::parse`), and an [`Outline`] of the checked plan parses the text again to
 //! give each task, with the dependencies and digest the checks settled, to the
 //! import, which writes it out and keeps none (`state::spill`).
@@ -17,15 +17,13 @@ use crate::state::ids::{narrow, Ids, Packed};
 use crate::state::model::Task;
 use std::collections::HashSet;
 
-/// What the graph's checks read of a task: one of these a task while the first
-/// pass's checks run, so its counts and lines are `u32` (a plan is at most 64 MiB)
-/// and its words inline when short: 48 bytes.
+/// What the graph's checks read of a task, one a task while they run: kept small, its
+/// counts and lines `u32` (a plan is at most 64 MiB) and its words inline when short.
 #[derive(Debug)]
 pub(crate) struct Node {
     /// The task's id, then its dependencies: as written, then with spec-kit's
-    /// phase-order and Dependencies-section edges added. Packed (`state::ids`): held
-    /// as a `String` and a `Vec` of them, a task of one dependency took three
-    /// allocations and 88 bytes for some fifteen bytes of text.
+    /// phase-order and Dependencies-section edges added. Packed (`state::ids`): one
+    /// allocation, not a `String` a word and a `Vec` of them.
     words: Packed,
     /// How many of the words are dependencies.
     deps: u32,
@@ -154,7 +152,7 @@ impl<'s> Drafts<'s> {
 }
 
 /// Runs `format`'s parser over `text` (its BOM already cut), each draft to `sink`.
-fn run_parser(
+pub(crate) fn run_parser(
     format: Format,
     text: &str,
     sink: &mut dyn FnMut(Draft) -> std::result::Result<(), PlanError>,
@@ -165,17 +163,6 @@ fn run_parser(
     let links = format.reader().parse(text, &mut drafts, warnings, pass)?;
     drafts.close()?;
     Ok(links)
-}
-
-/// `format`'s parse of `text` (its BOM cut), each draft to `sink`: for a look at the
-/// tasks beside the two passes (`repeats`).
-pub(crate) fn parse_with(
-    format: Format,
-    text: &str,
-    sink: &mut dyn FnMut(Draft) -> std::result::Result<(), PlanError>,
-    pass: Pass,
-) -> std::result::Result<Links, PlanError> {
-    run_parser(format, text, sink, &mut Vec::new(), pass)
 }
 
 /// A plan whose graph is checked, its tasks not held: [`Outline::each_task`] reads
@@ -189,7 +176,7 @@ pub struct Outline {
     /// What was read but may not be what the author meant, in line order.
     pub warnings: Vec<PlanWarning>,
     /// The tasks in blocks of [`BLOCK`], each let go once the second pass has read
-    /// it: held whole, they were a tenth of a fresh import's peak at its end.
+    /// it, so the import's memory falls as it writes the tasks out.
     tasks: Vec<Vec<Settled>>,
     /// The plan's path as errors show it.
     shown: String,
@@ -197,8 +184,8 @@ pub struct Outline {
     repeats: super::repeats::Settled,
 }
 
-/// Tasks a block of [`Settled`] holds: 160 KB, which glibc maps on its own and
-/// gives back when it is freed.
+/// Tasks a block of [`Settled`] holds: a block large enough that glibc maps it on
+/// its own and gives it back when it is freed.
 const BLOCK: usize = 4096;
 
 /// What the second pass needs of a task the first one checked: a [`Node`] less what
@@ -243,9 +230,8 @@ impl Outline {
             tasks: Vec<Task>,
             hashed_deps: Vec<usize>,
         }
-        /// Tasks a batch holds: some 800 bytes each, and several batches are in
-        /// flight (two queued, one parsed into, one run, the spent ones on their way
-        /// back to be dropped); more saves no measurable time.
+        /// Tasks a batch holds: few, as several batches are in flight (two queued, one
+        /// parsed into, one run, the spent ones on their way back to be dropped).
         const BATCH: usize = 32;
         let (to_main, parsed) = std::sync::mpsc::sync_channel::<Batch>(2);
         let (to_parser, spent) = std::sync::mpsc::channel::<Batch>();

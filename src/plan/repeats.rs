@@ -1,20 +1,10 @@
 //! An id written twice: the same task written again, a summary restating it, or
-//! two tasks that share an id. None of them refuses the plan, and none is dropped
+//! two tasks that share an id, each read as docs/plans.md "An id written twice"
+//! says, with a warning naming both lines: none refuses the plan, none is dropped
 //! without a word.
 //!
-//! - **A summary** — a later copy under a heading of a summary, a progress list or
-//!   a checklist (`## Progress`, `## Task Summary`): not read again; the task is
-//!   the first copy, its status the first's (a recap does not overrule the boxes).
-//! - **The same task again** — in a section of the same heading (a section pasted
-//!   twice), under the same name (or one holding the other), or as a status line
-//!   that restates it (`- [x] T194 done — …`): one task, where the first copy is,
-//!   with the later copy's status.
-//! - **Another task** under an id already used: read under the id and `-2` (`-3`, …);
-//!   the plan's dependencies on the id are the first task's.
-//!
-//! Each with a warning naming both lines. Deciding needs each copy's name, section
-//! and status, which the first pass does not keep: the text is parsed again for
-//! them, only when an id repeats.
+//! Deciding needs each copy's name, section and status, which the first pass does
+//! not keep: the text is parsed again for them, only when an id repeats.
 
 use super::format::{Links, Pass};
 use super::outline::Node;
@@ -123,16 +113,7 @@ pub(crate) fn settle(
         }
     }
     if drop.iter().any(|d| *d) {
-        let mut at = 0;
-        let positions: Vec<Option<usize>> = drop
-            .iter()
-            .map(|d| {
-                (!d).then(|| {
-                    at += 1;
-                    at - 1
-                })
-            })
-            .collect();
+        let positions = kept_places(drop.iter().copied());
         let mut keep = drop.iter().map(|d| !d);
         nodes.retain(|_| keep.next().unwrap_or(true));
         if !tasks.is_empty() {
@@ -147,6 +128,16 @@ pub(crate) fn settle(
     settled.renamed.sort_unstable();
     settled.restatus.sort_unstable_by_key(|r| r.0);
     settled
+}
+
+/// Where each item is once the `dropped` ones are taken out: its new position, or
+/// `None` when it is dropped.
+pub(crate) fn kept_places(dropped: impl IntoIterator<Item = bool>) -> Vec<Option<usize>> {
+    let mut places = 0..;
+    dropped
+        .into_iter()
+        .map(|d| if d { None } else { places.next() })
+        .collect()
 }
 
 /// A section that restates tasks: a summary, a progress list, a checklist.
@@ -196,7 +187,7 @@ fn copies(format: Format, text: &str, lines: &[u32]) -> Vec<Copy> {
         }
         Ok(())
     };
-    let _ = super::outline::parse_with(format, text, &mut sink, Pass::Second);
+    let _ = super::outline::run_parser(format, text, &mut sink, &mut Vec::new(), Pass::Second);
     out
 }
 

@@ -1,43 +1,11 @@
-//! The zero-decision audit: does the plan leave decisions open?
+//! The zero-decision audit: does the plan leave decisions open? The patterns, their
+//! severities and where findings go are in docs/plans.md "Zero-decision audit".
 //!
-//! The audit reads a task as a person reads markdown. Before any pattern is
-//! searched, what is not prose is set aside ([`prose`]): code spans, URLs, file paths
-//! and file names (`src/app/api/venues/[id]/route.ts`, `TODO.md`), and a task's own
-//! `(depends on T003)` marker, which is a dependency, not an open condition. What
-//! remains is searched for these patterns (English words match whole words only;
-//! the upper-case markers are case sensitive):
-//!
-//! | pattern | severity | matches |
-//! |---|---|---|
-//! | `TBD` | error | the word `TBD` |
-//! | `TODO` | error | the word `TODO` |
-//! | `待定` | error | 待定, 待确认, 待讨论 |
-//! | `depends on` | error | "depends on" (any case) not followed by task ids, 取决于 |
-//! | `placeholder` | error | an unfilled template placeholder, see [`bracket_is_placeholder`], or `{{…}}` |
-//! | `missing actions` | error | a claude-workflow task without `actions`, commands, steps or requirement (spec-kit tasks have none by design); a warning when its steps or requirement say what to do (agent work) |
-//! | `if needed` | warning | if needed, if necessary, as needed, when needed, 如果需要, 如有必要, 必要时, 视情况 |
-//! | `etc.` | warning | etc, 等等, …, and `...` ending a list (not `[...slug]` or `...rest`) |
-//! | `maybe` | warning | maybe, perhaps, possibly, 可能, 或许, 也许 |
-//! | `appropriate` | warning | appropriate(ly), 适当 |
-//! | `FIXME` | warning | the words FIXME, XXX, HACK |
-//! | `no file and no requirement` | warning | a claude-workflow task naming no file (file, creates, modifies, tests), no requirement and no steps |
-//!
-//! A `[…]` is a placeholder when it reads like one (`[FEATURE NAME]`,
-//! `[###-feature-name]`, `[e.g., Python 3.11]`, `[NEEDS CLARIFICATION: …]`,
-//! `[Entity1]`, `[user journey]`), not when it is syntax: a link, a checkbox, a
-//! story or tag label (`[P]`, `[US5a]`, `[US1+US5]`, `[FR-001]`, `[SEQUENTIAL]`),
-//! a route segment (`[slug]`, `[...nextauth]`), type or package syntax
-//! (`list[User]`, `passlib[bcrypt]`), CSS (`min-h-[44px]`, `[data-theme="dark"]`), a
-//! regex class (`[a-z0-9_.-]`) or a JSON array (`["a", "b"]`).
-//!
-//! Completed and skipped tasks are decided work and are not audited. One finding per
-//! task and pattern, each with the line of the task or field where it was found.
-//! Lines under a constraints section of the plan (a heading containing 约束 or
-//! starting with "Constraints") and task fields whose name contains 约束 or
-//! "constraint" are searched for the same text patterns; hits go to
-//! `remainingAmbiguities` as `{line, text, pattern, severity}` (or `{taskId, field,
-//! …}`), as do spec-kit placeholder task lines such as `- [ ] TXXX …`, which are not
-//! imported. `passed` is false when any finding is an error.
+//! A task is read as a person reads markdown: what is not prose (code spans, URLs,
+//! file paths and names, the task's own `(depends on T003)`) is set aside before
+//! any pattern is searched (`audit::prose`), so `TODO.md` or
+//! `src/app/api/venues/[id]/route.ts` is no finding. Completed and skipped tasks
+//! are decided work and are not audited.
 
 mod placeholder;
 mod prose;

@@ -68,7 +68,7 @@ pub(super) fn placeholder(prose: &str) -> Option<String> {
 }
 
 /// Whether `[inner]`, with `before` the character before `[` and `rest` the text
-/// after `]`, is an unfilled template placeholder (see the module doc).
+/// after `]`, is an unfilled placeholder (docs/plans.md "Zero-decision audit").
 pub(crate) fn bracket_is_placeholder(inner: &str, before: Option<char>, rest: &str) -> bool {
     let t = inner.trim();
     let lower = t.to_lowercase();

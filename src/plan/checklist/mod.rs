@@ -1,38 +1,12 @@
 //! Checklist plans: Kiro's and OpenSpec's `tasks.md` and a BMAD story's `## Tasks /
 //! Subtasks`, read by one parser; each format is a [`Checklist`] with its own
 //! [`Dialect`], detection and brief context (`kiro.rs`, `openspec.rs`, `bmad.rs`).
+//! Which boxes are tasks, and their ids, status, details, order and phase, are in
+//! docs/plans.md "Kiro, OpenSpec, BMAD: checklists".
 //!
-//! **Tasks**: every checkbox item of the task list (the whole file, or the section
-//! the dialect names), numbered or not; detail bullets without a box are not tasks.
-//! An item is the sub-task of the item whose number its own extends (`1.1` of `1`,
-//! as Kiro writes them, one under the other), else of the item it is indented under.
-//!
-//! **Ids**: the number written after the box (`1.`, `1.1`, `Task 2`, `Subtask 2.1`),
-//! else the parent's id and the item's place among its siblings (`2.3`), or its place
-//! among the top-level items. A number written twice is read as `1.1-2` for its
-//! second item, with a warning naming both lines.
-//!
-//! **Status**: the box as the plan's legend defines it (`marks.rs`; `[-]` is in
-//! progress for Kiro, skipped otherwise), and a deferral in prose or a strike-through
-//! wins over it. A Kiro optional task (`- [ ]*`) is an ordinary one, noted as
-//! `optional` among its fields.
-//!
-//! **Details**: the indented lines under an item that are not items themselves are
-//! its requirement; `_Requirements: 1.1, 2.3_`, `_Boundary: X_` and other
-//! `_Key: value_` lines are kept as fields; `_Depends: 1.2_` (also `Depends on:`)
-//! lists dependencies, and an id there that is not a task refuses the plan at that
-//! line. Files named on the line or in its details are its files.
-//!
-//! **Order** ([`add_order_edges`]): a parent waits for its sub-tasks (it is done when
-//! they are), and the items run in document order, a sub-task before its parent: an
-//! item waits for the one before it. An item marked `(P)` has no dependency on the
-//! items just before it (cc-sdd's definition): it runs beside them, back to the last
-//! unmarked one, and waits for what that one waits for; the next unmarked item waits
-//! for all of them.
-//!
-//! **Phase**: for a task with sub-tasks or a parent, its top-level task's text (a
-//! Kiro major task); else the nearest heading above it inside the task list
-//! (OpenSpec's `## 1. Group`); else its own text.
+//! Read, the formats differ only in their [`Dialect`], so one parser takes them all;
+//! the order is cc-sdd's, where an item marked `(P)` does not wait for the items
+//! just before it.
 
 mod item;
 mod reader;
@@ -241,14 +215,7 @@ fn collect(text: &str, dialect: &Dialect, warnings: &mut Vec<PlanWarning>) -> Ve
         if t.trim().is_empty() {
             continue;
         }
-        let indent = indent_of(t);
-        while open
-            .last()
-            .and_then(|&i| entries.get(i))
-            .is_some_and(|e| indent <= e.indent)
-        {
-            open.pop();
-        }
+        close_open(&entries, &mut open, indent_of(t));
         match open.last().and_then(|&i| entries.get_mut(i)) {
             Some(e) => {
                 let d = doc::list_item(t).unwrap_or(t).trim();
@@ -271,16 +238,7 @@ fn collect(text: &str, dialect: &Dialect, warnings: &mut Vec<PlanWarning>) -> Ve
 
 /// `entries` without the boxes under headings of other lists, parents moved.
 fn drop_aside(entries: &mut Vec<Entry>) {
-    let mut at = 0;
-    let to: Vec<Option<usize>> = entries
-        .iter()
-        .map(|e| {
-            (!e.aside).then(|| {
-                at += 1;
-                at - 1
-            })
-        })
-        .collect();
+    let to = super::repeats::kept_places(entries.iter().map(|e| e.aside));
     entries.retain(|e| !e.aside);
     for e in entries.iter_mut() {
         e.parent = e.parent.and_then(|p| to.get(p).copied().flatten());
@@ -338,7 +296,7 @@ fn defer_under_deferred(entries: &mut [Entry]) {
     }
 }
 
-/// Each entry's phase, as the module doc says.
+/// Each entry's phase (docs/plans.md "Kiro, OpenSpec, BMAD: checklists").
 fn set_phases(entries: &mut [Entry]) {
     let mut has_children = vec![false; entries.len()];
     for e in entries.iter() {
@@ -372,6 +330,17 @@ pub(crate) fn placeholder_after(text: &str, rest: &str) -> bool {
     braces || super::speckit::placeholder_word(rest)
 }
 
+/// Closes the open items indented `indent` or more: a line there is not under them.
+fn close_open(entries: &[Entry], open: &mut Vec<usize>, indent: usize) {
+    while open
+        .last()
+        .and_then(|&i| entries.get(i))
+        .is_some_and(|e| indent <= e.indent)
+    {
+        open.pop();
+    }
+}
+
 /// Adds the item `it` on `line`: its parent is the nearest open item indented less.
 fn push_entry(
     entries: &mut Vec<Entry>,
@@ -381,13 +350,7 @@ fn push_entry(
     legend: &Legend,
     heading_phase: &str,
 ) {
-    while open
-        .last()
-        .and_then(|&i| entries.get(i))
-        .is_some_and(|e| it.indent <= e.indent)
-    {
-        open.pop();
-    }
+    close_open(entries, open, it.indent);
     // `1.1` under `1`: the last item numbered as its number without the last part.
     let by_number = it.number.and_then(|n| {
         let (up, _) = n.rsplit_once('.')?;
@@ -550,8 +513,10 @@ fn acceptance(entries: &[Entry], i: usize, criteria: &[(String, String)]) -> Opt
     (!picked.is_empty()).then(|| picked.join("\n"))
 }
 
-/// Adds the order edges of the module doc. The nodes are in document order, each
-/// node's `group` its parent's position plus one (0: a top-level task).
+/// Adds the order edges (docs/plans.md "Kiro, OpenSpec, BMAD: checklists"); the
+/// next unmarked item after a run of `(P)` items waits for all of them. The nodes
+/// are in document order, each node's `group` its parent's position plus one (0: a
+/// top-level task).
 pub(crate) fn add_order_edges(nodes: &mut [Node]) {
     let mut children: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
     let mut roots = Vec::new();

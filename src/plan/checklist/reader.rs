@@ -6,7 +6,7 @@ use std::path::Path;
 
 use super::{add_order_edges, assign_ids, collect, item, Dialect};
 use crate::plan::doc;
-use crate::plan::format::{Context, Detector, Facts, Links, Pass, Reader, Shown, Spot};
+use crate::plan::format::{counted, Context, Detector, Facts, Links, Pass, Reader, Shown, Spot};
 use crate::plan::outline::{Drafts, Node};
 use crate::plan::{marks, status};
 use crate::plan::{PlanError, PlanWarning};
@@ -136,12 +136,8 @@ fn boxed(
     let open = matches!(mark, ' ');
     // A mark that an import reads as it reads `s` stays (Kiro's `[-]`, in progress,
     // for a pending task: neither is finished work).
-    let legend = marks::Legend::with(if progress.is_some() {
-        TaskStatus::InProgress
-    } else {
-        TaskStatus::Skipped
-    });
-    let reads = status::imported(legend.status(mark)) == status::imported(s);
+    let dash = progress.map_or(TaskStatus::Skipped, |_| TaskStatus::InProgress);
+    let reads = status::imported(marks::Legend::with(dash).status(mark)) == status::imported(s);
     let new_box = match s {
         TaskStatus::Completed if matches!(mark, 'x' | 'X') => mark,
         TaskStatus::Completed => 'x',
@@ -159,16 +155,7 @@ fn boxed(
             rest = format!("{} (deferred)", rest.trim_end());
         }
         (TaskStatus::Skipped, _) => {}
-        (_, Some((a, b))) => {
-            let (a, b) = (a + star, b + star);
-            let before = rest.get(..a)?.trim_end();
-            let after = rest.get(b..)?.trim_start();
-            rest = if after.is_empty() {
-                before.to_string()
-            } else {
-                format!("{before} {after}")
-            };
-        }
+        (_, Some((a, b))) => rest = marks::without_span(&rest, (a + star, b + star))?,
         _ => {}
     }
     let new = format!("{}{new_box}]{rest}", raw.get(..check_at)?);
@@ -239,11 +226,23 @@ impl Counter {
         false
     }
 
-    /// The counts, those under headings of other lists only when there are no others.
-    pub(crate) fn settle(&mut self) {
+    /// The count of tasks, and detection's words for it: every checkbox when `all`
+    /// (the plan's path says it is the format's), else the numbered ones; those under
+    /// headings of other lists only when there are no others.
+    pub(crate) fn numbered_tasks(&mut self, all: bool) -> (usize, String) {
         if self.all == 0 {
             (self.all, self.numbered) = self.aside;
         }
+        let (n, one, many) = if all {
+            (self.all, "checkbox task", "checkbox tasks")
+        } else {
+            (
+                self.numbered,
+                "numbered checkbox task",
+                "numbered checkbox tasks",
+            )
+        };
+        (n, counted(n, one, many))
     }
 }
 

@@ -24,21 +24,11 @@ pub(crate) fn field_line(text: &str) -> Option<FieldLine<'_>> {
     if !after.starts_with([' ', '\t']) {
         return None;
     }
-    let s = after.trim_start();
     // `- [x] **Description**: …`: a checkbox before the key, which shows the task's
     // status when nothing else does (`fields::build`).
-    let mark = s.strip_prefix('[').and_then(|inner| {
-        let c = inner.chars().next()?;
-        let box_mark = matches!(c, ' ' | 'x' | 'X')
-            || !(c.is_alphanumeric() || c.is_whitespace() || matches!(c, '[' | ']'));
-        (box_mark && inner.get(c.len_utf8()..)?.starts_with(']')).then_some(c)
-    });
-    let (s, boxed) = match mark {
-        Some(c) => {
-            let at = text.len() - s.len() + 1;
-            (s.get(2 + c.len_utf8()..)?.trim_start(), Some((at, c)))
-        }
-        None => (s, None),
+    let (s, boxed) = match crate::plan::speckit::checkbox(text) {
+        Some((at, c, rest)) => (rest.trim_start(), Some((at, c))),
+        None => (after.trim_start(), None),
     };
     bold_key(s, text).map(|f| FieldLine { boxed, ..f })
 }

@@ -1,36 +1,13 @@
-//! The claude-workflow `tasks.md` format: where each task's block starts and ends.
+//! The claude-workflow `tasks.md` format: where each task's block starts and ends;
+//! what each field means is [`super::fields`]. Which headings are tasks and where a
+//! block and a field value end are in docs/plans.md "claude-workflow".
 //!
-//! A task starts at a `## T1: name` (or `### T1: name`) heading, optionally followed
-//! by a `<!-- id: T1, design_ref: 4.1 -->` line (V1), and holds `- **字段**: 值`
-//! field lines; what each field means is [`super::fields`]. The block runs to the
-//! next heading of any level, a thematic break (`---`) or the end of the file. The
-//! plugin's own regex stopped each block at its first line end; that bug is not
-//! copied. Stopping at any other heading or rule is what keeps a board's
-//! `## Self-Review Checklist` and verification table (after `---`) out of the last task.
-//!
-//! A field value continues on the following lines when they are indented, or when
-//! they follow it directly without a blank line and do not start a list item, table
-//! or quote; a blank line followed by unindented prose ends it.
-//!
-//! A task heading is a level-2 or level-3 heading. Decided per form:
-//!
-//! - `## T1: name`, `## T1.2: name`, `## B12-fix: name`, `## T-2: name` (letters, at
-//!   most one `-_.`, a digit, then anything up to the colon `:`/`：`): always a task
-//!   heading, fields or not; the text before the colon is the id.
-//! - The same with the id in bold or backticks (`## **T2**: x`, `## **T2: x**`) or
-//!   without the space after the hashes (`##T2: x`, which markdown shows as text):
-//!   read as the task it plainly is.
-//! - `## T2 name` (no colon) and any other one-word id with a digit (`## 2024: x`):
-//!   a task when known task fields follow before the next heading or rule, else a
-//!   section title.
-//! - An id that is not valid (`^[A-Za-z0-9_.-]{1,64}$`): a look-alike letter (`Т2`
-//!   with a Cyrillic Т), an invisible character (`T\u{200b}2`), an emoji (`T2🚀`),
-//!   or a numbered title (`### Task 1.1: x`): the plan is refused, naming the line,
-//!   the character and the fixed heading, when fields follow (or when the heading has
-//!   the strict form above); without fields it is a warning (and the "no tasks"
-//!   error when the plan has no other task). Never a silently skipped task.
-//!
-//! `## {{this.id}}: …` template headings are not task headings.
+//! A block runs to the next heading of any level, a `---` rule or the end of the
+//! file. The plugin's own regex stopped each block at its first line end; that bug
+//! is not copied. Stopping at any other heading or rule is what keeps a board's
+//! `## Self-Review Checklist` and verification table (after `---`) out of the last
+//! task. A heading that looks like a task's but has an invalid id is refused or
+//! warned about, never silently skipped.
 use std::borrow::Cow;
 
 use super::doc::{self, strip_ticks, Line};

@@ -5,6 +5,7 @@
 
 #[allow(clippy::wildcard_imports)] // the parser's shared imports and its sibling modules
 use super::*;
+use crate::plan::fields::push_unique;
 
 pub(super) static DEPS_RE: LazyLock<Option<Regex>> =
     LazyLock::new(|| Regex::new(r"(?i)\(\s*depends\s+on\s*:?\s*([^)]*)\)").ok());
@@ -206,9 +207,7 @@ pub(super) fn depends_on_in_text(
     let (mut deps, mut spans) = depends_on(s, task_id, line)?;
     let (more, more_spans) = dep_groups(BARE_DEPS_RE.as_ref(), s, task_id, line)?;
     for dep in more {
-        if !deps.contains(&dep) {
-            deps.push(dep);
-        }
+        push_unique(&mut deps, dep);
     }
     for sp in more_spans {
         if !spans.iter().any(|(a, b)| sp.0 < *b && *a < sp.1) {
@@ -246,9 +245,7 @@ pub(super) fn dep_groups(
                     )));
                 }
             }
-            if !deps.contains(&dep) {
-                deps.push(dep);
-            }
+            push_unique(&mut deps, dep);
         }
         let nothing = words.iter().all(|w| {
             let w = w.trim_matches(|c: char| !c.is_alphanumeric() && c != '/');

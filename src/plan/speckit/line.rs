@@ -281,10 +281,6 @@ pub(crate) fn bullet_line(text: &str) -> Option<TaskLine<'_>> {
     })
 }
 
-pub(crate) fn is_task_line(text: &str) -> bool {
-    task_line(text).is_some()
-}
-
 /// A checkbox whose id is a placeholder such as `TXXX` or `T###`.
 pub(crate) fn placeholder_task(text: &str) -> bool {
     let Some((_, _, rest)) = checkbox(text) else {

@@ -1,67 +1,12 @@
-//! The spec-kit `tasks.md` format: checkbox task lines grouped under phase headings.
+//! The spec-kit `tasks.md` format: `- [ ] T001 [P] [US1] …` task lines under phase
+//! headings, their `(depends on …)`, a Dependencies section, task tables, and the
+//! order the phases imply; docs/plans.md "spec-kit" says what each part means.
 //!
-//! A task is a list item `- [ ] T001 [P] [US1] Description with path`: the id is the
-//! first word after the checkbox (after up to two status marks such as `✅`; bold and
-//! a trailing colon removed: `**T-001**:` is `T-001`) and must be `T`, an optional
-//! `-`/`_`, and a digit. The template's `TXXX` placeholder lines and checkboxes
-//! without an id — `## Format`, `## Notes`, checklists — are not tasks (the audit
-//! reports `TXXX` lines); a checkbox whose first word is a broken id (`Т001` with a
-//! Cyrillic Т, `T.001`, `TASK-001`, an invisible character) is a warning with its
-//! line, and the "no tasks" error when the plan has no other task.
-//!
-//! **Status**: `[x]`/`[X]` means completed; any other one-character mark (`[-]`,
-//! `[~]`, `[/]`) means skipped, and the mirror keeps it as written; a ` — DEFERRED`
-//! marker (also `–`, `-`, `--`; any case; an optional note may follow it) means
-//! skipped and wins over the checkbox.
-//!
-//! **Tags**: `[P]` (parallel) and a story label (`[US1]`, `[US5a]`, `[US1+US5]`,
-//! `[Story 2]`) are read from the run of bracket tags right after the id and from the
-//! run at the end of the line, and removed from the name.
-//!
-//! **Deps**: `(depends on T012, T013)` lists explicit deps and is removed from the
-//! name; its words that are ids are taken (ranges `T001-T005`, `–`, `..` stand for the
-//! tasks between in document order) and the others (`same file`, `for the schema`)
-//! are prose and ignored. An id-shaped word that is not a task of the plan refuses
-//! the plan with the line that lists it (running without a dependency the plan asks
-//! for is worse than stopping). Indented lines under a task line (not themselves
-//! tasks) continue it: their text is its requirement (without `(depends on …)`), their
-//! `(depends on …)` adds deps and their paths add files.
-//!
-//! **Dependencies section**: under a heading that says `Dependencies` or `Execution
-//! Order` (until a heading of the same or a higher level), each clause of a line
-//! (split at `;` and at sentence ends) that relates ids — `T010 depends on T008 +
-//! T009` (also `depend on`, `requires`, `needs`, `waits for`, `blocked by`, `after`),
-//! `T008 blocks T009, T015` (also `unblocks`, `enables`, `before`), `T012 → T013 →
-//! T014` (also `->`, `=>`, `-->`) — adds edges when every part between the relation
-//! words names ids; a clause naming an id that is not a task is a warning and adds
-//! nothing. These edges are added after the graph is checked, one by one, and one
-//! that would close a cycle (with phase order or other deps) is dropped with a
-//! warning naming its line: the section restates or refines the order, it must not
-//! be able to refuse an otherwise valid plan.
-//!
-//! **Phase**: the text of the nearest `## ` heading above the task, as written
-//! (`Phase 1: Setup (Shared Infrastructure)`); `###` subsections belong to the
-//! enclosing phase; tasks above every `## ` heading have phase `""`.
-//!
-//! **Files**: every path the task line and its continuation lines name, backticked
-//! ones first: `file` is the first, `modifies` holds the others (spec-kit does not say
-//! which files a task creates; `creates` is checked for existence after a run,
-//! `modifies` is not). Punctuation around a word (`(`, trailing `,.;:)`, backticks)
-//! is not part of it. A path ends with a known extension, is a directory (`docs/`), or
-//! has a `/` and a known top directory (`src/…`) or is backticked; never a URL, a route
-//! (`/api/users/:id`, a word after `GET`/`POST`/…, `/x` without an extension), a word
-//! list like `authentication/authorization/audit`, or a product name like `Node.js`.
-//!
-//! **Implicit order** ([`add_phase_edges`]): phases run in order and, within one, an
-//! unmarked task waits for everything before it while `[P]` tasks only wait for the
-//! last unmarked task. Written as few edges: an unmarked task depends on the previous
-//! unmarked task and the `[P]` tasks since it; a `[P]` task depends on the previous
-//! unmarked task of its phase; a phase's leading tasks depend on the previous phase's
-//! sinks (its last unmarked task and the `[P]` tasks after it). Every task thus
-//! depends, transitively, on all tasks of earlier phases, with O(tasks) edges — except
-//! that when a phase ending in many `[P]` tasks meets one starting with many, the
-//! first leading `[P]` task becomes a barrier the others wait on, so the edge count
-//! stays linear (this delays the other leading `[P]` tasks until that one is done).
+//! A dependency that names no task refuses the plan: running without one the plan
+//! asks for is worse than stopping. A Dependencies-section edge that would close a
+//! cycle is dropped with a warning instead: the section restates the order, it must
+//! not refuse an otherwise valid plan. The implied order is written as few edges
+//! ([`add_phase_edges`]), so their count stays linear in the tasks.
 
 mod context;
 mod deps;
@@ -465,7 +410,10 @@ fn is_story(s: &str) -> bool {
         && !t_shape(s)
 }
 
-/// Adds the phase-order edges described in the module doc to each node's deps.
+/// Adds the phase-order edges to each node's deps (docs/plans.md "Implicit order"):
+/// where a phase ending in many `[P]` tasks meets one starting with many, the first
+/// leading `[P]` task is a barrier the others wait on, which delays them but keeps
+/// the edges linear.
 pub(crate) fn add_phase_edges(nodes: &mut [Node]) {
     let mut prev_sinks: Vec<usize> = Vec::new();
     let mut start = 0;

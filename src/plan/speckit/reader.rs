@@ -53,10 +53,7 @@ impl Reader for SpecKit {
     }
 
     fn no_tasks(&self, lines: &[Line<'_>]) -> Option<PlanError> {
-        let template = lines
-            .iter()
-            .any(|l| !l.hidden && l.text.contains("{{") && l.text.contains("}}"));
-        let line = (!template).then(|| first_idless(lines)).flatten()?;
+        let line = first_idless(lines).filter(|_| !doc::has_template(lines))?;
         Some(PlanError::new(
             line,
             "the spec-kit plan has no tasks: this checkbox has no task id; give each task an id, e.g. `- [ ] T001 description`",
@@ -116,7 +113,7 @@ impl Reader for SpecKit {
     }
 
     fn starts_task(&self, text: &str) -> bool {
-        is_task_line(text)
+        task_line(text).is_some()
     }
 
     fn context(&self, plan: &Path, task: &Task) -> Context {
@@ -211,15 +208,7 @@ pub(crate) fn shown_line(raw: &str, tl: &TaskLine<'_>, s: TaskStatus) -> Option<
         (TaskStatus::Skipped, _) if deferred || shows == TaskStatus::Skipped => tl.desc.to_string(),
         (TaskStatus::Skipped, _) => format!("{} — DEFERRED", tl.desc),
         (_, None) => tl.desc.to_string(),
-        (_, Some((a, b))) => {
-            let before = tl.desc.get(..a)?.trim_end();
-            let after = tl.desc.get(b..)?.trim_start();
-            if after.is_empty() {
-                before.to_string()
-            } else {
-                format!("{before} {after}")
-            }
-        }
+        (_, Some(span)) => crate::plan::marks::without_span(tl.desc, span)?,
     };
     let desc_end = tl.desc_at + tl.desc.len();
     let new = format!(

@@ -1,33 +1,12 @@
 //! Taskmaster's `.taskmaster/tasks/tasks.json`: task objects (`id`, `title`,
-//! `description`, `details`, `testStrategy`, `status`, `dependencies`, `priority`,
-//! `subtasks`), in the tagged layout (`{"master": {"tasks": [...]}, "feature-x":
-//! {...}}`) or the legacy one (`{"tasks": [...]}`).
+//! `status`, `dependencies`, `subtasks`, …) in the tagged layout or the legacy one.
+//! Which tasks are read, their ids, status, dependencies and brief are in
+//! docs/plans.md "Taskmaster".
 //!
-//! **Which tasks**: every task and subtask of every list — the legacy `tasks`, a
-//! bare array, or each tag's (`{"tasks": [...]}` or an array) — in file order.
-//!
-//! **Ids**: a task's `id`; a subtask's is its parent's and its own, `4.2` (an id
-//! already written so, `"4.2"`, as it is). The tasks of a tag other than `master`
-//! (or, with no `master`, than the first tag) take the tag before their ids,
-//! `feature-x.3`, since every tag numbers its tasks from 1.
-//!
-//! **Status**: `done`/`completed` completed; `deferred`/`cancelled` skipped;
-//! `in-progress`/`review` in progress; `blocked` blocked; `pending` pending (imported
-//! as pending, as any status but finished work); another value is a warning, read as
-//! pending. Written back as the same words, in place: only the status value's bytes
-//! change.
-//!
-//! **Deps**: a task's `dependencies` as ids (`3`, `"2.1"`) of its list. A subtask's
-//! numbers (and words without a dot) are its siblings (`2` of task 4 is `4.2`), as
-//! Taskmaster's own next-task rule reads them — unless the sibling comes after it
-//! and the list has a task of that number, which is then the one meant (a subtask
-//! waiting for what its parent waits for). A parent waits for its subtasks, and its
-//! subtasks for what it waits for. A subtask without a status under a done task is
-//! done.
-//!
-//! **Brief**: the description and `details` are the requirement, `testStrategy` (and
-//! a subtask's `acceptanceCriteria`) the acceptance; the files the title and
-//! description name are its files.
+//! A tag other than `master` (without one, than the first tag) puts its name before
+//! its tasks' ids (`feature-x.3`), since every tag numbers its tasks from 1. A
+//! subtask's numbers name its siblings, as Taskmaster's own next-task rule reads
+//! them. The status is written back in place: only the status value's bytes change.
 
 mod json;
 
@@ -78,9 +57,7 @@ impl Reader for Taskmaster {
             d.task.deps = deps(&entries, i);
             // What its parent waits for (not the parent's edges to its subtasks).
             for dep in e.parent.map(|p| deps(&entries, p)).unwrap_or_default() {
-                if !d.task.deps.contains(&dep) {
-                    d.task.deps.push(dep);
-                }
+                crate::plan::fields::push_unique(&mut d.task.deps, dep);
             }
             if let Some(p) = e.parent.and_then(|p| out.get_mut(p)) {
                 p.task.deps.push(d.task.id.clone());
@@ -265,7 +242,7 @@ fn id_safe(tag: &str) -> String {
         .collect()
 }
 
-/// The dependencies of the entry at `i`, as ids (see the module doc).
+/// The dependencies of the entry at `i`, as ids (docs/plans.md "Taskmaster").
 fn deps(entries: &[Entry<'_>], i: usize) -> Vec<String> {
     let Some(e) = entries.get(i) else {
         return Vec::new();
