@@ -94,17 +94,6 @@ impl Toolchain {
         }
     }
 
-    pub fn name(self) -> &'static str {
-        match self {
-            Toolchain::Pnpm => "pnpm",
-            Toolchain::Yarn => "yarn",
-            Toolchain::Npm => "npm",
-            Toolchain::Cargo => "cargo",
-            Toolchain::Go => "go",
-            Toolchain::Python => "python",
-        }
-    }
-
     /// The argv of a builtin verifier for this toolchain in `project`, or why it has
     /// none (the project declares no tool for it).
     fn command(self, verifier: Verifier, project: &Path) -> Result<Vec<String>, String> {
