@@ -96,8 +96,6 @@ pub enum Part {
     /// Everything but the commit: `wf run-task` on a machine whose commits go
     /// nowhere (a CI checkout, docs/distributed.md).
     Standalone,
-    /// Only the evidence: a handed-off task coming back, or an executor's claim.
-    Evidence,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -427,11 +425,8 @@ pub(crate) async fn run_parts(
         verified = true;
     }
     // A derivable task's files are its derived checks' (`check_task`).
-    if (part == Part::Evidence || crate::run::engine::needs_agent(task)) && !derivable(task) {
+    if crate::run::engine::needs_agent(task) && !derivable(task) {
         verified |= check_declared_files(ctx, task)?;
-    }
-    if part == Part::Evidence {
-        return Ok(verified);
     }
     // A gate runs the test verifier itself; running it twice proves nothing more.
     if task.has_action("run_tests") && !task.quality_gate {
