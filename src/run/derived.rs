@@ -331,7 +331,7 @@ pub(crate) async fn run(
     let printed = logged
         .written
         .clone()
-        .map(|part| read_part(log, part))
+        .and_then(|part| crate::fs::read_range(log, part))
         .unwrap_or_default();
     let run = CheckEvidence {
         what: what.to_string(),
@@ -348,22 +348,4 @@ pub(crate) async fn run(
         run,
         String::from_utf8_lossy(&printed).into_owned(),
     ))
-}
-
-/// Bytes `part` of a log (none when it cannot be read).
-fn read_part(log: &Path, part: std::ops::Range<u64>) -> Vec<u8> {
-    use std::io::{Read, Seek, SeekFrom};
-    let Ok(mut file) = crate::fs::open_regular(log, false) else {
-        return Vec::new();
-    };
-    let mut bytes = Vec::new();
-    if file.seek(SeekFrom::Start(part.start)).is_err()
-        || file
-            .take(part.end - part.start)
-            .read_to_end(&mut bytes)
-            .is_err()
-    {
-        return Vec::new();
-    }
-    bytes
 }

@@ -309,7 +309,8 @@ impl WorkCtx {
             // A quiet command has no log to read: the common case costs nothing.
             log_digest: written
                 .as_ref()
-                .and_then(|part| log_part_digest(log, part.clone())),
+                .and_then(|part| crate::fs::read_range(log, part.clone()))
+                .map(|bytes| crate::proof::fingerprint::sha256(&bytes)),
             log_part: written,
         });
         match exit {
@@ -327,18 +328,6 @@ impl WorkCtx {
             }
         }
     }
-}
-
-/// The digest of bytes `part` of a log: what one command printed.
-fn log_part_digest(log: &Path, part: std::ops::Range<u64>) -> Option<String> {
-    use std::io::{Read, Seek, SeekFrom};
-    let mut file = crate::fs::open_regular(log, false).ok()?;
-    file.seek(SeekFrom::Start(part.start)).ok()?;
-    let mut bytes = Vec::new();
-    file.take(part.end - part.start)
-        .read_to_end(&mut bytes)
-        .ok()?;
-    Some(crate::proof::fingerprint::sha256(&bytes))
 }
 
 pub(crate) fn append_header(log: &Path, line: &str) {
