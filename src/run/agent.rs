@@ -71,17 +71,16 @@ pub fn do_agent_task(
     let mut claim: Option<ClaimEvidence> = None;
     let mut changes: Option<Changes> = None;
     let finish = |verdict: Verdict, ran: Ran, spent: Option<Usage>, agent: AgentWork| TaskOutcome {
-        task_id: task.id.clone(),
-        verdict,
-        gate: ran.gate,
-        log: ctx.relative(&log),
-        duration: started.elapsed(),
         usage: spent,
-        checks: ran.checks,
         claim: agent.0,
         changes: agent.1,
-        derived: ran.derived,
-        commit: ran.commit,
+        ..TaskOutcome::new(
+            &task.id,
+            verdict,
+            ran,
+            ctx.relative(&log),
+            started.elapsed(),
+        )
     };
     for ex in &dispatch.executors {
         let role = ex.role();

@@ -28,7 +28,7 @@ use crate::run::agent::{self, Dispatch};
 use crate::run::engine::Engine;
 use crate::run::executor::Executor;
 use crate::run::policy::{self, Stop};
-use crate::run::work::{self, Part, TaskOutcome, Verdict};
+use crate::run::work::{self, Part, Ran, TaskOutcome, Verdict};
 use crate::run::workers::Workers;
 use crate::state::event::{
     Allocated, DispatchRequested, EventData, ExecutionStarted, Missing, Reason, TaskMove,
@@ -263,21 +263,7 @@ impl Engine<'_> {
     /// `--ci` does not hand off: the task fails instead.
     pub(super) fn refuse_hand_off(&mut self, task: TaskRef) -> Result<Option<Stop>> {
         let (_, task) = self.start_task(task, Start::Command)?;
-        let outcome = TaskOutcome {
-            task_id: task.id().to_owned(),
-            verdict: Verdict::Failed {
-                reason: policy::ci_handoff_reason(task.task()?),
-            },
-            gate: None,
-            log: String::new(),
-            duration: Duration::ZERO,
-            usage: None,
-            checks: Vec::new(),
-            claim: None,
-            changes: None,
-            derived: Vec::new(),
-            commit: None,
-        };
+        let outcome = failed(task.id(), policy::ci_handoff_reason(task.task()?));
         self.apply_outcome(task, outcome)
     }
 
@@ -460,19 +446,13 @@ const PANICKED: &str = "internal error: the work of this task panicked";
 /// task `start_task` changed is read already, so this is not expected) the task
 /// could not be read on the worker.
 fn failed(task_id: &str, reason: String) -> TaskOutcome {
-    TaskOutcome {
-        task_id: task_id.to_string(),
-        verdict: Verdict::Failed { reason },
-        gate: None,
-        log: String::new(),
-        duration: Duration::ZERO,
-        usage: None,
-        checks: Vec::new(),
-        claim: None,
-        changes: None,
-        derived: Vec::new(),
-        commit: None,
-    }
+    TaskOutcome::new(
+        task_id,
+        Verdict::Failed { reason },
+        Ran::default(),
+        String::new(),
+        Duration::ZERO,
+    )
 }
 
 #[cfg(test)]

@@ -141,6 +141,25 @@ pub struct TaskOutcome {
     pub commit: Option<crate::state::event::Commit>,
 }
 
+impl TaskOutcome {
+    /// The outcome of what `ran`, with no executor's usage, claim or changes.
+    pub fn new(task: &str, verdict: Verdict, ran: Ran, log: String, duration: Duration) -> Self {
+        TaskOutcome {
+            task_id: task.to_string(),
+            verdict,
+            gate: ran.gate,
+            log,
+            duration,
+            usage: None,
+            checks: ran.checks,
+            claim: None,
+            changes: None,
+            derived: ran.derived,
+            commit: ran.commit,
+        }
+    }
+}
+
 /// What checking a task ran and found: its gate's record, its commands, its
 /// derived checks, its commit.
 #[derive(Debug, Default)]
@@ -354,19 +373,13 @@ pub async fn do_task(
         Ok(verified) => Verdict::Passed { verified },
         Err(v) => v,
     };
-    TaskOutcome {
-        task_id: task.id.clone(),
+    TaskOutcome::new(
+        &task.id,
         verdict,
-        gate: ran.gate,
-        log: ctx.relative(&log),
-        duration: started.elapsed(),
-        usage: None,
-        checks: ran.checks,
-        claim: None,
-        changes: None,
-        derived: ran.derived,
-        commit: ran.commit,
-    }
+        ran,
+        ctx.relative(&log),
+        started.elapsed(),
+    )
 }
 
 /// Whether `task` is checked by what its line names: an agent's work with no
