@@ -101,6 +101,14 @@ impl Exit {
         matches!(self, Exit::Code(0))
     }
 
+    /// Its exit code, when it exited.
+    pub fn code(&self) -> Option<i32> {
+        match self {
+            Exit::Code(c) => Some(*c),
+            _ => None,
+        }
+    }
+
     pub fn describe(&self) -> String {
         match self {
             Exit::Code(c) => format!("exited with {c}"),

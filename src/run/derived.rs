@@ -336,10 +336,7 @@ pub(crate) async fn run(
     let run = CheckEvidence {
         what: what.to_string(),
         argv: program.argv(),
-        exit_code: match logged.exit {
-            Exit::Code(c) => Some(c),
-            _ => None,
-        },
+        exit_code: logged.exit.code(),
         duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
         log_digest: (!printed.is_empty()).then(|| crate::proof::fingerprint::sha256(&printed)),
     };

@@ -268,11 +268,7 @@ impl Engine<'_> {
             program,
         ))
         .map_err(|_| NoSuite::Interrupted)?;
-        let code = match exit {
-            crate::exec::process::Exit::Code(c) => Some(c),
-            _ => None,
-        };
-        Ok((code, testout::results(&printed)))
+        Ok((exit.code(), testout::results(&printed)))
     }
 }
 

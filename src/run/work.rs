@@ -319,10 +319,7 @@ impl WorkCtx {
             what: what.to_string(),
             command: program.display(),
             argv: program.argv(),
-            exit_code: match exit {
-                Exit::Code(c) => Some(c),
-                _ => None,
-            },
+            exit_code: exit.code(),
             outcome: exit.describe(),
             duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
             // A quiet command has no log to read: the common case costs nothing.
