@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use crate::config::Config;
 use crate::exec::process::{self, Children, Exit, Program, Spec};
-use crate::exec::verifier::{self, Resolved, Verifier};
+use crate::exec::verifier::{self, Verifier};
 use crate::run::derived::Returning;
 use crate::state::evidence::DerivedCheck;
 use crate::state::model::{Constraint, Task};
@@ -429,13 +429,11 @@ pub(crate) async fn run_parts(
     }
     // A gate runs the test verifier itself; running it twice proves nothing more.
     if task.has_action("run_tests") && !task.quality_gate {
-        let program = resolved_program(
-            "test",
-            &verifier::resolve(Verifier::Test, &ctx.project, &ctx.config),
-        )
-        .map_err(|reason| Verdict::Failed {
-            reason: format!("run_tests: {reason}"),
-        })?;
+        let program = verifier::resolve(Verifier::Test, &ctx.project, &ctx.config)
+            .program("test")
+            .map_err(|reason| Verdict::Failed {
+                reason: format!("run_tests: {reason}"),
+            })?;
         ctx.run(task, attempt, "run_tests", program, log, runs)
             .await?;
         verified = true;
@@ -450,14 +448,6 @@ pub(crate) async fn run_parts(
         ran.commit = Some(crate::run::commit::git_commit(ctx, task, attempt, log, runs).await?);
     }
     Ok(verified)
-}
-
-pub(crate) fn resolved_program(name: &str, resolved: &Resolved) -> Result<Program, String> {
-    match resolved {
-        Resolved::Configured(line) => Ok(Program::Shell(line.clone())),
-        Resolved::Detected(argv) => Ok(Program::Argv(argv.clone())),
-        Resolved::Unavailable(why) => Err(format!("no `{name}` verifier: {why}")),
-    }
 }
 
 /// The files `task` declares it creates — for a [`derivable`] task, those its line
