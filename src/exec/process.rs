@@ -229,7 +229,7 @@ async fn run_with(spec: Spec<'_>, header: Option<&str>, children: &Children) -> 
                     && path.as_ref().is_some_and(|p| !p.is_file()) =>
             {
                 looked_again = true;
-                forget(prog);
+                found().remove(prog);
                 path = program_path(prog, &spec.env, spec.cwd);
             }
             Err(e) => {
@@ -384,11 +384,6 @@ fn found() -> std::sync::MutexGuard<'static, HashMap<String, PathBuf>> {
         .get_or_init(Mutex::default)
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-/// Drops where `prog` was found: it is not there any more.
-fn forget(prog: &str) {
-    found().remove(prog);
 }
 
 /// `wf`'s own PATH, read once (nothing in `wf` changes its environment), and

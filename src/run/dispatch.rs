@@ -162,7 +162,7 @@ impl Floor {
         self.running.remove(task_id);
     }
 
-    /// Runs `body` on a worker ([`Engine::hand_to_worker`] writes the held events first).
+    /// Runs `body` on a worker ([`Engine::dispatch_agent`] writes the held events first).
     fn spawn(
         &mut self,
         task: TaskRef,
@@ -186,7 +186,8 @@ impl Floor {
 }
 
 impl Engine<'_> {
-    /// Starts `task` on its executors, on a worker.
+    /// Starts `task` on its executors, on a worker once the events held so far are
+    /// written: its start is in the log before its work begins.
     pub(super) fn dispatch_agent(
         &mut self,
         task: TaskRef,
@@ -217,9 +218,11 @@ impl Engine<'_> {
             part: crate::run::work::Part::Full,
         };
         let ctx = self.ctx.clone();
-        self.hand_to_worker(floor, task, move |task, emit| {
+        self.session.write_glance()?;
+        floor.spawn(task, move |task, emit| {
             agent::do_agent_task(&ctx, task, attempt, dispatch, emit)
-        })
+        });
+        Ok(())
     }
 
     /// Runs `task`'s own commands (`wf` does it itself), on this thread; its start is
@@ -237,19 +240,6 @@ impl Engine<'_> {
                 Err(err) => failed(task.id(), err.message),
             }
         });
-        Ok(())
-    }
-
-    /// Hands `task` to a worker once the events held so far are written: its start
-    /// is in the log before its work begins.
-    fn hand_to_worker(
-        &mut self,
-        floor: &mut Floor,
-        task: TaskRef,
-        body: impl FnOnce(&Task, &mut dyn FnMut(NewEvent)) -> TaskOutcome + Send + 'static,
-    ) -> Result<()> {
-        self.session.write_glance()?;
-        floor.spawn(task, body);
         Ok(())
     }
 
