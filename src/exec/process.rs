@@ -326,13 +326,11 @@ fn interpreter_of(script: &Path) -> Option<String> {
 }
 
 /// The program `prog` names: itself when it is a path (relative to the command's
-/// directory), else where it is on the PATH the command gets. `wf`'s own PATH is
-/// looked up once per run: without that every task paid a search of PATH twice, a
-/// stat per entry in `wf` and a failed exec per entry in the child. Like a shell's
-/// hash table, a program installed later in an earlier PATH entry is not seen; one
-/// that vanished is looked up again once its spawn fails, so a spawn costs no stat of
-/// its program. A PATH set for the command,
-/// or one with a relative entry (it means the command's directory), is searched each
+/// directory), else where it is on the PATH the command gets. On `wf`'s own PATH a
+/// program is looked up once per run, so no task searches PATH: like a shell's hash
+/// table, a program installed later in an earlier PATH entry is not seen; one that
+/// vanished is looked up again once its spawn fails. A PATH set for the command, or
+/// one with a relative entry (it means the command's directory), is searched each
 /// time. `None`: not found.
 fn program_path(prog: &str, env: &[(String, String)], cwd: &Path) -> Option<PathBuf> {
     if prog.contains('/') {
