@@ -230,8 +230,7 @@ impl Engine<'_> {
     pub(super) fn run_command(&mut self, task: TaskRef, floor: &mut Floor) -> Result<()> {
         let (attempt, task) = self.start_task(task, Start::Command)?;
         self.reporter.started(task.task()?);
-        // The glance too: written after the command started, a run killed while it
-        // starts (a third of a short task's turn) left the glance a turn behind.
+        // The glance too, or a run killed while the command starts leaves it behind.
         self.session.write_glance()?;
         let ctx = self.ctx.clone();
         floor.run_here(task.id().to_owned(), async move {
@@ -375,8 +374,8 @@ impl Engine<'_> {
     }
 
     /// `pending → in_progress`; returns the attempt number and the task as started.
-    /// Takes the caller's handle on the task: held across the status change, it made
-    /// the state copy the whole task (`TaskRef::make_mut`), twice a task run.
+    /// Takes the caller's handle on the task: held across the status change, it would
+    /// make the state copy the whole task (`TaskRef::make_mut`).
     pub(super) fn start_task(&mut self, task: TaskRef, how: Start) -> Result<(u32, TaskRef)> {
         let attempt = task.task()?.attempts + 1;
         let id = task.id().to_owned();
