@@ -62,7 +62,8 @@ pub fn run_engine(
         state,
         mode,
     );
-    opts.held_elsewhere = crate::run::lease::live_tasks(session.store().dir(), &project.config);
+    opts.held_elsewhere =
+        crate::run::lease::live(session.store().dir(), &project.config).held_by_others(None);
     if let Some(own) = &caller.own {
         opts.held_elsewhere.remove(own);
     }

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use crate::config::Config;
 use crate::exec::process::{self, Children, Exit, Program, Spec};
-use crate::exec::verifier::{self, Resolved, Verifier};
+use crate::exec::verifier::{self, Verifier};
 use crate::exec::DEFAULT_TIMEOUT;
 use crate::state::model::{Constraint, ConstraintVerification};
 
@@ -77,13 +77,7 @@ pub async fn verify(
 /// What `cmd` runs as, or why it will not run.
 fn program_for(cmd: &str, project_dir: &Path, config: &Config) -> Result<Program, String> {
     if let Some(builtin) = Verifier::parse(cmd) {
-        return match verifier::resolve(builtin, project_dir, config) {
-            // The project's owner wrote this line in the config: it gets the shell,
-            // as it does when a quality gate runs it.
-            Resolved::Configured(line) => Ok(Program::Shell(line)),
-            Resolved::Detected(argv) => Ok(Program::Argv(argv)),
-            Resolved::Unavailable(why) => Err(format!("no `{cmd}` verifier: {why}")),
-        };
+        return verifier::resolve(builtin, project_dir, config).program(cmd);
     }
     if let Some(why) = refusal(cmd, config, "so it was not run") {
         return Err(why);

@@ -14,18 +14,11 @@ use crate::exec::spawn::{Launch, Leader};
 
 /// The commands running in this run, so a timeout watchdog and Ctrl-C can end them.
 ///
-/// Which stray process belongs to which command: every command gets
-/// `WF_SPAWN=<wf pid>.<n>` in its environment, and its descendants inherit it. When
-/// a command ends, each child of `wf` that is not a running command's leader is
-/// looked at: a zombie is reaped; a live one is ended if it is still in the
-/// command's own group, or its `WF_SPAWN` names this command or one that already
-/// ended (an environment that cannot be read or reads empty, as in the middle of
-/// an exec, is read again on the next passes); one with no `WF_SPAWN` of this `wf` (its
-/// environment was cleared, or cannot be read) only when no other command is running
-/// and it is not in `wf`'s own process group (every command's leader starts a group
-/// of its own, so a process there was started by `wf` some other way). A process
-/// whose `WF_SPAWN` names another running command is left to that command's sweep,
-/// so `--jobs N` tasks never end each other's processes.
+/// Every command gets `WF_SPAWN=<wf pid>.<n>` in its environment, which its
+/// descendants inherit. When a command ends, each child of `wf` that is not a running
+/// command's leader is looked at: a zombie is reaped, and `whose` tells whether a
+/// live one is the command's to end, so `--jobs N` tasks never end each other's
+/// processes.
 #[derive(Clone)]
 pub struct Children {
     inner: Arc<ChildrenInner>,

@@ -1,10 +1,9 @@
 //! A command's log: created only once there is something to put in it, and capped.
 //!
-//! Creating a file is the dearest thing a no-op task does: on ext4 an inode
-//! allocation costs about what `make` spends on a whole `true` recipe (more right
-//! after many deletions, when the allocator steps over recently freed inodes). So a command's output goes through a pipe, and its log file —
-//! header line first, when there is one — is created at the first byte of output, or
-//! when the command fails. A silent command that succeeds leaves no log.
+//! Creating a file is the dearest thing a no-op task does, so a command's output
+//! goes through a pipe, and its log file — header line first, when there is one — is
+//! created at the first byte of output, or when the command fails. A silent command
+//! that succeeds leaves no log.
 //!
 //! A command that prints a gigabyte must not write a gigabyte: on a small disk the
 //! log would take the state with it. The first half of the cap streams to the file as
@@ -116,10 +115,8 @@ impl<'a> LazyLog<'a> {
         if self.eof {
             return;
         }
-        // One read drains a full pipe (64 KiB on Linux); the pump runs on the
-        // scheduler's thread, whose stack has room for it. Left uninitialised: the
-        // kernel writes what it reads, and zeroing 64 KiB on every call was a
-        // `memset` per task.
+        // One read drains a full pipe (64 KiB on Linux), on the scheduler thread's
+        // stack; left uninitialised, as the kernel writes what it reads.
         #[allow(clippy::large_stack_arrays)]
         let mut buf = [std::mem::MaybeUninit::<u8>::uninit(); 64 * 1024];
         loop {

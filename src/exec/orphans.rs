@@ -86,10 +86,8 @@ pub fn children() -> Vec<i32> {
 }
 
 /// The main thread's `children` file, opened once and read from its start each
-/// time (the kernel writes it anew for a read at offset 0). With `--jobs 2` the
-/// other command is always a child, so every command's end reads it: opening,
-/// sizing and closing it were four of the five calls, on the path from one
-/// command's exit to the next one's start.
+/// time (the kernel writes it anew for a read at offset 0): under `--jobs N` every
+/// command's end reads it, on the way to the next command's start.
 fn read_children_file(me: i32) -> Option<String> {
     use std::os::unix::fs::FileExt;
     static FILE: OnceLock<Option<std::fs::File>> = OnceLock::new();
@@ -147,7 +145,6 @@ pub enum Spawn {
 impl Stray {
     pub fn read(pid: i32) -> Stray {
         let stat = stat_fields(pid);
-        // SAFETY: getpgrp takes nothing and cannot fail.
         let wf_group = rustix::process::getpgrp().as_raw_nonzero().get();
         Stray {
             pid,

@@ -101,6 +101,14 @@ impl Exit {
         matches!(self, Exit::Code(0))
     }
 
+    /// Its exit code, when it exited.
+    pub fn code(&self) -> Option<i32> {
+        match self {
+            Exit::Code(c) => Some(*c),
+            _ => None,
+        }
+    }
+
     pub fn describe(&self) -> String {
         match self {
             Exit::Code(c) => format!("exited with {c}"),
@@ -221,7 +229,7 @@ async fn run_with(spec: Spec<'_>, header: Option<&str>, children: &Children) -> 
                     && path.as_ref().is_some_and(|p| !p.is_file()) =>
             {
                 looked_again = true;
-                forget(prog);
+                found().remove(prog);
                 path = program_path(prog, &spec.env, spec.cwd);
             }
             Err(e) => {
@@ -318,13 +326,11 @@ fn interpreter_of(script: &Path) -> Option<String> {
 }
 
 /// The program `prog` names: itself when it is a path (relative to the command's
-/// directory), else where it is on the PATH the command gets. `wf`'s own PATH is
-/// looked up once per run: without that every task paid a search of PATH twice, a
-/// stat per entry in `wf` and a failed exec per entry in the child. Like a shell's
-/// hash table, a program installed later in an earlier PATH entry is not seen; one
-/// that vanished is looked up again once its spawn fails, so a spawn costs no stat of
-/// its program. A PATH set for the command,
-/// or one with a relative entry (it means the command's directory), is searched each
+/// directory), else where it is on the PATH the command gets. On `wf`'s own PATH a
+/// program is looked up once per run, so no task searches PATH: like a shell's hash
+/// table, a program installed later in an earlier PATH entry is not seen; one that
+/// vanished is looked up again once its spawn fails. A PATH set for the command, or
+/// one with a relative entry (it means the command's directory), is searched each
 /// time. `None`: not found.
 fn program_path(prog: &str, env: &[(String, String)], cwd: &Path) -> Option<PathBuf> {
     if prog.contains('/') {
@@ -376,11 +382,6 @@ fn found() -> std::sync::MutexGuard<'static, HashMap<String, PathBuf>> {
         .get_or_init(Mutex::default)
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-/// Drops where `prog` was found: it is not there any more.
-fn forget(prog: &str) {
-    found().remove(prog);
 }
 
 /// `wf`'s own PATH, read once (nothing in `wf` changes its environment), and

@@ -2,15 +2,11 @@
 //!
 //! A child is made with `clone(CLONE_VM | CLONE_VFORK)`, as `posix_spawn(3)` makes
 //! it, and does only what a command of `wf` needs before its exec: it puts the
-//! signals `wf` catches back to their default (glibc's `posix_spawn` asks about and
-//! sets all 64 signals there, 124 system calls per command: half the time the child
-//! spent before its exec), makes its own process group, takes `/dev/null` (or the
-//! given pipe) as stdin and the one output pipe end as both stdout and stderr,
-//! changes to its directory, empties its signal mask and execs. `wf` itself makes
-//! two system calls around the clone (blocking its signals and unblocking them),
-//! where `posix_spawn` with file actions made ten (a stack mapped and unmapped, a
-//! `getrlimit` per descriptor checked). `std::process::Command` would also open
-//! `/dev/null` in `wf` and copy the output pipe for stderr.
+//! signals `wf` catches back to their default, makes its own process group, takes
+//! `/dev/null` (or the given pipe) as stdin and the one output pipe end as both
+//! stdout and stderr, changes to its directory, empties its signal mask and execs.
+//! glibc's `posix_spawn` and `std::process::Command` make many more system calls,
+//! in the child and in `wf`, for the same result.
 //!
 //! The child opens `/dev/null` itself: one kept open by `wf` and given to every
 //! command would be one open file shared by all of them, and a lock or a flag one
@@ -111,11 +107,10 @@ pub fn spawn(launch: &Launch<'_>) -> io::Result<Leader> {
         output: raw(launch.output, &output_copy),
         err: 0,
     };
-    // The child's stack: never read, only the child writes it, while this thread
-    // waits (CLONE_VFORK). It grows down from the end, 16-byte aligned. It lies in
-    // this frame, as musl's `posix_spawn` places its child's: below it are only the
-    // frames of the clone call, suspended meanwhile. A heap block of this size
-    // cost a `malloc_consolidate` and fresh pages on every spawn.
+    // The child's stack, written only by the child while this thread waits
+    // (CLONE_VFORK), down from its end, 16-byte aligned. It lies in this frame, as
+    // musl's `posix_spawn` places it (below it only the clone call's frames,
+    // suspended meanwhile), so a spawn allocates nothing for it.
     #[allow(clippy::large_stack_arrays)]
     let mut stack = [std::mem::MaybeUninit::<u128>::uninit(); CHILD_STACK / 16];
     // SAFETY: `stack` holds CHILD_STACK bytes; one past its end is its top.
@@ -319,9 +314,8 @@ fn environment(overrides: &[(String, String)]) -> io::Result<Environment> {
     })
 }
 
-/// `wf`'s own environment, `(KEY, KEY=VALUE)`, read at the first spawn: nothing in
-/// `wf` changes it, and copying it for every command was a tenth of a worker's time
-/// per task (`perf`, a 2,000-task plan).
+/// `wf`'s own environment, `(KEY, KEY=VALUE)`, read once at the first spawn rather
+/// than copied for every command: nothing in `wf` changes it.
 fn own_environment() -> &'static [(Vec<u8>, CString)] {
     static OWN: std::sync::OnceLock<Vec<(Vec<u8>, CString)>> = std::sync::OnceLock::new();
     OWN.get_or_init(|| {

@@ -15,6 +15,7 @@
 use std::path::Path;
 
 use crate::config::{Config, VerifierSetting};
+use crate::exec::process::Program;
 
 /// A builtin verifier: a check every project has under some command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,17 +92,6 @@ impl Toolchain {
             Some(Toolchain::Python)
         } else {
             None
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Toolchain::Pnpm => "pnpm",
-            Toolchain::Yarn => "yarn",
-            Toolchain::Npm => "npm",
-            Toolchain::Cargo => "cargo",
-            Toolchain::Go => "go",
-            Toolchain::Python => "python",
         }
     }
 
@@ -245,6 +235,18 @@ pub enum Resolved {
     Unavailable(String),
 }
 
+impl Resolved {
+    /// What runs verifier `name` — a configured line by the shell, as its owner wrote
+    /// it for one — or why nothing does.
+    pub fn program(self, name: &str) -> Result<Program, String> {
+        match self {
+            Resolved::Configured(line) => Ok(Program::Shell(line)),
+            Resolved::Detected(argv) => Ok(Program::Argv(argv)),
+            Resolved::Unavailable(why) => Err(format!("no `{name}` verifier: {why}")),
+        }
+    }
+}
+
 pub fn resolve(verifier: Verifier, project: &Path, config: &Config) -> Resolved {
     let name = verifier.name();
     match verifier.setting(config) {
@@ -275,7 +277,7 @@ pub fn resolve(verifier: Verifier, project: &Path, config: &Config) -> Resolved 
 pub enum Here {
     /// It runs this program (whose tool, when the config requires it, may still be
     /// missing: then it fails, by name).
-    Runs(super::process::Program),
+    Runs(Program),
     /// Its detected tool is not on PATH and nothing requires it: not counted.
     Missing(String),
     /// `wf.verifiers.NAME: false`.
@@ -300,15 +302,12 @@ impl Here {
 }
 
 pub fn here(verifier: Verifier, project: &Path, config: &Config) -> Here {
-    use super::process::Program;
     let standing = standing(verifier, config);
     if standing == Standing::Off {
         return Here::Off;
     }
-    let program = match resolve(verifier, project, config) {
-        Resolved::Configured(line) => Program::Shell(line),
-        Resolved::Detected(argv) => Program::Argv(argv),
-        Resolved::Unavailable(_) => return Here::NotApplicable,
+    let Ok(program) = resolve(verifier, project, config).program(verifier.name()) else {
+        return Here::NotApplicable;
     };
     match super::process::missing_program(&program) {
         Some(tool) if standing == Standing::Detected => Here::Missing(tool),

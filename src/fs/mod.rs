@@ -14,8 +14,8 @@ use std::path::Path;
 use crate::error::{Result, WfError};
 
 pub use open::{
-    open_any, open_regular, open_regular_kept, read_named, read_regular, read_regular_kept,
-    read_rest, read_span,
+    open_any, open_regular, open_regular_kept, read_named, read_range, read_regular,
+    read_regular_kept, read_rest, read_span,
 };
 
 /// Creates `dir` (and its parents) if missing; refuses a symlink.

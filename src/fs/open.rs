@@ -137,6 +137,19 @@ pub fn read_span(file: &std::fs::File, start: u64, end: u64) -> Option<Vec<u8>> 
     Some(bytes)
 }
 
+/// Bytes `part` of the regular file at `path` (fewer when it ends first), opened as
+/// [`open_regular`] opens it; `None` when it cannot be read.
+pub fn read_range(path: &Path, part: std::ops::Range<u64>) -> Option<Vec<u8>> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut file = open_regular(path, false).ok()?;
+    file.seek(SeekFrom::Start(part.start)).ok()?;
+    let mut bytes = Vec::new();
+    file.take(part.end - part.start)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    Some(bytes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -70,18 +70,18 @@ pub fn do_agent_task(
         .flatten();
     let mut claim: Option<ClaimEvidence> = None;
     let mut changes: Option<Changes> = None;
+    let wf = event_of(task, "wf", Role::Reviewer);
     let finish = |verdict: Verdict, ran: Ran, spent: Option<Usage>, agent: AgentWork| TaskOutcome {
-        task_id: task.id.clone(),
-        verdict,
-        gate: ran.gate,
-        log: ctx.relative(&log),
-        duration: started.elapsed(),
         usage: spent,
-        checks: ran.checks,
         claim: agent.0,
         changes: agent.1,
-        derived: ran.derived,
-        commit: ran.commit,
+        ..TaskOutcome::new(
+            &task.id,
+            verdict,
+            ran,
+            ctx.relative(&log),
+            started.elapsed(),
+        )
     };
     for ex in &dispatch.executors {
         let role = ex.role();
@@ -122,15 +122,11 @@ pub fn do_agent_task(
         let claimed_files = claim.as_ref().map_or(&[][..], |c| &c.changed_files[..]);
         let strict = ctx.config.wf.reject_undeclared_changes == Some(true);
         if let Err(why) = proof::check_changes(claimed_files, seen, strict) {
-            emit(
-                NewEvent::new(EventData::TaskReviewResult(ReviewResult {
-                    passed: false,
-                    reason: Some(format!("claim without evidence: {why}")),
-                    ..ReviewResult::default()
-                }))
-                .task(&task.id)
-                .executor("wf", Role::Reviewer),
-            );
+            emit(wf(EventData::TaskReviewResult(ReviewResult {
+                passed: false,
+                reason: Some(format!("claim without evidence: {why}")),
+                ..ReviewResult::default()
+            })));
             let reason = format!("the agent's work does not match: {why}");
             return finish(
                 Verdict::Failed { reason },
@@ -177,16 +173,12 @@ pub fn do_agent_task(
         Ok(verified) => {
             if claimed {
                 // A claim nothing could check is accepted unchecked, not confirmed.
-                emit(
-                    NewEvent::new(EventData::TaskReviewResult(ReviewResult {
-                        passed: true,
-                        evidence: Some(verified),
-                        undeclared_changes: Some(undeclared.clone()),
-                        ..ReviewResult::default()
-                    }))
-                    .task(&task.id)
-                    .executor("wf", Role::Reviewer),
-                );
+                emit(wf(EventData::TaskReviewResult(ReviewResult {
+                    passed: true,
+                    evidence: Some(verified),
+                    undeclared_changes: Some(undeclared.clone()),
+                    ..ReviewResult::default()
+                })));
             }
             // A mock rehearsal did no work; it is not evidence either way.
             let verified = verified && dispatch.mock.is_none();
@@ -194,15 +186,11 @@ pub fn do_agent_task(
         }
         Err(Verdict::Failed { reason }) => {
             let reason = if claimed {
-                emit(
-                    NewEvent::new(EventData::TaskReviewResult(ReviewResult {
-                        passed: false,
-                        reason: Some(format!("claim without evidence: {reason}")),
-                        ..ReviewResult::default()
-                    }))
-                    .task(&task.id)
-                    .executor("wf", Role::Reviewer),
-                );
+                emit(wf(EventData::TaskReviewResult(ReviewResult {
+                    passed: false,
+                    reason: Some(format!("claim without evidence: {reason}")),
+                    ..ReviewResult::default()
+                })));
                 format!("the executor claimed success but the checks disagree: {reason}")
             } else {
                 reason
@@ -221,19 +209,12 @@ fn mock_run(
     emit: &mut dyn FnMut(NewEvent),
 ) -> Result<Option<executor::Claim>, Verdict> {
     let name = ex.config.name.as_str();
-    emit(
-        NewEvent::new(EventData::TaskDispatchAck(Rehearsal { mock: true }))
-            .task(&task.id)
-            .executor(name, role),
-    );
-    emit(
-        NewEvent::new(EventData::TaskExecutionStarted(ExecutionStarted {
-            mock: true,
-            ..ExecutionStarted::default()
-        }))
-        .task(&task.id)
-        .executor(name, role),
-    );
+    let by = event_of(task, name, role);
+    emit(by(EventData::TaskDispatchAck(Rehearsal { mock: true })));
+    emit(by(EventData::TaskExecutionStarted(ExecutionStarted {
+        mock: true,
+        ..ExecutionStarted::default()
+    })));
     let success = outcome == MockOutcome::Success;
     // A rehearsal's result has the shape of the real one it stands for.
     let data = if role == Role::Reviewer {
@@ -249,7 +230,7 @@ fn mock_run(
             ..ExecutionResult::default()
         })
     };
-    emit(NewEvent::new(data).task(&task.id).executor(name, role));
+    emit(by(data));
     if success {
         Ok(None)
     } else {
@@ -284,6 +265,7 @@ fn real_run(
         log,
     } = *run;
     let name = ex.config.name.clone();
+    let by = event_of(task, &name, role);
     let timeout = ex
         .config
         .timeout_secs
@@ -319,32 +301,20 @@ fn real_run(
     ));
     if !acked {
         let reason = format!("executor `{name}` {}", exit.describe());
-        emit(
-            NewEvent::new(EventData::TaskDispatchNack(Reason {
-                reason: reason.clone(),
-            }))
-            .task(&task.id)
-            .executor(&name, role),
-        );
+        emit(by(EventData::TaskDispatchNack(Reason {
+            reason: reason.clone(),
+        })));
         let unrecoverable = matches!(&exit, Exit::NotOnPath(_));
         return Err(Verdict::DispatchFailed {
             reason,
             unrecoverable,
         });
     }
-    emit(
-        NewEvent::new(EventData::TaskDispatchAck(Rehearsal::default()))
-            .task(&task.id)
-            .executor(&name, role),
-    );
-    emit(
-        NewEvent::new(EventData::TaskExecutionStarted(ExecutionStarted {
-            attempt: Some(attempt),
-            ..ExecutionStarted::default()
-        }))
-        .task(&task.id)
-        .executor(&name, role),
-    );
+    emit(by(EventData::TaskDispatchAck(Rehearsal::default())));
+    emit(by(EventData::TaskExecutionStarted(ExecutionStarted {
+        attempt: Some(attempt),
+        ..ExecutionStarted::default()
+    })));
     let output = read_from(log, start_of_output);
     if exit == Exit::Interrupted {
         return Err(Verdict::Interrupted);
@@ -361,11 +331,7 @@ fn real_run(
             usage: used,
             ..result
         };
-        emit(
-            NewEvent::new(EventData::TaskExecutionResult(data))
-                .task(&task.id)
-                .executor(&name, role),
-        );
+        emit(by(EventData::TaskExecutionResult(data)));
     };
     if !exit.success() {
         let reason = format!("executor `{name}` {}", exit.describe());
@@ -421,20 +387,17 @@ fn review_verdict(
     used: Option<Usage>,
     emit: &mut dyn FnMut(NewEvent),
 ) -> Result<(), Verdict> {
+    let by = event_of(task, name, Role::Reviewer);
     let threshold = task.threshold.unwrap_or(80);
     let score = executor::parse_score(output);
     let passed = score.is_some_and(|s| s >= threshold);
-    emit(
-        NewEvent::new(EventData::TaskReviewResult(ReviewResult {
-            passed,
-            score,
-            threshold: Some(threshold),
-            usage: used,
-            ..ReviewResult::default()
-        }))
-        .task(&task.id)
-        .executor(name, Role::Reviewer),
-    );
+    emit(by(EventData::TaskReviewResult(ReviewResult {
+        passed,
+        score,
+        threshold: Some(threshold),
+        usage: used,
+        ..ReviewResult::default()
+    })));
     match score {
         _ if passed => Ok(()),
         Some(s) => Err(Verdict::Failed {
@@ -444,6 +407,11 @@ fn review_verdict(
             reason: format!("reviewer `{name}` gave no `TOTAL SCORE: N` line"),
         }),
     }
+}
+
+/// What makes `data` an event of `task` from executor `name` in `role`.
+fn event_of<'a>(task: &'a Task, name: &'a str, role: Role) -> impl Fn(EventData) -> NewEvent + 'a {
+    move |data| NewEvent::new(data).task(&task.id).executor(name, role)
 }
 
 /// An executor's result when it failed, and why.

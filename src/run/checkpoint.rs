@@ -4,17 +4,13 @@
 //! the source format writes it, so a person reading it sees the truth; it is derived
 //! from the state, so it is written second.
 //!
-//! While tasks run, the scheduler must not wait for a checkpoint: on a large plan
-//! writing the snapshot and mirroring the plan copy (parsing and rewriting it) take
-//! a large part of a second. So a run's periodic checkpoints take the state as it
-//! stands (`Session::snapshot`: the tasks are shared, not copied) and write both on
-//! a thread of their own, the snapshot first. That thread still takes a core's time
-//! from the tasks, so a checkpoint is due every [`EVERY`], or [`COST_SHARE`] times
-//! as long as the last one's thread spent on a CPU when that is longer: at most a
-//! thirtieth of a core. Its CPU time, not its wall time: most of a small plan's
-//! checkpoint is waiting for `fsync`, which takes no core from the tasks. The floor
-//! is one second because a reader after a crash folds the log written since the
-//! last snapshot: the longer the wait, the slower the first read after a crash. The
+//! While tasks run, the scheduler does not wait for a checkpoint, which on a large
+//! plan takes a while: a run's periodic checkpoints take the state as it stands
+//! (`Session::snapshot`: the tasks are shared, not copied) and write both on a
+//! thread of their own, the snapshot first. So that thread takes little of a core
+//! from the tasks, a checkpoint is due every [`EVERY`], or [`COST_SHARE`] times as
+//! long as the last one's thread spent on a CPU (waiting for `fsync` takes none)
+//! when that is longer; the floor bounds the log a reader folds after a crash. The
 //! guarantees are those of a checkpoint written in line: every event is in the log
 //! before the next task starts, so the snapshot only shortens what a reader folds;
 //! the snapshot marks only events already synced; one checkpoint writes at a time,
@@ -31,11 +27,10 @@ use crate::state::Session;
 
 /// A checkpoint written whole before it returns: the snapshot, then the plan copy.
 ///
-/// The copy's new text is worked out on another thread while the snapshot is
-/// written (docs/ARCHITECTURE.md "Performance devices kept" gives what it gains),
-/// and written after it, as always; if the copy changed on disk meanwhile (a
-/// person's edit), it is worked out again from what is there now. A small plan's is
-/// worked out after the snapshot.
+/// From `MIRROR_BESIDE_FROM` tasks on, the copy's new text is worked out on another
+/// thread while the snapshot is written (docs/ARCHITECTURE.md "Performance devices
+/// kept" gives what it gains), and written after it, as always; if the copy changed
+/// on disk meanwhile (a person's edit), it is worked out again from what is there.
 pub fn save(session: &mut Session) -> Result<()> {
     let Some(copy) = PlanCopy::of(session)? else {
         return session.checkpoint_snapshot();
@@ -67,9 +62,8 @@ pub fn save(session: &mut Session) -> Result<()> {
 }
 
 /// How many tasks a plan has before its copy is worked out beside the snapshot's
-/// write ([`save`]). A judgment, not a measured break-even: a few hundred tasks'
-/// copy takes well over a thread's start to work out; below that the saving is too
-/// small to be worth a second thread's memory.
+/// write ([`save`]): below that the saving is not worth a second thread (a judgment,
+/// not a measured break-even).
 const MIRROR_BESIDE_FROM: usize = 200;
 
 /// How often a run writes a checkpoint, at most.

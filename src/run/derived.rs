@@ -119,7 +119,13 @@ fn failed(failures: &[String]) -> Verdict {
     }
 }
 
-fn derived(kind: DerivedKind, subject: &str, result: DerivedResult, note: String) -> DerivedCheck {
+/// What a derived check found, with no command run for it.
+pub(crate) fn derived(
+    kind: DerivedKind,
+    subject: &str,
+    result: DerivedResult,
+    note: String,
+) -> DerivedCheck {
     DerivedCheck {
         kind,
         subject: subject.to_string(),
@@ -164,7 +170,7 @@ fn changed(
             DerivedKind::Changed,
             path,
             DerivedResult::CannotRun,
-            "not in a git repository: wf cannot tell what changed".into(),
+            NO_GIT.into(),
         )];
     };
     let mut out = Vec::new();
@@ -176,31 +182,22 @@ fn changed(
     if new && !all.contains(&Derived::Exists(path.to_string())) {
         out.extend(exists(&ctx.project, path, DerivedKind::Created));
     }
-    let differs = seen.files.iter().any(|f| tree::covers(path, f));
-    out.push(if differs {
-        derived(
-            DerivedKind::Changed,
-            path,
-            DerivedResult::Passed,
-            format!("{path} changed"),
-        )
+    let (result, note) = if seen.files.iter().any(|f| tree::covers(path, f)) {
+        (DerivedResult::Passed, format!("{path} changed"))
     } else {
-        derived(
-            DerivedKind::Changed,
-            path,
-            DerivedResult::Failed,
-            format!("{path} did not change since {} was handed off", task.id),
-        )
-    });
+        let note = format!("{path} did not change since {} was handed off", task.id);
+        (DerivedResult::Failed, note)
+    };
+    out.push(derived(DerivedKind::Changed, path, result, note));
     out
 }
 
+/// Why what changed cannot be told.
+const NO_GIT: &str = "not in a git repository: wf cannot tell what changed";
+
 fn something_changed(task: &Task, r: Returning<'_>) -> Vec<DerivedCheck> {
     let (result, note) = match r.seen {
-        None => (
-            DerivedResult::CannotRun,
-            "not in a git repository: wf cannot tell what changed".to_string(),
-        ),
+        None => (DerivedResult::CannotRun, NO_GIT.to_string()),
         Some(seen) if seen.files.is_empty() => (
             DerivedResult::Failed,
             format!("nothing changed since {} was handed off", task.id),
@@ -246,11 +243,8 @@ async fn command_check(
         ),
     };
     Ok(DerivedCheck {
-        kind: DerivedKind::Command,
-        subject: command.to_string(),
-        result,
-        note,
         run: Some(run),
+        ..derived(DerivedKind::Command, command, result, note)
     })
 }
 
@@ -264,30 +258,20 @@ async fn test_check(
     path: &str,
     r: Returning<'_>,
 ) -> Result<DerivedCheck, Verdict> {
-    let cannot = |why: String| DerivedCheck {
-        kind: DerivedKind::Test,
-        subject: path.to_string(),
-        result: DerivedResult::CannotRun,
-        note: format!("{path} cannot run here: {why}"),
-        run: None,
+    let ready = || {
+        let runner = Runner::detect(&ctx.project, &ctx.config)?;
+        match runner.missing(&ctx.project) {
+            Some(why) => Err(why),
+            None => test_program(&runner, path),
+        }
     };
-    let runner = match Runner::detect(&ctx.project, &ctx.config) {
-        Ok(r) => r,
-        Err(why) => return Ok(cannot(why)),
-    };
-    if let Some(why) = runner.missing(&ctx.project) {
-        return Ok(cannot(why));
-    }
-    let program = match runner.one(path) {
+    let program = match ready() {
         Ok(p) => p,
-        Err(why) => return Ok(cannot(why)),
+        Err(why) => return Ok(cannot_test(path, &why)),
     };
-    if let Some(prog) = process::missing_program(&program) {
-        return Ok(cannot(format!("`{prog}` is not on PATH")));
-    }
     let (exit, run, _) = run(ctx, task, attempt, log, "test", program).await?;
     let (result, note) = match (exit, r.before_implementation) {
-        (Exit::NotOnPath(prog), _) => return Ok(cannot(format!("`{prog}` is not on PATH"))),
+        (Exit::NotOnPath(prog), _) => return Ok(cannot_test(path, &not_on_path(&prog))),
         (Exit::Code(0), false) => (DerivedResult::Passed, format!("{path} passes")),
         (Exit::Code(0), true) => (
             DerivedResult::Warning,
@@ -303,12 +287,28 @@ async fn test_check(
         (other, false) => (DerivedResult::Failed, format!("test {path} {}", other.describe())),
     };
     Ok(DerivedCheck {
-        kind: DerivedKind::Test,
-        subject: path.to_string(),
-        result,
-        note,
         run: Some(run),
+        ..derived(DerivedKind::Test, path, result, note)
     })
+}
+
+/// The program that runs the test file `path` alone, or why it cannot run here.
+pub(crate) fn test_program(runner: &Runner, path: &str) -> Result<Program, String> {
+    let program = runner.one(path)?;
+    match process::missing_program(&program) {
+        Some(prog) => Err(not_on_path(&prog)),
+        None => Ok(program),
+    }
+}
+
+pub(crate) fn not_on_path(prog: &str) -> String {
+    format!("`{prog}` is not on PATH")
+}
+
+/// The test file `path` could not be run, and why.
+pub(crate) fn cannot_test(path: &str, why: &str) -> DerivedCheck {
+    let note = format!("{path} cannot run here: {why}");
+    derived(DerivedKind::Test, path, DerivedResult::CannotRun, note)
 }
 
 /// Runs `program` for `task` into its log: how it ended, as evidence, and what it
@@ -331,15 +331,12 @@ pub(crate) async fn run(
     let printed = logged
         .written
         .clone()
-        .map(|part| read_part(log, part))
+        .and_then(|part| crate::fs::read_range(log, part))
         .unwrap_or_default();
     let run = CheckEvidence {
         what: what.to_string(),
         argv: program.argv(),
-        exit_code: match logged.exit {
-            Exit::Code(c) => Some(c),
-            _ => None,
-        },
+        exit_code: logged.exit.code(),
         duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
         log_digest: (!printed.is_empty()).then(|| crate::proof::fingerprint::sha256(&printed)),
     };
@@ -348,22 +345,4 @@ pub(crate) async fn run(
         run,
         String::from_utf8_lossy(&printed).into_owned(),
     ))
-}
-
-/// Bytes `part` of a log (none when it cannot be read).
-fn read_part(log: &Path, part: std::ops::Range<u64>) -> Vec<u8> {
-    use std::io::{Read, Seek, SeekFrom};
-    let Ok(mut file) = crate::fs::open_regular(log, false) else {
-        return Vec::new();
-    };
-    let mut bytes = Vec::new();
-    if file.seek(SeekFrom::Start(part.start)).is_err()
-        || file
-            .take(part.end - part.start)
-            .read_to_end(&mut bytes)
-            .is_err()
-    {
-        return Vec::new();
-    }
-    bytes
 }

@@ -28,7 +28,7 @@ use crate::run::agent::{self, Dispatch};
 use crate::run::engine::Engine;
 use crate::run::executor::Executor;
 use crate::run::policy::{self, Stop};
-use crate::run::work::{self, Part, TaskOutcome, Verdict};
+use crate::run::work::{self, Part, Ran, TaskOutcome, Verdict};
 use crate::run::workers::Workers;
 use crate::state::event::{
     Allocated, DispatchRequested, EventData, ExecutionStarted, Missing, Reason, TaskMove,
@@ -162,7 +162,7 @@ impl Floor {
         self.running.remove(task_id);
     }
 
-    /// Runs `body` on a worker ([`Engine::hand_to_worker`] writes the held events first).
+    /// Runs `body` on a worker ([`Engine::dispatch_agent`] writes the held events first).
     fn spawn(
         &mut self,
         task: TaskRef,
@@ -186,7 +186,8 @@ impl Floor {
 }
 
 impl Engine<'_> {
-    /// Starts `task` on its executors, on a worker.
+    /// Starts `task` on its executors, on a worker once the events held so far are
+    /// written: its start is in the log before its work begins.
     pub(super) fn dispatch_agent(
         &mut self,
         task: TaskRef,
@@ -217,9 +218,11 @@ impl Engine<'_> {
             part: crate::run::work::Part::Full,
         };
         let ctx = self.ctx.clone();
-        self.hand_to_worker(floor, task, move |task, emit| {
+        self.session.write_glance()?;
+        floor.spawn(task, move |task, emit| {
             agent::do_agent_task(&ctx, task, attempt, dispatch, emit)
-        })
+        });
+        Ok(())
     }
 
     /// Runs `task`'s own commands (`wf` does it itself), on this thread; its start is
@@ -227,8 +230,7 @@ impl Engine<'_> {
     pub(super) fn run_command(&mut self, task: TaskRef, floor: &mut Floor) -> Result<()> {
         let (attempt, task) = self.start_task(task, Start::Command)?;
         self.reporter.started(task.task()?);
-        // The glance too: written after the command started, a run killed while it
-        // starts (a third of a short task's turn) left the glance a turn behind.
+        // The glance too, or a run killed while the command starts leaves it behind.
         self.session.write_glance()?;
         let ctx = self.ctx.clone();
         floor.run_here(task.id().to_owned(), async move {
@@ -237,19 +239,6 @@ impl Engine<'_> {
                 Err(err) => failed(task.id(), err.message),
             }
         });
-        Ok(())
-    }
-
-    /// Hands `task` to a worker once the events held so far are written: its start
-    /// is in the log before its work begins.
-    fn hand_to_worker(
-        &mut self,
-        floor: &mut Floor,
-        task: TaskRef,
-        body: impl FnOnce(&Task, &mut dyn FnMut(NewEvent)) -> TaskOutcome + Send + 'static,
-    ) -> Result<()> {
-        self.session.write_glance()?;
-        floor.spawn(task, body);
         Ok(())
     }
 
@@ -263,21 +252,7 @@ impl Engine<'_> {
     /// `--ci` does not hand off: the task fails instead.
     pub(super) fn refuse_hand_off(&mut self, task: TaskRef) -> Result<Option<Stop>> {
         let (_, task) = self.start_task(task, Start::Command)?;
-        let outcome = TaskOutcome {
-            task_id: task.id().to_owned(),
-            verdict: Verdict::Failed {
-                reason: policy::ci_handoff_reason(task.task()?),
-            },
-            gate: None,
-            log: String::new(),
-            duration: Duration::ZERO,
-            usage: None,
-            checks: Vec::new(),
-            claim: None,
-            changes: None,
-            derived: Vec::new(),
-            commit: None,
-        };
+        let outcome = failed(task.id(), policy::ci_handoff_reason(task.task()?));
         self.apply_outcome(task, outcome)
     }
 
@@ -399,8 +374,8 @@ impl Engine<'_> {
     }
 
     /// `pending → in_progress`; returns the attempt number and the task as started.
-    /// Takes the caller's handle on the task: held across the status change, it made
-    /// the state copy the whole task (`TaskRef::make_mut`), twice a task run.
+    /// Takes the caller's handle on the task: held across the status change, it would
+    /// make the state copy the whole task (`TaskRef::make_mut`).
     pub(super) fn start_task(&mut self, task: TaskRef, how: Start) -> Result<(u32, TaskRef)> {
         let attempt = task.task()?.attempts + 1;
         let id = task.id().to_owned();
@@ -460,19 +435,13 @@ const PANICKED: &str = "internal error: the work of this task panicked";
 /// task `start_task` changed is read already, so this is not expected) the task
 /// could not be read on the worker.
 fn failed(task_id: &str, reason: String) -> TaskOutcome {
-    TaskOutcome {
-        task_id: task_id.to_string(),
-        verdict: Verdict::Failed { reason },
-        gate: None,
-        log: String::new(),
-        duration: Duration::ZERO,
-        usage: None,
-        checks: Vec::new(),
-        claim: None,
-        changes: None,
-        derived: Vec::new(),
-        commit: None,
-    }
+    TaskOutcome::new(
+        task_id,
+        Verdict::Failed { reason },
+        Ran::default(),
+        String::new(),
+        Duration::ZERO,
+    )
 }
 
 #[cfg(test)]

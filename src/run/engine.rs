@@ -110,9 +110,8 @@ pub struct Engine<'a> {
     pub(super) queue: ReadyQueue,
     /// How many tasks are completed or skipped, kept as they finish.
     pub(super) done: usize,
-    /// What the executors reported they used, all tasks added up: counted once at
-    /// the start and kept as outcomes come in, so the budget rule scans nothing per
-    /// dispatch (only its usage is read; `tasks` counts reports here).
+    /// What the executors reported they used, all tasks added up (`tasks` counts
+    /// reports), kept as outcomes come in: the budget rule scans nothing per dispatch.
     pub(super) spent: crate::run::usage::Total,
     /// The verification cache, when the run uses one.
     pub(super) cache: Option<crate::proof::cache::Cache>,

@@ -84,20 +84,16 @@ impl MockPolicy {
         };
         let mut policy = MockPolicy::default();
         for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-            match part.split_once('=') {
-                None => {
-                    let o = outcome(part)?;
-                    policy.executor = Some(o);
-                    policy.reviewer = Some(o);
-                }
-                Some(("executor", v)) => policy.executor = Some(outcome(v)?),
-                Some(("reviewer", v)) => policy.reviewer = Some(outcome(v)?),
-                Some(("all", v)) => {
+            // A bare outcome is every role's.
+            match part.split_once('=').unwrap_or(("all", part)) {
+                ("executor", v) => policy.executor = Some(outcome(v)?),
+                ("reviewer", v) => policy.reviewer = Some(outcome(v)?),
+                ("all", v) => {
                     let o = outcome(v)?;
                     policy.executor = Some(o);
                     policy.reviewer = Some(o);
                 }
-                Some((role, _)) => {
+                (role, _) => {
                     return Err(format!(
                         "unknown role `{role}` (use executor, reviewer or all)"
                     ))

@@ -124,13 +124,6 @@ pub fn final_verifiers(ctx: &WorkCtx) -> Result<(), String> {
     }
 }
 
-/// The hard constraints checked here and now, as a gate checks them, each one's
-/// header in `log`: for a gate imported from elsewhere (`run::import_results`), which
-/// checked the constraints of the machine it ran on.
-pub fn hard_constraints_now(ctx: &WorkCtx, log: &Path) -> Result<ConstraintChecks, Verdict> {
-    crate::exec::reactor::block_on(gate_constraints(ctx, log))
-}
-
 /// What checking the hard constraints found.
 pub struct ConstraintChecks {
     /// `passed`/`failed` by constraint id, for the gate record.
@@ -142,7 +135,10 @@ pub struct ConstraintChecks {
 
 /// Verifies every hard constraint that has a `verifyCmd`: the results by id for the
 /// gate record, and the first failure with the tail of its output.
-async fn gate_constraints(ctx: &WorkCtx, log: &Path) -> Result<ConstraintChecks, Verdict> {
+pub(crate) async fn gate_constraints(
+    ctx: &WorkCtx,
+    log: &Path,
+) -> Result<ConstraintChecks, Verdict> {
     use crate::constraints::{has_verify_cmd, verify};
     let mut results = Map::new();
     let mut failure = None;

@@ -154,13 +154,6 @@ impl Leases {
     }
 }
 
-/// The tasks `wf workflow-execute` leaves with their agents: those of every lease
-/// that has not expired. A record that cannot be read holds nothing back here (the
-/// agents' own calls report it).
-pub fn live_tasks(workflow_dir: &Path, config: &crate::config::Config) -> HashSet<String> {
-    live(workflow_dir, config).held_by_others(None)
-}
-
 /// The leases that have not expired, read without the lock (none when the record
 /// cannot be read): what a reader that writes nothing goes by.
 pub fn live(workflow_dir: &Path, config: &crate::config::Config) -> Leases {

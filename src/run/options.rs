@@ -83,10 +83,9 @@ impl Options {
     }
 }
 
-/// The characters of the file at `path` ([`chars_in`]); 0 when it cannot be read or
-/// is not a regular file (opened without blocking: a FIFO named as the design
-/// document stopped every run at its start). Read a window at a time: the whole
-/// file read into one buffer faulted in every page of it.
+/// The characters of the file at `path` ([`chars_in`]), read a window at a time; 0
+/// when it cannot be read or is not a regular file (opened without blocking, so a
+/// FIFO named as the design document cannot stop the run).
 fn chars_of(path: &std::path::Path) -> usize {
     use std::io::Read;
     use std::os::unix::fs::OpenOptionsExt;

@@ -73,25 +73,20 @@ impl Engine<'_> {
             .ctx
             .log_for(task, attempt)
             .with_extension("phase-start.log");
+        let unavailable = |why| PhaseBaseline {
+            at: crate::clock::now_rfc3339(),
+            unavailable: Some(why),
+            ..PhaseBaseline::default()
+        };
         let baseline = match Runner::detect(&self.ctx.project, &self.ctx.config) {
-            Err(why) => PhaseBaseline {
-                at: crate::clock::now_rfc3339(),
-                unavailable: Some(why),
-                ..PhaseBaseline::default()
-            },
+            Err(why) => unavailable(why),
             Ok(runner) => {
                 work::append_header(&log, "phase start: the project's tests, for its checkpoint");
                 let (exit_code, results) = match self.suite(task, attempt, &runner, &log) {
                     Ok(ran) => ran,
                     // Taken again at the next start.
                     Err(NoSuite::Interrupted) => return Ok(None),
-                    Err(NoSuite::CannotRun(why)) => {
-                        return Ok(Some(PhaseBaseline {
-                            at: crate::clock::now_rfc3339(),
-                            unavailable: Some(why),
-                            ..PhaseBaseline::default()
-                        }))
-                    }
+                    Err(NoSuite::CannotRun(why)) => return Ok(Some(unavailable(why))),
                 };
                 let names = |pass: bool| {
                     results
@@ -137,20 +132,16 @@ impl Engine<'_> {
             &derived::config_checks(&self.ctx.config),
         );
         let attempt = task.attempts.max(1);
-        let checkpoint = |result, note: String| DerivedCheck {
-            kind: DerivedKind::Checkpoint,
-            subject: task.phase.clone(),
-            result,
-            note,
-            run: None,
+        let checkpoint =
+            |result, note| derived::derived(DerivedKind::Checkpoint, &task.phase, result, note);
+        let cannot_run = |why| {
+            let note = format!("the project's tests cannot run here: {why}");
+            checkpoint(DerivedResult::CannotRun, note)
         };
         let detected = Runner::detect(&self.ctx.project, &self.ctx.config);
         let runner = match (baseline.unavailable.clone(), detected) {
             (Some(why), _) | (None, Err(why)) => {
-                outcome.derived.push(checkpoint(
-                    DerivedResult::CannotRun,
-                    format!("the project's tests cannot run here: {why}"),
-                ));
+                outcome.derived.push(cannot_run(why));
                 return Ok(());
             }
             (None, Ok(runner)) => runner,
@@ -166,35 +157,24 @@ impl Engine<'_> {
                 outcome.verdict = Verdict::Interrupted;
                 return Ok(());
             }
-            Err(NoSuite::CannotRun(why)) => outcome.derived.push(checkpoint(
-                DerivedResult::CannotRun,
-                format!("the project's tests cannot run here: {why}"),
-            )),
+            Err(NoSuite::CannotRun(why)) => outcome.derived.push(cannot_run(why)),
             Ok((exit_code, now)) => {
                 let found = compare(&baseline, exit_code, &now, &runner.suite().display());
-                if let Some(blame) = &found.regressed {
-                    failures.push(format!("checkpoint of `{}`: {blame}", task.phase));
-                }
-                outcome.derived.push(checkpoint(
-                    if found.regressed.is_some() {
+                let result = match &found.regressed {
+                    Some(blame) => {
+                        failures.push(format!("checkpoint of `{}`: {blame}", task.phase));
                         DerivedResult::Failed
-                    } else {
-                        DerivedResult::Passed
-                    },
-                    found.note,
-                ));
+                    }
+                    None => DerivedResult::Passed,
+                };
+                outcome.derived.push(checkpoint(result, found.note));
             }
         }
         for path in due {
-            let program = match runner.one(&path) {
-                Ok(p) if crate::exec::process::missing_program(&p).is_none() => p,
-                Ok(p) => {
-                    let why = format!("`{}` is not on PATH", p.argv()[0]);
-                    outcome.derived.push(cannot_test(&path, &why));
-                    continue;
-                }
+            let program = match derived::test_program(&runner, &path) {
+                Ok(p) => p,
                 Err(why) => {
-                    outcome.derived.push(cannot_test(&path, &why));
+                    outcome.derived.push(derived::cannot_test(&path, &why));
                     continue;
                 }
             };
@@ -210,28 +190,18 @@ impl Engine<'_> {
                     return Ok(());
                 }
             };
-            let green = exit == crate::exec::process::Exit::Code(0);
-            if !green {
-                failures.push(format!(
-                    "{path} {} at the end of its phase `{}`",
-                    exit.describe(),
-                    task.phase
-                ));
-            }
+            let (result, note) = if exit.success() {
+                let note = format!("{path} passes at the end of its phase");
+                (DerivedResult::Passed, note)
+            } else {
+                let (how, phase) = (exit.describe(), &task.phase);
+                failures.push(format!("{path} {how} at the end of its phase `{phase}`"));
+                let note = format!("{path} still fails at the end of its phase");
+                (DerivedResult::Failed, note)
+            };
             outcome.derived.push(DerivedCheck {
-                kind: DerivedKind::Test,
-                subject: path.clone(),
-                result: if green {
-                    DerivedResult::Passed
-                } else {
-                    DerivedResult::Failed
-                },
-                note: if green {
-                    format!("{path} passes at the end of its phase")
-                } else {
-                    format!("{path} still fails at the end of its phase")
-                },
                 run: Some(run),
+                ..derived::derived(DerivedKind::Test, &path, result, note)
             });
         }
         if !failures.is_empty() {
@@ -256,7 +226,7 @@ impl Engine<'_> {
         }
         let program = runner.suite();
         if let Some(prog) = crate::exec::process::missing_program(&program) {
-            return Err(NoSuite::CannotRun(format!("`{prog}` is not on PATH")));
+            return Err(NoSuite::CannotRun(derived::not_on_path(&prog)));
         }
         let _watch = crate::run::signals::InterruptWatch::start(self.ctx.children.clone());
         let (exit, _, printed) = crate::exec::reactor::block_on(derived::run(
@@ -268,11 +238,7 @@ impl Engine<'_> {
             program,
         ))
         .map_err(|_| NoSuite::Interrupted)?;
-        let code = match exit {
-            crate::exec::process::Exit::Code(c) => Some(c),
-            _ => None,
-        };
-        Ok((code, testout::results(&printed)))
+        Ok((exit.code(), testout::results(&printed)))
     }
 }
 
@@ -281,16 +247,6 @@ enum NoSuite {
     /// It cannot run here: no runner, or one not installed.
     CannotRun(String),
     Interrupted,
-}
-
-fn cannot_test(path: &str, why: &str) -> DerivedCheck {
-    DerivedCheck {
-        kind: DerivedKind::Test,
-        subject: path.to_string(),
-        result: DerivedResult::CannotRun,
-        note: format!("{path} cannot run here: {why}"),
-        run: None,
-    }
 }
 
 /// What a checkpoint found against its baseline.

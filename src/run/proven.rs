@@ -12,7 +12,28 @@ use crate::run::policy::needs_agent;
 use crate::run::work::{CheckRun, TaskOutcome, Verdict, WorkCtx};
 use crate::state::evidence::{Changes, Evidence, Inputs};
 use crate::state::model::Task;
-use crate::state::TaskStatus;
+use crate::state::{Session, TaskStatus};
+
+/// Completes `task` on `evidence` with nothing run (a cache hit, `wf verify`): in
+/// progress as its next attempt, then completed, verified; `how` marks both moves.
+pub(crate) fn pass_unrun(
+    session: &mut Session,
+    task: &Task,
+    how: TaskMove,
+    evidence: Evidence,
+) -> Result<()> {
+    let next = TaskMove {
+        attempt: Some(task.attempts + 1),
+        ..how.clone()
+    };
+    session.set_task_status(&task.id, TaskStatus::InProgress, next, None)?;
+    let done = TaskMove {
+        verified: Some(true),
+        cached: evidence.cached,
+        ..how
+    };
+    session.complete_task(&task.id, done, evidence).map(drop)
+}
 
 impl Engine<'_> {
     /// The evidence `task` completes with: the inputs as they are now (the files the
@@ -101,25 +122,11 @@ impl Engine<'_> {
             runner: None,
             derived: Vec::new(),
         };
-        self.session.set_task_status(
-            &task.id,
-            TaskStatus::InProgress,
-            TaskMove {
-                attempt: Some(task.attempts + 1),
-                cached: true,
-                ..TaskMove::default()
-            },
-            None,
-        )?;
-        self.session.complete_task(
-            &task.id,
-            TaskMove {
-                verified: Some(true),
-                cached: true,
-                ..TaskMove::default()
-            },
-            evidence,
-        )?;
+        let cached = TaskMove {
+            cached: true,
+            ..TaskMove::default()
+        };
+        pass_unrun(self.session, task, cached, evidence)?;
         self.done += 1;
         if let Some(i) = self.session.state()?.position(&task.id) {
             self.queue.done(i);

@@ -1,12 +1,11 @@
 //! Which task a run starts next, without looking at every task each time.
 //!
-//! A scan of the plan per dispatch is quadratic: a 30,000-task chain run with
-//! `--jobs 2` looked at every later task each time it tried to fill the second slot.
-//! Instead each task counts the dependencies it still waits for, and each task knows
-//! the tasks that wait for it; when a task is done its dependants' counts go down, and
-//! a task whose count reaches zero becomes a candidate. Candidates are kept in plan
-//! order, so the task picked is the one a scan would pick: the first ready one in
-//! document order (`state::ready::is_ready`) that is not running.
+//! A scan of the plan per dispatch would be quadratic; instead each task counts the
+//! dependencies it still waits for, and each task knows the tasks that wait for it;
+//! when a task is done its dependants' counts go down, and a task whose count reaches
+//! zero becomes a candidate. Candidates are kept in plan order, so the task picked is
+//! the one a scan would pick: the first ready one in document order
+//! (`state::ready::is_ready`) that is not running.
 //!
 //! A candidate whose status says it cannot start (running, failed, blocked, handed
 //! off) is passed over, not removed — it may become pending again (a retry, an

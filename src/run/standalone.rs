@@ -465,20 +465,14 @@ struct AgentWork {
 /// The tail of one command's part of the attempt's log, bounded and stripped of
 /// control characters (the output is the command's, and ends up on a terminal).
 fn segment_tail(log: &Path, from: u64, to: u64, command: &str) -> String {
-    use std::io::{Read, Seek, SeekFrom};
     const MAX_READ: u64 = 64 * 1024;
     if to <= from {
         return String::new();
     }
-    let Ok(mut f) = crate::fs::open_regular(log, false) else {
+    let start = from.max(to.saturating_sub(MAX_READ));
+    let Some(buf) = crate::fs::read_range(log, start..to) else {
         return String::new();
     };
-    let start = from.max(to.saturating_sub(MAX_READ));
-    let mut buf = Vec::new();
-    if f.seek(SeekFrom::Start(start)).is_err() || f.take(to - start).read_to_end(&mut buf).is_err()
-    {
-        return String::new();
-    }
     let text = String::from_utf8_lossy(&buf);
     let mut lines: Vec<&str> = text.lines().collect();
     // The log's header line for the command (`$ command`, `lazylog`) is not output.

@@ -205,19 +205,14 @@ pub fn add_pending(
 ) -> crate::error::Result<()> {
     let dir = workflow_dir.join(PENDING_DIR);
     crate::fs::ensure_dir(&dir)?;
-    // The directory itself is what is locked: a lock file in it would be one more
-    // entry where only pending usage is.
+    // The directory itself is what is locked (until `lock` closes): a lock file in
+    // it would be one more entry where only pending usage is.
     let lock = std::fs::File::open(&dir).map_err(|e| {
         crate::error::WfError::io(&e, format!("cannot open {}: {e}", dir.display()))
     })?;
-    // SAFETY: flock(2) on a descriptor this function owns; released when it closes.
-    if unsafe { libc::flock(std::os::fd::AsRawFd::as_raw_fd(&lock), libc::LOCK_EX) } != 0 {
-        let e = std::io::Error::last_os_error();
-        return Err(crate::error::WfError::io(
-            &e,
-            format!("cannot lock {}: {e}", dir.display()),
-        ));
-    }
+    lock.lock().map_err(|e| {
+        crate::error::WfError::io(&e, format!("cannot lock {}: {e}", dir.display()))
+    })?;
     let total = pending(workflow_dir, task, attempt)
         .unwrap_or_default()
         .plus(used);

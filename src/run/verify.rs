@@ -314,26 +314,11 @@ fn record_pass(
         )?;
         return Ok(false);
     }
-    session.set_task_status(
-        &task.id,
-        TaskStatus::InProgress,
-        TaskMove {
-            attempt: Some(task.attempts + 1),
-            verify: true,
-            ..TaskMove::default()
-        },
-        None,
-    )?;
-    session.complete_task(
-        &task.id,
-        TaskMove {
-            verified: Some(true),
-            verify: true,
-            cached: evidence.cached,
-            ..TaskMove::default()
-        },
-        evidence,
-    )?;
+    let verify = TaskMove {
+        verify: true,
+        ..TaskMove::default()
+    };
+    crate::run::proven::pass_unrun(session, task, verify, evidence)?;
     Ok(true)
 }
 

@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use crate::config::Config;
 use crate::exec::process::{self, Children, Exit, Program, Spec};
-use crate::exec::verifier::{self, Resolved, Verifier};
+use crate::exec::verifier::{self, Verifier};
 use crate::run::derived::Returning;
 use crate::state::evidence::DerivedCheck;
 use crate::state::model::{Constraint, Task};
@@ -96,8 +96,6 @@ pub enum Part {
     /// Everything but the commit: `wf run-task` on a machine whose commits go
     /// nowhere (a CI checkout, docs/distributed.md).
     Standalone,
-    /// Only the evidence: a handed-off task coming back, or an executor's claim.
-    Evidence,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -141,6 +139,25 @@ pub struct TaskOutcome {
     pub derived: Vec<DerivedCheck>,
     /// What its `git_commit` did, when it has one and got that far.
     pub commit: Option<crate::state::event::Commit>,
+}
+
+impl TaskOutcome {
+    /// The outcome of what `ran`, with no executor's usage, claim or changes.
+    pub fn new(task: &str, verdict: Verdict, ran: Ran, log: String, duration: Duration) -> Self {
+        TaskOutcome {
+            task_id: task.to_string(),
+            verdict,
+            gate: ran.gate,
+            log,
+            duration,
+            usage: None,
+            checks: ran.checks,
+            claim: None,
+            changes: None,
+            derived: ran.derived,
+            commit: ran.commit,
+        }
+    }
 }
 
 /// What checking a task ran and found: its gate's record, its commands, its
@@ -302,16 +319,14 @@ impl WorkCtx {
             what: what.to_string(),
             command: program.display(),
             argv: program.argv(),
-            exit_code: match exit {
-                Exit::Code(c) => Some(c),
-                _ => None,
-            },
+            exit_code: exit.code(),
             outcome: exit.describe(),
             duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
             // A quiet command has no log to read: the common case costs nothing.
             log_digest: written
                 .as_ref()
-                .and_then(|part| log_part_digest(log, part.clone())),
+                .and_then(|part| crate::fs::read_range(log, part.clone()))
+                .map(|bytes| crate::proof::fingerprint::sha256(&bytes)),
             log_part: written,
         });
         match exit {
@@ -329,18 +344,6 @@ impl WorkCtx {
             }
         }
     }
-}
-
-/// The digest of bytes `part` of a log: what one command printed.
-fn log_part_digest(log: &Path, part: std::ops::Range<u64>) -> Option<String> {
-    use std::io::{Read, Seek, SeekFrom};
-    let mut file = crate::fs::open_regular(log, false).ok()?;
-    file.seek(SeekFrom::Start(part.start)).ok()?;
-    let mut bytes = Vec::new();
-    file.take(part.end - part.start)
-        .read_to_end(&mut bytes)
-        .ok()?;
-    Some(crate::proof::fingerprint::sha256(&bytes))
 }
 
 pub(crate) fn append_header(log: &Path, line: &str) {
@@ -367,19 +370,13 @@ pub async fn do_task(
         Ok(verified) => Verdict::Passed { verified },
         Err(v) => v,
     };
-    TaskOutcome {
-        task_id: task.id.clone(),
+    TaskOutcome::new(
+        &task.id,
         verdict,
-        gate: ran.gate,
-        log: ctx.relative(&log),
-        duration: started.elapsed(),
-        usage: None,
-        checks: ran.checks,
-        claim: None,
-        changes: None,
-        derived: ran.derived,
-        commit: ran.commit,
-    }
+        ran,
+        ctx.relative(&log),
+        started.elapsed(),
+    )
 }
 
 /// Whether `task` is checked by what its line names: an agent's work with no
@@ -427,21 +424,16 @@ pub(crate) async fn run_parts(
         verified = true;
     }
     // A derivable task's files are its derived checks' (`check_task`).
-    if (part == Part::Evidence || crate::run::engine::needs_agent(task)) && !derivable(task) {
+    if crate::run::engine::needs_agent(task) && !derivable(task) {
         verified |= check_declared_files(ctx, task)?;
-    }
-    if part == Part::Evidence {
-        return Ok(verified);
     }
     // A gate runs the test verifier itself; running it twice proves nothing more.
     if task.has_action("run_tests") && !task.quality_gate {
-        let program = resolved_program(
-            "test",
-            &verifier::resolve(Verifier::Test, &ctx.project, &ctx.config),
-        )
-        .map_err(|reason| Verdict::Failed {
-            reason: format!("run_tests: {reason}"),
-        })?;
+        let program = verifier::resolve(Verifier::Test, &ctx.project, &ctx.config)
+            .program("test")
+            .map_err(|reason| Verdict::Failed {
+                reason: format!("run_tests: {reason}"),
+            })?;
         ctx.run(task, attempt, "run_tests", program, log, runs)
             .await?;
         verified = true;
@@ -456,14 +448,6 @@ pub(crate) async fn run_parts(
         ran.commit = Some(crate::run::commit::git_commit(ctx, task, attempt, log, runs).await?);
     }
     Ok(verified)
-}
-
-pub(crate) fn resolved_program(name: &str, resolved: &Resolved) -> Result<Program, String> {
-    match resolved {
-        Resolved::Configured(line) => Ok(Program::Shell(line.clone())),
-        Resolved::Detected(argv) => Ok(Program::Argv(argv.clone())),
-        Resolved::Unavailable(why) => Err(format!("no `{name}` verifier: {why}")),
-    }
 }
 
 /// The files `task` declares it creates — for a [`derivable`] task, those its line

@@ -1,15 +1,13 @@
 //! The threads that run agent tasks for the scheduler, kept for the whole run (a
 //! command task runs on the scheduler's thread: `run::dispatch`).
 //!
-//! A thread per task was a noticeable part of a short task's cost (stack mapping,
-//! start-up, exit), so `--jobs N` runs on at most N long-lived threads fed through one
-//! queue. The scheduler never has more than N tasks out, so a job waits only while a
-//! thread finishes sending its previous outcome.
+//! `--jobs N` runs on at most N long-lived threads fed through one queue, as a thread
+//! started per task was a noticeable part of a short task's cost. The scheduler never
+//! has more than N tasks out, so a job waits only while a thread finishes sending its
+//! previous outcome.
 //!
-//! A thread is started only when none is idle. Two threads waiting on the one queue
-//! take its jobs in turn, so a chain under `--jobs 2` would wake a thread on the other
-//! core for every task, and a chain would run slower than with `--jobs 1`; with one
-//! thread per job actually out at once, it runs as `--jobs 1` does.
+//! A thread is started only when none is idle, so a chain of tasks runs on one
+//! thread, as under `--jobs 1`, rather than waking a thread on another core each time.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
@@ -82,9 +80,8 @@ fn work<T>(jobs: &Mutex<Receiver<Job<T>>>, out: &AtomicUsize, done: &Sender<T>, 
         match next {
             Ok(job) => {
                 // Sent here, once the job and all it held are freed, not by the job
-                // itself: the scheduler made them, and freed while the scheduler,
-                // woken by the result, allocates, the two threads would take turns at
-                // the allocator's lock (measured: half a futex call per task more).
+                // itself: freed while the scheduler, woken by the result, allocates,
+                // the two threads would contend for the allocator's lock.
                 let result = job();
                 // Before the send: the scheduler, woken by it, may queue the next job
                 // at once, and must see this thread as free for it.

@@ -164,7 +164,7 @@ fn recheck_gate(
 ) -> Result<Option<String>> {
     let ctx = crate::run::work::WorkCtx::for_session(opts.project, opts.config, session)?;
     let log = ctx.log_for(task, attempt);
-    let checked = crate::run::gate::hard_constraints_now(&ctx, &log);
+    let checked = crate::exec::reactor::block_on(crate::run::gate::gate_constraints(&ctx, &log));
     let (results, failure, verifications) = match checked {
         Ok(c) => (c.results, c.failure, c.verifications),
         Err(_) => {

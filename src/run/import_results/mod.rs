@@ -28,7 +28,8 @@ mod trust;
 pub use read::{read_all, Loaded, ARTIFACT_PREFIX, MAX_RESULT_BYTES};
 pub use trust::Jobs;
 
-use crate::state::model::Glance;
+use crate::state::model::{Glance, WorkflowState};
+use crate::state::task_ref::TaskRef;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -182,10 +183,7 @@ pub fn import(
                 let Some(task) = state.task_ref(&item.result.task_id) else {
                     continue;
                 };
-                let done = task
-                    .deps()
-                    .all(|d| state.task_ref(d).is_some_and(|t| t.status().is_done()));
-                (task.status(), done)
+                (task.status(), open_deps(state, task).next().is_none())
             };
             if status.is_done() {
                 summary
@@ -219,12 +217,7 @@ pub fn import(
         let state = session.state()?;
         let open: Vec<String> = state
             .task_ref(&item.result.task_id)
-            .map(|t| {
-                t.deps()
-                    .filter(|d| !state.task_ref(d).is_some_and(|t| t.status().is_done()))
-                    .map(str::to_owned)
-                    .collect()
-            })
+            .map(|t| open_deps(state, t).map(str::to_owned).collect())
             .unwrap_or_default();
         summary.results.push(imported(
             &item,
@@ -386,6 +379,12 @@ fn missing(session: &Session, jobs: &Jobs) -> Result<Vec<Missing>> {
         }
     }
     Ok(out)
+}
+
+/// `task`'s dependencies that are not done.
+fn open_deps<'a>(state: &'a WorkflowState, task: &'a TaskRef) -> impl Iterator<Item = &'a str> {
+    task.deps()
+        .filter(move |d| !state.task_ref(d).is_some_and(|t| t.status().is_done()))
 }
 
 fn imported(item: &Loaded, fate: Fate, notes: Vec<String>) -> Imported {
