@@ -449,17 +449,14 @@ impl Pipeline<'_> {
     /// Every job's variables: `WF_HOME` (at `home`, in the CI's own words), the
     /// plan's path, then the settings' `env`.
     fn variables(&self, home: &str) -> yaml::Node {
-        let mut vars = vec![
-            yaml::Entry::new("WF_HOME", yaml::s(home)),
-            yaml::Entry::new("WF_PLAN", yaml::s(self.plan_path)),
-        ];
-        vars.extend(
-            self.settings
-                .env
-                .iter()
-                .map(|(k, v)| yaml::Entry::new(k.clone(), yaml::s(v.clone()))),
-        );
-        yaml::Node::Map(vars)
+        let own = [("WF_HOME", home), ("WF_PLAN", self.plan_path)];
+        let env = self.settings.env.iter().map(|(k, v)| (&k[..], &v[..]));
+        yaml::pairs(own.into_iter().chain(env))
+    }
+
+    /// Whether a new run cancels a running one (`wf.export.concurrency`).
+    fn cancels_in_progress(&self) -> bool {
+        matches!(&self.settings.concurrency, Some(c) if c.cancel_in_progress == Some(true))
     }
 
     /// The setup steps of a job running `job`'s tasks.

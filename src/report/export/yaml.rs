@@ -36,6 +36,11 @@ pub fn map(pairs: Vec<(&str, Node)>) -> Node {
     Node::Map(pairs.into_iter().map(|(k, v)| Entry::new(k, v)).collect())
 }
 
+/// A map of string scalars from `(key, value)` pairs, in order.
+pub fn pairs<K: Into<String>, V: Into<String>>(kv: impl IntoIterator<Item = (K, V)>) -> Node {
+    Node::Map(kv.into_iter().map(|(k, v)| Entry::new(k, s(v))).collect())
+}
+
 /// A list of string scalars.
 pub fn strs<S: Into<String>>(items: impl IntoIterator<Item = S>) -> Node {
     Node::List(items.into_iter().map(s).collect())
