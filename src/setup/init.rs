@@ -134,6 +134,23 @@ struct Step {
     reason: String,
 }
 
+impl Step {
+    fn new(
+        rel: &'static str,
+        action: Action,
+        bytes: impl Into<Vec<u8>>,
+        reason: impl Into<String>,
+    ) -> Step {
+        let (bytes, reason) = (bytes.into(), reason.into());
+        Step {
+            rel,
+            action,
+            bytes,
+            reason,
+        }
+    }
+}
+
 /// Writes the starter files into the project at `dir`. `now_ms` names the backups.
 /// On a conflict without `force`, nothing is written and the error lists every
 /// conflicting file and the fix.
@@ -146,29 +163,19 @@ pub fn init(dir: &Path, force: bool, now_ms: i64) -> Result<Vec<FileResult>> {
     let config = starter_config();
     for (rel, text) in [(PLAN_PATH, STARTER_PLAN), (CONFIG_PATH, config.as_str())] {
         steps.push(match found(dir, rel)? {
-            Found::Missing => new_step(rel, text.as_bytes()),
-            Found::File(old) if old == text.as_bytes() => Step {
-                rel,
-                action: Action::Skipped,
-                bytes: old,
-                reason: "already as wf init writes it".into(),
-            },
+            Found::Missing => Step::new(rel, Action::Created, text, "new"),
+            Found::File(old) if old == text.as_bytes() => {
+                Step::new(rel, Action::Skipped, old, "already as wf init writes it")
+            }
             Found::File(_) => {
                 conflicts.push(rel.to_string());
-                Step {
-                    rel,
-                    action: Action::Replaced,
-                    bytes: text.as_bytes().to_vec(),
-                    reason: "--force".into(),
-                }
+                Step::new(rel, Action::Replaced, text, "--force")
             }
         });
     }
+    let recommended = hooks::to_text(&hooks::recommended());
     steps.push(match found(dir, SETTINGS_PATH)? {
-        Found::Missing => new_step(
-            SETTINGS_PATH,
-            hooks::to_text(&hooks::recommended()).as_bytes(),
-        ),
+        Found::Missing => Step::new(SETTINGS_PATH, Action::Created, recommended, "new"),
         Found::File(old) => settings_step(&old, &mut conflicts),
     });
     if !conflicts.is_empty() && !force {
@@ -228,15 +235,6 @@ fn replace_keeping_mode(path: &Path, bytes: &[u8]) -> Result<()> {
     temp.sync()?.commit()
 }
 
-fn new_step(rel: &'static str, bytes: &[u8]) -> Step {
-    Step {
-        rel,
-        action: Action::Created,
-        bytes: bytes.to_vec(),
-        reason: "new".into(),
-    }
-}
-
 /// Existing settings: skipped when they wire every hook, else merged into their
 /// text (`hooks::merge`: only the additions are written); settings that cannot be
 /// merged are a conflict `--force` replaces.
@@ -245,12 +243,8 @@ fn settings_step(old: &[u8], conflicts: &mut Vec<String>) -> Step {
         conflicts.push(format!(
             "{SETTINGS_PATH} ({why}, so the hooks cannot be merged)"
         ));
-        Step {
-            rel: SETTINGS_PATH,
-            action: Action::Replaced,
-            bytes: hooks::to_text(&hooks::recommended()).into_bytes(),
-            reason: "--force".into(),
-        }
+        let recommended = hooks::to_text(&hooks::recommended());
+        Step::new(SETTINGS_PATH, Action::Replaced, recommended, "--force")
     };
     if let Err(bad) = hooks::read(old) {
         let why = format!("line {}, column {}: {}", bad.line, bad.col, bad.what);
@@ -258,21 +252,19 @@ fn settings_step(old: &[u8], conflicts: &mut Vec<String>) -> Step {
     }
     let text = String::from_utf8_lossy(old);
     match hooks::merge(&text) {
-        Ok((_, added)) if added.is_empty() => Step {
-            rel: SETTINGS_PATH,
-            action: Action::Skipped,
-            bytes: old.to_vec(),
-            reason: "already has the wf hooks".into(),
-        },
-        Ok((merged, added)) => Step {
-            rel: SETTINGS_PATH,
-            action: Action::Merged,
-            bytes: merged.into_bytes(),
-            reason: format!(
+        Ok((_, added)) if added.is_empty() => Step::new(
+            SETTINGS_PATH,
+            Action::Skipped,
+            old,
+            "already has the wf hooks",
+        ),
+        Ok((merged, added)) => {
+            let why = format!(
                 "added wf hook {}; every other setting kept",
                 added.join(", ")
-            ),
-        },
+            );
+            Step::new(SETTINGS_PATH, Action::Merged, merged, why)
+        }
         Err(why) => replace(why, conflicts),
     }
 }
