@@ -436,8 +436,12 @@ impl Stderr {
         Ok(())
     }
 
-    fn size() -> Option<rustix::termios::Winsize> {
-        rustix::termios::tcgetwinsize(std::io::stderr()).ok()
+    /// The control sequence `ESC [ n code` (a cursor move), none for 0.
+    fn csi(&self, n: usize, code: char) -> std::io::Result<()> {
+        if n == 0 {
+            return Ok(());
+        }
+        self.put(format!("\x1b[{n}{code}").as_bytes())
     }
 }
 
@@ -447,38 +451,27 @@ impl indicatif::TermLike for Stderr {
     }
 
     fn height(&self) -> u16 {
-        Self::size()
+        rustix::termios::tcgetwinsize(std::io::stderr())
             .map(|s| s.ws_row)
+            .ok()
             .filter(|&rows| rows > 0)
             .unwrap_or(24)
     }
 
     fn move_cursor_up(&self, n: usize) -> std::io::Result<()> {
-        if n == 0 {
-            return Ok(());
-        }
-        self.put(format!("\x1b[{n}A").as_bytes())
+        self.csi(n, 'A')
     }
 
     fn move_cursor_down(&self, n: usize) -> std::io::Result<()> {
-        if n == 0 {
-            return Ok(());
-        }
-        self.put(format!("\x1b[{n}B").as_bytes())
+        self.csi(n, 'B')
     }
 
     fn move_cursor_right(&self, n: usize) -> std::io::Result<()> {
-        if n == 0 {
-            return Ok(());
-        }
-        self.put(format!("\x1b[{n}C").as_bytes())
+        self.csi(n, 'C')
     }
 
     fn move_cursor_left(&self, n: usize) -> std::io::Result<()> {
-        if n == 0 {
-            return Ok(());
-        }
-        self.put(format!("\x1b[{n}D").as_bytes())
+        self.csi(n, 'D')
     }
 
     fn write_line(&self, s: &str) -> std::io::Result<()> {
