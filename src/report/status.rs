@@ -19,12 +19,7 @@ use super::{bar, one_line, truncate, workflow_name, ContextLevel, ContextUsage, 
 use crate::state::machine::{TaskStatus, WorkflowStatus};
 use crate::state::model::{Task, WorkflowState};
 use crate::state::ready::ready;
-use crate::state::summary::Digest;
-
-/// How many ready tasks the table shows.
-pub const NEXT_READY_SHOWN: usize = crate::state::summary::READY_SHOWN;
-/// How many blocked or failed tasks the table lists before "… and N more".
-const LIST_CAP: usize = crate::state::summary::LIST_CAP;
+use crate::state::summary::{Digest, LIST_CAP, MOST_EXPENSIVE, READY_SHOWN};
 
 /// The files behind the workflow, reported so scripts need not rebuild the paths.
 #[derive(Debug, Clone, Serialize)]
@@ -212,9 +207,6 @@ pub struct TaskUsage {
     pub cost_usd: Option<f64>,
 }
 
-/// How many tasks `most_expensive` names.
-const MOST_EXPENSIVE: usize = crate::state::summary::MOST_EXPENSIVE;
-
 pub fn usage_summary(digest: &Digest) -> Option<UsageSummary> {
     let u = digest.usage.as_ref()?;
     Some(UsageSummary {
@@ -377,15 +369,12 @@ fn next_ready_text(state: &WorkflowState, digest: &Digest) -> Result<String> {
     if digest.ready_count == 0 {
         return Ok("—".into());
     }
-    let mut lines: Vec<String> = tasks_of(state, &digest.ready, NEXT_READY_SHOWN)?
+    let mut lines: Vec<String> = tasks_of(state, &digest.ready, READY_SHOWN)?
         .into_iter()
         .map(label)
         .collect();
-    if digest.ready_count > NEXT_READY_SHOWN {
-        lines.push(format!(
-            "… and {} more",
-            digest.ready_count - NEXT_READY_SHOWN
-        ));
+    if digest.ready_count > READY_SHOWN {
+        lines.push(format!("… and {} more", digest.ready_count - READY_SHOWN));
     }
     Ok(lines.join("\n"))
 }

@@ -12,12 +12,9 @@ use std::fmt::Write as _;
 use crate::error::Result;
 use crate::output::{paint, Color, Look};
 use crate::state::model::Task;
-use crate::state::summary::Digest;
+use crate::state::summary::{Digest, SHORT_LIST};
 use crate::state::task_ref::TaskRef;
 use crate::state::{TaskStatus, WorkflowState};
-
-/// How many tasks a list shows before it is cut (without `--all`).
-pub const SHORT_LIST: usize = crate::state::summary::SHORT_LIST;
 
 /// Which tasks the list shows.
 #[derive(Debug, Default, Clone, Copy)]
