@@ -40,7 +40,7 @@ pub fn run(project: &Project, args: &StatusArgs, out: &Output) -> Result<i32> {
         out.json_value(&doc);
         return Ok(0);
     }
-    let mut text = status::table_in(state, digest, window, out.look())?;
+    let mut text = status::table(state, digest, window, out.look())?;
     let next = crate::report::next::next_in(
         state,
         digest,

@@ -35,14 +35,9 @@ pub fn label(task: &Task) -> String {
     one_line(&format!("{}: {}", task.id, truncate(&task.name, 60)))
 }
 
-/// The summary table of `wf status`.
-pub fn table(state: &WorkflowState, window: u64, look: Look) -> Result<String> {
-    table_in(state, &Digest::of(state), window, look)
-}
-
-/// `table` of a state and its digest (a view read from the summary holds only the
-/// tasks its digest names).
-pub fn table_in(state: &WorkflowState, digest: &Digest, window: u64, look: Look) -> Result<String> {
+/// The summary table of `wf status`, of a state and its digest (a view read from
+/// the summary holds only the tasks its digest names).
+pub fn table(state: &WorkflowState, digest: &Digest, window: u64, look: Look) -> Result<String> {
     let counts = Counts::of_digest(digest);
     let context = ContextUsage::of(&state.context_metrics, window);
     let mut t = super::table::new(look);
