@@ -306,16 +306,13 @@ pub fn readable(text: &str, max: usize) -> String {
     let one: String = text
         .chars()
         .map(|c| if c.is_whitespace() { ' ' } else { c })
-        .filter(|c| !c.is_control() && !matches!(*c as u32, 0x200B..=0x200F | 0x2028..=0x202E | 0x2060..=0x2069 | 0xFEFF))
+        .filter(|&c| yaml::shown(c))
         .collect();
     let mut one = one.split_whitespace().collect::<Vec<_>>().join(" ");
     while one.contains("${{") {
         one = one.replace("${{", "$ {{");
     }
-    if one.chars().count() > max {
-        one = one.chars().take(max.saturating_sub(1)).collect::<String>() + "…";
-    }
-    one
+    crate::report::truncate(&one, max)
 }
 
 /// How many of a job's tasks the comment above it names.
