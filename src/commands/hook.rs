@@ -1,19 +1,8 @@
 //! `wf hook EVENT`: Claude Code hooks (`.claude/settings.json`), as docs/hooks.md
 //! describes them.
 //!
-//! The hook JSON arrives on stdin (`session_id`, `cwd`, `hook_event_name`, `source`,
-//! `stop_hook_active`, …). `SessionStart` and `UserPromptSubmit` answer one line of
-//! context, plus the current task's brief the first time a session sees that task
-//! (`hookSpecificOutput.additionalContext`). `Stop` — and `SubagentStop` when
-//! `wf.block_subagent_stop` says so — runs a handed-off task's checks within
-//! `wf.hook_timeout_secs` and, while one fails, answers `{"decision": "block",
-//! "reason": …}` naming each failing check with the tail of its output; a failure
-//! found on the same working tree before is answered without running the checks
-//! again (`src/agent/`). A hook must never break the editor: bad JSON, an unknown
-//! event, no workflow or any error is a warning on stderr and exit 0 — a stdout the
-//! editor stopped reading too, and even a panic, which is caught here as the last
-//! line of defence. It takes no lock and never writes the state; it writes only its
-//! own small files under `<workflow dir>/hooks/` (`src/agent/memo.rs`).
+//! A hook must never break the editor: any error, even a panic, is a warning on
+//! stderr and exit 0.
 
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};

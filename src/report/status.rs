@@ -1,9 +1,7 @@
 //! The `wf status` view: a summary table, the `--detail` tables, and the versioned
 //! JSON document.
 //!
-//! Every list is built in one pass over the tasks (with id → index maps built once),
-//! so a 1,000-task state renders in a few milliseconds. Lists in the table are capped
-//! so the table stays readable; `--json` always has everything.
+//! Lists in the table are capped so it stays readable; `--json` has everything.
 
 use crate::state::model::Glance;
 use std::path::PathBuf;

@@ -2,25 +2,12 @@
 //! and the Claude Code hook settings — written without ever losing a byte the
 //! project already had.
 //!
-//! - A file that is missing is created whole (`fs::durable::create_atomic`: never
-//!   through a link, never over a file that appeared meanwhile).
-//! - A file that already holds what `init` would write is skipped, so running `init`
-//!   again, or after a half-finished run, completes the setup and changes nothing.
-//! - Any other existing plan or config is a conflict: nothing at all is written and
-//!   the error names every such file. `--force` replaces them, each old file kept
-//!   first as `FILE.backup-<ms>` (a hard link, so no copy can fail half-way): a
-//!   config or plan edited after an earlier `init` is the user's work, and one
-//!   mistaken `--force` must not be the end of it.
-//! - An existing `.claude/settings.json` is merged, not refused: the `wf hook`
-//!   groups are added to the events that lack them, written into its text, so every
-//!   byte it had — other keys, hooks and permissions, their order, numbers however
-//!   long, its layout — stays as it was (`hooks::merge`). Refusing would leave
-//!   `--force` as the only way to get the hooks, and that would throw away the
-//!   user's other settings. The file is replaced by rename, with its mode, after the
-//!   same backup. Settings that are not JSON, or whose `hooks` has another shape,
-//!   are a conflict like an edited plan.
-//! - A link or a directory where a file or `.claude` goes is refused, `--force` or
-//!   not: `init` writes only real files in the project.
+//! A file already as `init` writes it is skipped, so running `init` again completes
+//! a half-finished setup. Any other plan or config is a conflict that writes
+//! nothing; `--force` replaces it after keeping it as `FILE.backup-<ms>`, since an
+//! edited file is the user's work. Existing settings get the `wf hook` groups merged
+//! into their text (`hooks::merge`) rather than refused: refusing would leave
+//! `--force`, and the loss of the user's other settings, as the only way.
 
 use std::path::{Path, PathBuf};
 

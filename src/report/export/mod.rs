@@ -156,7 +156,7 @@ impl Install {
     /// The `cargo install` line of the build job, installing under `root` (a quoted
     /// shell word of the CI's own variables), with the variables it reads; none for
     /// `path`. Without the default features: the MCP server (`wf mcp`) is no CI's
-    /// business, and leaving it out is a third of the build.
+    /// business.
     fn cargo_line(&self, root: &str) -> Option<(String, Vec<(&'static str, String)>)> {
         let head = format!("cargo install --locked --no-default-features --root {root}");
         match self {
