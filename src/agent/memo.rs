@@ -1,24 +1,10 @@
 //! What the hook remembers between calls, in `<workflow dir>/hooks/` (docs/hooks.md
-//! "Files"):
+//! "Files"): the last failing evaluation of a task's checks, how many `Stop`s in a
+//! row kept the agent at it, and per editor session the brief last given and how far
+//! its transcript was read.
 //!
-//! - `stop-checks.json`: the last evaluation of a handed-off task's checks that
-//!   failed, with the key it holds for — the task, its checks and the working tree's
-//!   fingerprint (`tree.rs`). A `Stop` with the same key is answered from it.
-//! - `stop-blocks.json`: how many times in a row a `Stop` kept the agent working on
-//!   one task, and which (its brief mark), so a making-progress agent is held past
-//!   one retry per turn but not forever (`wf.hook_max_blocks`).
-//! - `sessions/<md5 of session_id>.json`: per editor session, which task's brief the
-//!   hook last gave, so the next prompt gets one line instead of the brief again.
-//! - `transcripts/<md5 of session_id>.json`: per editor session, how far the hook has
-//!   read the session's transcript for usage (`transcript.rs`).
-//!
-//! At most [`MAX_SESSIONS`] of each are kept, the least recently written removed first.
-//!
-//! All of it is disposable: a file that is missing, unreadable or not what it should
-//! be is as good as none. Each is replaced whole by a rename, never written through
-//! a link (`fs::durable::write_atomic`), and read as a regular file only (a FIFO
-//! planted there cannot block the hook). The hook holds no lock: two hooks writing at
-//! once leave one answer or the other, both valid.
+//! All of it is disposable — a file missing or not what it should be is as good as
+//! none — so the hook holds no lock: two hooks writing at once leave one valid answer.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};

@@ -28,18 +28,14 @@ use crate::state::{Session, WorkflowState};
 pub struct Turn {
     pub agent: String,
     pub leases: Leases,
-    pub expired: Vec<Lease>,
 }
 
 impl Turn {
     pub fn begin(project: &Project, session: &mut Session, agent: &str) -> Result<Turn> {
         crate::run::lease::check_agent(agent)?;
-        let (leases, expired) = crate::run::lease::settle(session, &project.config, agent)?;
-        Ok(Turn {
-            agent: agent.to_string(),
-            leases,
-            expired,
-        })
+        let (leases, _) = crate::run::lease::settle(session, &project.config, agent)?;
+        let agent = agent.to_string();
+        Ok(Turn { agent, leases })
     }
 
     /// The tasks other agents hold: not this agent's to do, check or retry.

@@ -1,25 +1,11 @@
 //! What an agent used, read from its own session log: Claude Code's transcript
 //! (`transcript_path` in every hook payload), read a little at a time.
 //!
-//! One interface for every log whose format is documented: [`read`] takes the log's
-//! path and where the last read stopped ([`Mark`]), reads the lines written since
-//! (whole lines only: a line still being written is left for the next read) and
-//! returns their usage, priced by `src/run/prices.rs` when the log gives no cost.
-//! The line shapes it knows:
-//!
-//! - Claude Code's transcript (JSONL): `{"type": "assistant", "message": {"id",
-//!   "model", "usage": {"input_tokens", "output_tokens",
-//!   "cache_creation_input_tokens", "cache_read_input_tokens"}}, "timestamp", …}`.
-//!   One API response is written as one line per content block, each with the same
-//!   `message.id` and the same `usage`: a line with the id of the one before is the
-//!   same response and counts once.
-//! - Codex CLI's `codex exec --json` events: `{"type": "turn.completed", "usage":
-//!   {"input_tokens", "cached_input_tokens", "output_tokens"}}`, one per turn.
-//!
-//! Gemini CLI writes its session as one JSON document rewritten in place, not lines;
-//! it is not read here. A log that is missing, unreadable, not a regular file or of
-//! another shape is "usage unknown" (`None`), never an error: an agent's cost is
-//! worth knowing, not worth failing its work for.
+//! It reads Claude Code's transcript and Codex CLI's `codex exec --json` events;
+//! Claude Code writes one API response as a line per content block, each with the
+//! same `message.id` and `usage`, so a line with the id of the one before counts
+//! once. A log that cannot be read is "usage unknown" (`None`), never an error: an
+//! agent's cost is worth knowing, not worth failing its work for.
 
 use std::collections::BTreeMap;
 use std::io::{Read as _, Seek, SeekFrom};

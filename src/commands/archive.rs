@@ -18,7 +18,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use crate::cli::ArchiveArgs;
-use crate::error::{ErrorKind, Result, WfError};
+use crate::error::{Result, WfError};
 use crate::fs::durable::write_atomic;
 use crate::output::Output;
 use crate::project::Project;
@@ -45,24 +45,22 @@ pub fn run(project: &Project, args: &ArchiveArgs, wait: Option<u64>, out: &Outpu
     // An archive stopped part-way is finished by taking the lock (see `recover`),
     // even one that had moved the state away already.
     let resumed = archive_in_progress(store.dir());
+    let none = || {
+        WfError::usage(format!(
+            "no workflow for {} to archive; start one with `wf workflow-start PLAN.md`",
+            project.dir.display()
+        ))
+    };
     // Checked before locking so a project without a workflow gets no directory.
     let before = store.load_snapshot()?;
     if before.is_none() && resumed.is_none() {
-        return Err(WfError::usage(format!(
-            "no workflow for {} to archive; start one with `wf workflow-start PLAN.md`",
-            project.dir.display()
-        )));
+        return Err(none());
     }
     let name = before.as_ref().map(|s| workflow_name(s).to_string());
     let mut session = store.lock(wait.map(Duration::from_secs), "archive")?;
     let (dest, moved) = match (session.state.as_ref().map(|s| s.status), resumed) {
         (None, Some(dest)) => (dest, Vec::new()),
-        (None, None) => {
-            return Err(WfError::usage(format!(
-                "no workflow for {} to archive; start one with `wf workflow-start PLAN.md`",
-                project.dir.display()
-            )))
-        }
+        (None, None) => return Err(none()),
         (Some(status), _) if status == WorkflowStatus::Completed || abandons(args, status) => {
             let dest = archive::free_archive_dir(store.dir())?;
             let file_name = dest
@@ -88,10 +86,9 @@ pub fn run(project: &Project, args: &ArchiveArgs, wait: Option<u64>, out: &Outpu
             (dest, moved)
         }
         (Some(other), _) => {
-            return Err(WfError::new(
-                ErrorKind::Usage,
-                format!("the workflow is {other}; only a completed workflow is archived, unless `wf archive --force` abandons it (its record is kept)"),
-            ))
+            return Err(WfError::usage(format!(
+                "the workflow is {other}; only a completed workflow is archived, unless `wf archive --force` abandons it (its record is kept)"
+            )))
         }
     };
     drop(session);

@@ -157,36 +157,35 @@ fn commit_to_config(project: &Project, args: &ConstraintAddArgs) -> Result<()> {
 
 fn remove(project: &Project, global: &GlobalArgs, id: &str, out: &Output) -> Result<i32> {
     let mut session = lock(project, global, "remove")?;
-    let removed = constraints::remove(&mut session.state_mut()?.constraints, id)?;
-    session.emit(NewEvent::new(EventData::ConstraintRemoved(
-        ConstraintChange {
-            constraint: removed.clone(),
-        },
-    )))?;
-    session.save()?;
-    out.json_value(&json!({"removed": removed}));
-    out.say(format!(
-        "Removed {} ({}): {}",
-        removed.id, removed.kind, removed.description
-    ));
+    let c = constraints::remove(&mut session.state_mut()?.constraints, id)?;
+    let c = commit(session, c, EventData::ConstraintRemoved)?;
+    out.json_value(&json!({"removed": c}));
+    out.say(format!("Removed {} ({}): {}", c.id, c.kind, c.description));
     Ok(0)
 }
 
 fn promote(project: &Project, global: &GlobalArgs, id: &str, out: &Output) -> Result<i32> {
     let mut session = lock(project, global, "promote")?;
-    let promoted = constraints::promote(&mut session.state_mut()?.constraints, id)?;
-    session.emit(NewEvent::new(EventData::ConstraintPromoted(
-        ConstraintChange {
-            constraint: promoted.clone(),
-        },
-    )))?;
-    session.save()?;
-    out.json_value(&json!({"promoted": promoted}));
+    let c = constraints::promote(&mut session.state_mut()?.constraints, id)?;
+    let c = commit(session, c, EventData::ConstraintPromoted)?;
+    out.json_value(&json!({"promoted": c}));
     out.say(format!(
         "{} is now a hard constraint: {}",
-        promoted.id, promoted.description
+        c.id, c.description
     ));
     Ok(0)
+}
+
+/// A constraint `remove` or `promote` changed: its event recorded, the state saved.
+fn commit(
+    mut session: Session,
+    c: Constraint,
+    event: fn(ConstraintChange) -> EventData,
+) -> Result<Constraint> {
+    let constraint = c.clone();
+    session.emit(NewEvent::new(event(ConstraintChange { constraint })))?;
+    session.save()?;
+    Ok(c)
 }
 
 fn list(project: &Project, out: &Output) -> Result<i32> {

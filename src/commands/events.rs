@@ -43,13 +43,9 @@ fn kinds_named(name: &str) -> Result<Vec<EventKind>> {
 
 pub fn run(project: &Project, args: &EventsArgs, out: &Output) -> Result<i32> {
     let kinds = args.kind.as_deref().map(kinds_named).transpose()?;
-    let since = match &args.since {
-        Some(text) => Some(
-            crate::clock::parse_since(text, crate::clock::now())
-                .map_err(|why| WfError::usage(format!("--since {why}")))?,
-        ),
-        None => None,
-    };
+    let parse = |text: &str| crate::clock::parse_since(text, crate::clock::now());
+    let since = args.since.as_deref().map(parse).transpose();
+    let since = since.map_err(|why| WfError::usage(format!("--since {why}")))?;
     let path = project.store().events_path();
     let mut first = true;
     let mut offset = 0u64;

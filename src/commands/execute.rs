@@ -54,10 +54,7 @@ fn asked(args: &ExecuteArgs, state: &crate::state::WorkflowState) -> (Mode, bool
 
 /// `--dry-run`: the order a run would take, read without the lock; nothing written.
 fn dry_run(project: &Project, args: &ExecuteArgs, out: &Output) -> Result<i32> {
-    let state = project
-        .store()
-        .load()?
-        .ok_or_else(|| project.no_workflow())?;
+    let (_, state) = super::load_state(project)?;
     state.require_tasks()?;
     let (mode, ci) = asked(args, &state);
     let dry = crate::report::execute::DryRun {

@@ -4,10 +4,12 @@
 //! `src/plan/jobs.rs`, the YAML from `src/report/export/`. `--check` writes nothing
 //! and exits 1 when FILE is not what would be written.
 
+use clap::ValueEnum;
 use serde_json::json;
 
 use crate::cli::{AgentTasks, ExportArgs, ExportTarget};
 use crate::config::export::ExportSettings;
+use crate::constraints::vocabulary;
 use crate::error::{Result, WfError};
 use crate::output::Output;
 use crate::plan::jobs::{self, Leave, Limits};
@@ -25,12 +27,9 @@ pub fn run(project: &Project, args: &ExportArgs, out: &Output) -> Result<i32> {
     let settings = &project.config.wf.export;
     let config_path = project.config.display_path();
     let install = install(project, args, settings, &config_path, out)?;
-    let agent_tasks = match (args.agent_tasks, settings.agent_tasks.as_deref()) {
-        (Some(a), _) => a,
-        (None, Some("omit")) => AgentTasks::Omit,
-        (None, Some("run")) => AgentTasks::Run,
-        (None, _) => AgentTasks::Fail,
-    };
+    let set = settings.agent_tasks.as_deref();
+    let set = set.and_then(|a| AgentTasks::from_str(a, false).ok());
+    let agent_tasks = args.agent_tasks.or(set).unwrap_or(AgentTasks::Fail);
     let leave = |t: &Task| -> Option<Leave> {
         if t.status == TaskStatus::Skipped {
             return Some(Leave::Skipped(
@@ -71,10 +70,7 @@ pub fn run(project: &Project, args: &ExportArgs, out: &Output) -> Result<i32> {
         .filter(|t| needs_agent(t))
         .map(|t| t.id.as_str())
         .collect();
-    let name = match args.target {
-        ExportTarget::GithubActions => "github-actions",
-        ExportTarget::GitlabCi => "gitlab-ci",
-    };
+    let name = vocabulary::name(&args.target);
     let mut notes = Vec::new();
     if !agents.is_empty() {
         notes.push(agent_note(
@@ -96,16 +92,7 @@ pub fn run(project: &Project, args: &ExportArgs, out: &Output) -> Result<i32> {
             }
         }
     }
-    let header = header(HeaderFacts {
-        target: name,
-        args,
-        plan_path: &plan_path,
-        // Relative: the header is the same wherever the project is checked out.
-        config_path: crate::config::CONFIG_PATH,
-        settings,
-        jobs: &plan,
-        notes: &notes,
-    });
+    let header = header(&name, args, &plan_path, settings, &plan, &notes);
     let pipeline = Pipeline {
         jobs: &plan,
         tasks: exported.iter().map(|t| (t.id.as_str(), *t)).collect(),
@@ -269,17 +256,6 @@ fn write(path: &std::path::Path, text: &str) -> Result<()> {
     })
 }
 
-/// What the header says made the file.
-struct HeaderFacts<'a> {
-    target: &'a str,
-    args: &'a ExportArgs,
-    plan_path: &'a str,
-    config_path: &'a str,
-    settings: &'a ExportSettings,
-    jobs: &'a jobs::JobPlan,
-    notes: &'a [String],
-}
-
 /// What becomes of the agent tasks `agents` in CI, said at export. With `run`, each
 /// needs an executor in `wf.executors` offering what it needs — refused here, naming
 /// the task and the capability, when none does, rather than failing in the job.
@@ -366,59 +342,54 @@ fn constraints_left_behind(
 /// The comment lines at the top: the command and the settings that made the file
 /// (so exporting again reproduces it, and `--check` tells when it would not), what
 /// was left out or skipped, and what to know about agent tasks.
-fn header(f: HeaderFacts<'_>) -> Vec<String> {
+fn header(
+    target: &str,
+    args: &ExportArgs,
+    plan_path: &str,
+    settings: &ExportSettings,
+    jobs: &jobs::JobPlan,
+    notes: &[String],
+) -> Vec<String> {
     let mut flags = String::new();
-    if let Some(i) = &f.args.install {
+    if let Some(i) = &args.install {
         flags.push_str(&format!(" --install {i}"));
     }
-    if let Some(a) = f.args.agent_tasks {
-        flags.push_str(match a {
-            AgentTasks::Fail => " --agent-tasks fail",
-            AgentTasks::Omit => " --agent-tasks omit",
-            AgentTasks::Run => " --agent-tasks run",
-        });
+    if let Some(a) = &args.agent_tasks {
+        flags.push_str(&format!(" --agent-tasks {}", vocabulary::name(a)));
     }
-    if let Some(m) = f.args.max_jobs {
+    if let Some(m) = args.max_jobs {
         flags.push_str(&format!(" --max-jobs {m}"));
     }
-    let set = settings_named(f.settings);
+    // Relative: the header is the same wherever the project is checked out.
+    let config_path = crate::config::CONFIG_PATH;
+    let set = settings_named(settings);
     let mut lines = vec![
-        format!(
-            "Written by `wf export {}{flags}` from the plan {},",
-            f.target, f.plan_path
-        ),
+        format!("Written by `wf export {target}{flags}` from the plan {plan_path},"),
         if set.is_empty() {
-            format!("with no wf.export settings in {}.", f.config_path)
+            format!("with no wf.export settings in {config_path}.")
         } else {
             format!(
-                "with the wf.export settings of {}:\n  {}.",
-                f.config_path,
+                "with the wf.export settings of {config_path}:\n  {}.",
                 set.join(", ")
             )
         },
         "Change the plan or the settings, not this file, and export again;".into(),
-        format!(
-            "`wf export {}{flags} --check -o THIS_FILE` exits 1 when it is out of date.",
-            f.target
-        ),
+        format!("`wf export {target}{flags} --check -o THIS_FILE` exits 1 when it is out of date."),
         "Each task job runs `wf run-task`; the collect job imports every result".into(),
         "(`wf import-results`) and reports.".into(),
     ];
-    if !f.jobs.skipped.is_empty() {
-        lines.push("Skipped (not run; what depends on them runs):".into());
-        for (id, why) in &f.jobs.skipped {
-            lines.push(format!("  {id}: {why}"));
+    let mut list = |title: &str, tasks: &[(String, String)]| {
+        if !tasks.is_empty() {
+            lines.push(title.into());
+            lines.extend(tasks.iter().map(|(id, why)| format!("  {id}: {why}")));
         }
-    }
-    if !f.jobs.omitted.is_empty() {
-        lines.push("Left out:".into());
-        for (id, why) in &f.jobs.omitted {
-            lines.push(format!("  {id}: {why}"));
-        }
-    }
-    for note in f.notes {
-        lines.push(format!("Note: {note}."));
-    }
+    };
+    list(
+        "Skipped (not run; what depends on them runs):",
+        &jobs.skipped,
+    );
+    list("Left out:", &jobs.omitted);
+    lines.extend(notes.iter().map(|note| format!("Note: {note}.")));
     lines
 }
 

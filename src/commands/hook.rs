@@ -1,19 +1,8 @@
 //! `wf hook EVENT`: Claude Code hooks (`.claude/settings.json`), as docs/hooks.md
 //! describes them.
 //!
-//! The hook JSON arrives on stdin (`session_id`, `cwd`, `hook_event_name`, `source`,
-//! `stop_hook_active`, …). `SessionStart` and `UserPromptSubmit` answer one line of
-//! context, plus the current task's brief the first time a session sees that task
-//! (`hookSpecificOutput.additionalContext`). `Stop` — and `SubagentStop` when
-//! `wf.block_subagent_stop` says so — runs a handed-off task's checks within
-//! `wf.hook_timeout_secs` and, while one fails, answers `{"decision": "block",
-//! "reason": …}` naming each failing check with the tail of its output; a failure
-//! found on the same working tree before is answered without running the checks
-//! again (`src/agent/`). A hook must never break the editor: bad JSON, an unknown
-//! event, no workflow or any error is a warning on stderr and exit 0 — a stdout the
-//! editor stopped reading too, and even a panic, which is caught here as the last
-//! line of defence. It takes no lock and never writes the state; it writes only its
-//! own small files under `<workflow dir>/hooks/` (`src/agent/memo.rs`).
+//! A hook must never break the editor: any error, even a panic, is a warning on
+//! stderr and exit 0.
 
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
@@ -26,7 +15,7 @@ use crate::agent::checks::{self, Verdict};
 use crate::agent::parallel::Turn;
 use crate::agent::{memo, transcript, tree};
 use crate::cli::HookArgs;
-use crate::output::{self, Output};
+use crate::output;
 use crate::project::Project;
 use crate::report::hook as hook_report;
 use crate::report::next::{next_in, Reason};
@@ -42,9 +31,9 @@ const MAX_INPUT: u64 = 1024 * 1024;
 /// The most of the budget `git status` may take for the tree's fingerprint.
 const GIT_TIME: Duration = Duration::from_secs(10);
 
-pub fn run(explicit_project: Option<&std::path::Path>, args: &HookArgs, out: &Output) -> i32 {
+pub fn run(explicit_project: Option<&std::path::Path>, args: &HookArgs) -> i32 {
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        hook(explicit_project, args, out)
+        hook(explicit_project, args)
     }));
     let why = match outcome {
         Ok(Ok(())) => return 0,
@@ -67,11 +56,7 @@ fn answer(text: &str) -> anyhow::Result<()> {
     }
 }
 
-fn hook(
-    explicit_project: Option<&std::path::Path>,
-    args: &HookArgs,
-    _out: &Output,
-) -> anyhow::Result<()> {
+fn hook(explicit_project: Option<&std::path::Path>, args: &HookArgs) -> anyhow::Result<()> {
     // The budget counts from here: the editor's timeout does.
     let started = Instant::now();
     let mut input = String::new();
@@ -106,34 +91,29 @@ fn hook(
         return Ok(());
     };
     let str_field = |name: &str| payload.get(name).and_then(Value::as_str);
+    let session = str_field("session_id").filter(|s| !s.is_empty());
     // With several agents at once, the tasks leased to other sessions are theirs:
     // this session is told, checked and charged only for its own (`run::lease`).
     let leases = crate::run::lease::live(project.store().dir(), &project.config);
     if !leases.leases.is_empty() {
-        let others = leases.held_by_others(str_field("session_id"));
+        let others = leases.held_by_others(session);
         view.digest = crate::agent::parallel::seen_by(&view.state, view.digest, &others);
     }
-    if let (Some(session), Some(transcript)) = (
-        str_field("session_id").filter(|s| !s.is_empty()),
-        str_field("transcript_path").filter(|s| !s.is_empty()),
-    ) {
+    let transcript = str_field("transcript_path").filter(|s| !s.is_empty());
+    if let (Some(session), Some(transcript)) = (session, transcript) {
         if let Err(why) = count_usage(&project, &view, session, Path::new(transcript)) {
             output::stderr_line(format_args!("wf hook {event}: {why:#}"));
         }
     }
     match event.as_str() {
-        "SessionStart" | "UserPromptSubmit" => context(
-            &project,
-            &view,
-            &event,
-            str_field("session_id").filter(|s| !s.is_empty()),
-            str_field("source"),
-        ),
-        "Stop" => stop(&project, &view, &payload, started),
+        "SessionStart" | "UserPromptSubmit" => {
+            context(&project, &view, &event, session, str_field("source"))
+        }
+        "Stop" => stop(&project, &view, &payload, session, started),
         // A subagent is not the one working on the handed-off task, unless the
         // project says its stops count too.
         "SubagentStop" if project.config.wf.block_subagent_stop == Some(true) => {
-            stop(&project, &view, &payload, started)
+            stop(&project, &view, &payload, session, started)
         }
         "SubagentStop" => Ok(()),
         other => bail!("unknown hook event `{other}`; wf handles SessionStart, UserPromptSubmit, Stop and SubagentStop"),
@@ -235,7 +215,13 @@ fn answer_context(event: &str, text: &str) -> anyhow::Result<()> {
 
 /// `Stop`: while the handed-off task's checks fail, keep the agent working with
 /// what failed (docs/hooks.md "Stop").
-fn stop(project: &Project, view: &View, payload: &Value, started: Instant) -> anyhow::Result<()> {
+fn stop(
+    project: &Project,
+    view: &View,
+    payload: &Value,
+    session: Option<&str>,
+    started: Instant,
+) -> anyhow::Result<()> {
     let handed_off = view.digest.handed_off.as_deref();
     let Some(task) = handed_off.map_or(Ok(None), |id| view.state.task(id))? else {
         return Ok(());
@@ -270,10 +256,6 @@ fn stop(project: &Project, view: &View, payload: &Value, started: Instant) -> an
     let from_memo = remembered.is_some();
     let evaluation = remembered.unwrap_or_else(|| checks::run(&ctx, task, budget, deadline));
     let active = payload.get("stop_hook_active").and_then(Value::as_bool) == Some(true);
-    let session = payload
-        .get("session_id")
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty());
     let mark = memo::brief_mark(task);
     let mut kept = Ok(());
     let reply = match evaluation.verdict() {

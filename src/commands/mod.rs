@@ -90,7 +90,7 @@ pub fn run(cli: &Cli, out: &Output) -> Result<i32> {
         Command::Completions(args) => completions::run(args, out),
         Command::Man(args) => man::run(args, out),
         Command::Resources => resources::run(&project()?, out),
-        Command::Hook(args) => Ok(hook::run(cli.global.project.as_deref(), args, out)),
+        Command::Hook(args) => Ok(hook::run(cli.global.project.as_deref(), args)),
         Command::Mcp => mcp::run(&cli.global),
         Command::Ui(args) => ui::run(&project()?, &cli.global, args, out),
     }

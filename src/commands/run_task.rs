@@ -140,7 +140,7 @@ fn chain(
         if !result.success {
             failed = Some(id);
         }
-        results.push(document(&result).map_err(|e| WfError::usage(e.to_string()))?);
+        results.push(crate::output::versioned(&result));
     }
     out.json_value(&json!({
         "kind": "wf.task_chain",
@@ -152,20 +152,6 @@ fn chain(
     Ok(i32::from(failed.is_some()))
 }
 
-/// A result as a document: `schemaVersion` first, then the result's fields — the
-/// file `--result` writes, and each entry of a chain's `--json`.
-fn document(result: &standalone::TaskResultFile) -> serde_json::Result<Value> {
-    let mut file = serde_json::Map::new();
-    file.insert(
-        "schemaVersion".into(),
-        crate::output::JSON_SCHEMA_VERSION.into(),
-    );
-    if let Value::Object(fields) = serde_json::to_value(result)? {
-        file.extend(fields);
-    }
-    Ok(Value::Object(file))
-}
-
 /// The result file: the `--json` document (`schemaVersion` first), so one schema
 /// reads both; replaced whole, never half-written.
 fn write_result(path: &Path, result: &standalone::TaskResultFile) -> Result<()> {
@@ -173,7 +159,7 @@ fn write_result(path: &Path, result: &standalone::TaskResultFile) -> Result<()> 
     // Relative to the current directory; the durable write syncs the file's directory,
     // which a bare file name does not name.
     let path = &std::path::absolute(path).map_err(|e| fail(e.to_string()))?;
-    let file = document(result).map_err(|e| fail(e.to_string()))?;
+    let file = crate::output::versioned(result);
     let mut text = serde_json::to_string_pretty(&file).map_err(|e| fail(e.to_string()))?;
     text.push('\n');
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {

@@ -6,6 +6,7 @@ use crate::error::Result;
 use crate::output::Output;
 use crate::project::Project;
 use crate::report::status::{self, Paths};
+use crate::run::lease::Leases;
 use crate::state::summary::View;
 use crate::state::WorkflowStatus;
 
@@ -36,11 +37,11 @@ pub fn run(project: &Project, args: &StatusArgs, out: &Output) -> Result<i32> {
                 .next(),
         };
         let mut doc = status::json(state, &paths, window, interrupted);
-        doc.leases = leases(store.dir())?.leases;
+        doc.leases = Leases::load(store.dir())?.leases;
         out.json_value(&doc);
         return Ok(0);
     }
-    let mut text = status::table_in(state, digest, window, out.look())?;
+    let mut text = status::table(state, digest, window, out.look())?;
     let next = crate::report::next::next_in(
         state,
         digest,
@@ -68,7 +69,7 @@ pub fn run(project: &Project, args: &StatusArgs, out: &Output) -> Result<i32> {
             crate::report::tasks::list_in(state, digest, out.look())?
         });
     }
-    if let Some(agents) = crate::report::status::leases(&leases(store.dir())?) {
+    if let Some(agents) = status::leases(&Leases::load(store.dir())?) {
         text.push_str("\n\n");
         text.push_str(&agents);
     }
@@ -99,9 +100,4 @@ fn known_phase(state: &crate::state::WorkflowState, phase: &str) -> Result<()> {
         "--phase {phase}: no task of the plan is in that phase; its phases: {}",
         phases.join(", ")
     )))
-}
-
-/// Who holds which task when several agents work at once (`run::lease`).
-fn leases(workflow_dir: &std::path::Path) -> Result<crate::run::lease::Leases> {
-    crate::run::lease::Leases::load(workflow_dir)
 }

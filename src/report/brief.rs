@@ -216,27 +216,14 @@ fn derived(md: &mut String, task: &Task, checks: &[ConfigCheck]) {
         return;
     }
     let lines = super::checks::derived_lines(task, checks);
-    md.push_str(
-        "## What wf checks
-
-",
-    );
+    md.push_str("## What wf checks\n\n");
     if lines.is_empty() {
-        md.push_str("Nothing: this task has no command and its line names nothing wf can check, so it is accepted on your word (`--require-checks` and `--ci` refuse it).
-
-");
+        md.push_str("Nothing: this task has no command and its line names nothing wf can check, so it is accepted on your word (`--require-checks` and `--ci` refuse it).\n\n");
         return;
     }
-    md.push_str(
-        "This task has no command of its own. When it comes back, wf checks what its line names:
-
-",
-    );
+    md.push_str("This task has no command of its own. When it comes back, wf checks what its line names:\n\n");
     for l in lines {
-        md.push_str(&format!(
-            "- {l}
-"
-        ));
+        md.push_str(&format!("- {l}\n"));
     }
     md.push('\n');
 }

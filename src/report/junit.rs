@@ -103,7 +103,10 @@ fn testcase(out: &mut String, task: &Task, state: &WorkflowState, dir: &Path, ca
         )),
         TaskStatus::Completed => None,
         TaskStatus::Failed => Some(failure(task, dir)),
-        TaskStatus::Skipped => Some(skipped(&skip_reason(task, state))),
+        TaskStatus::Skipped => Some(match super::skip_reason(state, &task.id) {
+            "" => skipped("skipped"),
+            r => skipped(&format!("skipped: {r}")),
+        }),
         TaskStatus::Pending | TaskStatus::Blocked if case.behind_failure => {
             Some(skipped("not run: it depends on a failed task"))
         }
@@ -137,19 +140,6 @@ fn failure(task: &Task, dir: &Path) -> String {
         xml_escape(reason),
         xml_text(&log)
     )
-}
-
-/// The reason in `skipped_info` (`{"T3": {"reason": …}}` or `{"T3": "…"}`).
-fn skip_reason(task: &Task, state: &WorkflowState) -> String {
-    let reason = match state.skipped_info.get(&task.id) {
-        Some(serde_json::Value::String(s)) => Some(s.clone()),
-        Some(v) => v.get("reason").and_then(|r| r.as_str()).map(str::to_string),
-        None => None,
-    };
-    match reason {
-        Some(r) if !r.is_empty() => format!("skipped: {r}"),
-        _ => "skipped".into(),
-    }
 }
 
 /// The last [`LOG_TAIL_LINES`] lines of `dir/rel`, or `None` when the path is not a

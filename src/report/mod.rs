@@ -163,6 +163,16 @@ pub fn workflow_name(state: &WorkflowState) -> &str {
         .unwrap_or(&state.project_name)
 }
 
+/// Why the plan skipped task `id`, from `skipped_info` (`{"T3": {"reason": …}}` or
+/// `{"T3": "…"}`); empty when it does not say.
+pub fn skip_reason<'a>(state: &'a WorkflowState, id: &str) -> &'a str {
+    match state.skipped_info.get(id) {
+        Some(serde_json::Value::String(s)) => s,
+        Some(v) => v.get("reason").and_then(|r| r.as_str()).unwrap_or_default(),
+        None => "",
+    }
+}
+
 /// A text bar such as `[██████░░░░]` for `percent` of `width` cells.
 pub fn bar(percent: f64, width: usize) -> String {
     let filled = ((percent.clamp(0.0, 100.0) / 100.0) * width as f64).round() as usize;

@@ -9,22 +9,11 @@
 //! task's in the open.
 //!
 //! With `-v` ([`RunProgress::echo`]) each line a task's commands print is shown as it
-//! comes, under the task's `▶` line (printed on a terminal too), as `  T4 | line`: the
-//! id says whose it is when tasks run side by side. Under GitHub Actions the group
-//! then opens at the `▶` line and closes before the task's result line, so the
-//! streamed lines sit inside it. Under `--json` they go to stderr, stdout keeping
-//! its document; `--quiet` drops them.
+//! comes, as `  T4 | line`: the id says whose it is when tasks run side by side.
 //!
 //! The bar is drawn on stderr through [`Stderr`], which tells indicatif the
-//! terminal's true width (a terminal of 0 columns is `output::DEFAULT_WIDTH` wide): the
-//! lines printed above the bar are padded to that width, which is what moves the
-//! bar to the next line — told less, the bar started on the line above and left its
-//! first cells (`00:`) at the end of every line printed. The bar itself keeps
-//! [`ECHO_MARGIN`] columns free at the right, and its frame does not pad them: a bar
-//! line that filled the width was wrapped by the `^C` the terminal echoes on Ctrl-C,
-//! and clearing the bar then cleared only the wrapped part, leaving the last frame
-//! above the summary. The bar is cleared whenever the run ends, by error too
-//! (`Drop`).
+//! terminal's true width: told less, the bar left its first cells at the end of
+//! every line printed above it.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -436,8 +425,12 @@ impl Stderr {
         Ok(())
     }
 
-    fn size() -> Option<rustix::termios::Winsize> {
-        rustix::termios::tcgetwinsize(std::io::stderr()).ok()
+    /// The control sequence `ESC [ n code` (a cursor move), none for 0.
+    fn csi(&self, n: usize, code: char) -> std::io::Result<()> {
+        if n == 0 {
+            return Ok(());
+        }
+        self.put(format!("\x1b[{n}{code}").as_bytes())
     }
 }
 
@@ -447,38 +440,27 @@ impl indicatif::TermLike for Stderr {
     }
 
     fn height(&self) -> u16 {
-        Self::size()
+        rustix::termios::tcgetwinsize(std::io::stderr())
             .map(|s| s.ws_row)
+            .ok()
             .filter(|&rows| rows > 0)
             .unwrap_or(24)
     }
 
     fn move_cursor_up(&self, n: usize) -> std::io::Result<()> {
-        if n == 0 {
-            return Ok(());
-        }
-        self.put(format!("\x1b[{n}A").as_bytes())
+        self.csi(n, 'A')
     }
 
     fn move_cursor_down(&self, n: usize) -> std::io::Result<()> {
-        if n == 0 {
-            return Ok(());
-        }
-        self.put(format!("\x1b[{n}B").as_bytes())
+        self.csi(n, 'B')
     }
 
     fn move_cursor_right(&self, n: usize) -> std::io::Result<()> {
-        if n == 0 {
-            return Ok(());
-        }
-        self.put(format!("\x1b[{n}C").as_bytes())
+        self.csi(n, 'C')
     }
 
     fn move_cursor_left(&self, n: usize) -> std::io::Result<()> {
-        if n == 0 {
-            return Ok(());
-        }
-        self.put(format!("\x1b[{n}D").as_bytes())
+        self.csi(n, 'D')
     }
 
     fn write_line(&self, s: &str) -> std::io::Result<()> {

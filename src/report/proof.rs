@@ -4,14 +4,10 @@
 
 use serde_json::{json, Value};
 
+// Every text `clean`: the document and the plan behind it are input from elsewhere.
+use super::one_line as clean;
 use super::plural;
 use crate::proof::document::{Check, Document, Standing, TaskCheck};
-
-/// `text` on one line, with nothing that could drive a terminal: the document and
-/// the plan behind it are input from elsewhere.
-fn clean(text: &str) -> String {
-    super::one_line(text)
-}
 
 /// Ids as a list for a sentence.
 fn ids<'a>(items: impl Iterator<Item = &'a str>) -> String {

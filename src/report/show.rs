@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 
 use serde_json::{json, Value};
 
+use super::one_line as clean;
 use crate::output::{paint, Color, Look};
 use crate::proof::fingerprint::declared_files;
 use crate::proof::now::Now;
@@ -15,10 +16,6 @@ use crate::state::TaskStatus;
 
 /// Width of the label column.
 const LABEL: usize = 10;
-
-fn clean(text: &str) -> String {
-    super::one_line(text)
-}
 
 /// `sha256:` and the first 12 hex digits: enough to tell fingerprints apart by eye.
 pub fn short(fingerprint: &str) -> String {

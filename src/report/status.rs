@@ -1,9 +1,7 @@
 //! The `wf status` view: a summary table, the `--detail` tables, and the versioned
 //! JSON document.
 //!
-//! Every list is built in one pass over the tasks (with id → index maps built once),
-//! so a 1,000-task state renders in a few milliseconds. Lists in the table are capped
-//! so the table stays readable; `--json` always has everything.
+//! Lists in the table are capped so it stays readable; `--json` has everything.
 
 use crate::state::model::Glance;
 use std::path::PathBuf;
@@ -19,12 +17,7 @@ use super::{bar, one_line, truncate, workflow_name, ContextLevel, ContextUsage, 
 use crate::state::machine::{TaskStatus, WorkflowStatus};
 use crate::state::model::{Task, WorkflowState};
 use crate::state::ready::ready;
-use crate::state::summary::Digest;
-
-/// How many ready tasks the table shows.
-pub const NEXT_READY_SHOWN: usize = crate::state::summary::READY_SHOWN;
-/// How many blocked or failed tasks the table lists before "… and N more".
-const LIST_CAP: usize = crate::state::summary::LIST_CAP;
+use crate::state::summary::{Digest, LIST_CAP, MOST_EXPENSIVE, READY_SHOWN};
 
 /// The files behind the workflow, reported so scripts need not rebuild the paths.
 #[derive(Debug, Clone, Serialize)]
@@ -40,14 +33,9 @@ pub fn label(task: &Task) -> String {
     one_line(&format!("{}: {}", task.id, truncate(&task.name, 60)))
 }
 
-/// The summary table of `wf status`.
-pub fn table(state: &WorkflowState, window: u64, look: Look) -> Result<String> {
-    table_in(state, &Digest::of(state), window, look)
-}
-
-/// `table` of a state and its digest (a view read from the summary holds only the
-/// tasks its digest names).
-pub fn table_in(state: &WorkflowState, digest: &Digest, window: u64, look: Look) -> Result<String> {
+/// The summary table of `wf status`, of a state and its digest (a view read from
+/// the summary holds only the tasks its digest names).
+pub fn table(state: &WorkflowState, digest: &Digest, window: u64, look: Look) -> Result<String> {
     let counts = Counts::of_digest(digest);
     let context = ContextUsage::of(&state.context_metrics, window);
     let mut t = super::table::new(look);
@@ -212,9 +200,6 @@ pub struct TaskUsage {
     pub cost_usd: Option<f64>,
 }
 
-/// How many tasks `most_expensive` names.
-const MOST_EXPENSIVE: usize = crate::state::summary::MOST_EXPENSIVE;
-
 pub fn usage_summary(digest: &Digest) -> Option<UsageSummary> {
     let u = digest.usage.as_ref()?;
     Some(UsageSummary {
@@ -377,15 +362,12 @@ fn next_ready_text(state: &WorkflowState, digest: &Digest) -> Result<String> {
     if digest.ready_count == 0 {
         return Ok("—".into());
     }
-    let mut lines: Vec<String> = tasks_of(state, &digest.ready, NEXT_READY_SHOWN)?
+    let mut lines: Vec<String> = tasks_of(state, &digest.ready, READY_SHOWN)?
         .into_iter()
         .map(label)
         .collect();
-    if digest.ready_count > NEXT_READY_SHOWN {
-        lines.push(format!(
-            "… and {} more",
-            digest.ready_count - NEXT_READY_SHOWN
-        ));
+    if digest.ready_count > READY_SHOWN {
+        lines.push(format!("… and {} more", digest.ready_count - READY_SHOWN));
     }
     Ok(lines.join("\n"))
 }

@@ -15,22 +15,12 @@ use crate::state::model::{Constraint, WorkflowState};
 
 /// The extra tables of `wf status --detail`: phases, constraints, audit, gates.
 pub fn detail(state: &WorkflowState, look: Look) -> crate::error::Result<String> {
-    let mut sections = vec![phases_table(state, look)?];
-    sections.push(constraints_table(state, look));
-    if let Some(s) = string_list("Open questions", &state.constraints.open_questions, look) {
-        sections.push(s);
-    }
-    if let Some(s) = string_list(
-        "Success criteria",
-        &state.constraints.success_criteria,
-        look,
-    ) {
-        sections.push(s);
-    }
+    let c = &state.constraints;
+    let mut sections = vec![phases_table(state, look)?, constraints_table(state, look)];
+    sections.extend(string_list("Open questions", &c.open_questions, look));
+    sections.extend(string_list("Success criteria", &c.success_criteria, look));
     sections.push(audit_table(state, look));
-    if let Some(s) = gates_table(state, look) {
-        sections.push(s);
-    }
+    sections.extend(gates_table(state, look));
     Ok(sections.join("\n\n"))
 }
 

@@ -12,12 +12,9 @@ use std::fmt::Write as _;
 use crate::error::Result;
 use crate::output::{paint, Color, Look};
 use crate::state::model::Task;
-use crate::state::summary::Digest;
+use crate::state::summary::{Digest, SHORT_LIST};
 use crate::state::task_ref::TaskRef;
 use crate::state::{TaskStatus, WorkflowState};
-
-/// How many tasks a list shows before it is cut (without `--all`).
-pub const SHORT_LIST: usize = crate::state::summary::SHORT_LIST;
 
 /// Which tasks the list shows.
 #[derive(Debug, Default, Clone, Copy)]
@@ -69,13 +66,18 @@ pub fn list(state: &WorkflowState, filter: &Filter<'_>, look: Look) -> Result<St
             .iter()
             .filter(|t| t.status.is_done() && !shown.iter().any(|s| s.id == t.id))
             .count();
-        let _ = write!(
-            text,
-            "\n… and {left_out} more ({done} done, {} to do): `wf status --all` lists every task.",
-            left_out - done
-        );
+        more(&mut text, left_out, done);
     }
     Ok(text)
+}
+
+/// The line under a cut list: how many tasks it left out, how many of those are done.
+fn more(text: &mut String, left_out: usize, done: usize) {
+    let _ = write!(
+        text,
+        "\n… and {left_out} more ({done} done, {} to do): `wf status --all` lists every task.",
+        left_out - done
+    );
 }
 
 /// The list without a filter, from a state and its digest (a view read from the
@@ -106,12 +108,7 @@ pub fn list_in(state: &WorkflowState, digest: &Digest, look: Look) -> Result<Str
     let left_out = digest.total - shown.len();
     if left_out > 0 {
         // Done tasks are never on a cut list: all of them are left out.
-        let done = digest.done();
-        let _ = write!(
-            text,
-            "\n… and {left_out} more ({done} done, {} to do): `wf status --all` lists every task.",
-            left_out - done
-        );
+        more(&mut text, left_out, digest.done());
     }
     Ok(text)
 }

@@ -35,13 +35,15 @@ fn group(event: &str) -> Value {
     json!({"hooks": [{"type": "command", "command": command(event)}]})
 }
 
+/// `{"EVENT": [the wf hook group]}` for each of `events`.
+fn groups(events: &[&str]) -> Value {
+    let groups = events.iter().map(|e| (e.to_string(), json!([group(e)])));
+    Value::Object(groups.collect())
+}
+
 /// The settings `wf init` writes when the project has none.
 pub fn recommended() -> Value {
-    let hooks: Map<String, Value> = EVENTS
-        .iter()
-        .map(|e| ((*e).to_string(), json!([group(e)])))
-        .collect();
-    json!({ "hooks": hooks })
+    json!({ "hooks": groups(&EVENTS) })
 }
 
 /// `value` as the file's text: pretty JSON and a final newline.
@@ -187,11 +189,7 @@ pub fn merge(text: &str) -> std::result::Result<(String, Vec<&'static str>), Str
     let mut members = Vec::new();
     match root.member("hooks") {
         None => {
-            let events: Map<String, Value> = missing
-                .iter()
-                .map(|e| ((*e).to_string(), json!([group(e)])))
-                .collect();
-            members.push(("hooks", Value::Object(events)));
+            members.push(("hooks", groups(&missing)));
             inserts.push(json_text::add_members(text, &root, &members));
         }
         Some(hooks) => {

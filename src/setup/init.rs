@@ -2,25 +2,12 @@
 //! and the Claude Code hook settings — written without ever losing a byte the
 //! project already had.
 //!
-//! - A file that is missing is created whole (`fs::durable::create_atomic`: never
-//!   through a link, never over a file that appeared meanwhile).
-//! - A file that already holds what `init` would write is skipped, so running `init`
-//!   again, or after a half-finished run, completes the setup and changes nothing.
-//! - Any other existing plan or config is a conflict: nothing at all is written and
-//!   the error names every such file. `--force` replaces them, each old file kept
-//!   first as `FILE.backup-<ms>` (a hard link, so no copy can fail half-way): a
-//!   config or plan edited after an earlier `init` is the user's work, and one
-//!   mistaken `--force` must not be the end of it.
-//! - An existing `.claude/settings.json` is merged, not refused: the `wf hook`
-//!   groups are added to the events that lack them, written into its text, so every
-//!   byte it had — other keys, hooks and permissions, their order, numbers however
-//!   long, its layout — stays as it was (`hooks::merge`). Refusing would leave
-//!   `--force` as the only way to get the hooks, and that would throw away the
-//!   user's other settings. The file is replaced by rename, with its mode, after the
-//!   same backup. Settings that are not JSON, or whose `hooks` has another shape,
-//!   are a conflict like an edited plan.
-//! - A link or a directory where a file or `.claude` goes is refused, `--force` or
-//!   not: `init` writes only real files in the project.
+//! A file already as `init` writes it is skipped, so running `init` again completes
+//! a half-finished setup. Any other plan or config is a conflict that writes
+//! nothing; `--force` replaces it after keeping it as `FILE.backup-<ms>`, since an
+//! edited file is the user's work. Existing settings get the `wf hook` groups merged
+//! into their text (`hooks::merge`) rather than refused: refusing would leave
+//! `--force`, and the loss of the user's other settings, as the only way.
 
 use std::path::{Path, PathBuf};
 
@@ -134,6 +121,23 @@ struct Step {
     reason: String,
 }
 
+impl Step {
+    fn new(
+        rel: &'static str,
+        action: Action,
+        bytes: impl Into<Vec<u8>>,
+        reason: impl Into<String>,
+    ) -> Step {
+        let (bytes, reason) = (bytes.into(), reason.into());
+        Step {
+            rel,
+            action,
+            bytes,
+            reason,
+        }
+    }
+}
+
 /// Writes the starter files into the project at `dir`. `now_ms` names the backups.
 /// On a conflict without `force`, nothing is written and the error lists every
 /// conflicting file and the fix.
@@ -146,29 +150,19 @@ pub fn init(dir: &Path, force: bool, now_ms: i64) -> Result<Vec<FileResult>> {
     let config = starter_config();
     for (rel, text) in [(PLAN_PATH, STARTER_PLAN), (CONFIG_PATH, config.as_str())] {
         steps.push(match found(dir, rel)? {
-            Found::Missing => new_step(rel, text.as_bytes()),
-            Found::File(old) if old == text.as_bytes() => Step {
-                rel,
-                action: Action::Skipped,
-                bytes: old,
-                reason: "already as wf init writes it".into(),
-            },
+            Found::Missing => Step::new(rel, Action::Created, text, "new"),
+            Found::File(old) if old == text.as_bytes() => {
+                Step::new(rel, Action::Skipped, old, "already as wf init writes it")
+            }
             Found::File(_) => {
                 conflicts.push(rel.to_string());
-                Step {
-                    rel,
-                    action: Action::Replaced,
-                    bytes: text.as_bytes().to_vec(),
-                    reason: "--force".into(),
-                }
+                Step::new(rel, Action::Replaced, text, "--force")
             }
         });
     }
+    let recommended = hooks::to_text(&hooks::recommended());
     steps.push(match found(dir, SETTINGS_PATH)? {
-        Found::Missing => new_step(
-            SETTINGS_PATH,
-            hooks::to_text(&hooks::recommended()).as_bytes(),
-        ),
+        Found::Missing => Step::new(SETTINGS_PATH, Action::Created, recommended, "new"),
         Found::File(old) => settings_step(&old, &mut conflicts),
     });
     if !conflicts.is_empty() && !force {
@@ -228,15 +222,6 @@ fn replace_keeping_mode(path: &Path, bytes: &[u8]) -> Result<()> {
     temp.sync()?.commit()
 }
 
-fn new_step(rel: &'static str, bytes: &[u8]) -> Step {
-    Step {
-        rel,
-        action: Action::Created,
-        bytes: bytes.to_vec(),
-        reason: "new".into(),
-    }
-}
-
 /// Existing settings: skipped when they wire every hook, else merged into their
 /// text (`hooks::merge`: only the additions are written); settings that cannot be
 /// merged are a conflict `--force` replaces.
@@ -245,12 +230,8 @@ fn settings_step(old: &[u8], conflicts: &mut Vec<String>) -> Step {
         conflicts.push(format!(
             "{SETTINGS_PATH} ({why}, so the hooks cannot be merged)"
         ));
-        Step {
-            rel: SETTINGS_PATH,
-            action: Action::Replaced,
-            bytes: hooks::to_text(&hooks::recommended()).into_bytes(),
-            reason: "--force".into(),
-        }
+        let recommended = hooks::to_text(&hooks::recommended());
+        Step::new(SETTINGS_PATH, Action::Replaced, recommended, "--force")
     };
     if let Err(bad) = hooks::read(old) {
         let why = format!("line {}, column {}: {}", bad.line, bad.col, bad.what);
@@ -258,21 +239,19 @@ fn settings_step(old: &[u8], conflicts: &mut Vec<String>) -> Step {
     }
     let text = String::from_utf8_lossy(old);
     match hooks::merge(&text) {
-        Ok((_, added)) if added.is_empty() => Step {
-            rel: SETTINGS_PATH,
-            action: Action::Skipped,
-            bytes: old.to_vec(),
-            reason: "already has the wf hooks".into(),
-        },
-        Ok((merged, added)) => Step {
-            rel: SETTINGS_PATH,
-            action: Action::Merged,
-            bytes: merged.into_bytes(),
-            reason: format!(
+        Ok((_, added)) if added.is_empty() => Step::new(
+            SETTINGS_PATH,
+            Action::Skipped,
+            old,
+            "already has the wf hooks",
+        ),
+        Ok((merged, added)) => {
+            let why = format!(
                 "added wf hook {}; every other setting kept",
                 added.join(", ")
-            ),
-        },
+            );
+            Step::new(SETTINGS_PATH, Action::Merged, merged, why)
+        }
         Err(why) => replace(why, conflicts),
     }
 }

@@ -6,7 +6,7 @@
 //! state and the JUnit report.
 
 use super::actions::{CACHE_RESTORE, CACHE_SAVE, CHECKOUT, DOWNLOAD, UPLOAD};
-use super::yaml::{document, map, s, strs, Entry, Node};
+use super::yaml::{document, map, pairs, s, strs, Entry, Node};
 use super::{
     import_line, run_task_line, verify_cache_key, Install, Pipeline, IMPORT_PLAN, OUTPUTS, RESULTS,
     WF_ON_PATH_CHECK,
@@ -22,17 +22,14 @@ fn named_run(name: &str, line: &str) -> Node {
 }
 
 fn uses(name: &str, action: &str, with: Vec<(&str, Node)>) -> Vec<(&'static str, Node)> {
-    let mut step = Vec::new();
-    if !name.is_empty() {
-        step.push(("name", s(name)));
-    }
-    step.push(("uses", s(action)));
-    step.push(("with", map(with)));
-    step
+    vec![("name", s(name)), ("uses", s(action)), ("with", map(with))]
 }
 
-fn step(pairs: Vec<(&str, Node)>) -> Node {
-    map(pairs)
+/// A `uses` step that runs only `if` `cond` holds.
+fn uses_if(name: &str, cond: &str, action: &str, with: Vec<(&str, Node)>) -> Node {
+    let mut step = uses(name, action, with);
+    step.insert(1, ("if", s(cond)));
+    map(step)
 }
 
 /// Checkout, then wf on PATH (the build job's, or the runner's own under
@@ -42,7 +39,7 @@ fn setup(p: &Pipeline<'_>) -> Vec<Node> {
     if *p.install == Install::Path {
         steps.push(named_run("Check wf is on PATH", WF_ON_PATH_CHECK));
     } else {
-        steps.push(step(uses(
+        steps.push(map(uses(
             "Get wf",
             DOWNLOAD,
             vec![("name", s("wf-bin")), ("path", s(".wf-bin"))],
@@ -58,14 +55,14 @@ fn setup(p: &Pipeline<'_>) -> Vec<Node> {
 
 /// A setup step of the settings, as GitHub writes it.
 fn setup_step(step: &SetupStep) -> Node {
-    let mut pairs: Vec<Entry> = Vec::new();
+    let mut entries: Vec<Entry> = Vec::new();
     if let Some(name) = &step.name {
-        pairs.push(Entry::new("name", s(name.clone())));
+        entries.push(Entry::new("name", s(name.clone())));
     }
     if let Some(action) = &step.uses {
-        pairs.push(Entry::new("uses", s(action.clone())));
+        entries.push(Entry::new("uses", s(action.clone())));
         if !step.with.is_empty() {
-            pairs.push(Entry::new(
+            entries.push(Entry::new(
                 "with",
                 Node::Map(
                     step.with
@@ -77,12 +74,12 @@ fn setup_step(step: &SetupStep) -> Node {
         }
     }
     if !step.env.is_empty() {
-        pairs.push(Entry::new("env", vars(step.env.iter())));
+        entries.push(Entry::new("env", pairs(&step.env)));
     }
     if let Some(run) = &step.run {
-        pairs.push(Entry::new("run", s(run.clone())));
+        entries.push(Entry::new("run", s(run.clone())));
     }
-    Node::Map(pairs)
+    Node::Map(entries)
 }
 
 /// A `with` value of a setup step: a string or number as text, a boolean as one.
@@ -92,14 +89,6 @@ fn value(v: &serde_json::Value) -> Node {
         serde_json::Value::String(text) => s(text.clone()),
         other => s(other.to_string()),
     }
-}
-
-fn vars<'a>(pairs: impl Iterator<Item = (&'a String, &'a String)>) -> Node {
-    Node::Map(
-        pairs
-            .map(|(k, v)| Entry::new(k.clone(), s(v.clone())))
-            .collect(),
-    )
 }
 
 /// A step that runs `line` with the signing key (`WF_RESULT_KEY`) from the
@@ -153,20 +142,20 @@ fn build(p: &Pipeline<'_>) -> Option<Node> {
     let missed = "steps.cache.outputs.cache-hit != 'true'";
     let mut restore = uses("Restore wf from the cache", CACHE_RESTORE, cached());
     restore.insert(1, ("id", s("cache")));
-    steps.push(step(restore));
+    steps.push(map(restore));
     let mut install = vec![("name", s("Install wf")), ("if", s(missed))];
     if !vars.is_empty() {
-        install.push((
-            "env",
-            Node::Map(vars.into_iter().map(|(k, v)| Entry::new(k, s(v))).collect()),
-        ));
+        install.push(("env", pairs(vars)));
     }
     install.push(("run", s(line)));
     steps.push(map(install));
-    let mut save = vec![("name", s("Keep wf in the cache")), ("if", s(missed))];
-    save.extend(uses("", CACHE_SAVE, cached()));
-    steps.push(map(save));
-    steps.push(step(uses(
+    steps.push(uses_if(
+        "Keep wf in the cache",
+        missed,
+        CACHE_SAVE,
+        cached(),
+    ));
+    steps.push(map(uses(
         "Hand wf on",
         UPLOAD,
         vec![
@@ -205,7 +194,7 @@ pub fn github_actions(p: &Pipeline<'_>) -> String {
         let mut steps = setup(p);
         steps.extend(p.setup_for(job).into_iter().map(setup_step));
         for &n in job.needs.iter().filter(|&&n| carries[n].hands_on) {
-            steps.push(step(uses(
+            steps.push(map(uses(
                 &format!("Get the outputs of {}", p.jobs.jobs[n].id),
                 DOWNLOAD,
                 vec![
@@ -222,7 +211,7 @@ pub fn github_actions(p: &Pipeline<'_>) -> String {
             (path, prefix, key)
         });
         if let Some((path, prefix, key)) = &cache {
-            steps.push(step(uses(
+            steps.push(map(uses(
                 "Restore the verification cache",
                 CACHE_RESTORE,
                 vec![
@@ -244,19 +233,15 @@ pub fn github_actions(p: &Pipeline<'_>) -> String {
         ));
         if let Some((path, _, key)) = &cache {
             // Also after a failure: the passes before it are worth keeping.
-            let mut save = vec![
-                ("name", s("Keep the verification cache")),
-                ("if", s("always()")),
-            ];
-            save.extend(uses(
-                "",
+            steps.push(uses_if(
+                "Keep the verification cache",
+                "always()",
                 CACHE_SAVE,
                 vec![("path", s(*path)), ("key", s(key.clone()))],
             ));
-            steps.push(map(save));
         }
         if carries[j].hands_on {
-            steps.push(step(uses(
+            steps.push(map(uses(
                 "Hand the outputs on",
                 UPLOAD,
                 vec![
@@ -271,9 +256,9 @@ pub fn github_actions(p: &Pipeline<'_>) -> String {
         // The artifact's name is the job's: the collect job downloads each into a
         // directory of that name, which gives only this job's tasks' results.
         // Hidden files too: the result of a task `.h1` is `.h1.json`.
-        let mut upload = vec![("name", s("Upload the results")), ("if", s("always()"))];
-        upload.extend(uses(
-            "",
+        steps.push(uses_if(
+            "Upload the results",
+            "always()",
             UPLOAD,
             vec![
                 ("name", s(format!("{ARTIFACT_PREFIX}{}", job.id))),
@@ -282,7 +267,6 @@ pub fn github_actions(p: &Pipeline<'_>) -> String {
                 ("if-no-files-found", s("ignore")),
             ],
         ));
-        steps.push(map(upload));
         let mut body = vec![("name", s(p.job_name(job)))];
         if !needs.is_empty() {
             body.push(("needs", strs(needs)));
@@ -301,7 +285,7 @@ pub fn github_actions(p: &Pipeline<'_>) -> String {
     steps.extend([
         // One directory per artifact, `results/wf-result-<job>/`: not merged, so
         // the import knows which job each result came from.
-        step(uses(
+        map(uses(
             "Get the results",
             DOWNLOAD,
             vec![
@@ -318,20 +302,17 @@ pub fn github_actions(p: &Pipeline<'_>) -> String {
                 s("wf report junit -o wf-junit.xml\nwf report github-summary >> \"$GITHUB_STEP_SUMMARY\"\n"),
             ),
         ]),
-        {
-            let mut upload = vec![("name", s("Upload the state")), ("if", s("always()"))];
-            upload.extend(uses(
-                "",
-                UPLOAD,
-                vec![
-                    ("name", s("wf-state")),
-                    ("path", s("wf-junit.xml\n.wf-home/\n")),
-                    ("include-hidden-files", Node::Bool(true)),
-                    ("if-no-files-found", s("ignore")),
-                ],
-            ));
-            map(upload)
-        },
+        uses_if(
+            "Upload the state",
+            "always()",
+            UPLOAD,
+            vec![
+                ("name", s("wf-state")),
+                ("path", s("wf-junit.xml\n.wf-home/\n")),
+                ("include-hidden-files", Node::Bool(true)),
+                ("if-no-files-found", s("ignore")),
+            ],
+        ),
     ]);
     jobs.push(
         Entry::new(
@@ -362,10 +343,7 @@ pub fn github_actions(p: &Pipeline<'_>) -> String {
                         .group
                         .unwrap_or_else(|| "wf-${{ github.workflow }}-${{ github.ref }}".into())),
                 ),
-                (
-                    "cancel-in-progress",
-                    Node::Bool(concurrency.cancel_in_progress.unwrap_or(false)),
-                ),
+                ("cancel-in-progress", Node::Bool(p.cancels_in_progress())),
             ]),
         ),
         Entry::new("env", p.variables("${{ github.workspace }}/.wf-home")),

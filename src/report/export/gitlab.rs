@@ -10,7 +10,7 @@
 //! that job names no `needs`, so it waits for every earlier stage — which holds
 //! every job it depends on.
 
-use super::yaml::{document, map, s, strs, Entry, Node};
+use super::yaml::{document, map, pairs, s, strs, Entry, Node};
 use super::{
     import_line, quoted, run_task_line, verify_cache_key, Install, Pipeline, GITLAB_MAX_NEEDS,
     IMPORT_PLAN, OUTPUTS, RESULTS, WF_ON_PATH_CHECK,
@@ -62,12 +62,7 @@ fn workflow(p: &Pipeline<'_>) -> Node {
         rules.push(map(vec![("if", s("$CI_PIPELINE_SOURCE == \"web\""))]));
     }
     let mut workflow = vec![("rules", Node::List(rules))];
-    if p.settings
-        .concurrency
-        .as_ref()
-        .and_then(|c| c.cancel_in_progress)
-        == Some(true)
-    {
+    if p.cancels_in_progress() {
         workflow.push((
             "auto_cancel",
             map(vec![("on_new_commit", s("interruptible"))]),
@@ -120,12 +115,7 @@ pub fn gitlab_ci(p: &Pipeline<'_>) -> String {
     if !p.settings.tags.is_empty() {
         default.push(("tags", strs(p.settings.tags.iter().cloned())));
     }
-    if p.settings
-        .concurrency
-        .as_ref()
-        .and_then(|c| c.cancel_in_progress)
-        == Some(true)
-    {
+    if p.cancels_in_progress() {
         default.push(("interruptible", Node::Bool(true)));
     }
     if !default.is_empty() {
@@ -141,10 +131,7 @@ pub fn gitlab_ci(p: &Pipeline<'_>) -> String {
             .unwrap_or_else(|| "wf-source-$CI_COMMIT_SHA".into());
         let mut job = vec![("stage", s("build")), ("image", s("rust:1"))];
         if !vars.is_empty() {
-            job.push((
-                "variables",
-                Node::Map(vars.into_iter().map(|(k, v)| Entry::new(k, s(v))).collect()),
-            ));
+            job.push(("variables", pairs(vars)));
         }
         job.extend([
             (
@@ -167,6 +154,12 @@ pub fn gitlab_ci(p: &Pipeline<'_>) -> String {
             "wf, built once for every job (or restored from the cache)".into(),
         ]));
     }
+    // Every job's script: wf on PATH, the plan imported, the setup steps' lines.
+    let script = |steps: Vec<&crate::config::export::SetupStep>| {
+        let mut script = vec![path.clone(), s(IMPORT_PLAN)];
+        script.extend(steps.into_iter().filter_map(|step| step.run.clone().map(s)));
+        script
+    };
     let carries = p.carries();
     for (j, job) in p.jobs.jobs.iter().enumerate() {
         let mut needs = Vec::new();
@@ -187,12 +180,7 @@ pub fn gitlab_ci(p: &Pipeline<'_>) -> String {
         // Each job writes and keeps only `results/<job>/`: the collect job, which
         // takes every job's artifacts into one tree, then knows each result's job.
         let dir = format!("{RESULTS}/{}", job.id);
-        let mut script = vec![path.clone(), s(IMPORT_PLAN)];
-        script.extend(
-            p.setup_for(job)
-                .into_iter()
-                .filter_map(|step| step.run.clone().map(s)),
-        );
+        let mut script = script(p.setup_for(job));
         script.push(s(run_task_line(
             &job.tasks,
             &quoted(&dir),
@@ -235,12 +223,7 @@ pub fn gitlab_ci(p: &Pipeline<'_>) -> String {
     }
     // No `needs`: a last-stage job waits for every earlier one and takes all their
     // artifacts, which no `needs` list of at most 50 could name.
-    let mut script = vec![path.clone(), s(IMPORT_PLAN)];
-    script.extend(
-        p.setup_for_all()
-            .into_iter()
-            .filter_map(|step| step.run.clone().map(s)),
-    );
+    let mut script = script(p.setup_for_all());
     script.push(s(import_line(p.jobs)));
     root.push(
         Entry::new(

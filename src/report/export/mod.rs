@@ -156,7 +156,7 @@ impl Install {
     /// The `cargo install` line of the build job, installing under `root` (a quoted
     /// shell word of the CI's own variables), with the variables it reads; none for
     /// `path`. Without the default features: the MCP server (`wf mcp`) is no CI's
-    /// business, and leaving it out is a third of the build.
+    /// business.
     fn cargo_line(&self, root: &str) -> Option<(String, Vec<(&'static str, String)>)> {
         let head = format!("cargo install --locked --no-default-features --root {root}");
         match self {
@@ -306,16 +306,13 @@ pub fn readable(text: &str, max: usize) -> String {
     let one: String = text
         .chars()
         .map(|c| if c.is_whitespace() { ' ' } else { c })
-        .filter(|c| !c.is_control() && !matches!(*c as u32, 0x200B..=0x200F | 0x2028..=0x202E | 0x2060..=0x2069 | 0xFEFF))
+        .filter(|&c| yaml::shown(c))
         .collect();
     let mut one = one.split_whitespace().collect::<Vec<_>>().join(" ");
     while one.contains("${{") {
         one = one.replace("${{", "$ {{");
     }
-    if one.chars().count() > max {
-        one = one.chars().take(max.saturating_sub(1)).collect::<String>() + "…";
-    }
-    one
+    crate::report::truncate(&one, max)
 }
 
 /// How many of a job's tasks the comment above it names.
@@ -449,17 +446,14 @@ impl Pipeline<'_> {
     /// Every job's variables: `WF_HOME` (at `home`, in the CI's own words), the
     /// plan's path, then the settings' `env`.
     fn variables(&self, home: &str) -> yaml::Node {
-        let mut vars = vec![
-            yaml::Entry::new("WF_HOME", yaml::s(home)),
-            yaml::Entry::new("WF_PLAN", yaml::s(self.plan_path)),
-        ];
-        vars.extend(
-            self.settings
-                .env
-                .iter()
-                .map(|(k, v)| yaml::Entry::new(k.clone(), yaml::s(v.clone()))),
-        );
-        yaml::Node::Map(vars)
+        let own = [("WF_HOME", home), ("WF_PLAN", self.plan_path)];
+        let env = self.settings.env.iter().map(|(k, v)| (&k[..], &v[..]));
+        yaml::pairs(own.into_iter().chain(env))
+    }
+
+    /// Whether a new run cancels a running one (`wf.export.concurrency`).
+    fn cancels_in_progress(&self) -> bool {
+        matches!(&self.settings.concurrency, Some(c) if c.cancel_in_progress == Some(true))
     }
 
     /// The setup steps of a job running `job`'s tasks.

@@ -36,6 +36,11 @@ pub fn map(pairs: Vec<(&str, Node)>) -> Node {
     Node::Map(pairs.into_iter().map(|(k, v)| Entry::new(k, v)).collect())
 }
 
+/// A map of string scalars from `(key, value)` pairs, in order.
+pub fn pairs<K: Into<String>, V: Into<String>>(kv: impl IntoIterator<Item = (K, V)>) -> Node {
+    Node::Map(kv.into_iter().map(|(k, v)| Entry::new(k, s(v))).collect())
+}
+
 /// A list of string scalars.
 pub fn strs<S: Into<String>>(items: impl IntoIterator<Item = S>) -> Node {
     Node::List(items.into_iter().map(s).collect())
@@ -67,7 +72,7 @@ const RESERVED: [&str; 11] = [
 /// A character a plain or block scalar may hold as it is: printable, and none of
 /// the invisible ones that make a line read otherwise than it runs (bidi controls,
 /// zero-width characters, line separators, the byte-order mark).
-fn shown(c: char) -> bool {
+pub(super) fn shown(c: char) -> bool {
     !c.is_control()
         && !matches!(c as u32, 0x200B..=0x200F | 0x2028..=0x202E | 0x2060..=0x2069 | 0xFEFF)
 }

@@ -4,13 +4,8 @@
 //! Text follows the runner's escaping (`%`, CR, LF; plus `:` and `,` in properties)
 //! so a reason or a task name cannot end the command early or inject another one.
 //!
-//! Where the location comes from: the plan parser records each task's line when the
-//! plan is imported (`Task.line`, set in `src/plan/fields.rs` and
-//! `src/plan/speckit/`), and `workflow-start` stores the imported plan's absolute path
-//! (`plan_file`, `src/import/mod.rs`). Both are in the state already, so nothing
-//! is re-read: mirroring statuses rewrites the plan copy's lines in place
-//! (`src/plan/mirror.rs`), never shifting them. A state written by the plugin has no
-//! lines (0) and a relative `plan_file`; it gets the file without a line.
+//! The location is the line and plan path recorded at import (`Task.line`,
+//! `plan_file`), still right because mirroring statuses never shifts a line.
 
 use crate::state::model::Glance;
 use std::path::{Path, PathBuf};

@@ -76,15 +76,7 @@ fn reason(state: &WorkflowState, t: &crate::state::model::Task) -> String {
     match t.status {
         TaskStatus::Failed => t.failure_reason.clone().unwrap_or_default(),
         TaskStatus::Blocked => t.blocked_by.join(", "),
-        TaskStatus::Skipped => match state.skipped_info.get(&t.id) {
-            Some(serde_json::Value::String(s)) => s.clone(),
-            Some(v) => v
-                .get("reason")
-                .and_then(|r| r.as_str())
-                .unwrap_or_default()
-                .to_string(),
-            None => String::new(),
-        },
+        TaskStatus::Skipped => crate::report::skip_reason(state, &t.id).into(),
         TaskStatus::Completed if t.accepted_unchecked => {
             "accepted unchecked: nothing checked it".into()
         }
