@@ -155,15 +155,7 @@ fn digest_of(value: &Value) -> String {
 impl Document {
     /// The document as a file holds it: `schemaVersion` first, then its keys.
     fn file_value(&self) -> Value {
-        let mut doc = serde_json::Map::new();
-        doc.insert(
-            "schemaVersion".into(),
-            crate::output::JSON_SCHEMA_VERSION.into(),
-        );
-        if let Ok(Value::Object(fields)) = serde_json::to_value(self) {
-            doc.extend(fields);
-        }
-        Value::Object(doc)
+        crate::output::versioned(self)
     }
 
     /// The document as written to a file: pretty, with a final newline — the same

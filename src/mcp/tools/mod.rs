@@ -19,12 +19,12 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 use crate::agent::parallel::Turn;
 use crate::agent::step::Caller;
 use crate::error::{Result, WfError};
-use crate::output::{error_json, JSON_SCHEMA_VERSION};
+use crate::output::error_json;
 use crate::project::Project;
 use crate::report::next::{self as next_report, Next, Reason};
 use crate::report::one_line;
@@ -105,13 +105,8 @@ pub struct Answer {
 
 impl Answer {
     fn new(body: Value, text: String, is_error: bool) -> Answer {
-        let mut doc = Map::new();
-        doc.insert("schemaVersion".into(), JSON_SCHEMA_VERSION.into());
-        if let Value::Object(body) = body {
-            doc.extend(body);
-        }
         Answer {
-            json: Value::Object(doc),
+            json: crate::output::versioned(&body),
             text,
             is_error,
         }
