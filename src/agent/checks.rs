@@ -1,8 +1,8 @@
 //! A handed-off task's evidence checks, run for `wf hook Stop` within a time budget.
 //!
-//! The checks are the ones `wf workflow-execute` runs when the task comes back
-//! (`work::run_parts`, `src/run/work.rs`): its commands, then its declared files.
-//! Unlike there, a failure does not end the evaluation: the agent is told about
+//! The checks are the first of those `wf workflow-execute` runs when the task comes
+//! back (`work::run_parts`, `src/run/work.rs`): its commands, then its declared files;
+//! not its tests, quality gate or commit. Unlike there, a failure does not end the evaluation: the agent is told about
 //! every failing check at once, each with its exit and the tail of its output, as
 //! long as the budget lasts. A check the budget cuts short is reported as such — it
 //! says nothing about the work — and the checks after it are not started.
