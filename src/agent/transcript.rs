@@ -8,7 +8,6 @@
 //! agent's cost is worth knowing, not worth failing its work for.
 
 use std::collections::BTreeMap;
-use std::io::{Read as _, Seek, SeekFrom};
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -55,7 +54,7 @@ pub fn end_of(path: &Path) -> Option<Mark> {
     };
     // A last line still being written is read next time, whole.
     let tail_start = len.saturating_sub(64 * 1024);
-    let tail = read_range(path, tail_start, len - tail_start)?;
+    let tail = crate::fs::read_range(path, tail_start..len)?;
     if let Some(end) = tail.iter().rposition(|b| *b == b'\n') {
         mark.offset = tail_start + end as u64 + 1;
     } else if tail_start == 0 {
@@ -80,7 +79,10 @@ pub fn read(path: &Path, mark: &Mark, prices: &BTreeMap<String, Price>) -> Optio
             last_message: None,
         };
     }
-    let bytes = read_range(path, from.offset, (len - from.offset).min(MAX_READ))?;
+    let bytes = crate::fs::read_range(
+        path,
+        from.offset..from.offset + (len - from.offset).min(MAX_READ),
+    )?;
     let whole = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |n| n + 1);
     let mut found = Found {
         usage: None,
@@ -142,14 +144,6 @@ impl Found<'_> {
         };
         self.usage = Some(self.usage.unwrap_or_default().plus(used));
     }
-}
-
-fn read_range(path: &Path, from: u64, len: u64) -> Option<Vec<u8>> {
-    let mut file = crate::fs::open_regular(path, false).ok()?;
-    file.seek(SeekFrom::Start(from)).ok()?;
-    let mut bytes = Vec::new();
-    file.take(len).read_to_end(&mut bytes).ok()?;
-    Some(bytes)
 }
 
 #[cfg(test)]
