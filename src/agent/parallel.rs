@@ -33,7 +33,7 @@ pub struct Turn {
 impl Turn {
     pub fn begin(project: &Project, session: &mut Session, agent: &str) -> Result<Turn> {
         crate::run::lease::check_agent(agent)?;
-        let (leases, _) = crate::run::lease::settle(session, &project.config, agent)?;
+        let leases = crate::run::lease::settle(session, &project.config, agent)?;
         let agent = agent.to_string();
         Ok(Turn { agent, leases })
     }

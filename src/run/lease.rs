@@ -164,12 +164,12 @@ pub fn live(workflow_dir: &Path, config: &crate::config::Config) -> Leases {
 
 /// Under the lock: the expired leases taken out, each one's task still handed off
 /// put back to pending (ready again, for anyone), and `agent`'s lease renewed. The
-/// record is written when it changed. Returns the leases left, and the expired ones.
+/// record is written when it changed. Returns the leases left.
 pub fn settle(
     session: &mut Session,
     config: &crate::config::Config,
     agent: &str,
-) -> Result<(Leases, Vec<Lease>)> {
+) -> Result<Leases> {
     let dir = session.store().dir().to_path_buf();
     let mut leases = Leases::load(&dir)?;
     let before = leases.clone();
@@ -207,7 +207,7 @@ pub fn settle(
     if leases != before {
         leases.save(&dir)?;
     }
-    Ok((leases, expired))
+    Ok(leases)
 }
 
 /// An agent's name as `--agent` or a client gives it: 1 to 64 characters, none of
