@@ -14,6 +14,7 @@ its own, and every request the page made is checked at the end.
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -84,9 +85,17 @@ def task_state(st, tid):
 UI_STDERR = tempfile.TemporaryFile(mode="w+")
 
 
+def default_sigint():
+    # A script run in the background by a non-interactive shell (a CI step, `cmd &`)
+    # starts with SIGINT ignored, and so would `wf ui`, which keeps a signal it was
+    # started with ignored (src/run/signals.rs): Ctrl-C at a terminal is the default.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start_ui():
     ui = subprocess.Popen([WF, "ui", "--json"], cwd=PROJECT, stdout=subprocess.PIPE,
-                          stderr=UI_STDERR, stdin=subprocess.DEVNULL, text=True)
+                          stderr=UI_STDERR, stdin=subprocess.DEVNULL, text=True,
+                          preexec_fn=default_sigint)
     text = ""
     while True:
         line = ui.stdout.readline()
