@@ -31,14 +31,12 @@ struct Document<'a, T: Serialize + ?Sized> {
     body: &'a T,
 }
 
-/// `value`'s object as a document: `schemaVersion` first, then its keys.
-pub fn versioned<T: Serialize + ?Sized>(value: &T) -> serde_json::Value {
-    let mut doc = serde_json::Map::new();
-    doc.insert("schemaVersion".into(), JSON_SCHEMA_VERSION.into());
-    if let Ok(serde_json::Value::Object(fields)) = serde_json::to_value(value) {
-        doc.extend(fields);
-    }
-    serde_json::Value::Object(doc)
+/// `value`, an object, as a [`Document`] value: `schemaVersion` first, then its keys.
+pub fn versioned<T: Serialize + ?Sized>(value: &T) -> serde_json::Result<serde_json::Value> {
+    serde_json::to_value(Document {
+        schema_version: JSON_SCHEMA_VERSION,
+        body: value,
+    })
 }
 
 pub struct Output {

@@ -140,7 +140,7 @@ fn chain(
         if !result.success {
             failed = Some(id);
         }
-        results.push(crate::output::versioned(&result));
+        results.push(crate::output::versioned(&result).map_err(|e| WfError::usage(e.to_string()))?);
     }
     out.json_value(&json!({
         "kind": "wf.task_chain",
@@ -159,7 +159,7 @@ fn write_result(path: &Path, result: &standalone::TaskResultFile) -> Result<()> 
     // Relative to the current directory; the durable write syncs the file's directory,
     // which a bare file name does not name.
     let path = &std::path::absolute(path).map_err(|e| fail(e.to_string()))?;
-    let file = crate::output::versioned(result);
+    let file = crate::output::versioned(result).map_err(|e| fail(e.to_string()))?;
     let mut text = serde_json::to_string_pretty(&file).map_err(|e| fail(e.to_string()))?;
     text.push('\n');
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {

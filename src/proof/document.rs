@@ -155,7 +155,8 @@ fn digest_of(value: &Value) -> String {
 impl Document {
     /// The document as a file holds it: `schemaVersion` first, then its keys.
     fn file_value(&self) -> Value {
-        crate::output::versioned(self)
+        // Strings, numbers and maps keyed by strings: nothing here fails to serialize.
+        crate::output::versioned(self).unwrap_or_default()
     }
 
     /// The document as written to a file: pretty, with a final newline — the same

@@ -106,7 +106,8 @@ pub struct Answer {
 impl Answer {
     fn new(body: Value, text: String, is_error: bool) -> Answer {
         Answer {
-            json: crate::output::versioned(&body),
+            // A `json!` object, which serializes.
+            json: crate::output::versioned(&body).unwrap_or_default(),
             text,
             is_error,
         }
