@@ -294,14 +294,18 @@ async fn test_check(
 
 /// The program that runs the test file `path` alone, or why it cannot run here.
 pub(crate) fn test_program(runner: &Runner, path: &str) -> Result<Program, String> {
-    let program = runner.one(path)?;
+    runner.one(path).and_then(on_path)
+}
+
+/// `program`, or why it cannot run: its program is not on PATH.
+pub(crate) fn on_path(program: Program) -> Result<Program, String> {
     match process::missing_program(&program) {
         Some(prog) => Err(not_on_path(&prog)),
         None => Ok(program),
     }
 }
 
-pub(crate) fn not_on_path(prog: &str) -> String {
+fn not_on_path(prog: &str) -> String {
     format!("`{prog}` is not on PATH")
 }
 

@@ -224,10 +224,7 @@ impl Engine<'_> {
         if let Some(why) = runner.missing(&self.ctx.project) {
             return Err(NoSuite::CannotRun(why));
         }
-        let program = runner.suite();
-        if let Some(prog) = crate::exec::process::missing_program(&program) {
-            return Err(NoSuite::CannotRun(derived::not_on_path(&prog)));
-        }
+        let program = derived::on_path(runner.suite()).map_err(NoSuite::CannotRun)?;
         let _watch = crate::run::signals::InterruptWatch::start(self.ctx.children.clone());
         let (exit, _, printed) = crate::exec::reactor::block_on(derived::run(
             &self.ctx,
