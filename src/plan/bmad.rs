@@ -164,7 +164,7 @@ impl Detector for Story {
     }
 
     fn finish(mut self: Box<Self>, _text: &str) -> Evidence {
-        let (tasks, all) = self.count.numbered_tasks(true);
+        let (tasks, all) = self.count.counted_tasks(true);
         let mut why = vec![format!("{all} under `## Tasks / Subtasks`")];
         if let Some(s) = &self.status {
             why.push(format!("story Status: {}", doc::shown(s)));

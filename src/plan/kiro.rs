@@ -76,7 +76,7 @@ impl Detector for Kiro {
     fn finish(mut self: Box<Self>, _text: &str) -> Evidence {
         // Under `.kiro/specs/` every checkbox is a task; elsewhere the numbered ones
         // are what tells a Kiro list.
-        let (tasks, first) = self.count.numbered_tasks(self.path);
+        let (tasks, first) = self.count.counted_tasks(self.path);
         let mut why = vec![first];
         let signs = [
             (self.path, "path .kiro/specs/"),

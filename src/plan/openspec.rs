@@ -133,7 +133,7 @@ impl Detector for OpenSpec {
     }
 
     fn finish(mut self: Box<Self>, _text: &str) -> Evidence {
-        let (tasks, first) = self.count.numbered_tasks(self.path);
+        let (tasks, first) = self.count.counted_tasks(self.path);
         let mut why = vec![first];
         if self.path {
             why.push("path openspec/changes/".into());

@@ -33,7 +33,7 @@ impl Detector for Boxes {
     }
 
     // Boxes under `## Definition of Done` and the like alone are no plan: the counts
-    // of those are left out (`Counter::numbered_tasks` is not asked).
+    // of those are left out (`Counter::counted_tasks` is not asked).
     fn finish(self: Box<Self>, _text: &str) -> Evidence {
         Evidence {
             tasks: if self.0.all >= 2 { self.0.all } else { 0 },

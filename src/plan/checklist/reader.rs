@@ -229,7 +229,7 @@ impl Counter {
     /// The count of tasks, and detection's words for it: every checkbox when `all`
     /// (the plan's path says it is the format's), else the numbered ones; those under
     /// headings of other lists only when there are no others.
-    pub(crate) fn numbered_tasks(&mut self, all: bool) -> (usize, String) {
+    pub(crate) fn counted_tasks(&mut self, all: bool) -> (usize, String) {
         if self.all == 0 {
             (self.all, self.numbered) = self.aside;
         }
