@@ -551,19 +551,25 @@ pub fn open_log_at_end(path: &Path) -> std::io::Result<(std::fs::File, u64)> {
     }
 }
 
-/// The last `max_lines` lines of a log file, reading at most 64 KiB of it.
+/// The last `max_lines` lines of a log file, reading at most its last 64 KiB; empty
+/// when it cannot be opened as a regular file (a link is not followed).
 pub fn tail(path: &Path, max_lines: usize) -> String {
     const MAX: u64 = 64 * 1024;
     let Ok(mut f) = crate::fs::open_regular(path, false) else {
         return String::new();
     };
     let len = f.metadata().map_or(0, |m| m.len());
-    let _ = f.seek(SeekFrom::Start(len.saturating_sub(MAX)));
+    let start = len.saturating_sub(MAX);
+    let _ = f.seek(SeekFrom::Start(start));
     let mut buf = Vec::new();
-    let _ = f.read_to_end(&mut buf);
+    let _ = f.take(MAX).read_to_end(&mut buf);
     let text = String::from_utf8_lossy(&buf);
     let lines: Vec<&str> = text.lines().collect();
-    lines[lines.len().saturating_sub(max_lines)..].join("\n")
+    let from = lines.len().saturating_sub(max_lines);
+    // When the read started mid-file its first line may be cut: drop it unless the
+    // tail wants every line read anyway.
+    let from = if start > 0 && from == 0 { 1 } else { from };
+    lines.get(from..).unwrap_or_default().join("\n")
 }
 
 /// A log path inside `dir` for an attempt of a task. Letters, digits and `-` stay;
@@ -584,6 +590,21 @@ pub fn log_path(dir: &Path, task_id: &str, attempt: u32) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tail_read_from_mid_file_drops_its_cut_first_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("big.log");
+        // Twenty lines of 4,000 bytes: the last 64 KiB start inside the fourth.
+        let text: String = (1..=20)
+            .map(|i| format!("{i:02}{}\n", "x".repeat(3997)))
+            .collect();
+        std::fs::write(&log, text).unwrap();
+        let tail = tail(&log, 40);
+        assert!(tail.starts_with("05x"), "{}", &tail[..8]);
+        assert_eq!(tail.lines().count(), 16);
+        assert!(tail.lines().all(|l| l.len() == 3999));
+    }
 
     #[test]
     fn plain_lines_skip_the_shell() {

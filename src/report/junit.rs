@@ -16,7 +16,6 @@
 
 use crate::state::model::Glance;
 use std::collections::HashSet;
-use std::io::{Read, Seek, SeekFrom};
 use std::path::{Component, Path};
 
 use super::timing::TaskTimes;
@@ -27,8 +26,6 @@ use crate::state::model::{Task, WorkflowState};
 
 /// How many log lines a failure carries.
 pub const LOG_TAIL_LINES: usize = 40;
-/// How much of a log's end is read to find those lines; bounds the work on huge logs.
-const LOG_TAIL_BYTES: u64 = 64 * 1024;
 
 pub fn junit(
     state: &WorkflowState,
@@ -143,27 +140,14 @@ fn failure(task: &Task, dir: &Path) -> String {
 }
 
 /// The last [`LOG_TAIL_LINES`] lines of `dir/rel`, or `None` when the path is not a
-/// plain relative path inside the workflow dir or cannot be read. The path comes
+/// plain relative path inside the workflow dir. The path comes
 /// from the state file, so it is not trusted to point anywhere else.
 pub fn log_tail(dir: &Path, rel: &str) -> Option<String> {
     let rel = Path::new(rel);
     if rel.as_os_str().is_empty() || !rel.components().all(|c| matches!(c, Component::Normal(_))) {
         return None;
     }
-    let mut file = crate::fs::open_regular(&dir.join(rel), false).ok()?;
-    let len = file.metadata().ok()?.len();
-    let start = len.saturating_sub(LOG_TAIL_BYTES);
-    file.seek(SeekFrom::Start(start)).ok()?;
-    let mut buf = Vec::new();
-    file.take(LOG_TAIL_BYTES).read_to_end(&mut buf).ok()?;
-    let text = String::from_utf8_lossy(&buf);
-    let text = text.strip_suffix('\n').unwrap_or(&text);
-    let lines: Vec<&str> = text.lines().collect();
-    let from = lines.len().saturating_sub(LOG_TAIL_LINES);
-    // When the read started mid-file, its first line may be cut; drop it unless it
-    // is within the tail anyway.
-    let from = if start > 0 && from == 0 { 1 } else { from };
-    Some(lines.get(from..).unwrap_or_default().join("\n"))
+    Some(crate::exec::process::tail(&dir.join(rel), LOG_TAIL_LINES))
 }
 
 /// XML-escaped text for an attribute value. Characters XML 1.0 forbids are dropped,

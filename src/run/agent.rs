@@ -425,7 +425,8 @@ fn failed(reason: &str) -> ExecutionResult {
 
 fn read_from(path: &std::path::Path, offset: u64) -> String {
     use std::io::{Read, Seek, SeekFrom};
-    let Ok(mut f) = std::fs::File::open(path) else {
+    // Not through a link: the log's place is the workflow dir's, not the executor's.
+    let Ok(mut f) = crate::fs::open_regular(path, false) else {
         return String::new();
     };
     let _ = f.seek(SeekFrom::Start(offset));
