@@ -146,7 +146,7 @@ pub fn coverage(task: &Task, checks: &[ConfigCheck]) -> Coverage {
             .iter()
             .any(|f| checks.iter().any(|c| glob_match(&c.glob, f)))
     };
-    if !(starts_reading(&task.name) && Line::of(&task.name).read_only()) || matched() {
+    if !Line::of(&task.name).read_only() || matched() {
         Coverage::Derived
     } else {
         Coverage::None
@@ -425,27 +425,6 @@ fn bare_words(text: &str) -> impl Iterator<Item = &str> {
 /// A word that is a word (not a tag, a path or a number).
 fn is_word(w: &str) -> bool {
     w.chars().all(char::is_alphabetic)
-}
-
-/// Whether the first word of `text` is a verb that only reads: read without taking
-/// the whole line apart or allocating (most lines start with a verb of writing, and
-/// every line of a plan is asked at import).
-fn starts_reading(text: &str) -> bool {
-    // Longer than any form of a verb of the lists.
-    const LONGEST: usize = 24;
-    let Some(first) = bare_words(text).find(|w| is_word(w)) else {
-        return false;
-    };
-    if !first.is_ascii() {
-        return verb_of(&first.to_lowercase()).is_some_and(|v| v.reads);
-    }
-    let mut buf = [0u8; LONGEST];
-    let Some(lower) = buf.get_mut(..first.len()) else {
-        return false;
-    };
-    lower.copy_from_slice(first.as_bytes());
-    lower.make_ascii_lowercase();
-    std::str::from_utf8(lower).is_ok_and(|w| verb_of(w).is_some_and(|v| v.reads))
 }
 
 impl<'a> Line<'a> {
