@@ -44,12 +44,12 @@ fn try_adopt(state: &mut WorkflowState, dir: &Path, project: Option<&Path>) -> R
     let known: std::collections::HashSet<&str> = tasks.iter().map(|t| t.id.as_str()).collect();
     let p = &state.progress;
     let lists = [
-        ("completed", &p.completed),
-        ("skipped", &p.skipped),
-        ("failed", &p.failed),
-        ("blocked", &p.blocked),
+        ("completed", &p.completed, TaskStatus::Completed),
+        ("skipped", &p.skipped, TaskStatus::Skipped),
+        ("failed", &p.failed, TaskStatus::Failed),
+        ("blocked", &p.blocked, TaskStatus::Blocked),
     ];
-    for (name, ids) in lists {
+    for (name, ids, _) in lists {
         if let Some(id) = ids.iter().find(|id| !known.contains(id.as_str())) {
             return Err(format!(
                 "progress.{name} names task {} that {} does not have (the tasks file does not belong to this state)",
@@ -71,21 +71,12 @@ fn try_adopt(state: &mut WorkflowState, dir: &Path, project: Option<&Path>) -> R
     }
     let rules = classify::Rules::builtin().map_err(|e| e.message)?;
     for task in &mut tasks {
-        let id = task.id.as_str();
-        let listed = |ids: &Vec<String>| ids.iter().any(|i| i == id);
         // The state's lists are what the plugin acts on; the markdown only mirrors
-        // them, so they decide.
-        task.status = if listed(&p.completed) {
-            TaskStatus::Completed
-        } else if listed(&p.skipped) {
-            TaskStatus::Skipped
-        } else if listed(&p.failed) {
-            TaskStatus::Failed
-        } else if listed(&p.blocked) {
-            TaskStatus::Blocked
-        } else {
-            TaskStatus::Pending
-        };
+        // them, so they decide (the first that lists the task).
+        task.status = lists
+            .iter()
+            .find(|(_, ids, _)| ids.contains(&task.id))
+            .map_or(TaskStatus::Pending, |(_, _, status)| *status);
         if task.status == TaskStatus::Blocked {
             // The plugin lists a blocked task but not what it waits on; its own
             // classification rules (the builtin ones) name the kind.

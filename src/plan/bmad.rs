@@ -123,9 +123,7 @@ struct Story {
 
 impl Story {
     fn new(path: Option<&Path>) -> Story {
-        let p = path
-            .map(|p| p.to_string_lossy().into_owned())
-            .unwrap_or_default();
+        let p = path.map(Path::to_string_lossy).unwrap_or_default();
         Story {
             count: Counter::new(Some(is_tasks_heading)),
             path: p.contains("/stories/") || p.ends_with(".story.md"),
@@ -178,9 +176,8 @@ impl Detector for Story {
         Evidence {
             tasks,
             signs: self.sections + usize::from(self.status.is_some()) + usize::from(self.path),
-            bare: false,
-            fallback: false,
             why,
+            ..Evidence::default()
         }
     }
 }

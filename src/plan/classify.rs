@@ -164,9 +164,7 @@ impl Rules {
     pub fn kinds(&self) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
         for r in &self.rules {
-            if !out.contains(&r.kind) {
-                out.push(r.kind.clone());
-            }
+            super::fields::push_unique(&mut out, r.kind.clone());
         }
         out
     }

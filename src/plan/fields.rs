@@ -362,50 +362,25 @@ pub(crate) fn build(block: Block, warnings: &mut Vec<PlanWarning>) -> Result<Dra
                 }
             }
             Key::QualityGate => {
-                let v = text(&f.parts).unwrap_or_default();
-                task.quality_gate = parse_bool(&v).ok_or_else(|| {
-                    PlanError::new(
-                        f.line,
-                        format!(
-                            "task {id}: {} is {}, not a yes/no value; write true or false",
-                            f.key,
-                            shown(&v)
-                        ),
-                    )
-                })?;
+                task.quality_gate =
+                    value(id, f, parse_bool, "not a yes/no value; write true or false")?;
             }
             Key::Threshold => {
-                let v = text(&f.parts).unwrap_or_default();
-                let n = v
-                    .trim()
-                    .trim_end_matches('%')
-                    .trim()
-                    .parse::<u32>()
-                    .ok()
-                    .filter(|n| *n <= 100);
-                task.threshold = Some(n.ok_or_else(|| {
-                    PlanError::new(
-                        f.line,
-                        format!(
-                            "task {id}: {} is {}, not a number from 0 to 100; write e.g. 80",
-                            f.key,
-                            shown(&v)
-                        ),
-                    )
-                })?);
+                let percent = |v: &str| {
+                    let n = v.trim().trim_end_matches('%').trim().parse::<u32>();
+                    n.ok().filter(|n| *n <= 100)
+                };
+                let what = "not a number from 0 to 100; write e.g. 80";
+                task.threshold = Some(value(id, f, percent, what)?);
             }
             Key::Timeout => {
-                let v = text(&f.parts).unwrap_or_default();
-                task.timeout_secs = Some(parse_secs(&v).ok_or_else(|| {
-                    PlanError::new(f.line, format!("task {id}: {} is {}, not a duration; write seconds, e.g. 300 or 300s or 5m", f.key, shown(&v)))
-                })?);
+                let what = "not a duration; write seconds, e.g. 300 or 300s or 5m";
+                task.timeout_secs = Some(value(id, f, parse_secs, what)?);
             }
             Key::Verify => task.verify.extend(commands(&f.parts)),
             Key::Status => {
-                let v = text(&f.parts).unwrap_or_default();
-                field_status = Some(status::parse_word(&v).ok_or_else(|| {
-                    PlanError::new(f.line, format!("task {id}: {} is {}, not a status; use pending, in_progress, completed, skipped or failed", f.key, shown(&v)))
-                })?);
+                let what = "not a status; use pending, in_progress, completed, skipped or failed";
+                field_status = Some(value(id, f, status::parse_word, what)?);
             }
             Key::Steps => task.steps.extend(steps(&f.parts)),
             Key::Id => {
@@ -438,6 +413,21 @@ pub(crate) fn build(block: Block, warnings: &mut Vec<PlanWarning>) -> Result<Dra
         task,
         deps_line,
         group: 0,
+    })
+}
+
+/// The value of the field `f` of task `id` as `parse` reads it; else an error, `what`
+/// saying what the value should be.
+fn value<T>(
+    id: &str,
+    f: &Field,
+    parse: impl Fn(&str) -> Option<T>,
+    what: &str,
+) -> Result<T, PlanError> {
+    let v = text(&f.parts).unwrap_or_default();
+    parse(&v).ok_or_else(|| {
+        let message = format!("task {id}: {} is {}, {what}", f.key, shown(&v));
+        PlanError::new(f.line, message)
     })
 }
 

@@ -107,9 +107,7 @@ struct OpenSpec {
 
 impl OpenSpec {
     fn new(path: Option<&Path>) -> OpenSpec {
-        let p = path
-            .map(|p| p.to_string_lossy().into_owned())
-            .unwrap_or_default();
+        let p = path.map(Path::to_string_lossy).unwrap_or_default();
         OpenSpec {
             count: Counter::new(None),
             path: p.contains("openspec/changes/") || p.contains("openspec/specs/"),

@@ -37,13 +37,12 @@ impl Detector for Boxes {
     fn finish(self: Box<Self>, _text: &str) -> Evidence {
         Evidence {
             tasks: if self.0.all >= 2 { self.0.all } else { 0 },
-            signs: 0,
-            bare: false,
             fallback: true,
             why: vec![format!(
                 "{} without ids, and no tasks of another format",
                 counted(self.0.all, "checkbox", "checkboxes")
             )],
+            ..Evidence::default()
         }
     }
 }

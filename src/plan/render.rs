@@ -101,7 +101,8 @@ fn claude(title: &str, tasks: &[Task]) -> String {
                 field(k, v);
             }
         }
-        field("status", status_word(t.status));
+        // What the import would not keep is written pending.
+        field("status", status::imported(t.status).as_str());
         if !t.steps.is_empty() {
             field("steps", "");
             for st in &t.steps {
@@ -163,11 +164,6 @@ fn code(s: &str) -> String {
     } else {
         format!("{fence} {s} {fence}")
     }
-}
-
-/// The status as a plan shows it; what the import would not keep is written pending.
-fn status_word(s: TaskStatus) -> &'static str {
-    status::imported(s).as_str()
 }
 
 #[cfg(test)]

@@ -196,21 +196,12 @@ impl<'a> Auditor<'a> {
         // whose steps or requirement say what to do is work for an agent.
         let has_commands = t.check_commands().next().is_some() || t.quality_gate;
         if claude && t.actions.is_empty() && !has_commands {
-            if t.steps.is_empty() && t.requirement.is_none() {
-                findings.push(finding(
-                    t,
-                    "missing actions",
-                    "no actions, commands, steps or requirement: what to do is left to the executor",
-                    "error",
-                ));
+            let (why, severity) = if t.steps.is_empty() && t.requirement.is_none() {
+                ("no actions, commands, steps or requirement: what to do is left to the executor", "error")
             } else {
-                findings.push(finding(
-                    t,
-                    "missing actions",
-                    "no actions field: its steps or requirement say what to do, so an agent does it",
-                    "warning",
-                ));
-            }
+                ("no actions field: its steps or requirement say what to do, so an agent does it", "warning")
+            };
+            findings.push(finding(t, "missing actions", why, severity));
         }
         let names_file = t.file.is_some()
             || !t.creates.is_empty()

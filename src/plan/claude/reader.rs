@@ -226,10 +226,9 @@ impl Detector for Headings {
         }
         Evidence {
             tasks: ids.len(),
-            signs: 0,
             bare: self.looks_like,
-            fallback: false,
             why,
+            ..Evidence::default()
         }
     }
 }

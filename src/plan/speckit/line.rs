@@ -283,10 +283,7 @@ pub(crate) fn bullet_line(text: &str) -> Option<TaskLine<'_>> {
 
 /// A checkbox whose id is a placeholder such as `TXXX` or `T###`.
 pub(crate) fn placeholder_task(text: &str) -> bool {
-    let Some((_, _, rest)) = checkbox(text) else {
-        return false;
-    };
-    placeholder_word(rest)
+    checkbox(text).is_some_and(|(_, _, rest)| placeholder_word(rest))
 }
 
 /// `rest` (the text after a box) starts with a placeholder id: `TXXX`, `T###`.

@@ -179,10 +179,9 @@ impl Detector for Lines {
         };
         Evidence {
             tasks: self.tasks,
-            signs: 0,
             bare: self.looks_like,
-            fallback: false,
             why: vec![why],
+            ..Evidence::default()
         }
     }
 }

@@ -149,10 +149,8 @@ struct Entry<'n> {
 /// The task lists of `root`, `(tag, tasks)` in file order: the legacy `tasks`, a
 /// bare array, or every tag's.
 fn lists(root: &Node) -> Vec<(Option<&str>, &[Node])> {
-    if let Some(tasks) = root.get("tasks").and_then(Node::as_array) {
-        return vec![(None, tasks)];
-    }
-    if let Some(tasks) = root.as_array() {
+    let legacy = root.get("tasks").and_then(Node::as_array);
+    if let Some(tasks) = legacy.or_else(|| root.as_array()) {
         return vec![(None, tasks)];
     }
     let json::Value::Object(members) = &root.value else {
