@@ -61,21 +61,16 @@ fn retry_failed(session: &mut crate::state::Session, out: &Output) -> Result<()>
 /// running, planned) before blocked or failed, then by priority, then most recently
 /// updated. Those whose project is unknown are left out: there is nowhere to run them.
 fn resumable(home: &std::path::Path) -> Vec<Listed> {
-    let runnable = |w: &Listed| {
-        matches!(
-            w.status,
-            Some(WorkflowStatus::Paused | WorkflowStatus::Running | WorkflowStatus::Planned)
-        )
-    };
+    use WorkflowStatus::{Blocked, Failed, Paused, Planned, Running};
+    let runnable = |w: &Listed| matches!(w.status, Some(Paused | Running | Planned));
     let mut found: Vec<Listed> = crate::project::workflows(home)
         .into_iter()
         .filter(|w| {
             w.project.is_some()
-                && (runnable(w)
-                    || matches!(
-                        w.status,
-                        Some(WorkflowStatus::Blocked | WorkflowStatus::Failed)
-                    ))
+                && matches!(
+                    w.status,
+                    Some(Paused | Running | Planned | Blocked | Failed)
+                )
         })
         .collect();
     found.sort_by(|a, b| {

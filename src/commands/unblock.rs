@@ -99,10 +99,7 @@ pub fn run(
 /// The kinds a user may lift: the two builtin ones, the config's, and any a task
 /// carries (an explicit 阻塞依赖 of the plan).
 fn known_kinds(project: &Project, state: &crate::state::WorkflowState) -> BTreeSet<String> {
-    let mut kinds: BTreeSet<String> = ["api_spec", "design_spec"]
-        .iter()
-        .map(std::string::ToString::to_string)
-        .collect();
+    let mut kinds = BTreeSet::from(["api_spec", "design_spec"].map(String::from));
     kinds.extend(project.config.wf.blockers.keys().cloned());
     kinds.extend(
         state

@@ -112,14 +112,7 @@ fn plan_context(md: &mut String, state: &WorkflowState, task: &Task) {
     if let Some(design) = state.tech_design.as_deref() {
         lines.push(format!("- **Design document**: {}", code_span(design)));
     }
-    if !lines.is_empty() {
-        md.push_str("## Plan context\n\n");
-        for line in lines {
-            md.push_str(&line);
-            md.push('\n');
-        }
-        md.push('\n');
-    }
+    block(md, "Plan context", lines);
     for (title, body) in &context.documents {
         let fence = fence_for(body);
         md.push_str(&format!(
@@ -136,15 +129,25 @@ fn section(md: &mut String, title: &str, body: Option<&str>) {
     }
 }
 
-fn list(md: &mut String, title: &str, items: &[String]) {
-    if items.is_empty() {
+/// A section of `lines`, one to a line; nothing when there are none.
+fn block(md: &mut String, title: &str, lines: Vec<String>) {
+    if lines.is_empty() {
         return;
     }
     md.push_str(&format!("## {title}\n\n"));
-    for item in items {
-        md.push_str(&format!("- {}\n", inline(item)));
+    for line in lines {
+        md.push_str(&line);
+        md.push('\n');
     }
     md.push('\n');
+}
+
+fn list(md: &mut String, title: &str, items: &[String]) {
+    block(
+        md,
+        title,
+        items.iter().map(|i| format!("- {}", inline(i))).collect(),
+    );
 }
 
 fn files(md: &mut String, task: &Task) {
@@ -154,41 +157,31 @@ fn files(md: &mut String, task: &Task) {
         ("Modify", task.modifies.iter().collect()),
         ("Test", task.tests.iter().collect()),
     ];
-    if groups.iter().all(|(_, v)| v.is_empty()) {
-        return;
-    }
-    md.push_str("## Files\n\n");
-    for (kind, paths) in groups {
-        for p in paths {
-            md.push_str(&format!("- {kind}: {}\n", code_span(p)));
-        }
-    }
-    md.push('\n');
+    let lines = groups
+        .into_iter()
+        .flat_map(|(kind, paths)| {
+            paths
+                .into_iter()
+                .map(move |p| format!("- {kind}: {}", code_span(p)))
+        })
+        .collect();
+    block(md, "Files", lines);
 }
 
 fn steps(md: &mut String, task: &Task) {
-    if task.steps.is_empty() {
-        return;
-    }
-    md.push_str("## Steps\n\n");
-    for (i, s) in task.steps.iter().enumerate() {
-        md.push_str(&format!(
-            "{}. **{}**: {}",
-            i + 1,
-            inline(&s.id),
-            inline(&s.action)
-        ));
+    let lines = task.steps.iter().enumerate().map(|(i, s)| {
+        let mut line = format!("{}. **{}**: {}", i + 1, inline(&s.id), inline(&s.action));
         if let Some(out) = s.output.as_deref() {
-            md.push_str(&format!(" → {}", inline(out)));
+            line.push_str(&format!(" → {}", inline(out)));
         }
-        md.push('\n');
         match (s.check_cmd.as_deref(), s.check.as_deref()) {
-            (Some(cmd), _) => md.push_str(&format!("   - Check: {}\n", code_span(cmd))),
-            (None, Some(check)) => md.push_str(&format!("   - Check: {}\n", inline(check))),
+            (Some(cmd), _) => line.push_str(&format!("\n   - Check: {}", code_span(cmd))),
+            (None, Some(check)) => line.push_str(&format!("\n   - Check: {}", inline(check))),
             (None, None) => {}
         }
-    }
-    md.push('\n');
+        line
+    });
+    block(md, "Steps", lines.collect());
 }
 
 fn verify(md: &mut String, task: &Task, checks: &[ConfigCheck]) {
@@ -229,40 +222,31 @@ fn derived(md: &mut String, task: &Task, checks: &[ConfigCheck]) {
 }
 
 fn hard_constraints(md: &mut String, state: &WorkflowState) {
-    let hard = &state.constraints.hard;
-    if hard.is_empty() {
-        return;
-    }
-    md.push_str("## Hard constraints (must hold)\n\n");
-    for c in hard {
-        md.push_str(&format!(
+    let lines = state.constraints.hard.iter().map(|c| {
+        let mut line = format!(
             "- **{}** ({}): {}",
             inline(&c.id),
             inline(&c.category),
             inline(&c.description)
-        ));
+        );
         if let Some(cmd) = c.verify_cmd.as_deref() {
-            md.push_str(&format!(" — verified by {}", code_span(cmd)));
+            line.push_str(&format!(" — verified by {}", code_span(cmd)));
         }
-        md.push('\n');
-    }
-    md.push('\n');
+        line
+    });
+    block(md, "Hard constraints (must hold)", lines.collect());
 }
 
 /// Plan fields `wf` does not know, kept so the executor still sees them.
 fn extra_fields(md: &mut String, task: &Task) {
-    if task.extra.is_empty() {
-        return;
-    }
-    md.push_str("## Other plan fields\n\n");
-    for (k, v) in &task.extra {
+    let lines = task.extra.iter().map(|(k, v)| {
         let text = match v {
             Value::String(s) => s.clone(),
             other => other.to_string(),
         };
-        md.push_str(&format!("- **{}**: {}\n", inline(k), inline(&text)));
-    }
-    md.push('\n');
+        format!("- **{}**: {}", inline(k), inline(&text))
+    });
+    block(md, "Other plan fields", lines.collect());
 }
 
 /// Text for a single Markdown line: line breaks folded so plan text cannot start a

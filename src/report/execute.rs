@@ -10,7 +10,7 @@ use crate::state::model::Glance;
 use crate::state::WorkflowState;
 
 /// The word a stop is given in JSON.
-fn stop_word(stop: &Stop) -> &'static str {
+pub fn stop_word(stop: &Stop) -> &'static str {
     match stop {
         Stop::Completed => "completed",
         Stop::Paused(_) => "paused",
@@ -128,10 +128,7 @@ fn blocked_text(state: &WorkflowState, kinds: &[String], tasks: &[String]) -> St
         return format!(
             "Blocked: {} {} on {}. Lift with `wf workflow-unblock {lift}`.",
             tasks.len(),
-            match tasks.len() {
-                1 => "task waits",
-                _ => "tasks wait",
-            },
+            super::plural(tasks.len(), "task waits", "tasks wait"),
             kinds.join(", "),
         );
     }
@@ -139,16 +136,13 @@ fn blocked_text(state: &WorkflowState, kinds: &[String], tasks: &[String]) -> St
     let mut text = format!(
         "Blocked: {} {} on {}",
         shown(&own),
-        if own.len() == 1 { "waits" } else { "wait" },
+        super::plural(own.len(), "waits", "wait"),
         kinds.join(", ")
     );
     if behind > 0 {
         text.push_str(&format!(
             "; {behind} more {} on them",
-            match behind {
-                1 => "task waits",
-                _ => "tasks wait",
-            }
+            super::plural(behind, "task waits", "tasks wait")
         ));
     }
     text.push_str(&format!(". Lift with `wf workflow-unblock {lift}`."));

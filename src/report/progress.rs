@@ -144,10 +144,9 @@ impl<'a> RunProgress<'a> {
     /// under a header naming the log by its absolute path (the workflow dir is not
     /// where the user stands); empty without a log.
     fn log_tail(&self, outcome: &TaskOutcome) -> String {
-        if outcome.log.is_empty() {
+        let Some(log) = self.log_path(outcome) else {
             return String::new();
-        }
-        let log = self.workflow_dir.join(&outcome.log);
+        };
         let tail = crate::exec::process::tail(&log, TAIL_LINES);
         if tail.is_empty() {
             return String::new();
@@ -171,11 +170,14 @@ impl<'a> RunProgress<'a> {
 
     /// `  log: PATH` for an outcome with a log (its absolute path); empty without.
     fn log_named(&self, outcome: &TaskOutcome) -> String {
-        if outcome.log.is_empty() {
-            return String::new();
-        }
-        let log = self.workflow_dir.join(&outcome.log);
-        format!("  log: {}\n", log.display())
+        self.log_path(outcome)
+            .map(|log| format!("  log: {}\n", log.display()))
+            .unwrap_or_default()
+    }
+
+    /// The outcome's log, absolute; none when the task wrote none.
+    fn log_path(&self, outcome: &TaskOutcome) -> Option<PathBuf> {
+        (!outcome.log.is_empty()).then(|| self.workflow_dir.join(&outcome.log))
     }
 
     /// The task's header line and its body inside a GitLab section: collapsed when
@@ -417,11 +419,14 @@ struct Stderr {
 }
 
 impl Stderr {
-    fn put(&self, bytes: &[u8]) -> std::io::Result<()> {
+    fn pending(&self) -> std::io::Result<std::sync::MutexGuard<'_, Vec<u8>>> {
         self.pending
             .lock()
-            .map_err(|_| std::io::Error::other("the progress bar's buffer is poisoned"))?
-            .extend_from_slice(bytes);
+            .map_err(|_| std::io::Error::other("the progress bar's buffer is poisoned"))
+    }
+
+    fn put(&self, bytes: &[u8]) -> std::io::Result<()> {
+        self.pending()?.extend_from_slice(bytes);
         Ok(())
     }
 
@@ -477,12 +482,7 @@ impl indicatif::TermLike for Stderr {
     }
 
     fn flush(&self) -> std::io::Result<()> {
-        let mut bytes = std::mem::take(
-            &mut *self
-                .pending
-                .lock()
-                .map_err(|_| std::io::Error::other("the progress bar's buffer is poisoned"))?,
-        );
+        let mut bytes = std::mem::take(&mut *self.pending()?);
         let end = bytes
             .iter()
             .rposition(|&b| b != b' ')

@@ -212,25 +212,18 @@ pub fn text(task: &Task, now: &Now, derived: &[String], look: Look) -> String {
             },
         ),
     }
-    match now.up_to_date {
-        Some(true) => row(
-            &mut out,
-            "",
-            "now",
-            &paint("up to date", Color::Green, look.color),
-        ),
-        Some(false) => row(
-            &mut out,
-            "",
-            "now",
-            &format!(
+    if let Some(up) = now.up_to_date {
+        let text = if up {
+            paint("up to date", Color::Green, look.color)
+        } else {
+            format!(
                 "{}: {}; `wf verify {}` checks it again",
                 paint("not up to date", Color::Yellow, look.color),
                 clean(&now.changed.join("; ")),
                 clean(&task.id)
-            ),
-        ),
-        None => {}
+            )
+        };
+        row(&mut out, "", "now", &text);
     }
     out.trim_end().to_string()
 }

@@ -40,70 +40,46 @@ pub fn table(state: &WorkflowState, digest: &Digest, window: u64, look: Look) ->
     let context = ContextUsage::of(&state.context_metrics, window);
     let mut t = super::table::new(look);
     t.set_header(vec!["Workflow", &one_line(workflow_name(state))]);
-    t.add_row(vec![
-        Cell::new("Status"),
-        colored(
-            state.status.as_str(),
-            workflow_color(state.status),
-            look.color,
-        ),
-    ]);
-    t.add_row(vec![
-        "Mode",
-        &crate::run::policy::Mode::from_state_name(&state.execution_mode).describe(),
-    ]);
-    t.add_row(vec![
-        Cell::new("Progress"),
-        Cell::new(progress_text(&counts)),
-    ]);
+    // A row of a label and its text, in `fg` when the reader has colour.
+    let mut row = |label: &str, text: &str, fg: Option<Color>| {
+        let cell = fg.map_or_else(|| Cell::new(text), |fg| colored(text, fg, look.color));
+        t.add_row(vec![Cell::new(label), cell]);
+    };
+    let status = state.status;
+    row("Status", status.as_str(), Some(workflow_color(status)));
+    let mode = crate::run::policy::Mode::from_state_name(&state.execution_mode);
+    row("Mode", &mode.describe(), None);
+    row("Progress", &progress_text(&counts), None);
     if let Some(why) = state.unadopted.as_deref() {
-        t.add_row(vec![
-            Cell::new("Tasks"),
-            colored(&one_line(why), Color::Red, look.color),
-        ]);
+        row("Tasks", &one_line(why), Some(Color::Red));
     }
-    t.add_row(vec!["Current task", &current_task(state)?]);
-    t.add_row(vec!["Next ready", &next_ready_text(state, digest)?]);
+    row("Current task", &current_task(state)?, None);
+    row("Next ready", &next_ready_text(state, digest)?, None);
     if let Some(text) = blocked_text(state, digest)? {
-        t.add_row(vec![
-            Cell::new("Blocked"),
-            colored(&text, Color::Yellow, look.color),
-        ]);
+        row("Blocked", &text, Some(Color::Yellow));
     }
     if let Some(text) = failed_text(state, digest)? {
-        t.add_row(vec![
-            Cell::new("Failed"),
-            colored(&text, Color::Red, look.color),
-        ]);
+        row("Failed", &text, Some(Color::Red));
     }
     // Completed on an agent's word with nothing that checked it: not verified work.
     let unchecked = tasks_of(state, &digest.unchecked, LIST_CAP)?
         .into_iter()
         .map(label);
     if let Some(text) = capped_lines(unchecked, digest.unchecked_count) {
-        t.add_row(vec![
-            Cell::new("Accepted unchecked"),
-            colored(&text, Color::Yellow, look.color),
-        ]);
+        row("Accepted unchecked", &text, Some(Color::Yellow));
     }
     let warnings = state
         .check_warnings
         .iter()
         .map(|(id, w)| one_line(&format!("{id}: {}", truncate(w, 120))));
     if let Some(text) = capped_lines(warnings, state.check_warnings.len()) {
-        t.add_row(vec![
-            Cell::new("Check warnings"),
-            colored(&text, Color::Yellow, look.color),
-        ]);
+        row("Check warnings", &text, Some(Color::Yellow));
     }
     if let Some(reason) = state.failure_reason.as_deref().filter(|r| !r.is_empty()) {
-        t.add_row(vec![
-            Cell::new("Failure"),
-            colored(&one_line(reason), Color::Red, look.color),
-        ]);
+        row("Failure", &one_line(reason), Some(Color::Red));
     }
     if let Some(reason) = state.status_reason.as_deref().filter(|r| !r.is_empty()) {
-        t.add_row(vec![Cell::new("Stopped"), Cell::new(one_line(reason))]);
+        row("Stopped", &one_line(reason), None);
     }
     if state.decision_required {
         let mut text = state
@@ -116,10 +92,7 @@ pub fn table(state: &WorkflowState, digest: &Digest, window: u64, look: Look) ->
                 one_line(&state.decision_options.join(", "))
             ));
         }
-        t.add_row(vec![
-            Cell::new("Decision required"),
-            colored(&text, Color::Yellow, look.color),
-        ]);
+        row("Decision required", &text, Some(Color::Yellow));
     }
     if !state.retry_counts.is_empty() {
         let retries: Vec<String> = state
@@ -127,27 +100,20 @@ pub fn table(state: &WorkflowState, digest: &Digest, window: u64, look: Look) ->
             .iter()
             .map(|(id, n)| format!("{} ×{n}", one_line(id)))
             .collect();
-        t.add_row(vec!["Retries", &retries.join(", ")]);
+        row("Retries", &retries.join(", "), None);
     }
-    let level_color = match context.level {
-        ContextLevel::Ok => None,
-        ContextLevel::Warning => Some(Color::Yellow),
-        ContextLevel::Danger => Some(Color::Red),
-    };
     if let Some(text) = usage_text(digest) {
-        t.add_row(vec!["Usage", &text]);
+        row("Usage", &text, None);
     }
     // The context is an agent's: a bar for a plan of shell commands says nothing. An
     // agent task is recorded in the history when done, and is the handed-off one.
     if !state.context_metrics.history.is_empty() || digest.handed_off.is_some() {
-        let context_text = context_text(&context);
-        t.add_row(vec![
-            Cell::new("Context"),
-            match level_color {
-                Some(c) => colored(&context_text, c, look.color),
-                None => Cell::new(context_text),
-            },
-        ]);
+        let level_color = match context.level {
+            ContextLevel::Ok => None,
+            ContextLevel::Warning => Some(Color::Yellow),
+            ContextLevel::Danger => Some(Color::Red),
+        };
+        row("Context", &context_text(&context), level_color);
     }
     Ok(t.to_string())
 }

@@ -122,6 +122,20 @@ impl Actions {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
+    /// Waits up to `within` for action `id` to end.
+    fn wait_ended(&self, id: u64, within: Duration) {
+        let deadline = Instant::now() + within;
+        let ended = || {
+            self.lock()
+                .records
+                .iter()
+                .any(|r| r.id == id && r.ended.is_some())
+        };
+        while Instant::now() < deadline && !ended() {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     fn record(&self, id: u64) -> Value {
         let inner = self.lock();
         inner
@@ -215,19 +229,7 @@ pub(super) fn start(ctx: &Ctx, body: &Value) -> Result<Value, Refused> {
         watch(Arc::clone(&ctx.actions), id, stdout, stderr);
         id
     };
-    let deadline = Instant::now() + ANSWER_WITHIN;
-    while Instant::now() < deadline {
-        if ctx
-            .actions
-            .lock()
-            .records
-            .iter()
-            .any(|r| r.id == id && r.ended.is_some())
-        {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    ctx.actions.wait_ended(id, ANSWER_WITHIN);
     Ok(ctx.actions.record(id))
 }
 
@@ -251,18 +253,16 @@ fn watch(
     stdout: Option<std::process::ChildStdout>,
     stderr: Option<std::process::ChildStderr>,
 ) {
-    let err_reader = std::thread::spawn(move || {
-        let mut text = Vec::new();
-        if let Some(mut pipe) = stderr {
-            let _ = pipe.read_to_end(&mut text);
+    fn read_all(pipe: Option<impl Read>) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        if let Some(mut pipe) = pipe {
+            let _ = pipe.read_to_end(&mut bytes);
         }
-        text
-    });
+        bytes
+    }
+    let err_reader = std::thread::spawn(move || read_all(stderr));
     std::thread::spawn(move || {
-        let mut out = Vec::new();
-        if let Some(mut pipe) = stdout {
-            let _ = pipe.read_to_end(&mut out);
-        }
+        let out = read_all(stdout);
         let err = err_reader.join().unwrap_or_default();
         // Both pipes are closed: the child has exited, or handed them on; wait for it.
         let code = loop {
@@ -326,16 +326,7 @@ pub(super) fn stop_running(actions: &Arc<Actions>, out: &Output) {
     }
     for (id, command) in pids {
         out.warn(format!("waiting for `{command}` to stop"));
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while Instant::now() < deadline
-            && actions
-                .lock()
-                .records
-                .iter()
-                .any(|r| r.id == id && r.ended.is_none())
-        {
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        actions.wait_ended(id, Duration::from_secs(30));
     }
 }
 

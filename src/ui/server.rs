@@ -66,20 +66,14 @@ fn handle(ctx: &Ctx, mut request: Request) {
     }
     let get = *request.method() == Method::Get;
     let asset = match (get, path.as_str()) {
-        (true, "/") => Some((INDEX_HTML, "text/html; charset=utf-8")),
-        (true, "/app.js") => Some((APP_JS, "text/javascript; charset=utf-8")),
-        (true, "/app.css") => Some((APP_CSS, "text/css; charset=utf-8")),
+        (true, "/") => Some((INDEX_HTML, "text/html; charset=utf-8", 200)),
+        (true, "/app.js") => Some((APP_JS, "text/javascript; charset=utf-8", 200)),
+        (true, "/app.css") => Some((APP_CSS, "text/css; charset=utf-8", 200)),
+        (true, "/favicon.ico") => Some(("", "image/x-icon", 204)),
         _ => None,
     };
-    if get && path == "/favicon.ico" {
-        let _ = request.respond(with_headers(
-            Response::from_data(Vec::new()).with_status_code(204),
-            "image/x-icon",
-        ));
-        return;
-    }
-    if let Some((text, content_type)) = asset {
-        let response = Response::from_data(text.as_bytes().to_vec());
+    if let Some((text, content_type, code)) = asset {
+        let response = Response::from_data(text.as_bytes().to_vec()).with_status_code(code);
         let _ = request.respond(with_headers(response, content_type));
         return;
     }

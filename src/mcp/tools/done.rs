@@ -1,8 +1,8 @@
 //! The `done` tool: the current task's checks run through the engine, the result recorded, and the answer — what is next, or each failed check with the end of its log.
 
 use super::{
-    advice, budget_reached, failure, run_step, situation, stop_word, task_to_check, what_now,
-    Answer, Claim, Context,
+    advice, budget_reached, failure, run_step, situation, task_to_check, what_now, Answer, Claim,
+    Context,
 };
 use crate::agent::step::lock;
 use std::collections::HashSet;
@@ -15,6 +15,7 @@ use crate::config::Role;
 use crate::error::Result;
 use crate::error::WfError;
 use crate::project::Project;
+use crate::report::execute::stop_word;
 use crate::report::next::{Next, Reason};
 use crate::report::one_line;
 use crate::run::engine::needs_agent;
@@ -209,7 +210,7 @@ fn hand_off(
         Stop::HandedOff(handed) if handed == id => Ok(problems),
         other => Err(WfError::usage(format!(
             "task {id} could not be handed to the agent: the run stopped ({})",
-            stop_word(session.state()?, &other)
+            stop_word(&other)
         ))),
     }
 }
@@ -342,7 +343,7 @@ fn done_answer(
         "message": situation(state, &n, &others),
         "task": n.task.map(|t| t.id.clone()),
     });
-    let word = stop_word(state, stop);
+    let word = stop_word(stop);
     let task = id.map_or(Ok(None), |id| state.task(id))?;
     let run_failed = match stop {
         Stop::Failed { task: None, reason } => Some(reason.clone()),

@@ -28,7 +28,7 @@ use crate::output::error_json;
 use crate::project::Project;
 use crate::report::next::{self as next_report, Next, Reason};
 use crate::report::one_line;
-use crate::run::engine::{RunSummary, Stop};
+use crate::run::engine::Stop;
 use crate::state::task_ref::TaskRef;
 use crate::state::{Session, Task, TaskStatus, WorkflowState, WorkflowStatus};
 
@@ -184,14 +184,6 @@ pub(super) fn paused(state: &WorkflowState) -> Option<String> {
                 .unwrap_or("no reason recorded"),
         )
     })
-}
-
-/// The word `wf workflow-execute --json` gives a stop (`report::execute`).
-pub(super) fn stop_word(state: &WorkflowState, stop: &Stop) -> String {
-    crate::report::execute::stop_json(state, stop, &RunSummary::default())["stop"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string()
 }
 
 /// One step of a run for this agent (`agent::step::step`), the problems on one line

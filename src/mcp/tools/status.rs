@@ -24,11 +24,8 @@ pub fn status(ctx: &Context) -> Result<Answer> {
     let interrupted = state.status == WorkflowStatus::Running
         && state.handed_off_task().is_none()
         && !store.writer_alive();
-    let current = match state.current_task.as_deref() {
-        Some(id) => state.task(id)?,
-        None => None,
-    };
-    let current = current.map(|t| json!({"id": t.id, "name": t.name, "status": t.status, "handed_off": t.handed_off == Some(true)}));
+    let current = state.current_task.as_deref().map(|id| state.task(id));
+    let current = current.transpose()?.flatten().map(|t| json!({"id": t.id, "name": t.name, "status": t.status, "handed_off": t.handed_off == Some(true)}));
     let listed = |status, entry: fn(&Task) -> Value| -> Result<Vec<Value>> {
         let with = state.tasks.iter().filter(|t| t.status() == status);
         with.map(|t| Ok(entry(t.task()?))).collect()

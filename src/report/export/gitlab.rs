@@ -97,11 +97,7 @@ pub fn gitlab_ci(p: &Pipeline<'_>) -> String {
         stages.push("build".to_string());
     }
     let deepest = p.jobs.jobs.iter().map(|j| j.depth).max().unwrap_or(0);
-    if by_stage {
-        stages.extend((0..=deepest).map(stage_of));
-    } else {
-        stages.push(stage_of(0));
-    }
+    stages.extend((0..=if by_stage { deepest } else { 0 }).map(stage_of));
     stages.push("collect".into());
     let mut root: Vec<Entry> = vec![
         Entry::new("workflow", workflow(p)),
