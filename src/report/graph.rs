@@ -16,7 +16,7 @@ use crate::state::model::WorkflowState;
 /// How long a name may be in a node label.
 const LABEL_NAME_MAX: usize = 40;
 
-/// Fill, stroke and text colour per status, shared by both formats.
+/// Fill and stroke colour per status, shared by both formats.
 fn colors(status: TaskStatus) -> (&'static str, &'static str) {
     match status {
         TaskStatus::Completed => ("#d4edda", "#28a745"),

@@ -25,7 +25,7 @@ use crate::state::machine::TaskStatus;
 use crate::state::model::{Task, WorkflowState};
 
 /// How many log lines a failure carries.
-pub const LOG_TAIL_LINES: usize = 40;
+const LOG_TAIL_LINES: usize = 40;
 
 pub fn junit(
     state: &WorkflowState,
@@ -142,7 +142,7 @@ fn failure(task: &Task, dir: &Path) -> String {
 /// The last [`LOG_TAIL_LINES`] lines of `dir/rel`, or `None` when the path is not a
 /// plain relative path inside the workflow dir. The path comes
 /// from the state file, so it is not trusted to point anywhere else.
-pub fn log_tail(dir: &Path, rel: &str) -> Option<String> {
+fn log_tail(dir: &Path, rel: &str) -> Option<String> {
     let rel = Path::new(rel);
     if rel.as_os_str().is_empty() || !rel.components().all(|c| matches!(c, Component::Normal(_))) {
         return None;
@@ -152,13 +152,13 @@ pub fn log_tail(dir: &Path, rel: &str) -> Option<String> {
 
 /// XML-escaped text for an attribute value. Characters XML 1.0 forbids are dropped,
 /// and ANSI escape sequences removed whole rather than leaving `[31m`.
-pub fn xml_escape(s: &str) -> String {
+fn xml_escape(s: &str) -> String {
     escape(s, true)
 }
 
 /// XML-escaped text for an element body: as [`xml_escape`], but line breaks and tabs
 /// stay literal so a log reads as a log.
-pub fn xml_text(s: &str) -> String {
+fn xml_text(s: &str) -> String {
     escape(s, false)
 }
 
