@@ -596,9 +596,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let log = dir.path().join("big.log");
         // Twenty lines of 4,000 bytes: the last 64 KiB start inside the fourth.
-        let text: String = (1..=20)
-            .map(|i| format!("{i:02}{}\n", "x".repeat(3997)))
-            .collect();
+        let line = |i: usize| format!("{i:02}{}\n", "x".repeat(3997));
+        let text = (1..=20).map(line).collect::<Vec<_>>().concat();
         std::fs::write(&log, text).unwrap();
         let tail = tail(&log, 40);
         assert!(tail.starts_with("05x"), "{}", &tail[..8]);
