@@ -63,22 +63,22 @@ pub(crate) fn settle(
         let (Some(a), Some(b)) = (copy(first_line), copy(later_line)) else {
             continue;
         };
-        let restated = summary(&b.phase) && !summary(&a.phase);
-        let same = !restated && same_task(a, b);
-        if restated || same {
+        if summary(&b.phase) && !summary(&a.phase) {
             if let Some(d) = drop.get_mut(later) {
                 *d = true;
             }
             settled.dropped.push(later_line);
-        }
-        if restated {
             warnings.push(PlanWarning::new(
                 later_line as usize,
                 format!(
                     "task {id} is restated here in a summary (first at line {first_line}), so it is not read again; nothing to do unless it is another task, then give it an id of its own"
                 ),
             ));
-        } else if same {
+        } else if same_task(a, b) {
+            if let Some(d) = drop.get_mut(later) {
+                *d = true;
+            }
+            settled.dropped.push(later_line);
             settled.restatus.retain(|r| r.0 != first_line);
             settled.restatus.push((first_line, b.status));
             if let Some(t) = tasks.get_mut(first) {
