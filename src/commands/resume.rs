@@ -66,11 +66,7 @@ fn resumable(home: &std::path::Path) -> Vec<Listed> {
     let mut found: Vec<Listed> = crate::project::workflows(home)
         .into_iter()
         .filter(|w| {
-            w.project.is_some()
-                && matches!(
-                    w.status,
-                    Some(Paused | Running | Planned | Blocked | Failed)
-                )
+            w.project.is_some() && (runnable(w) || matches!(w.status, Some(Blocked | Failed)))
         })
         .collect();
     found.sort_by(|a, b| {
