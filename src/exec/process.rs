@@ -558,18 +558,20 @@ pub fn tail(path: &Path, max_lines: usize) -> String {
     let Ok(mut f) = crate::fs::open_regular(path, false) else {
         return String::new();
     };
-    let len = f.metadata().map_or(0, |m| m.len());
-    let start = len.saturating_sub(MAX);
-    let _ = f.seek(SeekFrom::Start(start));
+    let start = f.metadata().map_or(0, |m| m.len()).saturating_sub(MAX);
+    // From the byte before `start`: whether the read begins at a line's start.
+    let _ = f.seek(SeekFrom::Start(start.saturating_sub(1)));
     let mut buf = Vec::new();
-    let _ = f.take(MAX).read_to_end(&mut buf);
+    let _ = f.take(MAX + 1).read_to_end(&mut buf);
     let text = String::from_utf8_lossy(&buf);
-    let lines: Vec<&str> = text.lines().collect();
-    let from = lines.len().saturating_sub(max_lines);
-    // When the read started mid-file its first line may be cut: drop it unless the
-    // tail wants every line read anyway.
-    let from = if start > 0 && from == 0 { 1 } else { from };
-    lines.get(from..).unwrap_or_default().join("\n")
+    // A read begun inside a line drops that line's end: only whole lines are shown.
+    let whole = if start > 0 {
+        text.split_once('\n').map_or("", |(_, rest)| rest)
+    } else {
+        &text
+    };
+    let lines: Vec<&str> = whole.lines().collect();
+    lines[lines.len().saturating_sub(max_lines)..].join("\n")
 }
 
 /// A log path inside `dir` for an attempt of a task. Letters, digits and `-` stay;
@@ -592,17 +594,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_tail_read_from_mid_file_drops_its_cut_first_line() {
+    fn a_tail_read_from_mid_file_drops_its_cut_first_line_only() {
         let dir = tempfile::tempdir().unwrap();
         let log = dir.path().join("big.log");
-        // Twenty lines of 4,000 bytes: the last 64 KiB start inside the fourth.
-        let line = |i: usize| format!("{i:02}{}\n", "x".repeat(3997));
-        let text = (1..=20).map(line).collect::<Vec<_>>().concat();
-        std::fs::write(&log, text).unwrap();
-        let tail = tail(&log, 40);
-        assert!(tail.starts_with("05x"), "{}", &tail[..8]);
-        assert_eq!(tail.lines().count(), 16);
-        assert!(tail.lines().all(|l| l.len() == 3999));
+        // Twenty lines of `width` bytes, the last 64 KiB read: with 4,000 they start
+        // inside the fourth line; with 4,096 exactly where the fifth begins.
+        for (width, first, count) in [(4000, "05x", 16), (4096, "05x", 16)] {
+            let line = |i: usize| format!("{i:02}{}\n", "x".repeat(width - 3));
+            let text = (1..=20).map(line).collect::<Vec<_>>().concat();
+            std::fs::write(&log, text).unwrap();
+            let tail = tail(&log, 40);
+            assert!(tail.starts_with(first), "{width}: {}", &tail[..8]);
+            assert_eq!(tail.lines().count(), count, "{width}");
+            assert!(tail.lines().all(|l| l.len() == width - 1), "{width}");
+        }
     }
 
     #[test]
