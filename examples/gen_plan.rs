@@ -24,14 +24,12 @@ fn main() {
                     let parsed = start.elapsed();
                     let edges: usize = p.tasks.iter().map(|t| t.deps.len()).sum();
                     let start = Instant::now();
-                    let blocked = match plan::classify::Rules::builtin() {
-                        Ok(rules) => p
-                            .tasks
-                            .iter()
-                            .filter(|t| !plan::classify::classify(t, &rules).is_empty())
-                            .count(),
-                        Err(_) => 0,
-                    };
+                    let rules = plan::classify::Rules::builtin();
+                    let blocked = p
+                        .tasks
+                        .iter()
+                        .filter(|t| !plan::classify::classify(t, &rules).is_empty())
+                        .count();
                     let classified = start.elapsed();
                     let start = Instant::now();
                     let audit = plan::audit::audit(&p.tasks, &text, "now");

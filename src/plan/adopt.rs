@@ -69,7 +69,7 @@ fn try_adopt(state: &mut WorkflowState, dir: &Path, project: Option<&Path>) -> R
             path.display()
         ));
     }
-    let rules = classify::Rules::builtin().map_err(|e| e.message)?;
+    let rules = classify::Rules::builtin();
     for task in &mut tasks {
         // The state's lists are what the plugin acts on; the markdown only mirrors
         // them, so they decide (the first that lists the task).

@@ -75,12 +75,12 @@ pub struct Match {
 
 impl Rules {
     /// The builtin rules only.
-    pub fn builtin() -> Result<Rules> {
-        Ok(Rules {
+    pub fn builtin() -> Rules {
+        Rules {
             rules: builtin_rules(),
             formats: None,
             enabled: true,
-        })
+        }
     }
 
     /// The builtin rules (unless `wf.classify.builtin` is false) plus the project's
@@ -401,12 +401,12 @@ mod tests {
     }
 
     fn kinds_of(name: &str, file: Option<&str>) -> Vec<String> {
-        classify(&task(name, file), &Rules::builtin().unwrap())
+        classify(&task(name, file), &Rules::builtin())
     }
 
     #[test]
     fn builtin_rules() {
-        let r = Rules::builtin().unwrap();
+        let r = Rules::builtin();
         assert_eq!(r.kinds(), vec!["api_spec", "design_spec"]);
         assert_eq!(kinds_of("实现用户接口", None), vec!["api_spec"]);
         assert_eq!(
@@ -481,7 +481,7 @@ mod tests {
 
     #[test]
     fn reasons_name_the_term() {
-        let r = Rules::builtin().unwrap();
+        let r = Rules::builtin();
         assert_eq!(
             matches(&task("Add userApi", Some("src/components/A.tsx")), &r),
             vec![

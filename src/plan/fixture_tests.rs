@@ -265,7 +265,7 @@ fn claude_every_field() {
     // Nothing after the `---` rule leaked into T5.
     assert!(t5.extra.is_empty());
 
-    let rules = classify::Rules::builtin().unwrap();
+    let rules = classify::Rules::builtin();
     assert!(classify::classify(t1, &rules).is_empty());
     assert_eq!(classify::classify(t2, &rules), strings(&["api_spec"]));
     assert_eq!(classify::classify(t3, &rules), strings(&["design_spec"]));
@@ -323,7 +323,7 @@ fn speckit_every_field() {
         task(&plan, "T007").phase,
         "Phase 3: User Story 1 - Browse (Priority: P1) 🎯 MVP"
     );
-    let rules = classify::Rules::builtin().unwrap();
+    let rules = classify::Rules::builtin();
     assert_eq!(classify::classify(t009, &rules), strings(&["api_spec"]));
     assert_eq!(classify::classify(t010, &rules), strings(&["design_spec"]));
     let sections: Vec<usize> = plan
