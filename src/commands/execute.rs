@@ -243,8 +243,7 @@ fn report_to_ci(
     if let Some(path) = &args.junit {
         let times = crate::report::timing::TaskTimes::read(&session.store().events_path());
         let xml = crate::report::junit::junit(state, session.store().dir(), &times)?;
-        std::fs::write(path, xml)
-            .map_err(|e| WfError::io(&e, format!("--junit {}: {e}", path.display())))?;
+        crate::fs::durable::write_output(path, xml.as_bytes(), "--junit")?;
     }
     if std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true") {
         if !out.json {

@@ -133,7 +133,7 @@ pub fn run(project: &Project, args: &ExportArgs, out: &Output) -> Result<i32> {
         return check(args, &text, facts, out);
     }
     if let Some(path) = &args.output {
-        write(path, &text)?;
+        crate::fs::durable::write_output(path, text.as_bytes(), "cannot write")?;
         let mut doc = facts;
         doc["output"] = json!(path);
         out.json_value(&doc);
@@ -235,25 +235,6 @@ fn check(args: &ExportArgs, text: &str, mut facts: serde_json::Value, out: &Outp
             Ok(1)
         }
     }
-}
-
-/// Writes the pipeline whole or not at all, and never through a link planted at the
-/// path.
-fn write(path: &std::path::Path, text: &str) -> Result<()> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| WfError::io(&e, format!("-o {}: {e}", dir.display())))?;
-    }
-    // Made absolute: the durable write syncs the file's directory, which a bare name
-    // does not name.
-    let cannot = |e: String| WfError::usage(format!("cannot write {}: {e}", path.display()));
-    let absolute = std::path::absolute(path).map_err(|e| cannot(e.to_string()))?;
-    crate::fs::durable::write_atomic_swept(&absolute, text.as_bytes()).map_err(|e| {
-        WfError::new(
-            e.kind,
-            format!("cannot write {}: {}", path.display(), e.message),
-        )
-    })
 }
 
 /// What becomes of the agent tasks `agents` in CI, said at export. With `run`, each

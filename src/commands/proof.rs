@@ -40,7 +40,7 @@ fn export(project: &Project, file: &Path, allow_stale: bool, out: &Output) -> Re
         out.print(&text)?;
         return Ok(0);
     }
-    write(file, &text)?;
+    crate::fs::durable::write_output(file, text.as_bytes(), "cannot write")?;
     if out.json {
         // The document itself, as `run-task --result` does: one schema reads both.
         out.print(&text)?;
@@ -56,26 +56,6 @@ fn export(project: &Project, file: &Path, allow_stale: bool, out: &Output) -> Re
         ));
     }
     Ok(0)
-}
-
-/// Writes the document whole or not at all (never through a link at `file`), its
-/// directory made when missing.
-fn write(file: &Path, text: &str) -> Result<()> {
-    let named = |e: WfError| {
-        WfError::new(
-            e.kind,
-            format!("cannot write {}: {}", file.display(), e.message),
-        )
-    };
-    // Relative to the current directory; the durable write syncs the file's
-    // directory, which a bare file name does not name.
-    let path = std::path::absolute(file)
-        .map_err(|e| WfError::io(&e, format!("cannot write {}: {e}", file.display())))?;
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| WfError::io(&e, format!("cannot write {}: {e}", file.display())))?;
-    }
-    crate::fs::durable::write_atomic_swept(&path, text.as_bytes()).map_err(named)
 }
 
 fn check(dir: &Path, file: &Path, out: &Output) -> Result<i32> {

@@ -9,7 +9,7 @@
 use serde_json::json;
 
 use crate::cli::{ReportArgs, ReportFormat};
-use crate::error::{Result, WfError};
+use crate::error::Result;
 use crate::output::Output;
 use crate::project::Project;
 use crate::report::timing::TaskTimes;
@@ -45,8 +45,7 @@ pub fn run(project: &Project, args: &ReportArgs, out: &Output) -> Result<i32> {
         ReportFormat::GithubSummary => ("github-summary", github::step_summary(&state)?),
     };
     if let Some(path) = &args.output {
-        std::fs::write(path, &text)
-            .map_err(|e| WfError::io(&e, format!("cannot write {}: {e}", path.display())))?;
+        crate::fs::durable::write_output(path, text.as_bytes(), "cannot write")?;
         out.json_value(&json!({"format": name, "output": path}));
         out.say(format!("wrote {}", path.display()));
         return Ok(0);

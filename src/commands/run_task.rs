@@ -156,20 +156,8 @@ fn chain(
 /// reads both; replaced whole, never half-written.
 fn write_result(path: &Path, result: &standalone::TaskResultFile) -> Result<()> {
     let fail = |e: String| WfError::usage(format!("--result {}: {e}", path.display()));
-    // Relative to the current directory; the durable write syncs the file's directory,
-    // which a bare file name does not name.
-    let path = &std::path::absolute(path).map_err(|e| fail(e.to_string()))?;
     let file = crate::output::versioned(result).map_err(|e| fail(e.to_string()))?;
     let mut text = serde_json::to_string_pretty(&file).map_err(|e| fail(e.to_string()))?;
     text.push('\n');
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| WfError::io(&e, format!("--result {}: {e}", dir.display())))?;
-    }
-    crate::fs::durable::write_atomic_swept(path, text.as_bytes()).map_err(|e| {
-        WfError::new(
-            e.kind,
-            format!("--result {}: {}", path.display(), e.message),
-        )
-    })
+    crate::fs::durable::write_output(path, text.as_bytes(), "--result")
 }

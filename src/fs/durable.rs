@@ -137,6 +137,34 @@ pub fn write_atomic_swept(path: &Path, bytes: &[u8]) -> Result<()> {
     write_atomic(path, bytes)
 }
 
+/// Writes a file the user named on the command line (`-o`, `--result`, `--junit`, a
+/// proof's FILE), relative to the current directory. A regular file is replaced as
+/// [`write_atomic_swept`] does, its missing directories made first (a workflow
+/// exported to `.github/workflows/` of a fresh clone). A character device or a
+/// pipe already there (`/dev/null`, `/dev/full`, a FIFO) is written into, as a shell's
+/// `>` does: renaming over it would put a file in place of the device. A link is
+/// refused, as everywhere. Each error reads `{what} {path}: {why}`.
+pub fn write_output(path: &Path, bytes: &[u8], what: &str) -> Result<()> {
+    use std::os::unix::fs::FileTypeExt;
+    let named = |why: &dyn std::fmt::Display| format!("{what} {}: {why}", path.display());
+    let kind = std::fs::symlink_metadata(path).ok().map(|m| m.file_type());
+    if kind.is_some_and(|t| t.is_char_device() || t.is_fifo()) {
+        return std::fs::OpenOptions::new()
+            .write(true)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(path)
+            .and_then(|mut file| write_all(&mut file, bytes))
+            .map_err(|e| WfError::io(&e, named(&e)));
+    }
+    // Made absolute: the write syncs the file's directory, which a bare name does
+    // not name.
+    let path = &std::path::absolute(path).map_err(|e| WfError::io(&e, named(&e)))?;
+    if let Some(dir) = path.parent().filter(|dir| !dir.exists()) {
+        std::fs::create_dir_all(dir).map_err(|e| WfError::io(&e, named(&e)))?;
+    }
+    write_atomic_swept(path, bytes).map_err(|e| WfError::new(e.kind, named(&e.message)))
+}
+
 /// Removes from `dir` the temp files of `wf` processes that no longer run.
 fn sweep_dead_tmp(dir: &Path) {
     let Ok(entries) = std::fs::read_dir(dir) else {

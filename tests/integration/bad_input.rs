@@ -211,7 +211,7 @@ const CASES: &[Case] = &[
     case("tech design missing", Nothing, &["workflow-start", "--force", "--tech-design", "nope.md", "good.md"], 2, &["nope.md"]),
     case("tech design a directory", Nothing, &["workflow-start", "--force", "--tech-design", ".", "good.md"], 2, &["--tech-design .: not a regular file"]),
     case("mock policy bogus", Nothing, &["workflow-execute", "--mock", "bogus"], 2, &["--mock bogus"]),
-    case("report to a missing dir", Nothing, &["report", "junit", "-o", "/nonexistent-wf-dir/x.xml"], 2, &["/nonexistent-wf-dir/x.xml"]),
+    case("report under a file", Nothing, &["report", "junit", "-o", "good.md/x.xml"], 2, &["cannot write good.md/x.xml", "Not a directory"]),
     // ---- environment ----
     case("HOME and WF_HOME unset", Custom(no_home), STATUS, 2, &["no workflow for"]),
     case("WF_HOME relative", Custom(relative_home), STATUS, 2, &["WF_HOME is \"rel/home\", a relative path"]),

@@ -383,9 +383,11 @@ fn io_errors_exit_7_not_2() {
         "{}",
         run.stderr
     );
-    // A path that is not there is still bad input.
-    t.wf(&["report", "junit", "-o", "/nonexistent-wf-dir/x.xml"])
-        .code(2);
+    // A path that cannot be one is still bad input; a missing directory is made.
+    t.write("file", "");
+    t.wf(&["report", "junit", "-o", "file/x.xml"]).code(2);
+    t.wf(&["report", "junit", "-o", "made/by/wf/x.xml"]).ok();
+    assert!(t.project.join("made/by/wf/x.xml").is_file());
 }
 
 #[test]
@@ -550,5 +552,58 @@ fn errors_about_a_path_the_user_named_name_it_and_no_workflow_directory() {
         for wrong in ["workflow directory", "wf keeps its own data"] {
             assert!(!run.stderr.contains(wrong), "{args:?}: {}", run.stderr);
         }
+    }
+}
+
+/// An output the user points at a pipe or a device (`-o /dev/null`) is written into
+/// it, as a shell's `>` does, by every command that writes a file the user names:
+/// replaced by a temp file renamed over it, the pipe or the device node would become
+/// a plain file.
+#[test]
+fn an_output_named_onto_a_pipe_or_a_device_is_written_into_it() {
+    use std::os::unix::fs::FileTypeExt;
+    let t = Test::new();
+    start(&t, &plan(&[task("T1", "a").verify("true")]));
+    // The run first: it writes its report only when it ran something.
+    let rows: [(&[&str], &str); 5] = [
+        (
+            &["workflow-execute", "--all", "--junit", "out"],
+            "<testsuite",
+        ),
+        (&["report", "junit", "-o", "out"], "<testsuite"),
+        (&["export", "github-actions", "-o", "out"], "jobs:"),
+        (&["proof", "export", "out"], "\"tasks\""),
+        (&["run-task", "T1", "--result", "out"], "\"task_id\""),
+    ];
+    for (args, holds) in rows {
+        let fifo = t.project.join("out");
+        mkfifo(&fifo);
+        let (sent, got) = std::sync::mpsc::channel();
+        let reader = fifo.clone();
+        std::thread::spawn(move || sent.send(std::fs::read_to_string(reader)));
+        let run = t.within(t.command(args), 30);
+        assert_eq!(run.code, 0, "{args:?}: {}", run.stderr);
+        let kind = std::fs::symlink_metadata(&fifo).unwrap().file_type();
+        assert!(kind.is_fifo(), "{args:?}: the pipe became {kind:?}");
+        let text = got
+            .recv_timeout(Duration::from_secs(30))
+            .expect("read")
+            .unwrap();
+        assert!(text.contains(holds), "{args:?}: {text}");
+        std::fs::remove_file(&fifo).unwrap();
+    }
+    // A device node, where this process may make one (as root): a copy of /dev/null.
+    let null = t.project.join("null");
+    let made = rustix::fs::mknodat(
+        rustix::fs::CWD,
+        &null,
+        rustix::fs::FileType::CharacterDevice,
+        rustix::fs::Mode::from_raw_mode(0o666),
+        rustix::fs::makedev(1, 3),
+    );
+    if made.is_ok() {
+        t.wf(&["proof", "export", "null"]).ok();
+        let kind = std::fs::symlink_metadata(&null).unwrap().file_type();
+        assert!(kind.is_char_device(), "the device became {kind:?}");
     }
 }
