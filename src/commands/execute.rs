@@ -124,6 +124,9 @@ pub fn execute_locked(
             crate::plan::mirror::mirror_plan_copy(session)?;
             out.json_value(&json!({"stop": "completed", "reason": "already completed", "exit_code": 0}));
             out.say("The workflow is already completed; `wf archive` puts it away.");
+            // A CI job that finds the work done (results imported, a job run again)
+            // still gets the report it names.
+            report_to_ci(project, session, args, out)?;
             return Ok(0);
         }
         WorkflowStatus::Archived | WorkflowStatus::Idle => {

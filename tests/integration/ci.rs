@@ -369,6 +369,14 @@ fn junit_has_times_and_phases_and_validates_against_the_schema() {
     assert_valid_junit(&t, &xml);
     // The report from the state afterwards is the same document.
     assert_eq!(t.wf(&["report", "junit"]).ok().stdout, xml);
+    // A run that finds nothing left to do still writes the report it is asked for.
+    t.wf(&["workflow-execute", "--skip", "T1", "--reason", "known"])
+        .ok();
+    t.wf(&["workflow-execute", "--all"]).ok();
+    let again = t.root.join("again.xml");
+    let done = t.wf(&["workflow-execute", "--junit", again.to_str().unwrap()]);
+    assert!(done.ok().stdout.contains("already completed"));
+    assert_valid_junit(&t, &std::fs::read_to_string(&again).unwrap());
     // Durations vary; everything else is fixed.
     let time = regex::Regex::new(r#" time="\d+\.\d{3}""#).unwrap();
     assert_eq!(
