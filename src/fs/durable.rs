@@ -138,23 +138,17 @@ pub fn write_atomic_swept(path: &Path, bytes: &[u8]) -> Result<()> {
 }
 
 /// Writes a file the user named on the command line (`-o`, `--result`, `--junit`, a
-/// proof's FILE), relative to the current directory. A regular file is replaced as
-/// [`write_atomic_swept`] does, its missing directories made first (a workflow
-/// exported to `.github/workflows/` of a fresh clone). A character device or a
-/// pipe already there (`/dev/null`, `/dev/full`, a FIFO) is written into, as a shell's
-/// `>` does: renaming over it would put a file in place of the device. A link is
-/// refused, as everywhere. Each error reads `{what} {path}: {why}`.
+/// proof's FILE), relative to the current directory. A character device or a pipe at
+/// that path, or at the end of a link there (`/dev/null`, `/dev/stdout`, a FIFO), is
+/// written into, as a shell's `>` does: renaming over it would put a file in place of
+/// the device or the link. Otherwise the file is replaced as [`write_atomic_swept`]
+/// does, its missing directories made first (a workflow exported to
+/// `.github/workflows/` of a fresh clone), and a link is refused, as everywhere: it
+/// could lead to a file anywhere. Each error reads `{what} {path}: {why}`.
 pub fn write_output(path: &Path, bytes: &[u8], what: &str) -> Result<()> {
-    use std::os::unix::fs::FileTypeExt;
     let named = |why: &dyn std::fmt::Display| format!("{what} {}: {why}", path.display());
-    let kind = std::fs::symlink_metadata(path).ok().map(|m| m.file_type());
-    if kind.is_some_and(|t| t.is_char_device() || t.is_fifo()) {
-        return std::fs::OpenOptions::new()
-            .write(true)
-            .custom_flags(libc::O_NOFOLLOW)
-            .open(path)
-            .and_then(|mut file| write_all(&mut file, bytes))
-            .map_err(|e| WfError::io(&e, named(&e)));
+    if std::fs::metadata(path).is_ok_and(|m| is_stream(m.file_type())) {
+        return write_stream(path, bytes).map_err(|e| WfError::io(&e, named(&e)));
     }
     // Made absolute: the write syncs the file's directory, which a bare name does
     // not name.
@@ -163,6 +157,23 @@ pub fn write_output(path: &Path, bytes: &[u8], what: &str) -> Result<()> {
         std::fs::create_dir_all(dir).map_err(|e| WfError::io(&e, named(&e)))?;
     }
     write_atomic_swept(path, bytes).map_err(|e| WfError::new(e.kind, named(&e.message)))
+}
+
+fn is_stream(kind: std::fs::FileType) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    kind.is_char_device() || kind.is_fifo()
+}
+
+/// Writes into the device or pipe at `path`, checked again on the open descriptor:
+/// a link changed meanwhile to lead to a regular file is not written through.
+fn write_stream(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut file = std::fs::OpenOptions::new().write(true).open(path)?;
+    if !is_stream(file.metadata()?.file_type()) {
+        return Err(std::io::Error::other(
+            "it is no longer a device or a pipe; run the command again",
+        ));
+    }
+    write_all(&mut file, bytes)
 }
 
 /// Removes from `dir` the temp files of `wf` processes that no longer run.

@@ -555,10 +555,10 @@ fn errors_about_a_path_the_user_named_name_it_and_no_workflow_directory() {
     }
 }
 
-/// An output the user points at a pipe or a device (`-o /dev/null`) is written into
-/// it, as a shell's `>` does, by every command that writes a file the user names:
-/// replaced by a temp file renamed over it, the pipe or the device node would become
-/// a plain file.
+/// An output the user points at a pipe or a device (`-o /dev/null`, `-o /dev/stdout`)
+/// is written into it, as a shell's `>` does, by every command that writes a file the
+/// user names: replaced by a temp file renamed over it, the pipe or the device node
+/// would become a plain file.
 #[test]
 fn an_output_named_onto_a_pipe_or_a_device_is_written_into_it() {
     use std::os::unix::fs::FileTypeExt;
@@ -592,6 +592,9 @@ fn an_output_named_onto_a_pipe_or_a_device_is_written_into_it() {
         assert!(text.contains(holds), "{args:?}: {text}");
         std::fs::remove_file(&fifo).unwrap();
     }
+    // Through a link to a device or a pipe, as `/dev/stdout` is.
+    let run = t.wf(&["report", "junit", "-o", "/dev/stdout"]).ok();
+    assert!(run.stdout.contains("<testsuite"), "{}", run.stdout);
     // A device node, where this process may make one (as root): a copy of /dev/null.
     let null = t.project.join("null");
     let made = rustix::fs::mknodat(
