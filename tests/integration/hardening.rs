@@ -564,7 +564,7 @@ fn an_output_named_onto_a_pipe_or_a_device_is_written_into_it() {
     use std::os::unix::fs::FileTypeExt;
     let t = Test::new();
     start(&t, &plan(&[task("T1", "a").verify("true")]));
-    // The run first: it writes its report only when it ran something.
+    // The run first: the rows after it report and prove its completed task.
     let rows: [(&[&str], &str); 5] = [
         (
             &["workflow-execute", "--all", "--junit", "out"],
