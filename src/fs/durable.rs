@@ -153,8 +153,9 @@ pub fn write_output(path: &Path, bytes: &[u8], what: &str) -> Result<()> {
     // Made absolute: the write syncs the file's directory, which a bare name does
     // not name.
     let path = &std::path::absolute(path).map_err(|e| WfError::io(&e, named(&e)))?;
+    // Only a missing one: an existing directory reached through a link is the user's.
     if let Some(dir) = path.parent().filter(|dir| !dir.exists()) {
-        std::fs::create_dir_all(dir).map_err(|e| WfError::io(&e, named(&e)))?;
+        super::ensure_dir(dir).map_err(|e| WfError::new(e.kind, named(&e.message)))?;
     }
     write_atomic_swept(path, bytes).map_err(|e| WfError::new(e.kind, named(&e.message)))
 }
